@@ -1,0 +1,148 @@
+/**
+ * The desired model: what the manifests in git ask for, after shape and semantic validation.
+ * The planner consumes only this (never raw YAML). `schemas/v1/*.json` is the source of truth
+ * for the shape; `test/manifests/schema-types.test.ts` fails when these types and the schemas drift.
+ */
+import type { DetectionOperatorName, FlowFlagName, SourceType } from '../api/wire-types.js';
+
+export const API_VERSION = 'packsync.dev/v1';
+export const KINDS = ['Package', 'Flow', 'Deployment', 'TenantUpload'] as const;
+export type Kind = (typeof KINDS)[number];
+
+/** Where a node came from: 1-based line and column. */
+export interface SourcePosition {
+  file: string;
+  line: number;
+  column: number;
+}
+
+export interface Metadata {
+  name: string;
+  labels?: Record<string, string>;
+  annotations?: Record<string, string>;
+}
+
+export type Scope = 'machine' | 'user';
+
+export interface CatalogPackageSpec {
+  /** Catalog app name or id. */
+  app: string;
+  version?: string;
+  versionId?: string;
+  scope?: Scope;
+  /** Script template name or id. */
+  scriptTemplate?: string;
+}
+
+export interface DetectionRule {
+  type: 'file' | 'registry' | 'msi' | 'script';
+  path?: string;
+  fileName?: string;
+  is32Bit?: boolean;
+  operator?: DetectionOperatorName;
+  targetVersion?: string;
+  keyPath?: string;
+  valueName?: string;
+  productCode?: string;
+  scriptContent?: string;
+  description?: string;
+}
+
+export interface CustomPackageSpec {
+  name: string;
+  publisher?: string;
+  version: string;
+  sourceType: SourceType;
+  installCommand?: string;
+  uninstallCommand?: string;
+  userContext?: boolean;
+  runAnalysis?: boolean;
+  scriptTemplate?: string;
+  detectionRules?: DetectionRule[];
+  /** Directory relative to the repository root. */
+  content?: string;
+}
+
+export interface PackageSpec {
+  suspend?: boolean;
+  catalog?: CatalogPackageSpec;
+  custom?: CustomPackageSpec;
+}
+
+export interface FlowSpec {
+  suspend?: boolean;
+  name?: string;
+  /** Catalog app name or id (exclusive with `package`). */
+  app?: string;
+  /** Package manifest name (exclusive with `app`). */
+  package?: string;
+  patchGroup?: string;
+  scope?: Scope;
+  flags?: FlowFlagName[];
+  supersedenceHistoryCount?: number;
+  scriptTemplate?: string;
+}
+
+export type DeploymentState = 'pending' | 'running' | 'stopped';
+
+export interface DeploymentSpec {
+  suspend?: boolean;
+  flow: string;
+  package: string;
+  version?: string;
+  state?: DeploymentState;
+  wave?: number;
+  contentRevision?: number;
+}
+
+export interface TenantUploadSpec {
+  suspend?: boolean;
+  /** Tenant defaultDomain, displayName or id. */
+  tenant: string;
+  package: string;
+  uploadMsixAsWin32?: boolean;
+}
+
+interface ManifestBase<K extends Kind, S> {
+  apiVersion: typeof API_VERSION;
+  kind: K;
+  metadata: Metadata;
+  spec: S;
+  /** Position of the document's start. */
+  source: SourcePosition;
+}
+
+export type PackageManifest = ManifestBase<'Package', PackageSpec> & {
+  /** For custom packages with content: absolute path and sha256 digest of the content tree. */
+  content?: { dir: string; digest: string; files: number; bytes: number };
+};
+export type FlowManifest = ManifestBase<'Flow', FlowSpec>;
+export type DeploymentManifest = ManifestBase<'Deployment', DeploymentSpec>;
+export type TenantUploadManifest = ManifestBase<'TenantUpload', TenantUploadSpec>;
+export type Manifest = PackageManifest | FlowManifest | DeploymentManifest | TenantUploadManifest;
+
+/** A validated desired set. Keys are `Kind/name`. */
+export interface DesiredModel {
+  /** Absolute path of the repository (or directory) root the manifests were loaded from. */
+  root: string;
+  packages: PackageManifest[];
+  flows: FlowManifest[];
+  deployments: DeploymentManifest[];
+  tenantUploads: TenantUploadManifest[];
+}
+
+/** One validation problem. Rule ids are stable (e.g. `schema.enum`, `ref.unresolved`, `yaml.syntax`). */
+export interface Problem {
+  file: string;
+  line: number;
+  column: number;
+  /** JSON pointer inside the document, e.g. `/spec/state`. */
+  pointer: string;
+  rule: string;
+  message: string;
+  severity: 'error' | 'warning';
+}
+
+export function manifestKey(kind: Kind, name: string): string {
+  return `${kind}/${name}`;
+}
