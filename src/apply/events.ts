@@ -1,0 +1,12 @@
+import type { UploadProgress } from '../api/operations.js';
+import type { Outcome } from './outcomes.js';
+
+/** What the applier reports while it works; the CLI renders these as progress or log lines. */
+export type ApplyEvent =
+  | { type: 'action-start'; key: string; actionId: string; op: string; description: string }
+  | { type: 'action-done'; key: string; actionId: string; op: string; description: string; durationMs: number }
+  | { type: 'action-failed'; key: string; actionId: string; op: string; description: string; code: string; message: string }
+  | { type: 'action-skipped'; key: string; actionId: string; op: string; description: string; reason: string }
+  | ({ type: 'upload-progress'; key: string } & UploadProgress)
+  | { type: 'wait'; key: string; what: string; elapsedMs: number }
+  | { type: 'object'; key: string; outcome: Outcome };

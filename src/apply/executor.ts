@@ -1,0 +1,158 @@
+/**
+ * Executes a plan's action graph with bounded concurrency. A failed action blocks only the actions
+ * that depend on it; every other ready action proceeds. After an abort (shutdown) no new action
+ * starts, the ones in flight finish, and the rest are reported as skipped.
+ */
+import type { PacksyncApi } from '../api/operations.js';
+import type { Plan, PlanAction } from '../plan/types.js';
+import { errorCode, errorMessage } from './errors.js';
+import type { ApplyEvent } from './events.js';
+import type { InventoryStore } from './inventory-store.js';
+import { OUTCOME_OF_CHANGE } from './outcomes.js';
+import type { Outcome } from './outcomes.js';
+import { runAction } from './run-action.js';
+import { DEFAULT_WAIT } from './wait.js';
+import type { WaitOptions } from './wait.js';
+
+export interface ApplyOptions {
+  concurrency?: number;
+  revision?: string | null;
+  wait?: Partial<WaitOptions>;
+  signal?: AbortSignal;
+  now?: () => Date;
+  onEvent?: (e: ApplyEvent) => void;
+}
+
+export interface ObjectOutcome {
+  key: string;
+  kind: string;
+  name: string;
+  outcome: Outcome;
+  reasons: string[];
+  error?: { code: string; message: string };
+}
+
+export interface ApplyResult {
+  objects: ObjectOutcome[];
+  counts: Record<Outcome, number>;
+  /** API write calls made (creates, actions, deletes; an upload counts once). */
+  writes: number;
+  failed: number;
+  aborted: boolean;
+}
+
+interface ActionResult {
+  status: 'done' | 'failed' | 'skipped';
+  error?: { code: string; message: string };
+}
+
+export async function applyPlan(plan: Plan, api: PacksyncApi, store: InventoryStore, opts: ApplyOptions = {}): Promise<ApplyResult> {
+  const emit = opts.onEvent ?? ((): void => undefined);
+  const now = opts.now ?? ((): Date => new Date());
+  let writes = 0;
+  const deps = {
+    api,
+    store,
+    revision: opts.revision ?? plan.revision,
+    now,
+    wait: { ...DEFAULT_WAIT, ...opts.wait },
+    emit,
+    countWrite: (): void => {
+      writes++;
+    },
+    ...(opts.signal ? { signal: opts.signal } : {}),
+  };
+  const results = await runGraph(plan.actions, opts.concurrency ?? 4, opts.signal, async (a) => {
+    const started = Date.now();
+    emit({ type: 'action-start', key: a.key, actionId: a.id, op: a.op, description: a.description });
+    await runAction(a, deps);
+    emit({ type: 'action-done', key: a.key, actionId: a.id, op: a.op, description: a.description, durationMs: Date.now() - started });
+  }, emit);
+
+  const objects: ObjectOutcome[] = plan.objects.map((o) => {
+    const planned = OUTCOME_OF_CHANGE[o.change];
+    const base = { key: o.key, kind: o.kind, name: o.name };
+    const own = o.actions.map((id) => results.get(id)).filter((r): r is ActionResult => r !== undefined);
+    const failed = own.find((r) => r.status === 'failed');
+    if (failed?.error) return { ...base, outcome: 'failed', reasons: o.reasons, error: failed.error };
+    const skipped = own.find((r) => r.status === 'skipped');
+    if (skipped) return { ...base, outcome: 'skipped', reasons: [...o.reasons, skipped.error?.message ?? 'not run'] };
+    return { ...base, outcome: planned, reasons: o.reasons, ...(o.error ? { error: o.error } : {}) };
+  });
+  const counts: Record<Outcome, number> = { created: 0, configured: 0, unchanged: 0, deleted: 0, skipped: 0, failed: 0 };
+  for (const o of objects) {
+    counts[o.outcome]++;
+    emit({ type: 'object', key: o.key, outcome: o.outcome });
+  }
+  await store.save();
+  return { objects, counts, writes, failed: counts.failed, aborted: opts.signal?.aborted ?? false };
+}
+
+async function runGraph(
+  actions: readonly PlanAction[],
+  concurrency: number,
+  signal: AbortSignal | undefined,
+  run: (a: PlanAction) => Promise<void>,
+  emit: (e: ApplyEvent) => void,
+): Promise<Map<string, ActionResult>> {
+  const results = new Map<string, ActionResult>();
+  const byId = new Map(actions.map((a) => [a.id, a]));
+  const waitingOn = new Map<string, number>();
+  const dependents = new Map<string, string[]>();
+  for (const a of actions) {
+    const known = a.dependsOn.filter((d) => byId.has(d));
+    waitingOn.set(a.id, known.length);
+    for (const d of known) dependents.set(d, [...(dependents.get(d) ?? []), a.id]);
+  }
+  const ready: PlanAction[] = actions.filter((a) => waitingOn.get(a.id) === 0);
+  let running = 0;
+
+  const skipTree = (id: string, reason: string): void => {
+    for (const dep of dependents.get(id) ?? []) {
+      if (results.has(dep)) continue;
+      const a = byId.get(dep);
+      if (!a) continue;
+      results.set(dep, { status: 'skipped', error: { code: 'DEPENDENCY_FAILED', message: reason } });
+      emit({ type: 'action-skipped', key: a.key, actionId: a.id, op: a.op, description: a.description, reason });
+      skipTree(dep, reason);
+    }
+  };
+
+  await new Promise<void>((resolve) => {
+    const pump = (): void => {
+      while (running < concurrency && ready.length > 0) {
+        const a = ready.shift();
+        if (!a || results.has(a.id)) continue;
+        if (signal?.aborted) {
+          results.set(a.id, { status: 'skipped', error: { code: 'ABORTED', message: 'not started: shutting down' } });
+          skipTree(a.id, 'not started: shutting down');
+          continue;
+        }
+        running++;
+        run(a).then(
+          () => {
+            results.set(a.id, { status: 'done' });
+            for (const dep of dependents.get(a.id) ?? []) {
+              const left = (waitingOn.get(dep) ?? 1) - 1;
+              waitingOn.set(dep, left);
+              const next = byId.get(dep);
+              if (left === 0 && next && !results.has(dep)) ready.push(next);
+            }
+          },
+          (e: unknown) => {
+            const error = { code: errorCode(e), message: errorMessage(e) };
+            results.set(a.id, { status: 'failed', error });
+            emit({ type: 'action-failed', key: a.key, actionId: a.id, op: a.op, description: a.description, ...error });
+            skipTree(a.id, `${a.key} failed: ${error.code}`);
+          },
+        ).finally(() => {
+          running--;
+          pump();
+        });
+      }
+      if (running === 0 && ready.length === 0) resolve();
+    };
+    pump();
+  });
+  return results;
+}

@@ -1,0 +1,56 @@
+/**
+ * The inventory: what packsync owns. Load-bearing format (version 1): changing a field name here
+ * breaks every existing state directory, so only add optional fields.
+ */
+import type { Kind } from '../manifests/model.js';
+
+export const INVENTORY_VERSION = 1;
+
+/** Where a custom package is in its create → upload → finalize life. */
+export type PackagePhase = 'created' | 'uploaded';
+
+export interface InventoryEntry {
+  kind: Kind;
+  name: string;
+  /** Live id (package, flow or deployment id; for TenantUpload the upload task id). */
+  id: string;
+  /** Hash of the normalised spec that produced the live object. */
+  specHash: string;
+  /** The spec as applied, kept to name the fields that changed (no secrets live in specs). */
+  spec: unknown;
+  /** Git revision (or directory digest) that last wrote this entry. */
+  revision: string | null;
+  /** Annotations at apply time: prune protection must survive the manifest's removal. */
+  annotations?: Record<string, string>;
+  phase?: PackagePhase;
+  contentDigest?: string;
+  /** Deployments: the live flow and package ids and the last state/revision packsync applied. */
+  flowId?: string;
+  packageId?: string;
+  appliedState?: string;
+  contentRevision?: number;
+  /** TenantUpload: the tenant and package the task uploaded. */
+  tenantId?: string;
+  updatedAt: string;
+}
+
+/** Recorded before every create call; resolved on the next run by finding the object live. */
+export interface Intent {
+  key: string;
+  op: string;
+  at: string;
+  /** Ids of live objects that already matched the natural key when the intent was written. */
+  knownIds: string[];
+  /** The natural key used to find the object again (name/version/flow/package...). */
+  match: Record<string, string>;
+}
+
+export interface Inventory {
+  version: typeof INVENTORY_VERSION;
+  objects: Record<string, InventoryEntry>;
+  intents: Record<string, Intent>;
+}
+
+export function emptyInventory(): Inventory {
+  return { version: INVENTORY_VERSION, objects: {}, intents: {} };
+}

@@ -1,0 +1,224 @@
+/**
+ * Executes one plan action against the API and records its result in the inventory the moment it
+ * happens. Creates write an intent first; a create whose outcome is unknown (lost response) is
+ * resolved at once by looking the object up live, so it is never repeated blindly.
+ */
+import type { PacksyncApi } from '../api/operations.js';
+import type { Intent, InventoryEntry } from './inventory-types.js';
+import type { InventoryStore } from './inventory-store.js';
+import type { IdRef, PlanAction } from '../plan/types.js';
+import { errorCode } from './errors.js';
+import { ApplyError } from './errors.js';
+import { waitForPackage, waitForUpload } from './wait.js';
+import type { WaitOptions } from './wait.js';
+import type { ApplyEvent } from './events.js';
+
+export interface ActionDeps {
+  api: PacksyncApi;
+  store: InventoryStore;
+  revision: string | null;
+  now: () => Date;
+  wait: WaitOptions;
+  signal?: AbortSignal;
+  emit: (e: ApplyEvent) => void;
+  /** Counts API write calls (creates, actions, deletes, chunks count once per upload). */
+  countWrite: () => void;
+}
+
+export async function runAction(a: PlanAction, d: ActionDeps): Promise<void> {
+  const { api, store } = d;
+  const opts = d.signal ? { signal: d.signal } : {};
+  const at = (): string => d.now().toISOString();
+  const entryBase = (kind: InventoryEntry['kind'], id: string, record: { specHash: string; spec: unknown; annotations?: Record<string, string> }): InventoryEntry => ({
+    kind,
+    name: a.key.slice(a.key.indexOf('/') + 1),
+    id,
+    specHash: record.specHash,
+    spec: record.spec,
+    revision: d.revision,
+    ...(record.annotations ? { annotations: record.annotations } : {}),
+    updatedAt: at(),
+  });
+  const intent = async (match: Record<string, string>, knownIds: string[]): Promise<void> => {
+    const i: Intent = { key: a.key, op: a.op, at: at(), knownIds, match };
+    await store.setIntent(i);
+  };
+
+  switch (a.op) {
+    case 'import-package': {
+      await intent(a.match, a.knownIds);
+      const id = await createOnce(d, () => api.importApp(a.appId, a.query, opts), async () => {
+        const pkgs = (await api.listPackages({ disablePaging: true, appId: a.appId }, opts)).items;
+        return pkgs.find((p) => !p.isCustom && p.appId === a.appId && p.productVersion === a.match.version && !a.knownIds.includes(p.id))?.id;
+      });
+      await store.put(entryBase('Package', id, a.record));
+      return;
+    }
+    case 'create-package': {
+      await intent(a.match, a.knownIds);
+      const id = await createOnce(d, async () => (await api.createPackage(a.body, opts)).id, async () => {
+        const pkgs = (await api.listPackages({ disablePaging: true, search: a.match.name }, opts)).items;
+        return pkgs.find((p) => p.isCustom && p.productName === a.match.name && p.productVersion === a.match.version && !a.knownIds.includes(p.id))?.id;
+      });
+      await store.put({
+        ...entryBase('Package', id, a.record),
+        phase: 'created',
+        ...(a.record.contentDigest ? { contentDigest: a.record.contentDigest } : {}),
+      });
+      return;
+    }
+    case 'upload-content': {
+      const id = resolveRef({ key: a.packageKey }, store);
+      d.countWrite();
+      await api.uploadContentDirectory(id, a.dir, {
+        ...opts,
+        onProgress: (p) => d.emit({ type: 'upload-progress', key: a.key, ...p }),
+      });
+      await store.patch(a.key, { phase: 'uploaded', updatedAt: at() });
+      return;
+    }
+    case 'wait-package':
+      await waitForPackage(api, resolveRef({ key: a.packageKey }, store), d.wait, (s, ms) => d.emit({ type: 'wait', key: a.key, what: `package ${s}`, elapsedMs: ms }), d.signal);
+      return;
+    case 'create-flow': {
+      const body = { ...a.body };
+      if (a.packageRef) body.packageId = resolveRef(a.packageRef, store);
+      await intent(a.match, a.knownIds);
+      const id = await createOnce(d, () => api.createFlow(body, opts), async () => {
+        const flows = (await api.listFlows({ disablePaging: true, search: a.match.name }, opts)).items;
+        return flows.find((f) => !f.deleted && f.name === a.match.name && !a.knownIds.includes(f.id))?.id;
+      });
+      await store.put(entryBase('Flow', id, a.record));
+      return;
+    }
+    case 'delete-flow':
+      await deleteIgnoringMissing(d, () => api.deleteFlow(a.flowId, {}, opts));
+      if (store.inventory.objects[a.key]?.id === a.flowId) await store.remove(a.key);
+      return;
+    case 'add-deployment': {
+      const flowId = resolveRef(a.flowRef, store);
+      const packageId = resolveRef(a.packageRef, store);
+      await intent({ flowId, packageId }, []);
+      const body = { packageId, startNow: a.startNow, ...(a.version !== undefined ? { version: a.version } : {}) };
+      const id = await createOnce(d, () => api.addDeployment(flowId, body, opts), async () => {
+        const flow = await api.getFlow(flowId, opts);
+        return flow.deployments.find((x) => x.packageId === packageId)?.id;
+      });
+      const { appliedState, contentRevision, ...record } = a.record;
+      await store.put({
+        ...entryBase('Deployment', id, record),
+        flowId,
+        packageId,
+        appliedState,
+        ...(contentRevision !== undefined ? { contentRevision } : {}),
+      });
+      return;
+    }
+    case 'start':
+    case 'stop': {
+      const id = resolveRef(a.deploymentRef, store);
+      d.countWrite();
+      try {
+        await (a.op === 'start' ? api.startDeployment(id, opts) : api.stopDeployment(id, opts));
+      } catch (e) {
+        // A retried call whose first attempt took effect answers 409: check before failing.
+        if (!['API_CONFLICT', 'API_OUTCOME_UNKNOWN'].includes(errorCode(e))) throw e;
+        const live = await api.getDeployment(id, opts);
+        const ok = a.op === 'start' ? live.status === 'Running' || live.status === 'Completed' : live.status === 'Stopped';
+        if (!ok) throw e;
+      }
+      return;
+    }
+    case 'skip-wave': {
+      const id = resolveRef(a.deploymentRef, store);
+      const live = await api.getDeployment(id, opts);
+      if (live.status !== 'Running' || live.currentWave >= a.untilWave) return;
+      d.countWrite();
+      try {
+        await api.skipWave(id, opts);
+      } catch (e) {
+        if (errorCode(e) !== 'API_OUTCOME_UNKNOWN') throw e;
+        const after = await api.getDeployment(id, opts);
+        if (after.currentWave < a.untilWave && after.status === 'Running') await api.skipWave(id, opts);
+      }
+      return;
+    }
+    case 'update-content': {
+      const id = resolveRef(a.deploymentRef, store);
+      d.countWrite();
+      try {
+        await api.updateContent(id, opts);
+      } catch (e) {
+        if (!['API_CONFLICT', 'API_OUTCOME_UNKNOWN'].includes(errorCode(e))) throw e;
+        const live = await api.getDeployment(id, opts);
+        if (live.contentUpdateStatus !== 'Running' && live.contentUpdateStatus !== 'Completed') throw e;
+      }
+      return;
+    }
+    case 'delete-deployment':
+      await deleteIgnoringMissing(d, () => api.deleteDeployment(a.deploymentId, {}, opts));
+      if (store.inventory.objects[a.key]?.id === a.deploymentId) await store.remove(a.key);
+      return;
+    case 'tenant-upload': {
+      const packageId = resolveRef(a.packageRef, store);
+      const before = (await api.listTenantUploads(a.tenantId, { disablePaging: true }, opts)).items;
+      const knownIds = before.filter((t) => t.packageId === packageId).map((t) => t.id);
+      await intent({ tenantId: a.tenantId, packageId }, knownIds);
+      const taskId = await createOnce(
+        d,
+        async () => (await api.uploadToTenant(a.tenantId, { packageId, uploadMsixAsWin32: a.uploadMsixAsWin32, wait: false }, opts)).id,
+        async () => {
+          const after = (await api.listTenantUploads(a.tenantId, { disablePaging: true }, opts)).items;
+          return after.find((t) => t.packageId === packageId && !knownIds.includes(t.id))?.id;
+        },
+      );
+      await store.put({ ...entryBase('TenantUpload', taskId, a.record), tenantId: a.tenantId, packageId });
+      await waitForUpload(api, taskId, d.wait, (s, ms) => d.emit({ type: 'wait', key: a.key, what: `upload ${s}`, elapsedMs: ms }), d.signal);
+      return;
+    }
+    case 'wait-upload':
+      await waitForUpload(api, a.taskId, d.wait, (s, ms) => d.emit({ type: 'wait', key: a.key, what: `upload ${s}`, elapsedMs: ms }), d.signal);
+      return;
+    case 'record':
+      await store.put({ ...a.entry, revision: d.revision, updatedAt: at() }, a.resolvesIntent);
+      return;
+    case 'forget':
+      await store.remove(a.key);
+      return;
+  }
+}
+
+function resolveRef(ref: IdRef, store: InventoryStore): string {
+  if ('id' in ref) return ref.id;
+  const e = store.inventory.objects[ref.key];
+  if (!e) throw new ApplyError('APPLY_MISSING_DEPENDENCY', `${ref.key} has no live id yet`);
+  return e.id;
+}
+
+/**
+ * Runs a create. When its outcome is unknown (the request may have taken effect but the answer was
+ * lost), looks the object up live: found → adopt it; not found → the create did not happen, so it
+ * is sent once more. Never more than two creates for one action.
+ */
+async function createOnce(d: ActionDeps, create: () => Promise<string>, lookup: () => Promise<string | undefined>): Promise<string> {
+  for (let attempt = 1; ; attempt++) {
+    d.countWrite();
+    try {
+      return await create();
+    } catch (e) {
+      if (errorCode(e) !== 'API_OUTCOME_UNKNOWN' || attempt >= 2) throw e;
+      const found = await lookup();
+      if (found) return found;
+    }
+  }
+}
+
+async function deleteIgnoringMissing(d: ActionDeps, del: () => Promise<void>): Promise<void> {
+  d.countWrite();
+  try {
+    await del();
+  } catch (e) {
+    // Already gone (deleted outside, or a retry of a delete that took effect) is the goal state.
+    if (errorCode(e) !== 'API_NOT_FOUND') throw e;
+  }
+}

@@ -1,0 +1,123 @@
+/**
+ * Reads what the desired set needs from the API with as few calls as the API allows: whole lists
+ * (`disablePaging`), details only where a list lacks a field (flow waves and deployments), bounded
+ * concurrency. The number of calls is returned; it is part of every plan's output.
+ */
+import type { Page, PacksyncApi } from '../api/operations.js';
+import type { PagingQuery as PagingQueryLike } from '../api/wire-types.js';
+import type { Inventory } from '../apply/inventory-types.js';
+import type { DesiredModel } from '../manifests/model.js';
+import { NameIndex } from '../plan/resolve.js';
+import { mapLimit } from '../util/map-limit.js';
+import type { LiveFlow, LiveState } from './types.js';
+
+export interface SnapshotOptions {
+  concurrency?: number;
+  signal?: AbortSignal;
+  /** Read every live flow's details (export needs them all). */
+  allFlowDetails?: boolean;
+}
+
+export interface Snapshot {
+  live: LiveState;
+  reads: number;
+}
+
+export async function readLiveState(
+  api: PacksyncApi,
+  desired: DesiredModel,
+  inventory: Inventory,
+  opts: SnapshotOptions = {},
+): Promise<Snapshot> {
+  let reads = 0;
+  const call = <T>(p: () => Promise<T>): Promise<T> => {
+    reads++;
+    return p();
+  };
+  const signal = opts.signal ? { signal: opts.signal } : {};
+  const all = async <T>(list: (q: PagingQueryLike) => Promise<Page<T>>): Promise<T[]> => {
+    const first = await call(() => list({ disablePaging: true }));
+    const total = first.pagination?.totalCount;
+    if (total === undefined || first.items.length >= total) return first.items;
+    // The server ignored disablePaging: fall back to the largest pages it allows.
+    const items: T[] = [];
+    for (let page = 1; ; page++) {
+      const p = await call(() => list({ page, itemsPerPage: 1000 }));
+      items.push(...p.items);
+      if (p.pagination ? !p.pagination.hasNext : p.items.length < 1000) return items;
+    }
+  };
+
+  const needApps = desired.packages.some((p) => p.spec.catalog) || desired.flows.some((f) => f.spec.app);
+  const needTemplates =
+    desired.packages.some((p) => p.spec.catalog?.scriptTemplate ?? p.spec.custom?.scriptTemplate) ||
+    desired.flows.some((f) => f.spec.scriptTemplate);
+  const needTenants = desired.tenantUploads.length > 0 || opts.allFlowDetails === true;
+
+  const [apps, templates, tenants, packages, flows] = await Promise.all([
+    needApps ? all((q) => api.searchApps(q, signal)) : Promise.resolve([]),
+    needTemplates ? all((q) => api.listTemplates(q, signal)) : Promise.resolve([]),
+    needTenants ? all((q) => api.listTenants(q, signal)) : Promise.resolve([]),
+    all((q) => api.listPackages(q, signal)),
+    all((q) => api.listFlows(q, signal)),
+  ]);
+
+  const owned = new Set<string>();
+  for (const e of Object.values(inventory.objects)) {
+    if (e.kind === 'Flow') owned.add(e.id);
+    if (e.kind === 'Deployment' && e.flowId) owned.add(e.flowId);
+  }
+  const names = new Set(desired.flows.map((f) => f.spec.name ?? f.metadata.name));
+  const detailed = flows.filter((f) => !f.deleted && (opts.allFlowDetails || owned.has(f.id) || names.has(f.name)));
+  const concurrency = opts.concurrency ?? 8;
+  const details = await mapLimit(detailed, concurrency, (f) => call(() => api.getFlow(f.id, signal)));
+  const byId = new Map(details.map((d) => [d.id, d]));
+  const liveFlows: LiveFlow[] = flows.map((f) => {
+    const d = byId.get(f.id);
+    return d ? { ...f, details: d } : f;
+  });
+
+  const appVersions: LiveState['appVersions'] = {};
+  const appIndex = new NameIndex('catalog app', apps, (a) => [a.name], (a) => a.id);
+  const versionApps = new Set<string>();
+  for (const p of desired.packages) {
+    if (!p.spec.catalog?.versionId) continue;
+    try {
+      versionApps.add(appIndex.resolve(p.spec.catalog.app).id);
+    } catch {
+      // The planner reports the unresolvable name with candidates.
+    }
+  }
+  await mapLimit([...versionApps], concurrency, async (id) => {
+    appVersions[id] = (await call(() => api.getApp(id, signal))).versions;
+  });
+
+  const uploads: LiveState['uploads'] = {};
+  const tenantIndex = new NameIndex('tenant', tenants, (t) => [t.defaultDomain, t.displayName], (t) => t.id);
+  const uploadTenants = new Set<string>();
+  for (const u of desired.tenantUploads) {
+    try {
+      uploadTenants.add(tenantIndex.resolve(u.spec.tenant).id);
+    } catch {
+      // Reported by the planner.
+    }
+  }
+  await mapLimit([...uploadTenants], concurrency, async (id) => {
+    uploads[id] = await all((q) => api.listTenantUploads(id, q, signal));
+  });
+
+  return {
+    live: {
+      apps,
+      appVersions,
+      templates,
+      tenants,
+      packages,
+      flows: liveFlows,
+      deployments: details.flatMap((d) => d.deployments),
+      uploads,
+      read: { apps: needApps, templates: needTemplates, tenants: needTenants, packages: true, flows: true },
+    },
+    reads,
+  };
+}

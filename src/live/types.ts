@@ -1,0 +1,50 @@
+/**
+ * The live model the planner consumes: plain data read from the API, no client handles, so the
+ * planner stays pure and tests can build live states by hand.
+ */
+import type {
+  ConfigurationTemplateViewModel,
+  V1AppVersionViewModel,
+  V1AppViewModel,
+  V1DeploymentViewModel,
+  V1FlowDetailsViewModel,
+  V1FlowViewModel,
+  V1PackageViewModel,
+  V1TaskViewModel,
+  V1TenantViewModel,
+} from '../api/wire-types.js';
+
+export interface LiveFlow extends V1FlowViewModel {
+  /** Present when details were read (owned or name-matched flows). */
+  details?: V1FlowDetailsViewModel;
+}
+
+export interface LiveState {
+  apps: V1AppViewModel[];
+  /** Versions of catalog apps, read only where a manifest names a `versionId`. Keyed by app id. */
+  appVersions: Record<string, V1AppVersionViewModel[]>;
+  templates: ConfigurationTemplateViewModel[];
+  tenants: V1TenantViewModel[];
+  packages: V1PackageViewModel[];
+  flows: LiveFlow[];
+  /** Deployments by id, gathered from flow details. */
+  deployments: V1DeploymentViewModel[];
+  /** Upload tasks by tenant id, read only for tenants a TenantUpload names. */
+  uploads: Record<string, V1TaskViewModel[]>;
+  /** Which lists were read; a list not read is not evidence that an object is missing. */
+  read: { apps: boolean; templates: boolean; tenants: boolean; packages: boolean; flows: boolean };
+}
+
+export function emptyLiveState(): LiveState {
+  return {
+    apps: [],
+    appVersions: {},
+    templates: [],
+    tenants: [],
+    packages: [],
+    flows: [],
+    deployments: [],
+    uploads: {},
+    read: { apps: true, templates: true, tenants: true, packages: true, flows: true },
+  };
+}

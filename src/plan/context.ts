@@ -1,0 +1,103 @@
+/**
+ * Shared state of one planning pass: indexes over the live state and the inventory, and the
+ * accumulators for objects and actions. Pure: built from values, no I/O.
+ */
+import type {
+  ConfigurationTemplateViewModel,
+  V1AppViewModel,
+  V1DeploymentViewModel,
+  V1PackageViewModel,
+  V1TenantViewModel,
+} from '../api/wire-types.js';
+import type { Inventory, InventoryEntry } from '../apply/inventory-types.js';
+import type { Kind, SourcePosition } from '../manifests/model.js';
+import type { LiveFlow, LiveState } from '../live/types.js';
+import { NameIndex } from './resolve.js';
+import type { Change, IdRef, ObjectPlan, PlanAction, PlanOptions } from './types.js';
+
+type DistributiveOmit<T, K extends PropertyKey> = T extends unknown ? Omit<T, K> : never;
+export type NewAction = DistributiveOmit<PlanAction, 'id' | 'key'>;
+
+/** How a dependent object can reach a referenced object's live id, and when it is ready. */
+export interface RefState {
+  /** Live id now, or a key whose id the applier will have recorded. */
+  ref: IdRef | null;
+  /** Action that must finish before the object can be used (create, upload, wait). */
+  readyAfter: string | null;
+  /** Set when the object cannot be used this pass (error, conflict, suspended without an id). */
+  blockedBy: string | null;
+  /** True when this pass creates a new live object (dependents are new too). */
+  isNew: boolean;
+}
+
+export class PlanContext {
+  readonly apps: NameIndex<V1AppViewModel>;
+  readonly templates: NameIndex<ConfigurationTemplateViewModel>;
+  readonly tenants: NameIndex<V1TenantViewModel>;
+  readonly packagesById = new Map<string, V1PackageViewModel>();
+  readonly flowsById = new Map<string, LiveFlow>();
+  readonly deploymentsByFlowPackage = new Map<string, V1DeploymentViewModel>();
+  readonly objects: ObjectPlan[] = [];
+  readonly actions: PlanAction[] = [];
+  readonly refs = new Map<string, RefState>();
+  private seq = 0;
+
+  constructor(
+    readonly live: LiveState,
+    readonly inventory: Inventory,
+    readonly options: PlanOptions,
+    readonly now: Date,
+  ) {
+    this.apps = new NameIndex('catalog app', live.apps, (a) => [a.name], (a) => `${a.name} (${a.id})`);
+    this.templates = new NameIndex('script template', live.templates, (t) => [t.name], (t) => `${t.name} (${t.id})`);
+    this.tenants = new NameIndex(
+      'tenant',
+      live.tenants,
+      (t) => [t.defaultDomain, t.displayName],
+      (t) => `${t.defaultDomain} (${t.displayName}, ${t.id})`,
+    );
+    for (const p of live.packages) this.packagesById.set(p.id, p);
+    for (const f of live.flows) if (!f.deleted) this.flowsById.set(f.id, f);
+    for (const d of live.deployments) this.deploymentsByFlowPackage.set(`${d.flowId}|${d.packageId}`, d);
+  }
+
+  entry(key: string): InventoryEntry | undefined {
+    return this.inventory.objects[key];
+  }
+
+  /** Adds an action and returns its id; ids are stable for the same inputs (sequence order). */
+  action(key: string, a: NewAction): string {
+    const id = `${String(++this.seq).padStart(4, '0')}:${key}:${a.op}`;
+    this.actions.push({ ...a, id, key } as PlanAction);
+    return id;
+  }
+
+  object(
+    kind: Kind,
+    name: string,
+    change: Change,
+    init: Partial<Omit<ObjectPlan, 'key' | 'kind' | 'name' | 'change'>> & { source?: SourcePosition } = {},
+  ): ObjectPlan {
+    const o: ObjectPlan = {
+      key: `${kind}/${name}`,
+      kind,
+      name,
+      change,
+      reasons: init.reasons ?? [],
+      fields: init.fields ?? [],
+      actions: init.actions ?? [],
+      ...(init.error ? { error: init.error } : {}),
+      ...(init.source ? { source: init.source } : {}),
+    };
+    this.objects.push(o);
+    return o;
+  }
+
+  timestamp(): string {
+    return this.now.toISOString();
+  }
+}
+
+export function idOf(ref: IdRef | null): string | undefined {
+  return ref && 'id' in ref ? ref.id : undefined;
+}

@@ -1,0 +1,114 @@
+/**
+ * Plan formatters: `text` (symbols + ~ - ±, colour only on a TTY), `json` (the versioned plan as
+ * is) and `markdown` (ready for a pull-request comment). Pure: strings out.
+ */
+import type { Change, ObjectPlan, Plan, PlanSummary } from './types.js';
+
+const SYMBOL: Record<Change, string> = {
+  create: '+',
+  update: '~',
+  replace: '±',
+  delete: '-',
+  adopt: '~',
+  forget: '-',
+  none: ' ',
+  waiting: '…',
+  skipped: '!',
+  conflict: '!',
+  'requires-replacement': '±',
+  drift: '!',
+  orphan: '?',
+  error: '✗',
+};
+
+const LABEL: Record<Change, string> = {
+  create: 'will be created',
+  update: 'will be updated in place',
+  replace: 'will be replaced',
+  delete: 'will be deleted',
+  adopt: 'will be adopted',
+  forget: 'will be forgotten (not deleted)',
+  none: 'unchanged',
+  waiting: 'waiting',
+  skipped: 'skipped',
+  conflict: 'conflict',
+  'requires-replacement': 'requires replacement (not applied without --allow-replace)',
+  drift: 'drifted (reported only)',
+  orphan: 'no longer in git (kept; --prune deletes it)',
+  error: 'error',
+};
+
+const COLOUR: Partial<Record<Change, string>> = {
+  create: '32',
+  update: '33',
+  adopt: '33',
+  replace: '35',
+  'requires-replacement': '35',
+  delete: '31',
+  forget: '31',
+  error: '31',
+  conflict: '31',
+  drift: '33',
+  skipped: '90',
+  waiting: '36',
+};
+
+export function summaryLine(s: PlanSummary): string {
+  const extra = [s.waiting ? `${s.waiting} waiting` : '', s.blocked ? `${s.blocked} blocked` : ''].filter(Boolean);
+  return `Plan: ${s.create} to create, ${s.change} to change, ${s.delete} to delete, ${s.unchanged} unchanged${extra.length ? `, ${extra.join(', ')}` : ''}.`;
+}
+
+function valueText(v: unknown): string {
+  return v === undefined || v === null ? '(none)' : typeof v === 'string' ? `"${v}"` : JSON.stringify(v);
+}
+
+export function formatPlanText(plan: Plan, opts: { color?: boolean; verbose?: boolean } = {}): string {
+  const paint = (c: Change, s: string): string => (opts.color && COLOUR[c] ? `\x1b[${COLOUR[c]}m${s}\x1b[0m` : s);
+  const lines: string[] = [];
+  for (const e of plan.errors) lines.push(`Error: ${e}`);
+  const shown = plan.objects.filter((o) => opts.verbose || o.change !== 'none');
+  const actionsById = new Map(plan.actions.map((a) => [a.id, a]));
+  for (const o of shown) {
+    lines.push(paint(o.change, `${SYMBOL[o.change]} ${o.key} ${LABEL[o.change]}`));
+    for (const f of o.fields) lines.push(`    ${f.field}: ${valueText(f.from)} → ${valueText(f.to)}`);
+    for (const r of o.reasons) lines.push(`    # ${r}`);
+    if (o.error) lines.push(`    ${o.error.code}: ${o.error.message}`);
+    for (const id of o.actions) {
+      const a = actionsById.get(id);
+      if (a && a.op !== 'record') lines.push(`    - ${a.description}`);
+    }
+  }
+  if (shown.length === 0 && plan.errors.length === 0) lines.push('No changes. Live state matches the desired state.');
+  lines.push('');
+  lines.push(summaryLine(plan.summary) + (plan.reads !== undefined ? ` (${plan.reads} API reads)` : ''));
+  return lines.join('\n');
+}
+
+export function formatPlanJson(plan: Plan): string {
+  return JSON.stringify(plan, null, 2);
+}
+
+const md = (s: string): string => s.replace(/[|<>]/g, (c) => `\\${c}`);
+
+export function formatPlanMarkdown(plan: Plan): string {
+  const out: string[] = [`### packsync plan${plan.revision ? ` for \`${plan.revision.slice(0, 12)}\`` : ''}`, ''];
+  for (const e of plan.errors) out.push(`> **Error:** ${md(e)}`, '');
+  out.push(`**${summaryLine(plan.summary)}**`, '');
+  const changed = plan.objects.filter((o) => o.change !== 'none');
+  if (changed.length === 0) {
+    out.push('No changes. Live state matches the desired state.');
+    return out.join('\n');
+  }
+  out.push('| | Object | Change | Details |', '|---|---|---|---|');
+  for (const o of changed) out.push(`| \`${SYMBOL[o.change]}\` | \`${o.key}\` | ${LABEL[o.change]} | ${details(o)} |`);
+  return out.join('\n');
+}
+
+function details(o: ObjectPlan): string {
+  const parts = [
+    ...o.fields.map((f) => `${f.field}: ${valueText(f.from)} → ${valueText(f.to)}`),
+    ...o.reasons,
+    ...(o.error ? [`${o.error.code}: ${o.error.message}`] : []),
+  ];
+  return parts.map(md).join('<br>');
+}

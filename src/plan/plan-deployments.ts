@@ -1,0 +1,264 @@
+/**
+ * Deployments, found live by (flow id, package id). Identity fields (flow, package, version) are
+ * fixed at add-deployment; state, the wave gate and contentRevision are reconciled in place.
+ */
+import type { V1DeploymentViewModel } from '../api/wire-types.js';
+import type { InventoryEntry } from '../apply/inventory-types.js';
+import type { DeploymentManifest, DeploymentState } from '../manifests/model.js';
+import { idOf } from './context.js';
+import type { PlanContext } from './context.js';
+import { diffFields, hashValue } from './hash.js';
+import type { Change, ObjectPlan } from './types.js';
+
+/** Default when a manifest leaves `state` out: deploying is the point of a Deployment. */
+export const DEFAULT_DEPLOYMENT_STATE: DeploymentState = 'running';
+
+export function planDeployment(ctx: PlanContext, m: DeploymentManifest): void {
+  const name = m.metadata.name;
+  const key = `Deployment/${name}`;
+  const base = { source: m.source };
+  if (m.spec.suspend) {
+    ctx.object('Deployment', name, 'skipped', { ...base, reasons: ['suspended'] });
+    return;
+  }
+  const flow = ctx.refs.get(`Flow/${m.spec.flow}`);
+  const pkg = ctx.refs.get(`Package/${m.spec.package}`);
+  if (!flow || !pkg) {
+    ctx.object('Deployment', name, 'error', { ...base, error: { code: 'REF_UNKNOWN', message: 'flow or package not in the desired set' } });
+    return;
+  }
+  const blocked = flow.blockedBy ?? pkg.blockedBy;
+  if (blocked) {
+    ctx.object('Deployment', name, 'skipped', { ...base, reasons: [`waits for ${blocked}`] });
+    return;
+  }
+  const state = m.spec.state ?? DEFAULT_DEPLOYMENT_STATE;
+  const identity = { flow: m.spec.flow, package: m.spec.package, version: m.spec.version ?? null };
+  const specHash = hashValue(identity);
+  const entry = ctx.entry(key);
+  const deps = [flow.readyAfter, pkg.readyAfter].filter((x): x is string => x !== null);
+  const record = {
+    specHash,
+    spec: identity,
+    appliedState: state,
+    ...(m.spec.contentRevision !== undefined ? { contentRevision: m.spec.contentRevision } : {}),
+    ...(m.metadata.annotations ? { annotations: m.metadata.annotations } : {}),
+  };
+
+  const flowId = idOf(flow.ref);
+  const packageId = idOf(pkg.ref);
+  const live = !flow.isNew && !pkg.isNew && flowId && packageId ? ctx.deploymentsByFlowPackage.get(`${flowId}|${packageId}`) : undefined;
+
+  if (!live) {
+    const reasons: string[] = [];
+    if (entry && entry.flowId === flowId && entry.packageId === packageId && ctx.live.read.flows) {
+      reasons.push(`live deployment ${entry.id} not found (deleted outside packsync); adding it again`);
+    } else if (entry && entry.packageId !== packageId) {
+      reasons.push('the package has a new live version: a new deployment is added to the flow');
+    }
+    const actions = addActions(ctx, key, m, state, deps, record, flow.ref ?? { key: `Flow/${m.spec.flow}` }, pkg.ref ?? { key: `Package/${m.spec.package}` });
+    ctx.object('Deployment', name, 'create', { ...base, reasons, actions });
+    return;
+  }
+
+  const owned = entry?.id === live.id;
+  if (!owned) {
+    const intent = ctx.inventory.intents[key];
+    const resolves = intent !== undefined && !intent.knownIds.includes(live.id);
+    if (!resolves && !ctx.options.adopt) {
+      ctx.object('Deployment', name, 'conflict', {
+        ...base,
+        reasons: [`deployment ${live.id} of this flow and package exists live but is not owned by packsync; run apply with --adopt to take it over`],
+      });
+      return;
+    }
+    const adoptEntry: InventoryEntry = {
+      kind: 'Deployment',
+      name,
+      id: live.id,
+      specHash,
+      spec: identity,
+      revision: null,
+      flowId: live.flowId,
+      packageId: live.packageId,
+      // An adopted deployment's applied state is what the service shows, so nothing reads as drift.
+      appliedState: statusAsState(live),
+      ...(m.spec.contentRevision !== undefined ? { contentRevision: m.spec.contentRevision } : {}),
+      ...(m.metadata.annotations ? { annotations: m.metadata.annotations } : {}),
+      updatedAt: ctx.timestamp(),
+    };
+    const rec = ctx.action(key, {
+      op: 'record',
+      dependsOn: deps,
+      description: resolves ? `adopt deployment ${live.id} added by an interrupted run` : `adopt existing deployment ${live.id}`,
+      entry: adoptEntry,
+      resolvesIntent: resolves,
+    });
+    const rest = reconcileExisting(ctx, key, m, state, live, adoptEntry, [rec]);
+    ctx.object('Deployment', name, 'adopt', {
+      ...base,
+      reasons: [resolves ? 'resolved an add-deployment interrupted by a crash' : 'adopting an existing live deployment (--adopt)', ...rest.reasons],
+      actions: [rec, ...rest.actions],
+    });
+    return;
+  }
+
+  if (entry.specHash !== specHash) {
+    const fields = diffFields(entry.spec, identity);
+    if (!ctx.options.allowReplace) {
+      ctx.object('Deployment', name, 'requires-replacement', {
+        ...base,
+        fields,
+        reasons: ['version is fixed when a deployment is added; apply with --allow-replace to delete and add it again'],
+      });
+      return;
+    }
+    const del = ctx.action(key, { op: 'delete-deployment', dependsOn: deps, description: `delete deployment ${live.id} to replace it`, deploymentId: live.id });
+    const actions = addActions(ctx, key, m, state, [del], record, { id: live.flowId }, { id: live.packageId });
+    ctx.object('Deployment', name, 'replace', { ...base, fields, reasons: ['deployment identity changed (--allow-replace)'], actions: [del, ...actions] });
+    return;
+  }
+  const r = reconcileExisting(ctx, key, m, state, live, entry, deps);
+  ctx.object('Deployment', name, r.change, { ...base, reasons: r.reasons, fields: r.fields, actions: r.actions });
+}
+
+function addActions(
+  ctx: PlanContext,
+  key: string,
+  m: DeploymentManifest,
+  state: DeploymentState,
+  deps: string[],
+  record: { specHash: string; spec: unknown; appliedState: string; contentRevision?: number; annotations?: Record<string, string> },
+  flowRef: { id: string } | { key: string },
+  packageRef: { id: string } | { key: string },
+): string[] {
+  const add = ctx.action(key, {
+    op: 'add-deployment',
+    dependsOn: deps,
+    description: `add deployment of ${m.spec.package} to flow ${m.spec.flow}${state === 'running' ? ' and start it' : ''}`,
+    flowRef,
+    packageRef,
+    ...(m.spec.version !== undefined ? { version: m.spec.version } : {}),
+    startNow: state === 'running',
+    record,
+  });
+  const actions = [add];
+  if (state === 'running' && m.spec.wave !== undefined) {
+    let prev = add;
+    for (let w = 1; w < m.spec.wave; w++) {
+      prev = ctx.action(key, {
+        op: 'skip-wave',
+        dependsOn: [prev],
+        description: `skip wave ${w} → ${w + 1}`,
+        deploymentRef: { key },
+        untilWave: w + 1,
+      });
+      actions.push(prev);
+    }
+  }
+  return actions;
+}
+
+interface Reconciled {
+  change: Change;
+  reasons: string[];
+  fields: ObjectPlan['fields'];
+  actions: string[];
+}
+
+function reconcileExisting(
+  ctx: PlanContext,
+  key: string,
+  m: DeploymentManifest,
+  state: DeploymentState,
+  live: V1DeploymentViewModel,
+  entry: InventoryEntry,
+  deps: string[],
+): Reconciled {
+  const ref = { id: live.id };
+  const out: Reconciled = { change: 'none', reasons: [], fields: [], actions: [] };
+  let prev: string[] = deps;
+  const write = (op: 'start' | 'stop' | 'skip-wave' | 'update-content', description: string, untilWave = 0): void => {
+    const id =
+      op === 'skip-wave'
+        ? ctx.action(key, { op, dependsOn: prev, description, deploymentRef: ref, untilWave })
+        : ctx.action(key, { op, dependsOn: prev, description, deploymentRef: ref });
+    out.actions.push(id);
+    prev = [id];
+  };
+  const heal = ctx.options.drift === 'heal';
+  let drifted = false;
+
+  if (state === 'running' && (live.status === 'NotStarted' || live.status === 'Stopped')) {
+    if (live.status === 'Stopped' && entry.appliedState === 'running') {
+      drifted = true;
+      out.reasons.push(`stopped outside packsync while git says running (drift: ${ctx.options.drift})`);
+      if (heal) write('start', 'start again (heal drift)');
+    } else {
+      out.fields.push({ field: 'state', from: statusAsState(live), to: 'running' });
+      write('start', 'start');
+    }
+  } else if (state === 'stopped' && live.status === 'Running') {
+    if (entry.appliedState === 'stopped') {
+      drifted = true;
+      out.reasons.push(`started outside packsync while git says stopped (drift: ${ctx.options.drift})`);
+      if (heal) write('stop', 'stop again (heal drift)');
+    } else {
+      out.fields.push({ field: 'state', from: 'running', to: 'stopped' });
+      write('stop', 'stop');
+    }
+  } else if (state === 'pending' && live.status !== 'NotStarted') {
+    out.reasons.push(`is ${live.status}; a started deployment cannot return to pending (use state: stopped)`);
+  }
+
+  const willRun = state === 'running' && (live.status === 'Running' || out.actions.length > 0);
+  const gate = m.spec.wave;
+  if (gate !== undefined && willRun) {
+    const current = Math.max(live.currentWave, 1);
+    const target = live.waveCount > 0 ? Math.min(gate, live.waveCount) : gate;
+    if (current < target) {
+      out.fields.push({ field: 'wave', from: current, to: target });
+      for (let w = current; w < target; w++) write('skip-wave', `skip wave ${w} → ${w + 1}`, w + 1);
+    }
+  }
+
+  const wantRev = m.spec.contentRevision;
+  if (wantRev !== undefined && entry.contentRevision !== wantRev) {
+    if (live.status === 'NotStarted') {
+      out.reasons.push('contentRevision recorded: content is fresh until the deployment starts');
+    } else if (live.contentUpdateStatus === 'Running') {
+      out.reasons.push('a content update is already running');
+    } else {
+      out.fields.push({ field: 'contentRevision', from: entry.contentRevision ?? null, to: wantRev });
+      write('update-content', `update content (revision ${wantRev})`);
+    }
+  }
+
+  if (drifted && !heal) {
+    // Report only: keep the recorded state so the drift stays visible on every pass.
+    out.change = 'drift';
+    return out;
+  }
+  const updated: InventoryEntry = { ...entry, appliedState: state };
+  if (wantRev !== undefined && (out.actions.some((a) => a.endsWith(':update-content')) || live.status === 'NotStarted')) {
+    updated.contentRevision = wantRev;
+  }
+  if (out.actions.length > 0 || updated.appliedState !== entry.appliedState || updated.contentRevision !== entry.contentRevision) {
+    const rec = ctx.action(key, {
+      op: 'record',
+      dependsOn: prev,
+      description: 'record applied state',
+      entry: { ...updated, updatedAt: ctx.timestamp() },
+      resolvesIntent: false,
+    });
+    out.actions.push(rec);
+  }
+  if (out.actions.length > 0) out.change = 'update';
+  return out;
+}
+
+function statusAsState(live: V1DeploymentViewModel): DeploymentState {
+  if (live.status === 'NotStarted') return 'pending';
+  if (live.status === 'Stopped') return 'stopped';
+  return 'running';
+}

@@ -1,0 +1,199 @@
+/**
+ * Flows. The API cannot update a flow: a changed spec is "requires replacement" with the fields
+ * that force it, and is replaced (delete + create) only with --allow-replace.
+ */
+import { FLOW_FLAGS, INSTALLER_SCOPE } from '../api/wire-types.js';
+import type { V1FlowCreateViewModel } from '../api/wire-types.js';
+import type { FlowManifest } from '../manifests/model.js';
+import type { LiveFlow } from '../live/types.js';
+import type { PlanContext } from './context.js';
+import { diffFields, hashValue } from './hash.js';
+import { ResolveError } from './resolve.js';
+import type { IdRef } from './types.js';
+
+interface FlowTarget {
+  body: V1FlowCreateViewModel;
+  packageKey: string | null;
+  spec: Record<string, unknown>;
+}
+
+export function flowFlagsToMask(names: readonly (keyof typeof FLOW_FLAGS)[]): number {
+  return names.reduce((mask, n) => mask | FLOW_FLAGS[n], 0);
+}
+
+export function planFlow(ctx: PlanContext, m: FlowManifest): void {
+  const key = `Flow/${m.metadata.name}`;
+  const entry = ctx.entry(key);
+  const base = { source: m.source };
+  const liveNow = entry ? ctx.flowsById.get(entry.id) : undefined;
+  if (m.spec.suspend) {
+    ctx.object('Flow', m.metadata.name, 'skipped', { ...base, reasons: ['suspended'] });
+    ctx.refs.set(key, {
+      ref: liveNow ? { id: liveNow.id } : null,
+      readyAfter: null,
+      blockedBy: liveNow ? null : `${key} is suspended`,
+      isNew: false,
+    });
+    return;
+  }
+  let target: FlowTarget;
+  try {
+    target = flowTarget(ctx, m);
+  } catch (e) {
+    if (!(e instanceof ResolveError)) throw e;
+    ctx.object('Flow', m.metadata.name, 'error', { ...base, error: { code: e.code, message: e.message } });
+    ctx.refs.set(key, { ref: null, readyAfter: null, blockedBy: `${key} has an error`, isNew: false });
+    return;
+  }
+  // A flow on a package that cannot be used this pass cannot be created either.
+  const pkg = target.packageKey ? ctx.refs.get(target.packageKey) : undefined;
+  if (pkg?.blockedBy) {
+    ctx.object('Flow', m.metadata.name, 'skipped', { ...base, reasons: [`waits for ${pkg.blockedBy}`] });
+    ctx.refs.set(key, { ref: liveNow ? { id: liveNow.id } : null, readyAfter: null, blockedBy: liveNow ? null : pkg.blockedBy, isNew: false });
+    return;
+  }
+  const specHash = hashValue(target.spec);
+  const record = {
+    specHash,
+    spec: target.spec,
+    ...(m.metadata.annotations ? { annotations: m.metadata.annotations } : {}),
+  };
+  const name = target.body.name ?? m.metadata.name;
+  const sameName = [...ctx.flowsById.values()].filter((f) => f.name === name);
+  const intent = ctx.inventory.intents[key];
+  const fresh = intent ? oldest(sameName.filter((f) => !intent.knownIds.includes(f.id))) : undefined;
+  if (fresh || (!entry && ctx.options.adopt && sameName.length > 0)) {
+    const found = fresh ?? oldest(sameName);
+    if (found) {
+      adoptFlow(ctx, m, key, found, record, fresh !== undefined);
+      return;
+    }
+  }
+  if (entry && liveNow) {
+    if (entry.specHash === specHash) {
+      ctx.object('Flow', m.metadata.name, 'none', base);
+      ctx.refs.set(key, { ref: { id: liveNow.id }, readyAfter: null, blockedBy: null, isNew: false });
+      return;
+    }
+    const fields = diffFields(entry.spec, target.spec);
+    if (!ctx.options.allowReplace) {
+      ctx.object('Flow', m.metadata.name, 'requires-replacement', {
+        ...base,
+        fields,
+        reasons: [`the API cannot update a flow; ${fields.map((f) => f.field).join(', ')} force replacement (apply with --allow-replace)`],
+      });
+      ctx.refs.set(key, { ref: { id: liveNow.id }, readyAfter: null, blockedBy: null, isNew: false });
+      return;
+    }
+    const del = ctx.action(key, { op: 'delete-flow', dependsOn: [], description: `delete flow ${liveNow.id} to replace it`, flowId: liveNow.id });
+    const create = createFlowAction(ctx, key, target, record, pkg?.ref ?? null, [del, ...(pkg?.readyAfter ? [pkg.readyAfter] : [])], []);
+    ctx.object('Flow', m.metadata.name, 'replace', { ...base, fields, reasons: ['flow spec changed (--allow-replace)'], actions: [del, create] });
+    ctx.refs.set(key, { ref: { key }, readyAfter: create, blockedBy: null, isNew: true });
+    return;
+  }
+  if (!entry && sameName.length > 0) {
+    ctx.object('Flow', m.metadata.name, 'conflict', {
+      ...base,
+      reasons: [`a flow named "${name}" exists live but is not owned by packsync (${sameName.map((f) => f.id).join(', ')}); run apply with --adopt to take it over`],
+    });
+    ctx.refs.set(key, { ref: null, readyAfter: null, blockedBy: `${key} is in conflict`, isNew: false });
+    return;
+  }
+  const reasons = entry && ctx.live.read.flows ? [`live flow ${entry.id} not found (deleted outside packsync); creating it again`] : [];
+  const create = createFlowAction(
+    ctx,
+    key,
+    target,
+    record,
+    pkg?.ref ?? null,
+    pkg?.readyAfter ? [pkg.readyAfter] : [],
+    sameName.map((f) => f.id),
+  );
+  ctx.object('Flow', m.metadata.name, 'create', { ...base, reasons, actions: [create] });
+  ctx.refs.set(key, { ref: { key }, readyAfter: create, blockedBy: null, isNew: true });
+}
+
+function createFlowAction(
+  ctx: PlanContext,
+  key: string,
+  target: FlowTarget,
+  record: { specHash: string; spec: unknown; annotations?: Record<string, string> },
+  packageRef: IdRef | null,
+  dependsOn: string[],
+  knownIds: string[],
+): string {
+  const name = target.body.name ?? key.slice('Flow/'.length);
+  return ctx.action(key, {
+    op: 'create-flow',
+    dependsOn,
+    description: `create flow "${name}"${target.body.patchGroupId ? ' from a patch group' : ''}`,
+    body: target.body,
+    ...(packageRef ? { packageRef } : {}),
+    record,
+    match: { name },
+    knownIds,
+  });
+}
+
+function adoptFlow(
+  ctx: PlanContext,
+  m: FlowManifest,
+  key: string,
+  live: LiveFlow,
+  record: { specHash: string; spec: unknown; annotations?: Record<string, string> },
+  resolvesIntent: boolean,
+): void {
+  const id = ctx.action(key, {
+    op: 'record',
+    dependsOn: [],
+    description: resolvesIntent ? `adopt flow ${live.id} created by an interrupted run` : `adopt existing flow ${live.id}`,
+    entry: {
+      kind: 'Flow',
+      name: m.metadata.name,
+      id: live.id,
+      specHash: record.specHash,
+      spec: record.spec,
+      revision: null,
+      ...(record.annotations ? { annotations: record.annotations } : {}),
+      updatedAt: ctx.timestamp(),
+    },
+    resolvesIntent,
+  });
+  ctx.object('Flow', m.metadata.name, 'adopt', {
+    source: m.source,
+    reasons: [resolvesIntent ? 'resolved a create interrupted by a crash' : 'adopting an existing live flow (--adopt)'],
+    actions: [id],
+  });
+  ctx.refs.set(key, { ref: { id: live.id }, readyAfter: id, blockedBy: null, isNew: false });
+}
+
+function flowTarget(ctx: PlanContext, m: FlowManifest): FlowTarget {
+  const s = m.spec;
+  const body: V1FlowCreateViewModel = { name: s.name ?? m.metadata.name };
+  let appId: string | null = null;
+  if (s.app) {
+    appId = ctx.apps.resolve(s.app).id;
+    body.appId = appId;
+  }
+  if (s.patchGroup) body.patchGroupId = s.patchGroup;
+  if (s.scope) body.scope = INSTALLER_SCOPE[s.scope];
+  if (s.flags) body.flags = flowFlagsToMask(s.flags);
+  if (s.supersedenceHistoryCount !== undefined) body.supersedenceHistoryCount = s.supersedenceHistoryCount;
+  if (s.scriptTemplate) body.templateId = ctx.templates.resolve(s.scriptTemplate).id;
+  const packageKey = s.package ? `Package/${s.package}` : null;
+  const spec = {
+    name: body.name,
+    app: appId,
+    package: s.package ?? null,
+    patchGroup: body.patchGroupId ?? null,
+    scope: body.scope ?? null,
+    flags: body.flags ?? 0,
+    supersedenceHistoryCount: body.supersedenceHistoryCount ?? null,
+    scriptTemplate: body.templateId ?? null,
+  };
+  return { body, packageKey, spec };
+}
+
+function oldest(list: LiveFlow[]): LiveFlow | undefined {
+  return [...list].sort((a, b) => (a.created < b.created ? -1 : a.created > b.created ? 1 : 0))[0];
+}

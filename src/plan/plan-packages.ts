@@ -1,0 +1,289 @@
+/**
+ * Packages. The API has no package update or delete: a changed spec or content digest gets a new
+ * live package; the old one stays in place and leaves the inventory.
+ */
+import { DETECTION_OPERATORS, INSTALLER_SCOPE } from '../api/wire-types.js';
+import type { MemDetectionRule, V1PackageCreateViewModel, V1PackageViewModel } from '../api/wire-types.js';
+import type { ImportQuery } from '../api/operations.js';
+import type { PackageManifest } from '../manifests/model.js';
+import type { PlanContext, RefState } from './context.js';
+import { diffFields, hashValue } from './hash.js';
+import { ResolveError } from './resolve.js';
+import type { ObjectPlan } from './types.js';
+
+interface CatalogTarget {
+  kind: 'catalog';
+  appId: string;
+  appName: string;
+  version: string;
+  query: ImportQuery;
+  spec: Record<string, unknown>;
+}
+interface CustomTarget {
+  kind: 'custom';
+  body: V1PackageCreateViewModel;
+  spec: Record<string, unknown>;
+}
+
+const IN_FLIGHT = new Set(['Pending', 'Running', 'Processing']);
+
+export function planPackage(ctx: PlanContext, m: PackageManifest): void {
+  const key = `Package/${m.metadata.name}`;
+  const entry = ctx.entry(key);
+  const base = { source: m.source };
+  if (m.spec.suspend) {
+    ctx.object('Package', m.metadata.name, 'skipped', { ...base, reasons: ['suspended'] });
+    const live = entry ? ctx.packagesById.get(entry.id) : undefined;
+    ctx.refs.set(key, {
+      ref: live ? { id: live.id } : null,
+      readyAfter: null,
+      blockedBy: live ? null : `${key} is suspended`,
+      isNew: false,
+    });
+    return;
+  }
+  let target: CatalogTarget | CustomTarget;
+  try {
+    target = m.spec.catalog ? catalogTarget(ctx, m) : customTarget(ctx, m);
+  } catch (e) {
+    if (!(e instanceof ResolveError)) throw e;
+    ctx.object('Package', m.metadata.name, 'error', { ...base, error: { code: e.code, message: e.message } });
+    ctx.refs.set(key, { ref: null, readyAfter: null, blockedBy: `${key} has an error`, isNew: false });
+    return;
+  }
+  const specHash = hashValue({ spec: target.spec, content: m.content?.digest ?? null });
+  const record = {
+    specHash,
+    spec: target.spec,
+    ...(m.metadata.annotations ? { annotations: m.metadata.annotations } : {}),
+  };
+  const live = entry ? ctx.packagesById.get(entry.id) : undefined;
+  const matches = ctx.live.packages.filter((p) => matchesTarget(p, target));
+  // A pending intent means a create may have taken effect before a crash: find it before anything else.
+  const intent = ctx.inventory.intents[key];
+  const fresh = intent ? newest(matches.filter((p) => !intent.knownIds.includes(p.id))) : undefined;
+  if (fresh) {
+    adopt(ctx, m, key, fresh, record, true);
+    return;
+  }
+
+  if (entry && live && entry.specHash === specHash) {
+    planExisting(ctx, m, key, live, entry.phase);
+    return;
+  }
+  const reasons: string[] = [];
+  let change: ObjectPlan['change'] = 'create';
+  let fields: ObjectPlan['fields'] = [];
+  if (entry && entry.specHash !== specHash) {
+    change = 'replace';
+    fields = diffFields(entry.spec, target.spec);
+    if (entry.contentDigest !== undefined && entry.contentDigest !== m.content?.digest) {
+      fields.push({ field: 'content', from: entry.contentDigest, to: m.content?.digest ?? null });
+    }
+    reasons.push('spec or content changed: the API cannot update a package, so a new live package is created');
+  } else if (entry && !live && ctx.live.read.packages) {
+    reasons.push(`live package ${entry.id} not found (removed outside packsync); creating it again`);
+  } else if (!entry) {
+    const adoptable = ctx.options.adopt ? newest(matches) : undefined;
+    if (adoptable) {
+      adopt(ctx, m, key, adoptable, record, false);
+      return;
+    }
+    if (matches.length > 0) {
+      const ids = matches.map((p) => p.id).join(', ');
+      ctx.object('Package', m.metadata.name, 'conflict', {
+        ...base,
+        reasons: [`exists live but is not owned by packsync (${ids}); run apply with --adopt to take it over`],
+      });
+      ctx.refs.set(key, { ref: null, readyAfter: null, blockedBy: `${key} is in conflict`, isNew: false });
+      return;
+    }
+  }
+  const knownIds = matches.map((p) => p.id);
+  const actions: string[] = [];
+  let last: string;
+  if (target.kind === 'catalog') {
+    last = ctx.action(key, {
+      op: 'import-package',
+      dependsOn: [],
+      description: `import ${target.appName} ${target.version}`,
+      appId: target.appId,
+      query: target.query,
+      record,
+      match: { appId: target.appId, version: target.version },
+      knownIds,
+    });
+    actions.push(last);
+  } else {
+    last = ctx.action(key, {
+      op: 'create-package',
+      dependsOn: [],
+      description: `create ${target.body.name} ${target.body.version ?? ''}`.trim(),
+      body: target.body,
+      record: { ...record, ...(m.content ? { contentDigest: m.content.digest } : {}) },
+      match: { name: target.body.name, version: target.body.version ?? '' },
+      knownIds,
+      hasContent: m.content !== undefined,
+    });
+    actions.push(last);
+    if (m.content) {
+      last = ctx.action(key, {
+        op: 'upload-content',
+        dependsOn: [last],
+        description: `upload ${m.content.files} files (${m.content.bytes} bytes)`,
+        packageKey: key,
+        dir: m.content.dir,
+        digest: m.content.digest,
+      });
+      actions.push(last);
+    }
+  }
+  last = ctx.action(key, { op: 'wait-package', dependsOn: [last], description: 'wait for processing', packageKey: key });
+  actions.push(last);
+  ctx.object('Package', m.metadata.name, change, { ...base, reasons, fields, actions });
+  ctx.refs.set(key, { ref: { key }, readyAfter: last, blockedBy: null, isNew: true });
+}
+
+function planExisting(
+  ctx: PlanContext,
+  m: PackageManifest,
+  key: string,
+  live: V1PackageViewModel,
+  phase: string | undefined,
+): void {
+  const base = { source: m.source };
+  const ref: RefState = { ref: { id: live.id }, readyAfter: null, blockedBy: null, isNew: false };
+  if (m.spec.custom && m.content && phase === 'created' && live.state === 'WaitingForContent') {
+    const up = ctx.action(key, {
+      op: 'upload-content',
+      dependsOn: [],
+      description: `upload ${m.content.files} files (${m.content.bytes} bytes), resuming an interrupted upload`,
+      packageKey: key,
+      dir: m.content.dir,
+      digest: m.content.digest,
+    });
+    const wait = ctx.action(key, { op: 'wait-package', dependsOn: [up], description: 'wait for processing', packageKey: key });
+    ctx.object('Package', m.metadata.name, 'update', { ...base, reasons: ['content upload was interrupted'], actions: [up, wait] });
+    ctx.refs.set(key, { ...ref, readyAfter: wait });
+  } else if (IN_FLIGHT.has(live.state) || live.state === 'WaitingForContent') {
+    const wait = ctx.action(key, { op: 'wait-package', dependsOn: [], description: 'wait for processing', packageKey: key });
+    ctx.object('Package', m.metadata.name, 'waiting', { ...base, reasons: [`package is ${live.state}`], actions: [wait] });
+    ctx.refs.set(key, { ...ref, readyAfter: wait });
+  } else if (live.state === 'Error') {
+    ctx.object('Package', m.metadata.name, 'error', {
+      ...base,
+      error: { code: 'PACKAGE_FAILED', message: `live package ${live.id} is in state Error; change the spec to create a new one` },
+    });
+    ctx.refs.set(key, { ...ref, blockedBy: `${key} failed processing` });
+  } else {
+    ctx.object('Package', m.metadata.name, 'none', base);
+    ctx.refs.set(key, ref);
+  }
+}
+
+function adopt(
+  ctx: PlanContext,
+  m: PackageManifest,
+  key: string,
+  live: V1PackageViewModel,
+  record: { specHash: string; spec: unknown; annotations?: Record<string, string> },
+  resolvesIntent: boolean,
+): void {
+  const uploaded = !m.content || live.state !== 'WaitingForContent';
+  const id = ctx.action(key, {
+    op: 'record',
+    dependsOn: [],
+    description: resolvesIntent ? `adopt ${live.id} created by an interrupted run` : `adopt existing ${live.id}`,
+    entry: {
+      kind: 'Package',
+      name: m.metadata.name,
+      id: live.id,
+      specHash: record.specHash,
+      spec: record.spec,
+      revision: null,
+      ...(record.annotations ? { annotations: record.annotations } : {}),
+      ...(m.spec.custom ? { phase: uploaded ? 'uploaded' : 'created' } : {}),
+      ...(m.content ? { contentDigest: m.content.digest } : {}),
+      updatedAt: ctx.timestamp(),
+    },
+    resolvesIntent,
+  });
+  const actions = [id];
+  let last = id;
+  if (!uploaded && m.content) {
+    last = ctx.action(key, {
+      op: 'upload-content',
+      dependsOn: [last],
+      description: `upload ${m.content.files} files (${m.content.bytes} bytes)`,
+      packageKey: key,
+      dir: m.content.dir,
+      digest: m.content.digest,
+    });
+    actions.push(last);
+  }
+  if (live.state !== 'Completed') {
+    last = ctx.action(key, { op: 'wait-package', dependsOn: [last], description: 'wait for processing', packageKey: key });
+    actions.push(last);
+  }
+  ctx.object('Package', m.metadata.name, 'adopt', {
+    source: m.source,
+    reasons: [resolvesIntent ? 'resolved a create interrupted by a crash' : 'adopting an existing live package (--adopt)'],
+    actions,
+  });
+  ctx.refs.set(key, { ref: { id: live.id }, readyAfter: last, blockedBy: null, isNew: false });
+}
+
+function catalogTarget(ctx: PlanContext, m: PackageManifest): CatalogTarget {
+  const c = m.spec.catalog;
+  if (!c) throw new Error('unreachable: catalogTarget without catalog');
+  const app = ctx.apps.resolve(c.app);
+  let version = c.version;
+  if (!version && c.versionId) {
+    const v = (ctx.live.appVersions[app.id] ?? []).find((x) => x.id.toLowerCase() === c.versionId?.toLowerCase());
+    if (!v) throw new ResolveError('REF_UNKNOWN', `unknown version id ${c.versionId} of catalog app "${app.name}"`);
+    version = v.version;
+  }
+  version ??= app.latestVersion;
+  const scope = INSTALLER_SCOPE[c.scope ?? 'machine'];
+  const templateId = c.scriptTemplate ? ctx.templates.resolve(c.scriptTemplate).id : undefined;
+  const query: ImportQuery = { scope, ...(c.versionId ? { versionId: c.versionId } : { version }) };
+  if (templateId) query.scriptTemplateId = templateId;
+  return {
+    kind: 'catalog',
+    appId: app.id,
+    appName: app.name,
+    version,
+    query,
+    spec: { catalog: { appId: app.id, version, scope, scriptTemplateId: templateId } },
+  };
+}
+
+function customTarget(ctx: PlanContext, m: PackageManifest): CustomTarget {
+  const c = m.spec.custom;
+  if (!c) throw new Error('unreachable: customTarget without custom');
+  const body: V1PackageCreateViewModel = { name: c.name, sourceType: c.sourceType, version: c.version };
+  if (c.publisher !== undefined) body.publisher = c.publisher;
+  if (c.installCommand !== undefined) body.installCommand = c.installCommand;
+  if (c.uninstallCommand !== undefined) body.uninstallCommand = c.uninstallCommand;
+  if (c.userContext !== undefined) body.userContext = c.userContext;
+  if (c.runAnalysis !== undefined) body.runAnalysis = c.runAnalysis;
+  if (c.scriptTemplate) body.scriptTemplateId = ctx.templates.resolve(c.scriptTemplate).id;
+  if (c.detectionRules) {
+    body.detectionRules = c.detectionRules.map((r) => {
+      const { operator, ...rest } = r;
+      const out: MemDetectionRule = { ...rest };
+      if (operator) out.operator = DETECTION_OPERATORS[operator];
+      return out;
+    });
+  }
+  return { kind: 'custom', body, spec: { custom: body } };
+}
+
+function matchesTarget(p: V1PackageViewModel, t: CatalogTarget | CustomTarget): boolean {
+  if (t.kind === 'catalog') return !p.isCustom && p.appId === t.appId && p.productVersion === t.version;
+  return p.isCustom && p.productName === t.body.name && p.productVersion === (t.body.version ?? '');
+}
+
+function newest(list: V1PackageViewModel[]): V1PackageViewModel | undefined {
+  return [...list].sort((a, b) => (a.created < b.created ? 1 : a.created > b.created ? -1 : 0))[0];
+}

@@ -1,0 +1,100 @@
+/**
+ * Tenant uploads: one manual upload per (tenant, live package id). A failed task is retried; a
+ * new live package version is uploaded again.
+ */
+import type { V1TaskViewModel } from '../api/wire-types.js';
+import type { TenantUploadManifest } from '../manifests/model.js';
+import { idOf } from './context.js';
+import type { PlanContext } from './context.js';
+import { hashValue } from './hash.js';
+import { ResolveError } from './resolve.js';
+
+export function planTenantUpload(ctx: PlanContext, m: TenantUploadManifest): void {
+  const name = m.metadata.name;
+  const key = `TenantUpload/${name}`;
+  const base = { source: m.source };
+  if (m.spec.suspend) {
+    ctx.object('TenantUpload', name, 'skipped', { ...base, reasons: ['suspended'] });
+    return;
+  }
+  let tenantId: string;
+  try {
+    tenantId = ctx.tenants.resolve(m.spec.tenant).id;
+  } catch (e) {
+    if (!(e instanceof ResolveError)) throw e;
+    ctx.object('TenantUpload', name, 'error', { ...base, error: { code: e.code, message: e.message } });
+    return;
+  }
+  const pkg = ctx.refs.get(`Package/${m.spec.package}`);
+  if (!pkg || pkg.blockedBy) {
+    ctx.object('TenantUpload', name, 'skipped', { ...base, reasons: [`waits for ${pkg?.blockedBy ?? `Package/${m.spec.package}`}`] });
+    return;
+  }
+  const msixAsWin32 = m.spec.uploadMsixAsWin32 ?? true;
+  const entry = ctx.entry(key);
+  const packageId = pkg.isNew ? undefined : idOf(pkg.ref);
+  const spec = { tenant: tenantId, package: m.spec.package, uploadMsixAsWin32: msixAsWin32 };
+  const record = {
+    specHash: hashValue(spec),
+    spec,
+    ...(m.metadata.annotations ? { annotations: m.metadata.annotations } : {}),
+  };
+  const tasks = ctx.live.uploads[tenantId] ?? [];
+  const forPackage = packageId ? tasks.filter((t) => t.packageId === packageId) : [];
+  const owned = entry && entry.packageId === packageId && entry.tenantId === tenantId ? tasks.find((t) => t.id === entry.id) : undefined;
+
+  const reasons: string[] = [];
+  if (owned) {
+    if (owned.state === 'Completed' && entry?.specHash === record.specHash) {
+      ctx.object('TenantUpload', name, 'none', base);
+      return;
+    }
+    if (owned.state === 'Running' || owned.state === 'Pending') {
+      const wait = ctx.action(key, { op: 'wait-upload', dependsOn: [], description: `wait for upload task ${owned.id}`, taskId: owned.id });
+      ctx.object('TenantUpload', name, 'waiting', { ...base, reasons: [`upload task is ${owned.state}`], actions: [wait] });
+      return;
+    }
+    if (owned.state === 'Completed') {
+      // Only uploadMsixAsWin32 changed: a manual upload is not kept up to date, so upload again.
+      reasons.push('uploadMsixAsWin32 changed');
+    } else reasons.push(`previous upload task ${owned.id} ended ${owned.state}; uploading again`);
+  } else if (!entry && forPackage.length > 0) {
+    const intent = ctx.inventory.intents[key];
+    const fresh = newest(forPackage.filter((t) => !intent?.knownIds.includes(t.id)));
+    if ((intent && fresh) || ctx.options.adopt) {
+      const found = fresh ?? newest(forPackage);
+      if (found) {
+        const rec = ctx.action(key, {
+          op: 'record',
+          dependsOn: [],
+          description: `adopt upload task ${found.id}`,
+          entry: { kind: 'TenantUpload', name, id: found.id, ...record, revision: null, tenantId, packageId: found.packageId, updatedAt: ctx.timestamp() },
+          resolvesIntent: intent !== undefined,
+        });
+        ctx.object('TenantUpload', name, 'adopt', { ...base, reasons: ['upload of this package to this tenant exists live'], actions: [rec] });
+        return;
+      }
+    }
+    ctx.object('TenantUpload', name, 'conflict', {
+      ...base,
+      reasons: [`this package was already uploaded to the tenant outside packsync (${forPackage.map((t) => t.id).join(', ')}); run apply with --adopt to take it over`],
+    });
+    return;
+  } else if (entry) {
+    reasons.push(entry.packageId !== packageId ? 'the package has a new live version' : 'upload task not found live');
+  }
+  const up = ctx.action(key, {
+    op: 'tenant-upload',
+    dependsOn: pkg.readyAfter ? [pkg.readyAfter] : [],
+    description: `upload ${m.spec.package} to ${m.spec.tenant}`,
+    tenantId,
+    packageRef: pkg.ref ?? { key: `Package/${m.spec.package}` },
+    uploadMsixAsWin32: msixAsWin32,
+    record,
+  });
+  ctx.object('TenantUpload', name, entry ? 'update' : 'create', { ...base, reasons, actions: [up] });
+}
+
+function newest(list: V1TaskViewModel[]): V1TaskViewModel | undefined {
+  return [...list].sort((a, b) => (a.created < b.created ? 1 : a.created > b.created ? -1 : 0))[0];
+}

@@ -1,0 +1,86 @@
+/**
+ * `plan(desired, live, inventory, options, now)`: pure. Data in, a versioned plan out; the clock is
+ * an argument. An error in one object blocks only the objects that depend on it.
+ */
+import type { Inventory } from '../apply/inventory-types.js';
+import type { LiveState } from '../live/types.js';
+import type { DesiredModel } from '../manifests/model.js';
+import { PlanContext } from './context.js';
+import { hashValue } from './hash.js';
+import { planDeployment } from './plan-deployments.js';
+import { planFlow } from './plan-flows.js';
+import { planPackage } from './plan-packages.js';
+import { planPrune } from './plan-prune.js';
+import { planTenantUpload } from './plan-uploads.js';
+import { PLAN_VERSION } from './types.js';
+import type { Change, ObjectPlan, Plan, PlanOptions, PlanSummary } from './types.js';
+
+export interface PlanInput {
+  desired: DesiredModel;
+  live: LiveState;
+  inventory: Inventory;
+  options: PlanOptions;
+  now: Date;
+  revision: string | null;
+}
+
+export function plan(input: PlanInput): Plan {
+  const { desired, live, inventory, options, now, revision } = input;
+  const ctx = new PlanContext(live, inventory, options, now);
+  const desiredKeys = new Set<string>();
+  const errors: string[] = [];
+  for (const m of desired.packages) desiredKeys.add(`Package/${m.metadata.name}`);
+  for (const m of desired.flows) desiredKeys.add(`Flow/${m.metadata.name}`);
+  for (const m of desired.deployments) desiredKeys.add(`Deployment/${m.metadata.name}`);
+  for (const m of desired.tenantUploads) desiredKeys.add(`TenantUpload/${m.metadata.name}`);
+
+  if (options.prune && desiredKeys.size === 0 && !options.pruneAll && Object.keys(inventory.objects).length > 0) {
+    errors.push('refusing to prune: the desired set is empty, which would delete everything packsync owns (use --prune-all if that is really intended)');
+  } else {
+    for (const m of desired.packages) planPackage(ctx, m);
+    for (const m of desired.flows) planFlow(ctx, m);
+    for (const m of desired.deployments) planDeployment(ctx, m);
+    for (const m of desired.tenantUploads) planTenantUpload(ctx, m);
+    planPrune(ctx, desiredKeys);
+  }
+  ctx.objects.sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
+  return {
+    version: PLAN_VERSION,
+    revision,
+    generatedAt: now.toISOString(),
+    options,
+    objects: ctx.objects,
+    actions: ctx.actions,
+    summary: summarize(ctx.objects),
+    errors,
+    digests: { live: hashValue(live), inventory: hashValue(inventory) },
+  };
+}
+
+const BUCKET: Record<Change, keyof PlanSummary> = {
+  create: 'create',
+  update: 'change',
+  replace: 'change',
+  adopt: 'change',
+  forget: 'change',
+  delete: 'delete',
+  none: 'unchanged',
+  orphan: 'unchanged',
+  waiting: 'waiting',
+  skipped: 'blocked',
+  conflict: 'blocked',
+  'requires-replacement': 'blocked',
+  drift: 'blocked',
+  error: 'blocked',
+};
+
+export function summarize(objects: readonly ObjectPlan[]): PlanSummary {
+  const s: PlanSummary = { create: 0, change: 0, delete: 0, unchanged: 0, waiting: 0, blocked: 0 };
+  for (const o of objects) s[BUCKET[o.change]]++;
+  return s;
+}
+
+/** True when applying the plan would write anything (to the service or the inventory). */
+export function hasChanges(p: Plan): boolean {
+  return p.actions.some((a) => a.op !== 'wait-package' && a.op !== 'wait-upload');
+}

@@ -1,0 +1,95 @@
+/**
+ * Name → id resolution for catalog apps, script templates and tenants (pure). Manifests may name
+ * these by UUID or by a unique human name; unknown or ambiguous names become an object error that
+ * lists the candidates, never a guess.
+ */
+const UUID_RE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+export function isUuid(s: string): boolean {
+  return UUID_RE.test(s);
+}
+
+export class ResolveError extends Error {
+  readonly code: 'REF_UNKNOWN' | 'REF_AMBIGUOUS';
+  constructor(code: 'REF_UNKNOWN' | 'REF_AMBIGUOUS', message: string) {
+    super(message);
+    this.name = 'ResolveError';
+    this.code = code;
+  }
+}
+
+export interface Named {
+  id: string;
+}
+
+/** An index over one list, built once per plan so resolution is O(1) per reference. */
+export class NameIndex<T extends Named> {
+  private readonly byId = new Map<string, T>();
+  private readonly byName = new Map<string, T[]>();
+
+  constructor(
+    private readonly what: string,
+    items: readonly T[],
+    names: (item: T) => string[],
+    private readonly describe: (item: T) => string,
+  ) {
+    for (const item of items) {
+      this.byId.set(item.id.toLowerCase(), item);
+      for (const n of new Set(names(item).map((x) => x.toLowerCase()))) {
+        const list = this.byName.get(n);
+        if (list) list.push(item);
+        else this.byName.set(n, [item]);
+      }
+    }
+  }
+
+  get(id: string): T | undefined {
+    return this.byId.get(id.toLowerCase());
+  }
+
+  /** Resolves a UUID or a unique name (case-insensitive); throws ResolveError otherwise. */
+  resolve(ref: string): T {
+    if (isUuid(ref)) {
+      const hit = this.byId.get(ref.toLowerCase());
+      if (hit) return hit;
+      throw new ResolveError('REF_UNKNOWN', `unknown ${this.what} id ${ref}`);
+    }
+    const hits = this.byName.get(ref.toLowerCase()) ?? [];
+    if (hits.length === 1 && hits[0]) return hits[0];
+    if (hits.length > 1) {
+      const list = hits.map((h) => this.describe(h)).sort().join(', ');
+      throw new ResolveError('REF_AMBIGUOUS', `${this.what} "${ref}" is ambiguous; candidates: ${list}`);
+    }
+    const near = this.suggest(ref);
+    const hint = near.length ? `; did you mean ${near.map((n) => `"${n}"`).join(' or ')}?` : '';
+    throw new ResolveError('REF_UNKNOWN', `unknown ${this.what} "${ref}"${hint}`);
+  }
+
+  private suggest(ref: string): string[] {
+    const r = ref.toLowerCase();
+    const scored: [number, string][] = [];
+    for (const [name, items] of this.byName) {
+      const d = distance(r, name);
+      if (d <= Math.max(2, Math.floor(r.length / 4)) || name.includes(r) || r.includes(name)) {
+        for (const item of items) scored.push([d, this.describe(item)]);
+      }
+    }
+    return [...new Set(scored.sort((a, b) => a[0] - b[0]).map((s) => s[1]))].slice(0, 3);
+  }
+}
+
+/** Levenshtein distance, bounded inputs (names are at most a few hundred characters). */
+export function distance(a: string, b: string): number {
+  if (a === b) return 0;
+  const prev = Array.from({ length: b.length + 1 }, (_, i) => i);
+  for (let i = 1; i <= a.length; i++) {
+    let diag = prev[0] ?? 0;
+    prev[0] = i;
+    for (let j = 1; j <= b.length; j++) {
+      const up = prev[j] ?? 0;
+      prev[j] = Math.min(up + 1, (prev[j - 1] ?? 0) + 1, diag + (a[i - 1] === b[j - 1] ? 0 : 1));
+      diag = up;
+    }
+  }
+  return prev[b.length] ?? 0;
+}

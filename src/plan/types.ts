@@ -1,0 +1,178 @@
+/**
+ * The plan: a versioned value. `packsync plan` prints it and `packsync apply` executes it; nothing
+ * else decides what to write. Load-bearing: `PLAN_VERSION` changes when the JSON shape does.
+ */
+import type { V1FlowCreateViewModel, V1PackageCreateViewModel } from '../api/wire-types.js';
+import type { ImportQuery } from '../api/operations.js';
+import type { InventoryEntry } from '../apply/inventory-types.js';
+import type { Kind } from '../manifests/model.js';
+
+export const PLAN_VERSION = 1;
+
+/** What the plan does to one object (one manifest key, or one owned object no longer in git). */
+export type Change =
+  | 'create'
+  | 'update'
+  | 'replace'
+  | 'delete'
+  | 'adopt'
+  | 'forget'
+  | 'none'
+  | 'waiting'
+  | 'skipped'
+  | 'conflict'
+  | 'requires-replacement'
+  | 'drift'
+  | 'orphan'
+  | 'error';
+
+export interface FieldChange {
+  field: string;
+  from: unknown;
+  to: unknown;
+}
+
+export interface ObjectPlan {
+  key: string;
+  kind: Kind;
+  name: string;
+  change: Change;
+  /** Stable, human reasons (no timestamps or request ids). */
+  reasons: string[];
+  fields: FieldChange[];
+  /** Ids of the actions that carry this object's change. */
+  actions: string[];
+  error?: { code: string; message: string };
+  /** Manifest position, when the object comes from a manifest. */
+  source?: { file: string; line: number; column: number };
+}
+
+/** A live id known now, or the id packsync will have recorded for a manifest key when this runs. */
+export type IdRef = { id: string } | { key: string };
+
+interface ActionBase {
+  /** Unique within the plan. */
+  id: string;
+  key: string;
+  dependsOn: string[];
+  /** One line for humans, e.g. `import 7-Zip 24.08`. */
+  description: string;
+}
+
+/** Ownership bookkeeping written after a successful create (or adopt). */
+export interface RecordSpec {
+  specHash: string;
+  spec: unknown;
+  annotations?: Record<string, string>;
+}
+
+export type PlanAction =
+  | (ActionBase & {
+      op: 'import-package';
+      appId: string;
+      query: ImportQuery;
+      record: RecordSpec;
+      match: { appId: string; version: string };
+      knownIds: string[];
+    })
+  | (ActionBase & {
+      op: 'create-package';
+      body: V1PackageCreateViewModel;
+      record: RecordSpec & { contentDigest?: string };
+      match: { name: string; version: string };
+      knownIds: string[];
+      /** Upload follows in its own action; without content the package is finalized empty. */
+      hasContent: boolean;
+    })
+  | (ActionBase & { op: 'upload-content'; packageKey: string; dir: string; digest: string })
+  | (ActionBase & { op: 'wait-package'; packageKey: string })
+  | (ActionBase & {
+      op: 'create-flow';
+      body: V1FlowCreateViewModel;
+      /** For package-based flows: the package whose live id goes into `packageId`. */
+      packageRef?: IdRef;
+      record: RecordSpec;
+      match: { name: string };
+      knownIds: string[];
+    })
+  | (ActionBase & { op: 'delete-flow'; flowId: string })
+  | (ActionBase & {
+      op: 'add-deployment';
+      flowRef: IdRef;
+      packageRef: IdRef;
+      version?: string;
+      startNow: boolean;
+      record: RecordSpec & { appliedState: string; contentRevision?: number };
+    })
+  | (ActionBase & { op: 'start' | 'stop' | 'update-content'; deploymentRef: IdRef })
+  /**
+   * skip-wave is not idempotent, so the applier re-reads the deployment first and skips only while
+   * its current wave is below `untilWave`: a retried or repeated pass can never over-skip.
+   */
+  | (ActionBase & { op: 'skip-wave'; deploymentRef: IdRef; untilWave: number })
+  | (ActionBase & { op: 'delete-deployment'; deploymentId: string })
+  | (ActionBase & {
+      op: 'tenant-upload';
+      tenantId: string;
+      packageRef: IdRef;
+      uploadMsixAsWin32: boolean;
+      record: RecordSpec;
+    })
+  | (ActionBase & { op: 'wait-upload'; taskId: string })
+  /** Inventory-only writes: adopt an object, refresh recorded fields, or forget it. */
+  | (ActionBase & { op: 'record'; entry: InventoryEntry; resolvesIntent: boolean })
+  | (ActionBase & { op: 'forget' });
+
+export type ActionOp = PlanAction['op'];
+
+export interface PlanSummary {
+  create: number;
+  change: number;
+  delete: number;
+  unchanged: number;
+  waiting: number;
+  blocked: number;
+}
+
+export interface Plan {
+  version: typeof PLAN_VERSION;
+  /** Git commit or directory digest the desired set came from. */
+  revision: string | null;
+  generatedAt: string;
+  options: PlanOptions;
+  objects: ObjectPlan[];
+  actions: PlanAction[];
+  summary: PlanSummary;
+  /** Problems that stop the whole plan (e.g. prune of everything without --prune-all). */
+  errors: string[];
+  /** Digests of the inputs, so a saved plan can be refused when they moved. */
+  digests: { live: string; inventory: string };
+  /** API calls made to read the live state (filled by the caller, not the planner). */
+  reads?: number;
+}
+
+export interface PlanOptions {
+  prune: boolean;
+  pruneAll: boolean;
+  adopt: boolean;
+  allowReplace: boolean;
+  drift: 'heal' | 'report';
+}
+
+export const DEFAULT_PLAN_OPTIONS: PlanOptions = {
+  prune: false,
+  pruneAll: false,
+  adopt: false,
+  allowReplace: false,
+  drift: 'heal',
+};
+
+/** Changes that write to the service (or the inventory) when applied. */
+export const WRITING_CHANGES: ReadonlySet<Change> = new Set<Change>([
+  'create',
+  'update',
+  'replace',
+  'delete',
+  'adopt',
+  'forget',
+]);
