@@ -1,0 +1,69 @@
+import type { V1AppViewModel, V1DeploymentViewModel, V1FlowDetailsViewModel, V1PackageViewModel, V1TenantViewModel } from '../../src/api/wire-types.js';
+import { emptyInventory } from '../../src/apply/inventory-types.js';
+import type { Inventory } from '../../src/apply/inventory-types.js';
+import { emptyLiveState } from '../../src/live/types.js';
+import type { LiveState } from '../../src/live/types.js';
+import type { DeploymentManifest, DesiredModel, FlowManifest, PackageManifest, TenantUploadManifest } from '../../src/manifests/model.js';
+import { plan } from '../../src/plan/planner.js';
+import { DEFAULT_PLAN_OPTIONS } from '../../src/plan/types.js';
+import type { Plan, PlanOptions } from '../../src/plan/types.js';
+
+export const NOW = new Date('2026-11-22T12:00:00Z');
+const src = { file: 'x.yaml', line: 1, column: 1 };
+
+export const APP_7ZIP: V1AppViewModel = {
+  id: '11111111-1111-4111-8111-111111111111', name: '7-Zip', publisherName: 'Igor Pavlov', description: '', shortDescription: '',
+  logoData: null, verified: true, showcased: false, machineScope: true, userScope: false, latestVersion: '24.08', tags: [], flags: 0,
+};
+export const TENANT: V1TenantViewModel = {
+  id: '22222222-2222-4222-8222-222222222222', created: '2026-01-01T00:00:00+00:00', displayName: 'Contoso', defaultDomain: 'contoso.onmicrosoft.com',
+  backgroundColor: '#000000', flags: 1, adminConsentGranted: true,
+};
+
+export function pkg(name: string, app = '7-Zip', version = '24.08', extra: Partial<PackageManifest['spec']> = {}): PackageManifest {
+  return { apiVersion: 'packsync.dev/v1', kind: 'Package', metadata: { name }, spec: { catalog: { app, version }, ...extra }, source: src };
+}
+export function flow(name: string, spec: FlowManifest['spec'] = { app: '7-Zip' }): FlowManifest {
+  return { apiVersion: 'packsync.dev/v1', kind: 'Flow', metadata: { name }, spec, source: src };
+}
+export function dep(name: string, flowName: string, pkgName: string, spec: Partial<DeploymentManifest['spec']> = {}): DeploymentManifest {
+  return { apiVersion: 'packsync.dev/v1', kind: 'Deployment', metadata: { name }, spec: { flow: flowName, package: pkgName, ...spec }, source: src };
+}
+export function upload(name: string, tenant: string, pkgName: string): TenantUploadManifest {
+  return { apiVersion: 'packsync.dev/v1', kind: 'TenantUpload', metadata: { name }, spec: { tenant, package: pkgName }, source: src };
+}
+export function desired(parts: Partial<Omit<DesiredModel, 'root'>>): DesiredModel {
+  return { root: '/repo', packages: [], flows: [], deployments: [], tenantUploads: [], ...parts };
+}
+export function live(parts: Partial<LiveState> = {}): LiveState {
+  return { ...emptyLiveState(), apps: [APP_7ZIP], tenants: [TENANT], ...parts };
+}
+export function livePackage(id: string, extra: Partial<V1PackageViewModel> = {}): V1PackageViewModel {
+  return {
+    id, appId: APP_7ZIP.id, created: '2026-11-01T00:00:00+00:00', productName: '7-Zip', manufacturer: 'Igor Pavlov', productVersion: '24.08',
+    state: 'Completed', fullProductName: '7-Zip 24.08', fileName: '7z.zip', size: 1, downloadAvailable: true, newVersionAvailable: false,
+    latestVersion: null, source: 2, isCustom: false, userScope: false, machineScope: true, importInfo: null, ...extra,
+  };
+}
+export function liveDeployment(id: string, flowId: string, packageId: string, extra: Partial<V1DeploymentViewModel> = {}): V1DeploymentViewModel {
+  return {
+    id, flowId, packageId, version: '24.08', created: '2026-11-01T00:00:00+00:00', status: 'Running', currentWave: 1, currentWaveId: null,
+    waveCount: 3, startedAt: null, stoppedAt: null, completedAt: null, contentUpdateStatus: 'None', contentUpdatedAt: null, ...extra,
+  };
+}
+export function liveFlow(id: string, name: string, deployments: V1DeploymentViewModel[] = []): V1FlowDetailsViewModel {
+  return {
+    id, name, created: '2026-11-01T00:00:00+00:00', appId: APP_7ZIP.id, packageId: null, patchGroupId: null, scope: 1, flags: 0,
+    supersedenceHistoryCount: 0, templateId: null, deleted: false, tenantIds: [], deploymentCount: deployments.length,
+    waves: [], deployments, currentDeployment: null,
+  };
+}
+
+export function run(d: DesiredModel, l: LiveState, inv: Inventory = emptyInventory(), opts: Partial<PlanOptions> = {}): Plan {
+  return plan({ desired: d, live: l, inventory: inv, options: { ...DEFAULT_PLAN_OPTIONS, ...opts }, now: NOW, revision: 'r1' });
+}
+
+export function ops(p: Plan): string[] {
+  return p.actions.map((a) => `${a.key}:${a.op}`);
+}
+export { emptyInventory };

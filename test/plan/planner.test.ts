@@ -1,0 +1,228 @@
+import { describe, expect, it } from 'vitest';
+import type { Inventory, InventoryEntry } from '../../src/apply/inventory-types.js';
+import { hashValue } from '../../src/plan/hash.js';
+import {
+  APP_7ZIP, TENANT, dep, desired, emptyInventory, flow, live, liveDeployment, liveFlow, livePackage, ops, pkg, run, upload,
+} from './fixtures.js';
+
+const P1 = 'aaaaaaaa-0000-4000-8000-000000000001';
+const F1 = 'bbbbbbbb-0000-4000-8000-000000000001';
+const D1 = 'cccccccc-0000-4000-8000-000000000001';
+
+/** Inventory as a converged apply of pkg('zip') + flow('zip') + dep('zip') would leave it. */
+function converged(state: string = 'running', extra: Partial<InventoryEntry> = {}): Inventory {
+  const inv = emptyInventory();
+  const fresh = run(desired({ packages: [pkg('zip')], flows: [flow('zip')], deployments: [dep('zip', 'zip', 'zip', { state: state as 'running' })] }), live());
+  for (const a of fresh.actions) {
+    if (a.op === 'import-package') inv.objects[a.key] = { kind: 'Package', name: 'zip', id: P1, specHash: a.record.specHash, spec: a.record.spec, revision: 'r0', updatedAt: 'x' };
+    if (a.op === 'create-flow') inv.objects[a.key] = { kind: 'Flow', name: 'zip', id: F1, specHash: a.record.specHash, spec: a.record.spec, revision: 'r0', updatedAt: 'x' };
+    if (a.op === 'add-deployment') {
+      inv.objects[a.key] = {
+        kind: 'Deployment', name: 'zip', id: D1, specHash: a.record.specHash, spec: a.record.spec, revision: 'r0', updatedAt: 'x',
+        flowId: F1, packageId: P1, appliedState: a.record.appliedState, ...extra,
+      };
+    }
+  }
+  return inv;
+}
+
+function liveWith(status: 'Running' | 'Stopped' | 'NotStarted' = 'Running', extra = {}) {
+  const d = liveDeployment(D1, F1, P1, { status, ...extra });
+  return live({ packages: [livePackage(P1)], flows: [{ ...liveFlow(F1, 'zip', [d]), details: liveFlow(F1, 'zip', [d]) }], deployments: [d] });
+}
+
+describe('planner', () => {
+  it('plans a fresh converge in dependency order with the wave gate and a tenant upload', () => {
+    const d = desired({
+      packages: [pkg('zip')],
+      flows: [flow('zip')],
+      deployments: [dep('zip', 'zip', 'zip', { state: 'running', wave: 3 })],
+      tenantUploads: [upload('zip-contoso', 'contoso.onmicrosoft.com', 'zip')],
+    });
+    const p = run(d, live());
+    expect(ops(p)).toEqual([
+      'Package/zip:import-package',
+      'Package/zip:wait-package',
+      'Flow/zip:create-flow',
+      'Deployment/zip:add-deployment',
+      'Deployment/zip:skip-wave',
+      'Deployment/zip:skip-wave',
+      'TenantUpload/zip-contoso:tenant-upload',
+    ]);
+    const byOp = Object.fromEntries(p.actions.map((a) => [`${a.key}:${a.op}`, a]));
+    const wait = byOp['Package/zip:wait-package']!;
+    expect(byOp['Deployment/zip:add-deployment']!.dependsOn).toEqual(expect.arrayContaining([wait.id, byOp['Flow/zip:create-flow']!.id]));
+    expect(byOp['TenantUpload/zip-contoso:tenant-upload']!.dependsOn).toEqual([wait.id]);
+    expect(p.summary).toMatchObject({ create: 4, change: 0, delete: 0, unchanged: 0 });
+    const add = byOp['Deployment/zip:add-deployment']!;
+    expect(add.op === 'add-deployment' && add.startNow).toBe(true);
+  });
+
+  it('plans nothing when live state and inventory match the desired set', () => {
+    const d = desired({ packages: [pkg('zip')], flows: [flow('zip')], deployments: [dep('zip', 'zip', 'zip', { state: 'running' })] });
+    const p = run(d, liveWith('Running'), converged());
+    expect(p.actions).toEqual([]);
+    expect(p.summary).toMatchObject({ create: 0, change: 0, delete: 0, unchanged: 3 });
+  });
+
+  it('is deterministic: the same inputs give the same plan', () => {
+    const d = desired({ packages: [pkg('zip'), pkg('old', '7-Zip', '24.07')], flows: [flow('zip')], deployments: [dep('zip', 'zip', 'zip')] });
+    expect(JSON.stringify(run(d, live()))).toBe(JSON.stringify(run(d, live())));
+  });
+
+  it('creates a new live package when the package spec changes, and adds a deployment for it', () => {
+    const d = desired({ packages: [pkg('zip', '7-Zip', '24.07')], flows: [flow('zip')], deployments: [dep('zip', 'zip', 'zip')] });
+    const p = run(d, liveWith(), converged());
+    const o = p.objects.find((x) => x.key === 'Package/zip')!;
+    expect(o.change).toBe('replace');
+    expect(o.fields.map((f) => f.field)).toContain('catalog.version');
+    expect(ops(p)).toEqual(['Package/zip:import-package', 'Package/zip:wait-package', 'Deployment/zip:add-deployment']);
+  });
+
+  it('shows a changed flow as requiring replacement, and replaces it only with allowReplace', () => {
+    const d = desired({
+      packages: [pkg('zip')],
+      flows: [flow('zip', { app: '7-Zip', flags: ['radarTracking'] })],
+      deployments: [dep('zip', 'zip', 'zip')],
+    });
+    const blocked = run(d, liveWith(), converged());
+    const o = blocked.objects.find((x) => x.key === 'Flow/zip')!;
+    expect(o.change).toBe('requires-replacement');
+    expect(o.fields).toEqual([{ field: 'flags', from: 0, to: 16384 }]);
+    expect(blocked.actions).toEqual([]);
+    const replaced = run(d, liveWith(), converged(), { allowReplace: true });
+    expect(ops(replaced)).toEqual(['Flow/zip:delete-flow', 'Flow/zip:create-flow', 'Deployment/zip:add-deployment']);
+  });
+
+  it('heals a deployment stopped outside git, or only reports it under drift=report', () => {
+    const d = desired({ packages: [pkg('zip')], flows: [flow('zip')], deployments: [dep('zip', 'zip', 'zip', { state: 'running' })] });
+    const heal = run(d, liveWith('Stopped'), converged());
+    expect(ops(heal)).toEqual(['Deployment/zip:start', 'Deployment/zip:record']);
+    expect(heal.objects.find((x) => x.key === 'Deployment/zip')!.reasons[0]).toMatch(/stopped outside packsync/);
+    const report = run(d, liveWith('Stopped'), converged(), { drift: 'report' });
+    expect(report.actions).toEqual([]);
+    expect(report.objects.find((x) => x.key === 'Deployment/zip')!.change).toBe('drift');
+  });
+
+  it('stops a running deployment when git says stopped', () => {
+    const d = desired({ packages: [pkg('zip')], flows: [flow('zip')], deployments: [dep('zip', 'zip', 'zip', { state: 'stopped' })] });
+    expect(ops(run(d, liveWith('Running'), converged()))).toEqual(['Deployment/zip:stop', 'Deployment/zip:record']);
+  });
+
+  it('skips waves until the gate is reached, capped at the number of waves', () => {
+    const d = desired({ packages: [pkg('zip')], flows: [flow('zip')], deployments: [dep('zip', 'zip', 'zip', { wave: 9 })] });
+    const p = run(d, liveWith('Running', { currentWave: 1, waveCount: 3 }), converged());
+    const skips = p.actions.filter((a) => a.op === 'skip-wave');
+    expect(skips.map((a) => (a.op === 'skip-wave' ? a.untilWave : 0))).toEqual([2, 3]);
+  });
+
+  it('calls update-content once when contentRevision changes', () => {
+    const d = desired({ packages: [pkg('zip')], flows: [flow('zip')], deployments: [dep('zip', 'zip', 'zip', { contentRevision: 2 })] });
+    const p = run(d, liveWith(), converged('running', { contentRevision: 1 }));
+    expect(ops(p)).toEqual(['Deployment/zip:update-content', 'Deployment/zip:record']);
+    const rec = p.actions.find((a) => a.op === 'record');
+    expect(rec?.op === 'record' && rec.entry.contentRevision).toBe(2);
+    const again = run(d, liveWith(), converged('running', { contentRevision: 2 }));
+    expect(again.actions).toEqual([]);
+  });
+
+  it('prunes only owned objects, deployments before their flows, and only with prune', () => {
+    const inv = converged();
+    const d = desired({ packages: [pkg('zip')] });
+    const orphan = run(d, liveWith(), inv);
+    expect(orphan.actions).toEqual([]);
+    expect(orphan.objects.filter((o) => o.change === 'orphan').map((o) => o.key)).toEqual(['Deployment/zip', 'Flow/zip']);
+    const p = run(d, liveWith(), inv, { prune: true });
+    expect(ops(p)).toEqual(['Deployment/zip:delete-deployment', 'Flow/zip:delete-flow']);
+    const [del, delFlow] = p.actions;
+    expect(delFlow!.dependsOn).toEqual([del!.id]);
+  });
+
+  it('refuses to prune everything when the desired set is empty, unless pruneAll', () => {
+    const p = run(desired({}), liveWith(), converged(), { prune: true });
+    expect(p.errors[0]).toMatch(/refusing to prune/);
+    expect(p.actions).toEqual([]);
+    const all = run(desired({}), liveWith(), converged(), { prune: true, pruneAll: true });
+    expect(ops(all)).toEqual(['Deployment/zip:delete-deployment', 'Package/zip:forget', 'Flow/zip:delete-flow']);
+  });
+
+  it('keeps an object whose prune annotation is disabled', () => {
+    const inv = converged();
+    inv.objects['Flow/zip']!.annotations = { 'packsync.dev/prune': 'disabled' };
+    const p = run(desired({ packages: [pkg('zip')] }), liveWith(), inv, { prune: true });
+    expect(ops(p)).toEqual(['Deployment/zip:delete-deployment', 'Flow/zip:forget']);
+  });
+
+  it('reports an unowned live flow of the same name as a conflict, and adopts it with adopt', () => {
+    const d = desired({ flows: [flow('zip')] });
+    const l = live({ flows: [liveFlow(F1, 'zip')] });
+    const p = run(d, l);
+    expect(p.objects[0]!.change).toBe('conflict');
+    expect(p.actions).toEqual([]);
+    const adopted = run(d, l, emptyInventory(), { adopt: true });
+    expect(ops(adopted)).toEqual(['Flow/zip:record']);
+  });
+
+  it('resolves a pending create intent by adopting the object found live, never creating a duplicate', () => {
+    const inv = emptyInventory();
+    inv.intents['Package/zip'] = { key: 'Package/zip', op: 'import-package', at: 'x', knownIds: [], match: {} };
+    const p = run(desired({ packages: [pkg('zip')] }), live({ packages: [livePackage(P1, { state: 'Running' })] }), inv);
+    expect(ops(p)).toEqual(['Package/zip:record', 'Package/zip:wait-package']);
+    const rec = p.actions[0]!;
+    expect(rec.op === 'record' && rec.resolvesIntent && rec.entry.id).toBe(P1);
+    // Without the intent, the same live package is someone else's: a conflict.
+    expect(run(desired({ packages: [pkg('zip')] }), live({ packages: [livePackage(P1)] })).objects[0]!.change).toBe('conflict');
+  });
+
+  it('creates again when an intent finds nothing live (the create never happened)', () => {
+    const inv = emptyInventory();
+    inv.intents['Flow/zip'] = { key: 'Flow/zip', op: 'create-flow', at: 'x', knownIds: [], match: {} };
+    expect(ops(run(desired({ flows: [flow('zip')] }), live(), inv))).toEqual(['Flow/zip:create-flow']);
+  });
+
+  it('isolates errors: an unknown app fails its object and dependents only', () => {
+    const d = desired({
+      packages: [pkg('bad', '7-Zipp'), pkg('zip')],
+      flows: [flow('bad', { package: 'bad' }), flow('zip')],
+      deployments: [dep('bad', 'bad', 'bad'), dep('zip', 'zip', 'zip')],
+    });
+    const p = run(d, live());
+    const by = Object.fromEntries(p.objects.map((o) => [o.key, o]));
+    expect(by['Package/bad']!.change).toBe('error');
+    expect(by['Package/bad']!.error!.message).toBe('unknown catalog app "7-Zipp"; did you mean "7-Zip (11111111-1111-4111-8111-111111111111)"?');
+    expect(by['Flow/bad']!.change).toBe('skipped');
+    expect(by['Deployment/bad']!.change).toBe('skipped');
+    expect(by['Deployment/zip']!.change).toBe('create');
+  });
+
+  it('waits on a package that is still processing instead of failing', () => {
+    const inv = converged();
+    const d = desired({ packages: [pkg('zip')], flows: [flow('zip')], deployments: [dep('zip', 'zip', 'zip')] });
+    const l = live({ packages: [livePackage(P1, { state: 'Running' })], flows: [{ ...liveFlow(F1, 'zip'), details: liveFlow(F1, 'zip') }] });
+    const p = run(d, l, inv);
+    expect(p.objects.find((o) => o.key === 'Package/zip')!.change).toBe('waiting');
+    const add = p.actions.find((a) => a.op === 'add-deployment')!;
+    expect(add.dependsOn).toEqual([p.actions.find((a) => a.op === 'wait-package')!.id]);
+  });
+
+  it('skips suspended objects', () => {
+    const d = desired({ packages: [pkg('zip', '7-Zip', '24.08', { suspend: true })] });
+    const p = run(d, live());
+    expect(p.objects[0]!.change).toBe('skipped');
+    expect(p.actions).toEqual([]);
+  });
+
+  it('resolves tenants by domain or display name, and lists candidates for unknown ones', () => {
+    const inv = converged();
+    const ok = run(desired({ packages: [pkg('zip')], tenantUploads: [upload('u', 'Contoso', 'zip')] }), liveWith(), inv);
+    const up = ok.actions.find((a) => a.op === 'tenant-upload');
+    expect(up?.op === 'tenant-upload' && up.tenantId).toBe(TENANT.id);
+    const bad = run(desired({ packages: [pkg('zip')], tenantUploads: [upload('u', 'contoso.onmicrosoft.co', 'zip')] }), liveWith(), inv);
+    expect(bad.objects.find((o) => o.key === 'TenantUpload/u')!.error!.message).toMatch(/unknown tenant "contoso.onmicrosoft.co"; did you mean "contoso.onmicrosoft.com/);
+  });
+
+  it('does not depend on live state it did not read to declare objects missing', () => {
+    expect(hashValue({ a: 1, b: [2, { c: 3 }] })).toBe(hashValue({ b: [2, { c: 3 }], a: 1 }));
+    expect(APP_7ZIP.name).toBe('7-Zip');
+  });
+});
