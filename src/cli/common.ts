@@ -1,0 +1,81 @@
+/**
+ * Flags every API-facing command shares (design §5) and the composition root that turns them into
+ * a client, a state directory and a logger. The API key comes only from the environment or a
+ * file, never from a flag value that `ps` would show.
+ */
+import type { Command } from 'commander';
+import { Option } from 'commander';
+import { resolve } from 'node:path';
+import type { Logger } from 'pino';
+import { createApiClient } from '../api/client.js';
+import type { ApiClient } from '../api/client.js';
+import { resolveApiKey } from '../api/api-key.js';
+import type { CliIo } from './io.js';
+import { UsageError } from './io.js';
+import { createLogger } from './logger.js';
+import type { LogFormat } from './logger.js';
+
+export interface CommonOptions {
+  apiUrl?: string;
+  apiKeyFile?: string;
+  stateDir?: string;
+  logFormat?: LogFormat;
+  logLevel?: string;
+  apiConcurrency?: string;
+  apiRateLimit?: string;
+  apiTimeout?: string;
+}
+
+export function addCommonOptions(cmd: Command): Command {
+  return cmd
+    .option('--api-url <url>', 'service base URL (env PACKSYNC_API_URL)')
+    .option('--api-key-file <file>', 'file holding the API key (else env PACKSYNC_API_KEY)')
+    .option('--state-dir <dir>', 'where the inventory lives (env PACKSYNC_STATE_DIR, default ./.packsync)')
+    .addOption(new Option('--log-format <format>', 'log format').choices(['json', 'pretty']))
+    .addOption(new Option('--log-level <level>', 'log level').choices(['trace', 'debug', 'info', 'warn', 'error', 'silent']).default('info'))
+    .option('--api-concurrency <n>', 'most API requests in flight at once', '8')
+    .option('--api-rate-limit <n>', 'client-side requests per second (0 = off)', '0')
+    .option('--api-timeout <ms>', 'per-request timeout in milliseconds', '30000');
+}
+
+export function positiveInt(value: string | undefined, flag: string, min = 0): number {
+  const n = Number(value);
+  if (!Number.isInteger(n) || n < min) throw new UsageError(`${flag} must be a whole number >= ${min} (got "${value ?? ''}")`);
+  return n;
+}
+
+export interface Runtime {
+  api: ApiClient;
+  stateDir: string;
+  logger: Logger;
+  secrets: string[];
+  close: () => Promise<void>;
+}
+
+export async function buildRuntime(opts: CommonOptions, io: CliIo, secrets: string[] = []): Promise<Runtime> {
+  const apiUrl = opts.apiUrl ?? io.env.PACKSYNC_API_URL;
+  if (!apiUrl) throw new UsageError('no service URL: pass --api-url or set PACKSYNC_API_URL (try `packsync simulator` for a local one)');
+  let url: URL;
+  try {
+    url = new URL(apiUrl);
+  } catch {
+    throw new UsageError(`--api-url is not a URL (got "${apiUrl}")`);
+  }
+  const apiKey = await resolveApiKey({ ...(opts.apiKeyFile ? { apiKeyFile: opts.apiKeyFile } : {}), env: io.env });
+  secrets.push(apiKey);
+  const logger = createLogger({
+    format: opts.logFormat ?? (io.isTTY ? 'pretty' : 'json'),
+    level: opts.logLevel ?? 'info',
+    secrets: () => secrets,
+    write: io.stderr,
+  });
+  const api = createApiClient({
+    baseUrl: url.toString(),
+    apiKey,
+    concurrency: positiveInt(opts.apiConcurrency, '--api-concurrency', 1),
+    ...(Number(opts.apiRateLimit) > 0 ? { rateLimit: { perSecond: positiveInt(opts.apiRateLimit, '--api-rate-limit', 1) } } : {}),
+    timeoutMs: positiveInt(opts.apiTimeout, '--api-timeout', 1),
+  });
+  const stateDir = resolve(io.cwd, opts.stateDir ?? io.env.PACKSYNC_STATE_DIR ?? '.packsync');
+  return { api, stateDir, logger, secrets, close: () => api.close() };
+}

@@ -1,0 +1,75 @@
+/**
+ * `npm start`: the whole product in one go against the embedded simulator: converge examples/,
+ * show what happened, plan again to show it is idempotent, and say what to try next.
+ */
+import type { Command } from 'commander';
+import { randomBytes } from 'node:crypto';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { createApiClient } from '../api/client.js';
+import { reconcile } from '../engine/reconcile.js';
+import { formatPlanText } from '../plan/format.js';
+import { DEFAULT_PLAN_OPTIONS } from '../plan/types.js';
+import { resultText } from './apply-command.js';
+import type { CliIo } from './io.js';
+import { problemLines } from './print-problems.js';
+import { createProgressRenderer } from './progress.js';
+
+export const EXAMPLES_DIR = fileURLToPath(new URL('../../../examples', import.meta.url));
+
+export function registerDemoCommand(program: Command, io: CliIo): void {
+  program
+    .command('demo')
+    .description('converge examples/ against an embedded simulator (what `npm start` runs)')
+    .option('--path <dir>', 'manifests to converge', EXAMPLES_DIR)
+    .option('--time-scale <n>', 'simulator virtual seconds per real second', '600')
+    .action(async (opts: { path: string; timeScale: string }) => {
+      const { startSimulator } = await import('../simulator/server.js');
+      const key = randomBytes(16).toString('hex');
+      const sim = await startSimulator({ apiKeys: [key], fleet: 'small', timeScale: Number(opts.timeScale) });
+      const stateDir = await mkdtemp(join(tmpdir(), 'packsync-demo-'));
+      const api = createApiClient({ baseUrl: sim.url, apiKey: key });
+      const started = Date.now();
+      try {
+        io.stdout(`▶ Simulator running at ${sim.url} (small fleet: 4 tenants, 25 catalog apps, 3 patch groups)`);
+        io.stdout(`▶ Converging ${opts.path} (state in ${stateDir})\n`);
+        const first = await reconcile({
+          path: opts.path,
+          api,
+          stateDir,
+          planOptions: DEFAULT_PLAN_OPTIONS,
+          apply: true,
+          applyOptions: { onEvent: createProgressRenderer(io.stdout, io.isTTY, (s) => process.stdout.write(s)) },
+        });
+        if (first.kind === 'invalid') {
+          io.stderr(problemLines(first.problems));
+          io.setExitCode(1);
+          return;
+        }
+        io.stdout(formatPlanText(first.plan, { color: io.isTTY }));
+        if (first.result) io.stdout(resultText(first.result, first.plan));
+        io.stdout('\n▶ Planning again: a converged repository needs no calls\n');
+        const second = await reconcile({ path: opts.path, api, stateDir, planOptions: DEFAULT_PLAN_OPTIONS, apply: false });
+        if (second.kind === 'planned') io.stdout(formatPlanText(second.plan, { color: io.isTTY }));
+        const failed = first.result?.failed ?? 0;
+        io.stdout(
+          [
+            '',
+            `Done in ${((Date.now() - started) / 1000).toFixed(1)} s.${failed > 0 ? ` ${failed} object(s) failed.` : ''}`,
+            'Next:',
+            '  npx packsync simulator --port 4010 --api-key dev-key      # a simulator of your own',
+            '  export PACKSYNC_API_URL=http://127.0.0.1:4010 PACKSYNC_API_KEY=dev-key',
+            '  npx packsync validate examples && npx packsync plan examples && npx packsync apply examples',
+            '  npx packsync run --source examples --watch --listen 127.0.0.1:8080   # the agent loop',
+          ].join('\n'),
+        );
+        if (failed > 0) io.setExitCode(1);
+      } finally {
+        await api.close();
+        await sim.close();
+        await rm(stateDir, { recursive: true, force: true });
+      }
+    });
+}

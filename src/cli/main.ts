@@ -1,0 +1,20 @@
+#!/usr/bin/env node
+/**
+ * The packsync CLI. `--version` answers before any module loads (startup time is a benchmark);
+ * everything else is imported on demand by the command that needs it.
+ */
+import { readFileSync } from 'node:fs';
+
+function version(): string {
+  const pkg = JSON.parse(readFileSync(new URL('../../../package.json', import.meta.url), 'utf8')) as { version: string };
+  return pkg.version;
+}
+
+const argv = process.argv.slice(2);
+if (argv.length === 1 && (argv[0] === '--version' || argv[0] === '-V')) {
+  process.stdout.write(`${version()}\n`);
+} else {
+  const { runCli } = await import('./program.js');
+  const { processIo } = await import('./io.js');
+  await runCli(process.argv, processIo(), version());
+}

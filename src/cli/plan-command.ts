@@ -1,0 +1,65 @@
+import type { Command } from 'commander';
+import { Option } from 'commander';
+import { resolve } from 'node:path';
+import { writeAtomic } from '../apply/inventory-store.js';
+import { reconcile } from '../engine/reconcile.js';
+import { formatPlanJson, formatPlanMarkdown, formatPlanText } from '../plan/format.js';
+import { hasChanges } from '../plan/planner.js';
+import { addCommonOptions, buildRuntime, positiveInt } from './common.js';
+import type { CommonOptions } from './common.js';
+import type { CliIo } from './io.js';
+import { addPlanFlags, planOptionsFrom } from './plan-options.js';
+import type { PlanFlags } from './plan-options.js';
+import { problemLines } from './print-problems.js';
+import { SAVED_PLAN_FORMAT } from './saved-plan.js';
+
+interface PlanCommandOptions extends CommonOptions, PlanFlags {
+  output: 'text' | 'json' | 'markdown';
+  detailedExitcode?: boolean;
+  out?: string;
+  readConcurrency: string;
+}
+
+export function registerPlanCommand(program: Command, io: CliIo): void {
+  const cmd = program
+    .command('plan')
+    .description('show what apply would change, without changing anything')
+    .argument('[path]', 'manifest directory or file', '.')
+    .addOption(new Option('-o, --output <format>', 'output format').choices(['text', 'json', 'markdown']).default('text'))
+    .option('--detailed-exitcode', 'exit 0 when there is nothing to do, 2 when there are changes, 1 on error')
+    .option('--out <file>', 'save the plan so `packsync apply FILE` executes exactly it')
+    .option('--read-concurrency <n>', 'most live-state reads in flight', '8');
+  addPlanFlags(cmd);
+  addCommonOptions(cmd);
+  cmd.action(async (path: string, opts: PlanCommandOptions) => {
+    const rt = await buildRuntime(opts, io);
+    try {
+      const out = await reconcile({
+        path: resolve(io.cwd, path),
+        api: rt.api,
+        stateDir: rt.stateDir,
+        planOptions: planOptionsFrom(opts),
+        apply: false,
+        readConcurrency: positiveInt(opts.readConcurrency, '--read-concurrency', 1),
+      });
+      if (out.kind === 'invalid') {
+        io.stderr(problemLines(out.problems));
+        io.setExitCode(1);
+        return;
+      }
+      const p = out.plan;
+      if (opts.output === 'json') io.stdout(formatPlanJson(p));
+      else if (opts.output === 'markdown') io.stdout(formatPlanMarkdown(p));
+      else io.stdout(formatPlanText(p, { color: io.isTTY }));
+      if (opts.out) {
+        const saved = { format: SAVED_PLAN_FORMAT, path: resolve(io.cwd, path), plan: p, desired: out.desired };
+        await writeAtomic(resolve(io.cwd, opts.out), JSON.stringify(saved));
+        if (opts.output === 'text') io.stdout(`Saved the plan to ${opts.out}; run \`packsync apply ${opts.out}\` to execute exactly it.`);
+      }
+      if (p.errors.length > 0) io.setExitCode(1);
+      else if (opts.detailedExitcode && hasChanges(p)) io.setExitCode(2);
+    } finally {
+      await rt.close();
+    }
+  });
+}

@@ -1,0 +1,45 @@
+import { Command, CommanderError } from 'commander';
+import { errorCode, errorMessage } from '../apply/errors.js';
+import { registerApplyCommand } from './apply-command.js';
+import { registerDemoCommand } from './demo-command.js';
+import { registerExportCommand } from './export-command.js';
+import type { CliIo } from './io.js';
+import { scrub } from './logger.js';
+import { registerPlanCommand } from './plan-command.js';
+import { registerSimulatorCommand } from './simulator-command.js';
+import { registerValidateCommand } from './validate-command.js';
+
+export function buildProgram(io: CliIo, version: string): Command {
+  const program = new Command()
+    .name('packsync')
+    .description('GitOps for the Package and Deployment Management Service: validate, plan and apply YAML manifests')
+    .version(version)
+    .exitOverride()
+    .configureOutput({ writeOut: (s) => io.stdout(s.trimEnd()), writeErr: (s) => io.stderr(s.trimEnd()) })
+    .showHelpAfterError('(run with --help for usage)');
+  registerValidateCommand(program, io);
+  registerPlanCommand(program, io);
+  registerApplyCommand(program, io);
+  registerExportCommand(program, io);
+  registerSimulatorCommand(program, io);
+  registerDemoCommand(program, io);
+  for (const c of program.commands) c.exitOverride();
+  return program;
+}
+
+/** Runs the CLI; never throws. Usage errors exit 2, everything else that fails exits 1. */
+export async function runCli(argv: string[], io: CliIo, version: string): Promise<void> {
+  const program = buildProgram(io, version);
+  const secrets = [io.env.PACKSYNC_API_KEY ?? ''].filter((s) => s.length > 0);
+  try {
+    await program.parseAsync(argv);
+  } catch (e) {
+    if (e instanceof CommanderError) {
+      if (e.exitCode !== 0) io.setExitCode(e.code === 'commander.helpDisplayed' || e.code === 'commander.version' ? 0 : 2);
+      return;
+    }
+    const code = errorCode(e);
+    io.stderr(scrub(`Error: ${code === 'INTERNAL' ? '' : `${code}: `}${errorMessage(e)}`, secrets));
+    io.setExitCode(code === 'USAGE' ? 2 : 1);
+  }
+}

@@ -1,0 +1,63 @@
+/**
+ * Renders apply events. On a TTY: one status line rewritten in place (upload bytes and rate, waits
+ * with elapsed time) above a log of finished actions. Otherwise: plain lines, one per event that
+ * matters, so CI logs stay readable.
+ */
+import type { ApplyEvent } from '../apply/events.js';
+
+const mib = (n: number): string => `${(n / 1048576).toFixed(1)} MiB`;
+
+export function createProgressRenderer(out: (s: string) => void, tty: boolean, write: (s: string) => void = out): (e: ApplyEvent) => void {
+  const uploadStart = new Map<string, number>();
+  let statusShown = false;
+  const clearStatus = (): void => {
+    if (tty && statusShown) {
+      write('\r\x1b[2K');
+      statusShown = false;
+    }
+  };
+  const status = (s: string): void => {
+    if (!tty) return;
+    write(`\r\x1b[2K${s.slice(0, (process.stdout.columns || 100) - 1)}`);
+    statusShown = true;
+  };
+  const line = (s: string): void => {
+    clearStatus();
+    out(s);
+  };
+  let lastPlainUploadLog = 0;
+  return (e) => {
+    switch (e.type) {
+      case 'action-start':
+        if (e.op !== 'record') status(`${e.key}: ${e.description} …`);
+        return;
+      case 'action-done':
+        if (e.op !== 'record' && e.op !== 'wait-package' && e.op !== 'wait-upload') line(`  ✓ ${e.key}: ${e.description} (${(e.durationMs / 1000).toFixed(1)} s)`);
+        else if (e.op !== 'record') line(`  ✓ ${e.key}: ready (${(e.durationMs / 1000).toFixed(1)} s)`);
+        return;
+      case 'action-failed':
+        line(`  ✗ ${e.key}: ${e.description} failed: ${e.code}: ${e.message}`);
+        return;
+      case 'action-skipped':
+        line(`  - ${e.key}: ${e.description} skipped (${e.reason})`);
+        return;
+      case 'upload-progress': {
+        const start = uploadStart.get(e.key) ?? Date.now();
+        uploadStart.set(e.key, start);
+        const secs = Math.max(0.001, (Date.now() - start) / 1000);
+        const text = `${e.key}: uploading ${mib(e.bytesDone)} / ${mib(e.bytesTotal)} (${e.filesDone}/${e.filesTotal} files, ${mib(e.bytesDone / secs)}/s)`;
+        if (tty) status(text);
+        else if (e.bytesDone === e.bytesTotal || Date.now() - lastPlainUploadLog > 5000) {
+          lastPlainUploadLog = Date.now();
+          line(`    ${text}`);
+        }
+        return;
+      }
+      case 'wait':
+        status(`${e.key}: waiting, ${e.what} (${(e.elapsedMs / 1000).toFixed(0)} s)`);
+        return;
+      case 'object':
+        return;
+    }
+  };
+}

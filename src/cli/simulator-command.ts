@@ -1,0 +1,62 @@
+import type { Command } from 'commander';
+import { Option } from 'commander';
+import type { CliIo } from './io.js';
+import { positiveInt } from './common.js';
+
+interface SimulatorFlags {
+  host: string;
+  port: string;
+  apiKey: string[];
+  fleet: 'none' | 'small' | 'large';
+  seed: string;
+  latency?: string;
+  faults?: string;
+  rateLimit?: string;
+  timeScale?: string;
+  dataDir?: string;
+  responseStyle: 'bare' | 'object';
+}
+
+export function registerSimulatorCommand(program: Command, io: CliIo): void {
+  program
+    .command('simulator')
+    .description('run the API simulator (all 38 operations, state machines, faults, journal)')
+    .option('--host <host>', 'address to listen on', '127.0.0.1')
+    .option('--port <port>', 'port to listen on (0 = any free port)', '4010')
+    .option('--api-key <key>', 'an account key (repeat for several isolated accounts)', (v: string, prev: string[]) => [...prev, v], [])
+    .addOption(new Option('--fleet <size>', 'fixtures to load').choices(['none', 'small', 'large']).default('small'))
+    .option('--seed <n>', 'fixture and fault seed', '1')
+    .option('--latency <ms>', 'added to every /v1 request')
+    .option('--faults <spec>', "fault spec, e.g. '5xx=0.1,429=0.05,reset=0.02,latency=100ms'")
+    .option('--rate-limit <n>', 'requests per second per account (429 over it)')
+    .option('--time-scale <n>', 'virtual seconds per real second')
+    .option('--data-dir <dir>', 'persist state here so a restart keeps it')
+    .addOption(new Option('--response-style <style>', 'create responses as a bare UUID or {"id"}').choices(['bare', 'object']).default('bare'))
+    .action(async (f: SimulatorFlags) => {
+      const { runSimulatorCommand } = await import('../simulator/cli.js');
+      const sim = await runSimulatorCommand({
+        host: f.host,
+        port: positiveInt(f.port, '--port'),
+        apiKeys: f.apiKey.length > 0 ? f.apiKey : ['sim-key'],
+        fleet: f.fleet,
+        seed: positiveInt(f.seed, '--seed'),
+        responseStyle: f.responseStyle,
+        ...(f.latency ? { latencyMs: positiveInt(f.latency, '--latency') } : {}),
+        ...(f.faults ? { faults: f.faults } : {}),
+        ...(f.rateLimit ? { rateLimit: positiveInt(f.rateLimit, '--rate-limit', 1) } : {}),
+        ...(f.timeScale ? { timeScale: Number(f.timeScale) } : {}),
+        ...(f.dataDir ? { dataDir: f.dataDir } : {}),
+      });
+      await new Promise<void>((resolve) => {
+        const stop = (): void => {
+          process.off('SIGINT', stop);
+          process.off('SIGTERM', stop);
+          resolve();
+        };
+        process.on('SIGINT', stop);
+        process.on('SIGTERM', stop);
+      });
+      await sim.close();
+      io.stderr('simulator stopped');
+    });
+}
