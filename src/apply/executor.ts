@@ -88,7 +88,7 @@ export async function applyPlan(plan: Plan, api: PacksyncApi, store: InventorySt
   return { objects, counts, writes, failed: counts.failed, aborted: opts.signal?.aborted ?? false };
 }
 
-async function runGraph(
+export async function runGraph(
   actions: readonly PlanAction[],
   concurrency: number,
   signal: AbortSignal | undefined,

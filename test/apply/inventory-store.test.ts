@@ -1,0 +1,40 @@
+import { mkdtemp, readFile, readdir, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { InventoryStore, loadInventory } from '../../src/apply/inventory-store.js';
+
+const entry = (name: string, id: string) => ({ kind: 'Flow' as const, name, id, specHash: 'h', spec: {}, revision: 'r', updatedAt: 't' });
+
+describe('inventory store', () => {
+  it('starts empty, writes every change at once, and reads back what it wrote', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'inv-'));
+    const store = await InventoryStore.open(dir);
+    await store.setIntent({ key: 'Flow/a', op: 'create-flow', at: 't', knownIds: [], match: { name: 'a' } });
+    expect((await loadInventory(dir)).intents['Flow/a']).toBeDefined();
+    await store.put(entry('a', 'id-a'));
+    const back = await loadInventory(dir);
+    expect(back.objects['Flow/a']?.id).toBe('id-a');
+    expect(back.intents['Flow/a']).toBeUndefined();
+    await store.remove('Flow/a');
+    expect((await loadInventory(dir)).objects).toEqual({});
+  });
+
+  it('serialises concurrent saves so the file always holds the newest state and no temp file is left', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'inv-'));
+    const store = await InventoryStore.open(dir);
+    await Promise.all(Array.from({ length: 50 }, (_, i) => store.put(entry(`f${i}`, `id-${i}`))));
+    const back = await loadInventory(dir);
+    expect(Object.keys(back.objects)).toHaveLength(50);
+    expect((await readdir(dir)).filter((f) => f.includes('.tmp-'))).toEqual([]);
+  });
+
+  it('refuses a corrupt inventory with a clear message instead of starting over', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'inv-'));
+    await writeFile(join(dir, 'inventory.json'), '{"version": 1, "objects": {');
+    await expect(loadInventory(dir)).rejects.toMatchObject({ code: 'INVENTORY_UNREADABLE', message: expect.stringMatching(/inventory\.json is not valid JSON/) });
+    await writeFile(join(dir, 'inventory.json'), '{"version": 7, "objects": {}}');
+    await expect(loadInventory(dir)).rejects.toThrow(/unknown format \(version 7/);
+    expect(await readFile(join(dir, 'inventory.json'), 'utf8')).toContain('"version": 7');
+  });
+});
