@@ -36,7 +36,11 @@ export class PlanContext {
   readonly tenants: NameIndex<V1TenantViewModel>;
   readonly packagesById = new Map<string, V1PackageViewModel>();
   readonly flowsById = new Map<string, LiveFlow>();
+  /** Live packages by natural key (see `packageNaturalKey`), for adoption and intent lookups. */
+  readonly packagesByNaturalKey = new Map<string, V1PackageViewModel[]>();
+  readonly flowsByName = new Map<string, LiveFlow[]>();
   readonly deploymentsByFlowPackage = new Map<string, V1DeploymentViewModel>();
+  readonly deploymentsById = new Map<string, V1DeploymentViewModel>();
   readonly objects: ObjectPlan[] = [];
   readonly actions: PlanAction[] = [];
   readonly refs = new Map<string, RefState>();
@@ -56,9 +60,24 @@ export class PlanContext {
       (t) => [t.defaultDomain, t.displayName],
       (t) => `${t.defaultDomain} (${t.displayName}, ${t.id})`,
     );
-    for (const p of live.packages) this.packagesById.set(p.id, p);
-    for (const f of live.flows) if (!f.deleted) this.flowsById.set(f.id, f);
-    for (const d of live.deployments) this.deploymentsByFlowPackage.set(`${d.flowId}|${d.packageId}`, d);
+    for (const p of live.packages) {
+      this.packagesById.set(p.id, p);
+      const k = packageNaturalKey(p);
+      const same = this.packagesByNaturalKey.get(k);
+      if (same) same.push(p);
+      else this.packagesByNaturalKey.set(k, [p]);
+    }
+    for (const f of live.flows) {
+      if (f.deleted) continue;
+      this.flowsById.set(f.id, f);
+      const same = this.flowsByName.get(f.name);
+      if (same) same.push(f);
+      else this.flowsByName.set(f.name, [f]);
+    }
+    for (const d of live.deployments) {
+      this.deploymentsByFlowPackage.set(`${d.flowId}|${d.packageId}`, d);
+      this.deploymentsById.set(d.id, d);
+    }
   }
 
   entry(key: string): InventoryEntry | undefined {
@@ -96,6 +115,11 @@ export class PlanContext {
   timestamp(): string {
     return this.now.toISOString();
   }
+}
+
+/** Catalog packages are the same package when app and version match; custom ones by name and version. */
+export function packageNaturalKey(p: Pick<V1PackageViewModel, 'isCustom' | 'appId' | 'productName' | 'productVersion'>): string {
+  return p.isCustom ? `custom|${p.productName}|${p.productVersion}` : `catalog|${p.appId ?? ''}|${p.productVersion}`;
 }
 
 export function idOf(ref: IdRef | null): string | undefined {

@@ -59,7 +59,7 @@ export function planFlow(ctx: PlanContext, m: FlowManifest): void {
     ...(m.metadata.annotations ? { annotations: m.metadata.annotations } : {}),
   };
   const name = target.body.name ?? m.metadata.name;
-  const sameName = [...ctx.flowsById.values()].filter((f) => f.name === name);
+  const sameName = ctx.flowsByName.get(name) ?? [];
   const intent = ctx.inventory.intents[key];
   const fresh = intent ? oldest(sameName.filter((f) => !intent.knownIds.includes(f.id))) : undefined;
   if (fresh || (!entry && ctx.options.adopt && sameName.length > 0)) {

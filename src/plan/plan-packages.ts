@@ -6,6 +6,7 @@ import { DETECTION_OPERATORS, INSTALLER_SCOPE } from '../api/wire-types.js';
 import type { MemDetectionRule, V1PackageCreateViewModel, V1PackageViewModel } from '../api/wire-types.js';
 import type { ImportQuery } from '../api/operations.js';
 import type { PackageManifest } from '../manifests/model.js';
+import { packageNaturalKey } from './context.js';
 import type { PlanContext, RefState } from './context.js';
 import { diffFields, hashValue } from './hash.js';
 import { ResolveError } from './resolve.js';
@@ -58,7 +59,7 @@ export function planPackage(ctx: PlanContext, m: PackageManifest): void {
     ...(m.metadata.annotations ? { annotations: m.metadata.annotations } : {}),
   };
   const live = entry ? ctx.packagesById.get(entry.id) : undefined;
-  const matches = ctx.live.packages.filter((p) => matchesTarget(p, target));
+  const matches = ctx.packagesByNaturalKey.get(naturalKeyOf(target)) ?? [];
   // A pending intent means a create may have taken effect before a crash: find it before anything else.
   const intent = ctx.inventory.intents[key];
   const fresh = intent ? newest(matches.filter((p) => !intent.knownIds.includes(p.id))) : undefined;
@@ -279,9 +280,10 @@ function customTarget(ctx: PlanContext, m: PackageManifest): CustomTarget {
   return { kind: 'custom', body, spec: { custom: body } };
 }
 
-function matchesTarget(p: V1PackageViewModel, t: CatalogTarget | CustomTarget): boolean {
-  if (t.kind === 'catalog') return !p.isCustom && p.appId === t.appId && p.productVersion === t.version;
-  return p.isCustom && p.productName === t.body.name && p.productVersion === (t.body.version ?? '');
+function naturalKeyOf(t: CatalogTarget | CustomTarget): string {
+  return t.kind === 'catalog'
+    ? packageNaturalKey({ isCustom: false, appId: t.appId, productName: '', productVersion: t.version })
+    : packageNaturalKey({ isCustom: true, appId: null, productName: t.body.name, productVersion: t.body.version ?? '' });
 }
 
 function newest(list: V1PackageViewModel[]): V1PackageViewModel | undefined {

@@ -26,7 +26,7 @@ export function planPrune(ctx: PlanContext, desiredKeys: ReadonlySet<string>): v
       continue;
     }
     if (e.kind === 'Deployment') {
-      const live = ctx.live.deployments.find((d) => d.id === e.id);
+      const live = ctx.deploymentsById.get(e.id);
       if (!live) {
         const id = ctx.action(key, { op: 'forget', dependsOn: [], description: 'forget (already gone live)' });
         ctx.object(e.kind, e.name, 'forget', { reasons: ['already deleted live'], actions: [id] });
