@@ -9,7 +9,7 @@ import type {
   V1PackageViewModel,
   V1TenantViewModel,
 } from '../api/wire-types.js';
-import type { Inventory, InventoryEntry } from '../apply/inventory-types.js';
+import type { Intent, Inventory, InventoryEntry } from '../apply/inventory-types.js';
 import type { Kind, SourcePosition } from '../manifests/model.js';
 import type { LiveFlow, LiveState } from '../live/types.js';
 import { NameIndex } from './resolve.js';
@@ -44,6 +44,10 @@ export class PlanContext {
   readonly objects: ObjectPlan[] = [];
   readonly actions: PlanAction[] = [];
   readonly refs = new Map<string, RefState>();
+  // Maps, not the inventory's plain objects: a property lookup with 100k distinct fresh key strings
+  // internalises every one of them, and that dominated planning time at scale.
+  private readonly entries: Map<string, InventoryEntry>;
+  private readonly intents: Map<string, Intent>;
   private seq = 0;
 
   constructor(
@@ -52,6 +56,8 @@ export class PlanContext {
     readonly options: PlanOptions,
     readonly now: Date,
   ) {
+    this.entries = new Map(Object.entries(inventory.objects));
+    this.intents = new Map(Object.entries(inventory.intents));
     this.apps = new NameIndex('catalog app', live.apps, (a) => [a.name], (a) => `${a.name} (${a.id})`);
     this.templates = new NameIndex('script template', live.templates, (t) => [t.name], (t) => `${t.name} (${t.id})`);
     this.tenants = new NameIndex(
@@ -81,13 +87,21 @@ export class PlanContext {
   }
 
   entry(key: string): InventoryEntry | undefined {
-    return this.inventory.objects[key];
+    return this.entries.get(key);
+  }
+
+  intent(key: string): Intent | undefined {
+    return this.intents.get(key);
   }
 
   /** Adds an action and returns its id; ids are stable for the same inputs (sequence order). */
   action(key: string, a: NewAction): string {
     const id = `${String(++this.seq).padStart(4, '0')}:${key}:${a.op}`;
-    this.actions.push({ ...a, id, key } as PlanAction);
+    // The argument is always a fresh literal: completing it in place saves a copy per action.
+    const full = a as PlanAction;
+    full.id = id;
+    full.key = key;
+    this.actions.push(full);
     return id;
   }
 

@@ -1,26 +1,28 @@
-import { createHash } from 'node:crypto';
+import { hash } from 'node:crypto';
 
 /** JSON with sorted keys and `undefined` dropped, so equal values always serialise the same way. */
 export function stableStringify(value: unknown): string {
-  return JSON.stringify(sortValue(value));
+  return write(value) ?? 'null';
 }
 
-function sortValue(value: unknown): unknown {
-  if (Array.isArray(value)) return value.map(sortValue);
-  if (value !== null && typeof value === 'object') {
-    const out: Record<string, unknown> = {};
-    for (const k of Object.keys(value).sort()) {
-      const v = (value as Record<string, unknown>)[k];
-      if (v !== undefined) out[k] = sortValue(v);
-    }
-    return out;
+// Writes directly instead of building a sorted copy first: the planner hashes every object, and
+// at 100k objects the copies were most of its garbage.
+function write(value: unknown): string | undefined {
+  if (value === null || typeof value !== 'object') return JSON.stringify(value);
+  if (Array.isArray(value)) return `[${value.map((v) => write(v) ?? 'null').join(',')}]`;
+  const obj = value as Record<string, unknown>;
+  let out = '';
+  for (const k of Object.keys(obj).sort()) {
+    const v = write(obj[k]);
+    if (v === undefined) continue;
+    out += `${out ? ',' : ''}${JSON.stringify(k)}:${v}`;
   }
-  return value;
+  return `{${out}}`;
 }
 
 /** Short content hash of a value (sha256, 16 hex digits: collisions are not a threat model here). */
 export function hashValue(value: unknown): string {
-  return createHash('sha256').update(stableStringify(value)).digest('hex').slice(0, 16);
+  return hash('sha256', stableStringify(value), 'hex').slice(0, 16);
 }
 
 /** Names the top-level-or-nested fields that differ between two plain values. */

@@ -63,7 +63,7 @@ export function planDeployment(ctx: PlanContext, m: DeploymentManifest): void {
 
   const owned = entry?.id === live.id;
   if (!owned) {
-    const intent = ctx.inventory.intents[key];
+    const intent = ctx.intent(key);
     const resolves = intent !== undefined && !intent.knownIds.includes(live.id);
     if (!resolves && !ctx.options.adopt) {
       ctx.object('Deployment', name, 'conflict', {

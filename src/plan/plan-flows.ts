@@ -60,7 +60,7 @@ export function planFlow(ctx: PlanContext, m: FlowManifest): void {
   };
   const name = target.body.name ?? m.metadata.name;
   const sameName = ctx.flowsByName.get(name) ?? [];
-  const intent = ctx.inventory.intents[key];
+  const intent = ctx.intent(key);
   const fresh = intent ? oldest(sameName.filter((f) => !intent.knownIds.includes(f.id))) : undefined;
   if (fresh || (!entry && ctx.options.adopt && sameName.length > 0)) {
     const found = fresh ?? oldest(sameName);

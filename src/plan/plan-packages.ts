@@ -61,7 +61,7 @@ export function planPackage(ctx: PlanContext, m: PackageManifest): void {
   const live = entry ? ctx.packagesById.get(entry.id) : undefined;
   const matches = ctx.packagesByNaturalKey.get(naturalKeyOf(target)) ?? [];
   // A pending intent means a create may have taken effect before a crash: find it before anything else.
-  const intent = ctx.inventory.intents[key];
+  const intent = ctx.intent(key);
   const fresh = intent ? newest(matches.filter((p) => !intent.knownIds.includes(p.id))) : undefined;
   if (fresh) {
     adopt(ctx, m, key, fresh, record, true);

@@ -59,7 +59,7 @@ export function planTenantUpload(ctx: PlanContext, m: TenantUploadManifest): voi
       reasons.push('uploadMsixAsWin32 changed');
     } else reasons.push(`previous upload task ${owned.id} ended ${owned.state}; uploading again`);
   } else if (!entry && forPackage.length > 0) {
-    const intent = ctx.inventory.intents[key];
+    const intent = ctx.intent(key);
     const fresh = newest(forPackage.filter((t) => !intent?.knownIds.includes(t.id)));
     if ((intent && fresh) || ctx.options.adopt) {
       const found = fresh ?? newest(forPackage);

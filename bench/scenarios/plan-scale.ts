@@ -1,0 +1,66 @@
+/**
+ * The pure planner on 1k, 10k and 100k synthetic objects (20% packages, 20% flows, 60% deployments,
+ * all to be created against a catalog of 1,000 apps): the planner's whole path (name resolution,
+ * hashing, action graph, summary, input digests) with no I/O.
+ */
+import { emptyInventory } from '../../src/apply/inventory-types.js';
+import { emptyLiveState } from '../../src/live/types.js';
+import type { DesiredModel } from '../../src/manifests/model.js';
+import { plan } from '../../src/plan/planner.js';
+import { DEFAULT_PLAN_OPTIONS } from '../../src/plan/types.js';
+import type { Scenario } from './types.js';
+import { median, round } from './types.js';
+
+const src = { file: 'bench.yaml', line: 1, column: 1 };
+
+function synthetic(n: number): { desired: DesiredModel; live: ReturnType<typeof emptyLiveState> } {
+  const live = emptyLiveState();
+  for (let i = 0; i < 1000; i++) {
+    live.apps.push({
+      id: `00000000-0000-4000-8000-${String(i).padStart(12, '0')}`, name: `App ${i}`, publisherName: 'Vendor', description: '', shortDescription: '',
+      logoData: null, verified: true, showcased: false, machineScope: true, userScope: false, latestVersion: '1.0', tags: [], flags: 0,
+    });
+  }
+  const P = Math.max(1, Math.round(n * 0.2));
+  const F = Math.max(1, Math.round(n * 0.2));
+  const D = n - P - F;
+  const desired: DesiredModel = { root: '/bench', packages: [], flows: [], deployments: [], tenantUploads: [] };
+  for (let i = 0; i < P; i++) {
+    desired.packages.push({ apiVersion: 'packsync.dev/v1', kind: 'Package', metadata: { name: `p${i}` }, spec: { catalog: { app: `App ${i % 1000}`, version: `${i}.0` } }, source: src });
+  }
+  for (let i = 0; i < F; i++) {
+    desired.flows.push({ apiVersion: 'packsync.dev/v1', kind: 'Flow', metadata: { name: `f${i}` }, spec: { app: `App ${i % 1000}`, flags: ['radarTracking'] }, source: src });
+  }
+  for (let i = 0; i < D; i++) {
+    desired.deployments.push({
+      apiVersion: 'packsync.dev/v1', kind: 'Deployment', metadata: { name: `d${i}` },
+      spec: { flow: `f${i % F}`, package: `p${(i * 7) % P}`, state: 'running', wave: 2 }, source: src,
+    });
+  }
+  return { desired, live };
+}
+
+function timePlan(n: number, runs: number): number {
+  const { desired, live } = synthetic(n);
+  const times: number[] = [];
+  for (let r = 0; r < runs; r++) {
+    const t = performance.now();
+    plan({ desired, live, inventory: emptyInventory(), options: DEFAULT_PLAN_OPTIONS, now: new Date(0), revision: null });
+    times.push(performance.now() - t);
+  }
+  return median(times);
+}
+
+export const planScale: Scenario = (log) => {
+  timePlan(1000, 3); // warm the JIT so 1k is not measuring compilation
+  const ms1k = timePlan(1000, 7);
+  log(`1k objects: ${round(ms1k)} ms`);
+  const ms10k = timePlan(10_000, 5);
+  log(`10k objects: ${round(ms10k)} ms`);
+  const ms100k = timePlan(100_000, 3);
+  log(`100k objects: ${round(ms100k)} ms`);
+  return Promise.resolve({
+    metrics: { ms1k: round(ms1k), ms10k: round(ms10k), ms100k: round(ms100k), growth10kTo100k: round(ms100k / ms10k, 2) },
+    baseline: {},
+  });
+};
