@@ -3,8 +3,11 @@ import { defineConfig } from 'vitest/config';
 export default defineConfig({
   test: {
     include: ['test/**/*.test.ts'],
-    testTimeout: 30_000,
-    hookTimeout: 30_000,
+    globalSetup: ['test/global-setup.ts'],
+    testTimeout: 60_000,
+    hookTimeout: 60_000,
     pool: 'forks',
+    // Two cores: more workers only make the HTTP-heavy suites contend with each other.
+    maxWorkers: 2,
   },
 });

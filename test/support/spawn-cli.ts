@@ -1,0 +1,23 @@
+/** The built CLI as a real process, for tests that must kill it. */
+import { spawn } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+
+export const CLI_BIN = fileURLToPath(new URL('../../dist/src/cli/main.js', import.meta.url));
+
+export interface Spawned {
+  child: ChildProcess;
+  done: Promise<{ code: number | null; signal: NodeJS.Signals | null; stdout: string; stderr: string }>;
+}
+
+export function spawnCli(args: string[], env: Record<string, string>): Spawned {
+  const child = spawn(process.execPath, [CLI_BIN, ...args], { env: { PATH: process.env.PATH ?? '', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  let stdout = '';
+  let stderr = '';
+  child.stdout?.on('data', (d: Buffer) => (stdout += d.toString()));
+  child.stderr?.on('data', (d: Buffer) => (stderr += d.toString()));
+  const done = new Promise<{ code: number | null; signal: NodeJS.Signals | null; stdout: string; stderr: string }>((resolve) => {
+    child.on('close', (code, signal) => resolve({ code, signal, stdout, stderr }));
+  });
+  return { child, done };
+}
