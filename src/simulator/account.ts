@@ -1,0 +1,238 @@
+/**
+ * One account's state and its state machines. Transitions are driven by the virtual clock and
+ * evaluated lazily (`settle`) before every request, so the simulator needs no timers and a
+ * clock jump is seen at once. Only objects with a pending transition are visited.
+ */
+import type {
+  DeploymentStatus,
+  UploadFileInfoViewModel,
+  V1DeploymentViewModel,
+  V1FlowViewModel,
+  V1PackageDetailsViewModel,
+  V1TaskViewModel,
+  V1WaveViewModel,
+} from '../api/wire-types.js';
+import { dotnetTime } from './clock.js';
+import type { Fixtures } from './fixtures.js';
+
+/** Virtual seconds each background step takes. Chosen: short enough for demos, long enough to poll. */
+export const DURATIONS = {
+  importQueued: 2,
+  importProcessing: 30,
+  customProcessing: 45,
+  contentUpdate: 60,
+  tenantUpload: 40,
+} as const;
+
+export interface FileProgress {
+  /** Bytes received contiguously from offset 0. */
+  received: number;
+  /** Next chunk number expected. */
+  chunks: number;
+  /** Offset and size of the last accepted chunk, so a retried chunk is accepted as a duplicate. */
+  last: { offset: number; size: number; chunk: number } | null;
+}
+
+export interface PackageRec extends V1PackageDetailsViewModel {
+  createdMs: number;
+  /** Virtual time the current processing step ends. */
+  dueMs: number | null;
+  uploads: Record<string, FileProgress>;
+}
+
+export interface FlowRec extends V1FlowViewModel {
+  waves: V1WaveViewModel[];
+}
+
+export interface DeploymentRec extends V1DeploymentViewModel {
+  waveStartedMs: number | null;
+  contentDueMs: number | null;
+  refreshedAt: string | null;
+}
+
+export interface TaskRec extends V1TaskViewModel {
+  dueMs: number;
+}
+
+export interface AccountData {
+  packages: PackageRec[];
+  flows: FlowRec[];
+  deployments: DeploymentRec[];
+  tasks: TaskRec[];
+}
+
+export class Account {
+  readonly packages = new Map<string, PackageRec>();
+  readonly flows = new Map<string, FlowRec>();
+  readonly deployments = new Map<string, DeploymentRec>();
+  readonly tasks = new Map<string, TaskRec>();
+  private readonly activePackages = new Set<PackageRec>();
+  private readonly activeDeployments = new Set<DeploymentRec>();
+  private readonly activeTasks = new Set<TaskRec>();
+  /** Bumped on every change; persistence writes only when it moved. */
+  version = 0;
+
+  constructor(
+    readonly name: string,
+    readonly fixtures: Fixtures,
+  ) {}
+
+  load(data: AccountData): void {
+    for (const p of data.packages) this.addPackage(p);
+    for (const f of data.flows) this.flows.set(f.id, f);
+    for (const d of data.deployments) this.addDeployment(d);
+    for (const t of data.tasks) this.addTask(t);
+  }
+
+  dump(): AccountData {
+    return { packages: [...this.packages.values()], flows: [...this.flows.values()], deployments: [...this.deployments.values()], tasks: [...this.tasks.values()] };
+  }
+
+  touch(): void {
+    this.version++;
+  }
+
+  addPackage(p: PackageRec): void {
+    this.packages.set(p.id, p);
+    if (p.dueMs !== null) this.activePackages.add(p);
+    this.touch();
+  }
+
+  schedulePackage(p: PackageRec, dueMs: number): void {
+    p.dueMs = dueMs;
+    this.activePackages.add(p);
+    this.touch();
+  }
+
+  addDeployment(d: DeploymentRec): void {
+    this.deployments.set(d.id, d);
+    this.watchDeployment(d);
+    this.touch();
+  }
+
+  watchDeployment(d: DeploymentRec): void {
+    if (d.status === 'Running' || d.contentUpdateStatus === 'Running') this.activeDeployments.add(d);
+    this.touch();
+  }
+
+  addTask(t: TaskRec): void {
+    this.tasks.set(t.id, t);
+    if (t.state === 'Running' || t.state === 'Pending') this.activeTasks.add(t);
+    this.touch();
+  }
+
+  removeDeployment(d: DeploymentRec): void {
+    this.deployments.delete(d.id);
+    this.activeDeployments.delete(d);
+    this.touch();
+  }
+
+  deploymentsOf(flowId: string): DeploymentRec[] {
+    const out: DeploymentRec[] = [];
+    for (const d of this.deployments.values()) if (d.flowId === flowId) out.push(d);
+    return out;
+  }
+
+  /** Applies every transition due at virtual time `now`. */
+  settle(now: number): void {
+    for (const p of this.activePackages) {
+      if (p.dueMs === null || p.dueMs > now) continue;
+      if (p.state === 'Pending') {
+        p.state = 'Processing';
+        p.dueMs += (p.isCustom ? DURATIONS.customProcessing : DURATIONS.importProcessing) * 1000;
+      }
+      if (p.state === 'Processing' && p.dueMs <= now) {
+        p.state = 'Completed';
+        p.downloadAvailable = true;
+        p.outputFormats = ['IntuneWin', 'PSADT', 'SourceFiles'];
+        p.dueMs = null;
+        this.activePackages.delete(p);
+      }
+      this.touch();
+    }
+    for (const d of this.activeDeployments) {
+      this.settleDeployment(d, now);
+      if (d.status !== 'Running' && d.contentUpdateStatus !== 'Running') this.activeDeployments.delete(d);
+    }
+    for (const t of this.activeTasks) {
+      if (t.dueMs > now) continue;
+      t.state = 'Completed';
+      t.progress = 100;
+      t.completedAt = dotnetTime(t.dueMs);
+      this.activeTasks.delete(t);
+      this.touch();
+    }
+  }
+
+  private settleDeployment(d: DeploymentRec, now: number): void {
+    if (d.contentUpdateStatus === 'Running' && d.contentDueMs !== null && d.contentDueMs <= now) {
+      d.contentUpdateStatus = 'Completed';
+      d.contentUpdatedAt = dotnetTime(d.contentDueMs);
+      d.contentDueMs = null;
+      this.touch();
+    }
+    if (d.status !== 'Running' || d.waveStartedMs === null) return;
+    const flow = this.flows.get(d.flowId);
+    const waves = flow?.waves ?? [];
+    while (d.status === 'Running' && d.waveStartedMs !== null) {
+      const wave = waves[d.currentWave - 1];
+      const ends = d.waveStartedMs + (wave?.delayHours ?? 24) * 3_600_000;
+      if (ends > now) break;
+      this.enterWave(d, d.currentWave + 1, ends, waves);
+    }
+  }
+
+  /** Moves a running deployment to wave `n` (1-based) at `at`, completing it past the last wave. */
+  enterWave(d: DeploymentRec, n: number, at: number, waves: V1WaveViewModel[]): void {
+    if (n > d.waveCount) {
+      this.setStatus(d, 'Completed', at);
+      return;
+    }
+    d.currentWave = n;
+    d.currentWaveId = waves[n - 1]?.id ?? null;
+    d.waveStartedMs = at;
+    this.touch();
+  }
+
+  setStatus(d: DeploymentRec, status: DeploymentStatus, at: number): void {
+    d.status = status;
+    if (status === 'Running') {
+      d.startedAt ??= dotnetTime(at);
+      d.stoppedAt = null;
+      d.waveStartedMs = at;
+    } else {
+      d.waveStartedMs = null;
+    }
+    if (status === 'Stopped') d.stoppedAt = dotnetTime(at);
+    if (status === 'Completed') d.completedAt = dotnetTime(at);
+    this.watchDeployment(d);
+  }
+}
+
+/** The public (wire) view of a record: internal bookkeeping fields stripped. */
+export function packageView(p: PackageRec): V1PackageDetailsViewModel {
+  const { createdMs: _c, dueMs: _d, uploads: _u, ...view } = p;
+  return view;
+}
+
+export function listPackageView(p: PackageRec): Omit<V1PackageDetailsViewModel, 'errorDetails' | 'issues' | 'outputFormats' | 'sourceType' | 'installCommand' | 'uninstallCommand' | 'scriptTemplateId' | 'detectionRules' | 'files'> {
+  const { createdMs: _c, dueMs: _d, uploads: _u, errorDetails: _e, issues: _i, outputFormats: _o, sourceType: _s, installCommand: _ic, uninstallCommand: _uc, scriptTemplateId: _t, detectionRules: _r, files: _f, ...view } = p;
+  return view;
+}
+
+export function deploymentView(d: DeploymentRec): V1DeploymentViewModel {
+  const { waveStartedMs: _w, contentDueMs: _c, refreshedAt: _r, ...view } = d;
+  return view;
+}
+
+export function taskView(t: TaskRec): V1TaskViewModel {
+  const { dueMs: _d, ...view } = t;
+  return view;
+}
+
+export function flowView(f: FlowRec, deploymentCount: number): V1FlowViewModel {
+  const { waves: _w, ...view } = f;
+  return { ...view, deploymentCount };
+}
+
+export type { UploadFileInfoViewModel };

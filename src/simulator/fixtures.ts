@@ -1,0 +1,255 @@
+/**
+ * Deterministic fixtures: catalog apps with versions, script templates, tenants, patch groups with
+ * waves, radar apps with devices. The same seed and fleet size always give the same ids and data,
+ * so docs, examples and tests can name them. Catalog data is shared by every account; each account
+ * sees the same tenants (the simulator's accounts are isolated copies of one organisation).
+ */
+import type { ConfigurationTemplateDetailsViewModel, V1AppVersionViewModel, V1RadarAppViewModel, V1RadarDeviceViewModel, V1TenantDetailsViewModel } from '../api/wire-types.js';
+import { dotnetTime } from './clock.js';
+import { fixtureId } from './fixture-ids.js';
+import { seededRandom } from './random.js';
+
+export type FleetSize = 'none' | 'small' | 'large';
+
+export interface CatalogApp {
+  id: string;
+  name: string;
+  publisherName: string;
+  description: string;
+  shortDescription: string;
+  verified: boolean;
+  showcased: boolean;
+  machineScope: boolean;
+  userScope: boolean;
+  tags: string[];
+  flags: number;
+  color: string;
+  /** Newest first. */
+  versions: V1AppVersionViewModel[];
+}
+
+export interface PatchGroupWave {
+  name: string;
+  delayHours: number;
+  tenantIds: string[];
+}
+
+export interface PatchGroup {
+  id: string;
+  name: string;
+  waves: PatchGroupWave[];
+}
+
+export interface Fixtures {
+  seed: number;
+  fleet: FleetSize;
+  apps: CatalogApp[];
+  appsById: Map<string, CatalogApp>;
+  templates: (ConfigurationTemplateDetailsViewModel & { color: string })[];
+  tenants: V1TenantDetailsViewModel[];
+  patchGroups: PatchGroup[];
+  radar: V1RadarAppViewModel[];
+  radarDevices: Map<string, V1RadarDeviceViewModel[]>;
+}
+
+/** Fixed so fixture timestamps never change between runs. */
+const EPOCH = Date.UTC(2026, 0, 5, 9, 0, 0);
+const DAY = 86_400_000;
+
+const SMALL_APPS: [name: string, publisher: string, versions: string[], tags: string[]][] = [
+  ['7-Zip', 'Igor Pavlov', ['24.08', '24.07', '23.01'], ['utilities', 'compression']],
+  ['PowerShell 7', 'Microsoft Corporation', ['7.4.6', '7.4.5'], ['developer', 'shell']],
+  ['Google Chrome', 'Google LLC', ['131.0.6778.86', '130.0.6723.117'], ['browser']],
+  ['Mozilla Firefox', 'Mozilla', ['133.0', '132.0.2'], ['browser']],
+  ['Notepad++', 'Notepad++ Team', ['8.7.1', '8.6.9'], ['editor']],
+  ['Microsoft Visual Studio Code', 'Microsoft Corporation', ['1.95.3', '1.94.2'], ['developer', 'editor']],
+  ['Adobe Acrobat Reader', 'Adobe Inc.', ['24.004.20220', '24.003.20180'], ['pdf']],
+  ['VLC media player', 'VideoLAN', ['3.0.21', '3.0.20'], ['media']],
+  ['Zoom Workplace', 'Zoom Video Communications', ['6.2.11', '6.2.10'], ['meetings']],
+  ['Slack', 'Slack Technologies', ['4.41.97', '4.40.133'], ['chat']],
+  ['Microsoft Teams', 'Microsoft Corporation', ['24295.605.3225.8804'], ['chat', 'meetings']],
+  ['Git', 'The Git Development Community', ['2.47.1', '2.47.0'], ['developer']],
+  ['Node.js', 'OpenJS Foundation', ['22.11.0', '20.18.1'], ['developer', 'runtime']],
+  ['Python 3', 'Python Software Foundation', ['3.13.0', '3.12.7'], ['developer', 'runtime']],
+  ['WinSCP', 'Martin Prikryl', ['6.3.5', '6.3.4'], ['network']],
+  ['PuTTY', 'Simon Tatham', ['0.82', '0.81'], ['network']],
+  ['Paint.NET', 'dotPDN LLC', ['5.1', '5.0.13'], ['graphics']],
+  ['KeePass', 'Dominik Reichl', ['2.57.1', '2.57'], ['security']],
+  ['GIMP', 'The GIMP Team', ['2.10.38', '2.10.36'], ['graphics']],
+  ['Audacity', 'Audacity Team', ['3.7.0', '3.6.4'], ['media']],
+  ['Wireshark', 'Wireshark Foundation', ['4.4.2', '4.4.1'], ['network', 'developer']],
+  ['FileZilla', 'Tim Kosse', ['3.68.1', '3.67.1'], ['network']],
+  ['Greenshot', 'Greenshot', ['1.2.10.6'], ['utilities']],
+  ['Everything', 'voidtools', ['1.4.1.1026', '1.4.1.1024'], ['utilities', 'search']],
+  ['SumatraPDF', 'Krzysztof Kowalczyk', ['3.5.2', '3.5.1'], ['pdf']],
+];
+
+const SMALL_TENANTS: [string, string, string][] = [
+  ['Contoso', 'contoso.onmicrosoft.com', '#0af0ba'],
+  ['Fabrikam', 'fabrikam.onmicrosoft.com', '#f0a30a'],
+  ['Northwind Traders', 'northwindtraders.onmicrosoft.com', '#3a7bd5'],
+  ['Tailspin Toys', 'tailspintoys.onmicrosoft.com', '#d53a9d'],
+];
+
+const LARGE_VENDORS = ['Acme', 'Globex', 'Initech', 'Umbrella', 'Stark', 'Wayne', 'Hooli', 'Vandelay', 'Soylent', 'Tyrell'];
+const LARGE_PRODUCTS = ['Agent', 'Studio', 'Viewer', 'Sync', 'Connect', 'Manager', 'Runtime', 'Toolkit', 'Player', 'Editor'];
+
+function hexColor(rnd: () => number): string {
+  return `#${Math.floor(rnd() * 0xffffff).toString(16).padStart(6, '0')}`;
+}
+
+function makeApp(seed: number, i: number, name: string, publisher: string, versions: string[], tags: string[], rnd: () => number): CatalogApp {
+  const id = fixtureId(seed, 'app', name);
+  return {
+    id,
+    name,
+    publisherName: publisher,
+    description: `${name} by ${publisher}. Packaged and kept up to date by the catalog.`,
+    shortDescription: `${name} (${tags.join(', ')})`,
+    verified: i % 3 !== 2,
+    showcased: i % 4 === 0,
+    machineScope: true,
+    userScope: i % 2 === 0,
+    tags,
+    flags: 0,
+    color: hexColor(rnd),
+    versions: versions.map((v, k) => ({
+      id: fixtureId(seed, 'app-version', `${name}@${v}`),
+      version: v,
+      createdDate: dotnetTime(EPOCH - k * 30 * DAY - i * 3_600_000),
+      description: `${name} ${v}`,
+      machineScope: true,
+      userScope: i % 2 === 0,
+      storeApp: false,
+    })),
+  };
+}
+
+export function buildFixtures(seed: number, fleet: FleetSize): Fixtures {
+  const rnd = seededRandom(seed);
+  const apps: CatalogApp[] = [];
+  if (fleet !== 'none') {
+    SMALL_APPS.forEach(([n, p, v, t], i) => apps.push(makeApp(seed, i, n, p, v, t, rnd)));
+    if (fleet === 'large') {
+      for (let i = 0; i < 1000; i++) {
+        const vendor = LARGE_VENDORS[i % LARGE_VENDORS.length]!;
+        const product = LARGE_PRODUCTS[Math.floor(i / LARGE_VENDORS.length) % LARGE_PRODUCTS.length]!;
+        const name = `${vendor} ${product} ${String(Math.floor(i / 100) + 1)}`;
+        const major = 1 + (i % 9);
+        apps.push(makeApp(seed, SMALL_APPS.length + i, name, `${vendor} Corp`, [`${major}.${i % 7}.${i % 13}`, `${major}.${i % 7}.0`], ['line-of-business'], rnd));
+      }
+    }
+  }
+  const templates = fleet === 'none' ? [] : makeTemplates(seed);
+  const tenantSpecs = fleet === 'none' ? [] : [...SMALL_TENANTS];
+  if (fleet === 'large') {
+    for (let i = 1; i <= 46; i++) tenantSpecs.push([`Branch Office ${i}`, `branch${i}.onmicrosoft.com`, hexColor(rnd)]);
+  }
+  const tenants: V1TenantDetailsViewModel[] = tenantSpecs.map(([displayName, defaultDomain, backgroundColor], i) => ({
+    id: fixtureId(seed, 'tenant', defaultDomain),
+    created: dotnetTime(EPOCH - (400 - i) * DAY),
+    displayName,
+    defaultDomain,
+    backgroundColor,
+    flags: 1,
+    adminConsentGranted: i !== 3,
+    intune: { connected: i !== 3, lastSync: i !== 3 ? dotnetTime(EPOCH) : null, appCount: 40 + i * 7 },
+  }));
+  const t = tenants.map((x) => x.id);
+  const patchGroups: PatchGroup[] =
+    tenants.length === 0
+      ? []
+      : [
+          {
+            id: fixtureId(seed, 'patch-group', 'Pilot first'),
+            name: 'Pilot first',
+            waves: [
+              { name: 'Pilot', delayHours: 24, tenantIds: t.slice(0, 1) },
+              { name: 'Early adopters', delayHours: 48, tenantIds: t.slice(1, 2) },
+              { name: 'Everyone', delayHours: 72, tenantIds: t.slice(2) },
+            ],
+          },
+          {
+            id: fixtureId(seed, 'patch-group', 'Servers'),
+            name: 'Servers',
+            waves: [
+              { name: 'Canary servers', delayHours: 12, tenantIds: t.slice(0, 1) },
+              { name: 'All servers', delayHours: 24, tenantIds: t.slice(1) },
+            ],
+          },
+          { id: fixtureId(seed, 'patch-group', 'Everyone at once'), name: 'Everyone at once', waves: [{ name: 'Everyone', delayHours: 24, tenantIds: t }] },
+        ];
+  const { radar, radarDevices } = makeRadar(seed, tenants, apps, rnd);
+  return { seed, fleet, apps, appsById: new Map(apps.map((a) => [a.id, a])), templates, tenants, patchGroups, radar, radarDevices };
+}
+
+function makeTemplates(seed: number): Fixtures['templates'] {
+  const specs: [string, string | null, number, string][] = [
+    ['Default (PSADT 3.10.2)', null, 10, '#1f6feb'],
+    ['PSADT 4.0 (silent)', null, 8, '#8957e5'],
+    ['Contoso Corporate', 'Contoso', 2, '#0af0ba'],
+  ];
+  return specs.map(([name, org, flags, color], i) => ({
+    id: fixtureId(seed, 'template', name),
+    created: dotnetTime(EPOCH - (200 - i) * DAY),
+    updated: dotnetTime(EPOCH - (20 - i) * DAY),
+    name,
+    enabled: true,
+    organizationId: org ? fixtureId(seed, 'organization', org) : null,
+    organizationName: org,
+    shared: org === null,
+    flags,
+    scriptSourceId: fixtureId(seed, 'script-source', 'PSADT'),
+    scriptSource: { id: fixtureId(seed, 'script-source', 'PSADT'), name: 'PSADT' },
+    hasBannerImage: true,
+    hasLogoImage: true,
+    color,
+    scriptTemplate: {
+      flags: 1,
+      companyName: org ?? 'Robopack',
+      logFileDirectory: 'C:\\Windows\\Logs\\Software',
+      psadtInstallationProgress: { show: !name.includes('silent'), statusMessage: 'Installation in progress. Please wait...' },
+    },
+  }));
+}
+
+function makeRadar(seed: number, tenants: V1TenantDetailsViewModel[], apps: CatalogApp[], rnd: () => number): Pick<Fixtures, 'radar' | 'radarDevices'> {
+  const radar: V1RadarAppViewModel[] = [];
+  const radarDevices = new Map<string, V1RadarDeviceViewModel[]>();
+  const found = [...apps.slice(0, 8).map((a) => ({ name: a.name, publisher: a.publisherName, match: a })), { name: 'Contoso Legacy CRM', publisher: 'Contoso', match: undefined }, { name: 'Microsoft Store', publisher: 'Microsoft Corporation', match: undefined }];
+  for (const t of tenants.slice(0, 4)) {
+    found.forEach((f, i) => {
+      const id = fixtureId(seed, 'radar-app', `${t.id}:${f.name}`);
+      const versions = f.match ? f.match.versions.map((v) => v.version) : ['1.0.0'];
+      const entries = versions.map((v) => {
+        const entryId = fixtureId(seed, 'radar-entry', `${id}:${v}`);
+        const count = 1 + Math.floor(rnd() * 5);
+        const devices: V1RadarDeviceViewModel[] = Array.from({ length: count }, (_, k) => ({
+          id: fixtureId(seed, 'radar-device', `${entryId}:${k}`),
+          deviceName: `${t.displayName.split(' ')[0]!.toUpperCase()}-PC${String(100 + k + i * 7)}`,
+          userPrincipalName: `user${k + 1}@${t.defaultDomain}`,
+          operatingSystem: 'Windows',
+          osVersion: k % 2 ? '10.0.22631' : '10.0.26100',
+          version: v,
+          lastSeen: dotnetTime(EPOCH - k * 3_600_000),
+        }));
+        radarDevices.set(entryId, devices);
+        return { id: entryId, version: v, deviceCount: devices.length };
+      });
+      radar.push({
+        id,
+        tenantId: t.id,
+        name: f.name,
+        publisher: f.publisher,
+        deviceCount: entries.reduce((n, e) => n + e.deviceCount, 0),
+        matched: f.match !== undefined,
+        managed: i % 3 === 0,
+        modernApp: f.name === 'Microsoft Store',
+        flags: (f.match ? 1 : 0) | (i % 3 === 0 ? 2 : 0) | (f.name === 'Microsoft Store' ? 4 : 0),
+        matchedAppId: f.match?.id ?? null,
+        entries,
+      });
+    });
+  }
+  return { radar, radarDevices };
+}

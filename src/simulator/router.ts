@@ -1,0 +1,74 @@
+/** A tiny router: method + path pattern with `:params`, literal segments matched before params. */
+import type { Account } from './account.js';
+import type { Query } from './request.js';
+
+export interface RouteContext {
+  account: Account;
+  params: Record<string, string>;
+  query: Query;
+  body: Buffer;
+  contentType: string | undefined;
+  /** Virtual now, in ms. */
+  now: number;
+  responseStyle: 'bare' | 'object';
+  /** Resolves after `virtualMs` of virtual time (for `wait=true`). */
+  sleepVirtual: (virtualMs: number) => Promise<void>;
+}
+
+export interface RouteResult {
+  status?: number;
+  json?: unknown;
+  binary?: { contentType: string; body: Buffer; fileName?: string };
+  headers?: Record<string, string>;
+}
+
+export type Handler = (ctx: RouteContext) => RouteResult | Promise<RouteResult>;
+
+export interface Route {
+  method: string;
+  segments: string[];
+  operation: string;
+  handler: Handler;
+}
+
+export class Router {
+  private readonly routes: Route[] = [];
+
+  add(method: string, pattern: string, operation: string, handler: Handler): this {
+    this.routes.push({ method, segments: pattern.split('/').filter(Boolean), operation, handler });
+    return this;
+  }
+
+  get size(): number {
+    return this.routes.length;
+  }
+
+  /** `null` when no route has this path; `'method'` when the path exists with another method. */
+  match(method: string, path: string): { route: Route; params: Record<string, string> } | null | 'method' {
+    const parts = path.split('/').filter(Boolean).map((p) => decodeURIComponent(p));
+    let best: { route: Route; params: Record<string, string>; score: number } | null = null;
+    let pathExists = false;
+    for (const route of this.routes) {
+      if (route.segments.length !== parts.length) continue;
+      const params: Record<string, string> = {};
+      let score = 0;
+      let ok = true;
+      for (let i = 0; i < parts.length; i++) {
+        const seg = route.segments[i]!;
+        const part = parts[i]!;
+        if (seg.startsWith(':')) params[seg.slice(1)] = part;
+        else if (seg.toLowerCase() === part.toLowerCase()) score += 1 << (parts.length - i);
+        else {
+          ok = false;
+          break;
+        }
+      }
+      if (!ok) continue;
+      pathExists = true;
+      if (route.method !== method) continue;
+      if (!best || score > best.score) best = { route, params, score };
+    }
+    if (best) return { route: best.route, params: best.params };
+    return pathExists ? 'method' : null;
+  }
+}

@@ -1,0 +1,245 @@
+/**
+ * Flows, deployments and waves. A flow created from a patch group copies its waves; an empty flow
+ * gets one wave over every tenant (chosen: the interface says "empty", but a deployment needs at
+ * least one wave to run). Deployment transitions (409 on an invalid one):
+ *   NotStarted|Stopped|Failed --start--> Running --stop--> Stopped
+ *   Running --skip-wave--> next wave (past the last: Completed)
+ *   Running --wave delay elapses--> next wave ... --> Completed
+ *   any --update-content--> contentUpdateStatus Running --60 s--> Completed (409 while Running)
+ */
+import { randomUUID } from 'node:crypto';
+import type { V1DeploymentViewModel, V1FlowDetailsViewModel, V1WaveDetailsViewModel, V1WaveLiveDataViewModel, V1WaveViewModel } from '../../api/wire-types.js';
+import { FLOW_FLAGS, INSTALLER_SCOPE } from '../../api/wire-types.js';
+import type { Account, DeploymentRec, FlowRec } from '../account.js';
+import { DURATIONS, deploymentView, flowView } from '../account.js';
+import { dotnetTime } from '../clock.js';
+import { paged, searchFilter } from '../paging.js';
+import { badRequest, conflict, notFound } from '../problems.js';
+import { enumInput, isUuid, jsonObject, optBool, optString, optUuid } from '../request.js';
+import type { RouteContext, Router } from '../router.js';
+import { idResponse, templateId } from './catalog.js';
+
+function findFlow(ctx: RouteContext, id: string | undefined, allowDeleted = false): FlowRec {
+  const f = id && isUuid(id) ? ctx.account.flows.get(id.toLowerCase()) : undefined;
+  if (!f || (f.deleted && !allowDeleted)) throw notFound('Flow', id ?? '');
+  return f;
+}
+
+function findDeployment(ctx: RouteContext): DeploymentRec {
+  const id = ctx.params.id;
+  const d = id && isUuid(id) ? ctx.account.deployments.get(id.toLowerCase()) : undefined;
+  if (!d) throw notFound('Deployment', id ?? '');
+  return d;
+}
+
+function flowDetails(a: Account, f: FlowRec): V1FlowDetailsViewModel {
+  const deps = a.deploymentsOf(f.id).sort((x, y) => x.created.localeCompare(y.created));
+  const current = [...deps].reverse().find((d) => d.status === 'Running') ?? deps[deps.length - 1];
+  return {
+    ...flowView(f, deps.length),
+    waves: f.waves,
+    deployments: deps.map(deploymentView),
+    currentDeployment: current ? { id: current.id, packageId: current.packageId, version: current.version, status: current.status, currentWave: current.currentWave } : null,
+  };
+}
+
+function flagsInput(value: unknown): number {
+  if (value === undefined || value === null) return 0;
+  if (typeof value === 'number' && Number.isInteger(value) && value >= 0) return value;
+  if (Array.isArray(value)) return value.reduce<number>((n, v, i) => n | (enumInput(`flags[${i}]`, v, FLOW_FLAGS) ?? 0), 0);
+  throw badRequest('flags', 'flags must be a whole number (bitmask) or a list of flag names.');
+}
+
+function findWave(a: Account, id: string | undefined): { flow: FlowRec; wave: V1WaveViewModel } {
+  if (id && isUuid(id)) {
+    for (const flow of a.flows.values()) {
+      const wave = flow.waves.find((w) => w.id === id.toLowerCase());
+      if (wave) return { flow, wave };
+    }
+  }
+  throw notFound('Wave', id ?? '');
+}
+
+/** The deployment a wave's status is reported for: the running one, else the newest. */
+function waveDeployment(a: Account, flow: FlowRec): DeploymentRec | undefined {
+  const deps = a.deploymentsOf(flow.id).sort((x, y) => x.created.localeCompare(y.created));
+  return [...deps].reverse().find((d) => d.status === 'Running') ?? deps[deps.length - 1];
+}
+
+function waveStatus(d: DeploymentRec | undefined, wave: V1WaveViewModel): V1WaveDetailsViewModel['tenants'][number]['status'] {
+  if (!d || d.currentWave === 0) return 'Pending';
+  if (d.status === 'Completed' || wave.index < d.currentWave) return 'Completed';
+  if (wave.index === d.currentWave) return d.status === 'Failed' ? 'Failed' : d.status === 'Stopped' ? 'Pending' : 'InProgress';
+  return 'Pending';
+}
+
+export function registerFlowRoutes(r: Router): void {
+  r.add('GET', '/v1/flow', 'listFlows', (ctx) => {
+    const q = ctx.query;
+    const showDeleted = q.bool('showDeleted') ?? false;
+    const appId = q.uuid('appId');
+    const tenants = new Set(q.list('tenants').map((t) => t.toLowerCase()));
+    let flows = [...ctx.account.flows.values()].filter((f) => showDeleted || !f.deleted);
+    if (appId) flows = flows.filter((f) => f.appId === appId);
+    if (tenants.size > 0) flows = flows.filter((f) => f.tenantIds.some((t) => tenants.has(t)));
+    flows = searchFilter(flows, q, (f) => f.name);
+    const counts = new Map<string, number>();
+    for (const d of ctx.account.deployments.values()) counts.set(d.flowId, (counts.get(d.flowId) ?? 0) + 1);
+    return paged(flows.map((f) => flowView(f, counts.get(f.id) ?? 0)), q);
+  });
+  r.add('GET', '/v1/flow/:id', 'getFlow', (ctx) => ({ json: flowDetails(ctx.account, findFlow(ctx, ctx.params.id, true)) }));
+  r.add('POST', '/v1/flow/create', 'createFlow', (ctx) => {
+    const b = jsonObject(ctx.body, ctx.contentType);
+    const fx = ctx.account.fixtures;
+    const appId = optUuid(b, 'appId');
+    const packageId = optUuid(b, 'packageId');
+    if (appId && packageId) throw badRequest('packageId', 'Give either appId or packageId, not both.');
+    const app = appId ? fx.appsById.get(appId) : undefined;
+    if (appId && !app) throw badRequest('appId', `App ${appId} was not found.`);
+    const pkg = packageId ? ctx.account.packages.get(packageId) : undefined;
+    if (packageId && !pkg) throw badRequest('packageId', `Package ${packageId} was not found.`);
+    const patchGroupId = optUuid(b, 'patchGroupId');
+    const group = patchGroupId ? fx.patchGroups.find((g) => g.id === patchGroupId) : undefined;
+    if (patchGroupId && !group) throw badRequest('patchGroupId', `Patch group ${patchGroupId} was not found.`);
+    // Package-based flows normalise scope to machine, as RobopackPS's help says the service does.
+    const scope = pkg ? INSTALLER_SCOPE.machine : (enumInput('scope', b.scope, INSTALLER_SCOPE) ?? INSTALLER_SCOPE.machine);
+    const shc = b.supersedenceHistoryCount ?? 0;
+    if (typeof shc !== 'number' || !Number.isInteger(shc) || shc < 0 || shc > 8) throw badRequest('supersedenceHistoryCount', 'supersedenceHistoryCount must be between 0 and 8.');
+    const name = (optString(b, 'name') ?? '').trim() || app?.name || pkg?.productName;
+    if (!name) throw badRequest('name', 'The name field is required when neither appId nor packageId is given.');
+    const id = randomUUID();
+    const waveSpecs = group?.waves ?? [{ name: 'All tenants', delayHours: 24, tenantIds: fx.tenants.map((t) => t.id) }];
+    const waves: V1WaveViewModel[] = waveSpecs.map((w, i) => ({ id: randomUUID(), flowId: id, index: i + 1, name: w.name, delayHours: w.delayHours, flags: 0, tenantIds: [...w.tenantIds] }));
+    const flow: FlowRec = {
+      id,
+      name,
+      created: dotnetTime(ctx.now),
+      appId: app?.id ?? pkg?.appId ?? null,
+      packageId: pkg?.id ?? null,
+      patchGroupId: group?.id ?? null,
+      scope,
+      flags: flagsInput(b.flags),
+      supersedenceHistoryCount: shc,
+      templateId: templateId(ctx, 'templateId', optUuid(b, 'templateId')) ?? null,
+      deleted: false,
+      tenantIds: [...new Set(waves.flatMap((w) => w.tenantIds))],
+      deploymentCount: 0,
+      waves,
+    };
+    ctx.account.flows.set(id, flow);
+    ctx.account.touch();
+    return idResponse(ctx, id);
+  });
+  r.add('POST', '/v1/flow/:id/add-deployment', 'addDeployment', (ctx) => {
+    const flow = findFlow(ctx, ctx.params.id);
+    const b = jsonObject(ctx.body, ctx.contentType);
+    const packageId = optUuid(b, 'packageId');
+    if (!packageId) throw badRequest('packageId', 'The packageId field is required.');
+    const pkg = ctx.account.packages.get(packageId);
+    if (!pkg) throw badRequest('packageId', `Package ${packageId} was not found.`);
+    if (flow.appId && pkg.appId !== flow.appId) throw badRequest('packageId', `Package ${packageId} is not a version of this flow's app.`);
+    if (pkg.state !== 'Completed') throw conflict(`Package ${packageId} is ${pkg.state}; only a Completed package can be deployed.`);
+    const startNow = optBool(b, 'startNow') ?? false;
+    const d: DeploymentRec = {
+      id: randomUUID(),
+      flowId: flow.id,
+      packageId,
+      version: optString(b, 'version', 64) ?? pkg.productVersion,
+      created: dotnetTime(ctx.now),
+      status: 'NotStarted',
+      currentWave: 0,
+      currentWaveId: null,
+      waveCount: flow.waves.length,
+      startedAt: null,
+      stoppedAt: null,
+      completedAt: null,
+      contentUpdateStatus: 'None',
+      contentUpdatedAt: null,
+      waveStartedMs: null,
+      contentDueMs: null,
+      refreshedAt: null,
+    };
+    ctx.account.addDeployment(d);
+    if (startNow) start(ctx.account, d, ctx.now, flow);
+    return idResponse(ctx, d.id);
+  });
+  r.add('DELETE', '/v1/flow/:id', 'deleteFlow', (ctx) => {
+    const flow = findFlow(ctx, ctx.params.id);
+    ctx.query.bool('deleteFromIntune');
+    flow.deleted = true;
+    for (const d of ctx.account.deploymentsOf(flow.id)) ctx.account.removeDeployment(d);
+    ctx.account.touch();
+    return {};
+  });
+
+  r.add('GET', '/v1/flow/deployment/:id', 'getDeployment', (ctx) => ({ json: deploymentView(findDeployment(ctx)) satisfies V1DeploymentViewModel }));
+  r.add('DELETE', '/v1/flow/deployment/:id', 'deleteDeployment', (ctx) => {
+    const d = findDeployment(ctx);
+    ctx.query.bool('deleteFromIntune');
+    ctx.account.removeDeployment(d);
+    return {};
+  });
+  r.add('POST', '/v1/flow/deployment/:id/start', 'startDeployment', (ctx) => {
+    const d = findDeployment(ctx);
+    if (d.status === 'Running' || d.status === 'Completed') throw conflict(`Deployment ${d.id} is ${d.status}; it cannot be started.`);
+    start(ctx.account, d, ctx.now, ctx.account.flows.get(d.flowId));
+    return {};
+  });
+  r.add('POST', '/v1/flow/deployment/:id/stop', 'stopDeployment', (ctx) => {
+    const d = findDeployment(ctx);
+    if (d.status !== 'Running') throw conflict(`Deployment ${d.id} is ${d.status}; only a Running deployment can be stopped.`);
+    ctx.account.setStatus(d, 'Stopped', ctx.now);
+    return {};
+  });
+  r.add('POST', '/v1/flow/deployment/:id/refresh', 'refreshDeployment', (ctx) => {
+    const d = findDeployment(ctx);
+    d.refreshedAt = dotnetTime(ctx.now);
+    ctx.account.touch();
+    return {};
+  });
+  r.add('POST', '/v1/flow/deployment/:id/skip-wave', 'skipWave', (ctx) => {
+    const d = findDeployment(ctx);
+    if (d.status !== 'Running') throw conflict(`Deployment ${d.id} is ${d.status}; only a Running deployment can skip a wave.`);
+    ctx.account.enterWave(d, d.currentWave + 1, ctx.now, ctx.account.flows.get(d.flowId)?.waves ?? []);
+    return {};
+  });
+  r.add('POST', '/v1/flow/deployment/:id/update-content', 'updateContent', (ctx) => {
+    const d = findDeployment(ctx);
+    if (d.contentUpdateStatus === 'Running') throw conflict(`Deployment ${d.id} is already updating its content.`);
+    d.contentUpdateStatus = 'Running';
+    d.contentDueMs = ctx.now + DURATIONS.contentUpdate * 1000;
+    ctx.account.watchDeployment(d);
+    return {};
+  });
+
+  r.add('GET', '/v1/flow/wave/:id', 'getWave', (ctx) => {
+    const { flow, wave } = findWave(ctx.account, ctx.params.id);
+    const d = waveDeployment(ctx.account, flow);
+    const status = waveStatus(d, wave);
+    const body: V1WaveDetailsViewModel = { ...wave, tenants: wave.tenantIds.map((tenantId) => ({ tenantId, flags: 0, status })) };
+    return { json: body };
+  });
+  r.add('GET', '/v1/flow/wave/:id/live', 'getWaveLive', (ctx) => {
+    const { flow, wave } = findWave(ctx.account, ctx.params.id);
+    const d = waveDeployment(ctx.account, flow);
+    const status = waveStatus(d, wave);
+    // Install counts grow with the time the wave has run; deterministic so tests can read them.
+    const hours = d?.waveStartedMs && status === 'InProgress' ? Math.floor((ctx.now - d.waveStartedMs) / 3_600_000) : 0;
+    const body: V1WaveLiveDataViewModel = {
+      waveId: wave.id,
+      deploymentId: d?.id ?? null,
+      updated: dotnetTime(ctx.now),
+      tenants: wave.tenantIds.map((tenantId, i) => {
+        const devices = 20 + i * 5;
+        const installed = status === 'Completed' ? devices - 1 : status === 'InProgress' ? Math.min(devices - 1, hours) : 0;
+        return { tenantId, installed, failed: status === 'Pending' ? 0 : 1, pending: devices - installed - (status === 'Pending' ? 0 : 1), notApplicable: 2 };
+      }),
+    };
+    return { json: body };
+  });
+}
+
+function start(a: Account, d: DeploymentRec, now: number, flow: FlowRec | undefined): void {
+  a.setStatus(d, 'Running', now);
+  if (d.currentWave === 0) a.enterWave(d, 1, now, flow?.waves ?? []);
+}
