@@ -18,7 +18,10 @@ export interface ApplyOptions {
   concurrency?: number;
   revision?: string | null;
   wait?: Partial<WaitOptions>;
+  /** Hard abort: calls in flight are cancelled. */
   signal?: AbortSignal;
+  /** Soft stop (graceful shutdown): no new action starts; calls in flight finish. */
+  stopSignal?: AbortSignal;
   now?: () => Date;
   onEvent?: (e: ApplyEvent) => void;
 }
@@ -62,7 +65,7 @@ export async function applyPlan(plan: Plan, api: PacksyncApi, store: InventorySt
     },
     ...(opts.signal ? { signal: opts.signal } : {}),
   };
-  const results = await runGraph(plan.actions, opts.concurrency ?? 4, opts.signal, async (a) => {
+  const results = await runGraph(plan.actions, opts.concurrency ?? 4, anySignal(opts.signal, opts.stopSignal), async (a) => {
     const started = Date.now();
     emit({ type: 'action-start', key: a.key, actionId: a.id, op: a.op, description: a.description });
     await runAction(a, deps);
@@ -85,7 +88,7 @@ export async function applyPlan(plan: Plan, api: PacksyncApi, store: InventorySt
     emit({ type: 'object', key: o.key, outcome: o.outcome });
   }
   await store.save();
-  return { objects, counts, writes, failed: counts.failed, aborted: opts.signal?.aborted ?? false };
+  return { objects, counts, writes, failed: counts.failed, aborted: (opts.signal?.aborted ?? false) || (opts.stopSignal?.aborted ?? false) };
 }
 
 export async function runGraph(
@@ -155,4 +158,9 @@ export async function runGraph(
     pump();
   });
   return results;
+}
+
+function anySignal(...signals: (AbortSignal | undefined)[]): AbortSignal | undefined {
+  const xs = signals.filter((s): s is AbortSignal => s !== undefined);
+  return xs.length <= 1 ? xs[0] : AbortSignal.any(xs);
 }

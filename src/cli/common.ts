@@ -8,7 +8,7 @@ import { Option } from 'commander';
 import { resolve } from 'node:path';
 import type { Logger } from 'pino';
 import { createApiClient } from '../api/client.js';
-import type { ApiClient } from '../api/client.js';
+import type { ApiClient, ApiClientOptions } from '../api/client.js';
 import { resolveApiKey } from '../api/api-key.js';
 import type { CliIo } from './io.js';
 import { UsageError } from './io.js';
@@ -52,7 +52,7 @@ export interface Runtime {
   close: () => Promise<void>;
 }
 
-export async function buildRuntime(opts: CommonOptions, io: CliIo, secrets: string[] = []): Promise<Runtime> {
+export async function buildRuntime(opts: CommonOptions, io: CliIo, secrets: string[] = [], extra: { onRequest?: ApiClientOptions['onRequest'] } = {}): Promise<Runtime> {
   const apiUrl = opts.apiUrl ?? io.env.PACKSYNC_API_URL;
   if (!apiUrl) throw new UsageError('no service URL: pass --api-url or set PACKSYNC_API_URL (try `packsync simulator` for a local one)');
   let url: URL;
@@ -75,6 +75,7 @@ export async function buildRuntime(opts: CommonOptions, io: CliIo, secrets: stri
     concurrency: positiveInt(opts.apiConcurrency, '--api-concurrency', 1),
     ...(Number(opts.apiRateLimit) > 0 ? { rateLimit: { perSecond: positiveInt(opts.apiRateLimit, '--api-rate-limit', 1) } } : {}),
     timeoutMs: positiveInt(opts.apiTimeout, '--api-timeout', 1),
+    ...(extra.onRequest ? { onRequest: extra.onRequest } : {}),
   });
   const stateDir = resolve(io.cwd, opts.stateDir ?? io.env.PACKSYNC_STATE_DIR ?? '.packsync');
   return { api, stateDir, logger, secrets, close: () => api.close() };

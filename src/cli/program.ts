@@ -6,6 +6,7 @@ import { registerExportCommand } from './export-command.js';
 import type { CliIo } from './io.js';
 import { scrub } from './logger.js';
 import { registerPlanCommand } from './plan-command.js';
+import { registerRunCommand } from './run-command.js';
 import { registerSimulatorCommand } from './simulator-command.js';
 import { registerValidateCommand } from './validate-command.js';
 
@@ -20,6 +21,7 @@ export function buildProgram(io: CliIo, version: string): Command {
   registerValidateCommand(program, io);
   registerPlanCommand(program, io);
   registerApplyCommand(program, io);
+  registerRunCommand(program, io);
   registerExportCommand(program, io);
   registerSimulatorCommand(program, io);
   registerDemoCommand(program, io);

@@ -28,6 +28,8 @@ export interface ReconcileInput {
   readConcurrency?: number;
   now?: () => Date;
   signal?: AbortSignal;
+  /** Graceful stop: no new action starts, calls in flight finish. */
+  stopSignal?: AbortSignal;
 }
 
 export type ReconcileOutput =
@@ -62,6 +64,7 @@ export async function reconcile(input: ReconcileInput): Promise<ReconcileOutput>
     ...input.applyOptions,
     revision,
     ...(input.signal ? { signal: input.signal } : {}),
+    ...(input.stopSignal ? { stopSignal: input.stopSignal } : {}),
   });
   return { kind: 'planned', plan: p, desired, warnings, result };
 }

@@ -87,7 +87,8 @@ describe('apply against the simulator', () => {
     await sim.advance(120);
     expect((await cli(['apply', repo], env)).code).toBe(0);
     expect((await cli(['apply', repo], env)).code).toBe(0);
-    expect((await sim.writes()).slice(before)).toEqual(['POST /v1/flow/deployment/{id}/update-content']);
+    // One call per change of contentRevision (1, then 2), none for the unchanged third apply.
+    expect((await sim.writes()).slice(before)).toEqual(['POST /v1/flow/deployment/{id}/update-content', 'POST /v1/flow/deployment/{id}/update-content']);
   });
 
   it('prunes only what packsync created, deployments before flows, and only with --prune', async () => {
@@ -106,7 +107,7 @@ describe('apply against the simulator', () => {
     expect(pruned.code).toBe(0);
     expect((await sim.writes()).slice(before)).toEqual(['DELETE /v1/flow/deployment/{id}', 'DELETE /v1/flow/{id}']);
     const state = await sim.state();
-    expect(state.flows.filter((f) => !f.deleted).map((f) => f.name).sort()).toEqual(['7-Zip', 'Hand made']);
+    expect(state.flows.filter((f) => !f.deleted).map((f) => f.name).sort()).toEqual(['Hand made', 'seven-zip']); // spec.name defaults to metadata.name (design §3)
   });
 
   it('heals a deployment stopped outside git, or only reports it with --drift report', async () => {

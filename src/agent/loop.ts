@@ -1,0 +1,232 @@
+/**
+ * The reconcile loop: one pass at a time; triggers that arrive during a pass coalesce into one
+ * follow-up pass. Invalid revisions stall (nothing of them is applied) until the source changes;
+ * failures retry with capped exponential backoff, but any trigger (a push, the watch, the
+ * schedule) runs at once, so a fixing commit is never stuck behind a backoff timer.
+ */
+import type { Logger } from 'pino';
+import type { PacksyncApi } from '../api/operations.js';
+import type { ApplyEvent } from '../apply/events.js';
+import { errorCode, errorMessage } from '../apply/errors.js';
+import type { WaitOptions } from '../apply/wait.js';
+import { reconcile } from '../engine/reconcile.js';
+import type { PlanOptions } from '../plan/types.js';
+import type { SourceRevision } from './git-source.js';
+import type { AgentMetrics } from './metrics.js';
+import type { ObjectStatus, PassRecord, PassResult, StatusTracker } from './status.js';
+
+export interface PassSource {
+  sync: () => Promise<SourceRevision>;
+  /** The tracked ref for webhook matching; null for a directory. */
+  ref: string | null;
+}
+
+export interface AgentOptions {
+  source: PassSource;
+  api: PacksyncApi;
+  stateDir: string;
+  planOptions: PlanOptions;
+  concurrency?: number;
+  wait?: Partial<WaitOptions>;
+  logger: Logger;
+  metrics: AgentMetrics;
+  status: StatusTracker;
+  passTimeoutMs: number;
+  /** Interval of the schedule, if any: readiness goes red after three without a completed pass. */
+  expectedIntervalMs?: number;
+  backoff?: { baseMs: number; maxMs: number };
+  /** Re-check soon while something is still processing (package import, upload task). */
+  waitingRequeueMs?: number;
+  /** Grace after a stop request before calls in flight are cancelled. */
+  shutdownGraceMs?: number;
+  random?: () => number;
+}
+
+export class Agent {
+  private running: Promise<void> | null = null;
+  private pending: string | null = null;
+  private retryTimer: NodeJS.Timeout | null = null;
+  private failures = 0;
+  private stopped = false;
+  private readonly stopCtl = new AbortController();
+  private readonly hardCtl = new AbortController();
+  private lastCompletedAt = 0;
+  private lastResult: PassResult | null = null;
+  private readonly idleWaiters: (() => void)[] = [];
+
+  constructor(private readonly o: AgentOptions) {}
+
+  /** Requests a pass. While one runs, requests coalesce into a single follow-up pass. */
+  trigger(reason: string): void {
+    if (this.stopped) return;
+    if (this.running) {
+      this.pending ??= reason;
+      return;
+    }
+    this.clearRetry();
+    this.running = this.pass(reason).finally(() => {
+      this.running = null;
+      const next = this.pending;
+      this.pending = null;
+      if (next !== null && !this.stopped) this.trigger(next);
+      else if (!this.retryTimer) this.idleWaiters.splice(0).forEach((f) => f());
+    });
+  }
+
+  /** Resolves when no pass runs or is queued (retries scheduled later do not count). */
+  idle(): Promise<void> {
+    if (!this.running && this.pending === null) return Promise.resolve();
+    return new Promise((r) => this.idleWaiters.push(r));
+  }
+
+  /** Ready: the last pass of the current revision succeeded and the loop is not stuck. */
+  ready(nowMs = Date.now()): boolean {
+    if (this.lastResult !== 'Succeeded') return false;
+    const every = this.o.expectedIntervalMs;
+    return every === undefined || nowMs - this.lastCompletedAt <= 3 * every + this.o.passTimeoutMs;
+  }
+
+  async stop(): Promise<void> {
+    this.stopped = true;
+    this.clearRetry();
+    this.stopCtl.abort();
+    const grace = setTimeout(() => this.hardCtl.abort(), this.o.shutdownGraceMs ?? 8000);
+    try {
+      await this.running;
+    } finally {
+      clearTimeout(grace);
+    }
+    this.idleWaiters.splice(0).forEach((f) => f());
+  }
+
+  private clearRetry(): void {
+    if (this.retryTimer) clearTimeout(this.retryTimer);
+    this.retryTimer = null;
+  }
+
+  private scheduleRetry(ms: number, reason: string): void {
+    if (this.stopped) return;
+    this.clearRetry();
+    this.retryTimer = setTimeout(() => {
+      this.retryTimer = null;
+      this.trigger(reason);
+    }, ms);
+    this.retryTimer.unref();
+  }
+
+  private backoffMs(): number {
+    const { baseMs, maxMs } = this.o.backoff ?? { baseMs: 2000, maxMs: 300_000 };
+    const cap = Math.min(maxMs, baseMs * 2 ** Math.min(this.failures - 1, 30));
+    return Math.round(cap / 2 + (this.o.random ?? Math.random)() * (cap / 2));
+  }
+
+  private async pass(trigger: string): Promise<void> {
+    const { logger, metrics, status } = this.o;
+    const started = Date.now();
+    const startedAt = new Date(started).toISOString();
+    const timeout = AbortSignal.timeout(this.o.passTimeoutMs);
+    const signal = AbortSignal.any([this.hardCtl.signal, timeout]);
+    let revision: string | null = null;
+    let result: PassResult = 'Failed';
+    let message = '';
+    let objects: ObjectStatus[] | null = null;
+    let problems: PassRecord['counts'] = {};
+    let writes = 0;
+    let waiting = false;
+    let validation: Parameters<StatusTracker['finishPass']>[2] = [];
+    try {
+      const src = await this.o.source.sync();
+      revision = src.revision;
+      status.startPass(revision, trigger);
+      const log = logger.child({ revision });
+      log.info({ trigger }, 'reconcile pass started');
+      const out = await reconcile({
+        path: src.dir,
+        api: this.o.api,
+        stateDir: this.o.stateDir,
+        planOptions: this.o.planOptions,
+        revision,
+        apply: true,
+        applyOptions: {
+          ...(this.o.concurrency ? { concurrency: this.o.concurrency } : {}),
+          ...(this.o.wait ? { wait: this.o.wait } : {}),
+          onEvent: (e: ApplyEvent) => logEvent(log, e),
+        },
+        signal,
+        stopSignal: AbortSignal.any([this.stopCtl.signal, timeout]),
+      });
+      if (out.kind === 'invalid') {
+        revision = out.revision;
+        result = 'Invalid';
+        validation = out.problems;
+        const errs = out.problems.filter((p) => p.severity === 'error');
+        message = `revision ${revision ?? '(directory)'} is invalid: ${errs.length} problem(s), first: ${errs[0] ? `${errs[0].file}:${errs[0].line}:${errs[0].column}: ${errs[0].message}` : 'unknown'}`;
+        for (const p of errs) log.error({ file: p.file, line: p.line, column: p.column, rule: p.rule }, p.message);
+      } else {
+        revision = out.plan.revision;
+        const r = out.result;
+        writes = r?.writes ?? 0;
+        problems = r ? { ...r.counts } : {};
+        const driftKeys = new Set(out.plan.objects.filter((o) => o.change === 'drift' || o.reasons.some((x) => x.includes('outside packsync'))).map((o) => o.key));
+        for (const o of out.plan.objects) if (driftKeys.has(o.key)) metrics.drift.inc({ kind: o.kind });
+        waiting = out.plan.objects.some((o) => o.change === 'waiting');
+        objects = (r?.objects ?? []).map((o) => ({ ...o, ...(driftKeys.has(o.key) ? { drift: true } : {}) }));
+        metrics.objects.reset();
+        for (const o of objects) metrics.objects.inc({ kind: o.kind, outcome: o.outcome });
+        if (out.plan.errors.length > 0) {
+          result = 'Failed';
+          message = out.plan.errors.join('; ');
+        } else if (r?.aborted) {
+          result = 'Aborted';
+          message = 'the pass was stopped before it finished';
+        } else if ((r?.failed ?? 0) > 0) {
+          result = 'Failed';
+          const f = r!.objects.find((o) => o.outcome === 'failed');
+          message = `${r!.failed} object(s) failed; first: ${f?.key ?? '?'}: ${f?.error?.code ?? ''} ${f?.error?.message ?? ''}`.trim();
+        } else {
+          result = 'Succeeded';
+          const c = r?.counts;
+          message = c ? `applied revision ${revision ?? ''}: ${c.created} created, ${c.configured} configured, ${c.deleted} deleted, ${c.unchanged} unchanged` : `revision ${revision ?? ''} is in sync`;
+        }
+      }
+    } catch (e) {
+      result = this.stopCtl.signal.aborted ? 'Aborted' : 'Failed';
+      message = `${errorCode(e)}: ${errorMessage(e)}`;
+      if (errorCode(e).startsWith('SOURCE_')) status.sourceFailed(message);
+      logger.error({ code: errorCode(e), revision }, errorMessage(e));
+    }
+    const durationMs = Date.now() - started;
+    status.finishPass({ revision, trigger, startedAt, durationMs, result, counts: problems, writes, message }, objects, validation);
+    metrics.passes.inc({ result });
+    metrics.reconcileDuration.observe({ result }, durationMs / 1000);
+    this.lastResult = result;
+    this.lastCompletedAt = Date.now();
+    metrics.ready.set(this.ready() ? 1 : 0);
+    if (result === 'Succeeded') {
+      metrics.lastApplied.set(Math.floor(Date.now() / 1000));
+      this.failures = 0;
+      if (waiting) this.scheduleRetry(this.o.waitingRequeueMs ?? 5000, 'requeue: waiting on the service');
+    } else if (result === 'Failed') {
+      this.failures++;
+      const delay = this.backoffMs();
+      logger.warn({ revision, retryInMs: delay, failures: this.failures }, `pass failed; retrying with backoff: ${message}`);
+      this.scheduleRetry(delay, 'retry after failure');
+    }
+    logger.info({ revision, result, durationMs, writes }, `reconcile pass ${result.toLowerCase()}`);
+  }
+}
+
+function logEvent(log: Logger, e: ApplyEvent): void {
+  switch (e.type) {
+    case 'action-failed':
+      log.warn({ object: e.key, op: e.op, code: e.code }, `${e.description} failed: ${e.message}`);
+      break;
+    case 'action-done':
+      log.info({ object: e.key, op: e.op, durationMs: e.durationMs }, e.description);
+      break;
+    case 'upload-progress':
+      break;
+    default:
+      log.debug({ object: 'key' in e ? e.key : undefined, event: e.type }, 'apply event');
+  }
+}

@@ -1,0 +1,46 @@
+/**
+ * Prometheus metrics on an agent-owned registry (never prom-client's global one, so two agents in
+ * one process, as in tests, do not collide).
+ */
+import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
+
+export interface AgentMetrics {
+  registry: Registry;
+  reconcileDuration: Histogram<'result'>;
+  passes: Counter<'result'>;
+  objects: Gauge<'kind' | 'outcome'>;
+  apiRequests: Counter<'operation' | 'code'>;
+  apiDuration: Histogram<'operation'>;
+  drift: Counter<'kind'>;
+  lastApplied: Gauge;
+  ready: Gauge;
+}
+
+export function createMetrics(withProcess = true): AgentMetrics {
+  const registry = new Registry();
+  if (withProcess) collectDefaultMetrics({ register: registry, prefix: 'packsync_' });
+  const registers = [registry];
+  return {
+    registry,
+    reconcileDuration: new Histogram({
+      name: 'packsync_reconcile_duration_seconds',
+      help: 'Duration of reconcile passes (source sync, validate, read, plan, apply)',
+      labelNames: ['result'],
+      buckets: [0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120, 300],
+      registers,
+    }),
+    passes: new Counter({ name: 'packsync_reconcile_passes_total', help: 'Reconcile passes by result', labelNames: ['result'], registers }),
+    objects: new Gauge({ name: 'packsync_objects', help: 'Managed objects by kind and outcome of the last pass', labelNames: ['kind', 'outcome'], registers }),
+    apiRequests: new Counter({ name: 'packsync_api_requests_total', help: 'API requests by operation and HTTP status code (0 = no response)', labelNames: ['operation', 'code'], registers }),
+    apiDuration: new Histogram({
+      name: 'packsync_api_request_duration_seconds',
+      help: 'API request duration by operation',
+      labelNames: ['operation'],
+      buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
+      registers,
+    }),
+    drift: new Counter({ name: 'packsync_drift_detected_total', help: 'Objects found changed outside packsync', labelNames: ['kind'], registers }),
+    lastApplied: new Gauge({ name: 'packsync_last_applied_timestamp_seconds', help: 'Unix time of the last successful pass', registers }),
+    ready: new Gauge({ name: 'packsync_ready', help: '1 when the last pass of the current revision succeeded', registers }),
+  };
+}

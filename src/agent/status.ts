@@ -1,0 +1,134 @@
+/**
+ * The agent's status, shaped like a Flux object's: a Ready condition plus Reconciling / Stalled
+ * with PascalCase reasons, the last applied and last attempted revision, per-object results and a
+ * bounded history. Messages carry no timestamps or request ids, so an unchanged failure reads the
+ * same on every pass; times live in their own fields.
+ */
+import type { ObjectOutcome } from '../apply/executor.js';
+import type { Problem } from '../manifests/model.js';
+
+export type ConditionType = 'Ready' | 'Reconciling' | 'Stalled';
+export type ConditionStatus = 'True' | 'False' | 'Unknown';
+
+export interface Condition {
+  type: ConditionType;
+  status: ConditionStatus;
+  reason: string;
+  message: string;
+  lastTransitionTime: string;
+}
+
+export type PassResult = 'Succeeded' | 'Failed' | 'Invalid' | 'Aborted';
+
+export interface PassRecord {
+  revision: string | null;
+  trigger: string;
+  startedAt: string;
+  durationMs: number;
+  result: PassResult;
+  counts: Record<string, number>;
+  writes: number;
+  message: string;
+}
+
+export interface ObjectStatus extends Omit<ObjectOutcome, 'error'> {
+  error?: { code: string; message: string };
+  drift?: boolean;
+}
+
+export interface AgentStatus {
+  source: Record<string, string>;
+  lastAppliedRevision: string | null;
+  lastAppliedAt: string | null;
+  lastAttemptedRevision: string | null;
+  lastPassAt: string | null;
+  passes: number;
+  conditions: Condition[];
+  objects: ObjectStatus[];
+  problems: Problem[];
+  history: PassRecord[];
+}
+
+export const HISTORY_LIMIT = 20;
+
+export class StatusTracker {
+  readonly status: AgentStatus;
+
+  constructor(
+    source: Record<string, string>,
+    private readonly now: () => Date = () => new Date(),
+  ) {
+    const t = now().toISOString();
+    this.status = {
+      source,
+      lastAppliedRevision: null,
+      lastAppliedAt: null,
+      lastAttemptedRevision: null,
+      lastPassAt: null,
+      passes: 0,
+      conditions: [
+        { type: 'Ready', status: 'Unknown', reason: 'Progressing', message: 'no pass has completed yet', lastTransitionTime: t },
+        { type: 'Reconciling', status: 'False', reason: 'Idle', message: 'waiting for the first trigger', lastTransitionTime: t },
+        { type: 'Stalled', status: 'False', reason: 'Healthy', message: '', lastTransitionTime: t },
+      ],
+      objects: [],
+      problems: [],
+      history: [],
+    };
+  }
+
+  condition(type: ConditionType): Condition {
+    return this.status.conditions.find((c) => c.type === type)!;
+  }
+
+  /** Sets a condition; the transition time moves only when the status really changes. */
+  set(type: ConditionType, status: ConditionStatus, reason: string, message: string): void {
+    const c = this.condition(type);
+    if (c.status !== status) c.lastTransitionTime = this.now().toISOString();
+    c.status = status;
+    c.reason = reason;
+    c.message = message;
+  }
+
+  startPass(revision: string | null, trigger: string): void {
+    this.status.lastAttemptedRevision = revision;
+    this.set('Reconciling', 'True', 'Progressing', `reconciling ${revision ?? 'the source'} (trigger: ${trigger})`);
+  }
+
+  finishPass(rec: PassRecord, objects: ObjectStatus[] | null, problems: Problem[]): void {
+    const s = this.status;
+    s.passes++;
+    s.lastPassAt = this.now().toISOString();
+    s.history.unshift(rec);
+    s.history.length = Math.min(s.history.length, HISTORY_LIMIT);
+    if (objects) s.objects = objects;
+    s.problems = problems;
+    this.set('Reconciling', 'False', rec.result === 'Succeeded' ? 'ReconciliationSucceeded' : 'ReconciliationFailed', rec.message);
+    switch (rec.result) {
+      case 'Succeeded':
+        s.lastAppliedRevision = rec.revision;
+        s.lastAppliedAt = s.lastPassAt;
+        this.set('Ready', 'True', 'ReconciliationSucceeded', rec.message);
+        this.set('Stalled', 'False', 'Healthy', '');
+        break;
+      case 'Invalid':
+        this.set('Ready', 'False', 'ValidationFailed', rec.message);
+        this.set('Stalled', 'True', 'ValidationFailed', rec.message);
+        break;
+      case 'Failed':
+        this.set('Ready', 'False', 'ReconciliationFailed', rec.message);
+        this.set('Stalled', 'False', 'RetryScheduled', rec.message);
+        break;
+      case 'Aborted':
+        this.set('Ready', 'False', 'ReconciliationAborted', rec.message);
+        break;
+    }
+  }
+
+  /** A source failure (fetch) before any plan: the last applied revision stays in force. */
+  sourceFailed(message: string, reason = 'SourceUnavailable'): void {
+    this.set('Ready', 'False', reason, message);
+    this.set('Reconciling', 'False', reason, message);
+    this.set('Stalled', 'False', 'RetryScheduled', message);
+  }
+}

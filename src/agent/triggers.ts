@@ -1,0 +1,81 @@
+/**
+ * Triggers: a cron schedule (node-cron), an interval with jitter, and a debounced chokidar watch of
+ * a directory source. Each only calls `fire(reason)`; the loop decides what a trigger means.
+ */
+import { watch } from 'chokidar';
+import { schedule, validate } from 'node-cron';
+
+export interface Trigger {
+  stop: () => Promise<void>;
+}
+
+export class TriggerError extends Error {
+  readonly code = 'USAGE';
+}
+
+export function scheduleTrigger(expr: string, fire: (reason: string) => void): Trigger {
+  if (!validate(expr)) throw new TriggerError(`--schedule "${expr}" is not a valid cron expression (e.g. "*/5 * * * *")`);
+  const task = schedule(expr, () => fire('schedule'), { noOverlap: true });
+  return {
+    stop: async () => {
+      await task.destroy();
+    },
+  };
+}
+
+/** `5m`, `30s`, `1h`, `1500ms` or a number of seconds. */
+export function parseDuration(s: string, flag: string): number {
+  const m = /^(\d+(?:\.\d+)?)(ms|s|m|h)?$/.exec(s.trim());
+  if (!m) throw new TriggerError(`${flag} "${s}" is not a duration (write 30s, 5m or 1h)`);
+  const n = Number(m[1]);
+  const ms = n * ({ ms: 1, s: 1000, m: 60_000, h: 3_600_000 }[m[2] ?? 's'] ?? 1000);
+  if (ms < 1000 && flag === '--interval') throw new TriggerError(`${flag} must be at least 1s`);
+  return ms;
+}
+
+/** Fires every `ms` with up to 10% jitter, so a fleet of agents does not hit the API in step. */
+export function intervalTrigger(ms: number, fire: (reason: string) => void, random: () => number = Math.random): Trigger {
+  let timer: NodeJS.Timeout | null = null;
+  let stopped = false;
+  const next = (): void => {
+    if (stopped) return;
+    timer = setTimeout(
+      () => {
+        fire('interval');
+        next();
+      },
+      ms + Math.round(random() * ms * 0.1),
+    );
+  };
+  next();
+  return {
+    stop: () => {
+      stopped = true;
+      if (timer) clearTimeout(timer);
+      return Promise.resolve();
+    },
+  };
+}
+
+/** Watches YAML and content changes below `dir`; a burst of events becomes one trigger. */
+export async function watchTrigger(dir: string, fire: (reason: string) => void, debounceMs = 500): Promise<Trigger> {
+  let timer: NodeJS.Timeout | null = null;
+  const watcher = watch(dir, {
+    ignoreInitial: true,
+    // git-sync swaps a symlink; dot-folders (.git, .packsync) are never manifests.
+    ignored: (p: string) => /(^|[\\/])\.(?!\.?$)[^\\/]*$/.test(p) && p !== dir,
+    followSymlinks: true,
+    awaitWriteFinish: { stabilityThreshold: 100, pollInterval: 50 },
+  });
+  watcher.on('all', () => {
+    if (timer) clearTimeout(timer);
+    timer = setTimeout(() => fire('watch'), debounceMs);
+  });
+  await new Promise<void>((resolve) => watcher.once('ready', () => resolve()));
+  return {
+    stop: async () => {
+      if (timer) clearTimeout(timer);
+      await watcher.close();
+    },
+  };
+}

@@ -1,0 +1,90 @@
+/**
+ * Webhook verification: GitHub (`X-Hub-Signature-256`), GitLab (`X-Gitlab-Token`) and a generic
+ * HMAC header (`X-Packsync-Signature: sha256=<hex>`). Every comparison is constant-time. Only a push
+ * to the tracked ref triggers a pass; a delivery id seen before is ignored (providers redeliver).
+ */
+import { createHmac, timingSafeEqual } from 'node:crypto';
+import type { IncomingHttpHeaders } from 'node:http';
+
+export type WebhookVerdict =
+  | { status: 401; reason: string }
+  | { status: 400; reason: string }
+  | { status: 202; reason: string; trigger: false }
+  | { status: 200; reason: string; trigger: true; provider: string };
+
+function safeEqual(a: string, b: string): boolean {
+  const x = Buffer.from(a);
+  const y = Buffer.from(b);
+  // Compare equal-length buffers always, so the length difference leaks nothing useful either.
+  const ok = timingSafeEqual(Buffer.concat([x, Buffer.alloc(Math.max(0, y.length - x.length))]).subarray(0, Math.max(x.length, y.length)), Buffer.concat([y, Buffer.alloc(Math.max(0, x.length - y.length))]).subarray(0, Math.max(x.length, y.length)));
+  return ok && x.length === y.length;
+}
+
+function hmac(secret: string, body: Buffer): string {
+  return `sha256=${createHmac('sha256', secret).update(body).digest('hex')}`;
+}
+
+function header(h: IncomingHttpHeaders, name: string): string | undefined {
+  const v = h[name];
+  return Array.isArray(v) ? v[0] : v;
+}
+
+/** Whether `pushedRef` (e.g. `refs/heads/main`) is the ref the agent tracks (`main`). */
+export function refMatches(tracked: string | null, pushedRef: string | undefined): boolean {
+  if (tracked === null) return true; // a directory source: any verified push is news
+  if (!pushedRef) return true; // generic callers may not say which ref
+  return pushedRef === tracked || pushedRef === `refs/heads/${tracked}` || pushedRef === `refs/tags/${tracked}`;
+}
+
+export class WebhookVerifier {
+  private readonly seen: string[] = [];
+
+  constructor(
+    private readonly secret: string,
+    private readonly trackedRef: string | null,
+  ) {}
+
+  verify(headers: IncomingHttpHeaders, body: Buffer): WebhookVerdict {
+    const gh = header(headers, 'x-hub-signature-256');
+    const gl = header(headers, 'x-gitlab-token');
+    const generic = header(headers, 'x-packsync-signature');
+    let provider: string;
+    if (gh !== undefined) {
+      if (!safeEqual(gh, hmac(this.secret, body))) return { status: 401, reason: 'bad signature' };
+      provider = 'github';
+    } else if (gl !== undefined) {
+      if (!safeEqual(gl, this.secret)) return { status: 401, reason: 'bad token' };
+      provider = 'gitlab';
+    } else if (generic !== undefined) {
+      if (!safeEqual(generic, hmac(this.secret, body))) return { status: 401, reason: 'bad signature' };
+      provider = 'generic';
+    } else {
+      return { status: 401, reason: 'missing signature' };
+    }
+    const delivery = header(headers, 'x-github-delivery') ?? header(headers, 'x-gitlab-event-uuid') ?? header(headers, 'x-packsync-delivery');
+    if (delivery !== undefined) {
+      if (this.seen.includes(delivery)) return { status: 202, reason: 'duplicate delivery ignored', trigger: false };
+      this.seen.push(delivery);
+      if (this.seen.length > 1000) this.seen.shift();
+    }
+    const event = header(headers, 'x-github-event') ?? header(headers, 'x-gitlab-event');
+    if (event === 'ping') return { status: 202, reason: 'ping', trigger: false };
+    if (event !== undefined && !/^(push|push hook|tag push hook)$/i.test(event)) return { status: 202, reason: `event ${event} ignored`, trigger: false };
+    let ref: string | undefined;
+    if (body.length > 0) {
+      try {
+        const parsed = JSON.parse(body.toString('utf8')) as { ref?: unknown };
+        if (typeof parsed.ref === 'string') ref = parsed.ref;
+      } catch {
+        if (provider !== 'generic') return { status: 400, reason: 'body is not JSON' };
+      }
+    }
+    if (!refMatches(this.trackedRef, ref)) return { status: 202, reason: `push to ${ref ?? '?'} is not the tracked ref`, trigger: false };
+    return { status: 200, reason: 'push accepted', trigger: true, provider };
+  }
+}
+
+/** For tests and docs: the signature a sender puts in `X-Hub-Signature-256`. */
+export function signBody(secret: string, body: string | Buffer): string {
+  return hmac(secret, Buffer.isBuffer(body) ? body : Buffer.from(body));
+}

@@ -1,0 +1,54 @@
+import type { Command } from 'commander';
+import { Option } from 'commander';
+import { isAbsolute, relative, resolve } from 'node:path';
+import { loadManifests } from '../manifests/load.js';
+import type { LoadResult } from '../manifests/load.js';
+import type { CliIo } from './io.js';
+import { problemLines } from './print-problems.js';
+
+interface ValidateOptions {
+  output: 'text' | 'json';
+}
+
+/** `packsync validate [PATH]`: exit 0 when valid, 1 when any error; needs no API access. */
+export function registerValidateCommand(program: Command, io: CliIo): void {
+  program
+    .command('validate')
+    .description('check the manifests (YAML syntax, JSON Schema, references, content) without calling the API')
+    .argument('[path]', 'manifest directory or file', '.')
+    .addOption(new Option('-o, --output <format>', 'output format').choices(['text', 'json']).default('text'))
+    .action(async (path: string, opts: ValidateOptions) => {
+      const abs = resolve(io.cwd, path);
+      const loaded = await loadManifests(abs);
+      // Paths relative to the working directory, so editors and terminals can open FILE:LINE:COL.
+      const problems = loaded.problems.map((p) => ({ ...p, file: shown(io.cwd, abs, p.file) }));
+      const files = loaded.files.map((f) => shown(io.cwd, abs, f));
+      const valid = !problems.some((p) => p.severity === 'error');
+      if (opts.output === 'json') {
+        io.stdout(JSON.stringify({ valid, problems, files, documents: loaded.documents }, null, 2));
+      } else if (!valid) {
+        io.stderr(problemLines(problems));
+      } else {
+        if (problems.length > 0) io.stderr(problems.map((p) => `${p.file}:${p.line}:${p.column}: warning: ${p.message}`).join('\n'));
+        io.stdout(summary(loaded));
+      }
+      if (!valid) io.setExitCode(1);
+    });
+}
+
+/** The loader reports files relative to the directory it loaded (or, for one file, as given). */
+function shown(cwd: string, loaded: string, file: string): string {
+  const abs = isAbsolute(file) ? file : resolve(loaded, file);
+  const rel = relative(cwd, abs);
+  if (rel === '') return '.';
+  return rel.startsWith('..') || isAbsolute(rel) ? abs : rel;
+}
+
+function summary(l: LoadResult): string {
+  const d = l.desired;
+  const n = (count: number, one: string, many: string): string => `${count} ${count === 1 ? one : many}`;
+  const kinds = d
+    ? `${n(d.packages.length, 'package', 'packages')}, ${n(d.flows.length, 'flow', 'flows')}, ${n(d.deployments.length, 'deployment', 'deployments')}, ${n(d.tenantUploads.length, 'tenant upload', 'tenant uploads')}`
+    : '';
+  return `${n(l.files.length, 'file', 'files')}, ${n(l.documents, 'document', 'documents')} valid (${kinds})`;
+}

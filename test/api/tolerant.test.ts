@@ -1,0 +1,75 @@
+import { describe, expect, it } from 'vitest';
+import { normalizeDeployment, normalizePackage, readId, readIdText, readList, readState } from '../../src/api/tolerant.js';
+import { DEPLOYMENT_STATUSES, PACKAGE_STATES, TASK_STATES } from '../../src/api/wire-types.js';
+import type { V1DeploymentViewModel, V1PackageViewModel } from '../../src/api/wire-types.js';
+
+const ID = '3c8574eb-c0f6-426f-e557-08de6eb82a5e';
+
+function codeOf(fn: () => unknown): unknown {
+  try {
+    fn();
+  } catch (e) {
+    return (e as { code?: unknown }).code;
+  }
+  return undefined;
+}
+
+describe('readId', () => {
+  it('accepts a bare string and objects with id, packageId, deploymentId or flowId', () => {
+    expect(readId(ID, 'createFlow')).toBe(ID);
+    expect(readId(` {${ID}} `, 'createFlow')).toBe(ID);
+    expect(readId({ id: ID }, 'createFlow')).toBe(ID);
+    expect(readId({ packageId: ID }, 'importApp')).toBe(ID);
+    expect(readId({ deploymentId: ID }, 'addDeployment')).toBe(ID);
+    expect(readId({ flowId: ID }, 'createFlow')).toBe(ID);
+    expect(readId({ id: ID, packageId: 'other' }, 'importApp')).toBe(ID);
+  });
+
+  it('rejects bodies without an id as API_INVALID_RESPONSE', () => {
+    expect(codeOf(() => readId({}, 'createFlow'))).toBe('API_INVALID_RESPONSE');
+    expect(codeOf(() => readId('', 'createFlow'))).toBe('API_INVALID_RESPONSE');
+    expect(codeOf(() => readId(42, 'createFlow'))).toBe('API_INVALID_RESPONSE');
+    expect(codeOf(() => readId([ID], 'createFlow'))).toBe('API_INVALID_RESPONSE');
+  });
+
+  it('reads raw text: JSON or an unquoted GUID', () => {
+    expect(readIdText(`"${ID}"`, 'importApp')).toBe(ID);
+    expect(readIdText(`${ID}\n`, 'importApp')).toBe(ID);
+    expect(readIdText(`{"packageId":"${ID}"}`, 'importApp')).toBe(ID);
+    expect(codeOf(() => readIdText('not an id', 'importApp'))).toBe('API_INVALID_RESPONSE');
+    expect(codeOf(() => readIdText('', 'importApp'))).toBe('API_INVALID_RESPONSE');
+  });
+});
+
+describe('readState', () => {
+  it('maps strings case-insensitively and numbers by index', () => {
+    expect(readState('completed', PACKAGE_STATES)).toBe('Completed');
+    expect(readState('WAITING_FOR_CONTENT', PACKAGE_STATES)).toBe('WaitingForContent');
+    expect(readState(4, PACKAGE_STATES)).toBe('WaitingForContent');
+    expect(readState('1', TASK_STATES)).toBe('Running');
+    expect(readState('not started', DEPLOYMENT_STATUSES)).toBe('NotStarted');
+  });
+
+  it('is undefined for unknown values', () => {
+    expect(readState('Exploded', PACKAGE_STATES)).toBeUndefined();
+    expect(readState(99, PACKAGE_STATES)).toBeUndefined();
+    expect(readState(1.5, PACKAGE_STATES)).toBeUndefined();
+    expect(readState(null, PACKAGE_STATES)).toBeUndefined();
+  });
+
+  it('normalisers keep unknown values as strings and leave other fields alone', () => {
+    const p = normalizePackage({ id: ID, state: 2, size: 3 } as unknown as V1PackageViewModel);
+    expect(p).toEqual({ id: ID, state: 'Completed', size: 3 });
+    const d = normalizeDeployment({ id: ID, status: 7, contentUpdateStatus: 'completed' } as unknown as V1DeploymentViewModel);
+    expect(d).toEqual({ id: ID, status: '7', contentUpdateStatus: 'Completed' });
+  });
+});
+
+describe('readList', () => {
+  it('accepts a bare array or {items}', () => {
+    expect(readList([1], 'x')).toEqual([1]);
+    expect(readList({ items: [2] }, 'x')).toEqual([2]);
+    expect(readList({ Items: [3] }, 'x')).toEqual([3]);
+    expect(codeOf(() => readList({}, 'x'))).toBe('API_INVALID_RESPONSE');
+  });
+});
