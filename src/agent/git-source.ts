@@ -85,7 +85,6 @@ export class GitSource {
       PATH: this.o.env.PATH ?? '/usr/bin:/bin',
       HOME: this.o.env.HOME ?? this.o.workDir,
       GIT_TERMINAL_PROMPT: '0',
-      GIT_ASKPASS: 'true',
       // Remote helpers that run commands stay off whatever the user's git config says.
       GIT_ALLOW_PROTOCOL: 'file:git:http:https:ssh',
       GIT_CONFIG_NOSYSTEM: '1',
@@ -105,7 +104,10 @@ export class GitSource {
     if (this.git) return this.git;
     const dir = this.o.workDir;
     await mkdir(dir, { recursive: true });
-    const git = simpleGit({ baseDir: dir, maxConcurrentProcesses: 1 }).env(await this.env());
+    // Only the two env settings packsync itself sets (token header, ssh key) are unlocked; user
+    // input never reaches them (URL and ref are validated above and passed as plain arguments).
+    const env = await this.env();
+    const git = simpleGit({ baseDir: dir, maxConcurrentProcesses: 1, allowEnvironment: Object.keys(env), unsafe: { allowUnsafeConfigEnvCount: true, allowUnsafeSshCommand: true } }).env(env);
     const isRepo = await stat(join(dir, '.git')).then(
       () => true,
       () => false,

@@ -69,7 +69,7 @@ export class Agent {
       const next = this.pending;
       this.pending = null;
       if (next !== null && !this.stopped) this.trigger(next);
-      else if (!this.retryTimer) this.idleWaiters.splice(0).forEach((f) => f());
+      else this.idleWaiters.splice(0).forEach((f) => f());
     });
   }
 

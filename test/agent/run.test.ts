@@ -1,0 +1,187 @@
+/**
+ * `packsync run` end to end: the built CLI follows a bare repository served by `git daemon`,
+ * converges the simulator, reacts to signed webhooks, stalls on an invalid commit without applying
+ * any of it, recovers on the next good one, serves probes and Prometheus metrics, and stops cleanly
+ * on SIGTERM.
+ */
+import { writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { signBody } from '../../src/agent/webhook.js';
+import { loadInventory } from '../../src/apply/inventory-store.js';
+import { createRepo, freePort, startGitDaemon } from '../support/git.js';
+import type { GitDaemon, TestRepo } from '../support/git.js';
+import { deploymentsYaml, flowsYaml, packagesYaml } from '../support/manifests.js';
+import { tempDir } from '../support/repo.js';
+import { startTestSimulator } from '../support/sim.js';
+import type { TestSim } from '../support/sim.js';
+import { spawnCli } from '../support/spawn-cli.js';
+import type { Spawned } from '../support/spawn-cli.js';
+import { parsePrometheus } from './prometheus.js';
+
+const SECRET = 'webhook-secret-0123456789abcdef';
+let sim: TestSim;
+let repo: TestRepo;
+let daemon: GitDaemon;
+let agent: Spawned;
+let base: string;
+let stateDir: string;
+
+interface Status {
+  lastAppliedRevision: string | null;
+  lastAttemptedRevision: string | null;
+  passes: number;
+  conditions: { type: string; status: string; reason: string; message: string }[];
+  problems: { file: string; line: number; column: number; message: string }[];
+  history: { revision: string; trigger: string; result: string }[];
+}
+
+const status = async (): Promise<Status> => (await (await fetch(`${base}/status`)).json()) as Status;
+
+async function until<T>(what: string, probe: () => Promise<T | undefined | false>, timeoutMs = 20_000): Promise<T> {
+  const end = Date.now() + timeoutMs;
+  for (;;) {
+    try {
+      const v = await probe();
+      if (v !== undefined && v !== false) return v;
+    } catch {
+      // not up yet
+    }
+    if (Date.now() > end) throw new Error(`timed out waiting for ${what}; status: ${JSON.stringify(await status().catch(() => null))}`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
+/** Waits until no pass runs and none started for 400 ms; returns the pass count. */
+async function settled(): Promise<number> {
+  let last = -1;
+  for (;;) {
+    const s = await status();
+    const busy = s.conditions.find((c) => c.type === 'Reconciling')?.status === 'True';
+    if (!busy && s.passes === last) return last;
+    last = busy ? -1 : s.passes;
+    await new Promise((r) => setTimeout(r, 400));
+  }
+}
+
+async function push(sign: (body: string) => Record<string, string>, ref = 'refs/heads/main'): Promise<Response> {
+  const body = JSON.stringify({ ref });
+  return fetch(`${base}/webhook`, { method: 'POST', headers: { 'content-type': 'application/json', 'x-github-event': 'push', ...sign(body) }, body });
+}
+const github = (body: string): Record<string, string> => ({ 'x-hub-signature-256': signBody(SECRET, body), 'x-github-delivery': `d-${Math.random()}` });
+
+beforeAll(async () => {
+  sim = await startTestSimulator();
+  repo = await createRepo(async (dir) => {
+    await writeFile(join(dir, 'packages.yaml'), packagesYaml());
+    await writeFile(join(dir, 'flows.yaml'), flowsYaml());
+    await writeFile(join(dir, 'deployments.yaml'), deploymentsYaml());
+  });
+  daemon = await startGitDaemon(repo);
+  stateDir = await tempDir('packsync-agent-state-');
+  const secretFile = join(stateDir, '..', `secret-${Date.now()}`);
+  await writeFile(secretFile, `${SECRET}\n`);
+  const port = await freePort();
+  base = `http://127.0.0.1:${port}`;
+  agent = spawnCli(
+    ['run', '--source', daemon.url(repo), '--ref', 'main', '--listen', `127.0.0.1:${port}`, '--webhook-secret-file', secretFile, '--log-format', 'json'],
+    { PACKSYNC_API_URL: sim.url, PACKSYNC_API_KEY: sim.key, PACKSYNC_STATE_DIR: stateDir, HOME: stateDir },
+  );
+});
+
+afterAll(async () => {
+  if (agent.child.exitCode === null) agent.child.kill('SIGKILL');
+  await daemon.stop();
+  await sim.close();
+});
+
+describe('packsync run following a git repository', () => {
+  it('applies the first commit on startup and reports it as ready', async () => {
+    const head = await repo.commit('no-op to know the head');
+    await until('first apply', async () => (await status()).lastAppliedRevision !== null && (await status()).lastAppliedRevision !== undefined);
+    // The startup pass may have seen the first or the second commit; a webhook brings the head.
+    expect((await push(github)).status).toBe(202);
+    await until('head applied', async () => (await status()).lastAppliedRevision === head);
+    expect((await fetch(`${base}/healthz`)).status).toBe(200);
+    expect((await fetch(`${base}/readyz`)).status).toBe(200);
+    const s = await status();
+    expect(s.conditions.find((c) => c.type === 'Ready')).toMatchObject({ status: 'True', reason: 'ReconciliationSucceeded' });
+    expect((await sim.state()).deployments.map((d) => d.status).sort()).toEqual(['NotStarted', 'Running']);
+  });
+
+  it('refuses a missing or wrong signature with 401 and triggers nothing', async () => {
+    const passes = await settled();
+    expect((await push(() => ({}))).status).toBe(401);
+    expect((await push(() => ({ 'x-hub-signature-256': signBody('wrong-secret-wrong-secret', '{}') }))).status).toBe(401);
+    expect((await push(() => ({ 'x-gitlab-token': 'nope' }))).status).toBe(401);
+    await new Promise((r) => setTimeout(r, 300));
+    expect((await status()).passes).toBe(passes);
+  });
+
+  it('applies the next commit promptly after a signed push; a replayed delivery is ignored', async () => {
+    const before = (await sim.writes()).length;
+    await writeFile(join(repo.work, 'deployments.yaml'), deploymentsYaml({ state: 'stopped' }));
+    const commit = await repo.commit('stop 7-Zip');
+    const headers = github('');
+    const body = JSON.stringify({ ref: 'refs/heads/main' });
+    const signed = { ...headers, 'x-hub-signature-256': signBody(SECRET, body) };
+    expect((await push(() => signed)).status).toBe(202);
+    await until('stop applied', async () => (await status()).lastAppliedRevision === commit);
+    expect((await sim.writes()).slice(before)).toEqual(['POST /v1/flow/deployment/{id}/stop']);
+    const replay = await push(() => signed);
+    expect(replay.status).toBe(200);
+    expect(await replay.json()).toMatchObject({ triggered: false, reason: 'duplicate delivery ignored' });
+    expect((await push(github, 'refs/heads/other')).status).toBe(200);
+  });
+
+  it('stalls on an invalid commit without applying any of it, then recovers on the next good one', async () => {
+    const before = (await sim.writes()).length;
+    const good = (await status()).lastAppliedRevision;
+    await writeFile(join(repo.work, 'deployments.yaml'), deploymentsYaml({ state: 'running' }).replace('state: pending', 'state: paused'));
+    const bad = await repo.commit('typo');
+    expect((await push(github)).status).toBe(202);
+    const s = await until('stalled', async () => {
+      const x = await status();
+      return x.lastAttemptedRevision === bad && x.history[0]?.result === 'Invalid' ? x : undefined;
+    });
+    expect(s.lastAppliedRevision).toBe(good);
+    expect(s.conditions.find((c) => c.type === 'Stalled')).toMatchObject({ status: 'True', reason: 'ValidationFailed' });
+    expect(s.problems[0]).toMatchObject({ file: 'deployments.yaml', line: expect.any(Number) as number });
+    expect((await fetch(`${base}/readyz`)).status).toBe(503);
+    expect((await sim.writes()).length).toBe(before);
+
+    await writeFile(join(repo.work, 'deployments.yaml'), deploymentsYaml({ state: 'running' }));
+    const fixed = await repo.commit('fix typo');
+    expect((await push(github)).status).toBe(202);
+    await until('recovered', async () => (await status()).lastAppliedRevision === fixed);
+    expect((await sim.writes()).slice(before)).toEqual(['POST /v1/flow/deployment/{id}/start']);
+    expect((await fetch(`${base}/readyz`)).status).toBe(200);
+  });
+
+  it('serves Prometheus metrics that parse, with passes, API requests and objects', async () => {
+    const res = await fetch(`${base}/metrics`);
+    expect(res.headers.get('content-type')).toMatch(/text\/plain/);
+    const m = parsePrometheus(await res.text());
+    expect(m.get('packsync_reconcile_passes_total')?.find((s) => s.labels.result === 'Succeeded')?.value).toBeGreaterThanOrEqual(2);
+    expect(m.get('packsync_reconcile_passes_total')?.find((s) => s.labels.result === 'Invalid')?.value).toBe(1);
+    expect(m.get('packsync_api_requests_total')?.some((s) => s.labels.operation === 'stopDeployment' && s.labels.code === '200')).toBe(true);
+    expect(m.get('packsync_objects')?.length).toBeGreaterThan(0);
+    expect(m.get('packsync_last_applied_timestamp_seconds')?.[0]?.value).toBeGreaterThan(1.7e9);
+    expect(m.has('packsync_process_resident_memory_bytes')).toBe(true);
+  });
+
+  it('stops on SIGTERM during a pass with exit 0 within 10 s and a readable inventory', async () => {
+    await writeFile(join(repo.work, 'deployments.yaml'), deploymentsYaml({ state: 'stopped' }));
+    await repo.commit('stop again');
+    expect((await push(github)).status).toBe(202);
+    const t0 = Date.now();
+    agent.child.kill('SIGTERM');
+    const done = await agent.done;
+    expect(done.code).toBe(0);
+    expect(Date.now() - t0).toBeLessThan(10_000);
+    const inv = await loadInventory(stateDir);
+    expect(Object.keys(inv.objects).length).toBe(6);
+    expect(done.stdout + done.stderr).not.toContain(SECRET);
+    expect(done.stdout + done.stderr).not.toContain(sim.key);
+  });
+});

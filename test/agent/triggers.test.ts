@@ -1,0 +1,129 @@
+/** Triggers and the loop: watch, schedule, coalescing of triggers during a pass, backoff recovery. */
+import { writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { pino } from 'pino';
+import { afterEach, describe, expect, it } from 'vitest';
+import { Agent } from '../../src/agent/loop.js';
+import { createMetrics } from '../../src/agent/metrics.js';
+import { StatusTracker } from '../../src/agent/status.js';
+import { parseDuration } from '../../src/agent/triggers.js';
+import { createApiClient } from '../../src/api/client.js';
+import { DEFAULT_PLAN_OPTIONS } from '../../src/plan/types.js';
+import { freePort } from '../support/git.js';
+import { deploymentsYaml, writeRepo } from '../support/manifests.js';
+import { tempDir } from '../support/repo.js';
+import { startTestSimulator } from '../support/sim.js';
+import type { TestSim } from '../support/sim.js';
+import { spawnCli } from '../support/spawn-cli.js';
+
+let sim: TestSim | null = null;
+afterEach(async () => {
+  await sim?.close();
+  sim = null;
+});
+
+interface Status {
+  passes: number;
+  lastAppliedRevision: string | null;
+  history: { trigger: string; result: string }[];
+}
+
+async function poll<T>(fn: () => Promise<T | undefined>, ms = 15_000): Promise<T> {
+  const end = Date.now() + ms;
+  for (;;) {
+    const v = await fn().catch(() => undefined);
+    if (v !== undefined) return v;
+    if (Date.now() > end) throw new Error('timed out');
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
+describe('triggers', () => {
+  it('--watch reconciles a directory source when a manifest changes; --schedule fires on its cron', async () => {
+    sim = await startTestSimulator();
+    const repo = await writeRepo();
+    const port = await freePort();
+    const state = await tempDir('packsync-state-');
+    const p = spawnCli(['run', '--source', repo, '--watch', '--schedule', '*/2 * * * * *', '--listen', `127.0.0.1:${port}`, '--log-level', 'warn'], {
+      PACKSYNC_API_URL: sim.url,
+      PACKSYNC_API_KEY: sim.key,
+      PACKSYNC_STATE_DIR: state,
+    });
+    try {
+      const status = async (): Promise<Status> => (await (await fetch(`http://127.0.0.1:${port}/status`)).json()) as Status;
+      const first = await poll(async () => ((await status()).lastAppliedRevision ? status() : undefined));
+      const before = (await sim.writes()).length;
+      await writeFile(join(repo, 'deployments.yaml'), deploymentsYaml({ state: 'stopped' }));
+      await poll(async () => ((await status()).lastAppliedRevision !== first.lastAppliedRevision ? true : undefined));
+      expect((await sim.writes()).slice(before)).toEqual(['POST /v1/flow/deployment/{id}/stop']);
+      const s = await poll(async () => {
+        const x = await status();
+        return x.history.some((h) => h.trigger === 'schedule') && x.history.some((h) => h.trigger === 'watch') ? x : undefined;
+      });
+      expect(s.history.every((h) => h.result === 'Succeeded')).toBe(true);
+    } finally {
+      p.child.kill('SIGTERM');
+      expect((await p.done).code).toBe(0);
+    }
+  });
+
+  it('coalesces triggers that arrive during a pass into exactly one follow-up pass', async () => {
+    sim = await startTestSimulator({ latencyMs: 30 });
+    const repo = await writeRepo();
+    const api = createApiClient({ baseUrl: sim.url, apiKey: sim.key });
+    const status = new StatusTracker({ source: repo });
+    const agent = new Agent({
+      source: { sync: () => Promise.resolve({ dir: repo, revision: null, label: repo }), ref: null },
+      api,
+      stateDir: await tempDir('packsync-state-'),
+      planOptions: DEFAULT_PLAN_OPTIONS,
+      logger: pino({ level: 'silent' }),
+      metrics: createMetrics(false),
+      status,
+      passTimeoutMs: 60_000,
+    });
+    agent.trigger('a');
+    for (let i = 0; i < 5; i++) agent.trigger(`during-${i}`);
+    await agent.idle();
+    await agent.stop();
+    await api.close();
+    expect(status.status.history.map((h) => h.trigger)).toEqual(['during-0', 'a']);
+    expect(status.status.history.every((h) => h.result === 'Succeeded')).toBe(true);
+    expect(agent.ready()).toBe(true);
+  });
+
+  it('backs off after a failure and recovers on its own when the service comes back', async () => {
+    sim = await startTestSimulator();
+    const repo = await writeRepo();
+    await sim.admin('PUT', '/_sim/faults', '5xx=1');
+    const api = createApiClient({ baseUrl: sim.url, apiKey: sim.key, retry: { maxAttempts: 1 } });
+    const status = new StatusTracker({ source: repo });
+    const agent = new Agent({
+      source: { sync: () => Promise.resolve({ dir: repo, revision: null, label: repo }), ref: null },
+      api,
+      stateDir: await tempDir('packsync-state-'),
+      planOptions: DEFAULT_PLAN_OPTIONS,
+      logger: pino({ level: 'silent' }),
+      metrics: createMetrics(false),
+      status,
+      passTimeoutMs: 60_000,
+      backoff: { baseMs: 50, maxMs: 200 },
+    });
+    agent.trigger('startup');
+    await agent.idle();
+    expect(status.status.history[0]?.result).toBe('Failed');
+    expect(status.condition('Ready')).toMatchObject({ status: 'False' });
+    await sim.admin('PUT', '/_sim/faults', 'none');
+    await poll(async () => (status.status.history[0]?.result === 'Succeeded' ? true : undefined));
+    expect(status.status.history[0]?.trigger).toBe('retry after failure');
+    expect(status.condition('Ready')).toMatchObject({ status: 'True', reason: 'ReconciliationSucceeded' });
+    await agent.stop();
+    await api.close();
+  });
+
+  it('parses durations and refuses nonsense with the flag name', () => {
+    expect(parseDuration('5m', '--interval')).toBe(300_000);
+    expect(parseDuration('1500ms', '--pass-timeout')).toBe(1500);
+    expect(() => parseDuration('soon', '--interval')).toThrow(/--interval "soon" is not a duration/);
+  });
+});
