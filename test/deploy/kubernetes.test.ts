@@ -1,0 +1,115 @@
+/**
+ * The Kubernetes manifests in deploy/: every document validates against the Kubernetes schemas
+ * (kubernetes-models), every packsync flag they use exists in the CLI, and every container keeps
+ * the restrictive security context and has probes, requests and limits.
+ */
+import { readdir, readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { parseAllDocuments } from 'yaml';
+import { describe, expect, it } from 'vitest';
+import { buildProgram } from '../../src/cli/program.js';
+import type { CliIo } from '../../src/cli/io.js';
+
+const DIR = fileURLToPath(new URL('../../deploy/kubernetes', import.meta.url));
+
+interface Doc {
+  file: string;
+  apiVersion: string;
+  kind: string;
+  metadata: { name: string };
+  [k: string]: unknown;
+}
+
+interface Container {
+  name: string;
+  image: string;
+  args?: string[];
+  securityContext?: Record<string, unknown>;
+  resources?: { requests?: unknown; limits?: unknown };
+  livenessProbe?: unknown;
+  readinessProbe?: unknown;
+}
+
+async function docs(): Promise<Doc[]> {
+  const out: Doc[] = [];
+  for (const f of (await readdir(DIR)).filter((x) => x.endsWith('.yaml')).sort()) {
+    for (const d of parseAllDocuments(await readFile(join(DIR, f), 'utf8'))) {
+      expect(d.errors, f).toEqual([]);
+      out.push({ file: f, ...(d.toJS() as Omit<Doc, 'file'>) });
+    }
+  }
+  return out;
+}
+
+function podSpec(d: Doc): { containers: Container[]; initContainers?: Container[]; securityContext?: Record<string, unknown> } | null {
+  const spec = d.spec as Record<string, unknown> | undefined;
+  if (d.kind === 'Deployment') return (spec?.template as { spec: never }).spec;
+  if (d.kind === 'CronJob') return ((spec?.jobTemplate as { spec: { template: { spec: never } } }).spec.template.spec);
+  return null;
+}
+
+const io: CliIo = { stdout: () => undefined, stderr: () => undefined, setExitCode: () => undefined, isTTY: false, env: {}, cwd: '/' };
+
+describe('deploy/kubernetes', () => {
+  it('validates every document against the Kubernetes schemas', async () => {
+    const all = await docs();
+    expect(all.length).toBeGreaterThanOrEqual(10);
+    // The validator is not a no-op: a wrong type in a Deployment is caught.
+    const { Deployment } = (await import('kubernetes-models/apps/v1')) as unknown as Record<string, new (x: unknown) => { validate: () => void }>;
+    expect(() => new Deployment!({ metadata: { name: 'x' }, spec: { replicas: 'one', selector: {}, template: {} } }).validate()).toThrow();
+    for (const d of all) {
+      const [group, version] = d.apiVersion.includes('/') ? d.apiVersion.split('/') : [null, d.apiVersion];
+      const mod = (await import(group ? `kubernetes-models/${group}/${version}` : `kubernetes-models/${version}`)) as Record<string, new (x: unknown) => { validate: () => void }>;
+      const Model = mod[d.kind];
+      expect(Model, `${d.file}: ${d.apiVersion} ${d.kind}`).toBeDefined();
+      const { file: _f, ...body } = d;
+      expect(() => new Model!(body).validate(), `${d.file}: ${d.kind}/${d.metadata.name}`).not.toThrow();
+    }
+  });
+
+  it('uses only packsync flags that exist', async () => {
+    const program = buildProgram(io, '0.0.0');
+    let checked = 0;
+    for (const d of await docs()) {
+      const pod = podSpec(d);
+      for (const c of [...(pod?.containers ?? []), ...(pod?.initContainers ?? [])].filter((x) => x.image.includes('packsync'))) {
+        const [command, ...rest] = c.args ?? [];
+        const cmd = program.commands.find((x) => x.name() === command);
+        expect(cmd, `${d.file}: command ${command ?? '(none)'}`).toBeDefined();
+        const known = new Set(cmd!.options.map((o) => o.long));
+        for (const a of rest.filter((x) => x.startsWith('--'))) {
+          expect(known.has(a.split('=')[0]!), `${d.file}: ${command ?? ''} ${a}`).toBe(true);
+          checked++;
+        }
+      }
+    }
+    expect(checked).toBeGreaterThan(15);
+  });
+
+  it('runs every container non-root with a read-only root filesystem, limits and (for agents) probes', async () => {
+    for (const d of await docs()) {
+      const pod = podSpec(d);
+      if (!pod) continue;
+      expect(pod.securityContext, d.file).toMatchObject({ runAsNonRoot: true, seccompProfile: { type: 'RuntimeDefault' } });
+      for (const c of [...pod.containers, ...(pod.initContainers ?? [])]) {
+        expect(c.securityContext, `${d.file}/${c.name}`).toMatchObject({ allowPrivilegeEscalation: false, readOnlyRootFilesystem: true, capabilities: { drop: ['ALL'] } });
+        expect(c.resources?.requests && c.resources.limits, `${d.file}/${c.name}`).toBeTruthy();
+        if (d.kind === 'Deployment' && c.image.includes('packsync')) {
+          expect(c.livenessProbe, `${d.file}/${c.name}`).toMatchObject({ httpGet: { path: '/healthz' } });
+          expect(c.readinessProbe, `${d.file}/${c.name}`).toMatchObject({ httpGet: { path: '/readyz' } });
+        }
+      }
+    }
+  });
+
+  it('builds a Dockerfile on Node 24 that runs as non-root with a healthcheck and git', async () => {
+    const df = await readFile(fileURLToPath(new URL('../../Dockerfile', import.meta.url)), 'utf8');
+    expect(df).toMatch(/^FROM node:24[^\n]* AS build$/m);
+    expect(df).toMatch(/^FROM node:24[^\n]* AS runtime$/m);
+    expect(df).toMatch(/apt-get install[^\n]*\bgit\b/);
+    expect(df).toMatch(/^USER 10001/m);
+    expect(df).toMatch(/^HEALTHCHECK /m);
+    expect(df).toMatch(/npm prune --omit=dev/);
+  });
+});
