@@ -26,7 +26,7 @@ export function paged<T extends object>(items: T[], q: Query, defaultSort?: stri
       list = [...items].sort((a, b) => {
         const x = (a as Record<string, unknown>)[key];
         const y = (b as Record<string, unknown>)[key];
-        const c = typeof x === 'number' && typeof y === 'number' ? x - y : String(x ?? '').localeCompare(String(y ?? ''), 'en', { numeric: true });
+        const c = typeof x === 'number' && typeof y === 'number' ? x - y : sortText(x).localeCompare(sortText(y), 'en', { numeric: true });
         return desc ? -c : c;
       });
     }
@@ -47,4 +47,9 @@ export function paged<T extends object>(items: T[], q: Query, defaultSort?: stri
       };
   const body = disable ? list : list.slice((page - 1) * perPage, page * perPage);
   return { json: body, headers: { 'X-Pagination': JSON.stringify(header) } };
+}
+
+function sortText(v: unknown): string {
+  if (v === null || v === undefined) return '';
+  return typeof v === 'object' ? JSON.stringify(v) : String(v);
 }

@@ -114,7 +114,7 @@ describe('triggers', () => {
     expect(status.status.history[0]?.result).toBe('Failed');
     expect(status.condition('Ready')).toMatchObject({ status: 'False' });
     await sim.admin('PUT', '/_sim/faults', 'none');
-    await poll(async () => (status.status.history[0]?.result === 'Succeeded' ? true : undefined));
+    await poll(() => Promise.resolve(status.status.history[0]?.result === 'Succeeded' ? true : undefined));
     expect(status.status.history[0]?.trigger).toBe('retry after failure');
     expect(status.condition('Ready')).toMatchObject({ status: 'True', reason: 'ReconciliationSucceeded' });
     await agent.stop();

@@ -79,7 +79,7 @@ describe('deploy/kubernetes', () => {
         expect(cmd, `${d.file}: command ${command ?? '(none)'}`).toBeDefined();
         const known = new Set(cmd!.options.map((o) => o.long));
         for (const a of rest.filter((x) => x.startsWith('--'))) {
-          expect(known.has(a.split('=')[0]!), `${d.file}: ${command ?? ''} ${a}`).toBe(true);
+          expect(known.has(a.split('=')[0]), `${d.file}: ${command ?? ''} ${a}`).toBe(true);
           checked++;
         }
       }
