@@ -51,5 +51,5 @@ export function paged<T extends object>(items: T[], q: Query, defaultSort?: stri
 
 function sortText(v: unknown): string {
   if (v === null || v === undefined) return '';
-  return typeof v === 'object' ? JSON.stringify(v) : String(v);
+  return typeof v === 'string' ? v : JSON.stringify(v);
 }

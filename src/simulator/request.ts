@@ -87,7 +87,7 @@ export function enumInput<T extends Record<string, number>>(field: string, value
     const n = Number(value);
     if (Number.isInteger(n) && Object.values(values).includes(n)) return n;
   }
-  throw badRequest(field, `The value '${typeof value === 'object' ? JSON.stringify(value) : String(value)}' is not valid for ${field}.`);
+  throw badRequest(field, `The value '${typeof value === 'string' ? value : JSON.stringify(value)}' is not valid for ${field}.`);
 }
 
 /** A JSON body that must be an object. */
