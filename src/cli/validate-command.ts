@@ -3,11 +3,12 @@ import { Option } from 'commander';
 import { isAbsolute, relative, resolve } from 'node:path';
 import { loadManifests } from '../manifests/load.js';
 import type { LoadResult } from '../manifests/load.js';
+import type { Problem } from '../manifests/model.js';
 import type { CliIo } from './io.js';
 import { problemLines } from './print-problems.js';
 
 interface ValidateOptions {
-  output: 'text' | 'json';
+  output: 'text' | 'json' | 'github';
 }
 
 /** `packsync validate [PATH]`: exit 0 when valid, 1 when any error; needs no API access. */
@@ -16,7 +17,7 @@ export function registerValidateCommand(program: Command, io: CliIo): void {
     .command('validate')
     .description('check the manifests (YAML syntax, JSON Schema, references, content) without calling the API')
     .argument('[path]', 'manifest directory or file', '.')
-    .addOption(new Option('-o, --output <format>', 'output format').choices(['text', 'json']).default('text'))
+    .addOption(new Option('-o, --output <format>', 'output format').choices(['text', 'json', 'github']).default('text'))
     .action(async (path: string, opts: ValidateOptions) => {
       const abs = resolve(io.cwd, path);
       const loaded = await loadManifests(abs);
@@ -26,6 +27,10 @@ export function registerValidateCommand(program: Command, io: CliIo): void {
       const valid = !problems.some((p) => p.severity === 'error');
       if (opts.output === 'json') {
         io.stdout(JSON.stringify({ valid, problems, files, documents: loaded.documents }, null, 2));
+      } else if (opts.output === 'github') {
+        // GitHub Actions workflow commands: each problem becomes an annotation on the pull request.
+        for (const p of problems) io.stdout(githubAnnotation(p));
+        if (valid) io.stdout(summary(loaded));
       } else if (!valid) {
         io.stderr(problemLines(problems));
       } else {
@@ -42,6 +47,19 @@ function shown(cwd: string, loaded: string, file: string): string {
   const rel = relative(cwd, abs);
   if (rel === '') return '.';
   return rel.startsWith('..') || isAbsolute(rel) ? abs : rel;
+}
+
+function escapeData(s: string): string {
+  return s.replace(/%/g, '%25').replace(/\r/g, '%0D').replace(/\n/g, '%0A');
+}
+
+function escapeProperty(s: string): string {
+  return escapeData(s).replace(/:/g, '%3A').replace(/,/g, '%2C');
+}
+
+function githubAnnotation(p: Problem): string {
+  const level = p.severity === 'error' ? 'error' : 'warning';
+  return `::${level} file=${escapeProperty(p.file)},line=${p.line},col=${p.column},title=${escapeProperty(`packsync ${p.rule}`)}::${escapeData(p.message)}`;
 }
 
 function summary(l: LoadResult): string {

@@ -1,0 +1,199 @@
+/**
+ * Load a manifest repository: find the YAML files, parse them with positions, validate every
+ * document against its kind's JSON Schema, then apply the cross-document rules. Every problem is
+ * returned at once; `desired` is set only when there is no error (a revision is valid whole or not
+ * at all).
+ */
+import { readFile, realpath, stat } from 'node:fs/promises';
+import { dirname, resolve } from 'node:path';
+import { API_VERSION, KINDS } from './model.js';
+import type {
+  DeploymentManifest,
+  DesiredModel,
+  FlowManifest,
+  Kind,
+  PackageManifest,
+  Problem,
+  TenantUploadManifest,
+} from './model.js';
+import { checkRules } from './rules.js';
+import type { DocRecord } from './rules.js';
+import { schemaProblems } from './schema-problems.js';
+import { KIND_SCHEMAS, validators } from './schemas.js';
+import { didYouMean } from './suggest.js';
+import { isInside } from './content.js';
+import { listYamlFiles } from './walk.js';
+import { parseYamlFile } from './yaml-source.js';
+import type { ParsedDocument, ParsedFile } from './yaml-source.js';
+
+export interface LoadOptions {
+  /** Larger files are reported (`file.too-large`) instead of parsed. Default 10 MiB. */
+  maxFileBytes?: number;
+  /** Follow symlinked files and folders while looking for manifests. Default false. */
+  followSymlinks?: boolean;
+}
+
+export interface LoadResult {
+  desired: DesiredModel | null;
+  problems: Problem[];
+  /** Manifest files read, relative to the root (or as given for a single file). */
+  files: string[];
+  /** Non-empty YAML documents read. */
+  documents: number;
+}
+
+export const DEFAULT_MAX_FILE_BYTES = 10 * 1024 * 1024;
+
+function at(file: string, rule: string, message: string, severity: Problem['severity'] = 'error'): Problem {
+  return { file, line: 1, column: 1, pointer: '', rule, message, severity };
+}
+
+/** `path` is a directory (every *.yaml / *.yml below it) or a single YAML file. */
+export async function loadManifests(path: string, opts: LoadOptions = {}): Promise<LoadResult> {
+  const abs = resolve(path);
+  const st = await stat(abs).catch(() => undefined);
+  if (!st) return { desired: null, problems: [at(path, 'file.not-found', `${path} does not exist`)], files: [], documents: 0 };
+  const single = !st.isDirectory();
+  const root = single ? dirname(abs) : abs;
+  const rootReal = await realpath(root);
+  const rels = single ? [path] : await listYamlFiles(root, { followSymlinks: opts.followSymlinks ?? false });
+  const maxBytes = opts.maxFileBytes ?? DEFAULT_MAX_FILE_BYTES;
+
+  const problems: Problem[] = [];
+  let parsed: ParsedFile[] = [];
+  for (const rel of rels) {
+    const file = single ? abs : resolve(root, rel);
+    let text: string;
+    try {
+      const size = (await stat(file)).size;
+      if (size > maxBytes) {
+        problems.push(at(rel, 'file.too-large', `${size} bytes is more than the ${maxBytes} a manifest file may have`));
+        continue;
+      }
+      text = await readFile(file, 'utf8');
+    } catch (e) {
+      problems.push(at(rel, 'file.unreadable', `cannot read this file (${(e as NodeJS.ErrnoException).code ?? String(e)})`));
+      continue;
+    }
+    parsed.push(parseYamlFile(rel, text.replace(/^\uFEFF/, '')));
+  }
+  if (!single) parsed = withoutContentFiles(parsed, root);
+  if (!single && parsed.length === 0 && problems.length === 0) {
+    problems.push(at(path, 'manifest.none', `no *.yaml or *.yml files under ${path}`, 'warning'));
+  }
+
+  const records: DocRecord[] = [];
+  let documents = 0;
+  for (const f of parsed) {
+    problems.push(...f.problems);
+    for (const d of f.documents) {
+      documents++;
+      const checked = checkDocument(d);
+      problems.push(...checked.problems);
+      if (checked.record) records.push(checked.record);
+    }
+  }
+  const rules = await checkRules(records, root, rootReal);
+  problems.push(...rules.problems);
+
+  const sorted = sortProblems(problems);
+  const files = parsed.map((f) => f.file);
+  if (sorted.some((p) => p.severity === 'error')) return { desired: null, problems: sorted, files, documents };
+
+  const desired: DesiredModel = { root, packages: [], flows: [], deployments: [], tenantUploads: [] };
+  for (const r of records) {
+    const m = { apiVersion: API_VERSION, kind: r.kind, metadata: r.data.metadata, spec: r.data.spec, source: { file: r.doc.file, ...r.doc.start } };
+    if (r.kind === 'Package') {
+      const content = rules.content.get(r);
+      desired.packages.push((content ? { ...m, content } : m) as PackageManifest);
+    } else if (r.kind === 'Flow') desired.flows.push(m as FlowManifest);
+    else if (r.kind === 'Deployment') desired.deployments.push(m as DeploymentManifest);
+    else desired.tenantUploads.push(m as TenantUploadManifest);
+  }
+  return { desired, problems: sorted, files, documents };
+}
+
+/**
+ * YAML files inside a custom package's content directory are package content (a config file
+ * shipped with the installer), not manifests.
+ */
+function withoutContentFiles(files: ParsedFile[], root: string): ParsedFile[] {
+  const dirs: { dir: string; declaredIn: string }[] = [];
+  for (const f of files) {
+    for (const d of f.documents) {
+      const v = d.value as { kind?: unknown; spec?: { custom?: { content?: unknown } } } | null | undefined;
+      const c = v?.kind === 'Package' ? v.spec?.custom?.content : undefined;
+      if (typeof c !== 'string' || c === '' || c.split(/[\\/]/).includes('..')) continue;
+      const dir = resolve(root, c);
+      // `content: .` is an error reported later; it must not hide every manifest first.
+      if (dir !== root) dirs.push({ dir, declaredIn: f.file });
+    }
+  }
+  if (dirs.length === 0) return files;
+  return files.filter((f) => !dirs.some((d) => d.declaredIn !== f.file && isInside(d.dir, resolve(root, f.file))));
+}
+
+function isPlainObject(v: unknown): v is Record<string, unknown> {
+  return v !== null && typeof v === 'object' && !Array.isArray(v);
+}
+
+function checkDocument(d: ParsedDocument): { record?: DocRecord; problems: Problem[] } {
+  if (!d.ok) return { problems: [] }; // the YAML errors are already reported
+  const problems: Problem[] = [];
+  const here = (segments: string[], mode: 'value' | 'container', rule: string, message: string): Problem => {
+    const p = d.locate(segments, mode);
+    return { file: d.file, line: p.line, column: p.column, pointer: segments.map((s) => `/${s}`).join(''), rule, message, severity: 'error' };
+  };
+  const v = d.value;
+  if (!isPlainObject(v)) {
+    const got = Array.isArray(v) ? 'a list' : JSON.stringify(v);
+    problems.push(here([], 'value', 'schema.type', `a manifest must be a mapping with apiVersion, kind, metadata and spec (got ${got})`));
+    return { problems };
+  }
+  const meta = v.metadata;
+  const name = isPlainObject(meta) && typeof meta.name === 'string' ? meta.name : undefined;
+  const kind = v.kind;
+  const kindList = KINDS.join(', ');
+
+  if (!('apiVersion' in v)) problems.push(here([], 'container', 'schema.required', `missing required field apiVersion (use ${API_VERSION})`));
+  else if (v.apiVersion !== API_VERSION) {
+    problems.push(here(['apiVersion'], 'value', 'manifest.api-version', `apiVersion must be ${API_VERSION} (got ${JSON.stringify(v.apiVersion)}); it is the only version this packsync reads`));
+  }
+  if (!('kind' in v)) {
+    problems.push(here([], 'container', 'schema.required', `missing required field kind (one of ${kindList})`));
+    return { problems };
+  }
+  if (typeof kind !== 'string' || !(KINDS as readonly string[]).includes(kind)) {
+    const guess = typeof kind === 'string' ? didYouMean(kind, KINDS) : undefined;
+    const who = name === undefined ? '' : `"${name}": `;
+    problems.push(here(['kind'], 'value', 'manifest.kind', `${who}unknown kind ${JSON.stringify(kind)}: must be one of ${kindList}${guess ? ` (did you mean "${guess}"?)` : ''}`));
+    return { problems };
+  }
+  const k = kind as Kind;
+  const prefix = name === undefined ? `${k}: ` : `${k} "${name}": `;
+  const validate = validators().byKind[k];
+  const ok = validate(v);
+  // apiVersion was checked above with a better message.
+  const errors = (validate.errors ?? []).filter(
+    (e) => e.instancePath !== '/apiVersion' && !(e.keyword === 'required' && (e.params as { missingProperty?: string }).missingProperty === 'apiVersion'),
+  );
+  const specFields = Object.keys(((KIND_SCHEMAS[k].properties as Record<string, { properties?: object }>).spec?.properties ?? {}));
+  problems.push(...schemaProblems(errors, { doc: d, prefix, specFields }));
+  return { record: { doc: d, kind: k, name, data: v, valid: ok && problems.length === 0, prefix }, problems };
+}
+
+function compare(a: string, b: string): number {
+  return a < b ? -1 : a > b ? 1 : 0;
+}
+
+export function sortProblems(problems: readonly Problem[]): Problem[] {
+  const seen = new Set<string>();
+  const out: Problem[] = [];
+  for (const p of problems) {
+    const key = `${p.file}\0${p.line}\0${p.column}\0${p.rule}\0${p.message}`;
+    if (seen.has(key)) continue;
+    seen.add(key);
+    out.push(p);
+  }
+  return out.sort((a, b) => compare(a.file, b.file) || a.line - b.line || a.column - b.column || compare(a.rule, b.rule) || compare(a.message, b.message));
+}

@@ -1,0 +1,146 @@
+/**
+ * Rules JSON Schema cannot express: unique names per kind, references between manifests, custom
+ * package content, and warnings about specs that are valid but probably not what was meant.
+ */
+import type { Kind, Problem } from './model.js';
+import { inspectContent } from './content.js';
+import type { ContentInfo } from './content.js';
+import { displayPath, toPointer, valueAt } from './paths.js';
+import { didYouMean } from './suggest.js';
+import type { LocateMode, ParsedDocument, Segment } from './yaml-source.js';
+
+/** A document whose kind is known, after schema validation. */
+export interface DocRecord {
+  doc: ParsedDocument;
+  kind: Kind;
+  /** `metadata.name` when it is a string. */
+  name: string | undefined;
+  data: Record<string, unknown>;
+  /** The document passed its kind's schema. */
+  valid: boolean;
+  prefix: string;
+}
+
+export interface RuleResult {
+  problems: Problem[];
+  /** Content of each custom package that has valid content, by document. */
+  content: Map<DocRecord, ContentInfo>;
+}
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+const PLURAL: Record<Kind, string> = { Package: 'Packages', Flow: 'Flows', Deployment: 'Deployments', TenantUpload: 'TenantUploads' };
+
+function problem(r: DocRecord, segments: readonly Segment[], mode: LocateMode, rule: string, message: string, severity: Problem['severity'] = 'error'): Problem {
+  const p = r.doc.locate(segments, mode);
+  return { file: r.doc.file, line: p.line, column: p.column, pointer: toPointer(segments), rule, message: r.prefix + message, severity };
+}
+
+function str(data: unknown, segments: readonly Segment[]): string | undefined {
+  const v = valueAt(data, segments);
+  return typeof v === 'string' ? v : undefined;
+}
+
+export async function checkRules(records: readonly DocRecord[], root: string, rootReal: string): Promise<RuleResult> {
+  const problems: Problem[] = [];
+  const names = new Map<Kind, Map<string, DocRecord>>();
+  for (const r of records) {
+    if (r.name === undefined) continue;
+    const byName = names.get(r.kind) ?? new Map<string, DocRecord>();
+    names.set(r.kind, byName);
+    const first = byName.get(r.name);
+    if (first) {
+      const at = first.doc.locate(['metadata', 'name'], 'value');
+      problems.push(
+        problem(r, ['metadata', 'name'], 'value', 'manifest.duplicate-name', `another ${r.kind} has the same name (first at ${first.doc.file}:${at.line}:${at.column}); names must be unique per kind`),
+      );
+    } else {
+      byName.set(r.name, r);
+    }
+  }
+
+  const ref = (r: DocRecord, segments: Segment[], target: Kind): void => {
+    const value = str(r.data, segments);
+    if (value === undefined || value === '') return;
+    const known = names.get(target) ?? new Map<string, DocRecord>();
+    if (known.has(value)) return;
+    const guess = didYouMean(value, known.keys());
+    const list = [...known.keys()].sort();
+    const hint = guess
+      ? ` (did you mean "${guess}"?)`
+      : list.length === 0
+        ? ` (there are no ${PLURAL[target]})`
+        : ` (${PLURAL[target]}: ${list.slice(0, 10).join(', ')}${list.length > 10 ? ', …' : ''})`;
+    problems.push(problem(r, segments, 'value', 'ref.unresolved', `${displayPath(segments)} "${value}" does not name a ${target} in this repository${hint}`));
+  };
+
+  const content = new Map<DocRecord, ContentInfo>();
+  for (const r of records) {
+    if (r.kind === 'Deployment') {
+      ref(r, ['spec', 'flow'], 'Flow');
+      ref(r, ['spec', 'package'], 'Package');
+      waveWarning(r, problems);
+      appMismatch(r, names, problems);
+    } else if (r.kind === 'Flow') {
+      ref(r, ['spec', 'package'], 'Package');
+    } else if (r.kind === 'TenantUpload') {
+      ref(r, ['spec', 'package'], 'Package');
+    } else {
+      await checkContent(r, root, rootReal, problems, content);
+    }
+  }
+  return { problems, content };
+}
+
+async function checkContent(r: DocRecord, root: string, rootReal: string, problems: Problem[], out: Map<DocRecord, ContentInfo>): Promise<void> {
+  const custom = valueAt(r.data, ['spec', 'custom']);
+  if (custom === null || typeof custom !== 'object' || Array.isArray(custom)) return;
+  const spec = custom as Record<string, unknown>;
+  if (!('content' in spec)) {
+    const example = typeof r.name === 'string' ? ` (e.g. content: content/${r.name})` : '';
+    problems.push(
+      problem(
+        r,
+        ['spec', 'custom'],
+        'container',
+        'content.required',
+        `spec.custom.content is required: the service cannot finalize a custom package without uploaded files, so name the directory that holds the installer${example}`,
+      ),
+    );
+    return;
+  }
+  const dir = spec.content;
+  if (typeof dir !== 'string' || dir === '') return; // the schema already reported it
+  const check = await inspectContent(root, rootReal, dir);
+  if (check.ok) out.set(r, check.content);
+  else problems.push(problem(r, ['spec', 'custom', 'content'], 'value', check.rule, check.message));
+}
+
+function waveWarning(r: DocRecord, problems: Problem[]): void {
+  const wave = valueAt(r.data, ['spec', 'wave']);
+  const state = str(r.data, ['spec', 'state']);
+  if (typeof wave !== 'number' || !Number.isInteger(wave) || wave < 1 || (state !== 'pending' && state !== 'stopped')) return;
+  problems.push(
+    problem(r, ['spec', 'wave'], 'value', 'deployment.wave-ignored', `wave ${wave} has no effect while state is ${state}: the wave gate only acts on a running deployment`, 'warning'),
+  );
+}
+
+/** A 7-Zip package deployed through a PowerShell flow is almost surely a copy-paste slip. */
+function appMismatch(r: DocRecord, names: Map<Kind, Map<string, DocRecord>>, problems: Problem[]): void {
+  const flow = names.get('Flow')?.get(str(r.data, ['spec', 'flow']) ?? '');
+  const pkg = names.get('Package')?.get(str(r.data, ['spec', 'package']) ?? '');
+  const flowApp = flow ? str(flow.data, ['spec', 'app']) : undefined;
+  const pkgApp = pkg ? str(pkg.data, ['spec', 'catalog', 'app']) : undefined;
+  if (!flowApp || !pkgApp || UUID.test(flowApp) || UUID.test(pkgApp)) return;
+  if (flowApp.toLowerCase() === pkgApp.toLowerCase()) return;
+  problems.push(
+    problem(
+      r,
+      ['spec', 'package'],
+      'value',
+      'deployment.app-mismatch',
+      `package "${pkg?.name ?? ''}" is catalog app "${pkgApp}" but flow "${flow?.name ?? ''}" deploys catalog app "${flowApp}"`,
+      'warning',
+    ),
+  );
+}

@@ -1,0 +1,229 @@
+/**
+ * ajv errors → problems a person can act on: one per mistake, pointing at the offending key or
+ * value, with the allowed values and a "did you mean" where a typo is likely. ajv's raw output for
+ * `oneOf` and `if/then` is noisy (one error per branch plus a summary); it is folded here.
+ */
+import type { AnySchemaObject, ErrorObject } from 'ajv/dist/2020.js';
+import type { Problem } from './model.js';
+import { displayPath, fromPointer, toPointer } from './paths.js';
+import { didYouMean, suggestion } from './suggest.js';
+import type { LocateMode, ParsedDocument, Position, Segment } from './yaml-source.js';
+
+export const NAME_PATTERN = '^[a-z0-9]([-a-z0-9.]*[a-z0-9])?$';
+
+export interface SchemaContext {
+  doc: ParsedDocument;
+  /** `Deployment "x": ` — the start of every message about this document. */
+  prefix: string;
+  /** Field names allowed under `spec`, to spot spec fields written at the top level. */
+  specFields: readonly string[];
+}
+
+const RULES: Record<string, string> = {
+  required: 'schema.required',
+  additionalProperties: 'schema.additional',
+  enum: 'schema.enum',
+  const: 'schema.enum',
+  type: 'schema.type',
+  pattern: 'schema.pattern',
+  maxLength: 'schema.length',
+  minLength: 'schema.length',
+  minimum: 'schema.range',
+  maximum: 'schema.range',
+  uniqueItems: 'schema.unique',
+  oneOf: 'schema.oneOf',
+  not: 'schema.oneOf',
+};
+
+export function schemaProblems(errors: readonly ErrorObject[], ctx: SchemaContext): Problem[] {
+  const data = ctx.doc.value;
+  // A value of the wrong type makes every other keyword on it noise (a string `spec` "passes" both
+  // oneOf branches, for instance): keep only the type error there.
+  const typed = new Set(errors.filter((e) => e.keyword === 'type').map((e) => e.instancePath));
+  const relevant = errors.filter((e) => e.keyword === 'type' || !typed.has(e.instancePath));
+  const conditions = errors.filter((e) => e.keyword === 'if');
+  const skip = new Set<ErrorObject>(conditions);
+  const out: Problem[] = [];
+  for (const o of relevant.filter((e) => e.keyword === 'oneOf')) {
+    const branchErrors = relevant.filter((e) => e.schemaPath.startsWith(`${o.schemaPath}/`));
+    const onlyRequired = branchErrors.every((e) => e.keyword === 'required' && e.instancePath === o.instancePath);
+    if (!onlyRequired && !Array.isArray((o.params as { passingSchemas?: unknown }).passingSchemas)) {
+      // No shipped schema does this, but stay useful: report the branch that came closest.
+      const best = closestBranch(o.schemaPath, branchErrors);
+      for (const e of branchErrors) if (!best.includes(e)) skip.add(e);
+      skip.add(o);
+      continue;
+    }
+    for (const e of branchErrors) skip.add(e);
+    skip.add(o);
+    out.push(oneOfProblem(o, ctx));
+  }
+  for (const e of relevant) {
+    if (skip.has(e) || e.keyword === 'oneOf') continue;
+    out.push(problemFor(e, ctx, conditions, data));
+  }
+  return out;
+}
+
+function closestBranch(oneOfPath: string, errs: readonly ErrorObject[]): ErrorObject[] {
+  const byBranch = new Map<string, ErrorObject[]>();
+  for (const e of errs) {
+    const branch = e.schemaPath.slice(oneOfPath.length + 1).split('/')[0] ?? '';
+    byBranch.set(branch, [...(byBranch.get(branch) ?? []), e]);
+  }
+  return [...byBranch.values()].sort((a, b) => a.length - b.length)[0] ?? [];
+}
+
+function requiredNames(branches: unknown): string[] {
+  if (!Array.isArray(branches)) return [];
+  return branches.map((b) => {
+    const req = (b as AnySchemaObject).required as unknown;
+    return Array.isArray(req) ? req.map(String).join(' and ') : '?';
+  });
+}
+
+function make(ctx: SchemaContext, segments: readonly Segment[], mode: LocateMode, rule: string, message: string): Problem {
+  const p: Position = ctx.doc.locate(segments, mode);
+  return { file: ctx.doc.file, line: p.line, column: p.column, pointer: toPointer(segments), rule, message: ctx.prefix + message, severity: 'error' };
+}
+
+function oneOfProblem(o: ErrorObject, ctx: SchemaContext): Problem {
+  const parent = fromPointer(o.instancePath, ctx.doc.value);
+  const names = requiredNames(o.schema);
+  const passing = (o.params as { passingSchemas?: number[] | null }).passingSchemas;
+  const where = displayPath(parent);
+  if (Array.isArray(passing)) return exclusive(ctx, parent, passing.map((i) => names[i] ?? '?'), 'exactly one');
+  return make(ctx, parent, 'container', 'schema.required', `${where} must have one of ${names.join(' or ')}`);
+}
+
+/** Mutually exclusive keys given together; point at the one that comes last: that is the one to remove. */
+function exclusive(ctx: SchemaContext, parent: readonly Segment[], given: readonly string[], howMany: string): Problem {
+  const located = given.map((n) => ({ n, p: ctx.doc.locate([...parent, n], 'key') }));
+  located.sort((a, b) => a.p.line - b.p.line || a.p.column - b.p.column);
+  const last = located[located.length - 1]?.n ?? given[0] ?? '';
+  return make(ctx, [...parent, last], 'key', 'schema.oneOf', `${displayPath(parent)} has both ${given.join(' and ')}; give ${howMany} of them`);
+}
+
+function describe(v: unknown): string {
+  if (v === null || v === undefined) return 'nothing';
+  if (typeof v === 'string') return JSON.stringify(v);
+  if (typeof v === 'number' || typeof v === 'boolean') return `${typeof v} ${String(v)}`;
+  if (Array.isArray(v)) return 'a list';
+  return 'a mapping';
+}
+
+const TYPE_WORDS: Record<string, string> = {
+  object: 'a mapping',
+  array: 'a list',
+  string: 'a string',
+  integer: 'a whole number',
+  number: 'a number',
+  boolean: 'true or false',
+  null: 'empty',
+};
+
+function typeHint(expected: string, data: unknown, source: string | undefined): string {
+  if (expected === 'string' && (typeof data === 'number' || typeof data === 'boolean')) {
+    return `; quote it: "${source ?? String(data)}"`;
+  }
+  if (expected === 'boolean' && typeof data === 'string' && /^(true|false|yes|no|on|off|y|n)$/i.test(data)) {
+    return '; write true or false, without quotes';
+  }
+  if ((expected === 'integer' || expected === 'number') && typeof data === 'string' && data.trim() !== '' && !Number.isNaN(Number(data))) {
+    return '; remove the quotes';
+  }
+  return '';
+}
+
+function conditionText(e: ErrorObject, conditions: readonly ErrorObject[]): string {
+  if (!e.schemaPath.endsWith('/then/required')) return '';
+  const ifPath = e.schemaPath.replace(/\/then\/required$/, '/if');
+  const cond = conditions.find((c) => c.schemaPath === ifPath && c.instancePath === e.instancePath);
+  const ifSchema = cond?.parentSchema?.if as AnySchemaObject | undefined;
+  const props = ifSchema?.properties as Record<string, unknown> | undefined;
+  if (!props || cond?.data === null || typeof cond?.data !== 'object') return '';
+  const obj = cond.data as Record<string, unknown>;
+  const parts = Object.keys(props).map((k) => `${k} is ${String(obj[k])}`);
+  return parts.length > 0 ? ` (required when ${parts.join(' and ')})` : '';
+}
+
+function problemFor(e: ErrorObject, ctx: SchemaContext, conditions: readonly ErrorObject[], data: unknown): Problem {
+  const segs = fromPointer(e.instancePath, data);
+  const path = displayPath(segs);
+  const rule = RULES[e.keyword] ?? `schema.${e.keyword}`;
+  const params = e.params as Record<string, unknown>;
+  switch (e.keyword) {
+    case 'required': {
+      const missing = String(params.missingProperty);
+      return make(ctx, [...segs, missing], 'container', rule, `missing required field ${displayPath([...segs, missing])}${conditionText(e, conditions)}`);
+    }
+    case 'additionalProperties': {
+      const extra = String(params.additionalProperty);
+      const known = Object.keys((e.parentSchema?.properties as object | undefined) ?? {});
+      let hint = suggestion(extra, known);
+      if (segs.length === 0 && ctx.specFields.includes(extra)) hint = ` (did you mean spec.${extra}? everything but apiVersion, kind and metadata goes under spec)`;
+      else if (segs.length === 0 && hint === '') {
+        const specMatch = didYouMean(extra, ctx.specFields);
+        if (specMatch) hint = ` (did you mean spec.${specMatch}?)`;
+      }
+      if (hint === '' && known.length > 0) hint = ` (allowed: ${known.join(', ')})`;
+      return make(ctx, [...segs, extra], 'key', rule, `unknown field ${displayPath([...segs, extra])}${hint}`);
+    }
+    case 'enum': {
+      const allowed = (params.allowedValues as unknown[]).map(String);
+      const got = e.data;
+      const hint = typeof got === 'string' ? didYouMean(got, allowed) : undefined;
+      return make(ctx, segs, 'value', rule, `${path} must be one of ${allowed.join(', ')} (got ${describe(got)}${hint ? `; did you mean "${hint}"?` : ''})`);
+    }
+    case 'not': {
+      // `not: {required: [a, b]}` is how a schema says "at most one of a, b".
+      const req = (e.schema as AnySchemaObject | undefined)?.required as unknown;
+      if (Array.isArray(req)) return exclusive(ctx, segs, req.map(String), 'at most one');
+      return make(ctx, segs, 'value', rule, `${path} ${e.message ?? 'is invalid'}`);
+    }
+    case 'const':
+      return make(ctx, segs, 'value', rule, `${path} must be ${JSON.stringify(params.allowedValue)} (got ${describe(e.data)})`);
+    case 'type': {
+      const expected = String(params.type);
+      const word = TYPE_WORDS[expected] ?? expected;
+      if (e.data === null || e.data === undefined) return make(ctx, segs, 'value', rule, `${path} is empty; it must be ${word}`);
+      if (expected === 'integer' && typeof e.data === 'number') return make(ctx, segs, 'value', rule, `${path} must be a whole number (got ${e.data})`);
+      return make(ctx, segs, 'value', rule, `${path} must be ${word} (got ${describe(e.data)}${typeHint(expected, e.data, ctx.doc.sourceText(segs))})`);
+    }
+    case 'pattern': {
+      const pattern = String(params.pattern);
+      if (pattern === NAME_PATTERN) {
+        const fix = nameFix(String(e.data));
+        return make(ctx, segs, 'value', rule, `${path} ${JSON.stringify(e.data)} is not a valid name: use lowercase letters, digits, "-" and ".", starting and ending with a letter or digit${fix ? ` (e.g. "${fix}")` : ''}`);
+      }
+      if (pattern.includes('{8}-')) return make(ctx, segs, 'value', rule, `${path} must be a UUID (got ${describe(e.data)})`);
+      return make(ctx, segs, 'value', rule, `${path} must match ${pattern} (got ${describe(e.data)})`);
+    }
+    case 'maxLength':
+      return make(ctx, segs, 'value', rule, `${path} is too long: ${String(e.data).length} characters, at most ${String(params.limit)}`);
+    case 'minLength':
+      return make(ctx, segs, 'value', rule, `${path} must not be empty`);
+    case 'minimum':
+      return make(ctx, segs, 'value', rule, `${path} must be at least ${String(params.limit)} (got ${describe(e.data)})`);
+    case 'maximum':
+      return make(ctx, segs, 'value', rule, `${path} must be at most ${String(params.limit)} (got ${describe(e.data)})`);
+    case 'uniqueItems': {
+      const later = Math.max(Number(params.i), Number(params.j));
+      const item = Array.isArray(e.data) ? (e.data as unknown[])[later] : undefined;
+      return make(ctx, [...segs, later], 'value', rule, `${path} lists ${describe(item)} more than once`);
+    }
+    default:
+      return make(ctx, segs, 'value', rule, `${path} ${e.message ?? 'is invalid'}`);
+  }
+}
+
+/** A valid name close to an invalid one, to show in the message. */
+export function nameFix(name: string): string | undefined {
+  const fixed = name
+    .toLowerCase()
+    .replace(/[^-a-z0-9.]+/g, '-')
+    .replace(/^[-.]+|[-.]+$/g, '')
+    .slice(0, 128)
+    .replace(/[-.]+$/g, '');
+  return fixed !== '' && fixed !== name ? fixed : undefined;
+}

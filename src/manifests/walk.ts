@@ -1,0 +1,51 @@
+/** Finding manifest files: every *.yaml / *.yml below a directory, in a stable order. */
+import { readdir, realpath, stat } from 'node:fs/promises';
+import { join } from 'node:path';
+
+export interface WalkOptions {
+  followSymlinks: boolean;
+}
+
+const YAML_FILE = /\.ya?ml$/i;
+
+/** Folders that never hold manifests: hidden ones (`.git`, `.github`, `.packsync`) and `node_modules`. */
+function skipped(name: string): boolean {
+  return name.startsWith('.') || name === 'node_modules';
+}
+
+/**
+ * Relative paths (forward slashes) of every YAML file below `root`, sorted. Hidden files are
+ * skipped like hidden folders (`.gitlab-ci.yml` is not a manifest). Symlinks are skipped unless
+ * `followSymlinks`, and then each real directory is visited once.
+ */
+export async function listYamlFiles(root: string, opts: WalkOptions): Promise<string[]> {
+  const out: string[] = [];
+  const seen = new Set<string>([await realpath(root)]);
+  const visit = async (dir: string, rel: string): Promise<void> => {
+    const entries = await readdir(dir, { withFileTypes: true });
+    for (const e of entries) {
+      if (skipped(e.name)) continue;
+      const abs = join(dir, e.name);
+      const relPath = rel ? `${rel}/${e.name}` : e.name;
+      let isDir = e.isDirectory();
+      let isFile = e.isFile();
+      if (e.isSymbolicLink()) {
+        if (!opts.followSymlinks) continue;
+        const st = await stat(abs).catch(() => undefined);
+        if (!st) continue;
+        isDir = st.isDirectory();
+        isFile = st.isFile();
+      }
+      if (isDir) {
+        const real = await realpath(abs);
+        if (seen.has(real)) continue;
+        seen.add(real);
+        await visit(abs, relPath);
+      } else if (isFile && YAML_FILE.test(e.name)) {
+        out.push(relPath);
+      }
+    }
+  };
+  await visit(root, '');
+  return out.sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
+}

@@ -1,0 +1,165 @@
+/**
+ * YAML with positions: every document of a file is parsed with a LineCounter so any JSON pointer
+ * into it can be turned back into the 1-based line and column a person sees in an editor.
+ */
+import { LineCounter, isAlias, isMap, isScalar, isSeq, parseAllDocuments } from 'yaml';
+import type { Document, Node, Pair, ParsedNode, YAMLError } from 'yaml';
+import type { Problem } from './model.js';
+
+export type Segment = string | number;
+
+export interface Position {
+  line: number;
+  column: number;
+}
+
+/** Where to point for a path: at the value, at the key holding it, or at the mapping that owns it. */
+export type LocateMode = 'value' | 'key' | 'container';
+
+export interface ParsedDocument {
+  /** Display path of the file (relative to the loaded root). */
+  file: string;
+  /** 0-based index of the document in its file. */
+  index: number;
+  /** The document as plain data; undefined when YAML errors made it unusable. */
+  value: unknown;
+  /** Position of the document's first node. */
+  start: Position;
+  /** True when the YAML parser reported no error for this document. */
+  ok: boolean;
+  locate: (segments: readonly Segment[], mode: LocateMode) => Position;
+  /** The source text of the scalar at `segments` (e.g. `24.10` where the data says 24.1). */
+  sourceText: (segments: readonly Segment[]) => string | undefined;
+}
+
+export interface ParsedFile {
+  file: string;
+  documents: ParsedDocument[];
+  problems: Problem[];
+}
+
+export function parseYamlFile(file: string, text: string): ParsedFile {
+  const lineCounter = new LineCounter();
+  const docs = parseAllDocuments(text, { lineCounter, prettyErrors: false, uniqueKeys: true, strict: true });
+  const pos = (offset: number): Position => {
+    const p = lineCounter.linePos(offset);
+    return { line: p.line, column: p.col };
+  };
+  const problems: Problem[] = [];
+  const documents: ParsedDocument[] = [];
+  // `parseAllDocuments` returns an EmptyStream (an empty array-like) for a file with no documents.
+  const list: Document.Parsed[] = Array.isArray(docs) ? docs : [];
+  list.forEach((doc, index) => {
+    // One mistake often trips several parser errors on the same line; the first says it best.
+    const lines = new Set<number>();
+    for (const e of doc.errors) {
+      const line = pos(e.pos[0]).line;
+      if (lines.has(line)) continue;
+      lines.add(line);
+      problems.push(yamlProblem(file, e, text, pos, 'error'));
+    }
+    for (const w of doc.warnings) problems.push(yamlProblem(file, w, text, pos, 'warning'));
+    const contents = doc.contents;
+    // A document holding only comments (or a trailing `---`) is not a manifest.
+    if (contents === null || (isScalar(contents) && contents.value === null && doc.errors.length === 0)) return;
+    const ok = doc.errors.length === 0;
+    let value: unknown;
+    if (ok) {
+      try {
+        value = doc.toJS({ maxAliasCount: 1000 });
+      } catch (e) {
+        problems.push({ ...problemBase(file, pos(contents.range[0])), rule: 'yaml.syntax', message: `cannot read this document: ${(e as Error).message}`, severity: 'error' });
+      }
+    }
+    documents.push({
+      file,
+      index,
+      value,
+      start: pos(contents.range[0]),
+      ok: ok && value !== undefined,
+      locate: (segments, mode) => pos(locateOffset(doc, contents, segments, mode)),
+      sourceText: (segments) => {
+        const found = walk(doc, contents, segments);
+        const node = found.node;
+        if (found.missing > 0 || !node?.range || !isScalar(node)) return undefined;
+        return text.slice(node.range[0], node.range[1]).trim();
+      },
+    });
+  });
+  return { file, documents, problems };
+}
+
+function problemBase(file: string, p: Position): Pick<Problem, 'file' | 'line' | 'column' | 'pointer'> {
+  return { file, line: p.line, column: p.column, pointer: '' };
+}
+
+function yamlProblem(file: string, e: YAMLError, text: string, pos: (o: number) => Position, severity: Problem['severity']): Problem {
+  const at = pos(e.pos[0]);
+  const base = problemBase(file, at);
+  if (e.code === 'DUPLICATE_KEY') {
+    const key = keyAt(text, e.pos[0]);
+    return { ...base, rule: 'yaml.duplicate-key', message: `duplicate key "${key}": a mapping cannot have the same key twice`, severity };
+  }
+  if (e.code === 'TAB_AS_INDENT') {
+    return { ...base, rule: 'yaml.syntax', message: 'tab used for indentation: YAML indents with spaces only', severity };
+  }
+  const message = e.message.replace(/ at line \d+, column \d+:?[\s\S]*$/, '').trim();
+  return { ...base, rule: severity === 'error' ? 'yaml.syntax' : 'yaml.warning', message: `YAML: ${message}`, severity };
+}
+
+function keyAt(text: string, offset: number): string {
+  const m = /^[^:\n]*/.exec(text.slice(offset));
+  return (m?.[0] ?? '').trim();
+}
+
+interface Walked {
+  node: Node | null;
+  /** The key of the last pair walked through, if the last step was a mapping lookup. */
+  key: Node | null;
+  /** How many trailing segments could not be found. */
+  missing: number;
+}
+
+function walk(doc: Document.Parsed, root: ParsedNode, segments: readonly Segment[]): Walked {
+  let node: Node | null = root;
+  let key: Node | null = null;
+  for (let i = 0; i < segments.length; i++) {
+    const seg = segments[i];
+    if (isAlias(node)) node = (node.resolve(doc) as Node | undefined) ?? null;
+    let next: Node | null | undefined;
+    let nextKey: Node | null = null;
+    if (isMap(node)) {
+      const pair: Pair | undefined = node.items.find((p) => String(isScalar(p.key) ? p.key.value : p.key) === String(seg));
+      if (pair) {
+        next = (pair.value as Node | null) ?? null;
+        nextKey = pair.key as Node;
+      }
+    } else if (isSeq(node)) {
+      next = node.items[Number(seg)] as Node | undefined;
+    }
+    if (next === undefined) return { node, key, missing: segments.length - i };
+    key = nextKey;
+    node = next;
+  }
+  return { node, key, missing: 0 };
+}
+
+function start(n: Node | null): number | undefined {
+  return n?.range?.[0];
+}
+
+function locateOffset(doc: Document.Parsed, root: ParsedNode, segments: readonly Segment[], mode: LocateMode): number {
+  const w = walk(doc, root, segments);
+  const fallback = root.range[0];
+  if (w.missing > 0) {
+    // The path ends inside a mapping that lacks it: point at that mapping's key (or the mapping).
+    return start(w.key) ?? start(w.node) ?? fallback;
+  }
+  if (mode === 'key') return start(w.key) ?? start(w.node) ?? fallback;
+  if (mode === 'container') return start(w.key) ?? start(w.node) ?? fallback;
+  // An empty value (`state:`) has no text of its own: point at its key.
+  if (w.node === null || (isScalar(w.node) && w.node.value === null && w.node.range && w.node.range[0] === w.node.range[1])) {
+    return start(w.key) ?? fallback;
+  }
+  return start(w.node) ?? start(w.key) ?? fallback;
+}
