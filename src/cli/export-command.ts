@@ -26,6 +26,10 @@ export function registerExportCommand(program: Command, io: CliIo): void {
       await mkdir(dir, { recursive: true });
       for (const [name, text] of Object.entries(out.files)) await writeFile(join(dir, name), text);
       io.stdout(`Exported ${out.counts.flows} flows, ${out.counts.deployments} deployments and ${out.counts.packages} packages to ${dir} (${snap.reads} API reads).`);
+      for (const c of out.contentDirs) await mkdir(join(dir, c), { recursive: true });
+      if (out.contentDirs.length > 0) {
+        io.stdout(`${out.contentDirs.length} custom package(s) need their files: put them in ${out.contentDirs.map((c) => join(opts.out, c)).join(', ')} (the service cannot return the original content).`);
+      }
       io.stdout(`Next: packsync validate ${opts.out} && packsync plan ${opts.out} --adopt`);
     } finally {
       await rt.close();

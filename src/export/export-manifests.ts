@@ -12,6 +12,8 @@ import type { FlowFlagName } from '../api/wire-types.js';
 export interface ExportedFiles {
   /** File name → YAML text. */
   files: Record<string, string>;
+  /** Content directories (relative) that custom packages point at; the operator fills them. */
+  contentDirs: string[];
   counts: { packages: number; flows: number; deployments: number };
 }
 
@@ -56,13 +58,17 @@ export function exportManifests(live: LiveState): ExportedFiles {
   const pkgNames = new Map<string, string>();
   const nameFor = uniqueNamer();
   const packages: unknown[] = [];
+  const contentDirs: string[] = [];
   const usePackage = (p: V1PackageViewModel): string => {
     const known = pkgNames.get(p.id);
     if (known) return known;
     const name = nameFor(`${p.productName}-${p.productVersion}`);
     pkgNames.set(p.id, name);
+    // The service cannot give back a custom package's original files, and a custom package needs
+    // its content in git: the manifest points at a directory the operator fills before validating.
+    if (p.isCustom || !p.appId) contentDirs.push(`content/${name}`);
     const spec: Record<string, unknown> = p.isCustom || !p.appId
-      ? { custom: { name: p.productName, publisher: p.manufacturer, version: p.productVersion, sourceType: 'msi' } }
+      ? { custom: { name: p.productName, publisher: p.manufacturer, version: p.productVersion, sourceType: 'msi', content: `content/${name}` } }
       : { catalog: { app: appRef(p.appId), version: p.productVersion, scope: p.userScope && !p.machineScope ? 'user' : 'machine' } };
     packages.push({ apiVersion: API_VERSION, kind: 'Package', metadata: { name, annotations: { 'packsync.dev/exported-from': p.id } }, spec });
     return name;
@@ -100,5 +106,5 @@ export function exportManifests(live: LiveState): ExportedFiles {
   if (packages.length) files['packages.yaml'] = docs(packages);
   if (flows.length) files['flows.yaml'] = docs(flows);
   if (deployments.length) files['deployments.yaml'] = docs(deployments);
-  return { files, counts: { packages: packages.length, flows: flows.length, deployments: deployments.length } };
+  return { files, contentDirs, counts: { packages: packages.length, flows: flows.length, deployments: deployments.length } };
 }

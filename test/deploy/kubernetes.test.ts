@@ -36,7 +36,7 @@ async function docs(): Promise<Doc[]> {
   for (const f of (await readdir(DIR)).filter((x) => x.endsWith('.yaml')).sort()) {
     for (const d of parseAllDocuments(await readFile(join(DIR, f), 'utf8'))) {
       expect(d.errors, f).toEqual([]);
-      out.push({ file: f, ...(d.toJS() as Omit<Doc, 'file'>) });
+      out.push({ ...(d.toJS() as Omit<Doc, 'file'>), file: f } as Doc);
     }
   }
   return out;
