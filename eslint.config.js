@@ -25,5 +25,5 @@ export default tseslint.config(
       '@typescript-eslint/no-non-null-assertion': 'off',
     },
   },
-  { files: ['eslint.config.js'], ...tseslint.configs.disableTypeChecked },
+  { files: ['eslint.config.js', '.ci/*.mjs'], ...tseslint.configs.disableTypeChecked },
 );
