@@ -38,6 +38,8 @@ export interface PackageRec extends V1PackageDetailsViewModel {
   /** Virtual time the current processing step ends. */
   dueMs: number | null;
   uploads: Record<string, FileProgress>;
+  /** Set at finalize when the listed files do not match the bytes received: processing ends in Error. */
+  failure?: string | null;
 }
 
 export interface FlowRec extends V1FlowViewModel {
@@ -52,6 +54,8 @@ export interface DeploymentRec extends V1DeploymentViewModel {
 
 export interface TaskRec extends V1TaskViewModel {
   dueMs: number;
+  /** Why the task will end in Error (e.g. no admin consent), or null. */
+  failure?: string | null;
 }
 
 export interface AccountData {
@@ -138,13 +142,20 @@ export class Account {
     for (const p of this.activePackages) {
       if (p.dueMs === null || p.dueMs > now) continue;
       if (p.state === 'Pending') {
-        p.state = 'Processing';
-        p.dueMs += (p.isCustom ? DURATIONS.customProcessing : DURATIONS.importProcessing) * 1000;
+        // A catalog import: queued, then running.
+        p.state = 'Running';
+        p.dueMs += DURATIONS.importProcessing * 1000;
       }
-      if (p.state === 'Processing' && p.dueMs <= now) {
-        p.state = 'Completed';
-        p.downloadAvailable = true;
-        p.outputFormats = ['IntuneWin', 'PSADT', 'SourceFiles'];
+      if ((p.state === 'Running' || p.state === 'Processing') && p.dueMs <= now) {
+        if (p.failure) {
+          p.state = 'Error';
+          p.errorDetails = p.failure;
+          p.issues = [{ code: 'ContentMismatch', message: p.failure, severity: 'Error' }];
+        } else {
+          p.state = 'Completed';
+          p.downloadAvailable = true;
+          p.outputFormats = ['IntuneWin', 'PSADT', 'SourceFiles'];
+        }
         p.dueMs = null;
         this.activePackages.delete(p);
       }
@@ -156,8 +167,9 @@ export class Account {
     }
     for (const t of this.activeTasks) {
       if (t.dueMs > now) continue;
-      t.state = 'Completed';
-      t.progress = 100;
+      t.state = t.failure ? 'Error' : 'Completed';
+      t.errorDetails = t.failure ?? null;
+      t.progress = t.failure ? t.progress : 100;
       t.completedAt = dotnetTime(t.dueMs);
       this.activeTasks.delete(t);
       this.touch();
@@ -211,12 +223,12 @@ export class Account {
 
 /** The public (wire) view of a record: internal bookkeeping fields stripped. */
 export function packageView(p: PackageRec): V1PackageDetailsViewModel {
-  const { createdMs: _c, dueMs: _d, uploads: _u, ...view } = p;
+  const { createdMs: _c, dueMs: _d, uploads: _u, failure: _f, ...view } = p;
   return view;
 }
 
 export function listPackageView(p: PackageRec): Omit<V1PackageDetailsViewModel, 'errorDetails' | 'issues' | 'outputFormats' | 'sourceType' | 'installCommand' | 'uninstallCommand' | 'scriptTemplateId' | 'detectionRules' | 'files'> {
-  const { createdMs: _c, dueMs: _d, uploads: _u, errorDetails: _e, issues: _i, outputFormats: _o, sourceType: _s, installCommand: _ic, uninstallCommand: _uc, scriptTemplateId: _t, detectionRules: _r, files: _f, ...view } = p;
+  const { createdMs: _c, dueMs: _d, uploads: _u, failure: _fl, errorDetails: _e, issues: _i, outputFormats: _o, sourceType: _s, installCommand: _ic, uninstallCommand: _uc, scriptTemplateId: _t, detectionRules: _r, files: _f, ...view } = p;
   return view;
 }
 
@@ -226,7 +238,7 @@ export function deploymentView(d: DeploymentRec): V1DeploymentViewModel {
 }
 
 export function taskView(t: TaskRec): V1TaskViewModel {
-  const { dueMs: _d, ...view } = t;
+  const { dueMs: _d, failure: _f, ...view } = t;
   return view;
 }
 

@@ -72,7 +72,7 @@ export function handleAdmin(method: string, path: string, query: Query, body: Bu
       a.settle(d.clock.now());
       return {
         json: {
-          packages: [...a.packages.values()].map(({ uploads: _u, dueMs: _d, createdMs: _c, ...p }) => p),
+          packages: [...a.packages.values()].map(({ uploads: _u, dueMs: _d, createdMs: _c, failure: _f, ...p }) => p),
           flows: [...a.flows.values()],
           deployments: [...a.deployments.values()].map(deploymentView),
           uploads: [...a.tasks.values()].map(taskView),

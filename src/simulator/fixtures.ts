@@ -179,6 +179,18 @@ export function buildFixtures(seed: number, fleet: FleetSize): Fixtures {
           },
           { id: fixtureId(seed, 'patch-group', 'Everyone at once'), name: 'Everyone at once', waves: [{ name: 'Everyone', delayHours: 24, tenantIds: t }] },
         ];
+  if (fleet === 'large') {
+    // 20 patch groups in all: rings over slices of the 50 tenants, 2 to 4 waves each.
+    for (let g = 1; patchGroups.length < 20; g++) {
+      const waves = 2 + (g % 3);
+      const per = Math.ceil(t.length / waves);
+      patchGroups.push({
+        id: fixtureId(seed, 'patch-group', `Ring ${g}`),
+        name: `Ring ${g}`,
+        waves: Array.from({ length: waves }, (_, w) => ({ name: `Ring ${g} wave ${w + 1}`, delayHours: 12 * (w + 1), tenantIds: t.slice(w * per, (w + 1) * per) })),
+      });
+    }
+  }
   const { radar, radarDevices } = makeRadar(seed, tenants, apps, rnd);
   return { seed, fleet, apps, appsById: new Map(apps.map((a) => [a.id, a])), templates, tenants, patchGroups, radar, radarDevices };
 }

@@ -117,6 +117,40 @@ describe('client ↔ simulator contract (all 38 operations)', () => {
     expect((await api.listFlows({ showDeleted: true })).items.map((f) => f.id)).toContain(flowId);
   });
 
+  it('maps the simulator’s 401, 404, 400 and 409 to stable error codes with the problem details', async () => {
+    const wrong = createApiClient({ baseUrl: sim.url, apiKey: 'not-a-key', retry: { maxAttempts: 1 } });
+    try {
+      const e = await wrong.listTenants().catch((x: unknown) => x);
+      expect(e).toMatchObject({ code: 'API_UNAUTHORIZED', status: 401, operation: 'listTenants' });
+      expect(String((e as Error).message)).not.toContain('not-a-key');
+    } finally {
+      await wrong.close();
+    }
+    await expect(api.getFlow(fixtureId(5, 'nothing', 'here'))).rejects.toMatchObject({ code: 'API_NOT_FOUND', status: 404 });
+    const bad = await api.importApp(SEVEN_ZIP, { version: '0.0.1' }).catch((x: unknown) => x);
+    expect(bad).toMatchObject({ code: 'API_BAD_REQUEST', status: 400, problem: { errors: { version: [expect.stringContaining('24.08')] } } });
+    await expect(api.createFlow({ name: 'x', supersedenceHistoryCount: 9 })).rejects.toMatchObject({ code: 'API_BAD_REQUEST' });
+    await expect(api.searchApps({ itemsPerPage: 1001 })).rejects.toMatchObject({ code: 'API_BAD_REQUEST' });
+  });
+
+  it('advances waves with the virtual clock and completes the deployment after the last one', async () => {
+    const pkg = await api.importApp(SEVEN_ZIP, { version: '23.01' });
+    await sim.advance(60);
+    const flowId = await api.createFlow({ appId: SEVEN_ZIP, name: 'Waves', patchGroupId: fixtureId(1, 'patch-group', 'Pilot first') });
+    const dep = await api.addDeployment(flowId, { packageId: pkg, startNow: true });
+    expect((await api.getDeployment(dep)).currentWave).toBe(1);
+    await sim.advance(25 * 3600);
+    expect((await api.getDeployment(dep)).currentWave).toBe(2);
+    const flow = await api.getFlow(flowId);
+    const live = await api.getWaveLive(flow.waves[1]!.id);
+    await sim.advance(10 * 3600);
+    const later = await api.getWaveLive(flow.waves[1]!.id);
+    expect(later.tenants[0]!.installed).toBeGreaterThan(live.tenants[0]!.installed);
+    await sim.advance(200 * 3600);
+    expect(await api.getDeployment(dep)).toMatchObject({ status: 'Completed' });
+    expect((await api.getWave(flow.waves[2]!.id)).tenants.every((t) => t.status === 'Completed')).toBe(true);
+  });
+
   it('called every one of the 38 operations, and the journal saw no 5xx', async () => {
     const all: OperationName[] = [
       'searchApps', 'listShowcasedApps', 'listVerifiedApps', 'getApp', 'importApp', 'listTemplates', 'getTemplate', 'getTemplateBanner',

@@ -23,12 +23,12 @@ async function importedPackage(version = '24.08'): Promise<string> {
 }
 
 describe('simulator state machines', () => {
-  it('imports a catalog app: Pending → Processing → Completed on the virtual clock', async () => {
+  it('imports a catalog app: Pending → Running → Completed on the virtual clock', async () => {
     const id = await s.ok<string>('POST', `/v1/app/import/${SEVEN_ZIP}?version=24.07&scope=user`);
     expect(id).toMatch(/^[0-9a-f-]{36}$/);
     expect((await s.ok<{ state: string }>('GET', `/v1/package/${id}`)).state).toBe('Pending');
     await advance(5);
-    expect((await s.ok<{ state: string }>('GET', `/v1/package/${id}`)).state).toBe('Processing');
+    expect((await s.ok<{ state: string }>('GET', `/v1/package/${id}`)).state).toBe('Running');
     await advance(60);
     const p = await s.ok<{ state: string; productVersion: string; newVersionAvailable: boolean; userScope: boolean; machineScope: boolean }>('GET', `/v1/package/${id}`);
     expect(p).toMatchObject({ state: 'Completed', productVersion: '24.07', newVersionAvailable: true, userScope: true, machineScope: false });
@@ -121,6 +121,9 @@ describe('simulator state machines', () => {
     }
     expect((await s.ok<unknown[]>('GET', `/v1/tenant/${fabrikam}/uploads`)).length).toBe(1);
     const tailspin = fixtureId(1, 'tenant', 'tailspintoys.onmicrosoft.com');
-    expect((await s.call('POST', `/v1/tenant/${tailspin}/upload?packageId=${pkg}`)).status).toBe(409);
+    const failing = await s.ok<{ id: string; state: string }>('POST', `/v1/tenant/${tailspin}/upload?packageId=${pkg}`);
+    expect(failing.state).toBe('Running');
+    await advance(41);
+    expect(await s.ok('GET', `/v1/tenant/upload/${failing.id}`)).toMatchObject({ state: 'Error', errorDetails: expect.stringContaining('admin consent') as string });
   });
 });

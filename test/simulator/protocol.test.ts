@@ -80,17 +80,33 @@ describe('simulator protocol', () => {
       expect((await up('index=0&size=4&offset=4&chunk=1', 4)).status).toBe(200); // lost answer, retried
       expect((await up('index=0&size=5&offset=8&chunk=2', 4)).status).toBe(400); // size lies
       expect((await up('index=1&size=3', 3)).status).toBe(200);
-      const bad = await s.call('POST', `/v1/package/content/${pkg.id}/finalize`, { files: [{ fileName: 'a.msi', fileSize: 9 }, { fileName: 'b/c.txt', fileSize: 3 }] });
-      expect(bad.status).toBe(400);
-      expect(bad.json).toMatchObject({ errors: { 'files[0].fileSize': [expect.stringContaining('8 bytes were uploaded')] } });
       expect((await up('index=0&size=2&offset=0&chunk=0', 2)).status).toBe(200); // restart file 0
       const files = { files: [{ fileName: 'a.msi', fileSize: 2 }, { fileName: 'b\\c.txt', fileSize: 3 }] };
       expect((await s.call('POST', `/v1/package/content/${pkg.id}/finalize`, files)).status).toBe(200);
       expect((await s.call('POST', `/v1/package/content/${pkg.id}/finalize`, files)).status).toBe(200); // idempotent
-      expect((await up('index=0&size=2&offset=0&chunk=0', 2)).status).toBe(409);
+      expect((await up('index=0&size=2&offset=0&chunk=0', 2)).status).toBe(400); // bytes after finalize
       const details = await s.ok<{ state: string; files: unknown; detectionRules: { operator: number }[] }>('GET', `/v1/package/${pkg.id}`);
       expect(details).toMatchObject({ state: 'Processing', files: [{ fileName: 'a.msi', fileSize: 2 }, { fileName: 'b/c.txt', fileSize: 3 }] });
       expect(details.detectionRules[0]!.operator).toBe(5);
+    } finally {
+      await s.sim.close();
+    }
+  });
+
+  it('accepts a finalize that does not match the bytes received, and the processing ends in Error', async () => {
+    const s = await rawSim();
+    try {
+      const pkg = await s.ok<{ id: string }>('POST', '/v1/package/create', { name: 'Broken', sourceType: 'zip' });
+      expect((await s.call('POST', `/v1/package/content/${pkg.id}?index=0&size=4`, Buffer.alloc(4))).status).toBe(200);
+      expect((await s.call('POST', `/v1/package/content/${pkg.id}/finalize`, { files: [{ fileName: 'a.zip', fileSize: 9 }, { fileName: 'b', fileSize: 1 }] })).status).toBe(200);
+      expect((await s.call('POST', `/v1/package/content/${pkg.id}/finalize`, { files: [] })).status).toBe(409);
+      await s.ok('POST', '/_sim/clock', { advanceSeconds: 60 });
+      const p = await s.ok<{ state: string; errorDetails: string }>('GET', `/v1/package/${pkg.id}`);
+      expect(p.state).toBe('Error');
+      expect(p.errorDetails).toMatch(/a\.zip: 4 bytes were uploaded but fileSize says 9; no content was uploaded for file 1 \(b\)/);
+      const dup = await s.ok<{ id: string }>('POST', '/v1/package/create', { name: 'Dup', sourceType: 'zip' });
+      const r = await s.call('POST', `/v1/package/content/${dup.id}/finalize`, { files: [{ fileName: 'a', fileSize: 0 }, { fileName: 'a', fileSize: 0 }] });
+      expect(r.json).toMatchObject({ errors: { 'files[1].fileName': [expect.stringContaining('listed twice')] } });
     } finally {
       await s.sim.close();
     }

@@ -1,6 +1,6 @@
 /**
  * Packages: list, details, download, documentation PDF, custom create, chunked content upload and
- * finalize. Chunk rules (chosen; the real checks are unknown): per file index the chunks must be
+ * finalize. Chunk rules (chosen; the real checks are unknown; all violations are 400s): per file index the chunks must be
  * contiguous from offset 0; a chunk with offset 0 and chunk 0 restarts that file (so an upload cut
  * off by a crash can simply be sent again); an exact repeat of the last chunk is accepted (a retry
  * whose first answer was lost); anything else is a 400 naming the expected offset.
@@ -132,7 +132,7 @@ export function registerPackageRoutes(r: Router): void {
     const offset = q.int('offset', 0) ?? 0;
     const chunk = q.int('chunk', 0) ?? 0;
     if (!p.isCustom) throw conflict(`Package ${p.id} is a catalog package; only custom packages take content.`);
-    if (p.state !== 'WaitingForContent') throw conflict(`Package ${p.id} is ${p.state}; content can only be uploaded before finalize.`);
+    if (p.state !== 'WaitingForContent') throw badRequest('id', `Package ${p.id} is ${p.state}; content can only be uploaded before finalize.`);
     if (ctx.body.length > MAX_CHUNK) throw new HttpProblem(413, `A chunk may be at most ${MAX_CHUNK} bytes.`);
     if (ctx.body.length !== size) throw badRequest('size', `size is ${size} but the body has ${ctx.body.length} bytes.`);
     const key = String(index);
@@ -171,16 +171,20 @@ export function registerPackageRoutes(r: Router): void {
       throw conflict(`Package ${p.id} is already finalized (${p.state}).`);
     }
     if (files.length === 0) throw badRequest('files', 'files must list at least one uploaded file.');
+    // Shape errors are 400s; a list that does not match the bytes received is accepted and the
+    // processing that follows fails (state Error with the reason), as a real packaging job would.
+    const mismatches: string[] = [];
     const names = new Set<string>();
     files.forEach((f, i) => {
       if (names.has(f.fileName)) throw badRequest(`files[${i}].fileName`, `${f.fileName} is listed twice.`);
       names.add(f.fileName);
       const got = p.uploads[String(i)]?.received;
-      if (got === undefined) throw badRequest(`files[${i}]`, `No content was uploaded for file index ${i} (${f.fileName}).`);
-      if (got !== f.fileSize) throw badRequest(`files[${i}].fileSize`, `${f.fileName}: ${got} bytes were uploaded but fileSize says ${f.fileSize}.`);
+      if (got === undefined) mismatches.push(`no content was uploaded for file ${i} (${f.fileName})`);
+      else if (got !== f.fileSize) mismatches.push(`${f.fileName}: ${got} bytes were uploaded but fileSize says ${f.fileSize}`);
     });
     const extra = Object.keys(p.uploads).map(Number).filter((i) => i >= files.length);
-    if (extra.length > 0) throw badRequest('files', `Content was uploaded for file index ${extra.join(', ')} but files lists only ${files.length}.`);
+    if (extra.length > 0) mismatches.push(`content was uploaded for file index ${extra.join(', ')} but files lists only ${files.length}`);
+    p.failure = mismatches.length > 0 ? `Finalize does not match the uploaded content: ${mismatches.join('; ')}.` : null;
     p.files = files;
     p.size = files.reduce((n, f) => n + f.fileSize, 0);
     p.fileName = files[0]!.fileName.split('/').pop() ?? '';

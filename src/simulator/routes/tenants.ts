@@ -26,7 +26,6 @@ export function registerTenantRoutes(r: Router): void {
     const pkg = ctx.account.packages.get(packageId);
     if (!pkg) throw badRequest('packageId', `Package ${packageId} was not found.`);
     if (pkg.state !== 'Completed') throw conflict(`Package ${packageId} is ${pkg.state}; only a Completed package can be uploaded.`);
-    if (!tenant.adminConsentGranted) throw conflict(`Tenant ${tenant.defaultDomain} has not granted admin consent.`);
     const t: TaskRec = {
       id: randomUUID(),
       created: dotnetTime(ctx.now),
@@ -39,6 +38,8 @@ export function registerTenantRoutes(r: Router): void {
       packageId,
       errorDetails: null,
       dueMs: ctx.now + DURATIONS.tenantUpload * 1000,
+      // The upload runs in the background; a tenant without admin consent fails it there.
+      failure: tenant.adminConsentGranted ? null : `Tenant ${tenant.defaultDomain} has not granted admin consent to Robopack.`,
     };
     ctx.account.addTask(t);
     if (wait) {
