@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { cli } from '../support/cli.js';
 import { deploymentsYaml, writeRepo } from '../support/manifests.js';
-import { tempDir } from '../support/repo.js';
+import { copyExamples, tempDir } from '../support/repo.js';
 import { countBy, startTestSimulator } from '../support/sim.js';
 import type { TestSim } from '../support/sim.js';
 
@@ -48,6 +48,26 @@ describe('apply against the simulator', () => {
     const second = await cli(['apply', repo], env);
     expect(second.code).toBe(0);
     expect(second.stdout).toMatch(/No changes/);
+    expect((await sim.journal(true)).length).toBe(before);
+  });
+
+  it('converges examples/ with exactly the expected calls, and a second apply makes none', async () => {
+    const repo = await copyExamples();
+    const first = await cli(['apply', repo], env);
+    expect(first.code).toBe(0);
+    expect(first.stdout).toMatch(/Apply complete: 10 created, 0 configured, 0 deleted, 0 unchanged, 0 skipped, 0 failed/);
+    const writes = countBy(await sim.writes());
+    expect(writes).toEqual({
+      'POST /v1/app/import/{id}': 2,
+      'POST /v1/package/create': 1,
+      'POST /v1/package/content/{id}': 2,
+      'POST /v1/package/content/{id}/finalize': 1,
+      'POST /v1/flow/create': 3,
+      'POST /v1/flow/{id}/add-deployment': 3,
+      'POST /v1/tenant/{id}/upload': 1,
+    });
+    const before = (await sim.journal(true)).length;
+    expect((await cli(['apply', repo], env)).stdout).toMatch(/No changes/);
     expect((await sim.journal(true)).length).toBe(before);
   });
 
