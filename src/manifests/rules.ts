@@ -75,10 +75,27 @@ export async function checkRules(records: readonly DocRecord[], root: string, ro
   };
 
   const content = new Map<DocRecord, ContentInfo>();
+  // A deployment is found live by (flow, package): two manifests for one pair would fight.
+  const pairs = new Map<string, DocRecord>();
   for (const r of records) {
     if (r.kind === 'Deployment') {
       ref(r, ['spec', 'flow'], 'Flow');
       ref(r, ['spec', 'package'], 'Package');
+      const flow = str(r.data, ['spec', 'flow']);
+      const pkg = str(r.data, ['spec', 'package']);
+      // A document already reported as a duplicate name is not reported twice.
+      if (flow && pkg && r.name !== undefined && names.get('Deployment')?.get(r.name) === r) {
+        const pair = `${flow}\u0000${pkg}`;
+        const first = pairs.get(pair);
+        if (first) {
+          const at = first.doc.locate(['spec', 'package'], 'value');
+          problems.push(
+            problem(r, ['spec', 'package'], 'value', 'deployment.duplicate', `Deployment "${first.name ?? '?'}" (${first.doc.file}:${at.line}:${at.column}) already deploys package "${pkg}" in flow "${flow}"; one Deployment per (flow, package)`),
+          );
+        } else {
+          pairs.set(pair, r);
+        }
+      }
       waveWarning(r, problems);
       appMismatch(r, names, problems);
     } else if (r.kind === 'Flow') {

@@ -1,5 +1,5 @@
 /** Finding manifest files: every *.yaml / *.yml below a directory, in a stable order. */
-import { readdir, realpath, stat } from 'node:fs/promises';
+import { readdir, readFile, realpath, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 
 export interface WalkOptions {
@@ -20,6 +20,8 @@ function skipped(name: string): boolean {
  */
 export async function listYamlFiles(root: string, opts: WalkOptions): Promise<string[]> {
   const out: string[] = [];
+  const ignored = await readIgnore(root);
+  const isIgnored = (rel: string): boolean => ignored.some((p) => rel === p || rel.startsWith(`${p}/`));
   const seen = new Set<string>([await realpath(root)]);
   const visit = async (dir: string, rel: string): Promise<void> => {
     const entries = await readdir(dir, { withFileTypes: true });
@@ -27,6 +29,7 @@ export async function listYamlFiles(root: string, opts: WalkOptions): Promise<st
       if (skipped(e.name)) continue;
       const abs = join(dir, e.name);
       const relPath = rel ? `${rel}/${e.name}` : e.name;
+      if (isIgnored(relPath)) continue;
       let isDir = e.isDirectory();
       let isFile = e.isFile();
       if (e.isSymbolicLink()) {
@@ -48,4 +51,17 @@ export async function listYamlFiles(root: string, opts: WalkOptions): Promise<st
   };
   await visit(root, '');
   return out.sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
+}
+
+/**
+ * `.packsyncignore` at the root: one relative path per line (a folder or a file, `#` comments),
+ * skipped by the walk. Plain prefixes, not globs: what a repository keeps beside its manifests
+ * (test fixtures, `examples/invalid/`) is a handful of folders.
+ */
+async function readIgnore(root: string): Promise<string[]> {
+  const text = await readFile(join(root, '.packsyncignore'), 'utf8').catch(() => '');
+  return text
+    .split('\n')
+    .map((l) => l.replace(/#.*$/, '').trim().replace(/^\.\//, '').replace(/\/+$/, ''))
+    .filter((l) => l.length > 0 && !l.split('/').includes('..'));
 }

@@ -64,6 +64,7 @@ describe('apply against the simulator', () => {
       'POST /v1/package/content/{id}/finalize': 1,
       'POST /v1/flow/create': 3,
       'POST /v1/flow/{id}/add-deployment': 3,
+      'POST /v1/flow/deployment/{id}/skip-wave': 1, // seven-zip: wave gate 2 in a 3-wave patch group
       'POST /v1/tenant/{id}/upload': 1,
     });
     const before = (await sim.journal(true)).length;

@@ -10,6 +10,8 @@ export interface JournalEntry {
   path: string;
   query: Record<string, unknown> | string;
   status: number;
+  /** Set when the simulator injected a fault into this call (`5xx`, `429`, `reset-before`, `reset-after`, `rate-limit`). */
+  fault?: string;
 }
 
 export interface TestSim {
