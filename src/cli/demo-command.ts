@@ -35,6 +35,16 @@ export function registerDemoCommand(program: Command, io: CliIo): void {
       try {
         io.stdout(`▶ Simulator running at ${sim.url} (small fleet: 4 tenants, 25 catalog apps, 3 patch groups)`);
         io.stdout(`▶ Converging ${opts.path} (state in ${stateDir})\n`);
+        // Plan first (a value, nothing written), then apply: the demo shows the same order as a
+        // pull request review followed by a merge.
+        const planned = await reconcile({ path: opts.path, api, stateDir, planOptions: DEFAULT_PLAN_OPTIONS, apply: false });
+        if (planned.kind === 'invalid') {
+          io.stderr(problemLines(planned.problems));
+          io.setExitCode(1);
+          return;
+        }
+        io.stdout(formatPlanText(planned.plan, { color: io.isTTY }));
+        io.stdout('\n▶ Applying\n');
         const first = await reconcile({
           path: opts.path,
           api,
@@ -48,7 +58,6 @@ export function registerDemoCommand(program: Command, io: CliIo): void {
           io.setExitCode(1);
           return;
         }
-        io.stdout(formatPlanText(first.plan, { color: io.isTTY }));
         if (first.result) io.stdout(resultText(first.result, first.plan));
         io.stdout('\n▶ Planning again: a converged repository needs no calls\n');
         const second = await reconcile({ path: opts.path, api, stateDir, planOptions: DEFAULT_PLAN_OPTIONS, apply: false });

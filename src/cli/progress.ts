@@ -5,7 +5,8 @@
  */
 import type { ApplyEvent } from '../apply/events.js';
 
-const mib = (n: number): string => `${(n / 1048576).toFixed(1)} MiB`;
+/** Human byte counts: KiB under a MiB, so small uploads do not read "0.0 MiB". */
+const mib = (n: number): string => (n < 1048576 ? `${(n / 1024).toFixed(1)} KiB` : `${(n / 1048576).toFixed(1)} MiB`);
 
 export function createProgressRenderer(out: (s: string) => void, tty: boolean, write: (s: string) => void = out): (e: ApplyEvent) => void {
   const uploadStart = new Map<string, number>();
