@@ -162,13 +162,22 @@ export class Agent {
         const errs = out.problems.filter((p) => p.severity === 'error');
         message = `revision ${revision ?? '(directory)'} is invalid: ${errs.length} problem(s), first: ${errs[0] ? `${errs[0].file}:${errs[0].line}:${errs[0].column}: ${errs[0].message}` : 'unknown'}`;
         for (const p of errs) log.error({ file: p.file, line: p.line, column: p.column, rule: p.rule }, p.message);
+        status.event({ type: 'Warning', reason: 'ValidationFailed', message, revision });
       } else {
         revision = out.plan.revision;
         const r = out.result;
         writes = r?.writes ?? 0;
         problems = r ? { ...r.counts } : {};
         const driftKeys = new Set(out.plan.objects.filter((o) => o.change === 'drift' || o.reasons.some((x) => x.includes('outside packsync'))).map((o) => o.key));
-        for (const o of out.plan.objects) if (driftKeys.has(o.key)) metrics.drift.inc({ kind: o.kind });
+        for (const o of out.plan.objects) {
+          if (!driftKeys.has(o.key)) continue;
+          metrics.drift.inc({ kind: o.kind });
+          const reason = o.reasons.find((x) => x.includes('outside packsync')) ?? 'changed outside packsync';
+          if (status.event({ type: 'Warning', reason: 'DriftDetected', object: o.key, message: reason, revision })) log.warn({ object: o.key }, `drift: ${reason}`);
+        }
+        for (const o of out.result?.objects ?? []) {
+          if (o.outcome === 'failed') status.event({ type: 'Warning', reason: 'ApplyFailed', object: o.key, message: `${o.error?.code ?? ''}: ${o.error?.message ?? ''}`, revision });
+        }
         waiting = out.plan.objects.some((o) => o.change === 'waiting');
         objects = (r?.objects ?? []).map((o) => ({ ...o, ...(driftKeys.has(o.key) ? { drift: true } : {}) }));
         metrics.objects.reset();
@@ -203,6 +212,7 @@ export class Agent {
     this.lastCompletedAt = Date.now();
     metrics.ready.set(this.ready() ? 1 : 0);
     if (result === 'Succeeded') {
+      status.event({ type: 'Normal', reason: 'ReconciliationSucceeded', message: `revision ${revision ?? '(directory)'} is in sync`, revision });
       metrics.lastApplied.set(Math.floor(Date.now() / 1000));
       this.failures = 0;
       if (waiting) this.scheduleRetry(this.o.waitingRequeueMs ?? 5000, 'requeue: waiting on the service');

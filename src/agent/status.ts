@@ -36,6 +36,18 @@ export interface ObjectStatus extends Omit<ObjectOutcome, 'error'> {
   drift?: boolean;
 }
 
+/** A Kubernetes-style event: emitted once per (revision, reason, object, message). */
+export interface AgentEvent {
+  time: string;
+  type: 'Normal' | 'Warning';
+  reason: string;
+  object?: string;
+  message: string;
+  revision: string | null;
+}
+
+export const EVENT_LIMIT = 50;
+
 export interface AgentStatus {
   source: Record<string, string>;
   lastAppliedRevision: string | null;
@@ -47,6 +59,8 @@ export interface AgentStatus {
   objects: ObjectStatus[];
   problems: Problem[];
   history: PassRecord[];
+  /** Newest first, bounded; an unchanged failure is not repeated on every pass. */
+  events: AgentEvent[];
 }
 
 export const HISTORY_LIMIT = 20;
@@ -74,7 +88,21 @@ export class StatusTracker {
       objects: [],
       problems: [],
       history: [],
+      events: [],
     };
+  }
+
+  private readonly emitted = new Set<string>();
+
+  /** Records an event unless the same one was already emitted for this revision. Returns true when new. */
+  event(e: Omit<AgentEvent, 'time'>): boolean {
+    const key = JSON.stringify([e.revision, e.reason, e.object ?? '', e.message]);
+    if (this.emitted.has(key)) return false;
+    this.emitted.add(key);
+    if (this.emitted.size > 10 * EVENT_LIMIT) this.emitted.delete(this.emitted.values().next().value!);
+    this.status.events.unshift({ time: this.now().toISOString(), ...e });
+    this.status.events.length = Math.min(this.status.events.length, EVENT_LIMIT);
+    return true;
   }
 
   condition(type: ConditionType): Condition {

@@ -34,6 +34,7 @@ interface Status {
   conditions: { type: string; status: string; reason: string; message: string }[];
   problems: { file: string; line: number; column: number; message: string }[];
   history: { revision: string; trigger: string; result: string }[];
+  events: { reason: string; revision: string | null }[];
 }
 
 const status = async (): Promise<Status> => (await (await fetch(`${base}/status`)).json()) as Status;
@@ -149,6 +150,11 @@ describe('packsync run following a git repository', () => {
     expect(s.problems[0]).toMatchObject({ file: 'deployments.yaml', line: expect.any(Number) as number });
     expect((await fetch(`${base}/readyz`)).status).toBe(503);
     expect((await sim.writes()).length).toBe(before);
+    // The same invalid revision again: still stalled, and its event is not repeated.
+    const passes = s.passes;
+    expect((await push(github)).status).toBe(202);
+    await until('second invalid pass', async () => (await status()).passes > passes);
+    expect((await status()).events.filter((e) => e.reason === 'ValidationFailed' && e.revision === bad).length).toBe(1);
 
     await writeFile(join(repo.work, 'deployments.yaml'), deploymentsYaml({ state: 'running' }));
     const fixed = await repo.commit('fix typo');
@@ -163,7 +169,7 @@ describe('packsync run following a git repository', () => {
     expect(res.headers.get('content-type')).toMatch(/text\/plain/);
     const m = parsePrometheus(await res.text());
     expect(m.get('packsync_reconcile_passes_total')?.find((s) => s.labels.result === 'Succeeded')?.value).toBeGreaterThanOrEqual(2);
-    expect(m.get('packsync_reconcile_passes_total')?.find((s) => s.labels.result === 'Invalid')?.value).toBe(1);
+    expect(m.get('packsync_reconcile_passes_total')?.find((s) => s.labels.result === 'Invalid')?.value).toBe(2);
     expect(m.get('packsync_api_requests_total')?.some((s) => s.labels.operation === 'stopDeployment' && s.labels.code === '200')).toBe(true);
     expect(m.get('packsync_objects')?.length).toBeGreaterThan(0);
     expect(m.get('packsync_last_applied_timestamp_seconds')?.[0]?.value).toBeGreaterThan(1.7e9);
