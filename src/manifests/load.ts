@@ -22,6 +22,9 @@ import { schemaProblems } from './schema-problems.js';
 import { KIND_SCHEMAS, validators } from './schemas.js';
 import { didYouMean } from './suggest.js';
 import { isInside } from './content.js';
+import { decodeManifest } from './encoding.js';
+import { unsafeIntegers } from './numbers.js';
+import { displayPath, toPointer, valueAt } from './paths.js';
 import { listYamlFiles } from './walk.js';
 import { parseYamlFile } from './yaml-source.js';
 import type { ParsedDocument, ParsedFile } from './yaml-source.js';
@@ -63,19 +66,24 @@ export async function loadManifests(path: string, opts: LoadOptions = {}): Promi
   let parsed: ParsedFile[] = [];
   for (const rel of rels) {
     const file = single ? abs : resolve(root, rel);
-    let text: string;
+    let bytes: Buffer;
     try {
       const size = (await stat(file)).size;
       if (size > maxBytes) {
         problems.push(at(rel, 'file.too-large', `${size} bytes is more than the ${maxBytes} a manifest file may have`));
         continue;
       }
-      text = await readFile(file, 'utf8');
+      bytes = await readFile(file);
     } catch (e) {
       problems.push(at(rel, 'file.unreadable', `cannot read this file (${(e as NodeJS.ErrnoException).code ?? String(e)})`));
       continue;
     }
-    parsed.push(parseYamlFile(rel, text.replace(/^\uFEFF/, '')));
+    const decoded = decodeManifest(bytes);
+    if (!decoded.ok) {
+      problems.push({ file: rel, line: decoded.line, column: decoded.column, pointer: '', rule: 'file.encoding', message: decoded.message, severity: 'error' });
+      continue;
+    }
+    parsed.push(parseYamlFile(rel, decoded.text));
   }
   if (!single) parsed = withoutContentFiles(parsed, root);
   if (!single && parsed.length === 0 && problems.length === 0) {
@@ -179,6 +187,14 @@ function checkDocument(d: ParsedDocument): { record?: DocRecord; problems: Probl
   );
   const specFields = Object.keys(((KIND_SCHEMAS[k].properties as Record<string, { properties?: object }>).spec?.properties ?? {}));
   problems.push(...schemaProblems(errors, { doc: d, prefix, specFields }));
+  for (const segments of unsafeIntegers(v)) {
+    const pointer = toPointer(segments);
+    if (problems.some((p) => p.pointer === pointer)) continue; // the schema already refused it
+    const written = d.sourceText(segments) ?? String(valueAt(v, segments));
+    const at = d.locate(segments, 'value');
+    const message = `${prefix}${displayPath(segments)} ${written} is too large to be held exactly (integers go up to ${Number.MAX_SAFE_INTEGER})`;
+    problems.push({ file: d.file, line: at.line, column: at.column, pointer, rule: 'schema.range', message, severity: 'error' });
+  }
   return { record: { doc: d, kind: k, name, data: v, valid: ok && problems.length === 0, prefix }, problems };
 }
 

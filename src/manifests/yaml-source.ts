@@ -2,9 +2,10 @@
  * YAML with positions: every document of a file is parsed with a LineCounter so any JSON pointer
  * into it can be turned back into the 1-based line and column a person sees in an editor.
  */
-import { LineCounter, isAlias, isMap, isScalar, isSeq, parseAllDocuments } from 'yaml';
+import { Composer, LineCounter, Parser, isAlias, isMap, isScalar, isSeq } from 'yaml';
 import type { Document, Node, Pair, ParsedNode, YAMLError } from 'yaml';
 import type { Problem } from './model.js';
+import { flowTooDeep, MAX_DEPTH, tokensTooDeep } from './nesting.js';
 
 export type Segment = string | number;
 
@@ -39,16 +40,29 @@ export interface ParsedFile {
 }
 
 export function parseYamlFile(file: string, text: string): ParsedFile {
+  const tooDeep = (p: Position): ParsedFile => {
+    const message = `collections nested more than ${MAX_DEPTH} deep: the file is not read any further`;
+    return { file, documents: [], problems: [{ ...problemBase(file, p), rule: 'yaml.too-deep', message, severity: 'error' }] };
+  };
+  const deepFlow = flowTooDeep(text);
+  if (deepFlow >= 0) {
+    const before = text.slice(0, deepFlow).split('\n');
+    return tooDeep({ line: before.length, column: (before[before.length - 1] ?? '').length + 1 });
+  }
   const lineCounter = new LineCounter();
-  const docs = parseAllDocuments(text, { lineCounter, prettyErrors: false, uniqueKeys: true, strict: true });
   const pos = (offset: number): Position => {
     const p = lineCounter.linePos(offset);
     return { line: p.line, column: p.col };
   };
+  // parseAllDocuments, in its two steps, so the depth is checked before composing recurses.
+  const tokens = Array.from(new Parser(lineCounter.addNewLine).parse(text));
+  const deep = tokensTooDeep(tokens);
+  if (deep >= 0) return tooDeep(pos(deep));
+  const docs = Array.from(new Composer({ prettyErrors: false, uniqueKeys: true, strict: true }).compose(tokens));
   const problems: Problem[] = [];
   const documents: ParsedDocument[] = [];
-  // `parseAllDocuments` returns an EmptyStream (an empty array-like) for a file with no documents.
-  const list: Document.Parsed[] = Array.isArray(docs) ? docs : [];
+  // A file with no documents composes to an empty list.
+  const list: Document.Parsed[] = docs;
   list.forEach((doc, index) => {
     // One mistake often trips several parser errors on the same line; the first says it best.
     const lines = new Set<number>();

@@ -45,7 +45,7 @@ export class Router {
 
   /** `null` when no route has this path; `'method'` when the path exists with another method. */
   match(method: string, path: string): { route: Route; params: Record<string, string> } | null | 'method' {
-    const parts = path.split('/').filter(Boolean).map((p) => decodeURIComponent(p));
+    const parts = path.split('/').filter(Boolean).map(decodeSegment);
     let best: { route: Route; params: Record<string, string>; score: number } | null = null;
     let pathExists = false;
     for (const route of this.routes) {
@@ -70,5 +70,14 @@ export class Router {
     }
     if (best) return { route: best.route, params: best.params };
     return pathExists ? 'method' : null;
+  }
+}
+
+/** A path segment decoded; malformed percent-encoding (`%E0%A4%A`) stays as sent, so it matches no route or id (404) instead of throwing (500). */
+function decodeSegment(segment: string): string {
+  try {
+    return decodeURIComponent(segment);
+  } catch {
+    return segment;
   }
 }

@@ -63,6 +63,20 @@ interface AccountSlot {
   refilledAt: number;
 }
 
+/**
+ * RFC 6266: a printable-ASCII fallback plus the exact name in RFC 8187 `filename*`. Product names
+ * are user input (`Café ✓`, even a newline): written raw they made the header invalid, and Node
+ * refused the whole response with a 500.
+ */
+/** Bytes of an oversized body read and dropped after the 413, before the connection is cut. */
+const DRAIN_LIMIT = 64 * 1024 * 1024;
+
+export function contentDisposition(fileName: string): string {
+  const ascii = fileName.replace(/[^\x20-\x7e]/g, '_').replace(/["\\]/g, '');
+  const exact = encodeURIComponent(fileName).replace(/['()*]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`);
+  return `attachment; filename="${ascii}"; filename*=UTF-8''${exact}`;
+}
+
 export function buildRouter(): Router {
   const r = new Router();
   registerCatalogRoutes(r);
@@ -117,7 +131,7 @@ export async function startSimulator(opts: SimulatorOptions = {}): Promise<Simul
     const headers: Record<string, string> = { ...r.headers };
     if (r.binary) {
       headers['content-type'] = r.binary.contentType;
-      if (r.binary.fileName) headers['content-disposition'] = `attachment; filename="${r.binary.fileName.replace(/"/g, '')}"`;
+      if (r.binary.fileName) headers['content-disposition'] = contentDisposition(r.binary.fileName);
       res.writeHead(status, headers).end(r.binary.body);
     } else if (r.json !== undefined) {
       headers['content-type'] = 'application/json; charset=utf-8';
@@ -134,17 +148,35 @@ export async function startSimulator(opts: SimulatorOptions = {}): Promise<Simul
     return p.status;
   };
 
-  const readBody = async (req: IncomingMessage): Promise<Buffer> => {
-    const chunks: Buffer[] = [];
-    let size = 0;
-    for await (const c of req) {
-      const b = c as Buffer;
-      size += b.length;
-      if (size > maxBody) throw new HttpProblem(413, `The request body is larger than ${maxBody} bytes.`);
-      chunks.push(b);
-    }
-    return Buffer.concat(chunks);
-  };
+  /**
+   * The whole body, or a 413 as soon as it grows past the limit. Not `for await`: leaving that loop
+   * destroys the request and with it the socket, so a client still sending met a reset instead of
+   * the 413. The rest of an oversized body is read and dropped, so the answer arrives and the
+   * connection stays usable; past DRAIN_LIMIT more bytes the connection is cut.
+   */
+  const readBody = (req: IncomingMessage): Promise<Buffer> =>
+    new Promise((resolve, reject) => {
+      const chunks: Buffer[] = [];
+      let size = 0;
+      let settled = false;
+      const settle = (f: () => void): void => {
+        if (settled) return;
+        settled = true;
+        f();
+      };
+      req.on('data', (b: Buffer) => {
+        size += b.length;
+        if (settled) {
+          if (size > maxBody + DRAIN_LIMIT) req.destroy();
+          return;
+        }
+        if (size > maxBody) settle(() => reject(new HttpProblem(413, `The request body is larger than ${maxBody} bytes.`)));
+        else chunks.push(b);
+      });
+      req.on('end', () => settle(() => resolve(Buffer.concat(chunks))));
+      req.on('error', (e) => settle(() => reject(e)));
+      req.on('close', () => settle(() => reject(new Error('the client closed the connection before sending the whole body'))));
+    });
 
   const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
     const url = new URL(req.url ?? '/', 'http://simulator');
@@ -175,10 +207,9 @@ export async function startSimulator(opts: SimulatorOptions = {}): Promise<Simul
     } catch (e) {
       if (e instanceof HttpProblem) {
         sendProblem(res, e, instance);
-        req.destroy();
-        return;
       }
-      throw e;
+      // Otherwise the client went away mid-body: there is nobody to answer.
+      return;
     }
     const contentType = req.headers['content-type'];
 

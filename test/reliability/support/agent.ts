@@ -1,0 +1,70 @@
+/** The agent loop in-process over a directory source, as `packsync run --source DIR` builds it. */
+import { pino } from 'pino';
+import { Agent } from '../../../src/agent/loop.js';
+import { createMetrics } from '../../../src/agent/metrics.js';
+import type { AgentMetrics } from '../../../src/agent/metrics.js';
+import { StatusTracker } from '../../../src/agent/status.js';
+import { createApiClient } from '../../../src/api/client.js';
+import type { ApiClient, ApiClientOptions } from '../../../src/api/client.js';
+import { DEFAULT_PLAN_OPTIONS } from '../../../src/plan/types.js';
+import { tempDir } from '../../support/repo.js';
+
+export interface TestAgent {
+  agent: Agent;
+  status: StatusTracker;
+  metrics: AgentMetrics;
+  api: ApiClient;
+  stateDir: string;
+  /** Triggers one pass and waits for the loop to be idle again. */
+  pass: (reason?: string) => Promise<void>;
+  close: () => Promise<void>;
+}
+
+export interface TestAgentOptions {
+  url: string;
+  key: string;
+  dir: string;
+  client?: Partial<ApiClientOptions>;
+  passTimeoutMs?: number;
+}
+
+export async function startAgent(o: TestAgentOptions): Promise<TestAgent> {
+  const api = createApiClient({ baseUrl: o.url, apiKey: o.key, concurrency: 8, ...o.client });
+  const stateDir = await tempDir('packsync-agent-state-');
+  const status = new StatusTracker({ source: o.dir, ref: '', path: '' });
+  const metrics = createMetrics(false);
+  const agent = new Agent({
+    source: { sync: () => Promise.resolve({ dir: o.dir, revision: null, label: o.dir }), ref: null },
+    api,
+    stateDir,
+    planOptions: DEFAULT_PLAN_OPTIONS,
+    concurrency: 8,
+    wait: { intervalMs: 50, maxIntervalMs: 400 },
+    logger: pino({ level: 'silent' }),
+    metrics,
+    status,
+    passTimeoutMs: o.passTimeoutMs ?? 120_000,
+    // Passes run only when a test triggers one: no requeue or retry timer fires between cases.
+    waitingRequeueMs: 3_600_000,
+    backoff: { baseMs: 3_600_000, maxMs: 3_600_000 },
+  });
+  let n = 0;
+  return {
+    agent,
+    status,
+    metrics,
+    api,
+    stateDir,
+    pass: async (reason) => {
+      // Polls the pass counter rather than awaiting `agent.idle()`: a waiter registered during a
+      // pass that ends Failed (a retry timer is then set) is never woken by the loop.
+      const before = status.status.passes;
+      agent.trigger(reason ?? `test pass ${++n}`);
+      while (status.status.passes === before) await new Promise((r) => setTimeout(r, 2));
+    },
+    close: async () => {
+      await agent.stop();
+      await api.close();
+    },
+  };
+}

@@ -1,0 +1,65 @@
+/**
+ * Converging a repository in-process with `reconcile` (the pass every entry point shares), pass
+ * after pass until a pass finds nothing to do, recording every HTTP attempt the client makes.
+ */
+import { mkdtemp } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createApiClient } from '../../../src/api/client.js';
+import type { RequestEvent } from '../../../src/api/client.js';
+import { reconcile } from '../../../src/engine/reconcile.js';
+import { DEFAULT_PLAN_OPTIONS } from '../../../src/plan/types.js';
+
+export interface ConvergeResult {
+  ms: number;
+  /** Passes run, the final no-op pass included. */
+  passes: number;
+  converged: boolean;
+  /** Every attempt of every request, in the order they ended. */
+  events: RequestEvent[];
+  /** Failures of the passes before convergence, `code: message` (for diagnosis). */
+  failures: string[];
+  stateDir: string;
+}
+
+export interface ConvergeOptions {
+  concurrency?: number;
+  maxPasses?: number;
+  stateDir?: string;
+}
+
+export async function converge(url: string, key: string, repo: string, o: ConvergeOptions = {}): Promise<ConvergeResult> {
+  const events: RequestEvent[] = [];
+  const concurrency = o.concurrency ?? 16;
+  const api = createApiClient({ baseUrl: url, apiKey: key, concurrency, onRequest: (e) => events.push(e) });
+  const stateDir = o.stateDir ?? (await mkdtemp(join(tmpdir(), 'packsync-rel-state-')));
+  const failures: string[] = [];
+  const t0 = performance.now();
+  let passes = 0;
+  let converged = false;
+  try {
+    while (passes < (o.maxPasses ?? 8)) {
+      passes++;
+      const out = await reconcile({
+        path: repo,
+        api,
+        stateDir,
+        planOptions: DEFAULT_PLAN_OPTIONS,
+        apply: true,
+        readConcurrency: concurrency,
+        applyOptions: { concurrency, wait: { intervalMs: 50, maxIntervalMs: 400 } },
+      });
+      if (out.kind === 'invalid') throw new Error(`the repository is invalid: ${out.problems.map((p) => `${p.file}:${p.line}:${p.column}: ${p.message}`).join('; ')}`);
+      const r = out.result;
+      if (out.plan.errors.length > 0) failures.push(...out.plan.errors);
+      for (const f of r?.objects.filter((x) => x.outcome === 'failed') ?? []) failures.push(`${f.key}: ${f.error?.code ?? ''} ${f.error?.message ?? ''}`);
+      if (r && r.failed === 0 && r.writes === 0 && out.plan.errors.length === 0 && !out.plan.objects.some((x) => x.change === 'waiting')) {
+        converged = true;
+        break;
+      }
+    }
+  } finally {
+    await api.close();
+  }
+  return { ms: performance.now() - t0, passes, converged, events, failures, stateDir };
+}

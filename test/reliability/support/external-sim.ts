@@ -1,0 +1,47 @@
+/**
+ * The simulator in its own process (the built CLI), for measurements of this process alone: the
+ * in-process simulator's journal grows with every call and would read as a leak.
+ */
+import { randomBytes } from 'node:crypto';
+import { freePort } from '../../support/git.js';
+import { spawnCli } from '../../support/spawn-cli.js';
+import type { Spawned } from '../../support/spawn-cli.js';
+import { sleep } from './env.js';
+
+export interface ExternalSim {
+  url: string;
+  key: string;
+  admin: (method: string, path: string, body?: unknown) => Promise<unknown>;
+  stop: () => Promise<void>;
+}
+
+export async function startExternalSim(args: string[]): Promise<ExternalSim> {
+  const port = await freePort();
+  const key = `soak-${randomBytes(8).toString('hex')}`;
+  const p: Spawned = spawnCli(['simulator', '--port', String(port), '--api-key', key, ...args], {});
+  const url = `http://127.0.0.1:${port}`;
+  const admin = async (method: string, path: string, body?: unknown): Promise<unknown> => {
+    const res = await fetch(`${url}${path}`, {
+      method,
+      headers: { 'X-API-Key': key, ...(body !== undefined ? { 'content-type': 'application/json' } : {}) },
+      ...(body !== undefined ? { body: JSON.stringify(body) } : {}),
+    });
+    const text = await res.text();
+    if (!res.ok) throw new Error(`${method} ${path}: ${res.status} ${text}`);
+    return text ? (JSON.parse(text) as unknown) : undefined;
+  };
+  for (let i = 0; ; i++) {
+    if (await admin('GET', '/_sim/clock').then(() => true, () => false)) break;
+    if (i > 200 || p.child.exitCode !== null) throw new Error(`the simulator did not start: ${(await Promise.race([p.done, sleep(100)]).then((d) => (d ? d.stderr : '')))}`);
+    await sleep(50);
+  }
+  return {
+    url,
+    key,
+    admin,
+    stop: async () => {
+      p.child.kill('SIGTERM');
+      await p.done;
+    },
+  };
+}
