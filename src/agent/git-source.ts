@@ -133,13 +133,16 @@ export class GitSource {
         });
         await git.raw(['checkout', '--force', '--detach', ref]);
       } else {
-        const fetched = await git.fetch(['--depth', '1', '--no-tags', 'origin', `+refs/heads/${ref}:refs/packsync/target`]).then(
-          () => true,
-          () => false,
+        const branch = await git.fetch(['--depth', '1', '--no-tags', 'origin', `+refs/heads/${ref}:refs/packsync/target`]).then(
+          () => null,
+          (e: unknown) => e,
         );
-        if (!fetched) {
-          await git.fetch(['--depth', '1', '--no-tags', 'origin', `+refs/tags/${ref}:refs/packsync/target`]).catch(() => {
-            throw new SourceError('SOURCE_REF_NOT_FOUND', `no branch or tag "${ref}" in ${this.displayUrl}`);
+        if (branch !== null) {
+          // Only "no such ref" means try a tag; auth, network or server errors are fetch failures.
+          if (!isMissingRef(branch)) throw branch;
+          await git.fetch(['--depth', '1', '--no-tags', 'origin', `+refs/tags/${ref}:refs/packsync/target`]).catch((e: unknown) => {
+            if (isMissingRef(e)) throw new SourceError('SOURCE_REF_NOT_FOUND', `no branch or tag "${ref}" in ${this.displayUrl}`);
+            throw e;
           });
         }
         await git.raw(['checkout', '--force', '--detach', 'refs/packsync/target']);
@@ -164,6 +167,10 @@ export class GitSource {
     if (rel.startsWith('..') || rel.split(sep).includes('..')) throw new SourceError('SOURCE_PATH_INVALID', `--path "${this.o.path ?? ''}" leaves the repository`);
     return real;
   }
+}
+
+function isMissingRef(e: unknown): boolean {
+  return /couldn't find remote ref|not our ref|no such ref|unknown revision/i.test(e instanceof Error ? e.message : String(e));
 }
 
 function firstLine(e: unknown): string {

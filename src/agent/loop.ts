@@ -124,8 +124,19 @@ export class Agent {
     const { logger, metrics, status } = this.o;
     const started = Date.now();
     const startedAt = new Date(started).toISOString();
-    const timeout = AbortSignal.timeout(this.o.passTimeoutMs);
-    const signal = AbortSignal.any([this.hardCtl.signal, timeout]);
+    // Per-pass controllers linked by hand: AbortSignal.any() over the loop's long-lived signals
+    // is retained by Node 20 for as long as those live (nodejs/node#55351), a leak per pass.
+    const hard = new AbortController();
+    const soft = new AbortController();
+    const onHard = (): void => hard.abort();
+    const onStop = (): void => soft.abort();
+    this.hardCtl.signal.addEventListener('abort', onHard, { once: true });
+    this.stopCtl.signal.addEventListener('abort', onStop, { once: true });
+    const timer = setTimeout(() => {
+      soft.abort();
+      hard.abort();
+    }, this.o.passTimeoutMs);
+    const signal = hard.signal;
     let revision: string | null = null;
     let result: PassResult = 'Failed';
     let message = '';
@@ -153,7 +164,7 @@ export class Agent {
           onEvent: (e: ApplyEvent) => logEvent(log, e),
         },
         signal,
-        stopSignal: AbortSignal.any([this.stopCtl.signal, timeout]),
+        stopSignal: soft.signal,
       });
       if (out.kind === 'invalid') {
         revision = out.revision;
@@ -204,6 +215,9 @@ export class Agent {
       if (errorCode(e).startsWith('SOURCE_')) status.sourceFailed(message);
       logger.error({ code: errorCode(e), revision }, errorMessage(e));
     }
+    clearTimeout(timer);
+    this.hardCtl.signal.removeEventListener('abort', onHard);
+    this.stopCtl.signal.removeEventListener('abort', onStop);
     const durationMs = Date.now() - started;
     status.finishPass({ revision, trigger, startedAt, durationMs, result, counts: problems, writes, message }, objects, validation);
     metrics.passes.inc({ result });

@@ -52,6 +52,11 @@ describe('git source', () => {
     await expect(badPath.sync()).rejects.toMatchObject({ code: 'SOURCE_PATH_INVALID' });
   });
 
+  it('reports an unreachable remote as a fetch failure, not a missing ref (regression)', async () => {
+    const gone = new GitSource({ url: 'file:///nonexistent/packsync/repo.git', ref: 'main', workDir: await tempDir('packsync-src-'), env: process.env });
+    await expect(gone.sync()).rejects.toMatchObject({ code: 'SOURCE_FETCH_FAILED' });
+  });
+
   it.each([
     'ext::sh -c touch% /tmp/pwned',
     'fd::17',
