@@ -1,17 +1,27 @@
 /**
- * `npm run bench -- --scenario NAME [--json]`. Every timing is measured beside its baseline in the
- * same run; with --json the last line printed is `{"scenario", "metrics", "baseline"}`.
+ * `npm run bench -- --scenario NAME [--json] [scenario options]`. Every timing is measured beside
+ * its baseline in the same run; with --json the last line printed is
+ * `{"scenario", "metrics", "baseline"}`.
  */
 import { parseArgs } from 'node:util';
 import { SCENARIOS } from './scenarios/index.js';
 
 const { values } = parseArgs({
-  options: { scenario: { type: 'string' }, json: { type: 'boolean', default: false }, list: { type: 'boolean', default: false } },
+  options: {
+    scenario: { type: 'string' },
+    json: { type: 'boolean', default: false },
+    list: { type: 'boolean', default: false },
+    // Read by the scenarios themselves.
+    'size-mib': { type: 'string' }, // upload: content size, default 1024
+    rounds: { type: 'string' }, // upload: alternating rounds, default 2
+    runs: { type: 'string' }, // commit-latency: pushes, default 20
+    flows: { type: 'string' }, // commit-latency: fleet size in flows, default 50
+  },
 });
 const names = Object.keys(SCENARIOS);
-if (values.list || !values.scenario) {
-  process.stdout.write(`scenarios: ${names.join(', ')}\nusage: npm run bench -- --scenario NAME [--json]\n`);
-  process.exit(values.list ? 0 : 2);
+if (values.list === true || typeof values.scenario !== 'string') {
+  process.stdout.write(`scenarios: ${names.join(', ')}\nusage: npm run bench -- --scenario NAME [--json] [--size-mib N] [--rounds N] [--runs N] [--flows N]\n`);
+  process.exit(values.list === true ? 0 : 2);
 }
 const run = SCENARIOS[values.scenario];
 if (!run) {
@@ -21,6 +31,8 @@ if (!run) {
 const log = (s: string): void => {
   process.stdout.write(`${s}\n`);
 };
-const result = await run(log);
+const result = await run(log, values);
 log(`${values.scenario}: ${JSON.stringify(result.metrics)}${Object.keys(result.baseline).length ? ` baseline ${JSON.stringify(result.baseline)}` : ''}`);
-if (values.json) log(JSON.stringify({ scenario: values.scenario, metrics: result.metrics, baseline: result.baseline }));
+if (values.json === true) log(JSON.stringify({ scenario: values.scenario, metrics: result.metrics, baseline: result.baseline }));
+// Scenarios close what they open; exit anyway so a stray handle cannot hold the process open.
+process.exit(0);

@@ -1,6 +1,7 @@
 /**
- * noop-large and converge-large: the large fleet (300 flows, 1,500 deployments, 600 packages) over
- * a simulator in its own process with 20 ms latency per call.
+ * noop-large, converge-large and noop-growth: generated fleets (noop-large and converge-large: 300
+ * flows, 1,500 deployments, 600 packages) over a simulator in its own process with 20 ms latency per
+ * call.
  */
 import { mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -9,7 +10,8 @@ import { createApiClient } from '../../src/api/client.js';
 import { loadInventory } from '../../src/apply/inventory-store.js';
 import { reconcile } from '../../src/engine/reconcile.js';
 import { DEFAULT_PLAN_OPTIONS } from '../../src/plan/types.js';
-import { rssMiB, startExternalSim, writeFleetRepo } from '../support.js';
+import { fixtureId } from '../../src/simulator/fixture-ids.js';
+import { fleetApps, rssMiB, startExternalSim, writeFleetRepo } from '../support.js';
 import type { Scenario } from './types.js';
 import { round } from './types.js';
 
@@ -20,8 +22,7 @@ export const noopLarge: Scenario = async (log) => {
   const sim = await startExternalSim(['--fleet', 'large', '--latency', String(LATENCY_MS), '--time-scale', '3600']);
   const api = createApiClient({ baseUrl: sim.url, apiKey: sim.key, concurrency: 16 });
   try {
-    const apps = (await api.searchApps({ disablePaging: true })).items;
-    const repo = await writeFleetRepo(apps, SHAPE);
+    const repo = await writeFleetRepo(await fleetApps(api, SHAPE.packages / SHAPE.deploymentsPerFlow), SHAPE);
     const stateDir = await mkdtemp(join(tmpdir(), 'packsync-bench-'));
     log('converging the fleet first (not timed)…');
     const first = await reconcile({ path: repo, api, stateDir, planOptions: DEFAULT_PLAN_OPTIONS, apply: true, applyOptions: { concurrency: 16 } });
@@ -64,8 +65,7 @@ export const convergeLarge: Scenario = async (log) => {
   const sim = await startExternalSim(['--fleet', 'large', '--latency', String(LATENCY_MS), '--rate-limit', String(RATE), '--time-scale', '3600']);
   const api = createApiClient({ baseUrl: sim.url, apiKey: sim.key, concurrency: CONCURRENCY, rateLimit: { perSecond: RATE } });
   try {
-    const apps = (await api.searchApps({ disablePaging: true })).items;
-    const repo = await writeFleetRepo(apps, SHAPE);
+    const repo = await writeFleetRepo(await fleetApps(api, SHAPE.packages / SHAPE.deploymentsPerFlow), SHAPE);
     const stateDir = await mkdtemp(join(tmpdir(), 'packsync-bench-'));
     const j0 = await sim.journalLength();
     const t0 = performance.now();
@@ -91,4 +91,53 @@ export const convergeLarge: Scenario = async (log) => {
     await api.close();
     await sim.stop();
   }
+};
+
+/**
+ * noop-growth: API calls of a no-op reconcile as the fleet doubles (50 → 100 → 200 flows, five
+ * deployments each), then 50 flows again with 4 instead of 50 tenants, and with three waves per flow
+ * instead of one. Reads should grow with flows only: whole lists plus one detail read per flow.
+ */
+export const noopGrowth: Scenario = async (log) => {
+  const cases: { name: string; flows: number; fleet: 'large' | 'small'; waves3?: boolean }[] = [
+    { name: '50', flows: 50, fleet: 'large' },
+    { name: '100', flows: 100, fleet: 'large' },
+    { name: '200', flows: 200, fleet: 'large' },
+    { name: '50Tenants4', flows: 50, fleet: 'small' },
+    { name: '50Waves3', flows: 50, fleet: 'large', waves3: true },
+  ];
+  const metrics: Record<string, number> = {};
+  for (const c of cases) {
+    const sim = await startExternalSim(['--fleet', c.fleet, '--latency', String(LATENCY_MS), '--time-scale', '3600']);
+    const api = createApiClient({ baseUrl: sim.url, apiKey: sim.key, concurrency: 16 });
+    try {
+      const shape = {
+        flows: c.flows,
+        deploymentsPerFlow: 5,
+        packages: c.flows * 2,
+        ...(c.waves3 ? { patchGroup: fixtureId(1, 'patch-group', 'Pilot first') } : {}),
+      };
+      const repo = await writeFleetRepo(await fleetApps(api, shape.packages / shape.deploymentsPerFlow), shape);
+      const stateDir = await mkdtemp(join(tmpdir(), 'packsync-bench-'));
+      const first = await reconcile({ path: repo, api, stateDir, planOptions: DEFAULT_PLAN_OPTIONS, apply: true, applyOptions: { concurrency: 16 } });
+      if (first.kind !== 'planned' || (first.result?.failed ?? 1) > 0) throw new Error(`${c.name}: the fleet did not converge`);
+      const j0 = await sim.journalLength();
+      const t0 = performance.now();
+      const pass = await reconcile({ path: repo, api, stateDir, planOptions: DEFAULT_PLAN_OPTIONS, apply: true, readConcurrency: 16 });
+      const wallMs = performance.now() - t0;
+      const calls = (await sim.journalLength()) - j0;
+      if (pass.kind !== 'planned' || !pass.result) throw new Error(`${c.name}: no-op pass failed`);
+      if (pass.result.writes !== 0) throw new Error(`${c.name}: the no-op pass wrote ${pass.result.writes} times`);
+      log(`${c.flows} flows, ${c.flows * 5} deployments, ${shape.packages} packages (${c.fleet} fleet${c.waves3 ? ', 3 waves' : ''}): ${calls} calls, ${round(wallMs)} ms`);
+      metrics[`calls${c.name}`] = calls;
+      metrics[`wallMs${c.name}`] = round(wallMs);
+    } finally {
+      await api.close();
+      await sim.stop();
+    }
+  }
+  const per = (a: string, b: string): number => round((metrics[`calls${a}`] ?? 0) / (metrics[`calls${b}`] ?? 1), 2);
+  metrics.growth50To100 = per('100', '50');
+  metrics.growth100To200 = per('200', '100');
+  return { metrics, baseline: {} };
 };

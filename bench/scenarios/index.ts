@@ -1,6 +1,9 @@
 import { cliStartup } from './cli-startup.js';
-import { convergeLarge, noopLarge } from './fleet.js';
+import { commitLatency } from './commit-latency.js';
+import { convergeLarge, noopGrowth, noopLarge } from './fleet.js';
 import { planScale } from './plan-scale.js';
+import { upload } from './upload.js';
+import { validate5k } from './validate.js';
 import type { Scenario } from './types.js';
 
 export const SCENARIOS: Record<string, Scenario> = {
@@ -8,4 +11,8 @@ export const SCENARIOS: Record<string, Scenario> = {
   'converge-large': convergeLarge,
   'plan-scale': planScale,
   'cli-startup': cliStartup,
+  upload,
+  'commit-latency': commitLatency,
+  'validate-5k': validate5k,
+  'noop-growth': noopGrowth,
 };

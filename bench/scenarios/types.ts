@@ -2,7 +2,9 @@ export interface ScenarioResult {
   metrics: Record<string, number>;
   baseline: Record<string, number>;
 }
-export type Scenario = (log: (s: string) => void) => Promise<ScenarioResult>;
+/** Options after `--scenario NAME` that the runner does not know (e.g. `--size-mib 64`). */
+export type ScenarioArgs = Readonly<Record<string, string | boolean | undefined>>;
+export type Scenario = (log: (s: string) => void, args: ScenarioArgs) => Promise<ScenarioResult>;
 
 export function median(xs: number[]): number {
   const s = [...xs].sort((a, b) => a - b);

@@ -43,12 +43,15 @@ export class PlanContext {
   readonly deploymentsById = new Map<string, V1DeploymentViewModel>();
   readonly objects: ObjectPlan[] = [];
   readonly actions: PlanAction[] = [];
-  readonly refs = new Map<string, RefState>();
+  /** Packages and flows planned so far, by manifest name (lookups need no `Kind/name` string). */
+  readonly packageRefs = new Map<string, RefState>();
+  readonly flowRefs = new Map<string, RefState>();
   // Maps, not the inventory's plain objects: a property lookup with 100k distinct fresh key strings
   // internalises every one of them, and that dominated planning time at scale.
   private readonly entries: Map<string, InventoryEntry>;
   private readonly intents: Map<string, Intent>;
   private seq = 0;
+  private stamp: string | undefined;
 
   constructor(
     readonly live: LiveState,
@@ -110,24 +113,30 @@ export class PlanContext {
     name: string,
     change: Change,
     init: Partial<Omit<ObjectPlan, 'key' | 'kind' | 'name' | 'change'>> & { source?: SourcePosition } = {},
+    /** Always `${kind}/${name}`; callers that built it already pass it, saving a string per object. */
+    key = `${kind}/${name}`,
   ): ObjectPlan {
-    const o: ObjectPlan = {
-      key: `${kind}/${name}`,
-      kind,
-      name,
-      change,
-      reasons: init.reasons ?? [],
-      fields: init.fields ?? [],
-      actions: init.actions ?? [],
-      ...(init.error ? { error: init.error } : {}),
-      ...(init.source ? { source: init.source } : {}),
-    };
+    const reasons = init.reasons ?? [];
+    const fields = init.fields ?? [];
+    const actions = init.actions ?? [];
+    const { error, source } = init;
+    // One literal per shape instead of spreading optional parts in: at 100k objects the spreads
+    // (and the objects that then grew out-of-line property stores) were over a tenth of a plan.
+    // Key order stays key, kind, name, change, reasons, fields, actions, error, source.
+    const o: ObjectPlan = error
+      ? source
+        ? { key, kind, name, change, reasons, fields, actions, error, source }
+        : { key, kind, name, change, reasons, fields, actions, error }
+      : source
+        ? { key, kind, name, change, reasons, fields, actions, source }
+        : { key, kind, name, change, reasons, fields, actions };
     this.objects.push(o);
     return o;
   }
 
+  /** `now` as ISO text, computed once per plan (every record action carries it). */
   timestamp(): string {
-    return this.now.toISOString();
+    return (this.stamp ??= this.now.toISOString());
   }
 }
 

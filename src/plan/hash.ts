@@ -6,16 +6,39 @@ export function stableStringify(value: unknown): string {
 }
 
 // Writes directly instead of building a sorted copy first: the planner hashes every object, and
-// at 100k objects the copies were most of its garbage.
+// at 100k objects the copies were most of its garbage. Output is exactly JSON.stringify's for the
+// same (key-sorted) value: strings without characters JSON escapes are quoted directly (any
+// surrogate is left to JSON.stringify, which escapes lone ones), and the quoted form of each object
+// key is cached (spec keys are a small, fixed vocabulary).
+const NEEDS_ESCAPE = /["\\\u0000-\u001f\ud800-\udfff]/;
+const quotedKeys = new Map<string, string>();
+const QUOTED_KEYS_MAX = 4096;
+
+function quote(s: string): string {
+  return NEEDS_ESCAPE.test(s) ? JSON.stringify(s) : `"${s}"`;
+}
+
+function quoteKey(k: string): string {
+  let q = quotedKeys.get(k);
+  if (q === undefined) {
+    q = quote(k);
+    if (quotedKeys.size < QUOTED_KEYS_MAX) quotedKeys.set(k, q);
+  }
+  return q;
+}
+
 function write(value: unknown): string | undefined {
+  if (typeof value === 'string') return quote(value);
   if (value === null || typeof value !== 'object') return JSON.stringify(value);
   if (Array.isArray(value)) return `[${value.map((v) => write(v) ?? 'null').join(',')}]`;
   const obj = value as Record<string, unknown>;
+  const keys = Object.keys(obj);
+  if (keys.length > 1) keys.sort();
   let out = '';
-  for (const k of Object.keys(obj).sort()) {
+  for (const k of keys) {
     const v = write(obj[k]);
     if (v === undefined) continue;
-    out += `${out ? ',' : ''}${JSON.stringify(k)}:${v}`;
+    out += out ? `,${quoteKey(k)}:${v}` : `${quoteKey(k)}:${v}`;
   }
   return `{${out}}`;
 }

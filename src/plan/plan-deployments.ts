@@ -16,34 +16,31 @@ export const DEFAULT_DEPLOYMENT_STATE: DeploymentState = 'running';
 export function planDeployment(ctx: PlanContext, m: DeploymentManifest): void {
   const name = m.metadata.name;
   const key = `Deployment/${name}`;
-  const base = { source: m.source };
   if (m.spec.suspend) {
-    ctx.object('Deployment', name, 'skipped', { ...base, reasons: ['suspended'] });
+    ctx.object('Deployment', name, 'skipped', { source: m.source, reasons: ['suspended'] }, key);
     return;
   }
-  const flow = ctx.refs.get(`Flow/${m.spec.flow}`);
-  const pkg = ctx.refs.get(`Package/${m.spec.package}`);
+  const flow = ctx.flowRefs.get(m.spec.flow);
+  const pkg = ctx.packageRefs.get(m.spec.package);
   if (!flow || !pkg) {
-    ctx.object('Deployment', name, 'error', { ...base, error: { code: 'REF_UNKNOWN', message: 'flow or package not in the desired set' } });
+    ctx.object('Deployment', name, 'error', { source: m.source, error: { code: 'REF_UNKNOWN', message: 'flow or package not in the desired set' } }, key);
     return;
   }
   const blocked = flow.blockedBy ?? pkg.blockedBy;
   if (blocked) {
-    ctx.object('Deployment', name, 'skipped', { ...base, reasons: [`waits for ${blocked}`] });
+    ctx.object('Deployment', name, 'skipped', { source: m.source, reasons: [`waits for ${blocked}`] }, key);
     return;
   }
   const state = m.spec.state ?? DEFAULT_DEPLOYMENT_STATE;
   const identity = { flow: m.spec.flow, package: m.spec.package, version: m.spec.version ?? null };
   const specHash = hashValue(identity);
   const entry = ctx.entry(key);
-  const deps = [flow.readyAfter, pkg.readyAfter].filter((x): x is string => x !== null);
-  const record = {
-    specHash,
-    spec: identity,
-    appliedState: state,
-    ...(m.spec.contentRevision !== undefined ? { contentRevision: m.spec.contentRevision } : {}),
-    ...(m.metadata.annotations ? { annotations: m.metadata.annotations } : {}),
-  };
+  const deps = present(flow.readyAfter, pkg.readyAfter);
+  // Optional fields assigned after the literal (same key order as spreading them in, without the
+  // temporary objects and the runtime copy per deployment).
+  const record: DeploymentRecord = { specHash, spec: identity, appliedState: state };
+  if (m.spec.contentRevision !== undefined) record.contentRevision = m.spec.contentRevision;
+  if (m.metadata.annotations) record.annotations = m.metadata.annotations;
 
   const flowId = idOf(flow.ref);
   const packageId = idOf(pkg.ref);
@@ -57,7 +54,7 @@ export function planDeployment(ctx: PlanContext, m: DeploymentManifest): void {
       reasons.push('the package has a new live version: a new deployment is added to the flow');
     }
     const actions = addActions(ctx, key, m, state, deps, record, flow.ref ?? { key: `Flow/${m.spec.flow}` }, pkg.ref ?? { key: `Package/${m.spec.package}` });
-    ctx.object('Deployment', name, 'create', { ...base, reasons, actions });
+    ctx.object('Deployment', name, 'create', { source: m.source, reasons, actions }, key);
     return;
   }
 
@@ -67,9 +64,9 @@ export function planDeployment(ctx: PlanContext, m: DeploymentManifest): void {
     const resolves = intent !== undefined && !intent.knownIds.includes(live.id);
     if (!resolves && !ctx.options.adopt) {
       ctx.object('Deployment', name, 'conflict', {
-        ...base,
+        source: m.source,
         reasons: [`deployment ${live.id} of this flow and package exists live but is not owned by packsync; run apply with --adopt to take it over`],
-      });
+      }, key);
       return;
     }
     const adoptEntry: InventoryEntry = {
@@ -96,10 +93,10 @@ export function planDeployment(ctx: PlanContext, m: DeploymentManifest): void {
     });
     const rest = reconcileExisting(ctx, key, m, state, live, adoptEntry, [rec]);
     ctx.object('Deployment', name, 'adopt', {
-      ...base,
+      source: m.source,
       reasons: [resolves ? 'resolved an add-deployment interrupted by a crash' : 'adopting an existing live deployment (--adopt)', ...rest.reasons],
       actions: [rec, ...rest.actions],
-    });
+    }, key);
     return;
   }
 
@@ -107,19 +104,19 @@ export function planDeployment(ctx: PlanContext, m: DeploymentManifest): void {
     const fields = diffFields(entry.spec, identity);
     if (!ctx.options.allowReplace) {
       ctx.object('Deployment', name, 'requires-replacement', {
-        ...base,
+        source: m.source,
         fields,
         reasons: ['version is fixed when a deployment is added; apply with --allow-replace to delete and add it again'],
-      });
+      }, key);
       return;
     }
     const del = ctx.action(key, { op: 'delete-deployment', dependsOn: deps, description: `delete deployment ${live.id} to replace it`, deploymentId: live.id });
     const actions = addActions(ctx, key, m, state, [del], record, { id: live.flowId }, { id: live.packageId });
-    ctx.object('Deployment', name, 'replace', { ...base, fields, reasons: ['deployment identity changed (--allow-replace)'], actions: [del, ...actions] });
+    ctx.object('Deployment', name, 'replace', { source: m.source, fields, reasons: ['deployment identity changed (--allow-replace)'], actions: [del, ...actions] }, key);
     return;
   }
   const r = reconcileExisting(ctx, key, m, state, live, entry, deps);
-  ctx.object('Deployment', name, r.change, { ...base, reasons: r.reasons, fields: r.fields, actions: r.actions });
+  ctx.object('Deployment', name, r.change, { source: m.source, reasons: r.reasons, fields: r.fields, actions: r.actions }, key);
 }
 
 function addActions(
@@ -128,20 +125,18 @@ function addActions(
   m: DeploymentManifest,
   state: DeploymentState,
   deps: string[],
-  record: { specHash: string; spec: unknown; appliedState: string; contentRevision?: number; annotations?: Record<string, string> },
+  record: DeploymentRecord,
   flowRef: { id: string } | { key: string },
   packageRef: { id: string } | { key: string },
 ): string[] {
-  const add = ctx.action(key, {
-    op: 'add-deployment',
-    dependsOn: deps,
-    description: `add deployment of ${m.spec.package} to flow ${m.spec.flow}${state === 'running' ? ' and start it' : ''}`,
-    flowRef,
-    packageRef,
-    ...(m.spec.version !== undefined ? { version: m.spec.version } : {}),
-    startNow: state === 'running',
-    record,
-  });
+  const description = `add deployment of ${m.spec.package} to flow ${m.spec.flow}${state === 'running' ? ' and start it' : ''}`;
+  const startNow = state === 'running';
+  const add = ctx.action(
+    key,
+    m.spec.version !== undefined
+      ? { op: 'add-deployment', dependsOn: deps, description, flowRef, packageRef, version: m.spec.version, startNow, record }
+      : { op: 'add-deployment', dependsOn: deps, description, flowRef, packageRef, startNow, record },
+  );
   const actions = [add];
   if (state === 'running' && m.spec.wave !== undefined) {
     let prev = add;
@@ -156,7 +151,16 @@ function addActions(
       actions.push(prev);
     }
   }
-  return actions;
+  // These arrays live as long as the plan and a pushed-to array keeps spare room: keep an exact copy.
+  return actions.length > 1 ? actions.slice() : actions;
+}
+
+type DeploymentRecord = { specHash: string; spec: unknown; appliedState: string; contentRevision?: number; annotations?: Record<string, string> };
+
+/** The ids that are not null, in an array of exactly that length (a filter() result keeps spare room). */
+function present(a: string | null, b: string | null): string[] {
+  if (a === null) return b === null ? [] : [b];
+  return b === null ? [a] : [a, b];
 }
 
 interface Reconciled {

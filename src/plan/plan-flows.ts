@@ -13,7 +13,6 @@ import type { IdRef } from './types.js';
 
 interface FlowTarget {
   body: V1FlowCreateViewModel;
-  packageKey: string | null;
   spec: Record<string, unknown>;
 }
 
@@ -24,11 +23,10 @@ export function flowFlagsToMask(names: readonly (keyof typeof FLOW_FLAGS)[]): nu
 export function planFlow(ctx: PlanContext, m: FlowManifest): void {
   const key = `Flow/${m.metadata.name}`;
   const entry = ctx.entry(key);
-  const base = { source: m.source };
   const liveNow = entry ? ctx.flowsById.get(entry.id) : undefined;
   if (m.spec.suspend) {
-    ctx.object('Flow', m.metadata.name, 'skipped', { ...base, reasons: ['suspended'] });
-    ctx.refs.set(key, {
+    ctx.object('Flow', m.metadata.name, 'skipped', { source: m.source, reasons: ['suspended'] }, key);
+    ctx.flowRefs.set(m.metadata.name, {
       ref: liveNow ? { id: liveNow.id } : null,
       readyAfter: null,
       blockedBy: liveNow ? null : `${key} is suspended`,
@@ -41,23 +39,20 @@ export function planFlow(ctx: PlanContext, m: FlowManifest): void {
     target = flowTarget(ctx, m);
   } catch (e) {
     if (!(e instanceof ResolveError)) throw e;
-    ctx.object('Flow', m.metadata.name, 'error', { ...base, error: { code: e.code, message: e.message } });
-    ctx.refs.set(key, { ref: null, readyAfter: null, blockedBy: `${key} has an error`, isNew: false });
+    ctx.object('Flow', m.metadata.name, 'error', { source: m.source, error: { code: e.code, message: e.message } }, key);
+    ctx.flowRefs.set(m.metadata.name, { ref: null, readyAfter: null, blockedBy: `${key} has an error`, isNew: false });
     return;
   }
   // A flow on a package that cannot be used this pass cannot be created either.
-  const pkg = target.packageKey ? ctx.refs.get(target.packageKey) : undefined;
+  const pkg = m.spec.package ? ctx.packageRefs.get(m.spec.package) : undefined;
   if (pkg?.blockedBy) {
-    ctx.object('Flow', m.metadata.name, 'skipped', { ...base, reasons: [`waits for ${pkg.blockedBy}`] });
-    ctx.refs.set(key, { ref: liveNow ? { id: liveNow.id } : null, readyAfter: null, blockedBy: liveNow ? null : pkg.blockedBy, isNew: false });
+    ctx.object('Flow', m.metadata.name, 'skipped', { source: m.source, reasons: [`waits for ${pkg.blockedBy}`] }, key);
+    ctx.flowRefs.set(m.metadata.name, { ref: liveNow ? { id: liveNow.id } : null, readyAfter: null, blockedBy: liveNow ? null : pkg.blockedBy, isNew: false });
     return;
   }
   const specHash = hashValue(target.spec);
-  const record = {
-    specHash,
-    spec: target.spec,
-    ...(m.metadata.annotations ? { annotations: m.metadata.annotations } : {}),
-  };
+  const record: { specHash: string; spec: Record<string, unknown>; annotations?: Record<string, string> } = { specHash, spec: target.spec };
+  if (m.metadata.annotations) record.annotations = m.metadata.annotations;
   const name = target.body.name ?? m.metadata.name;
   const sameName = ctx.flowsByName.get(name) ?? [];
   const intent = ctx.intent(key);
@@ -71,32 +66,32 @@ export function planFlow(ctx: PlanContext, m: FlowManifest): void {
   }
   if (entry && liveNow) {
     if (entry.specHash === specHash) {
-      ctx.object('Flow', m.metadata.name, 'none', base);
-      ctx.refs.set(key, { ref: { id: liveNow.id }, readyAfter: null, blockedBy: null, isNew: false });
+      ctx.object('Flow', m.metadata.name, 'none', { source: m.source }, key);
+      ctx.flowRefs.set(m.metadata.name, { ref: { id: liveNow.id }, readyAfter: null, blockedBy: null, isNew: false });
       return;
     }
     const fields = diffFields(entry.spec, target.spec);
     if (!ctx.options.allowReplace) {
       ctx.object('Flow', m.metadata.name, 'requires-replacement', {
-        ...base,
+        source: m.source,
         fields,
         reasons: [`the API cannot update a flow; ${fields.map((f) => f.field).join(', ')} force replacement (apply with --allow-replace)`],
-      });
-      ctx.refs.set(key, { ref: { id: liveNow.id }, readyAfter: null, blockedBy: null, isNew: false });
+      }, key);
+      ctx.flowRefs.set(m.metadata.name, { ref: { id: liveNow.id }, readyAfter: null, blockedBy: null, isNew: false });
       return;
     }
     const del = ctx.action(key, { op: 'delete-flow', dependsOn: [], description: `delete flow ${liveNow.id} to replace it`, flowId: liveNow.id });
     const create = createFlowAction(ctx, key, target, record, pkg?.ref ?? null, [del, ...(pkg?.readyAfter ? [pkg.readyAfter] : [])], []);
-    ctx.object('Flow', m.metadata.name, 'replace', { ...base, fields, reasons: ['flow spec changed (--allow-replace)'], actions: [del, create] });
-    ctx.refs.set(key, { ref: { key }, readyAfter: create, blockedBy: null, isNew: true });
+    ctx.object('Flow', m.metadata.name, 'replace', { source: m.source, fields, reasons: ['flow spec changed (--allow-replace)'], actions: [del, create] }, key);
+    ctx.flowRefs.set(m.metadata.name, { ref: { key }, readyAfter: create, blockedBy: null, isNew: true });
     return;
   }
   if (!entry && sameName.length > 0) {
     ctx.object('Flow', m.metadata.name, 'conflict', {
-      ...base,
+      source: m.source,
       reasons: [`a flow named "${name}" exists live but is not owned by packsync (${sameName.map((f) => f.id).join(', ')}); run apply with --adopt to take it over`],
-    });
-    ctx.refs.set(key, { ref: null, readyAfter: null, blockedBy: `${key} is in conflict`, isNew: false });
+    }, key);
+    ctx.flowRefs.set(m.metadata.name, { ref: null, readyAfter: null, blockedBy: `${key} is in conflict`, isNew: false });
     return;
   }
   const reasons = entry && ctx.live.read.flows ? [`live flow ${entry.id} not found (deleted outside packsync); creating it again`] : [];
@@ -109,8 +104,8 @@ export function planFlow(ctx: PlanContext, m: FlowManifest): void {
     pkg?.readyAfter ? [pkg.readyAfter] : [],
     sameName.map((f) => f.id),
   );
-  ctx.object('Flow', m.metadata.name, 'create', { ...base, reasons, actions: [create] });
-  ctx.refs.set(key, { ref: { key }, readyAfter: create, blockedBy: null, isNew: true });
+  ctx.object('Flow', m.metadata.name, 'create', { source: m.source, reasons, actions: [create] }, key);
+  ctx.flowRefs.set(m.metadata.name, { ref: { key }, readyAfter: create, blockedBy: null, isNew: true });
 }
 
 function createFlowAction(
@@ -123,16 +118,16 @@ function createFlowAction(
   knownIds: string[],
 ): string {
   const name = target.body.name ?? key.slice('Flow/'.length);
-  return ctx.action(key, {
-    op: 'create-flow',
-    dependsOn,
-    description: `create flow "${name}"${target.body.patchGroupId ? ' from a patch group' : ''}`,
-    body: target.body,
-    ...(packageRef ? { packageRef } : {}),
-    record,
-    match: { name },
-    knownIds,
-  });
+  const description = `create flow "${name}"${target.body.patchGroupId ? ' from a patch group' : ''}`;
+  const body = target.body;
+  const match = { name };
+  // Two literals rather than spreading the optional packageRef in: same key order, no copy.
+  return ctx.action(
+    key,
+    packageRef
+      ? { op: 'create-flow', dependsOn, description, body, packageRef, record, match, knownIds }
+      : { op: 'create-flow', dependsOn, description, body, record, match, knownIds },
+  );
 }
 
 function adoptFlow(
@@ -163,8 +158,8 @@ function adoptFlow(
     source: m.source,
     reasons: [resolvesIntent ? 'resolved a create interrupted by a crash' : 'adopting an existing live flow (--adopt)'],
     actions: [id],
-  });
-  ctx.refs.set(key, { ref: { id: live.id }, readyAfter: id, blockedBy: null, isNew: false });
+  }, key);
+  ctx.flowRefs.set(m.metadata.name, { ref: { id: live.id }, readyAfter: id, blockedBy: null, isNew: false });
 }
 
 function flowTarget(ctx: PlanContext, m: FlowManifest): FlowTarget {
@@ -180,7 +175,6 @@ function flowTarget(ctx: PlanContext, m: FlowManifest): FlowTarget {
   if (s.flags) body.flags = flowFlagsToMask(s.flags);
   if (s.supersedenceHistoryCount !== undefined) body.supersedenceHistoryCount = s.supersedenceHistoryCount;
   if (s.scriptTemplate) body.templateId = ctx.templates.resolve(s.scriptTemplate).id;
-  const packageKey = s.package ? `Package/${s.package}` : null;
   const spec = {
     name: body.name,
     app: appId,
@@ -191,7 +185,7 @@ function flowTarget(ctx: PlanContext, m: FlowManifest): FlowTarget {
     supersedenceHistoryCount: body.supersedenceHistoryCount ?? null,
     scriptTemplate: body.templateId ?? null,
   };
-  return { body, packageKey, spec };
+  return { body, spec };
 }
 
 function oldest(list: LiveFlow[]): LiveFlow | undefined {

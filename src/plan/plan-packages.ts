@@ -31,11 +31,10 @@ const IN_FLIGHT = new Set(['Pending', 'Running', 'Processing']);
 export function planPackage(ctx: PlanContext, m: PackageManifest): void {
   const key = `Package/${m.metadata.name}`;
   const entry = ctx.entry(key);
-  const base = { source: m.source };
   if (m.spec.suspend) {
-    ctx.object('Package', m.metadata.name, 'skipped', { ...base, reasons: ['suspended'] });
+    ctx.object('Package', m.metadata.name, 'skipped', { source: m.source, reasons: ['suspended'] }, key);
     const live = entry ? ctx.packagesById.get(entry.id) : undefined;
-    ctx.refs.set(key, {
+    ctx.packageRefs.set(m.metadata.name, {
       ref: live ? { id: live.id } : null,
       readyAfter: null,
       blockedBy: live ? null : `${key} is suspended`,
@@ -48,16 +47,13 @@ export function planPackage(ctx: PlanContext, m: PackageManifest): void {
     target = m.spec.catalog ? catalogTarget(ctx, m) : customTarget(ctx, m);
   } catch (e) {
     if (!(e instanceof ResolveError)) throw e;
-    ctx.object('Package', m.metadata.name, 'error', { ...base, error: { code: e.code, message: e.message } });
-    ctx.refs.set(key, { ref: null, readyAfter: null, blockedBy: `${key} has an error`, isNew: false });
+    ctx.object('Package', m.metadata.name, 'error', { source: m.source, error: { code: e.code, message: e.message } }, key);
+    ctx.packageRefs.set(m.metadata.name, { ref: null, readyAfter: null, blockedBy: `${key} has an error`, isNew: false });
     return;
   }
   const specHash = hashValue({ spec: target.spec, content: m.content?.digest ?? null });
-  const record = {
-    specHash,
-    spec: target.spec,
-    ...(m.metadata.annotations ? { annotations: m.metadata.annotations } : {}),
-  };
+  const record: { specHash: string; spec: Record<string, unknown>; annotations?: Record<string, string> } = { specHash, spec: target.spec };
+  if (m.metadata.annotations) record.annotations = m.metadata.annotations;
   const live = entry ? ctx.packagesById.get(entry.id) : undefined;
   const matches = ctx.packagesByNaturalKey.get(naturalKeyOf(target)) ?? [];
   // A pending intent means a create may have taken effect before a crash: find it before anything else.
@@ -93,10 +89,10 @@ export function planPackage(ctx: PlanContext, m: PackageManifest): void {
     if (matches.length > 0) {
       const ids = matches.map((p) => p.id).join(', ');
       ctx.object('Package', m.metadata.name, 'conflict', {
-        ...base,
+        source: m.source,
         reasons: [`exists live but is not owned by packsync (${ids}); run apply with --adopt to take it over`],
-      });
-      ctx.refs.set(key, { ref: null, readyAfter: null, blockedBy: `${key} is in conflict`, isNew: false });
+      }, key);
+      ctx.packageRefs.set(m.metadata.name, { ref: null, readyAfter: null, blockedBy: `${key} is in conflict`, isNew: false });
       return;
     }
   }
@@ -141,8 +137,9 @@ export function planPackage(ctx: PlanContext, m: PackageManifest): void {
   }
   last = ctx.action(key, { op: 'wait-package', dependsOn: [last], description: 'wait for processing', packageKey: key });
   actions.push(last);
-  ctx.object('Package', m.metadata.name, change, { ...base, reasons, fields, actions });
-  ctx.refs.set(key, { ref: { key }, readyAfter: last, blockedBy: null, isNew: true });
+  // An exact copy: the pushed-to array keeps spare room, and this one lives as long as the plan.
+  ctx.object('Package', m.metadata.name, change, { source: m.source, reasons, fields, actions: actions.slice() }, key);
+  ctx.packageRefs.set(m.metadata.name, { ref: { key }, readyAfter: last, blockedBy: null, isNew: true });
 }
 
 function planExisting(
@@ -152,7 +149,6 @@ function planExisting(
   live: V1PackageViewModel,
   phase: string | undefined,
 ): void {
-  const base = { source: m.source };
   const ref: RefState = { ref: { id: live.id }, readyAfter: null, blockedBy: null, isNew: false };
   if (m.spec.custom && m.content && phase === 'created' && live.state === 'WaitingForContent') {
     const up = ctx.action(key, {
@@ -164,21 +160,21 @@ function planExisting(
       digest: m.content.digest,
     });
     const wait = ctx.action(key, { op: 'wait-package', dependsOn: [up], description: 'wait for processing', packageKey: key });
-    ctx.object('Package', m.metadata.name, 'update', { ...base, reasons: ['content upload was interrupted'], actions: [up, wait] });
-    ctx.refs.set(key, { ...ref, readyAfter: wait });
+    ctx.object('Package', m.metadata.name, 'update', { source: m.source, reasons: ['content upload was interrupted'], actions: [up, wait] }, key);
+    ctx.packageRefs.set(m.metadata.name, { ...ref, readyAfter: wait });
   } else if (IN_FLIGHT.has(live.state) || live.state === 'WaitingForContent') {
     const wait = ctx.action(key, { op: 'wait-package', dependsOn: [], description: 'wait for processing', packageKey: key });
-    ctx.object('Package', m.metadata.name, 'waiting', { ...base, reasons: [`package is ${live.state}`], actions: [wait] });
-    ctx.refs.set(key, { ...ref, readyAfter: wait });
+    ctx.object('Package', m.metadata.name, 'waiting', { source: m.source, reasons: [`package is ${live.state}`], actions: [wait] }, key);
+    ctx.packageRefs.set(m.metadata.name, { ...ref, readyAfter: wait });
   } else if (live.state === 'Error') {
     ctx.object('Package', m.metadata.name, 'error', {
-      ...base,
+      source: m.source,
       error: { code: 'PACKAGE_FAILED', message: `live package ${live.id} is in state Error; change the spec to create a new one` },
-    });
-    ctx.refs.set(key, { ...ref, blockedBy: `${key} failed processing` });
+    }, key);
+    ctx.packageRefs.set(m.metadata.name, { ...ref, blockedBy: `${key} failed processing` });
   } else {
-    ctx.object('Package', m.metadata.name, 'none', base);
-    ctx.refs.set(key, ref);
+    ctx.object('Package', m.metadata.name, 'none', { source: m.source }, key);
+    ctx.packageRefs.set(m.metadata.name, ref);
   }
 }
 
@@ -230,8 +226,8 @@ function adopt(
     source: m.source,
     reasons: [resolvesIntent ? 'resolved a create interrupted by a crash' : 'adopting an existing live package (--adopt)'],
     actions,
-  });
-  ctx.refs.set(key, { ref: { id: live.id }, readyAfter: last, blockedBy: null, isNew: false });
+  }, key);
+  ctx.packageRefs.set(m.metadata.name, { ref: { id: live.id }, readyAfter: last, blockedBy: null, isNew: false });
 }
 
 function catalogTarget(ctx: PlanContext, m: PackageManifest): CatalogTarget {

@@ -8,9 +8,9 @@ import type { PlanContext } from './context.js';
 
 export const PRUNE_ANNOTATION = 'packsync.dev/prune';
 
-export function planPrune(ctx: PlanContext, desiredKeys: ReadonlySet<string>): void {
+export function planPrune(ctx: PlanContext, isDesired: (key: string) => boolean): void {
   const gone = Object.entries(ctx.inventory.objects)
-    .filter(([key]) => !desiredKeys.has(key))
+    .filter(([key]) => !isDesired(key))
     .sort(([a], [b]) => (a < b ? -1 : 1));
   if (gone.length === 0) return;
   const deploymentDeletes = new Map<string, string[]>();

@@ -12,9 +12,8 @@ import { ResolveError } from './resolve.js';
 export function planTenantUpload(ctx: PlanContext, m: TenantUploadManifest): void {
   const name = m.metadata.name;
   const key = `TenantUpload/${name}`;
-  const base = { source: m.source };
   if (m.spec.suspend) {
-    ctx.object('TenantUpload', name, 'skipped', { ...base, reasons: ['suspended'] });
+    ctx.object('TenantUpload', name, 'skipped', { source: m.source, reasons: ['suspended'] }, key);
     return;
   }
   let tenantId: string;
@@ -22,12 +21,12 @@ export function planTenantUpload(ctx: PlanContext, m: TenantUploadManifest): voi
     tenantId = ctx.tenants.resolve(m.spec.tenant).id;
   } catch (e) {
     if (!(e instanceof ResolveError)) throw e;
-    ctx.object('TenantUpload', name, 'error', { ...base, error: { code: e.code, message: e.message } });
+    ctx.object('TenantUpload', name, 'error', { source: m.source, error: { code: e.code, message: e.message } }, key);
     return;
   }
-  const pkg = ctx.refs.get(`Package/${m.spec.package}`);
+  const pkg = ctx.packageRefs.get(m.spec.package);
   if (!pkg || pkg.blockedBy) {
-    ctx.object('TenantUpload', name, 'skipped', { ...base, reasons: [`waits for ${pkg?.blockedBy ?? `Package/${m.spec.package}`}`] });
+    ctx.object('TenantUpload', name, 'skipped', { source: m.source, reasons: [`waits for ${pkg?.blockedBy ?? `Package/${m.spec.package}`}`] }, key);
     return;
   }
   const msixAsWin32 = m.spec.uploadMsixAsWin32 ?? true;
@@ -46,12 +45,12 @@ export function planTenantUpload(ctx: PlanContext, m: TenantUploadManifest): voi
   const reasons: string[] = [];
   if (owned) {
     if (owned.state === 'Completed' && entry?.specHash === record.specHash) {
-      ctx.object('TenantUpload', name, 'none', base);
+      ctx.object('TenantUpload', name, 'none', { source: m.source }, key);
       return;
     }
     if (owned.state === 'Running' || owned.state === 'Pending') {
       const wait = ctx.action(key, { op: 'wait-upload', dependsOn: [], description: `wait for upload task ${owned.id}`, taskId: owned.id });
-      ctx.object('TenantUpload', name, 'waiting', { ...base, reasons: [`upload task is ${owned.state}`], actions: [wait] });
+      ctx.object('TenantUpload', name, 'waiting', { source: m.source, reasons: [`upload task is ${owned.state}`], actions: [wait] }, key);
       return;
     }
     if (owned.state === 'Completed') {
@@ -71,14 +70,14 @@ export function planTenantUpload(ctx: PlanContext, m: TenantUploadManifest): voi
           entry: { kind: 'TenantUpload', name, id: found.id, ...record, revision: null, tenantId, packageId: found.packageId, updatedAt: ctx.timestamp() },
           resolvesIntent: intent !== undefined,
         });
-        ctx.object('TenantUpload', name, 'adopt', { ...base, reasons: ['upload of this package to this tenant exists live'], actions: [rec] });
+        ctx.object('TenantUpload', name, 'adopt', { source: m.source, reasons: ['upload of this package to this tenant exists live'], actions: [rec] }, key);
         return;
       }
     }
     ctx.object('TenantUpload', name, 'conflict', {
-      ...base,
+      source: m.source,
       reasons: [`this package was already uploaded to the tenant outside packsync (${forPackage.map((t) => t.id).join(', ')}); run apply with --adopt to take it over`],
-    });
+    }, key);
     return;
   } else if (entry) {
     reasons.push(entry.packageId !== packageId ? 'the package has a new live version' : 'upload task not found live');
@@ -92,7 +91,7 @@ export function planTenantUpload(ctx: PlanContext, m: TenantUploadManifest): voi
     uploadMsixAsWin32: msixAsWin32,
     record,
   });
-  ctx.object('TenantUpload', name, entry ? 'update' : 'create', { ...base, reasons, actions: [up] });
+  ctx.object('TenantUpload', name, entry ? 'update' : 'create', { source: m.source, reasons, actions: [up] }, key);
 }
 
 function newest(list: V1TaskViewModel[]): V1TaskViewModel | undefined {
