@@ -87,7 +87,7 @@ export async function applyPlan(plan: Plan, api: PacksyncApi, store: InventorySt
     counts[o.outcome]++;
     emit({ type: 'object', key: o.key, outcome: o.outcome });
   }
-  await store.save();
+  await store.flush();
   return { objects, counts, writes, failed: counts.failed, aborted: (opts.signal?.aborted ?? false) || (opts.stopSignal?.aborted ?? false) };
 }
 

@@ -7,6 +7,7 @@ import type { PacksyncApi } from '../api/operations.js';
 import type { Intent, InventoryEntry } from './inventory-types.js';
 import type { InventoryStore } from './inventory-store.js';
 import type { IdRef, PlanAction } from '../plan/types.js';
+import { scopeOfPackage } from '../plan/context.js';
 import { errorCode } from './errors.js';
 import { ApplyError } from './errors.js';
 import { waitForPackage, waitForUpload } from './wait.js';
@@ -49,7 +50,7 @@ export async function runAction(a: PlanAction, d: ActionDeps): Promise<void> {
       await intent(a.match, a.knownIds);
       const id = await createOnce(d, () => api.importApp(a.appId, a.query, opts), async () => {
         const pkgs = (await api.listPackages({ disablePaging: true, appId: a.appId }, opts)).items;
-        return pkgs.find((p) => !p.isCustom && p.appId === a.appId && p.productVersion === a.match.version && !a.knownIds.includes(p.id))?.id;
+        return pkgs.find((p) => !p.isCustom && p.appId === a.appId && p.productVersion === a.match.version && String(scopeOfPackage(p)) === a.match.scope && !a.knownIds.includes(p.id))?.id;
       });
       await store.put(entryBase('Package', id, a.record));
       return;

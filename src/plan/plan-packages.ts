@@ -107,7 +107,7 @@ export function planPackage(ctx: PlanContext, m: PackageManifest): void {
       appId: target.appId,
       query: target.query,
       record,
-      match: { appId: target.appId, version: target.version },
+      match: { appId: target.appId, version: target.version, scope: String(target.query.scope ?? 1) },
       knownIds,
     });
     actions.push(last);
@@ -278,8 +278,8 @@ function customTarget(ctx: PlanContext, m: PackageManifest): CustomTarget {
 
 function naturalKeyOf(t: CatalogTarget | CustomTarget): string {
   return t.kind === 'catalog'
-    ? packageNaturalKey({ isCustom: false, appId: t.appId, productName: '', productVersion: t.version })
-    : packageNaturalKey({ isCustom: true, appId: null, productName: t.body.name, productVersion: t.body.version ?? '' });
+    ? packageNaturalKey({ isCustom: false, appId: t.appId, productName: '', productVersion: t.version, machineScope: t.query.scope !== 2, userScope: t.query.scope !== 1 })
+    : packageNaturalKey({ isCustom: true, appId: null, productName: t.body.name, productVersion: t.body.version ?? '', machineScope: true, userScope: false });
 }
 
 function newest(list: V1PackageViewModel[]): V1PackageViewModel | undefined {

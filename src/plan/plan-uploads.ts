@@ -70,7 +70,13 @@ export function planTenantUpload(ctx: PlanContext, m: TenantUploadManifest): voi
           entry: { kind: 'TenantUpload', name, id: found.id, ...record, revision: null, tenantId, packageId: found.packageId, updatedAt: ctx.timestamp() },
           resolvesIntent: intent !== undefined,
         });
-        ctx.object('TenantUpload', name, 'adopt', { source: m.source, reasons: ['upload of this package to this tenant exists live'], actions: [rec] }, key);
+        // A task adopted while still running is followed to its end, as if this run had started it
+        // (regression: after a crash between the upload call and its record, the re-run ended
+        // with the task Running where an uninterrupted run ends with it Completed).
+        const running = found.state === 'Running' || found.state === 'Pending';
+        const actions = [rec];
+        if (running) actions.push(ctx.action(key, { op: 'wait-upload', dependsOn: [rec], description: `wait for upload task ${found.id}`, taskId: found.id }));
+        ctx.object('TenantUpload', name, 'adopt', { source: m.source, reasons: ['upload of this package to this tenant exists live', ...(running ? [`upload task is ${found.state}`] : [])], actions }, key);
         return;
       }
     }

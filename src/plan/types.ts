@@ -72,7 +72,7 @@ export type PlanAction =
       appId: string;
       query: ImportQuery;
       record: RecordSpec;
-      match: { appId: string; version: string };
+      match: { appId: string; version: string; scope: string };
       knownIds: string[];
     })
   | (ActionBase & {

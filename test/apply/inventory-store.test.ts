@@ -7,23 +7,39 @@ import { InventoryStore, loadInventory } from '../../src/apply/inventory-store.j
 const entry = (name: string, id: string) => ({ kind: 'Flow' as const, name, id, specHash: 'h', spec: {}, revision: 'r', updatedAt: 't' });
 
 describe('inventory store', () => {
-  it('starts empty, writes every change at once, and reads back what it wrote', async () => {
+  it('makes an intent durable at once, other changes within lazyMs or at flush, and reads back what it wrote', async () => {
     const dir = await mkdtemp(join(tmpdir(), 'inv-'));
     const store = await InventoryStore.open(dir);
+    store.lazyMs = 60_000; // so only flush or the next intent can write the lazy changes here
     await store.setIntent({ key: 'Flow/a', op: 'create-flow', at: 't', knownIds: [], match: { name: 'a' } });
     expect((await loadInventory(dir)).intents['Flow/a']).toBeDefined();
     await store.put(entry('a', 'id-a'));
+    // Not yet on disk: a crash now leaves the intent, which the next run resolves live.
+    expect((await loadInventory(dir)).objects['Flow/a']).toBeUndefined();
+    await store.setIntent({ key: 'Flow/b', op: 'create-flow', at: 't', knownIds: [], match: { name: 'b' } });
+    // The next intent's write carries every earlier change.
     const back = await loadInventory(dir);
     expect(back.objects['Flow/a']?.id).toBe('id-a');
     expect(back.intents['Flow/a']).toBeUndefined();
     await store.remove('Flow/a');
+    await store.flush();
     expect((await loadInventory(dir)).objects).toEqual({});
+  });
+
+  it('writes a lazy change by itself within lazyMs', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'inv-'));
+    const store = await InventoryStore.open(dir);
+    store.lazyMs = 5;
+    await store.put(entry('a', 'id-a'));
+    for (let i = 0; i < 100 && !(await loadInventory(dir)).objects['Flow/a']; i++) await new Promise((r) => setTimeout(r, 10));
+    expect((await loadInventory(dir)).objects['Flow/a']?.id).toBe('id-a');
   });
 
   it('serialises concurrent saves so the file always holds the newest state and no temp file is left', async () => {
     const dir = await mkdtemp(join(tmpdir(), 'inv-'));
     const store = await InventoryStore.open(dir);
     await Promise.all(Array.from({ length: 50 }, (_, i) => store.put(entry(`f${i}`, `id-${i}`))));
+    await store.flush();
     const back = await loadInventory(dir);
     expect(Object.keys(back.objects)).toHaveLength(50);
     expect((await readdir(dir)).filter((f) => f.includes('.tmp-'))).toEqual([]);

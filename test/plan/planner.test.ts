@@ -6,6 +6,7 @@ import {
 } from './fixtures.js';
 
 const P1 = 'aaaaaaaa-0000-4000-8000-000000000001';
+const P2 = 'aaaaaaaa-0000-4000-8000-000000000002';
 const F1 = 'bbbbbbbb-0000-4000-8000-000000000001';
 const D1 = 'cccccccc-0000-4000-8000-000000000001';
 
@@ -172,6 +173,30 @@ describe('planner', () => {
     expect(rec.op === 'record' && rec.resolvesIntent && rec.entry.id).toBe(P1);
     // Without the intent, the same live package is someone else's: a conflict.
     expect(run(desired({ packages: [pkg('zip')] }), live({ packages: [livePackage(P1)] })).objects[0]!.change).toBe('conflict');
+  });
+
+  it('resolves an import intent only with a package of the same installer scope (regression)', () => {
+    const inv = emptyInventory();
+    inv.intents['Package/zip-user'] = { key: 'Package/zip-user', op: 'import-package', at: 'x', knownIds: [], match: {} };
+    const userPkg = pkg('zip-user', '7-Zip', '24.08', { catalog: { app: '7-Zip', version: '24.08', scope: 'user' } });
+    // Only the machine-scope sibling exists live: it must not be adopted for the user-scope manifest.
+    const p = run(desired({ packages: [userPkg] }), live({ packages: [livePackage(P1)] }), inv);
+    expect(ops(p)).toEqual(['Package/zip-user:import-package', 'Package/zip-user:wait-package']);
+    const found = run(desired({ packages: [userPkg] }), live({ packages: [livePackage(P1), livePackage(P2, { userScope: true, machineScope: false })] }), inv);
+    const rec = found.actions[0]!;
+    expect(rec.op === 'record' && rec.entry.id).toBe(P2);
+  });
+
+  it('follows an upload task adopted from an intent to its end when it is still running (regression)', () => {
+    const inv = emptyInventory();
+    const imp = run(desired({ packages: [pkg('zip')] }), live()).actions.find((a) => a.op === 'import-package');
+    if (imp?.op !== 'import-package') throw new Error('expected an import');
+    inv.objects['Package/zip'] = { kind: 'Package', name: 'zip', id: P1, specHash: imp.record.specHash, spec: imp.record.spec, revision: 'r0', updatedAt: 'x' };
+    inv.intents['TenantUpload/up'] = { key: 'TenantUpload/up', op: 'tenant-upload', at: 'x', knownIds: [], match: {} };
+    const task = { id: 'task-1', created: 'x', startedAt: 'x', completedAt: null, supportsProgress: true, progress: 10, state: 'Running' as const, tenantId: TENANT.id, packageId: P1, errorDetails: null };
+    const l = live({ packages: [livePackage(P1)], uploads: { [TENANT.id]: [task] } });
+    const p = run(desired({ packages: [pkg('zip')], tenantUploads: [upload('up', 'contoso.onmicrosoft.com', 'zip')] }), l, inv);
+    expect(ops(p).filter((o) => o.startsWith('TenantUpload'))).toEqual(['TenantUpload/up:record', 'TenantUpload/up:wait-upload']);
   });
 
   it('creates again when an intent finds nothing live (the create never happened)', () => {

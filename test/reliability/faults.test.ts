@@ -149,16 +149,14 @@ describe('faults', () => {
   });
 
   /**
-   * KNOWN ISSUE, outside this suite's files (src/plan/context.ts `packageNaturalKey`, the
-   * import-package lookup in src/apply/run-action.ts): a catalog package is identified by app and
-   * version only, so two Package manifests of one app version that differ in installer scope are
-   * not told apart. When the answer to one import is lost and the sibling's import took effect
-   * first, the lookup adopts the sibling: both manifests point at one live package, the flow gets
-   * that package twice, and the other scope's package is orphaned. Reproduced deterministically
-   * here (the lost answer is staged by wrapping the client). `it.fails` keeps the suite green while
-   * the defect stands and turns red once it is fixed: then make this an ordinary `it`.
+   * Regression: a catalog package used to be identified by app and version only, so two Package
+   * manifests of one app version that differ in installer scope were not told apart. When the
+   * answer to one import was lost and the sibling's import had taken effect first, the lookup
+   * adopted the sibling: both manifests pointed at one live package and the flow got it twice.
+   * The natural key now includes the scope (src/plan/context.ts `packageNaturalKey`). Reproduced
+   * deterministically here (the lost answer is staged by wrapping the client).
    */
-  it.fails('KNOWN ISSUE: keeps machine- and user-scope packages of one version apart after a lost import answer', async () => {
+  it('keeps machine- and user-scope packages of one version apart after a lost import answer (regression)', async () => {
     const sim = await startTestSimulator({ timeScale: 600 });
     const real = createApiClient({ baseUrl: sim.url, apiKey: sim.key, concurrency: 4 });
     try {
