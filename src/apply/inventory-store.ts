@@ -101,7 +101,7 @@ export class InventoryStore {
     if (this.lazyError !== null) {
       const e = this.lazyError;
       this.lazyError = null;
-      return Promise.reject(e instanceof Error ? e : new Error(String(e)));
+      return Promise.reject(asError(e));
     }
     this.lazyTimer ??= setTimeout(() => {
       this.lazyTimer = null;
@@ -120,7 +120,7 @@ export class InventoryStore {
     if (this.lazyError !== null) {
       const e = this.lazyError;
       this.lazyError = null;
-      throw e instanceof Error ? e : new Error(String(e));
+      throw asError(e);
     }
   }
 
@@ -137,6 +137,10 @@ export class InventoryStore {
     });
     return this.chain;
   }
+}
+
+function asError(e: unknown): Error {
+  return e instanceof Error ? e : new Error(typeof e === 'string' ? e : JSON.stringify(e));
 }
 
 export async function writeAtomic(file: string, text: string): Promise<void> {
