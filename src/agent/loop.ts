@@ -39,6 +39,8 @@ export interface AgentOptions {
   waitingRequeueMs?: number;
   /** Grace after a stop request before calls in flight are cancelled. */
   shutdownGraceMs?: number;
+  /** Per-object heal backoff (design §4a): 2 s, 4 s, 8 s … capped at 5 min by default. */
+  healBackoff?: { baseMs: number; maxMs: number };
   random?: () => number;
 }
 
@@ -53,6 +55,8 @@ export class Agent {
   private lastCompletedAt = 0;
   private lastResult: PassResult | null = null;
   private readonly idleWaiters: (() => void)[] = [];
+  /** Objects healed recently: how often in a row, and until when healing them again is held. */
+  private readonly healed = new Map<string, { count: number; until: number }>();
 
   constructor(private readonly o: AgentOptions) {}
 
@@ -120,6 +124,21 @@ export class Agent {
     return Math.round(cap / 2 + (this.o.random ?? Math.random)() * (cap / 2));
   }
 
+  private trackHeals(objects: readonly { key: string; reasons: string[] }[], driftKeys: ReadonlySet<string>, held: readonly string[]): void {
+    const backoff = this.o.healBackoff ?? { baseMs: 2000, maxMs: 300_000 };
+    const now = Date.now();
+    for (const o of objects) {
+      if (!driftKeys.has(o.key)) {
+        // Quiet for a whole backoff cap after its last hold: the fight is over, start from 2 s again.
+        const h = this.healed.get(o.key);
+        if (h && now - h.until > backoff.maxMs) this.healed.delete(o.key);
+        continue;
+      }
+      // Healed this pass (not held, not report-only): hold the next heal for longer.
+      if (!held.includes(o.key) && o.reasons.some((r) => r.endsWith('(drift: heal)'))) this.healed.set(o.key, nextHold(this.healed.get(o.key), now, backoff));
+    }
+  }
+
   private async pass(trigger: string): Promise<void> {
     const { logger, metrics, status } = this.o;
     const started = Date.now();
@@ -151,11 +170,13 @@ export class Agent {
       status.startPass(revision, trigger);
       const log = logger.child({ revision });
       log.info({ trigger }, 'reconcile pass started');
+      const holdNow = Date.now();
+      const driftHold = [...this.healed].filter(([, h]) => holdNow < h.until).map(([k]) => k);
       const out = await reconcile({
         path: src.dir,
         api: this.o.api,
         stateDir: this.o.stateDir,
-        planOptions: this.o.planOptions,
+        planOptions: driftHold.length > 0 ? { ...this.o.planOptions, driftHold } : this.o.planOptions,
         revision,
         apply: true,
         applyOptions: {
@@ -180,6 +201,7 @@ export class Agent {
         writes = r?.writes ?? 0;
         problems = r ? { ...r.counts } : {};
         const driftKeys = new Set(out.plan.objects.filter((o) => o.change === 'drift' || o.reasons.some((x) => x.includes('outside packsync'))).map((o) => o.key));
+        this.trackHeals(out.plan.objects, driftKeys, driftHold);
         for (const o of out.plan.objects) {
           if (!driftKeys.has(o.key)) continue;
           metrics.drift.inc({ kind: o.kind });
@@ -230,6 +252,11 @@ export class Agent {
       metrics.lastApplied.set(Math.floor(Date.now() / 1000));
       this.failures = 0;
       if (waiting) this.scheduleRetry(this.o.waitingRequeueMs ?? 5000, 'requeue: waiting on the service');
+      else if (!this.retryTimer) {
+        // Held drift is looked at again when its hold ends, not only at the next external trigger.
+        const next = Math.min(...[...this.healed.values()].map((h) => h.until));
+        if (Number.isFinite(next) && next > Date.now()) this.scheduleRetry(next - Date.now() + 10, 'heal backoff elapsed');
+      }
     } else if (result === 'Failed') {
       this.failures++;
       const delay = this.backoffMs();
@@ -238,6 +265,12 @@ export class Agent {
     }
     logger.info({ revision, result, durationMs, writes }, `reconcile pass ${result.toLowerCase()}`);
   }
+}
+
+/** Grows the hold of objects healed this pass; forgets objects that no longer drift. */
+export function nextHold(prev: { count: number; until: number } | undefined, now: number, backoff: { baseMs: number; maxMs: number }): { count: number; until: number } {
+  const count = (prev?.count ?? 0) + 1;
+  return { count, until: now + Math.min(backoff.maxMs, backoff.baseMs * 2 ** Math.min(count - 1, 30)) };
 }
 
 function logEvent(log: Logger, e: ApplyEvent): void {

@@ -190,13 +190,17 @@ function reconcileExisting(
     out.actions.push(id);
     prev = [id];
   };
-  const heal = ctx.options.drift === 'heal';
+  // The agent holds healing of an object it healed moments ago (per-object backoff, design §4a), so
+  // a fight with someone in the web console cannot become a loop: held drift is only reported.
+  const held = ctx.options.driftHold?.includes(key) === true;
+  const heal = ctx.options.drift === 'heal' && !held;
+  const policy = held ? 'heal held by backoff' : ctx.options.drift;
   let drifted = false;
 
   if (state === 'running' && (live.status === 'NotStarted' || live.status === 'Stopped')) {
     if (live.status === 'Stopped' && entry.appliedState === 'running') {
       drifted = true;
-      out.reasons.push(`stopped outside packsync while git says running (drift: ${ctx.options.drift})`);
+      out.reasons.push(`stopped outside packsync while git says running (drift: ${policy})`);
       if (heal) write('start', 'start again (heal drift)');
     } else {
       out.fields.push({ field: 'state', from: statusAsState(live), to: 'running' });
@@ -205,7 +209,7 @@ function reconcileExisting(
   } else if (state === 'stopped' && live.status === 'Running') {
     if (entry.appliedState === 'stopped') {
       drifted = true;
-      out.reasons.push(`started outside packsync while git says stopped (drift: ${ctx.options.drift})`);
+      out.reasons.push(`started outside packsync while git says stopped (drift: ${policy})`);
       if (heal) write('stop', 'stop again (heal drift)');
     } else {
       out.fields.push({ field: 'state', from: 'running', to: 'stopped' });

@@ -157,6 +157,8 @@ export interface PlanOptions {
   adopt: boolean;
   allowReplace: boolean;
   drift: 'heal' | 'report';
+  /** Keys whose drift is only reported this pass although `drift` is heal (the agent's per-object heal backoff). */
+  driftHold?: string[];
 }
 
 export const DEFAULT_PLAN_OPTIONS: PlanOptions = {

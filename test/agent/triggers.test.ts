@@ -127,3 +127,61 @@ describe('triggers', () => {
     expect(() => parseDuration('soon', '--interval')).toThrow(/--interval "soon" is not a duration/);
   });
 });
+
+describe('per-object heal backoff', () => {
+  it('heals drift at once, then holds the next heal of that object (reported only) until its backoff ends', async () => {
+    sim = await startTestSimulator();
+    const repo = await writeRepo();
+    const api = createApiClient({ baseUrl: sim.url, apiKey: sim.key });
+    const status = new StatusTracker({ source: repo });
+    const agent = new Agent({
+      source: { sync: () => Promise.resolve({ dir: repo, revision: null, label: repo }), ref: null },
+      api,
+      stateDir: await tempDir('packsync-state-'),
+      planOptions: DEFAULT_PLAN_OPTIONS,
+      logger: pino({ level: 'silent' }),
+      metrics: createMetrics(false),
+      status,
+      passTimeoutMs: 60_000,
+      healBackoff: { baseMs: 1500, maxMs: 60_000 },
+    });
+    try {
+      const pass = async (reason: string): Promise<void> => {
+        agent.trigger(reason);
+        await agent.idle();
+      };
+      await pass('startup');
+      const running = (await sim.state()).deployments.find((d) => d.status === 'Running')!;
+      const starts = async (): Promise<number> => (await sim.writes()).filter((w) => w.endsWith('/start')).length;
+      const stopOutside = (): Promise<unknown> => sim.admin('POST', `/_sim/deployments/${running.id}/status`, { status: 'Stopped' });
+
+      await stopOutside();
+      await pass('someone stopped it');
+      expect(await starts()).toBe(1); // healed at once
+      await stopOutside();
+      await pass('they stopped it again');
+      expect(await starts()).toBe(1); // held: reported, not healed
+      expect(status.status.objects.find((o) => o.key === 'Deployment/seven-zip-24-08')).toMatchObject({ drift: true });
+      expect(status.status.events.some((e) => e.reason === 'DriftDetected' && e.message.includes('heal held by backoff'))).toBe(true);
+      // The agent schedules a pass for when the hold ends, and heals then.
+      await poll(async () => ((await starts()) === 2 ? true : undefined), 10_000);
+      expect((await sim.state()).deployments.find((d) => d.id === running.id)?.status).toBe('Running');
+    } finally {
+      await agent.stop();
+      await api.close();
+    }
+  });
+
+  it('doubles the hold on every heal in a row, capped', async () => {
+    const { nextHold } = await import('../../src/agent/loop.js');
+    const b = { baseMs: 2000, maxMs: 300_000 };
+    let h = nextHold(undefined, 0, b);
+    const holds = [h.until];
+    for (let i = 0; i < 10; i++) {
+      h = nextHold(h, 0, b);
+      holds.push(h.until);
+    }
+    expect(holds.slice(0, 5)).toEqual([2000, 4000, 8000, 16000, 32000]);
+    expect(Math.max(...holds)).toBe(300_000);
+  });
+});
