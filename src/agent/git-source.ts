@@ -135,7 +135,7 @@ export class GitSource {
       } else {
         const branch = await git.fetch(['--depth', '1', '--no-tags', 'origin', `+refs/heads/${ref}:refs/packsync/target`]).then(
           () => null,
-          (e: unknown) => e,
+          (e: unknown) => (e instanceof Error ? e : new Error(String(e as string))),
         );
         if (branch !== null) {
           // Only "no such ref" means try a tag; auth, network or server errors are fetch failures.
