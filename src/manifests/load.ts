@@ -45,7 +45,7 @@ export interface LoadResult {
   documents: number;
 }
 
-export const DEFAULT_MAX_FILE_BYTES = 10 * 1024 * 1024;
+export const DEFAULT_MAX_FILE_BYTES = 1024 * 1024;
 
 function at(file: string, rule: string, message: string, severity: Problem['severity'] = 'error'): Problem {
   return { file, line: 1, column: 1, pointer: '', rule, message, severity };

@@ -59,6 +59,11 @@ export function parseYamlFile(file: string, text: string): ParsedFile {
   const deep = tokensTooDeep(tokens);
   if (deep >= 0) return tooDeep(pos(deep));
   const docs = Array.from(new Composer({ prettyErrors: false, uniqueKeys: true, strict: true }).compose(tokens));
+  if (docs.length > MAX_DOCUMENTS) {
+    const extra = docs[MAX_DOCUMENTS]!;
+    const message = `more than ${MAX_DOCUMENTS} documents in one file: split it into several files`;
+    return { file, documents: [], problems: [{ ...problemBase(file, pos(extra.range[0])), rule: 'file.too-many-documents', message, severity: 'error' }] };
+  }
   const problems: Problem[] = [];
   const documents: ParsedDocument[] = [];
   // A file with no documents composes to an empty list.
@@ -72,7 +77,9 @@ export function parseYamlFile(file: string, text: string): ParsedFile {
       lines.add(line);
       problems.push(yamlProblem(file, e, text, pos, 'error'));
     }
-    for (const w of doc.warnings) problems.push(yamlProblem(file, w, text, pos, 'warning'));
+    // A custom tag (`!evil`, `!!binary` outside the core schema) would be read as a plain value
+    // whose meaning the author had in mind elsewhere: manifests are plain YAML, so it is an error.
+    for (const w of doc.warnings) problems.push(w.code === 'TAG_RESOLVE_FAILED' ? customTag(file, w, pos) : yamlProblem(file, w, text, pos, 'warning'));
     const contents = doc.contents;
     // A document holding only comments (or a trailing `---`) is not a manifest.
     if (contents === null || (isScalar(contents) && contents.value === null && doc.errors.length === 0)) return;
@@ -101,6 +108,14 @@ export function parseYamlFile(file: string, text: string): ParsedFile {
     });
   });
   return { file, documents, problems };
+}
+
+/** Documents one file may hold (a limit against generated or hostile files; 5,000 is far past any hand-written file). */
+export const MAX_DOCUMENTS = 5000;
+
+function customTag(file: string, w: YAMLError, pos: (o: number) => Position): Problem {
+  const tag = /tag:?\s*(\S+)/i.exec(w.message)?.[1] ?? '';
+  return { ...problemBase(file, pos(w.pos[0])), rule: 'yaml.custom-tag', message: `custom tag ${tag} is not allowed: manifests are plain YAML (strings, numbers, booleans, lists, mappings)`, severity: 'error' };
 }
 
 function problemBase(file: string, p: Position): Pick<Problem, 'file' | 'line' | 'column' | 'pointer'> {

@@ -151,9 +151,10 @@ describe('per-object heal backoff', () => {
         await agent.idle();
       };
       await pass('startup');
-      const running = (await sim.state()).deployments.find((d) => d.status === 'Running')!;
-      const starts = async (): Promise<number> => (await sim.writes()).filter((w) => w.endsWith('/start')).length;
-      const stopOutside = (): Promise<unknown> => sim.admin('POST', `/_sim/deployments/${running.id}/status`, { status: 'Stopped' });
+      const s = sim;
+      const running = (await s.state()).deployments.find((d) => d.status === 'Running')!;
+      const starts = async (): Promise<number> => (await s.writes()).filter((w) => w.endsWith('/start')).length;
+      const stopOutside = (): Promise<unknown> => s.admin('POST', `/_sim/deployments/${running.id}/status`, { status: 'Stopped' });
 
       await stopOutside();
       await pass('someone stopped it');
@@ -165,7 +166,7 @@ describe('per-object heal backoff', () => {
       expect(status.status.events.some((e) => e.reason === 'DriftDetected' && e.message.includes('heal held by backoff'))).toBe(true);
       // The agent schedules a pass for when the hold ends, and heals then.
       await poll(async () => ((await starts()) === 2 ? true : undefined), 10_000);
-      expect((await sim.state()).deployments.find((d) => d.id === running.id)?.status).toBe('Running');
+      expect((await s.state()).deployments.find((d) => d.id === running.id)?.status).toBe('Running');
     } finally {
       await agent.stop();
       await api.close();

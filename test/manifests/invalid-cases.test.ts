@@ -180,6 +180,16 @@ const repoCases: RepoCase[] = [
     expect: [{ file: 'big.yaml', rule: 'file.too-large', at: '1:1', message: 'more than the 1000 a manifest file may have' }],
   },
   {
+    name: 'a file over the default 1 MiB limit',
+    files: { 'big.yaml': `${deployment('big')}# ${'x'.repeat(1024 * 1024)}\n` },
+    expect: [{ file: 'big.yaml', rule: 'file.too-large', at: '1:1', message: 'a manifest file may have' }],
+  },
+  {
+    name: 'more documents in one file than the limit',
+    files: { 'many.yaml': Array.from({ length: 5001 }, (_, i) => deployment(`d${i}`)).join('---\n') },
+    expect: [{ file: 'many.yaml', rule: 'file.too-many-documents', at: `${5000 * 9}:1`, message: 'more than 5000 documents in one file' }],
+  },
+  {
     name: 'a custom package without content, in a multi-document file with a tenant upload',
     files: {
       'agent.yaml': `${custom('x').replace('    content: x\n', '')}---\napiVersion: packsync.dev/v1\nkind: TenantUpload\nmetadata:\n  name: up\nspec:\n  tenant: contoso.onmicrosoft.com\n  package: tool\n`,

@@ -88,10 +88,10 @@ function generatedCases(): Case[] {
   return [
     { name: 'file-50-mib', rules: ['file'], file: 'zz-cases/file-50-mib.yaml', write: (repo) => bigFile(join(repo, 'zz-cases/file-50-mib.yaml'), 50 * 1024 * 1024) },
     { name: 'file-just-over-10-mib', rules: ['file'], file: 'zz-cases/file-just-over-10-mib.yaml', write: (repo) => bigFile(join(repo, 'zz-cases/file-just-over-10-mib.yaml'), 10 * 1024 * 1024 + 1) },
-    file('flow-nesting-million', ['yaml'], () => `${H}kind: Flow\nmetadata:\n  name: x\nspec:\n  app: ${'['.repeat(1_000_000)}${']'.repeat(1_000_000)}\n`),
+    file('flow-nesting-million', ['yaml'], () => `${H}kind: Flow\nmetadata:\n  name: x\nspec:\n  app: ${'['.repeat(400_000)}${']'.repeat(400_000)}\n`),
     file('flow-nesting-unclosed', ['yaml'], () => `a: ${'['.repeat(300_000)}\n`),
     file('flow-nesting-mixed', ['yaml'], () => `a: ${'[{b: '.repeat(50_000)}1${'}]'.repeat(50_000)}\n`),
-    file('block-nesting-deep', ['yaml'], () => `${Array.from({ length: 1500 }, (_, i) => `${' '.repeat(i)}k:`).join('\n')} 1\n`),
+    file('block-nesting-deep', ['yaml'], () => `${Array.from({ length: 1400 }, (_, i) => `${' '.repeat(i)}k:`).join('\n')} 1\n`),
     file('binary-random', ['file'], () => Buffer.from(Array.from({ length: 8192 }, (_, i) => (i * 7919 + 13) % 256))),
     file('binary-png', ['file'], () => Buffer.concat([Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0, 0, 0, 13]), Buffer.from('IHDR')])),
     file('binary-gzip', ['file'], () => Buffer.from([0x1f, 0x8b, 0x08, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x03, 0x4b, 0x4c, 0x4a, 0x06, 0x00])),

@@ -73,7 +73,8 @@ describe('manifest loader regressions', () => {
     const repo = await repoWith({ 'deep.yaml': `${H}kind: Flow\nmetadata:\n  name: f\nspec:\n  app: ${'['.repeat(1_000_000)}${']'.repeat(1_000_000)}\n` });
     const heap = process.memoryUsage().heapUsed;
     const t0 = performance.now();
-    const r = await loadManifests(repo);
+    // Past the 1 MiB default on purpose: the depth check must hold where an operator raised the limit.
+    const r = await loadManifests(repo, { maxFileBytes: 16 * 1024 * 1024 });
     expect(performance.now() - t0).toBeLessThan(5_000);
     expect(process.memoryUsage().heapUsed - heap).toBeLessThan(200 * 1024 * 1024);
     expect(errors(r.problems)).toEqual([`deep.yaml:6:${8 + MAX_DEPTH} yaml.too-deep`]);
@@ -92,9 +93,10 @@ describe('manifest loader regressions', () => {
       'block.yaml': `${Array.from({ length: 1500 }, (_, i) => `${' '.repeat(i)}k:`).join('\n')} 1\n`,
       'dashes.yaml': `${'- '.repeat(50_000)}1\n`,
     });
-    const shallow = errors((await loadManifests(repo)).problems);
+    const big = { maxFileBytes: 16 * 1024 * 1024 };
+    const shallow = errors((await loadManifests(repo, big)).problems);
     // Before the fix the composer overflowed the stack, and where it did depended on the caller.
-    const deepCall = async (n: number): Promise<Problem[]> => (n === 0 ? (await loadManifests(repo)).problems : deepCall(n - 1));
+    const deepCall = async (n: number): Promise<Problem[]> => (n === 0 ? (await loadManifests(repo, big)).problems : deepCall(n - 1));
     const deep = errors(await deepCall(2000));
     expect(shallow).toEqual(['block.yaml:65:65 yaml.too-deep', 'dashes.yaml:1:129 yaml.too-deep']);
     expect(deep).toEqual(shallow);
