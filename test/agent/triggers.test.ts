@@ -4,10 +4,12 @@ import { join } from 'node:path';
 import { pino } from 'pino';
 import { afterEach, describe, expect, it } from 'vitest';
 import { Agent } from '../../src/agent/loop.js';
+import type { AgentOptions } from '../../src/agent/loop.js';
 import { createMetrics } from '../../src/agent/metrics.js';
 import { StatusTracker } from '../../src/agent/status.js';
 import { parseDuration } from '../../src/agent/triggers.js';
 import { createApiClient } from '../../src/api/client.js';
+import type { ApiClient } from '../../src/api/client.js';
 import { DEFAULT_PLAN_OPTIONS } from '../../src/plan/types.js';
 import { freePort } from '../support/git.js';
 import { deploymentsYaml, writeRepo } from '../support/manifests.js';
@@ -26,6 +28,24 @@ interface Status {
   passes: number;
   lastAppliedRevision: string | null;
   history: { trigger: string; result: string }[];
+}
+
+/** An in-process agent over a directory source, against `s`. */
+async function inProcessAgent(s: TestSim, repo: string, apiOpts: { retry?: { maxAttempts: number } } = {}, extra: Partial<AgentOptions> = {}): Promise<{ agent: Agent; status: StatusTracker; api: ApiClient }> {
+  const api = createApiClient({ baseUrl: s.url, apiKey: s.key, ...apiOpts });
+  const status = new StatusTracker({ source: repo });
+  const agent = new Agent({
+    source: { sync: () => Promise.resolve({ dir: repo, revision: null, label: repo }), ref: null },
+    api,
+    stateDir: await tempDir('packsync-state-'),
+    planOptions: DEFAULT_PLAN_OPTIONS,
+    logger: pino({ level: 'silent' }),
+    metrics: createMetrics(false),
+    status,
+    passTimeoutMs: 60_000,
+    ...extra,
+  });
+  return { agent, status, api };
 }
 
 async function poll<T>(fn: () => Promise<T | undefined>, ms = 15_000): Promise<T> {
@@ -70,18 +90,7 @@ describe('triggers', () => {
   it('coalesces triggers that arrive during a pass into exactly one follow-up pass', async () => {
     sim = await startTestSimulator({ latencyMs: 30 });
     const repo = await writeRepo();
-    const api = createApiClient({ baseUrl: sim.url, apiKey: sim.key });
-    const status = new StatusTracker({ source: repo });
-    const agent = new Agent({
-      source: { sync: () => Promise.resolve({ dir: repo, revision: null, label: repo }), ref: null },
-      api,
-      stateDir: await tempDir('packsync-state-'),
-      planOptions: DEFAULT_PLAN_OPTIONS,
-      logger: pino({ level: 'silent' }),
-      metrics: createMetrics(false),
-      status,
-      passTimeoutMs: 60_000,
-    });
+    const { agent, status, api } = await inProcessAgent(sim, repo, {});
     agent.trigger('a');
     for (let i = 0; i < 5; i++) agent.trigger(`during-${i}`);
     await agent.idle();
@@ -96,19 +105,7 @@ describe('triggers', () => {
     sim = await startTestSimulator();
     const repo = await writeRepo();
     await sim.admin('PUT', '/_sim/faults', '5xx=1');
-    const api = createApiClient({ baseUrl: sim.url, apiKey: sim.key, retry: { maxAttempts: 1 } });
-    const status = new StatusTracker({ source: repo });
-    const agent = new Agent({
-      source: { sync: () => Promise.resolve({ dir: repo, revision: null, label: repo }), ref: null },
-      api,
-      stateDir: await tempDir('packsync-state-'),
-      planOptions: DEFAULT_PLAN_OPTIONS,
-      logger: pino({ level: 'silent' }),
-      metrics: createMetrics(false),
-      status,
-      passTimeoutMs: 60_000,
-      backoff: { baseMs: 50, maxMs: 200 },
-    });
+    const { agent, status, api } = await inProcessAgent(sim, repo, { retry: { maxAttempts: 1 } }, { backoff: { baseMs: 50, maxMs: 200 } });
     agent.trigger('startup');
     await agent.idle();
     expect(status.status.history[0]?.result).toBe('Failed');
@@ -132,19 +129,7 @@ describe('per-object heal backoff', () => {
   it('heals drift at once, then holds the next heal of that object (reported only) until its backoff ends', async () => {
     sim = await startTestSimulator();
     const repo = await writeRepo();
-    const api = createApiClient({ baseUrl: sim.url, apiKey: sim.key });
-    const status = new StatusTracker({ source: repo });
-    const agent = new Agent({
-      source: { sync: () => Promise.resolve({ dir: repo, revision: null, label: repo }), ref: null },
-      api,
-      stateDir: await tempDir('packsync-state-'),
-      planOptions: DEFAULT_PLAN_OPTIONS,
-      logger: pino({ level: 'silent' }),
-      metrics: createMetrics(false),
-      status,
-      passTimeoutMs: 60_000,
-      healBackoff: { baseMs: 1500, maxMs: 60_000 },
-    });
+    const { agent, status, api } = await inProcessAgent(sim, repo, {}, { healBackoff: { baseMs: 1500, maxMs: 60_000 } });
     try {
       const pass = async (reason: string): Promise<void> => {
         agent.trigger(reason);
