@@ -6,6 +6,7 @@
  */
 import { readFile, realpath, stat } from 'node:fs/promises';
 import { dirname, resolve } from 'node:path';
+import { mapLimit } from '../util/map-limit.js';
 import { API_VERSION, KINDS } from './model.js';
 import type {
   DeploymentManifest,
@@ -64,18 +65,21 @@ export async function loadManifests(path: string, opts: LoadOptions = {}): Promi
 
   const problems: Problem[] = [];
   let parsed: ParsedFile[] = [];
-  for (const rel of rels) {
+  // Reads overlap (the disk and the page cache answer faster in parallel: validate-5k sat idle half
+  // the time awaiting one file after another); decoding and parsing stay in order.
+  const read = await mapLimit(rels, 16, async (rel): Promise<{ rel: string; bytes?: Buffer; problem?: Problem }> => {
     const file = single ? abs : resolve(root, rel);
-    let bytes: Buffer;
     try {
       const size = (await stat(file)).size;
-      if (size > maxBytes) {
-        problems.push(at(rel, 'file.too-large', `${size} bytes is more than the ${maxBytes} a manifest file may have`));
-        continue;
-      }
-      bytes = await readFile(file);
+      if (size > maxBytes) return { rel, problem: at(rel, 'file.too-large', `${size} bytes is more than the ${maxBytes} a manifest file may have`) };
+      return { rel, bytes: await readFile(file) };
     } catch (e) {
-      problems.push(at(rel, 'file.unreadable', `cannot read this file (${(e as NodeJS.ErrnoException).code ?? String(e)})`));
+      return { rel, problem: at(rel, 'file.unreadable', `cannot read this file (${(e as NodeJS.ErrnoException).code ?? String(e)})`) };
+    }
+  });
+  for (const { rel, bytes, problem } of read) {
+    if (problem || !bytes) {
+      if (problem) problems.push(problem);
       continue;
     }
     const decoded = decodeManifest(bytes);
