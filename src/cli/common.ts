@@ -7,12 +7,9 @@ import type { Command } from 'commander';
 import { Option } from 'commander';
 import { resolve } from 'node:path';
 import type { Logger } from 'pino';
-import { createApiClient } from '../api/client.js';
 import type { ApiClient, ApiClientOptions } from '../api/client.js';
-import { resolveApiKey } from '../api/api-key.js';
 import type { CliIo } from './io.js';
 import { UsageError } from './io.js';
-import { createLogger } from './logger.js';
 import type { LogFormat } from './logger.js';
 
 export interface CommonOptions {
@@ -61,6 +58,8 @@ export async function buildRuntime(opts: CommonOptions, io: CliIo, secrets: stri
   } catch {
     throw new UsageError(`--api-url is not a URL (got "${apiUrl}")`);
   }
+  // Loaded here, not at the top: `--help`, `validate` and `simulator` never pay for undici and pino.
+  const [{ createApiClient }, { resolveApiKey }, { createLogger }] = await Promise.all([import('../api/client.js'), import('../api/api-key.js'), import('./logger.js')]);
   const apiKey = await resolveApiKey({ ...(opts.apiKeyFile ? { apiKeyFile: opts.apiKeyFile } : {}), env: io.env });
   secrets.push(apiKey);
   const logger = createLogger({

@@ -8,14 +8,8 @@ import type { Command } from 'commander';
 import { Option } from 'commander';
 import { readFile, stat } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
-import { GitSource } from '../agent/git-source.js';
-import { startSidecar, parseListen } from '../agent/http-server.js';
 import type { Sidecar } from '../agent/http-server.js';
-import { Agent } from '../agent/loop.js';
 import type { PassSource } from '../agent/loop.js';
-import { createMetrics } from '../agent/metrics.js';
-import { StatusTracker } from '../agent/status.js';
-import { intervalTrigger, parseDuration, scheduleTrigger, watchTrigger } from '../agent/triggers.js';
 import type { Trigger } from '../agent/triggers.js';
 import { DEFAULT_PLAN_OPTIONS } from '../plan/types.js';
 import { addCommonOptions, buildRuntime, positiveInt } from './common.js';
@@ -73,6 +67,15 @@ export function registerRunCommand(program: Command, io: CliIo): void {
       .option('--pass-timeout <duration>', 'longest a single pass may take', '30m')
       .option('--once', 'run one pass and exit (0 in sync, 1 failed or invalid)'),
   ).action(async (f: RunFlags) => {
+    // The agent's modules (git, chokidar, node-cron, prom-client) load only when `run` runs.
+    const [{ GitSource }, { startSidecar, parseListen }, { Agent }, { createMetrics }, { StatusTracker }, { intervalTrigger, parseDuration, scheduleTrigger, watchTrigger }] = await Promise.all([
+      import('../agent/git-source.js'),
+      import('../agent/http-server.js'),
+      import('../agent/loop.js'),
+      import('../agent/metrics.js'),
+      import('../agent/status.js'),
+      import('../agent/triggers.js'),
+    ]);
     const secrets: string[] = [];
     const webhookSecret = f.webhookSecretFile ? (await readFile(resolve(io.cwd, f.webhookSecretFile), 'utf8')).trim() : (io.env.PACKSYNC_WEBHOOK_SECRET ?? null);
     if (webhookSecret !== null) {
