@@ -62,11 +62,18 @@ function valueText(v: unknown): string {
   return v === undefined || v === null ? '(none)' : typeof v === 'string' ? `"${v}"` : JSON.stringify(v);
 }
 
+const KIND_ORDER: Record<string, number> = { Package: 0, Flow: 1, Deployment: 2, TenantUpload: 3 };
+
+/** People read a plan in the order it runs: packages, flows, deployments, uploads (stable within a kind). */
+function byDependency<T extends { kind: string }>(objects: T[]): T[] {
+  return objects.map((o, i) => ({ o, i })).sort((a, b) => (KIND_ORDER[a.o.kind] ?? 9) - (KIND_ORDER[b.o.kind] ?? 9) || a.i - b.i).map((x) => x.o);
+}
+
 export function formatPlanText(plan: Plan, opts: { color?: boolean; verbose?: boolean } = {}): string {
   const paint = (c: Change, s: string): string => (opts.color && COLOUR[c] ? `\x1b[${COLOUR[c]}m${s}\x1b[0m` : s);
   const lines: string[] = [];
   for (const e of plan.errors) lines.push(`Error: ${e}`);
-  const shown = plan.objects.filter((o) => opts.verbose || o.change !== 'none');
+  const shown = byDependency(plan.objects.filter((o) => opts.verbose || o.change !== 'none'));
   const actionsById = new Map(plan.actions.map((a) => [a.id, a]));
   for (const o of shown) {
     lines.push(paint(o.change, `${SYMBOL[o.change]} ${o.key} ${LABEL[o.change]}`));
@@ -94,7 +101,7 @@ export function formatPlanMarkdown(plan: Plan): string {
   const out: string[] = [`### packsync plan${plan.revision ? ` for \`${plan.revision.slice(0, 12)}\`` : ''}`, ''];
   for (const e of plan.errors) out.push(`> **Error:** ${md(e)}`, '');
   out.push(`**${summaryLine(plan.summary)}**`, '');
-  const changed = plan.objects.filter((o) => o.change !== 'none');
+  const changed = byDependency(plan.objects.filter((o) => o.change !== 'none'));
   if (changed.length === 0) {
     out.push('No changes. Live state matches the desired state.');
     return out.join('\n');
