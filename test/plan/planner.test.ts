@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { Inventory, InventoryEntry } from '../../src/apply/inventory-types.js';
+import { formatPlanMarkdown, formatPlanText } from '../../src/plan/format.js';
 import { hashValue } from '../../src/plan/hash.js';
 import {
   APP_7ZIP, TENANT, dep, desired, emptyInventory, flow, live, liveDeployment, liveFlow, livePackage, ops, pkg, run, upload,
@@ -197,6 +198,15 @@ describe('planner', () => {
     const l = live({ packages: [livePackage(P1)], uploads: { [TENANT.id]: [task] } });
     const p = run(desired({ packages: [pkg('zip')], tenantUploads: [upload('up', 'contoso.onmicrosoft.com', 'zip')] }), l, inv);
     expect(ops(p).filter((o) => o.startsWith('TenantUpload'))).toEqual(['TenantUpload/up:record', 'TenantUpload/up:wait-upload']);
+  });
+
+  it('lists objects in the order they run in text and markdown: packages, flows, deployments, uploads', () => {
+    const p = run(desired({ packages: [pkg('zip')], flows: [flow('zip')], deployments: [dep('zip', 'zip', 'zip')], tenantUploads: [upload('up', 'contoso.onmicrosoft.com', 'zip')] }), live());
+    for (const text of [formatPlanText(p), formatPlanMarkdown(p)]) {
+      const at = ['Package/zip', 'Flow/zip', 'Deployment/zip', 'TenantUpload/up'].map((k) => text.indexOf(k));
+      expect(at.every((x) => x >= 0)).toBe(true);
+      expect([...at].sort((a, b) => a - b)).toEqual(at);
+    }
   });
 
   it('creates again when an intent finds nothing live (the create never happened)', () => {
