@@ -125,6 +125,21 @@ describe('triggers', () => {
   });
 });
 
+describe('run --once', () => {
+  it('runs one pass and exits 0 in sync, 1 when the revision is invalid (for CronJobs and CI)', async () => {
+    sim = await startTestSimulator();
+    const repo = await writeRepo();
+    const env = { PACKSYNC_API_URL: sim.url, PACKSYNC_API_KEY: sim.key, PACKSYNC_STATE_DIR: await tempDir('packsync-state-') };
+    const ok = await spawnCli(['run', '--source', repo, '--once', '--log-level', 'silent'], env).done;
+    expect(ok.code).toBe(0);
+    expect(JSON.parse(ok.stdout.trim())).toMatchObject({ result: 'Succeeded' });
+    await writeFile(join(repo, 'deployments.yaml'), deploymentsYaml().replace('state: running', 'state: runing'));
+    const bad = await spawnCli(['run', '--source', repo, '--once', '--log-level', 'silent'], env).done;
+    expect(bad.code).toBe(1);
+    expect(JSON.parse(bad.stdout.trim())).toMatchObject({ result: 'Invalid', message: expect.stringMatching(/deployments\.yaml:\d+:\d+/) as string });
+  });
+});
+
 describe('per-object heal backoff', () => {
   it('heals drift at once, then holds the next heal of that object (reported only) until its backoff ends', async () => {
     sim = await startTestSimulator();
