@@ -6,8 +6,8 @@
  * deployment of app i's flow f is running, pending or stopped by (i + f) mod 3. Written from the fixtures, not
  * read from the API, so generating it makes no call.
  *
- * One installer scope only: two Package manifests of the same app and version that differ only in
- * scope are not told apart after a lost import response (see the known issue in faults.test.ts).
+ * One installer scope per version: packages that differ only in scope after a lost import answer
+ * have their own deterministic regression test in faults.test.ts.
  */
 import { mkdir, mkdtemp, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
