@@ -8,6 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { PacksyncApi } from '../src/api/operations.js';
+import { simulatorAdmin } from '../src/simulator/admin-client.js';
 
 export const CLI = fileURLToPath(new URL('../src/cli/main.js', import.meta.url));
 
@@ -46,16 +47,7 @@ export async function startExternalSim(args: string[]): Promise<ExternalSim> {
       await new Promise((r) => setTimeout(r, 50));
     }
   }
-  const admin = async (method: string, path: string, body?: unknown): Promise<unknown> => {
-    const res = await fetch(`${url}${path}`, {
-      method,
-      headers: { 'X-API-Key': key, ...(body !== undefined ? { 'content-type': 'application/json' } : {}) },
-      ...(body !== undefined ? { body: JSON.stringify(body) } : {}),
-    });
-    const text = await res.text();
-    if (!res.ok) throw new Error(`${method} ${path}: ${res.status} ${text}`);
-    return text ? (JSON.parse(text) as unknown) : undefined;
-  };
+  const admin = simulatorAdmin(url, key);
   return {
     url,
     key,

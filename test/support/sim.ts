@@ -2,6 +2,7 @@
 import { randomBytes } from 'node:crypto';
 import { startSimulator } from '../../src/simulator/server.js';
 import type { SimulatorOptions } from '../../src/simulator/server.js';
+import { simulatorAdmin } from '../../src/simulator/admin-client.js';
 
 export interface JournalEntry {
   seq: number;
@@ -35,16 +36,7 @@ export interface SimState {
 export async function startTestSimulator(opts: SimulatorOptions = {}): Promise<TestSim> {
   const key = `test-${randomBytes(8).toString('hex')}`;
   const sim = await startSimulator({ port: 0, fleet: 'small', timeScale: 600, ...opts, apiKeys: [key, ...(opts.apiKeys ?? [])] });
-  const admin = async (method: string, path: string, body?: unknown): Promise<unknown> => {
-    const res = await fetch(`${sim.url}${path}`, {
-      method,
-      headers: { 'X-API-Key': key, ...(body !== undefined ? { 'content-type': 'application/json' } : {}) },
-      ...(body !== undefined ? { body: JSON.stringify(body) } : {}),
-    });
-    const text = await res.text();
-    if (!res.ok) throw new Error(`${method} ${path}: ${res.status} ${text}`);
-    return text ? (JSON.parse(text) as unknown) : undefined;
-  };
+  const admin = simulatorAdmin(sim.url, key);
   const journal = async (writesOnly = false): Promise<JournalEntry[]> =>
     (await admin('GET', `/_sim/journal${writesOnly ? '?writes=true' : ''}`)) as JournalEntry[];
   return {

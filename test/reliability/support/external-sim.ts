@@ -7,6 +7,7 @@ import { freePort } from '../../support/git.js';
 import { spawnCli } from '../../support/spawn-cli.js';
 import type { Spawned } from '../../support/spawn-cli.js';
 import { sleep } from './env.js';
+import { simulatorAdmin } from '../../../src/simulator/admin-client.js';
 
 export interface ExternalSim {
   url: string;
@@ -20,16 +21,7 @@ export async function startExternalSim(args: string[]): Promise<ExternalSim> {
   const key = `soak-${randomBytes(8).toString('hex')}`;
   const p: Spawned = spawnCli(['simulator', '--port', String(port), '--api-key', key, ...args], {});
   const url = `http://127.0.0.1:${port}`;
-  const admin = async (method: string, path: string, body?: unknown): Promise<unknown> => {
-    const res = await fetch(`${url}${path}`, {
-      method,
-      headers: { 'X-API-Key': key, ...(body !== undefined ? { 'content-type': 'application/json' } : {}) },
-      ...(body !== undefined ? { body: JSON.stringify(body) } : {}),
-    });
-    const text = await res.text();
-    if (!res.ok) throw new Error(`${method} ${path}: ${res.status} ${text}`);
-    return text ? (JSON.parse(text) as unknown) : undefined;
-  };
+  const admin = simulatorAdmin(url, key);
   for (let i = 0; ; i++) {
     if (await admin('GET', '/_sim/clock').then(() => true, () => false)) break;
     if (i > 200 || p.child.exitCode !== null) throw new Error(`the simulator did not start: ${(await Promise.race([p.done, sleep(100)]).then((d) => (d ? d.stderr : '')))}`);
