@@ -9,6 +9,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { createApiClient } from '../api/client.js';
+import { applyPlan } from '../apply/executor.js';
+import { InventoryStore } from '../apply/inventory-store.js';
 import { reconcile } from '../engine/reconcile.js';
 import { formatPlanText } from '../plan/format.js';
 import { DEFAULT_PLAN_OPTIONS } from '../plan/types.js';
@@ -35,8 +37,8 @@ export function registerDemoCommand(program: Command, io: CliIo): void {
       try {
         io.stdout(`▶ Simulator running at ${sim.url} (small fleet: 4 tenants, 25 catalog apps, 3 patch groups)`);
         io.stdout(`▶ Converging ${opts.path} (state in ${stateDir})\n`);
-        // Plan first (a value, nothing written), then apply: the demo shows the same order as a
-        // pull request review followed by a merge.
+        // Plan first (a value, nothing written), then execute exactly that plan: the demo shows the
+        // same order as a pull request review followed by a merge, without reading live state twice.
         const planned = await reconcile({ path: opts.path, api, stateDir, planOptions: DEFAULT_PLAN_OPTIONS, apply: false });
         if (planned.kind === 'invalid') {
           io.stderr(problemLines(planned.problems));
@@ -45,24 +47,14 @@ export function registerDemoCommand(program: Command, io: CliIo): void {
         }
         io.stdout(formatPlanText(planned.plan, { color: io.isTTY }));
         io.stdout('\n▶ Applying\n');
-        const first = await reconcile({
-          path: opts.path,
-          api,
-          stateDir,
-          planOptions: DEFAULT_PLAN_OPTIONS,
-          apply: true,
-          applyOptions: { onEvent: createProgressRenderer(io.stdout, io.isTTY, (s) => process.stdout.write(s)) },
+        const result = await applyPlan(planned.plan, api, await InventoryStore.open(stateDir), {
+          onEvent: createProgressRenderer(io.stdout, io.isTTY, (s) => process.stdout.write(s)),
         });
-        if (first.kind === 'invalid') {
-          io.stderr(problemLines(first.problems));
-          io.setExitCode(1);
-          return;
-        }
-        if (first.result) io.stdout(resultText(first.result, first.plan));
+        io.stdout(resultText(result, planned.plan));
         io.stdout('\n▶ Planning again: a converged repository needs no calls\n');
         const second = await reconcile({ path: opts.path, api, stateDir, planOptions: DEFAULT_PLAN_OPTIONS, apply: false });
         if (second.kind === 'planned') io.stdout(formatPlanText(second.plan, { color: io.isTTY }));
-        const failed = first.result?.failed ?? 0;
+        const failed = result.failed;
         io.stdout(
           [
             '',
