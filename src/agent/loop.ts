@@ -10,7 +10,7 @@ import type { ApplyEvent } from '../apply/events.js';
 import { errorCode, errorMessage } from '../apply/errors.js';
 import type { WaitOptions } from '../apply/wait.js';
 import { reconcile } from '../engine/reconcile.js';
-import type { PlanOptions } from '../plan/types.js';
+import type { ObjectPlan, PlanOptions } from '../plan/types.js';
 import type { SourceRevision } from './git-source.js';
 import type { AgentMetrics } from './metrics.js';
 import type { ObjectStatus, PassRecord, PassResult, StatusTracker } from './status.js';
@@ -124,18 +124,18 @@ export class Agent {
     return Math.round(cap / 2 + (this.o.random ?? Math.random)() * (cap / 2));
   }
 
-  private trackHeals(objects: readonly { key: string; reasons: string[] }[], driftKeys: ReadonlySet<string>, held: readonly string[]): void {
+  private trackHeals(objects: readonly Pick<ObjectPlan, 'key' | 'drift'>[]): void {
     const backoff = this.o.healBackoff ?? { baseMs: 2000, maxMs: 300_000 };
     const now = Date.now();
     for (const o of objects) {
-      if (!driftKeys.has(o.key)) {
+      if (!o.drift) {
         // Quiet for a whole backoff cap after its last hold: the fight is over, start from 2 s again.
         const h = this.healed.get(o.key);
         if (h && now - h.until > backoff.maxMs) this.healed.delete(o.key);
         continue;
       }
       // Healed this pass (not held, not report-only): hold the next heal for longer.
-      if (!held.includes(o.key) && o.reasons.some((r) => r.endsWith('(drift: heal)'))) this.healed.set(o.key, nextHold(this.healed.get(o.key), now, backoff));
+      if (o.drift === 'healed') this.healed.set(o.key, nextHold(this.healed.get(o.key), now, backoff));
     }
   }
 
@@ -200,12 +200,13 @@ export class Agent {
         const r = out.result;
         writes = r?.writes ?? 0;
         problems = r ? { ...r.counts } : {};
-        const driftKeys = new Set(out.plan.objects.filter((o) => o.change === 'drift' || o.reasons.some((x) => x.includes('outside packsync'))).map((o) => o.key));
-        this.trackHeals(out.plan.objects, driftKeys, driftHold);
+        // The planner marks drift on the object (healed, reported or held); no message text is parsed.
+        const driftKeys = new Set(out.plan.objects.filter((o) => o.drift !== undefined).map((o) => o.key));
+        this.trackHeals(out.plan.objects);
         for (const o of out.plan.objects) {
-          if (!driftKeys.has(o.key)) continue;
+          if (!o.drift) continue;
           metrics.drift.inc({ kind: o.kind });
-          const reason = o.reasons.find((x) => x.includes('outside packsync')) ?? 'changed outside packsync';
+          const reason = o.reasons[0] ?? `changed outside packsync (${o.drift})`;
           if (status.event({ type: 'Warning', reason: 'DriftDetected', object: o.key, message: reason, revision })) log.warn({ object: o.key }, `drift: ${reason}`);
         }
         for (const o of out.result?.objects ?? []) {

@@ -8,7 +8,7 @@ import type { DeploymentManifest, DeploymentState } from '../manifests/model.js'
 import { idOf } from './context.js';
 import type { PlanContext } from './context.js';
 import { diffFields, hashValue } from './hash.js';
-import type { Change, ObjectPlan } from './types.js';
+import type { Change, DriftHandling, ObjectPlan } from './types.js';
 
 /** Default when a manifest leaves `state` out: deploying is the point of a Deployment. */
 export const DEFAULT_DEPLOYMENT_STATE: DeploymentState = 'running';
@@ -48,13 +48,15 @@ export function planDeployment(ctx: PlanContext, m: DeploymentManifest): void {
 
   if (!live) {
     const reasons: string[] = [];
-    if (entry && entry.flowId === flowId && entry.packageId === packageId && ctx.live.read.flows) {
+    const deletedOutside = entry !== undefined && entry.flowId === flowId && entry.packageId === packageId && ctx.live.read.flows;
+    if (deletedOutside) {
       reasons.push(`live deployment ${entry.id} not found (deleted outside packsync); adding it again`);
     } else if (entry && entry.packageId !== packageId) {
       reasons.push('the package has a new live version: a new deployment is added to the flow');
     }
     const actions = addActions(ctx, key, m, state, deps, record, flow.ref ?? { key: `Flow/${m.spec.flow}` }, pkg.ref ?? { key: `Package/${m.spec.package}` });
-    ctx.object('Deployment', name, 'create', { source: m.source, reasons, actions }, key);
+    const o = ctx.object('Deployment', name, 'create', { source: m.source, reasons, actions }, key);
+    if (deletedOutside) o.drift = 'healed';
     return;
   }
 
@@ -116,7 +118,9 @@ export function planDeployment(ctx: PlanContext, m: DeploymentManifest): void {
     return;
   }
   const r = reconcileExisting(ctx, key, m, state, live, entry, deps);
-  ctx.object('Deployment', name, r.change, { source: m.source, reasons: r.reasons, fields: r.fields, actions: r.actions }, key);
+  const o = ctx.object('Deployment', name, r.change, { source: m.source, reasons: r.reasons, fields: r.fields, actions: r.actions }, key);
+  // Set afterwards: drift is rare, and the object literals in ctx.object keep one shape each.
+  if (r.drift) o.drift = r.drift;
 }
 
 function addActions(
@@ -168,6 +172,7 @@ interface Reconciled {
   reasons: string[];
   fields: ObjectPlan['fields'];
   actions: string[];
+  drift?: DriftHandling;
 }
 
 function reconcileExisting(
@@ -242,6 +247,7 @@ function reconcileExisting(
     }
   }
 
+  if (drifted) out.drift = held ? 'held' : heal ? 'healed' : 'reported';
   if (drifted && !heal) {
     // Report only: keep the recorded state so the drift stays visible on every pass.
     out.change = 'drift';

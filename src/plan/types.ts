@@ -45,7 +45,11 @@ export interface ObjectPlan {
   error?: { code: string; message: string };
   /** Manifest position, when the object comes from a manifest. */
   source?: { file: string; line: number; column: number };
+  /** Set when live state was changed outside packsync: healed this pass, only reported, or held by the agent's heal backoff. */
+  drift?: DriftHandling;
 }
+
+export type DriftHandling = 'healed' | 'reported' | 'held';
 
 /** A live id known now, or the id packsync will have recorded for a manifest key when this runs. */
 export type IdRef = { id: string } | { key: string };

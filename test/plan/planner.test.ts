@@ -106,6 +106,17 @@ describe('planner', () => {
     expect(report.objects.find((x) => x.key === 'Deployment/zip')!.change).toBe('drift');
   });
 
+  it('marks drift on the object as healed, reported or held (the agent reads this, never the message)', () => {
+    const d = desired({ packages: [pkg('zip')], flows: [flow('zip')], deployments: [dep('zip', 'zip', 'zip', { state: 'running' })] });
+    const drift = (o: Partial<Parameters<typeof run>[3]>): unknown => run(d, liveWith('Stopped'), converged(), o).objects.find((x) => x.key === 'Deployment/zip')!.drift;
+    expect(drift({})).toBe('healed');
+    expect(drift({ drift: 'report' })).toBe('reported');
+    const held = run(d, liveWith('Stopped'), converged(), { driftHold: ['Deployment/zip'] });
+    expect(held.actions).toEqual([]);
+    expect(held.objects.find((x) => x.key === 'Deployment/zip')).toMatchObject({ change: 'drift', drift: 'held' });
+    expect(run(d, liveWith('Running'), converged()).objects.find((x) => x.key === 'Deployment/zip')!.drift).toBeUndefined();
+  });
+
   it('stops a running deployment when git says stopped', () => {
     const d = desired({ packages: [pkg('zip')], flows: [flow('zip')], deployments: [dep('zip', 'zip', 'zip', { state: 'stopped' })] });
     expect(ops(run(d, liveWith('Running'), converged()))).toEqual(['Deployment/zip:stop', 'Deployment/zip:record']);
