@@ -33,8 +33,8 @@ function findDeployment(ctx: RouteContext): DeploymentRec {
 }
 
 function flowDetails(a: Account, f: FlowRec): V1FlowDetailsViewModel {
-  const deps = a.deploymentsOf(f.id).sort((x, y) => x.created.localeCompare(y.created));
-  const current = [...deps].reverse().find((d) => d.status === 'Running') ?? deps[deps.length - 1];
+  const deps = deploymentsByAge(a, f);
+  const current = currentOf(deps);
   return {
     ...flowView(f, deps.length),
     waves: f.waves,
@@ -60,10 +60,17 @@ function findWave(a: Account, id: string | undefined): { flow: FlowRec; wave: V1
   throw notFound('Wave', id ?? '');
 }
 
-/** The deployment a wave's status is reported for: the running one, else the newest. */
+function deploymentsByAge(a: Account, flow: FlowRec): DeploymentRec[] {
+  return a.deploymentsOf(flow.id).sort((x, y) => x.created.localeCompare(y.created));
+}
+
+/** A flow's current deployment (flow details, wave status): the newest running one, else the newest. */
+function currentOf(byAge: DeploymentRec[]): DeploymentRec | undefined {
+  return [...byAge].reverse().find((d) => d.status === 'Running') ?? byAge[byAge.length - 1];
+}
+
 function waveDeployment(a: Account, flow: FlowRec): DeploymentRec | undefined {
-  const deps = a.deploymentsOf(flow.id).sort((x, y) => x.created.localeCompare(y.created));
-  return [...deps].reverse().find((d) => d.status === 'Running') ?? deps[deps.length - 1];
+  return currentOf(deploymentsByAge(a, flow));
 }
 
 function waveStatus(d: DeploymentRec | undefined, wave: V1WaveViewModel): V1WaveDetailsViewModel['tenants'][number]['status'] {
