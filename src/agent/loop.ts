@@ -10,6 +10,7 @@ import type { ApplyEvent } from '../apply/events.js';
 import { errorCode, errorMessage } from '../apply/errors.js';
 import type { WaitOptions } from '../apply/wait.js';
 import { reconcile } from '../engine/reconcile.js';
+import { planVerdict } from '../plan/verdict.js';
 import type { ObjectPlan, PlanOptions } from '../plan/types.js';
 import type { SourceRevision } from './git-source.js';
 import type { AgentMetrics } from './metrics.js';
@@ -222,6 +223,12 @@ export class Agent {
         } else if (r?.aborted) {
           result = 'Aborted';
           message = 'the pass was stopped before it finished';
+        } else if (planVerdict(out.plan).failing.length > 0) {
+          // Object errors, conflicts and replacements not allowed: the revision is not converged.
+          result = 'Failed';
+          const failing = planVerdict(out.plan).failing;
+          const f = failing[0];
+          message = `${failing.length} object(s) cannot be converged; first: ${f?.key ?? '?'}: ${f?.error ? `${f.error.code}: ${f.error.message}` : (f?.reasons[0] ?? f?.change ?? '')}`;
         } else if ((r?.failed ?? 0) > 0) {
           result = 'Failed';
           const f = r!.objects.find((o) => o.outcome === 'failed');

@@ -9,9 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { createApiClient } from '../api/client.js';
-import { applyPlan } from '../apply/executor.js';
-import { InventoryStore } from '../apply/inventory-store.js';
-import { reconcile } from '../engine/reconcile.js';
+import { applyPlanned, planPass } from '../engine/reconcile.js';
 import { formatPlanText } from '../plan/format.js';
 import { DEFAULT_PLAN_OPTIONS } from '../plan/types.js';
 import { resultText } from './apply-command.js';
@@ -39,30 +37,35 @@ export function registerDemoCommand(program: Command, io: CliIo): void {
         io.stdout(`▶ Converging ${opts.path} (state in ${stateDir})\n`);
         // Plan first (a value, nothing written), then execute exactly that plan: the demo shows the
         // same order as a pull request review followed by a merge, without reading live state twice.
-        const planned = await reconcile({ path: opts.path, api, stateDir, planOptions: DEFAULT_PLAN_OPTIONS, apply: false });
+        const planned = await planPass({ path: opts.path, api, stateDir, planOptions: DEFAULT_PLAN_OPTIONS });
         if (planned.kind === 'invalid') {
           io.stderr(problemLines(planned.problems));
           io.setExitCode(1);
           return;
         }
-        io.stdout(formatPlanText(planned.plan, { color: io.isTTY }));
+        io.stdout(formatPlanText(planned.plan, { color: io.color === true }));
         io.stdout('\n▶ Applying\n');
-        const result = await applyPlan(planned.plan, api, await InventoryStore.open(stateDir), {
+        // The demo is its own approval: it runs against a simulator it just started.
+        const result = await applyPlanned(planned, api, {
           onEvent: createProgressRenderer(io.stdout, io.isTTY, (s) => process.stdout.write(s)),
         });
+        if (!result) {
+          io.setExitCode(1);
+          return;
+        }
         io.stdout(resultText(result, planned.plan));
         io.stdout('\n▶ Planning again: a converged repository needs no calls\n');
-        const second = await reconcile({ path: opts.path, api, stateDir, planOptions: DEFAULT_PLAN_OPTIONS, apply: false });
-        if (second.kind === 'planned') io.stdout(formatPlanText(second.plan, { color: io.isTTY }));
+        const second = await planPass({ path: opts.path, api, stateDir, planOptions: DEFAULT_PLAN_OPTIONS });
+        if (second.kind === 'planned') io.stdout(formatPlanText(second.plan, { color: io.color === true }));
         const failed = result.failed;
         io.stdout(
           [
             '',
             `Done in ${((Date.now() - started) / 1000).toFixed(1)} s.${failed > 0 ? ` ${failed} object(s) failed.` : ''}`,
             'Next:',
-            '  npx packsync simulator --port 4010 --api-key dev-key      # a simulator of your own',
+            '  npx packsync simulator --port 4010 --api-key dev-key --time-scale 600   # a simulator of your own (600 virtual seconds per second, like this demo)',
             '  export PACKSYNC_API_URL=http://127.0.0.1:4010 PACKSYNC_API_KEY=dev-key',
-            '  npx packsync validate examples && npx packsync plan examples && npx packsync apply examples',
+            '  npx packsync validate examples && npx packsync plan examples && npx packsync apply examples   # asks before it changes anything',
             '  npx packsync run --source examples --watch --listen 127.0.0.1:8080   # the agent loop',
           ].join('\n'),
         );

@@ -6,10 +6,19 @@ export interface CliIo {
   isTTY: boolean;
   env: NodeJS.ProcessEnv;
   cwd: string;
+  /**
+   * Asks a question on the terminal and returns the answer; absent when standard input is not a
+   * terminal (CI, pipes), where nothing can be approved interactively.
+   */
+  prompt?: (question: string) => Promise<string>;
+  /** Colour in human output: a terminal, unless NO_COLOR is set or TERM is dumb. */
+  color?: boolean;
+  /** Registers a Ctrl-C handler for the duration of a command; returns its release. */
+  onInterrupt?: (handler: () => void) => () => void;
 }
 
 export function processIo(): CliIo {
-  return {
+  const io: CliIo = {
     stdout: (s) => process.stdout.write(s.endsWith('\n') ? s : `${s}\n`),
     stderr: (s) => process.stderr.write(s.endsWith('\n') ? s : `${s}\n`),
     setExitCode: (code) => {
@@ -18,10 +27,34 @@ export function processIo(): CliIo {
     isTTY: process.stdout.isTTY === true,
     env: process.env,
     cwd: process.cwd(),
+    color: process.stdout.isTTY === true && !process.env.NO_COLOR && process.env.TERM !== 'dumb',
+    onInterrupt: (handler) => {
+      // The first Ctrl-C cancels in-flight work and lets the command say what it was; a second
+      // one exits at once.
+      const first = (): void => {
+        process.off('SIGINT', first);
+        process.once('SIGINT', () => process.exit(130));
+        handler();
+      };
+      process.on('SIGINT', first);
+      return () => process.off('SIGINT', first);
+    },
   };
+  if (process.stdin.isTTY) io.prompt = askOnTerminal;
+  return io;
 }
 
-/** A usage error: names the flag or argument, exits 2 like commander's own usage errors. */
+async function askOnTerminal(question: string): Promise<string> {
+  const { createInterface } = await import('node:readline/promises');
+  const rl = createInterface({ input: process.stdin, output: process.stdout });
+  try {
+    return await rl.question(question);
+  } finally {
+    rl.close();
+  }
+}
+
+/** A usage error: names the flag or argument; exits 1 like every other error (design §4a). */
 export class UsageError extends Error {
   readonly code = 'USAGE';
   constructor(message: string) {

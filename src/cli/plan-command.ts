@@ -2,9 +2,9 @@ import type { Command } from 'commander';
 import { Option } from 'commander';
 import { resolve } from 'node:path';
 import { writeAtomic } from '../apply/inventory-store.js';
-import { reconcile } from '../engine/reconcile.js';
+import { planPass } from '../engine/reconcile.js';
 import { formatPlanJson, formatPlanMarkdown, formatPlanText } from '../plan/format.js';
-import { hasChanges } from '../plan/planner.js';
+import { planExitCode } from '../plan/verdict.js';
 import { addCommonOptions, buildRuntime, positiveInt } from './common.js';
 import type { CommonOptions } from './common.js';
 import type { CliIo } from './io.js';
@@ -26,7 +26,7 @@ export function registerPlanCommand(program: Command, io: CliIo): void {
     .description('show what apply would change, without changing anything')
     .argument('[path]', 'manifest directory or file', '.')
     .addOption(new Option('-o, --output <format>', 'output format').choices(['text', 'json', 'markdown']).default('text'))
-    .option('--detailed-exitcode', 'exit 0 when there is nothing to do, 2 when there are changes, 1 on error')
+    .option('--detailed-exitcode', 'exit 0 when there is nothing to do, 2 when there are changes or reported drift, 1 on any error')
     .option('--out <file>', 'save the plan so `packsync apply FILE` executes exactly it')
     .option('--read-concurrency <n>', 'most live-state reads in flight', '8');
   addPlanFlags(cmd);
@@ -34,15 +34,17 @@ export function registerPlanCommand(program: Command, io: CliIo): void {
   cmd.action(async (path: string, opts: PlanCommandOptions) => {
     const rt = await buildRuntime(opts, io);
     try {
-      const out = await reconcile({
+      const out = await planPass({
         path: resolve(io.cwd, path),
         api: rt.api,
         stateDir: rt.stateDir,
         planOptions: planOptionsFrom(opts),
-        apply: false,
         readConcurrency: positiveInt(opts.readConcurrency, '--read-concurrency', 1),
       });
       if (out.kind === 'invalid') {
+        // A PR bot posting the JSON or markdown gets the problems, never an empty document.
+        if (opts.output === 'json') io.stdout(JSON.stringify({ valid: false, problems: out.problems }, null, 2));
+        else if (opts.output === 'markdown') io.stdout(['### packsync plan: invalid manifests', '', ...out.problems.map((p) => `- \`${p.file}:${p.line}:${p.column}\`: ${p.message}`)].join('\n'));
         io.stderr(problemLines(out.problems));
         io.setExitCode(1);
         return;
@@ -50,14 +52,14 @@ export function registerPlanCommand(program: Command, io: CliIo): void {
       const p = out.plan;
       if (opts.output === 'json') io.stdout(formatPlanJson(p));
       else if (opts.output === 'markdown') io.stdout(formatPlanMarkdown(p));
-      else io.stdout(formatPlanText(p, { color: io.isTTY }));
+      else io.stdout(formatPlanText(p, { color: io.color === true }));
       if (opts.out) {
         const saved = { format: SAVED_PLAN_FORMAT, path: resolve(io.cwd, path), plan: p, desired: out.desired };
         await writeAtomic(resolve(io.cwd, opts.out), JSON.stringify(saved));
         if (opts.output === 'text') io.stdout(`Saved the plan to ${opts.out}; run \`packsync apply ${opts.out}\` to execute exactly it.`);
       }
-      if (p.errors.length > 0) io.setExitCode(1);
-      else if (opts.detailedExitcode && hasChanges(p)) io.setExitCode(2);
+      const code = planExitCode(p, opts.detailedExitcode === true);
+      if (code !== 0) io.setExitCode(code);
     } finally {
       await rt.close();
     }

@@ -29,7 +29,10 @@ export function buildProgram(io: CliIo, version: string): Command {
   return program;
 }
 
-/** Runs the CLI; never throws. Usage errors exit 2, everything else that fails exits 1. */
+/**
+ * Runs the CLI; never throws. Every error exits 1, usage errors included: exit 2 means only "changes"
+ * (`plan --detailed-exitcode`), so a CI step cannot mistake a typo for a plan (design §4a).
+ */
 export async function runCli(argv: string[], io: CliIo, version: string): Promise<void> {
   const program = buildProgram(io, version);
   const secrets = [io.env.PACKSYNC_API_KEY ?? ''].filter((s) => s.length > 0);
@@ -37,11 +40,11 @@ export async function runCli(argv: string[], io: CliIo, version: string): Promis
     await program.parseAsync(argv);
   } catch (e) {
     if (e instanceof CommanderError) {
-      if (e.exitCode !== 0) io.setExitCode(e.code === 'commander.helpDisplayed' || e.code === 'commander.version' ? 0 : 2);
+      if (e.exitCode !== 0) io.setExitCode(e.code === 'commander.helpDisplayed' || e.code === 'commander.version' ? 0 : 1);
       return;
     }
     const code = errorCode(e);
     io.stderr(scrub(`Error: ${code === 'INTERNAL' ? '' : `${code}: `}${errorMessage(e)}`, secrets));
-    io.setExitCode(code === 'USAGE' ? 2 : 1);
+    io.setExitCode(1);
   }
 }

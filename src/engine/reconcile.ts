@@ -1,11 +1,12 @@
 /**
- * One reconcile pass, the sequence every entry point shares (CLI plan/apply, the agent loop):
- * load + validate → read live → plan (pure) → apply. This file only sequences; each step lives in
- * its own module.
+ * One reconcile pass and its variants, the sequences every entry point shares (CLI plan/apply, a
+ * saved plan, the demo, the agent loop): load + validate → read live → plan (pure) → apply. This
+ * file only sequences; each step lives in its own module.
  */
 import type { PacksyncApi } from '../api/operations.js';
 import { applyPlan } from '../apply/executor.js';
 import type { ApplyOptions, ApplyResult } from '../apply/executor.js';
+import { ApplyError } from '../apply/errors.js';
 import { InventoryStore } from '../apply/inventory-store.js';
 import { readLiveState } from '../live/snapshot.js';
 import { loadManifests } from '../manifests/load.js';
@@ -15,22 +16,28 @@ import { hashValue } from '../plan/hash.js';
 import { plan as computePlan } from '../plan/planner.js';
 import type { Plan, PlanOptions } from '../plan/types.js';
 
-export interface ReconcileInput {
+export interface PlanPassInput {
   path: string;
   api: PacksyncApi;
   stateDir: string;
   planOptions: PlanOptions;
   /** Git commit when the source is git; otherwise a digest of the desired set is used. */
   revision?: string | null;
-  apply: boolean;
-  applyOptions?: ApplyOptions;
   loadOptions?: LoadOptions;
   readConcurrency?: number;
   now?: () => Date;
   signal?: AbortSignal;
+}
+
+export interface ReconcileInput extends PlanPassInput {
+  apply: boolean;
+  applyOptions?: ApplyOptions;
   /** Graceful stop: no new action starts, calls in flight finish. */
   stopSignal?: AbortSignal;
 }
+
+export type PlannedPass = { kind: 'planned'; plan: Plan; desired: DesiredModel; warnings: Problem[]; store: InventoryStore };
+export type PlanPassOutput = { kind: 'invalid'; problems: Problem[]; revision: string | null } | PlannedPass;
 
 export type ReconcileOutput =
   | { kind: 'invalid'; problems: Problem[]; revision: string | null }
@@ -42,7 +49,8 @@ export function desiredRevision(desired: DesiredModel): string {
   return `sha256:${hashValue([strip(desired.packages), strip(desired.flows), strip(desired.deployments), strip(desired.tenantUploads)])}`;
 }
 
-export async function reconcile(input: ReconcileInput): Promise<ReconcileOutput> {
+/** Load, validate, read live and plan. Nothing is written. */
+export async function planPass(input: PlanPassInput): Promise<PlanPassOutput> {
   const now = input.now ?? ((): Date => new Date());
   const loaded = await loadManifests(input.path, input.loadOptions);
   const errors = loaded.problems.filter((p) => p.severity === 'error');
@@ -59,12 +67,53 @@ export async function reconcile(input: ReconcileInput): Promise<ReconcileOutput>
   const p = computePlan({ desired, live: snap.live, inventory: store.inventory, options: input.planOptions, now: now(), revision });
   p.reads = snap.reads;
   const warnings = loaded.problems.filter((x) => x.severity === 'warning');
-  if (!input.apply || p.errors.length > 0) return { kind: 'planned', plan: p, desired, warnings };
-  const result = await applyPlan(p, input.api, store, {
+  return { kind: 'planned', plan: p, desired, warnings, store };
+}
+
+/**
+ * Executes exactly the plan that was shown (and approved). A plan with plan-wide errors (prune of
+ * everything, conflicts) writes nothing.
+ */
+export async function applyPlanned(
+  planned: PlannedPass,
+  api: PacksyncApi,
+  options: ApplyOptions = {},
+): Promise<ApplyResult | undefined> {
+  if (planned.plan.errors.length > 0) return undefined;
+  return applyPlan(planned.plan, api, planned.store, { revision: planned.plan.revision, ...options });
+}
+
+/**
+ * Executes a saved plan after checking that neither the live state nor the inventory moved since it
+ * was made (Terraform's rule); throws `STALE_PLAN` otherwise, before any write.
+ */
+export async function applySavedPlan(
+  saved: { plan: Plan; desired: DesiredModel },
+  api: PacksyncApi,
+  stateDir: string,
+  options: ApplyOptions = {},
+): Promise<ApplyResult | undefined> {
+  const store = await InventoryStore.open(stateDir);
+  const snap = await readLiveState(api, saved.desired, store.inventory);
+  const live = hashValue(snap.live);
+  const inventory = hashValue(store.inventory);
+  const moved = [live !== saved.plan.digests.live ? 'the live state' : '', inventory !== saved.plan.digests.inventory ? 'the inventory' : ''].filter(Boolean);
+  if (moved.length > 0) {
+    throw new ApplyError('STALE_PLAN', `stale plan: ${moved.join(' and ')} changed since the plan was made; run \`packsync plan\` again`);
+  }
+  return applyPlanned({ kind: 'planned', plan: saved.plan, desired: saved.desired, warnings: [], store }, api, options);
+}
+
+/** Plan, then apply unless `apply` is false (the agent's pass). */
+export async function reconcile(input: ReconcileInput): Promise<ReconcileOutput> {
+  const planned = await planPass(input);
+  if (planned.kind === 'invalid') return planned;
+  const { plan: p, desired, warnings } = planned;
+  if (!input.apply) return { kind: 'planned', plan: p, desired, warnings };
+  const result = await applyPlanned(planned, input.api, {
     ...input.applyOptions,
-    revision,
     ...(input.signal ? { signal: input.signal } : {}),
     ...(input.stopSignal ? { stopSignal: input.stopSignal } : {}),
   });
-  return { kind: 'planned', plan: p, desired, warnings, result };
+  return result ? { kind: 'planned', plan: p, desired, warnings, result } : { kind: 'planned', plan: p, desired, warnings };
 }

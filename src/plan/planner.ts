@@ -38,6 +38,8 @@ export function plan(input: PlanInput): Plan {
     for (const m of desired.tenantUploads) planTenantUpload(ctx, m);
     planPrune(ctx, desiredPredicate(desired));
   }
+  const conflicts = ctx.objects.filter((o) => o.change === 'conflict').length;
+  if (conflicts > 0) errors.push(conflictSummary(conflicts, Object.keys(inventory.objects).length === 0));
   ctx.objects.sort(byKey);
   return {
     version: PLAN_VERSION,
@@ -50,6 +52,17 @@ export function plan(input: PlanInput): Plan {
     errors,
     digests: { live: hashValue(live), inventory: hashValue(inventory) },
   };
+}
+
+/**
+ * Ownership honesty (design §4): live objects that match manifests but are not owned stop the whole
+ * plan, so an empty or lost state can never look like success. One line, naming the way out.
+ */
+function conflictSummary(n: number, stateEmpty: boolean): string {
+  const what = `${n} object(s) of this repository already exist live but are not in packsync's state`;
+  return stateEmpty
+    ? `the state is empty (new or lost state directory?) and ${what}; nothing was changed: check --state-dir, or run with --adopt to take them over`
+    : `${what}; nothing was changed: run with --adopt to take them over, or rename the manifests`;
 }
 
 /**

@@ -27,7 +27,7 @@ afterEach(async () => {
 describe('apply against the simulator', () => {
   it('converges with exactly the expected calls, then a second apply makes none', async () => {
     const repo = await writeRepo({ wave: 2 });
-    const first = await cli(['apply', repo], env);
+    const first = await cli(['apply', '--auto-approve', repo], env);
     expect(first.stderr).toBe('');
     expect(first.code).toBe(0);
     expect(first.stdout).toMatch(/Apply complete: 6 created, 0 configured, 0 deleted, 0 unchanged, 0 skipped, 0 failed/);
@@ -45,7 +45,7 @@ describe('apply against the simulator', () => {
     expect(state.deployments.map((d) => `${d.status}@${d.currentWave}`).sort()).toEqual(['NotStarted@0', 'Running@2']);
 
     const before = (await sim.journal(true)).length;
-    const second = await cli(['apply', repo], env);
+    const second = await cli(['apply', '--auto-approve', repo], env);
     expect(second.code).toBe(0);
     expect(second.stdout).toMatch(/No changes/);
     expect((await sim.journal(true)).length).toBe(before);
@@ -53,7 +53,7 @@ describe('apply against the simulator', () => {
 
   it('converges examples/ with exactly the expected calls, and a second apply makes none', async () => {
     const repo = await copyExamples();
-    const first = await cli(['apply', repo], env);
+    const first = await cli(['apply', '--auto-approve', repo], env);
     expect(first.code).toBe(0);
     expect(first.stdout).toMatch(/Apply complete: 10 created, 0 configured, 0 deleted, 0 unchanged, 0 skipped, 0 failed/);
     const writes = countBy(await sim.writes());
@@ -68,7 +68,7 @@ describe('apply against the simulator', () => {
       'POST /v1/tenant/{id}/upload': 1,
     });
     const before = (await sim.journal(true)).length;
-    expect((await cli(['apply', repo], env)).stdout).toMatch(/No changes/);
+    expect((await cli(['apply', '--auto-approve', repo], env)).stdout).toMatch(/No changes/);
     expect((await sim.journal(true)).length).toBe(before);
   });
 
@@ -78,7 +78,7 @@ describe('apply against the simulator', () => {
     expect(planned.code).toBe(2);
     expect(planned.stdout).toMatch(/Plan: 6 to create, 0 to change, 0 to delete, 0 unchanged\./);
     expect(await sim.writes()).toEqual([]);
-    expect((await cli(['apply', repo], env)).code).toBe(0);
+    expect((await cli(['apply', '--auto-approve', repo], env)).code).toBe(0);
     const after = await cli(['plan', repo, '--detailed-exitcode'], env);
     expect(after.code).toBe(0);
     expect(after.stdout).toMatch(/Plan: 0 to create, 0 to change, 0 to delete, 6 unchanged\./);
@@ -86,45 +86,45 @@ describe('apply against the simulator', () => {
 
   it('makes exactly the calls for one edit: stopping a deployment is one stop', async () => {
     const repo = await writeRepo();
-    expect((await cli(['apply', repo], env)).code).toBe(0);
+    expect((await cli(['apply', '--auto-approve', repo], env)).code).toBe(0);
     const before = (await sim.writes()).length;
     await writeFile(join(repo, 'deployments.yaml'), deploymentsYaml({ state: 'stopped' }));
-    const r = await cli(['apply', repo], env);
+    const r = await cli(['apply', '--auto-approve', repo], env);
     expect(r.code).toBe(0);
     expect((await sim.writes()).slice(before)).toEqual(['POST /v1/flow/deployment/{id}/stop']);
   });
 
   it('skips waves until the wave gate, and calls update-content once per contentRevision change', async () => {
     const repo = await writeRepo();
-    expect((await cli(['apply', repo], env)).code).toBe(0);
+    expect((await cli(['apply', '--auto-approve', repo], env)).code).toBe(0);
     let before = (await sim.writes()).length;
     await writeFile(join(repo, 'deployments.yaml'), deploymentsYaml({ wave: 3 }));
-    expect((await cli(['apply', repo], env)).code).toBe(0);
+    expect((await cli(['apply', '--auto-approve', repo], env)).code).toBe(0);
     expect((await sim.writes()).slice(before)).toEqual(['POST /v1/flow/deployment/{id}/skip-wave', 'POST /v1/flow/deployment/{id}/skip-wave']);
     before = (await sim.writes()).length;
     await writeFile(join(repo, 'deployments.yaml'), deploymentsYaml({ wave: 3, contentRevision: 1 }));
-    expect((await cli(['apply', repo], env)).code).toBe(0);
+    expect((await cli(['apply', '--auto-approve', repo], env)).code).toBe(0);
     await writeFile(join(repo, 'deployments.yaml'), deploymentsYaml({ wave: 3, contentRevision: 2 }));
     await sim.advance(120);
-    expect((await cli(['apply', repo], env)).code).toBe(0);
-    expect((await cli(['apply', repo], env)).code).toBe(0);
+    expect((await cli(['apply', '--auto-approve', repo], env)).code).toBe(0);
+    expect((await cli(['apply', '--auto-approve', repo], env)).code).toBe(0);
     // One call per change of contentRevision (1, then 2), none for the unchanged third apply.
     expect((await sim.writes()).slice(before)).toEqual(['POST /v1/flow/deployment/{id}/update-content', 'POST /v1/flow/deployment/{id}/update-content']);
   });
 
   it('prunes only what packsync created, deployments before flows, and only with --prune', async () => {
     const repo = await writeRepo();
-    expect((await cli(['apply', repo], env)).code).toBe(0);
+    expect((await cli(['apply', '--auto-approve', repo], env)).code).toBe(0);
     // Someone else's flow must survive any prune.
     await sim.admin('POST', '/v1/flow/create', { name: 'Hand made' });
     await writeFile(join(repo, 'deployments.yaml'), deploymentsYaml().split('---')[0]!);
     await writeFile(join(repo, 'flows.yaml'), (await import('../support/manifests.js')).flowsYaml().split('---')[0]!);
     const before = (await sim.writes()).length;
-    const kept = await cli(['apply', repo], env);
+    const kept = await cli(['apply', '--auto-approve', repo], env);
     expect(kept.code).toBe(0);
     expect(kept.stdout).toMatch(/no longer in git/);
     expect((await sim.writes()).length).toBe(before);
-    const pruned = await cli(['apply', repo, '--prune'], env);
+    const pruned = await cli(['apply', '--auto-approve', repo, '--prune'], env);
     expect(pruned.code).toBe(0);
     expect((await sim.writes()).slice(before)).toEqual(['DELETE /v1/flow/deployment/{id}', 'DELETE /v1/flow/{id}']);
     const state = await sim.state();
@@ -133,25 +133,25 @@ describe('apply against the simulator', () => {
 
   it('heals a deployment stopped outside git, or only reports it with --drift report', async () => {
     const repo = await writeRepo();
-    expect((await cli(['apply', repo], env)).code).toBe(0);
+    expect((await cli(['apply', '--auto-approve', repo], env)).code).toBe(0);
     const running = (await sim.state()).deployments.find((d) => d.status === 'Running')!;
     await sim.admin('POST', `/_sim/deployments/${running.id}/status`, { status: 'Stopped' });
     let before = (await sim.writes()).length;
-    const report = await cli(['apply', repo, '--drift', 'report'], env);
+    const report = await cli(['apply', '--auto-approve', repo, '--drift', 'report'], env);
     expect(report.code).toBe(0);
     expect(report.stdout).toMatch(/stopped outside packsync while git says running \(drift: report\)/);
     expect((await sim.writes()).length).toBe(before);
-    const heal = await cli(['apply', repo], env);
+    const heal = await cli(['apply', '--auto-approve', repo], env);
     expect(heal.code).toBe(0);
     expect((await sim.writes()).slice(before)).toEqual(['POST /v1/flow/deployment/{id}/start']);
     before = (await sim.writes()).length;
-    expect((await cli(['apply', repo], env)).stdout).toMatch(/No changes/);
+    expect((await cli(['apply', '--auto-approve', repo], env)).stdout).toMatch(/No changes/);
     expect((await sim.writes()).length).toBe(before);
   });
 
   it('uploads custom package content in chunks, finalizes it, and uploads it to a tenant once', async () => {
     const repo = await writeRepo({ withCustom: true });
-    const r = await cli(['apply', repo], env);
+    const r = await cli(['apply', '--auto-approve', repo], env);
     expect(r.stderr).toBe('');
     expect(r.code).toBe(0);
     const writes = countBy(await sim.writes());
@@ -162,14 +162,14 @@ describe('apply against the simulator', () => {
     const state = await sim.state();
     expect(state.uploads.map((u) => u.state)).toEqual(['Completed']);
     const before = (await sim.journal(true)).length;
-    expect((await cli(['apply', repo], env)).code).toBe(0);
+    expect((await cli(['apply', '--auto-approve', repo], env)).code).toBe(0);
     expect((await sim.journal(true)).length).toBe(before);
   });
 
   it('rejects an invalid repository with file:line:col, exit 1 and zero API calls', async () => {
     const repo = await writeRepo();
     await writeFile(join(repo, 'deployments.yaml'), deploymentsYaml().replace('state: running', 'state: runing'));
-    const r = await cli(['apply', repo], env);
+    const r = await cli(['apply', '--auto-approve', repo], env);
     expect(r.code).toBe(1);
     expect(r.stderr).toMatch(/deployments\.yaml:\d+:\d+: .*state.*running/);
     expect(await sim.journal()).toEqual([]);
@@ -179,21 +179,21 @@ describe('apply against the simulator', () => {
     const repo = await writeRepo();
     const planFile = join(stateDir, 'plan.json');
     expect((await cli(['plan', repo, '--out', planFile], env)).code).toBe(0);
-    const ok = await cli(['apply', planFile], env);
+    const ok = await cli(['apply', '--auto-approve', planFile], env);
     expect(ok.code).toBe(0);
     expect(ok.stdout).toMatch(/Apply complete: 6 created/);
     await writeFile(join(repo, 'deployments.yaml'), deploymentsYaml({ state: 'stopped' }));
     expect((await cli(['plan', repo, '--out', planFile], env)).code).toBe(0);
     await sim.admin('POST', '/v1/flow/create', { name: 'Someone else' });
-    const stale = await cli(['apply', planFile], env);
+    const stale = await cli(['apply', '--auto-approve', planFile], env);
     expect(stale.code).toBe(1);
     expect(stale.stderr).toMatch(/stale plan: the live state changed/);
   });
 
   it('never prints the API key', async () => {
     const repo = await writeRepo();
-    const r = await cli(['apply', repo, '--output', 'json'], env);
-    const bad = await cli(['apply', repo], { ...env, PACKSYNC_API_URL: 'http://127.0.0.1:1' });
+    const r = await cli(['apply', '--auto-approve', repo, '--output', 'json'], env);
+    const bad = await cli(['apply', '--auto-approve', repo], { ...env, PACKSYNC_API_URL: 'http://127.0.0.1:1' });
     for (const text of [r.stdout, r.stderr, bad.stdout, bad.stderr]) expect(text).not.toContain(sim.key);
   });
 });

@@ -29,7 +29,7 @@ describe('export', () => {
         'apiVersion: packsync.dev/v1\nkind: Deployment\nmetadata: { name: agent-1 }\nspec: { flow: agent, package: contoso-agent, state: running }\n',
     );
     const env = { PACKSYNC_API_URL: sim.url, PACKSYNC_API_KEY: sim.key, PACKSYNC_STATE_DIR: await tempDir('packsync-state-') };
-    expect((await cli(['apply', repo], env)).code).toBe(0);
+    expect((await cli(['apply', '--auto-approve', repo], env)).code).toBe(0);
     const out = await tempDir('packsync-export-');
     const r = await cli(['export', '--out', out], env);
     expect(r.code).toBe(0);
@@ -51,7 +51,7 @@ describe('export', () => {
     const plan = await cli(['plan', out, '--adopt'], fresh);
     expect(plan.code).toBe(0);
     expect(plan.stdout).toMatch(/Plan: 0 to create/);
-    const applied = await cli(['apply', out, '--adopt'], fresh);
+    const applied = await cli(['apply', '--auto-approve', out, '--adopt'], fresh);
     expect(applied.code).toBe(0);
     expect((await sim.writes()).length).toBe(before);
     expect((await cli(['plan', out], fresh)).stdout).toMatch(/No changes/);

@@ -69,14 +69,14 @@ describe('apply is idempotent for random desired sets', () => {
         const repo = await tempDir('packsync-prop-');
         await writeFile(join(repo, 'all.yaml'), yamlOf(m));
         const env = { PACKSYNC_API_URL: sim.url, PACKSYNC_API_KEY: sim.key, PACKSYNC_STATE_DIR: await tempDir('packsync-state-') };
-        const first = await cli(['apply', repo], env);
+        const first = await cli(['apply', '--auto-approve', repo], env);
         expect(first.stderr).toBe('');
         expect(first.code).toBe(0);
         const once = await sim.state();
         const plan = await cli(['plan', repo, '--detailed-exitcode'], env);
         expect(plan.code).toBe(0);
         const writes = (await sim.journal(true)).length;
-        expect((await cli(['apply', repo], env)).code).toBe(0);
+        expect((await cli(['apply', '--auto-approve', repo], env)).code).toBe(0);
         expect((await sim.journal(true)).length).toBe(writes);
         const twice = await sim.state();
         expect(twice.deployments.map((d) => d.status)).toEqual(once.deployments.map((d) => d.status));

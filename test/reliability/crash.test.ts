@@ -38,7 +38,7 @@ interface Kill {
 /** Starts `apply` and kills it once the journal has grown by `after` calls (unless it ends first). */
 async function applyAndKill(sim: TestSim, repo: string, env: Record<string, string>, after: number): Promise<Kill> {
   const start = (await sim.journal()).length;
-  const p = spawnCli(['apply', repo, '--log-level', 'silent'], env);
+  const p = spawnCli(['apply', '--auto-approve', repo, '--log-level', 'silent'], env);
   let finished = false;
   void p.done.then(() => (finished = true));
   for (;;) {
@@ -64,7 +64,7 @@ describe('crash safety', () => {
 
       // The uninterrupted converge: its call count bounds the kill points, its state is the goal.
       const cleanDir = await tempDir('packsync-state-');
-      const clean = await cli(['apply', repo], envFor(cleanDir));
+      const clean = await cli(['apply', '--auto-approve', repo], envFor(cleanDir));
       expect(clean.code, clean.stdout + clean.stderr).toBe(0);
       const fullCalls = (await sim.journal()).length;
       const goal = normalise(await sim.state());
@@ -99,7 +99,7 @@ describe('crash safety', () => {
           await expect(loadInventory(stateDir)).resolves.toBeDefined();
           expect(duplicates(await sim.state())).toEqual([]);
         }
-        const final = await cli(['apply', repo], env);
+        const final = await cli(['apply', '--auto-approve', repo], env);
         expect(final.code, `cycle ${cycles}: ${final.stdout}${final.stderr}`).toBe(0);
         expect(final.stdout).toMatch(/Apply complete|No changes/);
         const state = await sim.state();

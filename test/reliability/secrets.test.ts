@@ -93,14 +93,14 @@ describe('secrets and trust boundaries', () => {
     await run('validate', ['validate', repo.work], env, 0);
     await run('plan --output json', ['plan', repo.work, '--output', 'json', '--log-level', 'debug'], env, 0);
     await run('plan --out', ['plan', repo.work, '--out', join(work, 'saved.plan'), '--log-level', 'debug', '--log-format', 'json'], env, 0);
-    await run('apply saved plan', ['apply', join(work, 'saved.plan'), '--log-level', 'debug', '--log-format', 'json'], env, 0);
-    await run('apply --output json', ['apply', repo.work, '--output', 'json', '--log-level', 'debug', '--log-format', 'pretty'], env, 0);
+    await run('apply saved plan', ['apply', '--auto-approve', join(work, 'saved.plan'), '--log-level', 'debug', '--log-format', 'json'], env, 0);
+    await run('apply --output json', ['apply', '--auto-approve', repo.work, '--output', 'json', '--log-level', 'debug', '--log-format', 'pretty'], env, 0);
     await run('export', ['export', '--out', join(work, 'exported'), '--log-level', 'debug'], env, 0);
     const writes = countBy(await sim.writes());
     expect(writes['POST /v1/package/content/{id}']).toBeGreaterThan(0);
     expect(writes['POST /v1/tenant/{id}/upload']).toBe(1);
     // Refusals must not quote what they refuse.
-    await run('apply with a wrong API key', ['apply', repo.work, '--log-level', 'debug'], { ...env, PACKSYNC_API_KEY: WRONG_API_KEY }, 1);
+    await run('apply with a wrong API key', ['apply', '--auto-approve', repo.work, '--log-level', 'debug'], { ...env, PACKSYNC_API_KEY: WRONG_API_KEY }, 1);
     const keyFile = join(work, 'api-key');
     await writeFile(keyFile, `${sim.key}\n`);
     await run('plan with --api-key-file', ['plan', repo.work, '--api-key-file', keyFile, '--log-level', 'debug'], { PACKSYNC_API_URL: sim.url, PACKSYNC_STATE_DIR: stateDir }, 0);
@@ -111,9 +111,10 @@ describe('secrets and trust boundaries', () => {
     await writeFile(secretFile, `${WEBHOOK_SECRET}\n`);
     const port = await freePort();
     const base = `http://127.0.0.1:${port}`;
+    // Its own state over an account the CLI converged: it takes the objects over (--adopt), as a lost state must not look like success.
     const agentState = await tempDir('packsync-secrets-agent-');
     const agent = spawnCli(
-      ['run', '--source', gitHttp.url('manifests.git'), '--ref', 'main', '--listen', `127.0.0.1:${port}`, '--webhook-secret-file', secretFile, '--log-format', 'json', '--log-level', 'debug', '--interval', '1h'],
+      ['run', '--source', gitHttp.url('manifests.git'), '--ref', 'main', '--listen', `127.0.0.1:${port}`, '--webhook-secret-file', secretFile, '--log-format', 'json', '--log-level', 'debug', '--interval', '1h', '--adopt'],
       { ...env, PACKSYNC_STATE_DIR: agentState },
     );
     const webhook: Record<string, number> = {};
@@ -280,7 +281,7 @@ describe('secrets and trust boundaries', () => {
 
       const before = (await sim.journal(true)).length;
       const env = { PACKSYNC_API_URL: sim.url, PACKSYNC_API_KEY: sim.key, PACKSYNC_STATE_DIR: await tempDir('packsync-escape-state-') };
-      const r = await cli(['apply', dir], env);
+      const r = await cli(['apply', '--auto-approve', dir], env);
       expect(r.code).toBe(1);
       expect(r.stderr).toMatch(/custom\.yaml:\d+:\d+: .*id_rsa is a symlink to .*outside the content directory/);
       expect(r.stderr).toMatch(/custom2\.yaml:\d+:\d+: .*outside the repository/);

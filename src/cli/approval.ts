@@ -1,0 +1,27 @@
+/**
+ * Terraform's approval rule (design §4a): on a terminal the plan is followed by a prompt that lists
+ * deletes and replacements again and accepts only "yes"; without a terminal, `--auto-approve` is
+ * required and its absence is an error before any write.
+ */
+import type { Plan } from '../plan/types.js';
+import type { CliIo } from './io.js';
+
+export async function approve(plan: Plan, io: CliIo, autoApprove: boolean): Promise<boolean> {
+  if (autoApprove) return true;
+  if (!io.prompt) {
+    io.stderr('Error: apply needs approval: standard input is not a terminal; review the plan above and pass --auto-approve (or apply a plan saved with `plan --out`). Nothing was changed.');
+    return false;
+  }
+  const destructive = plan.objects.filter((o) => o.change === 'delete' || o.change === 'replace');
+  const lines = ['', 'Do you want to perform these actions?'];
+  if (destructive.length > 0) {
+    lines.push('  These objects will be deleted or replaced:');
+    for (const o of destructive) lines.push(`    ${o.change === 'delete' ? '-' : '±'} ${o.key}`);
+  }
+  lines.push("  Only 'yes' will be accepted to approve.", '');
+  io.stdout(lines.join('\n'));
+  const answer = (await io.prompt('  Enter a value: ')).trim();
+  if (answer === 'yes') return true;
+  io.stderr('Apply cancelled. Nothing was changed.');
+  return false;
+}
