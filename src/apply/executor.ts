@@ -83,6 +83,10 @@ export async function applyPlan(plan: Plan, api: PacksyncApi, store: InventorySt
     return { ...base, outcome: planned, reasons: o.reasons, ...(o.error ? { error: o.error } : {}) };
   });
   const counts: Record<Outcome, number> = { created: 0, configured: 0, unchanged: 0, deleted: 0, skipped: 0, failed: 0 };
+  for (const o of plan.objects) {
+    // A flow replacement that ran destroyed the old flow's deployments: count them as deleted.
+    if (o.destroys && o.actions.every((id) => results.get(id)?.status === 'done')) counts.deleted += o.destroys.length;
+  }
   for (const o of objects) {
     counts[o.outcome]++;
     emit({ type: 'object', key: o.key, outcome: o.outcome });

@@ -20,6 +20,10 @@ export interface InventoryEntry {
   spec: unknown;
   /** Git revision (or directory digest) that last wrote this entry. */
   revision: string | null;
+  /** Manifest file it was last applied from (relative to the git root, or absolute): prune scope. */
+  file?: string;
+  /** Set on an object a newer live object replaced (a package version edited in place, its deployment); kept while it exists live so a revert reuses it and --prune can delete it. */
+  superseded?: { at: string; by?: string };
   /** Annotations at apply time: prune protection must survive the manifest's removal. */
   annotations?: Record<string, string>;
   phase?: PackagePhase;

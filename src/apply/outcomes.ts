@@ -9,6 +9,7 @@ export const OUTCOME_OF_CHANGE: Record<Change, Outcome> = {
   replace: 'configured',
   adopt: 'configured',
   delete: 'deleted',
+  move: 'configured',
   forget: 'deleted',
   none: 'unchanged',
   orphan: 'unchanged',

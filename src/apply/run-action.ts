@@ -30,7 +30,7 @@ export async function runAction(a: PlanAction, d: ActionDeps): Promise<void> {
   const { api, store } = d;
   const opts = d.signal ? { signal: d.signal } : {};
   const at = (): string => d.now().toISOString();
-  const entryBase = (kind: InventoryEntry['kind'], id: string, record: { specHash: string; spec: unknown; annotations?: Record<string, string> }): InventoryEntry => ({
+  const entryBase = (kind: InventoryEntry['kind'], id: string, record: { specHash: string; spec: unknown; annotations?: Record<string, string>; file?: string }): InventoryEntry => ({
     kind,
     name: a.key.slice(a.key.indexOf('/') + 1),
     id,
@@ -38,6 +38,7 @@ export async function runAction(a: PlanAction, d: ActionDeps): Promise<void> {
     spec: record.spec,
     revision: d.revision,
     ...(record.annotations ? { annotations: record.annotations } : {}),
+    ...(record.file !== undefined ? { file: record.file } : {}),
     updatedAt: at(),
   });
   const intent = async (match: Record<string, string>, knownIds: string[]): Promise<void> => {

@@ -15,6 +15,7 @@ import type { DesiredModel, Problem } from '../manifests/model.js';
 import { hashValue } from '../plan/hash.js';
 import { plan as computePlan } from '../plan/planner.js';
 import type { Plan, PlanOptions } from '../plan/types.js';
+import { planScope } from './scope.js';
 
 export interface PlanPassInput {
   path: string;
@@ -64,7 +65,8 @@ export async function planPass(input: PlanPassInput): Promise<PlanPassOutput> {
     ...(input.readConcurrency ? { concurrency: input.readConcurrency } : {}),
     ...(input.signal ? { signal: input.signal } : {}),
   });
-  const p = computePlan({ desired, live: snap.live, inventory: store.inventory, options: input.planOptions, now: now(), revision });
+  const scope = await planScope(input.path, desired.root);
+  const p = computePlan({ desired, live: snap.live, inventory: store.inventory, options: input.planOptions, now: now(), revision, scope });
   p.reads = snap.reads;
   const warnings = loaded.problems.filter((x) => x.severity === 'warning');
   return { kind: 'planned', plan: p, desired, warnings, store };

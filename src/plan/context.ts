@@ -13,7 +13,7 @@ import type { Intent, Inventory, InventoryEntry } from '../apply/inventory-types
 import type { Kind, SourcePosition } from '../manifests/model.js';
 import type { LiveFlow, LiveState } from '../live/types.js';
 import { NameIndex } from './resolve.js';
-import type { Change, IdRef, ObjectPlan, PlanAction, PlanOptions } from './types.js';
+import type { Change, IdRef, ObjectPlan, PlanAction, PlanOptions, PlanScope } from './types.js';
 
 type DistributiveOmit<T, K extends PropertyKey> = T extends unknown ? Omit<T, K> : never;
 export type NewAction = DistributiveOmit<PlanAction, 'id' | 'key'>;
@@ -28,6 +28,11 @@ export interface RefState {
   blockedBy: string | null;
   /** True when this pass creates a new live object (dependents are new too). */
   isNew: boolean;
+  /**
+   * A flow replacement's delete of the old flow waits on these actions; dependents add the
+   * actions that must land on the new flow first (create before delete, design §4).
+   */
+  replaces?: string[];
 }
 
 export class PlanContext {
@@ -50,17 +55,37 @@ export class PlanContext {
   // internalises every one of them, and that dominated planning time at scale.
   private readonly entries: Map<string, InventoryEntry>;
   private readonly intents: Map<string, Intent>;
+  /** Live id → the main (not superseded) state key that owns it. */
+  private readonly owners = new Map<string, string>();
+  /** Main key → its superseded entries (`Kind/name#id`), newest first. */
+  private readonly supersededOf = new Map<string, [string, InventoryEntry][]>();
+  /** Old key → new key, for renames detected this pass (prune leaves old keys alone). */
+  readonly moves = new Map<string, string>();
   private seq = 0;
   private stamp: string | undefined;
+  private file: string | undefined;
 
   constructor(
     readonly live: LiveState,
     readonly inventory: Inventory,
     readonly options: PlanOptions,
     readonly now: Date,
+    readonly isDesired: (key: string) => boolean = () => true,
+    readonly scope?: PlanScope,
   ) {
     this.entries = new Map(Object.entries(inventory.objects));
     this.intents = new Map(Object.entries(inventory.intents));
+    for (const [key, e] of this.entries) {
+      const hash = key.indexOf('#');
+      if (hash < 0) {
+        this.owners.set(e.id, key);
+        continue;
+      }
+      const main = key.slice(0, hash);
+      const list = this.supersededOf.get(main) ?? [];
+      list.push([key, e]);
+      this.supersededOf.set(main, list);
+    }
     this.apps = new NameIndex('catalog app', live.apps, (a) => [a.name], (a) => `${a.name} (${a.id})`);
     this.templates = new NameIndex('script template', live.templates, (t) => [t.name], (t) => `${t.name} (${t.id})`);
     this.tenants = new NameIndex(
@@ -97,6 +122,93 @@ export class PlanContext {
     return this.intents.get(key);
   }
 
+  /** The state key owning a live id (superseded entries excluded). */
+  ownerOf(id: string): string | undefined {
+    return this.owners.get(id);
+  }
+
+  /** Superseded entries kept for a main key (a revert reuses them). */
+  superseded(key: string): readonly [string, InventoryEntry][] {
+    return this.supersededOf.get(key) ?? [];
+  }
+
+  /**
+   * A rename (design §4): the live object `id` is owned by a key that left git (and lies in this
+   * apply's scope); returns that key once, and remembers the move so prune leaves it alone.
+   */
+  claimMove(newKey: string, id: string): { from: string; entry: InventoryEntry } | undefined {
+    const from = this.owners.get(id);
+    if (!from || from === newKey || this.moves.has(from) || this.isDesired(from)) return undefined;
+    const entry = this.entries.get(from);
+    if (!entry || !this.inScope(entry)) return undefined;
+    this.moves.set(from, newKey);
+    return { from, entry };
+  }
+
+  /**
+   * The state writes of a move: the entry under its new name, the old key forgotten. No API call.
+   * Returns the entry as the new key now owns it, and the two action ids.
+   */
+  moveActions(newKey: string, from: string, entry: InventoryEntry): { entry: InventoryEntry; actions: string[] } {
+    const name = newKey.slice(newKey.indexOf('/') + 1);
+    const moved: InventoryEntry = { ...entry, name, updatedAt: this.timestamp() };
+    const rec = this.action(newKey, { op: 'record', dependsOn: [], description: `move ${from} to ${newKey} in the state (no API call)`, entry: moved, resolvesIntent: false });
+    const forget = this.action(from, { op: 'forget', dependsOn: [rec], description: `forget ${from} (moved to ${newKey})` });
+    return { entry: moved, actions: [rec, forget] };
+  }
+
+  /**
+   * Keeps the entry a replacement supersedes (design §4): it stays in the state while it exists live,
+   * so a revert reuses it and --prune can delete it. Runs before the create: a crash in between
+   * leaves a duplicate record of the old id (ignored), never a lost one.
+   */
+  supersedeAction(key: string, entry: InventoryEntry, dependsOn: string[] = []): string {
+    const name = `${entry.name.split('#')[0] ?? entry.name}#${entry.id}`;
+    const kept: InventoryEntry = { ...entry, name, superseded: { at: this.timestamp() } };
+    return this.action(`${entry.kind}/${name}`, { op: 'record', dependsOn, description: `keep ${key} (${entry.id}) in the state as superseded`, entry: kept, resolvesIntent: false });
+  }
+
+  /** Restores a superseded entry as the main entry of `key` (a revert): state writes only. */
+  restoreActions(key: string, supersededKey: string, entry: InventoryEntry, dependsOn: string[] = []): string[] {
+    const name = key.slice(key.indexOf('/') + 1);
+    const { superseded: _s, ...rest } = entry;
+    const restored: InventoryEntry = { ...rest, name, updatedAt: this.timestamp() };
+    if (this.file !== undefined) restored.file = this.file;
+    const rec = this.action(key, { op: 'record', dependsOn, description: `reuse ${entry.id} kept from an earlier version`, entry: restored, resolvesIntent: false });
+    const forget = this.action(supersededKey, { op: 'forget', dependsOn: [rec], description: `forget ${supersededKey} (reused as ${key})` });
+    return [rec, forget];
+  }
+
+  /**
+   * Folds a detected rename into the object planned for `key`: the state writes go first, the
+   * object says where it moved from, and an otherwise unchanged object shows as a move.
+   */
+  markMoved(key: string, from: string, actions: string[]): void {
+    for (let i = this.objects.length - 1; i >= 0; i--) {
+      const o = this.objects[i];
+      if (o?.key !== key) continue;
+      o.movedFrom = from;
+      o.actions = [...actions, ...o.actions];
+      o.reasons = [`${from} has moved to ${key}`, ...o.reasons];
+      if (o.change === 'none') o.change = 'move';
+      return;
+    }
+  }
+
+  /** Notes the manifest file of the object being planned; every record written for it carries it. */
+  setFile(file: string | undefined): void {
+    this.file = file;
+  }
+
+  /** Whether a state entry came from a file under the applied path (prune and moves stay inside it). */
+  inScope(e: InventoryEntry): boolean {
+    const sc = this.scope;
+    if (!sc) return true;
+    if (e.file === undefined) return sc.whole;
+    if (sc.single) return e.file === sc.path;
+    return sc.path === '' || e.file === sc.path || e.file.startsWith(sc.path.endsWith('/') ? sc.path : `${sc.path}/`);
+  }
+
   /** Adds an action and returns its id; ids are stable for the same inputs (sequence order). */
   action(key: string, a: NewAction): string {
     const id = `${String(++this.seq).padStart(4, '0')}:${key}:${a.op}`;
@@ -104,6 +216,10 @@ export class PlanContext {
     const full = a as PlanAction;
     full.id = id;
     full.key = key;
+    if (this.file !== undefined) {
+      if ('record' in full && !full.key.includes('#')) full.record.file = this.file;
+      else if (full.op === 'record' && full.entry.superseded === undefined) full.entry.file = this.file;
+    }
     this.actions.push(full);
     return id;
   }

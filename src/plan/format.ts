@@ -9,6 +9,7 @@ const SYMBOL: Record<Change, string> = {
   update: '~',
   replace: '±',
   delete: '-',
+  move: '→',
   adopt: '~',
   forget: '-',
   none: ' ',
@@ -26,6 +27,7 @@ const LABEL: Record<Change, string> = {
   update: 'will be updated in place',
   replace: 'will be replaced',
   delete: 'will be deleted',
+  move: 'has moved (state only, no API call)',
   adopt: 'will be adopted',
   forget: 'will be forgotten (not deleted)',
   none: 'unchanged',
@@ -34,7 +36,7 @@ const LABEL: Record<Change, string> = {
   conflict: 'conflict',
   'requires-replacement': 'requires replacement (not applied without --allow-replace)',
   drift: 'drifted (reported only)',
-  orphan: 'no longer in git (kept; --prune deletes it)',
+  orphan: 'kept in the state, not in git',
   error: 'error',
 };
 
@@ -58,6 +60,18 @@ export function summaryLine(s: PlanSummary): string {
   return `Plan: ${s.create} to create, ${s.change} to change, ${s.delete} to delete, ${s.unchanged} unchanged${extra.length ? `, ${extra.join(', ')}` : ''}.`;
 }
 
+/** Two name lists (flow flags) read as what is added and removed: `[+radarTracking, -x]`. */
+function fieldText(f: { field: string; from: unknown; to: unknown }): string {
+  const names = (v: unknown): v is string[] => Array.isArray(v) && v.every((x) => typeof x === 'string');
+  if (names(f.from) && names(f.to)) {
+    const from = f.from;
+    const to = f.to;
+    const delta = [...to.filter((x) => !from.includes(x)).map((x) => `+${x}`), ...from.filter((x) => !to.includes(x)).map((x) => `-${x}`)];
+    return `${f.field}: [${delta.join(', ')}]`;
+  }
+  return `${f.field}: ${valueText(f.from)} → ${valueText(f.to)}`;
+}
+
 function valueText(v: unknown): string {
   return v === undefined || v === null ? '(none)' : typeof v === 'string' ? `"${v}"` : JSON.stringify(v);
 }
@@ -77,9 +91,10 @@ export function formatPlanText(plan: Plan, opts: { color?: boolean; verbose?: bo
   const actionsById = new Map(plan.actions.map((a) => [a.id, a]));
   for (const o of shown) {
     lines.push(paint(o.change, `${SYMBOL[o.change]} ${o.key} ${LABEL[o.change]}`));
-    for (const f of o.fields) lines.push(`    ${f.field}: ${valueText(f.from)} → ${valueText(f.to)}`);
+    for (const f of o.fields) lines.push(`    ${fieldText(f)}`);
     for (const r of o.reasons) lines.push(`    # ${r}`);
-    if (o.error) lines.push(`    ${o.error.code}: ${o.error.message}`);
+    for (const d of o.destroys ?? []) lines.push(paint('delete', `    - ${d.key} (deployment ${d.id}, ${d.status}, wave ${d.wave}) will be destroyed with the old flow`));
+    if (o.error) lines.push(`    ${o.source ? `${o.source.file}:${o.source.line}:${o.source.column}: ` : ''}${o.error.code}: ${o.error.message}`);
     for (const id of o.actions) {
       const a = actionsById.get(id);
       if (a && a.op !== 'record') lines.push(`    - ${a.description}`);
@@ -113,9 +128,10 @@ export function formatPlanMarkdown(plan: Plan): string {
 
 function details(o: ObjectPlan): string {
   const parts = [
-    ...o.fields.map((f) => `${f.field}: ${valueText(f.from)} → ${valueText(f.to)}`),
+    ...o.fields.map(fieldText),
     ...o.reasons,
-    ...(o.error ? [`${o.error.code}: ${o.error.message}`] : []),
+    ...(o.destroys ?? []).map((d) => `destroys ${d.key} (${d.status}, wave ${d.wave})`),
+    ...(o.error ? [`${o.source ? `${o.source.file}:${o.source.line}:${o.source.column}: ` : ''}${o.error.code}: ${o.error.message}`] : []),
   ];
   return parts.map(md).join('<br>');
 }

@@ -48,20 +48,60 @@ export function planDeployment(ctx: PlanContext, m: DeploymentManifest): void {
 
   if (!live) {
     const reasons: string[] = [];
+    const first: string[] = [];
     const deletedOutside = entry !== undefined && entry.flowId === flowId && entry.packageId === packageId && ctx.live.read.flows;
+    const previous = entry ? ctx.deploymentsById.get(entry.id) : undefined;
     if (deletedOutside) {
       reasons.push(`live deployment ${entry.id} not found (deleted outside packsync); adding it again`);
+    } else if (entry && previous && !flow.replaces) {
+      // The old deployment (of the previous package or flow) stays live: keep it, say so (design §4).
+      first.push(ctx.supersedeAction(key, entry, deps));
+      reasons.push(
+        `a new deployment is added (the package or flow has a new live version); the previous deployment ${previous.id} (${previous.status}, wave ${previous.currentWave}/${previous.waveCount}) stays live and in the state as superseded: --prune deletes it, a revert reuses it`,
+      );
     } else if (entry && entry.packageId !== packageId) {
       reasons.push('the package has a new live version: a new deployment is added to the flow');
     }
-    const actions = addActions(ctx, key, m, state, deps, record, flow.ref ?? { key: `Flow/${m.spec.flow}` }, pkg.ref ?? { key: `Package/${m.spec.package}` });
-    const o = ctx.object('Deployment', name, 'create', { source: m.source, reasons, actions }, key);
+    const actions = addActions(ctx, key, m, state, [...deps, ...first], record, flow.ref ?? { key: `Flow/${m.spec.flow}` }, pkg.ref ?? { key: `Package/${m.spec.package}` });
+    // A flow replacement deletes the old flow only after its deployments are added to the new one.
+    if (flow.replaces && actions[0]) flow.replaces.push(actions[0]);
+    const o = ctx.object('Deployment', name, 'create', { source: m.source, reasons, actions: [...first, ...actions] }, key);
     if (deletedOutside) o.drift = 'healed';
     return;
   }
 
-  const owned = entry?.id === live.id;
+  let owned = entry?.id === live.id;
   if (!owned) {
+    // A revert to a deployment kept as superseded, or a rename of the key that owns it (design §4).
+    const kept = ctx.superseded(key).find(([, e]) => e.id === live.id);
+    const mv = kept ? undefined : ctx.claimMove(key, live.id);
+    if (kept || mv) {
+      const acts: string[] = [];
+      let now: InventoryEntry;
+      if (kept) {
+        if (entry && ctx.deploymentsById.has(entry.id)) acts.push(ctx.supersedeAction(key, entry, deps));
+        acts.push(...ctx.restoreActions(key, kept[0], kept[1], acts.length > 0 ? acts.slice() : deps));
+        const { superseded: _s, ...rest } = kept[1];
+        now = { ...rest, name };
+      } else if (mv) {
+        const moved = ctx.moveActions(key, mv.from, mv.entry);
+        acts.push(...moved.actions);
+        now = moved.entry;
+      } else return;
+      const r = reconcileExisting(ctx, key, m, state, live, now, [acts[0] ?? '', ...deps].filter(Boolean));
+      const o = ctx.object('Deployment', name, r.change === 'none' ? (mv ? 'move' : 'update') : r.change, {
+        source: m.source,
+        reasons: [kept ? `back to a deployment packsync added before: reusing ${live.id} (${live.status}, wave ${live.currentWave}/${live.waveCount}); nothing is added` : `${mv?.from ?? ''} has moved to ${key}`, ...r.reasons],
+        fields: r.fields,
+        actions: [...acts, ...r.actions],
+      }, key);
+      if (mv) o.movedFrom = mv.from;
+      if (r.drift) o.drift = r.drift;
+      return;
+    }
+    owned = false;
+  }
+  if (!owned || !entry) {
     const intent = ctx.intent(key);
     const resolves = intent !== undefined && !intent.knownIds.includes(live.id);
     if (!resolves && !ctx.options.adopt) {

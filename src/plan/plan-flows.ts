@@ -70,20 +70,37 @@ export function planFlow(ctx: PlanContext, m: FlowManifest): void {
       ctx.flowRefs.set(m.metadata.name, { ref: { id: liveNow.id }, readyAfter: null, blockedBy: null, isNew: false });
       return;
     }
-    const fields = diffFields(entry.spec, target.spec);
+    const fields = flowFieldsInWords(diffFields(entry.spec, target.spec));
+    const names = fields.map((f) => f.field);
+    const forces = `the API cannot update a flow; changing ${names.length > 1 ? `${names.slice(0, -1).join(', ')} and ${names[names.length - 1] ?? ''}` : (names[0] ?? 'its spec')} forces a replacement`;
+    const destroys = ctx.live.deployments
+      .filter((d) => d.flowId === liveNow.id)
+      .map((d) => ({ key: ctx.ownerOf(d.id) ?? `(unmanaged deployment ${d.id})`, id: d.id, status: d.status, wave: `${d.currentWave}/${d.waveCount}` }));
     if (!ctx.options.allowReplace) {
-      ctx.object('Flow', m.metadata.name, 'requires-replacement', {
+      const o = ctx.object('Flow', m.metadata.name, 'requires-replacement', {
         source: m.source,
         fields,
-        reasons: [`the API cannot update a flow; ${fields.map((f) => f.field).join(', ')} force replacement (apply with --allow-replace)`],
+        reasons: [`${forces} (apply with --allow-replace)`],
       }, key);
+      if (destroys.length > 0) o.destroys = destroys;
       ctx.flowRefs.set(m.metadata.name, { ref: { id: liveNow.id }, readyAfter: null, blockedBy: null, isNew: false });
       return;
     }
-    const del = ctx.action(key, { op: 'delete-flow', dependsOn: [], description: `delete flow ${liveNow.id} to replace it`, flowId: liveNow.id });
-    const create = createFlowAction(ctx, key, target, record, pkg?.ref ?? null, [del, ...(pkg?.readyAfter ? [pkg.readyAfter] : [])], []);
-    ctx.object('Flow', m.metadata.name, 'replace', { source: m.source, fields, reasons: ['flow spec changed (--allow-replace)'], actions: [del, create] }, key);
-    ctx.flowRefs.set(m.metadata.name, { ref: { key }, readyAfter: create, blockedBy: null, isNew: true });
+    // Create first, add the deployments to the new flow, delete the old flow last (design §4): the
+    // account is never without the flow, and a failed create deletes nothing. The old entry is kept
+    // as superseded until its delete lands, so a failed delete is still owned and retried by prune.
+    const keep = ctx.supersedeAction(key, entry);
+    const create = createFlowAction(ctx, key, target, record, pkg?.ref ?? null, [keep, ...(pkg?.readyAfter ? [pkg.readyAfter] : [])], (ctx.flowsByName.get(name) ?? []).map((f) => f.id));
+    const deleteAfter = [create];
+    const del = ctx.action(`Flow/${m.metadata.name}#${liveNow.id}`, { op: 'delete-flow', dependsOn: deleteAfter, description: `delete the replaced flow ${liveNow.id}`, flowId: liveNow.id });
+    const o = ctx.object('Flow', m.metadata.name, 'replace', {
+      source: m.source,
+      fields,
+      reasons: [`${forces} (--allow-replace): the new flow is created and its deployments added before the old flow is deleted`],
+      actions: [keep, create, del],
+    }, key);
+    if (destroys.length > 0) o.destroys = destroys;
+    ctx.flowRefs.set(m.metadata.name, { ref: { key }, readyAfter: create, blockedBy: null, isNew: true, replaces: deleteAfter });
     return;
   }
   if (!entry && sameName.length > 0) {
@@ -186,6 +203,29 @@ function flowTarget(ctx: PlanContext, m: FlowManifest): FlowTarget {
     scriptTemplate: body.templateId ?? null,
   };
   return { body, spec };
+}
+
+const SCOPE_NAMES: Record<number, string> = Object.fromEntries(Object.entries(INSTALLER_SCOPE).map(([k, v]) => [v, k]));
+
+/** Flow specs store API numbers (they are what the service compares); people read manifest words. */
+export function flowFieldsInWords(fields: { field: string; from: unknown; to: unknown }[]): { field: string; from: unknown; to: unknown }[] {
+  return fields.map((f) => {
+    if (f.field === 'scope') return { field: f.field, from: scopeWord(f.from), to: scopeWord(f.to) };
+    if (f.field === 'flags') return { field: f.field, from: flagNames(f.from), to: flagNames(f.to) };
+    if (f.field === 'scriptTemplate' || f.field === 'app' || f.field === 'patchGroup') return f;
+    return f;
+  });
+}
+
+function scopeWord(v: unknown): unknown {
+  return typeof v === 'number' ? (SCOPE_NAMES[v] ?? v) : v;
+}
+
+function flagNames(v: unknown): string[] {
+  const mask = typeof v === 'number' ? v : 0;
+  return Object.entries(FLOW_FLAGS)
+    .filter(([, bit]) => (mask & bit) !== 0)
+    .map(([n]) => n);
 }
 
 function oldest(list: LiveFlow[]): LiveFlow | undefined {

@@ -5,6 +5,7 @@
 import { DETECTION_OPERATORS, INSTALLER_SCOPE } from '../api/wire-types.js';
 import type { MemDetectionRule, V1PackageCreateViewModel, V1PackageViewModel } from '../api/wire-types.js';
 import type { ImportQuery } from '../api/operations.js';
+import type { InventoryEntry } from '../apply/inventory-types.js';
 import type { PackageManifest } from '../manifests/model.js';
 import { packageNaturalKey } from './context.js';
 import type { PlanContext, RefState } from './context.js';
@@ -54,8 +55,32 @@ export function planPackage(ctx: PlanContext, m: PackageManifest): void {
   const specHash = hashValue({ spec: target.spec, content: m.content?.digest ?? null });
   const record: { specHash: string; spec: Record<string, unknown>; annotations?: Record<string, string> } = { specHash, spec: target.spec };
   if (m.metadata.annotations) record.annotations = m.metadata.annotations;
-  const live = entry ? ctx.packagesById.get(entry.id) : undefined;
   const matches = ctx.packagesByNaturalKey.get(naturalKeyOf(target)) ?? [];
+  if (!entry) {
+    // A rename: the live package is owned under a key that left git (design §4).
+    for (const p of matches) {
+      const mv = ctx.claimMove(key, p.id);
+      if (!mv) continue;
+      const moved = ctx.moveActions(key, mv.from, mv.entry);
+      planPackageEntry(ctx, m, key, target, record, moved.entry, matches);
+      ctx.markMoved(key, mv.from, moved.actions);
+      return;
+    }
+  }
+  planPackageEntry(ctx, m, key, target, record, entry, matches);
+}
+
+function planPackageEntry(
+  ctx: PlanContext,
+  m: PackageManifest,
+  key: string,
+  target: CatalogTarget | CustomTarget,
+  record: { specHash: string; spec: Record<string, unknown>; annotations?: Record<string, string> },
+  entry: InventoryEntry | undefined,
+  matches: V1PackageViewModel[],
+): void {
+  const specHash = record.specHash;
+  const live = entry ? ctx.packagesById.get(entry.id) : undefined;
   // A pending intent means a create may have taken effect before a crash: find it before anything else.
   const intent = ctx.intent(key);
   const fresh = intent ? newest(matches.filter((p) => !intent.knownIds.includes(p.id))) : undefined;
@@ -71,13 +96,29 @@ export function planPackage(ctx: PlanContext, m: PackageManifest): void {
   const reasons: string[] = [];
   let change: ObjectPlan['change'] = 'create';
   let fields: ObjectPlan['fields'] = [];
+  const first: string[] = [];
   if (entry && entry.specHash !== specHash) {
-    change = 'replace';
-    fields = diffFields(entry.spec, target.spec);
-    if (entry.contentDigest !== undefined && entry.contentDigest !== m.content?.digest) {
-      fields.push({ field: 'content', from: entry.contentDigest, to: m.content?.digest ?? null });
+    fields = packageFields(entry, target, m);
+    // A revert: the spec matches a package packsync created before and kept as superseded.
+    const kept = ctx.superseded(key).find(([, e]) => e.specHash === specHash && usable(ctx.packagesById.get(e.id)));
+    if (kept) {
+      const acts = live ? [ctx.supersedeAction(key, entry)] : [];
+      acts.push(...ctx.restoreActions(key, kept[0], kept[1], acts.slice()));
+      ctx.object('Package', m.metadata.name, 'update', {
+        source: m.source,
+        fields,
+        reasons: [`back to a version packsync created before: reusing live package ${kept[1].id} (kept as superseded); nothing is created`],
+        actions: acts,
+      }, key);
+      ctx.packageRefs.set(m.metadata.name, { ref: { id: kept[1].id }, readyAfter: null, blockedBy: null, isNew: false });
+      return;
     }
+    change = 'replace';
     reasons.push('spec or content changed: the API cannot update a package, so a new live package is created');
+    if (live) {
+      first.push(ctx.supersedeAction(key, entry));
+      reasons.push(`the previous package ${live.id} stays live and in the state as superseded (a revert reuses it)`);
+    }
   } else if (entry && !live && ctx.live.read.packages) {
     reasons.push(`live package ${entry.id} not found (removed outside packsync); creating it again`);
   } else if (!entry) {
@@ -97,12 +138,12 @@ export function planPackage(ctx: PlanContext, m: PackageManifest): void {
     }
   }
   const knownIds = matches.map((p) => p.id);
-  const actions: string[] = [];
+  const actions: string[] = [...first];
   let last: string;
   if (target.kind === 'catalog') {
     last = ctx.action(key, {
       op: 'import-package',
-      dependsOn: [],
+      dependsOn: first.slice(),
       description: `import ${target.appName} ${target.version}`,
       appId: target.appId,
       query: target.query,
@@ -114,7 +155,7 @@ export function planPackage(ctx: PlanContext, m: PackageManifest): void {
   } else {
     last = ctx.action(key, {
       op: 'create-package',
-      dependsOn: [],
+      dependsOn: first.slice(),
       description: `create ${target.body.name} ${target.body.version ?? ''}`.trim(),
       body: target.body,
       record: { ...record, ...(m.content ? { contentDigest: m.content.digest } : {}) },
@@ -284,4 +325,18 @@ function naturalKeyOf(t: CatalogTarget | CustomTarget): string {
 
 function newest(list: V1PackageViewModel[]): V1PackageViewModel | undefined {
   return [...list].sort((a, b) => (a.created < b.created ? 1 : a.created > b.created ? -1 : 0))[0];
+}
+
+/** A superseded package can be reused while it exists live and did not fail processing. */
+function usable(p: V1PackageViewModel | undefined): boolean {
+  return p !== undefined && p.state !== 'Error';
+}
+
+/** What changed, in manifest words where the spec stores API values. */
+function packageFields(entry: InventoryEntry, target: CatalogTarget | CustomTarget, m: PackageManifest): ObjectPlan['fields'] {
+  const fields = diffFields(entry.spec, target.spec);
+  if (entry.contentDigest !== undefined && entry.contentDigest !== m.content?.digest) {
+    fields.push({ field: 'content', from: entry.contentDigest, to: m.content?.digest ?? null });
+  }
+  return fields;
 }

@@ -1,7 +1,8 @@
 /**
- * Owned objects that left git. Prune is opt-in: without --prune they are reported as orphans.
- * Only inventory-owned objects are ever deleted, deployments before their flows; objects the API
- * cannot delete (packages, tenant uploads) are forgotten instead.
+ * Owned objects that left git, and superseded ones (design §4). Prune is opt-in: without --prune
+ * they are listed. Only inventory-owned objects under the applied path are ever deleted (applying
+ * one file prunes at most what came from that file), deployments before their flows; objects the
+ * API cannot delete (packages, tenant uploads) are forgotten instead.
  */
 import type { InventoryEntry } from '../apply/inventory-types.js';
 import type { PlanContext } from './context.js';
@@ -10,14 +11,14 @@ export const PRUNE_ANNOTATION = 'packsync.dev/prune';
 
 export function planPrune(ctx: PlanContext, isDesired: (key: string) => boolean): void {
   const gone = Object.entries(ctx.inventory.objects)
-    .filter(([key]) => !isDesired(key))
+    .filter(([key, e]) => !isDesired(key) && !ctx.moves.has(key) && ctx.inScope(e) && !staleCopy(ctx, key, e))
     .sort(([a], [b]) => (a < b ? -1 : 1));
   if (gone.length === 0) return;
   const deploymentDeletes = new Map<string, string[]>();
   const deletesLater: [string, InventoryEntry][] = [];
   for (const [key, e] of gone) {
     if (!ctx.options.prune) {
-      ctx.object(e.kind, e.name, 'orphan', { reasons: ['owned by packsync but no longer in git (apply with --prune to delete)'] });
+      ctx.object(e.kind, e.name, 'orphan', { reasons: [orphanReason(ctx, e)] });
       continue;
     }
     if (e.annotations?.[PRUNE_ANNOTATION] === 'disabled') {
@@ -58,4 +59,18 @@ export function planPrune(ctx: PlanContext, isDesired: (key: string) => boolean)
     });
     ctx.object(e.kind, e.name, 'delete', { actions: [id] });
   }
+}
+
+/** A superseded copy of an id its main key still owns (a crash between keeping it and the create). */
+function staleCopy(ctx: PlanContext, key: string, e: InventoryEntry): boolean {
+  return e.superseded !== undefined && ctx.ownerOf(e.id) !== undefined && ctx.ownerOf(e.id) !== key;
+}
+
+function orphanReason(ctx: PlanContext, e: InventoryEntry): string {
+  const deletable = e.kind === 'Deployment' || e.kind === 'Flow';
+  const prune = deletable ? 'apply with --prune to delete it' : 'the API cannot delete it; --prune forgets it';
+  const liveDep = e.kind === 'Deployment' ? ctx.deploymentsById.get(e.id) : undefined;
+  const where = liveDep ? ` (live: ${liveDep.status}, wave ${liveDep.currentWave}/${liveDep.waveCount})` : '';
+  if (e.superseded) return `superseded by a newer version${where}; kept while it exists live so a revert reuses it; ${prune}`;
+  return `owned by packsync but no longer in git${where}; ${prune}`;
 }

@@ -13,7 +13,7 @@ import { planPackage } from './plan-packages.js';
 import { planPrune } from './plan-prune.js';
 import { planTenantUpload } from './plan-uploads.js';
 import { PLAN_VERSION } from './types.js';
-import type { Change, ObjectPlan, Plan, PlanOptions, PlanSummary } from './types.js';
+import type { Change, ObjectPlan, Plan, PlanOptions, PlanScope, PlanSummary } from './types.js';
 
 export interface PlanInput {
   desired: DesiredModel;
@@ -22,21 +22,39 @@ export interface PlanInput {
   options: PlanOptions;
   now: Date;
   revision: string | null;
+  /** Where the applied manifests sit (prune scope, recorded files); absent: everything is in scope. */
+  scope?: PlanScope;
 }
 
 export function plan(input: PlanInput): Plan {
-  const { desired, live, inventory, options, now, revision } = input;
-  const ctx = new PlanContext(live, inventory, options, now);
+  const { desired, live, inventory, options, now, revision, scope } = input;
+  const isDesired = desiredPredicate(desired);
+  const ctx = new PlanContext(live, inventory, options, now, isDesired, scope);
+  const fileOf = (m: { source: { file: string } }): string | undefined =>
+    scope ? (scope.single ? scope.path : joinKey(scope.rootKey, m.source.file)) : undefined;
   const errors: string[] = [];
   const desiredCount = desired.packages.length + desired.flows.length + desired.deployments.length + desired.tenantUploads.length;
   if (options.prune && desiredCount === 0 && !options.pruneAll && Object.keys(inventory.objects).length > 0) {
     errors.push('refusing to prune: the desired set is empty, which would delete everything packsync owns (use --prune-all if that is really intended)');
   } else {
-    for (const m of desired.packages) planPackage(ctx, m);
-    for (const m of desired.flows) planFlow(ctx, m);
-    for (const m of desired.deployments) planDeployment(ctx, m);
-    for (const m of desired.tenantUploads) planTenantUpload(ctx, m);
-    planPrune(ctx, desiredPredicate(desired));
+    for (const m of desired.packages) {
+      ctx.setFile(fileOf(m));
+      planPackage(ctx, m);
+    }
+    for (const m of desired.flows) {
+      ctx.setFile(fileOf(m));
+      planFlow(ctx, m);
+    }
+    for (const m of desired.deployments) {
+      ctx.setFile(fileOf(m));
+      planDeployment(ctx, m);
+    }
+    for (const m of desired.tenantUploads) {
+      ctx.setFile(fileOf(m));
+      planTenantUpload(ctx, m);
+    }
+    ctx.setFile(undefined);
+    planPrune(ctx, isDesired);
   }
   const conflicts = ctx.objects.filter((o) => o.change === 'conflict').length;
   if (conflicts > 0) errors.push(conflictSummary(conflicts, Object.keys(inventory.objects).length === 0));
@@ -52,6 +70,13 @@ export function plan(input: PlanInput): Plan {
     errors,
     digests: { live: hashValue(live), inventory: hashValue(inventory) },
   };
+}
+
+/** A manifest's file key: the desired root's key joined with its root-relative path, with `/`. */
+function joinKey(rootKey: string, rel: string): string {
+  const r = rel.replaceAll('\\', '/');
+  if (rootKey === '' || rootKey === '.') return r;
+  return rootKey.endsWith('/') ? `${rootKey}${r}` : `${rootKey}/${r}`;
 }
 
 /**
@@ -103,6 +128,7 @@ const BUCKET: Record<Change, keyof PlanSummary> = {
   adopt: 'change',
   forget: 'change',
   delete: 'delete',
+  move: 'change',
   none: 'unchanged',
   orphan: 'unchanged',
   waiting: 'waiting',
@@ -115,7 +141,11 @@ const BUCKET: Record<Change, keyof PlanSummary> = {
 
 export function summarize(objects: readonly ObjectPlan[]): PlanSummary {
   const s: PlanSummary = { create: 0, change: 0, delete: 0, unchanged: 0, waiting: 0, blocked: 0 };
-  for (const o of objects) s[BUCKET[o.change]]++;
+  for (const o of objects) {
+    s[BUCKET[o.change]]++;
+    // Deployments a flow replacement destroys are deletes, whatever else the plan says (design §4).
+    if (o.destroys) s.delete += o.destroys.length;
+  }
   return s;
 }
 

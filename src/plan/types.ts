@@ -15,6 +15,7 @@ export type Change =
   | 'update'
   | 'replace'
   | 'delete'
+  | 'move'
   | 'adopt'
   | 'forget'
   | 'none'
@@ -45,6 +46,10 @@ export interface ObjectPlan {
   error?: { code: string; message: string };
   /** Manifest position, when the object comes from a manifest. */
   source?: { file: string; line: number; column: number };
+  /** A rename detected this pass: the state key this object was known under (design §4). */
+  movedFrom?: string;
+  /** Live deployments a replacement destroys (deleted with the old flow), for the plan and its counts. */
+  destroys?: { key: string; id: string; status: string; wave: string }[];
   /** Set when live state was changed outside packsync: healed this pass, only reported, or held by the agent's heal backoff. */
   drift?: DriftHandling;
 }
@@ -68,6 +73,8 @@ export interface RecordSpec {
   specHash: string;
   spec: unknown;
   annotations?: Record<string, string>;
+  /** The manifest file the object was applied from (prune scope, design §4); set by the context. */
+  file?: string;
 }
 
 export type PlanAction =
@@ -165,6 +172,22 @@ export interface PlanOptions {
   driftHold?: string[];
 }
 
+/**
+ * Where the applied manifests sit, so each owned object remembers the file it was applied from and
+ * prune stays inside the applied path (design §4). Inside a git work tree files are relative to its
+ * root (stable across checkouts); elsewhere they are absolute.
+ */
+export interface PlanScope {
+  /** The desired set's root in file-key space (`''` for a git root, else a relative or absolute dir). */
+  rootKey: string;
+  /** The applied path in file-key space: everything at or under it is in prune scope. */
+  path: string;
+  /** The applied path is one file: its manifests all have this file key. */
+  single: boolean;
+  /** The applied path is the whole tree (a git root, or a plain directory): state entries from before files were recorded are in scope. */
+  whole: boolean;
+}
+
 export const DEFAULT_PLAN_OPTIONS: PlanOptions = {
   prune: false,
   pruneAll: false,
@@ -179,6 +202,7 @@ export const WRITING_CHANGES: ReadonlySet<Change> = new Set<Change>([
   'update',
   'replace',
   'delete',
+  'move',
   'adopt',
   'forget',
 ]);

@@ -78,7 +78,14 @@ describe('planner', () => {
     const o = p.objects.find((x) => x.key === 'Package/zip')!;
     expect(o.change).toBe('replace');
     expect(o.fields.map((f) => f.field)).toContain('catalog.version');
-    expect(ops(p)).toEqual(['Package/zip:import-package', 'Package/zip:wait-package', 'Deployment/zip:add-deployment']);
+    // The previous package and deployment stay in the state as superseded (design §4), before the creates.
+    expect(ops(p)).toEqual([
+      'Package/zip#aaaaaaaa-0000-4000-8000-000000000001:record',
+      'Package/zip:import-package',
+      'Package/zip:wait-package',
+      'Deployment/zip#cccccccc-0000-4000-8000-000000000001:record',
+      'Deployment/zip:add-deployment',
+    ]);
   });
 
   it('shows a changed flow as requiring replacement, and replaces it only with allowReplace', () => {
@@ -90,10 +97,22 @@ describe('planner', () => {
     const blocked = run(d, liveWith(), converged());
     const o = blocked.objects.find((x) => x.key === 'Flow/zip')!;
     expect(o.change).toBe('requires-replacement');
-    expect(o.fields).toEqual([{ field: 'flags', from: 0, to: 16384 }]);
+    // Manifest words, not the API's bitmask.
+    expect(o.fields).toEqual([{ field: 'flags', from: [], to: ['radarTracking'] }]);
     expect(blocked.actions).toEqual([]);
     const replaced = run(d, liveWith(), converged(), { allowReplace: true });
-    expect(ops(replaced)).toEqual(['Flow/zip:delete-flow', 'Flow/zip:create-flow', 'Deployment/zip:add-deployment']);
+    // Create first, add the deployment to the new flow, delete the old flow last.
+    expect(ops(replaced)).toEqual([
+      'Flow/zip#bbbbbbbb-0000-4000-8000-000000000001:record',
+      'Flow/zip:create-flow',
+      'Flow/zip#bbbbbbbb-0000-4000-8000-000000000001:delete-flow',
+      'Deployment/zip:add-deployment',
+    ]);
+    const del = replaced.actions.find((a) => a.op === 'delete-flow')!;
+    const add = replaced.actions.find((a) => a.op === 'add-deployment')!;
+    const create = replaced.actions.find((a) => a.op === 'create-flow')!;
+    expect(del.dependsOn).toEqual([create.id, add.id]);
+    expect(replaced.summary.delete).toBe(1);
   });
 
   it('heals a deployment stopped outside git, or only reports it under drift=report', () => {
