@@ -262,6 +262,22 @@ describe('export', () => {
     expect((await s.journal(true)).length).toBe(before);
   });
 
+  it('writes one manifest for live objects that share an identity: the one --adopt takes', async () => {
+    const { sim: s, api: a, env } = await start();
+    const sevenZip = (await a.searchApps({ disablePaging: true })).items.find((x) => x.name === '7-Zip');
+    if (!sevenZip) throw new Error('no 7-Zip in the catalog');
+    const older = await a.importApp(sevenZip.id, { version: '24.08', scope: 1 });
+    await s.advance(60);
+    const newer = await a.importApp(sevenZip.id, { version: '24.08', scope: 1 });
+    await s.advance(600);
+    const out = await tempDir('packsync-export-');
+    const r = await cli(['export', '--out', out], env);
+    expect(r.code).toBe(0);
+    expect(r.stdout).toMatch(/Exported 1 packages, 0 flows/);
+    expect(r.stdout).toContain(`skipped 1 Package: a newer live package has the same name and version (or app, version and scope), and --adopt takes the newest: 7-Zip 24.08 (${older})`);
+    expect((await docs(join(out, 'packages.yaml'))).map((d) => d.metadata)).toEqual([{ name: '7-zip-24.08', annotations: { 'packsync.dev/exported-from': newer } }]);
+  });
+
   it('refuses a non-empty --out without --force and writes nothing; --force keeps existing files', async () => {
     const { sim: s, api: a, env } = await start();
     await seed(s, a);
