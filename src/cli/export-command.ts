@@ -36,6 +36,12 @@ export function registerExportCommand(program: Command, io: CliIo): void {
       for (const [name, text] of Object.entries(out.files)) written.push(await writeNewFile(dir, name, text));
       for (const c of out.contentDirs) await mkdir(join(dir, c), { recursive: true });
       for (const line of summary(out, dir, rt.stateDir, snap.reads)) io.stdout(line);
+      const intents = Object.keys(inventory.intents).length;
+      if (intents > 0) {
+        // An intent is a create whose result an interrupted apply never recorded: the object it made
+        // is packsync's, but only the next plan finds it, so this export may have written it again.
+        io.stderr(`Warning: the state has ${intents} unresolved create(s) from an interrupted apply (${Object.keys(inventory.intents).join(', ')}); run packsync plan or apply on the managed repository first, or the objects they created appear in this export as unowned.`);
+      }
       if (written.length > 0) io.stdout(`Wrote ${written.join(', ')}.`);
       if (out.contentDirs.length > 0) {
         io.stdout(`${out.contentDirs.length} custom package(s) need their files: put them in ${out.contentDirs.map((c) => join(opts.out, c)).join(', ')} (the service cannot return the original content).`);

@@ -48,7 +48,9 @@ export function customSpec(d: V1PackageDetailsViewModel, templateRef: (id: strin
   if (d.uninstallCommand) spec.uninstallCommand = d.uninstallCommand;
   if (d.userScope && !d.machineScope) spec.userContext = true;
   if (d.scriptTemplateId) spec.scriptTemplate = templateRef(d.scriptTemplateId);
-  if (d.detectionRules.length > 0) spec.detectionRules = d.detectionRules.map(detectionRule);
+  // A service that leaves the list out altogether is read as "no rules", not as an error.
+  const rules = (d.detectionRules as MemDetectionRule[] | null | undefined) ?? [];
+  if (rules.length > 0) spec.detectionRules = rules.map(detectionRule);
   if ((spec.sourceType === 'exe' || spec.sourceType === 'zip') && !spec.installCommand) {
     throw new NotExportable(`a ${spec.sourceType} package needs installCommand and the service returned none`);
   }

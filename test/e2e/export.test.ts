@@ -278,6 +278,16 @@ describe('export', () => {
     expect((await docs(join(out, 'packages.yaml'))).map((d) => d.metadata)).toEqual([{ name: '7-zip-24.08', annotations: { 'packsync.dev/exported-from': newer } }]);
   });
 
+  it('warns when the state holds a create an interrupted apply never recorded', async () => {
+    const { env } = await start();
+    const stateDir = await tempDir('packsync-state-');
+    const intent = { key: 'Package/seven-zip-24-08', op: 'import-package', at: '2026-01-01T00:00:00Z', knownIds: [], match: { appId: 'x', version: '24.08', scope: '1' } };
+    await writeFile(join(stateDir, 'inventory.json'), JSON.stringify({ version: 1, objects: {}, intents: { [intent.key]: intent } }));
+    const r = await cli(['export', '--out', join(await tempDir('packsync-export-'), 'out'), '--state-dir', stateDir], env);
+    expect(r.code).toBe(0);
+    expect(r.stderr).toMatch(/Warning: the state has 1 unresolved create\(s\) from an interrupted apply \(Package\/seven-zip-24-08\)/);
+  });
+
   it('refuses a non-empty --out without --force and writes nothing; --force keeps existing files', async () => {
     const { sim: s, api: a, env } = await start();
     await seed(s, a);
