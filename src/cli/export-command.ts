@@ -1,38 +1,74 @@
 import type { Command } from 'commander';
-import { mkdir, writeFile } from 'node:fs/promises';
+import { mkdir } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
-import { emptyInventory } from '../apply/inventory-types.js';
+import { loadInventory } from '../apply/inventory-store.js';
 import { exportManifests } from '../export/export-manifests.js';
+import type { ExportedFiles } from '../export/export-manifests.js';
+import { checkTargetDir, writeNewFile } from '../export/target-dir.js';
 import { readLiveState } from '../live/snapshot.js';
 import { addCommonOptions, buildRuntime } from './common.js';
 import type { CommonOptions } from './common.js';
 import type { CliIo } from './io.js';
 
+/** At most this many skipped objects are named per reason; the count is always given. */
+const SKIPPED_SHOWN = 5;
+
 export function registerExportCommand(program: Command, io: CliIo): void {
   const cmd = program
     .command('export')
-    .description('write manifests for what exists live (flows, their deployments and packages) to bring an account under git')
-    .option('--out <dir>', 'directory to write', 'exported');
+    .description('write manifests for what exists live (packages, flows, deployments, tenant uploads) that packsync does not own yet, to bring an account under git')
+    .option('--out <dir>', 'directory to write (must be empty unless --force)', 'exported')
+    .option('--force', 'write into a non-empty directory (existing files are kept: a taken name gets a -2, -3… suffix)', false);
   addCommonOptions(cmd);
-  cmd.action(async (opts: CommonOptions & { out: string }) => {
+  cmd.action(async (opts: CommonOptions & { out: string; force: boolean }) => {
+    const dir = resolve(io.cwd, opts.out);
+    // Checked before anything is read, so a refusal costs nothing and writes nothing.
+    await checkTargetDir(dir, opts.force);
     const rt = await buildRuntime(opts, io);
     try {
+      const inventory = await loadInventory(rt.stateDir);
       const empty = { root: io.cwd, packages: [], flows: [], deployments: [], tenantUploads: [] };
-      // Catalog apps and templates are read so manifests can name them instead of quoting ids.
-      const probe = { ...empty, flows: [{ apiVersion: 'packsync.dev/v1' as const, kind: 'Flow' as const, metadata: { name: 'x' }, spec: { app: 'x', scriptTemplate: 'x' }, source: { file: '', line: 1, column: 1 } }] };
-      const snap = await readLiveState(rt.api, probe, emptyInventory(), { allFlowDetails: true });
-      const out = exportManifests(snap.live);
-      const dir = resolve(io.cwd, opts.out);
-      await mkdir(dir, { recursive: true });
-      for (const [name, text] of Object.entries(out.files)) await writeFile(join(dir, name), text);
-      io.stdout(`Exported ${out.counts.flows} flows, ${out.counts.deployments} deployments and ${out.counts.packages} packages to ${dir} (${snap.reads} API reads).`);
+      const snap = await readLiveState(rt.api, empty, inventory, { allFlowDetails: true, catalogNames: true, allTenantUploads: true, packageDetails: true });
+      const out = exportManifests({ live: snap.live, details: snap.packageDetails ?? new Map(), inventory });
+      // Nothing to export creates nothing: not even the directory.
+      if (Object.keys(out.files).length > 0) await mkdir(dir, { recursive: true });
+      const written: string[] = [];
+      for (const [name, text] of Object.entries(out.files)) written.push(await writeNewFile(dir, name, text));
       for (const c of out.contentDirs) await mkdir(join(dir, c), { recursive: true });
+      for (const line of summary(out, dir, rt.stateDir, snap.reads)) io.stdout(line);
+      const intents = Object.keys(inventory.intents).length;
+      if (intents > 0) {
+        // An intent is a create whose result an interrupted apply never recorded: the object it made
+        // is packsync's, but only the next plan finds it, so this export may have written it again.
+        io.stderr(`Warning: the state has ${intents} unresolved create(s) from an interrupted apply (${Object.keys(inventory.intents).join(', ')}); run packsync plan or apply on the managed repository first, or the objects they created appear in this export as unowned.`);
+      }
+      if (written.length > 0) io.stdout(`Wrote ${written.join(', ')}.`);
       if (out.contentDirs.length > 0) {
         io.stdout(`${out.contentDirs.length} custom package(s) need their files: put them in ${out.contentDirs.map((c) => join(opts.out, c)).join(', ')} (the service cannot return the original content).`);
       }
-      io.stdout(`Next: packsync validate ${opts.out} && packsync plan ${opts.out} --adopt`);
+      if (Object.keys(out.files).length > 0) io.stdout(`Next: packsync validate ${opts.out} && packsync apply ${opts.out} --adopt`);
     } finally {
       await rt.close();
     }
   });
+}
+
+function summary(out: ExportedFiles, dir: string, stateDir: string, reads: number): string[] {
+  const c = out.counts;
+  const lines = [
+    `Exported ${c.packages} packages, ${c.flows} flows, ${c.deployments} deployments and ${c.tenantUploads} tenant uploads to ${dir} ` +
+      `(${reads} API reads); ${out.owned} already owned by packsync (state ${stateDir}) and ${out.skipped.length} others skipped.`,
+  ];
+  const byReason = new Map<string, string[]>();
+  for (const s of out.skipped) {
+    const key = `${s.kind}: ${s.reason}`;
+    const list = byReason.get(key);
+    if (list) list.push(`${s.label} (${s.id})`);
+    else byReason.set(key, [`${s.label} (${s.id})`]);
+  }
+  for (const [reason, objs] of byReason) {
+    const more = objs.length > SKIPPED_SHOWN ? `, and ${objs.length - SKIPPED_SHOWN} more` : '';
+    lines.push(`  skipped ${objs.length} ${reason}: ${objs.slice(0, SKIPPED_SHOWN).join(', ')}${more}`);
+  }
+  return lines;
 }

@@ -4,7 +4,7 @@
  * concurrency. The number of calls is returned; it is part of every plan's output.
  */
 import type { Page, PacksyncApi } from '../api/operations.js';
-import type { PagingQuery as PagingQueryLike } from '../api/wire-types.js';
+import type { PagingQuery as PagingQueryLike, V1PackageDetailsViewModel } from '../api/wire-types.js';
 import type { Inventory } from '../apply/inventory-types.js';
 import type { DesiredModel } from '../manifests/model.js';
 import { NameIndex } from '../plan/resolve.js';
@@ -16,11 +16,19 @@ export interface SnapshotOptions {
   signal?: AbortSignal;
   /** Read every live flow's details (export needs them all). */
   allFlowDetails?: boolean;
+  /** Read catalog apps and script templates even when no manifest names one (export names them). */
+  catalogNames?: boolean;
+  /** Read the upload tasks of every tenant, not only of tenants a TenantUpload names (export). */
+  allTenantUploads?: boolean;
+  /** Read `GET /v1/package/{id}` for every live package: only details carry commands and rules (export). */
+  packageDetails?: boolean;
 }
 
 export interface Snapshot {
   live: LiveState;
   reads: number;
+  /** Present when `packageDetails` was asked for; by package id. */
+  packageDetails?: Map<string, V1PackageDetailsViewModel>;
 }
 
 export async function readLiveState(
@@ -48,11 +56,12 @@ export async function readLiveState(
     }
   };
 
-  const needApps = desired.packages.some((p) => p.spec.catalog) || desired.flows.some((f) => f.spec.app);
+  const needApps = opts.catalogNames === true || desired.packages.some((p) => p.spec.catalog) || desired.flows.some((f) => f.spec.app);
   const needTemplates =
+    opts.catalogNames === true ||
     desired.packages.some((p) => p.spec.catalog?.scriptTemplate ?? p.spec.custom?.scriptTemplate) ||
     desired.flows.some((f) => f.spec.scriptTemplate);
-  const needTenants = desired.tenantUploads.length > 0 || opts.allFlowDetails === true;
+  const needTenants = desired.tenantUploads.length > 0 || opts.allFlowDetails === true || opts.allTenantUploads === true;
 
   const [apps, templates, tenants, packages, flows] = await Promise.all([
     needApps ? all((q) => api.searchApps(q, signal)) : Promise.resolve([]),
@@ -94,7 +103,7 @@ export async function readLiveState(
 
   const uploads: LiveState['uploads'] = {};
   const tenantIndex = new NameIndex('tenant', tenants, (t) => [t.defaultDomain, t.displayName], (t) => t.id);
-  const uploadTenants = new Set<string>();
+  const uploadTenants = new Set<string>(opts.allTenantUploads ? tenants.map((t) => t.id) : []);
   for (const u of desired.tenantUploads) {
     try {
       uploadTenants.add(tenantIndex.resolve(u.spec.tenant).id);
@@ -106,7 +115,12 @@ export async function readLiveState(
     uploads[id] = await all((q) => api.listTenantUploads(id, q, signal));
   });
 
+  const packageDetails = opts.packageDetails
+    ? new Map((await mapLimit(packages, concurrency, (p) => call(() => api.getPackage(p.id, signal)))).map((d) => [d.id, d]))
+    : undefined;
+
   return {
+    ...(packageDetails ? { packageDetails } : {}),
     live: {
       apps,
       appVersions,
