@@ -241,6 +241,7 @@ function reconcileExisting(
   const heal = ctx.options.drift === 'heal' && !held;
   const policy = held ? 'heal held by backoff' : ctx.options.drift;
   let drifted = false;
+  let unhealable = false;
 
   if (state === 'running' && (live.status === 'NotStarted' || live.status === 'Stopped')) {
     if (live.status === 'Stopped' && entry.appliedState === 'running') {
@@ -261,7 +262,10 @@ function reconcileExisting(
       write('stop', 'stop');
     }
   } else if (state === 'pending' && live.status !== 'NotStarted') {
-    out.reasons.push(`is ${live.status}; a started deployment cannot return to pending (use state: stopped)`);
+    // Drift no call can heal: the API cannot un-start a deployment. Reported on every pass (never
+    // shown as a change, never forgotten) until git says running or stopped.
+    unhealable = true;
+    out.reasons.push(`is ${live.status} (wave ${live.currentWave}/${live.waveCount}) while git says pending: started outside git; a started deployment cannot return to pending, so set state: running or stopped`);
   }
 
   const willRun = state === 'running' && (live.status === 'Running' || out.actions.length > 0);
@@ -288,6 +292,11 @@ function reconcileExisting(
   }
 
   if (drifted) out.drift = held ? 'held' : heal ? 'healed' : 'reported';
+  if (unhealable && out.actions.length === 0) {
+    out.drift = 'reported';
+    out.change = 'drift';
+    return out;
+  }
   if (drifted && !heal) {
     // Report only: keep the recorded state so the drift stays visible on every pass.
     out.change = 'drift';

@@ -34,7 +34,7 @@ export function plan(input: PlanInput): Plan {
     scope ? (scope.single ? scope.path : joinKey(scope.rootKey, m.source.file)) : undefined;
   const errors: string[] = [];
   const desiredCount = desired.packages.length + desired.flows.length + desired.deployments.length + desired.tenantUploads.length;
-  if (options.prune && desiredCount === 0 && !options.pruneAll && Object.keys(inventory.objects).length > 0) {
+  if (options.prune && desiredCount === 0 && !options.pruneAll && Object.values(inventory.objects).some((e) => ctx.inScope(e))) {
     errors.push('refusing to prune: the desired set is empty, which would delete everything packsync owns (use --prune-all if that is really intended)');
   } else {
     for (const m of desired.packages) {
