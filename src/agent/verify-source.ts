@@ -70,7 +70,9 @@ export class VerifiedSource {
     }
     const head = await o.source.sync();
     const base = o.mode === 'range' && this.last && this.last.revision !== head.revision ? this.last.revision : null;
-    const key = `${o.mode}:${base ?? ''}..${head.revision}`;
+    // A tag can move to a new tag object on the same commit (re-signed): the tag object is part of the key.
+    const tagObject = o.mode === 'tag' ? (await runGit(o.keys, head.repoDir, ['rev-parse', '--verify', '--quiet', o.source.tagRef], o.env)).stdout.trim() : '';
+    const key = `${o.mode}:${tagObject}:${base ?? ''}..${head.revision}`;
     let j = this.verdicts.get(key);
     if (!j) {
       j = await this.judge(head.repoDir, head.revision, base);
