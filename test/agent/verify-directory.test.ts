@@ -24,8 +24,8 @@ let trusted: string;
 let stateDir: string;
 let current: string;
 
-async function once(): Promise<{ code: number | null; out: { revision: string | null; result: string } }> {
-  const r = await spawnCli(['run', '--source', current, '--verify-mode', 'head', '--trusted-keys', trusted, '--once', '--log-format', 'json'], { PACKSYNC_API_URL: sim.url, PACKSYNC_API_KEY: sim.key, PACKSYNC_STATE_DIR: stateDir, HOME: stateDir }).done;
+async function once(state = stateDir): Promise<{ code: number | null; out: { revision: string | null; result: string } }> {
+  const r = await spawnCli(['run', '--source', current, '--verify-mode', 'head', '--trusted-keys', trusted, '--once', '--log-format', 'json'], { PACKSYNC_API_URL: sim.url, PACKSYNC_API_KEY: sim.key, PACKSYNC_STATE_DIR: state, HOME: state }).done;
   const last = r.stdout.trim().split('\n').filter((l) => l.startsWith('{"revision"')).pop() ?? 'null';
   return { code: r.code, out: JSON.parse(last) as { revision: string | null; result: string } };
 }
@@ -47,6 +47,13 @@ beforeAll(async () => {
 });
 
 describe('run --source DIR (git work tree) --verify-mode head', () => {
+  it('applies nothing when the head is unsigned and no revision was ever verified', async () => {
+    const r = await once(await tempDir('packsync-verify-fresh-'));
+    expect(r.code).toBe(1);
+    expect(r.out.result).toBe('Failed');
+    expect(await sim.writes()).toEqual([]);
+  });
+
   it('applies the signed commit checked out in the work tree', async () => {
     const commit = await commitAs(repo.work, alice, signed, 'signed manifests');
     const r = await once();
