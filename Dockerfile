@@ -1,5 +1,6 @@
 # syntax=docker/dockerfile:1
-# packsync container image: Node 24 LTS, git for the git source, production dependencies only,
+# packsync container image: Node 24 LTS, git for the git source, gnupg and openssh-client (ssh-keygen)
+# for commit signature verification (run --verify-mode), production dependencies only,
 # non-root, writes only to /var/lib/packsync (works with a read-only root filesystem).
 
 FROM node:24-bookworm-slim AS build
@@ -14,7 +15,7 @@ RUN npx tsc -p tsconfig.build.json && npm prune --omit=dev --ignore-scripts
 
 FROM node:24-bookworm-slim AS runtime
 RUN apt-get update \
- && apt-get install -y --no-install-recommends git openssh-client ca-certificates tini \
+ && apt-get install -y --no-install-recommends git openssh-client gnupg ca-certificates tini \
  && rm -rf /var/lib/apt/lists/* \
  && useradd --system --uid 10001 --home-dir /var/lib/packsync --shell /usr/sbin/nologin packsync \
  && mkdir -p /var/lib/packsync && chown packsync /var/lib/packsync

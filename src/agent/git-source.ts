@@ -11,7 +11,7 @@ import type { SimpleGit } from 'simple-git';
 
 export class SourceError extends Error {
   constructor(
-    readonly code: 'SOURCE_INVALID' | 'SOURCE_FETCH_FAILED' | 'SOURCE_REF_NOT_FOUND' | 'SOURCE_PATH_INVALID',
+    readonly code: 'SOURCE_INVALID' | 'SOURCE_FETCH_FAILED' | 'SOURCE_REF_NOT_FOUND' | 'SOURCE_PATH_INVALID' | 'SOURCE_UNVERIFIED',
     message: string,
   ) {
     super(message);
@@ -26,6 +26,8 @@ export interface SourceRevision {
   revision: string | null;
   /** Human label, e.g. `main@1a2b3c4`. */
   label: string;
+  /** Who signed the revision, when signatures are verified (SSH principal, or OpenPGP uid and fingerprint). */
+  signer?: string | null;
 }
 
 export interface GitSourceOptions {
@@ -36,6 +38,8 @@ export interface GitSourceOptions {
   tokenFile?: string;
   sshKeyFile?: string;
   env: NodeJS.ProcessEnv;
+  /** Fetch whole history instead of `--depth 1` (signature verification in `range` mode walks it). */
+  fullHistory?: boolean;
 }
 
 const SHA_RE = /^[0-9a-f]{40}$/;
@@ -133,14 +137,15 @@ export class GitSource {
         });
         await git.raw(['checkout', '--force', '--detach', ref]);
       } else {
-        const branch = await git.fetch(['--depth', '1', '--no-tags', 'origin', `+refs/heads/${ref}:refs/packsync/target`]).then(
+        const depth = await this.depthArgs();
+        const branch = await git.fetch([...depth, '--no-tags', 'origin', `+refs/heads/${ref}:refs/packsync/target`]).then(
           () => null,
           (e: unknown) => (e instanceof Error ? e : new Error(String(e as string))),
         );
         if (branch !== null) {
           // Only "no such ref" means try a tag; auth, network or server errors are fetch failures.
           if (!isMissingRef(branch)) throw branch;
-          await git.fetch(['--depth', '1', '--no-tags', 'origin', `+refs/tags/${ref}:refs/packsync/target`]).catch((e: unknown) => {
+          await git.fetch([...depth, '--no-tags', 'origin', `+refs/tags/${ref}:refs/packsync/target`]).catch((e: unknown) => {
             if (isMissingRef(e)) throw new SourceError('SOURCE_REF_NOT_FOUND', `no branch or tag "${ref}" in ${this.displayUrl}`);
             throw e;
           });
@@ -155,6 +160,34 @@ export class GitSource {
     const revision = (await git.revparse(['HEAD'])).trim();
     const dir = await this.subdir();
     return { dir, revision, label: `${ref}@${revision.slice(0, 7)}` };
+  }
+
+  /** Shallow by default; whole history for range verification (unshallowing an earlier shallow copy). */
+  private async depthArgs(): Promise<string[]> {
+    if (!this.o.fullHistory) return ['--depth', '1'];
+    const shallow = await stat(join(this.o.workDir, '.git', 'shallow')).then(
+      () => true,
+      () => false,
+    );
+    return shallow ? ['--unshallow'] : [];
+  }
+
+  /** The working copy's directory (where git runs). */
+  get workDir(): string {
+    return this.o.workDir;
+  }
+
+  /**
+   * Checks out an earlier revision already in the working copy (the last verified one, when the
+   * newest is refused) and keeps a ref on it so git's garbage collection never drops it.
+   */
+  async checkout(revision: string): Promise<SourceRevision> {
+    if (!SHA_RE.test(revision)) throw new SourceError('SOURCE_INVALID', `not a commit id: ${revision.slice(0, 60)}`);
+    const git = await this.repo();
+    await git.raw(['checkout', '--force', '--detach', revision]);
+    await git.raw(['clean', '-ffdxq']);
+    await git.raw(['update-ref', 'refs/packsync/verified', revision]);
+    return { dir: await this.subdir(), revision, label: `${this.o.ref}@${revision.slice(0, 7)}` };
   }
 
   private async subdir(): Promise<string> {

@@ -43,6 +43,8 @@ export interface AgentOptions {
   /** Per-object heal backoff (design §4a): 2 s, 4 s, 8 s … capped at 5 min by default. */
   healBackoff?: { baseMs: number; maxMs: number };
   random?: () => number;
+  /** False while the source refuses the tracked revision (signature verification): not ready. */
+  sourceReady?: () => boolean;
 }
 
 export class Agent {
@@ -86,7 +88,7 @@ export class Agent {
 
   /** Ready: the last pass of the current revision succeeded and the loop is not stuck. */
   ready(nowMs = Date.now()): boolean {
-    if (this.lastResult !== 'Succeeded') return false;
+    if (this.lastResult !== 'Succeeded' || this.o.sourceReady?.() === false) return false;
     const every = this.o.expectedIntervalMs;
     return every === undefined || nowMs - this.lastCompletedAt <= 3 * every + this.o.passTimeoutMs;
   }
@@ -169,7 +171,7 @@ export class Agent {
       const src = await this.o.source.sync();
       revision = src.revision;
       status.startPass(revision, trigger);
-      const log = logger.child({ revision });
+      const log = logger.child({ revision, ...(src.signer ? { signer: src.signer } : {}) });
       log.info({ trigger }, 'reconcile pass started');
       const holdNow = Date.now();
       const driftHold = [...this.healed].filter(([, h]) => holdNow < h.until).map(([k]) => k);

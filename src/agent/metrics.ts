@@ -14,6 +14,7 @@ export interface AgentMetrics {
   drift: Counter<'kind'>;
   lastApplied: Gauge;
   ready: Gauge;
+  sourceVerification: Counter<'result'>;
 }
 
 export function createMetrics(withProcess = true): AgentMetrics {
@@ -42,5 +43,6 @@ export function createMetrics(withProcess = true): AgentMetrics {
     drift: new Counter({ name: 'packsync_drift_detected_total', help: 'Objects found changed outside packsync', labelNames: ['kind'], registers }),
     lastApplied: new Gauge({ name: 'packsync_last_applied_timestamp_seconds', help: 'Unix time of the last successful pass', registers }),
     ready: new Gauge({ name: 'packsync_ready', help: '1 when the last pass of the current revision succeeded', registers }),
+    sourceVerification: new Counter({ name: 'packsync_source_verification_total', help: 'Signature verifications of new source revisions by result (verified, failed)', labelNames: ['result'], registers }),
   };
 }

@@ -7,7 +7,7 @@
 import type { ObjectOutcome } from '../apply/executor.js';
 import type { Problem } from '../manifests/model.js';
 
-export type ConditionType = 'Ready' | 'Reconciling' | 'Stalled';
+export type ConditionType = 'Ready' | 'Reconciling' | 'Stalled' | 'SourceVerified';
 export type ConditionStatus = 'True' | 'False' | 'Unknown';
 
 export interface Condition {
@@ -52,6 +52,8 @@ export interface AgentStatus {
   source: Record<string, string>;
   lastAppliedRevision: string | null;
   lastAppliedAt: string | null;
+  /** Who signed the applied revision (only with `--verify-mode`). */
+  lastAppliedSigner: string | null;
   lastAttemptedRevision: string | null;
   lastPassAt: string | null;
   passes: number;
@@ -77,6 +79,7 @@ export class StatusTracker {
       source,
       lastAppliedRevision: null,
       lastAppliedAt: null,
+      lastAppliedSigner: null,
       lastAttemptedRevision: null,
       lastPassAt: null,
       passes: 0,
@@ -93,6 +96,10 @@ export class StatusTracker {
   }
 
   private readonly emitted = new Set<string>();
+  /** Signers of verified revisions, so the applied one can be named; bounded like the history. */
+  private readonly signers = new Map<string, string | null>();
+  /** The newest revision refused by signature verification, while it is the tracked head. */
+  private refused: { revision: string; message: string } | null = null;
 
   /** Records an event unless the same one was already emitted for this revision. Returns true when new. */
   event(e: Omit<AgentEvent, 'time'>): boolean {
@@ -109,17 +116,42 @@ export class StatusTracker {
     return this.status.conditions.find((c) => c.type === type)!;
   }
 
-  /** Sets a condition; the transition time moves only when the status really changes. */
+  /** Sets a condition (added on first use: SourceVerified exists only with verification); the transition time moves only when the status really changes. */
   set(type: ConditionType, status: ConditionStatus, reason: string, message: string): void {
-    const c = this.condition(type);
+    let c = this.status.conditions.find((x) => x.type === type);
+    if (!c) {
+      c = { type, status: 'Unknown', reason: '', message: '', lastTransitionTime: this.now().toISOString() };
+      this.status.conditions.push(c);
+    }
     if (c.status !== status) c.lastTransitionTime = this.now().toISOString();
     c.status = status;
     c.reason = reason;
     c.message = message;
   }
 
+  /** The tracked revision's signature verified: it may be applied. */
+  sourceVerified(revision: string, signer: string | null): void {
+    this.refused = null;
+    this.recordSigner(revision, signer);
+    this.set('SourceVerified', 'True', 'VerificationSucceeded', `revision ${revision} is signed by ${signer ?? 'a trusted key'}`);
+  }
+
+  /** Remembers who signed a verified revision (also the last verified one restored after a restart). */
+  recordSigner(revision: string, signer: string | null): void {
+    this.signers.delete(revision);
+    this.signers.set(revision, signer);
+    if (this.signers.size > HISTORY_LIMIT) this.signers.delete(this.signers.keys().next().value!);
+  }
+
+  /** The tracked revision was refused; an earlier verified one (if any) stays in force. */
+  sourceRefused(revision: string, message: string): void {
+    this.refused = { revision, message };
+    this.set('SourceVerified', 'False', 'VerificationFailed', message);
+  }
+
   startPass(revision: string | null, trigger: string): void {
-    this.status.lastAttemptedRevision = revision;
+    // While the head is refused, the pass reconciles the last verified revision; what was attempted is the head.
+    this.status.lastAttemptedRevision = this.refused?.revision ?? revision;
     this.set('Reconciling', 'True', 'Progressing', `reconciling ${revision ?? 'the source'} (trigger: ${trigger})`);
   }
 
@@ -136,6 +168,7 @@ export class StatusTracker {
       case 'Succeeded':
         s.lastAppliedRevision = rec.revision;
         s.lastAppliedAt = s.lastPassAt;
+        s.lastAppliedSigner = (rec.revision !== null ? this.signers.get(rec.revision) : null) ?? null;
         this.set('Ready', 'True', 'ReconciliationSucceeded', rec.message);
         this.set('Stalled', 'False', 'Healthy', '');
         break;
@@ -151,10 +184,12 @@ export class StatusTracker {
         this.set('Ready', 'False', 'ReconciliationAborted', rec.message);
         break;
     }
+    // Keeping the last verified revision converged is not being ready: the tracked head is not applied.
+    if (this.refused && rec.result !== 'Aborted') this.set('Ready', 'False', 'VerificationFailed', this.refused.message);
   }
 
   /** A source failure (fetch) before any plan: the last applied revision stays in force. */
-  sourceFailed(message: string, reason = 'SourceUnavailable'): void {
+  sourceFailed(message: string, reason = this.refused ? 'VerificationFailed' : 'SourceUnavailable'): void {
     this.set('Ready', 'False', reason, message);
     this.set('Reconciling', 'False', reason, message);
     this.set('Stalled', 'False', 'RetryScheduled', message);

@@ -36,6 +36,8 @@ interface RunFlags extends CommonOptions {
   concurrency: string;
   passTimeout: string;
   once?: boolean;
+  verifyMode?: 'head' | 'tag' | 'range';
+  trustedKeys?: string;
 }
 
 /** A git URL (scheme or scp-like) rather than a local directory. */
@@ -65,17 +67,24 @@ export function registerRunCommand(program: Command, io: CliIo): void {
       .addOption(new Option('--drift <policy>', 'what to do when someone changed live state').choices(['heal', 'report']).default('heal'))
       .option('--concurrency <n>', 'apply actions in parallel', '4')
       .option('--pass-timeout <duration>', 'longest a single pass may take', '30m')
+      .addOption(new Option('--verify-mode <mode>', 'apply only signed revisions: the commit (head), the tag of --ref (tag), or every new commit (range)').choices(['head', 'tag', 'range']))
+      .option('--trusted-keys <dir>', 'directory with an SSH allowed_signers file and/or OpenPGP *.asc public keys (with --verify-mode)')
       .option('--once', 'run one pass and exit (0 in sync, 1 failed or invalid)'),
   ).action(async (f: RunFlags) => {
     // The agent's modules (git, chokidar, node-cron, prom-client) load only when `run` runs.
-    const [{ GitSource }, { startSidecar, parseListen }, { Agent }, { createMetrics }, { StatusTracker }, { intervalTrigger, parseDuration, scheduleTrigger, watchTrigger }] = await Promise.all([
+    const [{ GitSource }, { startSidecar, parseListen }, { Agent }, { createMetrics }, { StatusTracker }, { intervalTrigger, parseDuration, scheduleTrigger, watchTrigger }, { loadTrustedKeys, VerifyConfigError }, { VerifiedSource, verifiableDirectory, verifiableGit }] = await Promise.all([
       import('../agent/git-source.js'),
       import('../agent/http-server.js'),
       import('../agent/loop.js'),
       import('../agent/metrics.js'),
       import('../agent/status.js'),
       import('../agent/triggers.js'),
+      import('../agent/verify-keys.js'),
+      import('../agent/verify-source.js'),
     ]);
+    // Half-configured verification must not quietly become "verify nothing".
+    if (f.verifyMode && !f.trustedKeys) throw new VerifyConfigError('--verify-mode needs --trusted-keys DIR (an allowed_signers file and/or *.asc public keys)');
+    if (f.trustedKeys && !f.verifyMode) throw new VerifyConfigError('--trusted-keys needs --verify-mode head|tag|range');
     const secrets: string[] = [];
     const webhookSecret = f.webhookSecretFile ? (await readFile(resolve(io.cwd, f.webhookSecretFile), 'utf8')).trim() : (io.env.PACKSYNC_WEBHOOK_SECRET ?? null);
     if (webhookSecret !== null) {
@@ -96,6 +105,14 @@ export function registerRunCommand(program: Command, io: CliIo): void {
       },
     });
     const logger = rt.logger;
+    const keys = f.verifyMode && f.trustedKeys ? await loadTrustedKeys({ dir: resolve(io.cwd, f.trustedKeys), gnupgHome: join(rt.stateDir, 'gnupg'), env: io.env }).catch(async (e: unknown) => {
+      await rt.close();
+      throw e;
+    }) : null;
+    const status = new StatusTracker({ source: isGitUrl(f.source) ? f.source : resolve(io.cwd, f.source), ref: isGitUrl(f.source) ? f.ref : '', path: f.path ?? '' });
+    const verifying = (s: ConstructorParameters<typeof VerifiedSource>[0]['source'], sourceName: string): InstanceType<typeof VerifiedSource> =>
+      new VerifiedSource({ mode: f.verifyMode!, keys: keys!, source: s, stateDir: rt.stateDir, sourceName, ref: f.ref, env: io.env, status, counter: metrics.sourceVerification, logger });
+    let verified: InstanceType<typeof VerifiedSource> | null = null;
     let source: PassSource;
     let watchDir: string | null = null;
     if (isGitUrl(f.source)) {
@@ -107,17 +124,28 @@ export function registerRunCommand(program: Command, io: CliIo): void {
         ...(f.gitTokenFile ? { tokenFile: resolve(io.cwd, f.gitTokenFile) } : {}),
         ...(f.gitSshKeyFile ? { sshKeyFile: resolve(io.cwd, f.gitSshKeyFile) } : {}),
         env: io.env,
+        ...(f.verifyMode === 'range' ? { fullHistory: true } : {}),
       });
       source = { sync: () => git.sync(), ref: f.ref };
+      if (keys) {
+        const v = (verified = verifying(verifiableGit(git), git.displayUrl));
+        source = { sync: () => v.sync(), ref: f.ref };
+      }
       if (f.watch) throw new UsageError('--watch needs a directory --source (for git sources use --interval, --schedule or the webhook)');
     } else {
       const dir = resolve(io.cwd, f.source, f.path ?? '.');
       const st = await stat(dir).catch(() => null);
       if (!st?.isDirectory()) throw new UsageError(`--source ${f.source} is neither a git URL nor a directory`);
       source = { sync: () => Promise.resolve({ dir, revision: null, label: dir }), ref: null };
+      if (keys) {
+        // A git work tree (git-sync): the verified commit is what is applied, not the files as they lie.
+        const sourceDir = resolve(io.cwd, f.source);
+        const v = (verified = verifying(verifiableDirectory({ sourceDir, ...(f.path ? { path: f.path } : {}), ref: f.ref, keys, exportDir: join(rt.stateDir, 'verified-tree'), env: io.env }), sourceDir));
+        source = { sync: () => v.sync(), ref: null };
+      }
       watchDir = dir;
     }
-    const status = new StatusTracker({ source: isGitUrl(f.source) ? f.source : resolve(io.cwd, f.source), ref: isGitUrl(f.source) ? f.ref : '', path: f.path ?? '' });
+    const verifiedNow = verified;
     const agent = new Agent({
       source,
       api: rt.api,
@@ -129,6 +157,7 @@ export function registerRunCommand(program: Command, io: CliIo): void {
       status,
       passTimeoutMs,
       ...(intervalMs !== undefined ? { expectedIntervalMs: intervalMs } : {}),
+      ...(verifiedNow ? { sourceReady: () => verifiedNow.headVerified } : {}),
     });
     if (f.once) {
       agent.trigger('once');
@@ -136,7 +165,7 @@ export function registerRunCommand(program: Command, io: CliIo): void {
       await rt.close();
       const r = status.status.history[0]?.result;
       io.stdout(JSON.stringify({ revision: status.status.lastAttemptedRevision, result: r, message: status.status.history[0]?.message }));
-      io.setExitCode(r === 'Succeeded' ? 0 : 1);
+      io.setExitCode(r === 'Succeeded' && (verifiedNow?.headVerified ?? true) ? 0 : 1);
       return;
     }
     const triggers: Trigger[] = [];
@@ -149,7 +178,7 @@ export function registerRunCommand(program: Command, io: CliIo): void {
       sidecar = await startSidecar({ ...listen, metrics, status, ready: () => agent.ready(), trigger: fire, webhookSecret, trackedRef: source.ref, logger });
       logger.info({ url: sidecar.url }, 'serving /healthz /readyz /status /metrics /webhook /reconcile');
     }
-    logger.info({ source: status.status.source.source, ref: source.ref }, 'agent started');
+    logger.info({ source: status.status.source.source, ref: source.ref, ...(f.verifyMode ? { verifyMode: f.verifyMode } : {}) }, 'agent started');
     agent.trigger('startup');
     await new Promise<void>((resolveStop) => {
       const stop = (signal: string): void => {

@@ -1,0 +1,85 @@
+/**
+ * `packsync run --source DIR --verify-mode head` on a git work tree kept up to date by someone else
+ * (the git-sync sidecar layout, `current` being a link to the checked-out tree): the signed commit
+ * is what gets applied — never uncommitted files lying in the tree — and an unsigned commit is not.
+ */
+import { symlink, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { createRepo } from '../support/git.js';
+import type { TestRepo } from '../support/git.js';
+import { deploymentsYaml, flowsYaml, packagesYaml } from '../support/manifests.js';
+import { tempDir } from '../support/repo.js';
+import { commitAs, sshKey, writeAllowedSigners } from '../support/signing.js';
+import type { Signer } from '../support/signing.js';
+import { startTestSimulator } from '../support/sim.js';
+import type { TestSim } from '../support/sim.js';
+import { spawnCli } from '../support/spawn-cli.js';
+
+const alice = { name: 'Alice', email: 'alice@example.com' };
+let sim: TestSim;
+let repo: TestRepo;
+let signed: Signer;
+let trusted: string;
+let stateDir: string;
+let current: string;
+
+async function once(state = stateDir): Promise<{ code: number | null; out: { revision: string | null; result: string } }> {
+  const r = await spawnCli(['run', '--source', current, '--verify-mode', 'head', '--trusted-keys', trusted, '--once', '--log-format', 'json'], { PACKSYNC_API_URL: sim.url, PACKSYNC_API_KEY: sim.key, PACKSYNC_STATE_DIR: state, HOME: state }).done;
+  const last = r.stdout.trim().split('\n').filter((l) => l.startsWith('{"revision"')).pop() ?? 'null';
+  return { code: r.code, out: JSON.parse(last) as { revision: string | null; result: string } };
+}
+
+beforeAll(async () => {
+  sim = await startTestSimulator();
+  trusted = await tempDir('packsync-trusted-');
+  const key = await sshKey(trusted, 'alice-key');
+  signed = { format: 'ssh', keyFile: key.keyFile };
+  await writeAllowedSigners(trusted, [{ principal: 'alice@example.com', key }]);
+  repo = await createRepo(async (dir) => {
+    await writeFile(join(dir, 'packages.yaml'), packagesYaml());
+    await writeFile(join(dir, 'flows.yaml'), flowsYaml());
+    await writeFile(join(dir, 'deployments.yaml'), deploymentsYaml());
+  });
+  stateDir = await tempDir('packsync-verify-dir-');
+  current = join(await tempDir('packsync-gitsync-'), 'current');
+  await symlink(repo.work, current);
+});
+
+describe('run --source DIR (git work tree) --verify-mode head', () => {
+  it('applies nothing when the head is unsigned and no revision was ever verified', async () => {
+    const r = await once(await tempDir('packsync-verify-fresh-'));
+    expect(r.code).toBe(1);
+    expect(r.out.result).toBe('Failed');
+    expect(await sim.writes()).toEqual([]);
+  });
+
+  it('applies the signed commit checked out in the work tree', async () => {
+    const commit = await commitAs(repo.work, alice, signed, 'signed manifests');
+    const r = await once();
+    expect(r.code).toBe(0);
+    expect(r.out).toMatchObject({ revision: commit, result: 'Succeeded' });
+    expect((await sim.writes()).length).toBeGreaterThan(0);
+  });
+
+  it('applies the committed tree, not uncommitted edits lying in the work tree', async () => {
+    const before = (await sim.writes()).length;
+    await writeFile(join(repo.work, 'deployments.yaml'), deploymentsYaml({ state: 'stopped' }));
+    const r = await once();
+    expect(r.code).toBe(0);
+    expect((await sim.writes()).length).toBe(before);
+  });
+
+  it('refuses an unsigned commit (exit 1, nothing written) and applies the next signed one', async () => {
+    const before = (await sim.writes()).length;
+    const unsigned = await commitAs(repo.work, alice, null, 'stop 7-Zip, unsigned');
+    const r = await once();
+    expect(r.code).toBe(1);
+    expect(r.out.revision).toBe(unsigned);
+    expect((await sim.writes()).length).toBe(before);
+    await commitAs(repo.work, alice, signed, 'signed again');
+    const ok = await once();
+    expect(ok.code).toBe(0);
+    expect((await sim.writes()).slice(before)).toEqual(['POST /v1/flow/deployment/{id}/stop']);
+  });
+});

@@ -1,0 +1,79 @@
+/**
+ * `packsync run --listen` as a real process for agent tests: its /status and /metrics over HTTP,
+ * a manual trigger, and "the next pass has finished" waits that poll state instead of sleeping.
+ */
+import { writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { parsePrometheus } from '../agent/prometheus.js';
+import { freePort } from './git.js';
+import { spawnCli } from './spawn-cli.js';
+import type { Spawned } from './spawn-cli.js';
+
+export interface AgentStatusView {
+  lastAppliedRevision: string | null;
+  lastAppliedSigner: string | null;
+  lastAttemptedRevision: string | null;
+  passes: number;
+  conditions: { type: string; status: string; reason: string; message: string }[];
+  history: { revision: string | null; trigger: string; result: string; message: string }[];
+  events: { reason: string; object?: string; revision: string | null; message: string }[];
+}
+
+export interface RunningAgent {
+  spawned: Spawned;
+  base: string;
+  status: () => Promise<AgentStatusView>;
+  condition: (s: AgentStatusView, type: string) => { type: string; status: string; reason: string; message: string } | undefined;
+  /** Triggers a pass and resolves with the status once that pass (or a later one) has finished. */
+  reconcile: () => Promise<AgentStatusView>;
+  /** Waits for a state of /status. */
+  until: (what: string, probe: (s: AgentStatusView) => boolean, timeoutMs?: number) => Promise<AgentStatusView>;
+  counter: (name: string, labels: Record<string, string>) => Promise<number>;
+  stop: () => Promise<number | null>;
+}
+
+const SECRET = 'verify-test-secret-0123456789abcdef';
+
+export async function startAgent(args: string[], env: Record<string, string>, secretDir: string): Promise<RunningAgent> {
+  const port = await freePort();
+  const base = `http://127.0.0.1:${port}`;
+  const secretFile = join(secretDir, `webhook-secret-${port}`);
+  await writeFile(secretFile, `${SECRET}\n`);
+  const spawned = spawnCli(['run', ...args, '--listen', `127.0.0.1:${port}`, '--webhook-secret-file', secretFile, '--log-format', 'json'], env);
+  const status = async (): Promise<AgentStatusView> => (await (await fetch(`${base}/status`)).json()) as AgentStatusView;
+  const until = async (what: string, probe: (s: AgentStatusView) => boolean, timeoutMs = 30_000): Promise<AgentStatusView> => {
+    const end = Date.now() + timeoutMs;
+    let last: AgentStatusView | null = null;
+    for (;;) {
+      if (spawned.child.exitCode !== null) throw new Error(`agent exited (${spawned.child.exitCode}) while waiting for ${what}: ${(await spawned.done).stderr.slice(-2000)}`);
+      try {
+        last = await status();
+        if (probe(last)) return last;
+      } catch {
+        // not listening yet
+      }
+      if (Date.now() > end) throw new Error(`timed out waiting for ${what}; status: ${JSON.stringify(last)}`);
+      await new Promise((r) => setTimeout(r, 100));
+    }
+  };
+  const idle = (s: AgentStatusView): boolean => s.conditions.find((c) => c.type === 'Reconciling')?.status !== 'True';
+  const reconcile = async (): Promise<AgentStatusView> => {
+    const before = (await until('agent idle', idle)).passes;
+    const res = await fetch(`${base}/reconcile`, { method: 'POST', headers: { authorization: `Bearer ${SECRET}` } });
+    if (res.status !== 202) throw new Error(`POST /reconcile answered ${res.status}`);
+    return until('the triggered pass', (s) => s.passes > before && idle(s));
+  };
+  const counter = async (name: string, labels: Record<string, string>): Promise<number> => {
+    // Only this family is parsed: prom-client prints "Nan" for a not-yet-sampled process gauge,
+    // which the strict whole-document reader rejects and which is no concern of these tests.
+    const text = await (await fetch(`${base}/metrics`)).text();
+    const family = text.split('\n').filter((l) => l.startsWith(`# TYPE ${name} `) || l.startsWith(`${name}{`) || l.startsWith(`${name} `)).join('\n');
+    const m = parsePrometheus(family);
+    return m.get(name)?.find((x) => Object.entries(labels).every(([k, v]) => x.labels[k] === v))?.value ?? 0;
+  };
+  const stop = async (): Promise<number | null> => {
+    if (spawned.child.exitCode === null) spawned.child.kill('SIGTERM');
+    return (await spawned.done).code;
+  };
+  return { spawned, base, status, condition: (s, type) => s.conditions.find((c) => c.type === type), reconcile, until, counter, stop };
+}
