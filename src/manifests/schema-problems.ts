@@ -196,6 +196,10 @@ function problemFor(e: ErrorObject, ctx: SchemaContext, conditions: readonly Err
         const fix = nameFix(String(e.data));
         return make(ctx, segs, 'value', rule, `${path} ${JSON.stringify(e.data)} is not a valid name: use lowercase letters, digits, "-" and ".", starting and ending with a letter or digit${fix ? ` (e.g. "${fix}")` : ''}`);
       }
+      // The API has no call that lists patch groups: a name could never be checked before a flow is created.
+      if (pattern.includes('{8}-') && segs[segs.length - 1] === 'patchGroup') {
+        return make(ctx, segs, 'value', rule, `${path} must be a patch group id (a UUID): the API cannot look patch groups up by name (got ${describe(e.data)})`);
+      }
       if (pattern.includes('{8}-')) return make(ctx, segs, 'value', rule, `${path} must be a UUID (got ${describe(e.data)})`);
       return make(ctx, segs, 'value', rule, `${path} must match ${pattern} (got ${describe(e.data)})`);
     }
