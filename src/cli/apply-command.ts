@@ -13,7 +13,7 @@ import { formatPlanText } from '../plan/format.js';
 import type { Plan } from '../plan/types.js';
 import { planVerdict } from '../plan/verdict.js';
 import { approve } from './approval.js';
-import { addCommonOptions, buildRuntime, positiveInt } from './common.js';
+import { addCommonOptions, buildRuntime, positiveInt, useColor } from './common.js';
 import type { CommonOptions } from './common.js';
 import type { CliIo } from './io.js';
 import { addPlanFlags, planOptionsFrom } from './plan-options.js';
@@ -68,7 +68,7 @@ export function registerApplyCommand(program: Command, io: CliIo): void {
       let result: ApplyResult | undefined;
       if (saved) {
         plan = saved.plan;
-        if (text) io.stdout(formatPlanText(plan, { color: io.color === true }));
+        if (text) io.stdout(formatPlanText(plan, { color: useColor(opts, io) }));
         result = await applySavedPlan(saved, rt.api, rt.stateDir, applyOptions);
       } else {
         const planned = await planPass({ path: target, api: rt.api, stateDir: rt.stateDir, planOptions: planOptionsFrom(opts) });
@@ -78,7 +78,7 @@ export function registerApplyCommand(program: Command, io: CliIo): void {
           return;
         }
         plan = planned.plan;
-        if (text) io.stdout(formatPlanText(plan, { color: io.color === true }));
+        if (text) io.stdout(formatPlanText(plan, { color: useColor(opts, io) }));
         if (plan.errors.length > 0) {
           if (!text) io.stdout(JSON.stringify({ plan }, null, 2));
           io.setExitCode(1);
