@@ -51,7 +51,8 @@ function onTerminal(args: string[], e: Record<string, string>, answer?: string):
     screen += d.toString();
     if (answer !== undefined && !answered && screen.includes(PROMPT)) {
       answered = true;
-      child.stdin.write(`${answer}\r`);
+      // Control characters (Ctrl-C, Ctrl-D) are keys of their own; anything else is a line.
+      child.stdin.write(/^[\x00-\x1f]$/.test(answer) ? answer : `${answer}\r`);
     }
   };
   child.stdout.on('data', onData);
@@ -95,6 +96,17 @@ describe.skipIf(!HAS_SCRIPT)('apply on a terminal', () => {
   it('anything but "yes" ("y") is a refusal', async () => {
     const r = await onTerminal(['apply', await writeRepo()], env, 'y');
     expect(r.code).toBe(1);
+    expect(await writeCount()).toBe(0);
+  });
+
+  it('Ctrl-C at the prompt exits 130 and writes nothing; Ctrl-D (no answer) exits 1', async () => {
+    const repo = await writeRepo();
+    const interrupted = await onTerminal(['apply', repo], env, '\x03');
+    expect(interrupted.code).toBe(130);
+    expect(interrupted.screen).toMatch(/Interrupted at the approval prompt\. Nothing was changed\./);
+    const ended = await onTerminal(['apply', repo], env, '\x04');
+    expect(ended.code).toBe(1);
+    expect(ended.screen).toMatch(/Apply cancelled\. Nothing was changed\./);
     expect(await writeCount()).toBe(0);
   });
 
