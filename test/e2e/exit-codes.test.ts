@@ -7,7 +7,7 @@
  * are read from the simulator's journal, not from what the CLI says about itself.
  */
 import { spawn } from 'node:child_process';
-import { chmod, mkdir, readFile, writeFile } from 'node:fs/promises';
+import { chmod, cp, mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parse } from 'yaml';
@@ -287,7 +287,6 @@ describe('README CI snippet', () => {
     // `npx packsync ARGS` → the built CLI; anything else through npx would be a README bug.
     await writeFile(join(bin, 'npx'), `#!/bin/sh\n[ "$1" = packsync ] || { echo "unexpected npx $1" >&2; exit 99; }\nshift\nexec "${process.execPath}" "${CLI_BIN}" "$@"\n`);
     await chmod(join(bin, 'npx'), 0o755);
-    const { cp } = await import('node:fs/promises');
     await cp(await copyExamples(), join(dir, 'manifests'), { recursive: true });
     return { dir, path: `${bin}:${process.env.PATH ?? ''}` };
   }
