@@ -13,7 +13,7 @@ import { formatPlanText } from '../plan/format.js';
 import type { Plan } from '../plan/types.js';
 import { planVerdict } from '../plan/verdict.js';
 import { approve } from './approval.js';
-import { addCommonOptions, buildRuntime, positiveInt } from './common.js';
+import { addCommonOptions, buildRuntime, positiveInt, useColor } from './common.js';
 import type { CommonOptions } from './common.js';
 import type { CliIo } from './io.js';
 import { addPlanFlags, planOptionsFrom } from './plan-options.js';
@@ -47,14 +47,15 @@ export function registerApplyCommand(program: Command, io: CliIo): void {
     const waitTimeoutMs = positiveInt(opts.waitTimeout, '--wait-timeout', 1) * 1000;
     const rt = await buildRuntime(opts, io);
     const text = opts.output === 'text';
+    const hard = new AbortController();
     const inFlight = new Map<string, string>();
     const render = text ? createProgressRenderer(io.stdout, io.isTTY, (s) => process.stdout.write(s)) : undefined;
     const onEvent = (e: ApplyEvent): void => {
       if (e.type === 'action-start') inFlight.set(e.actionId, `${e.key}: ${e.description}`);
       else if (e.type === 'action-done' || e.type === 'action-failed') inFlight.delete(e.actionId);
-      render?.(e);
+      // After Ctrl-C the cancelled actions would render as failures; the interrupt line says it all.
+      if (!hard.signal.aborted) render?.(e);
     };
-    const hard = new AbortController();
     const applyOptions: ApplyOptions = { concurrency, wait: { timeoutMs: waitTimeoutMs }, onEvent, signal: hard.signal };
     // Ctrl-C: cancel what is in flight (intents make that crash-safe), say what it was, exit 130.
     const release = io.onInterrupt?.(() => {
@@ -68,7 +69,7 @@ export function registerApplyCommand(program: Command, io: CliIo): void {
       let result: ApplyResult | undefined;
       if (saved) {
         plan = saved.plan;
-        if (text) io.stdout(formatPlanText(plan, { color: io.color === true }));
+        if (text) io.stdout(formatPlanText(plan, { color: useColor(opts, io) }));
         result = await applySavedPlan(saved, rt.api, rt.stateDir, applyOptions);
       } else {
         const planned = await planPass({ path: target, api: rt.api, stateDir: rt.stateDir, planOptions: planOptionsFrom(opts) });
@@ -78,22 +79,23 @@ export function registerApplyCommand(program: Command, io: CliIo): void {
           return;
         }
         plan = planned.plan;
-        if (text) io.stdout(formatPlanText(plan, { color: io.color === true }));
+        if (text) io.stdout(formatPlanText(plan, { color: useColor(opts, io) }));
         if (plan.errors.length > 0) {
           if (!text) io.stdout(JSON.stringify({ plan }, null, 2));
           io.setExitCode(1);
           return;
         }
         const verdict = planVerdict(plan);
-        if (verdict.changes && !(await approve(plan, io, opts.autoApprove === true))) {
+        const approval = verdict.changes ? await approve(plan, io, opts.autoApprove === true) : 'approved';
+        if (approval !== 'approved' || hard.signal.aborted) {
           if (!text) io.stdout(JSON.stringify({ plan }, null, 2));
-          io.setExitCode(1);
+          io.setExitCode(approval === 'interrupted' || hard.signal.aborted ? 130 : 1);
           return;
         }
         result = await applyPlanned(planned, rt.api, applyOptions);
       }
       if (opts.output === 'json') io.stdout(JSON.stringify({ plan, result }, null, 2));
-      else if (result) io.stdout(resultText(result, plan));
+      else if (result && !hard.signal.aborted) io.stdout(resultText(result, plan));
       if (hard.signal.aborted) return;
       if (!result || result.failed > 0 || planVerdict(plan).failing.length > 0) io.setExitCode(1);
     } finally {

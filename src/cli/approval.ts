@@ -6,11 +6,14 @@
 import type { Plan } from '../plan/types.js';
 import type { CliIo } from './io.js';
 
-export async function approve(plan: Plan, io: CliIo, autoApprove: boolean): Promise<boolean> {
-  if (autoApprove) return true;
+/** `interrupted`: Ctrl-C at the prompt, which exits 130 like any other interruption. */
+export type Approval = 'approved' | 'refused' | 'interrupted';
+
+export async function approve(plan: Plan, io: CliIo, autoApprove: boolean): Promise<Approval> {
+  if (autoApprove) return 'approved';
   if (!io.prompt) {
     io.stderr('Error: apply needs approval: standard input is not a terminal; review the plan above and pass --auto-approve (or apply a plan saved with `plan --out`). Nothing was changed.');
-    return false;
+    return 'refused';
   }
   const destructive = plan.objects.filter((o) => o.change === 'delete' || o.change === 'replace');
   const lines = ['', 'Do you want to perform these actions?'];
@@ -20,8 +23,12 @@ export async function approve(plan: Plan, io: CliIo, autoApprove: boolean): Prom
   }
   lines.push("  Only 'yes' will be accepted to approve.", '');
   io.stdout(lines.join('\n'));
-  const answer = (await io.prompt('  Enter a value: ')).trim();
-  if (answer === 'yes') return true;
+  const answer = await io.prompt('  Enter a value: ');
+  if (answer === null) {
+    io.stderr('Interrupted at the approval prompt. Nothing was changed.');
+    return 'interrupted';
+  }
+  if (answer.trim() === 'yes') return 'approved';
   io.stderr('Apply cancelled. Nothing was changed.');
-  return false;
+  return 'refused';
 }

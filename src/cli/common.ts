@@ -21,6 +21,8 @@ export interface CommonOptions {
   apiConcurrency?: string;
   apiRateLimit?: string;
   apiTimeout?: string;
+  /** False with `--no-color`. */
+  color?: boolean;
 }
 
 export function addCommonOptions(cmd: Command): Command {
@@ -32,7 +34,16 @@ export function addCommonOptions(cmd: Command): Command {
     .addOption(new Option('--log-level <level>', 'log level').choices(['trace', 'debug', 'info', 'warn', 'error', 'silent']).default('info'))
     .option('--api-concurrency <n>', 'most API requests in flight at once', '8')
     .option('--api-rate-limit <n>', 'client-side requests per second (0 = off)', '0')
-    .option('--api-timeout <ms>', 'per-request timeout in milliseconds', '30000');
+    .option('--api-timeout <ms>', 'per-request timeout in milliseconds', '30000')
+    .option('--no-color', 'no colour in human output (also NO_COLOR or TERM=dumb)');
+}
+
+/**
+ * Colour in human output: only when the process decided it may (a terminal, no NO_COLOR, TERM not
+ * dumb) and the command line did not turn it off.
+ */
+export function useColor(opts: Pick<CommonOptions, 'color'>, io: CliIo): boolean {
+  return io.color === true && opts.color !== false;
 }
 
 export function positiveInt(value: string | undefined, flag: string, min = 0): number {

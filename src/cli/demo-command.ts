@@ -13,6 +13,7 @@ import { applyPlanned, planPass } from '../engine/reconcile.js';
 import { formatPlanText } from '../plan/format.js';
 import { DEFAULT_PLAN_OPTIONS } from '../plan/types.js';
 import { resultText } from './apply-command.js';
+import { useColor } from './common.js';
 import type { CliIo } from './io.js';
 import { problemLines } from './print-problems.js';
 import { createProgressRenderer } from './progress.js';
@@ -25,7 +26,8 @@ export function registerDemoCommand(program: Command, io: CliIo): void {
     .description('converge examples/ against an embedded simulator (what `npm start` runs)')
     .option('--path <dir>', 'manifests to converge', EXAMPLES_DIR)
     .option('--time-scale <n>', 'simulator virtual seconds per real second', '600')
-    .action(async (opts: { path: string; timeScale: string }) => {
+    .option('--no-color', 'no colour in human output (also NO_COLOR or TERM=dumb)')
+    .action(async (opts: { path: string; timeScale: string; color?: boolean }) => {
       const { startSimulator } = await import('../simulator/server.js');
       const key = randomBytes(16).toString('hex');
       const sim = await startSimulator({ apiKeys: [key], fleet: 'small', timeScale: Number(opts.timeScale) });
@@ -43,7 +45,7 @@ export function registerDemoCommand(program: Command, io: CliIo): void {
           io.setExitCode(1);
           return;
         }
-        io.stdout(formatPlanText(planned.plan, { color: io.color === true }));
+        io.stdout(formatPlanText(planned.plan, { color: useColor(opts, io) }));
         io.stdout('\n▶ Applying\n');
         // The demo is its own approval: it runs against a simulator it just started.
         const result = await applyPlanned(planned, api, {
@@ -56,7 +58,7 @@ export function registerDemoCommand(program: Command, io: CliIo): void {
         io.stdout(resultText(result, planned.plan));
         io.stdout('\n▶ Planning again: a converged repository needs no calls\n');
         const second = await planPass({ path: opts.path, api, stateDir, planOptions: DEFAULT_PLAN_OPTIONS });
-        if (second.kind === 'planned') io.stdout(formatPlanText(second.plan, { color: io.color === true }));
+        if (second.kind === 'planned') io.stdout(formatPlanText(second.plan, { color: useColor(opts, io) }));
         const failed = result.failed;
         io.stdout(
           [

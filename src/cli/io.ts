@@ -7,10 +7,11 @@ export interface CliIo {
   env: NodeJS.ProcessEnv;
   cwd: string;
   /**
-   * Asks a question on the terminal and returns the answer; absent when standard input is not a
-   * terminal (CI, pipes), where nothing can be approved interactively.
+   * Asks a question on the terminal and returns the answer (empty at end of input, Ctrl-D), or null
+   * when the person pressed Ctrl-C; absent when standard input is not a terminal (CI, pipes), where
+   * nothing can be approved interactively.
    */
-  prompt?: (question: string) => Promise<string>;
+  prompt?: (question: string) => Promise<string | null>;
   /** Colour in human output: a terminal, unless NO_COLOR is set or TERM is dumb. */
   color?: boolean;
   /** Registers a Ctrl-C handler for the duration of a command; returns its release. */
@@ -44,14 +45,26 @@ export function processIo(): CliIo {
   return io;
 }
 
-async function askOnTerminal(question: string): Promise<string> {
-  const { createInterface } = await import('node:readline/promises');
+async function askOnTerminal(question: string): Promise<string | null> {
+  const { createInterface } = await import('node:readline');
   const rl = createInterface({ input: process.stdin, output: process.stdout });
-  try {
-    return await rl.question(question);
-  } finally {
-    rl.close();
-  }
+  // The terminal is in raw mode while readline reads, so Ctrl-C arrives here, not as a signal:
+  // report it as an interruption (exit 130) rather than letting it surface as an abort error.
+  return new Promise((resolve) => {
+    let settled = false;
+    const done = (answer: string | null): void => {
+      if (settled) return;
+      settled = true;
+      rl.close();
+      resolve(answer);
+    };
+    rl.on('SIGINT', () => {
+      process.stdout.write('\n');
+      done(null);
+    });
+    rl.on('close', () => done(''));
+    rl.question(question, done);
+  });
 }
 
 /** A usage error: names the flag or argument; exits 1 like every other error (design §4a). */

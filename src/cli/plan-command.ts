@@ -5,7 +5,7 @@ import { writeAtomic } from '../apply/inventory-store.js';
 import { planPass } from '../engine/reconcile.js';
 import { formatPlanJson, formatPlanMarkdown, formatPlanText } from '../plan/format.js';
 import { planExitCode } from '../plan/verdict.js';
-import { addCommonOptions, buildRuntime, positiveInt } from './common.js';
+import { addCommonOptions, buildRuntime, positiveInt, useColor } from './common.js';
 import type { CommonOptions } from './common.js';
 import type { CliIo } from './io.js';
 import { addPlanFlags, planOptionsFrom } from './plan-options.js';
@@ -52,7 +52,7 @@ export function registerPlanCommand(program: Command, io: CliIo): void {
       const p = out.plan;
       if (opts.output === 'json') io.stdout(formatPlanJson(p));
       else if (opts.output === 'markdown') io.stdout(formatPlanMarkdown(p));
-      else io.stdout(formatPlanText(p, { color: io.color === true }));
+      else io.stdout(formatPlanText(p, { color: useColor(opts, io) }));
       if (opts.out) {
         const saved = { format: SAVED_PLAN_FORMAT, path: resolve(io.cwd, path), plan: p, desired: out.desired };
         await writeAtomic(resolve(io.cwd, opts.out), JSON.stringify(saved));

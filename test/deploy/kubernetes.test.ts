@@ -87,6 +87,20 @@ describe('deploy/kubernetes', () => {
     expect(checked).toBeGreaterThan(15);
   });
 
+  it('approves apply up front where no terminal can: the CronJob runs apply --auto-approve', async () => {
+    const applies: string[] = [];
+    for (const d of await docs()) {
+      const pod = podSpec(d);
+      for (const c of [...(pod?.containers ?? []), ...(pod?.initContainers ?? [])].filter((x) => x.image.includes('packsync'))) {
+        if (c.args?.[0] !== 'apply') continue;
+        applies.push(`${d.kind}/${d.metadata.name}`);
+        // Without it a pod's apply shows the plan, changes nothing and exits 1, every schedule.
+        expect(c.args, `${d.file}/${c.name}`).toContain('--auto-approve');
+      }
+    }
+    expect(applies).toContain('CronJob/packsync-apply');
+  });
+
   it('runs every container non-root with a read-only root filesystem, limits and (for agents) probes', async () => {
     for (const d of await docs()) {
       const pod = podSpec(d);

@@ -1,0 +1,339 @@
+/**
+ * The exit-code contract of design §4a, one test per path, through the built CLI as a real process
+ * (`node dist/src/cli/main.js`, standard input not a terminal) against the real simulator: 0
+ * success; 1 for every error (usage, invalid manifest, plan error, conflict, object error, blocked
+ * replacement, failed action, refused approval, lost state under `run --once`); 2 only for
+ * `plan --detailed-exitcode` with changes or reported drift and no error; 130 on Ctrl-C. Outcomes
+ * are read from the simulator's journal, not from what the CLI says about itself.
+ */
+import { spawn } from 'node:child_process';
+import { chmod, cp, mkdir, readFile, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { parse } from 'yaml';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { flowsYaml, writeRepo } from '../support/manifests.js';
+import { copyExamples, editFile, tempDir } from '../support/repo.js';
+import { countBy, startTestSimulator } from '../support/sim.js';
+import type { TestSim } from '../support/sim.js';
+import { CLI_BIN, spawnCli } from '../support/spawn-cli.js';
+
+let sim: TestSim;
+let env: Record<string, string>;
+let stateDir: string;
+
+beforeEach(async () => {
+  sim = await startTestSimulator();
+  stateDir = await tempDir('packsync-state-');
+  env = { PACKSYNC_API_URL: sim.url, PACKSYNC_API_KEY: sim.key, PACKSYNC_STATE_DIR: stateDir };
+});
+afterEach(async () => {
+  await sim.close();
+});
+
+type Done = Awaited<ReturnType<typeof spawnCli>['done']>;
+
+function run(args: string[], e: Record<string, string> = env): Promise<Done> {
+  return spawnCli(args, e).done;
+}
+
+/** Every write request the simulator saw, answered or not: "zero writes" means none was even tried. */
+async function writeCount(): Promise<number> {
+  return (await sim.journal(true)).length;
+}
+
+async function sleep(ms: number): Promise<void> {
+  await new Promise((r) => setTimeout(r, ms));
+}
+
+/** Polls until `check` holds; fails the test after `timeoutMs` instead of sleeping a guessed time. */
+async function until(what: string, check: () => boolean | Promise<boolean>, timeoutMs = 20_000): Promise<void> {
+  const end = Date.now() + timeoutMs;
+  while (!(await check())) {
+    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
+    await sleep(25);
+  }
+}
+
+/** Converges `repo` with a state directory of its own; returns that directory. */
+async function converge(repo: string, dir = stateDir): Promise<string> {
+  const r = await run(['apply', repo, '--auto-approve', '--state-dir', dir]);
+  expect(r.code, r.stdout + r.stderr).toBe(0);
+  return dir;
+}
+
+describe('usage errors exit 1, never 2 (2 means "changes")', () => {
+  it('a bad --output choice exits 1 before any call', async () => {
+    const r = await run(['plan', await writeRepo(), '--output', 'yaml']);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toMatch(/--output.*yaml.*invalid/);
+    expect(await sim.journal()).toEqual([]);
+  });
+
+  it('an unknown flag exits 1 before any call', async () => {
+    const r = await run(['apply', await writeRepo(), '--auto-aprove']);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toMatch(/unknown option '--auto-aprove'/);
+    expect(await sim.journal()).toEqual([]);
+  });
+
+  it('no service URL exits 1 and says how to give one', async () => {
+    const r = await run(['plan', await writeRepo(), '--detailed-exitcode'], { PACKSYNC_API_KEY: sim.key, PACKSYNC_STATE_DIR: stateDir });
+    expect(r.code).toBe(1);
+    expect(r.stderr).toMatch(/no service URL: pass --api-url or set PACKSYNC_API_URL/);
+  });
+
+  it('a non-numeric --api-timeout exits 1 before any call', async () => {
+    const r = await run(['plan', await writeRepo(), '--detailed-exitcode', '--api-timeout', 'abc']);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toMatch(/--api-timeout must be a whole number/);
+    expect(await sim.journal()).toEqual([]);
+  });
+});
+
+describe('errors in the repository or the plan exit 1 with zero writes', () => {
+  it('plan of an invalid repository exits 1 (also with --detailed-exitcode) and makes no call', async () => {
+    const repo = await writeRepo();
+    await editFile(join(repo, 'deployments.yaml'), 'state: running', 'state: runing');
+    const r = await run(['plan', repo, '--detailed-exitcode']);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toMatch(/deployments\.yaml:\d+:\d+: .*running/);
+    expect(await sim.journal()).toEqual([]);
+  });
+
+  it('apply --auto-approve of an invalid repository exits 1 and makes no call', async () => {
+    const repo = await writeRepo();
+    await editFile(join(repo, 'deployments.yaml'), 'state: running', 'state: runing');
+    const r = await run(['apply', repo, '--auto-approve']);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toMatch(/deployments\.yaml:\d+:\d+: .*running/);
+    expect(await sim.journal()).toEqual([]);
+  });
+
+  it('prune with an empty desired set is a plan error: plan and apply exit 1, zero writes', async () => {
+    await converge(await writeRepo());
+    const before = await writeCount();
+    const empty = await tempDir('packsync-empty-');
+    const plan = await run(['plan', empty, '--prune', '--detailed-exitcode']);
+    expect(plan.code).toBe(1);
+    expect(plan.stdout + plan.stderr).toMatch(/refusing to prune: the desired set is empty.*--prune-all/);
+    const apply = await run(['apply', empty, '--prune', '--auto-approve']);
+    expect(apply.code).toBe(1);
+    expect(await writeCount()).toBe(before);
+    expect((await sim.state()).flows.filter((f) => !f.deleted)).toHaveLength(2);
+  });
+
+  it('a fresh state directory against a converged account is a conflict: plan and apply exit 1, zero writes, --adopt named', async () => {
+    const repo = await writeRepo();
+    await converge(repo, await tempDir('packsync-state-other-'));
+    const before = await writeCount();
+    const plan = await run(['plan', repo, '--detailed-exitcode']);
+    expect(plan.code).toBe(1);
+    expect(plan.stdout + plan.stderr).toMatch(/--adopt/);
+    const apply = await run(['apply', repo, '--auto-approve']);
+    expect(apply.code).toBe(1);
+    expect(apply.stdout + apply.stderr).toMatch(/state is empty.*--adopt/);
+    expect(await writeCount()).toBe(before);
+  });
+
+  it('run --once with a lost state exits 1 and writes nothing', async () => {
+    const repo = await writeRepo();
+    await converge(repo, await tempDir('packsync-state-other-'));
+    const before = await writeCount();
+    const r = await run(['run', '--source', repo, '--once', '--state-dir', await tempDir('packsync-state-lost-')]);
+    expect(r.code, r.stdout + r.stderr).toBe(1);
+    expect(r.stdout).toMatch(/"result":"Failed".*--adopt/);
+    expect(await writeCount()).toBe(before);
+  });
+
+  it('an object error (unknown catalog app) makes plan --detailed-exitcode exit 1, not 0, and the JSON plan carries it', async () => {
+    const repo = await writeRepo();
+    await editFile(join(repo, 'packages.yaml'), '    app: 7-Zip', '    app: 7zip');
+    const text = await run(['plan', repo, '--detailed-exitcode']);
+    expect(text.stdout).toMatch(/REF_UNKNOWN: unknown catalog app "7zip"/);
+    expect(text.code).toBe(1);
+    const json = await run(['plan', repo, '--detailed-exitcode', '--output', 'json']);
+    expect(json.code).toBe(1);
+    const plan = JSON.parse(json.stdout) as { objects: { key: string; change: string; error?: { code: string } }[] };
+    expect(plan.objects.find((o) => o.key === 'Package/seven-zip-24-08')).toMatchObject({ change: 'error', error: { code: 'REF_UNKNOWN' } });
+    expect(await writeCount()).toBe(0);
+  });
+
+  it('a pending replacement without --allow-replace: plan and apply exit 1, zero writes', async () => {
+    const repo = await writeRepo();
+    await converge(repo);
+    const before = await writeCount();
+    await writeFile(join(repo, 'flows.yaml'), flowsYaml().replace('flags: [startNewVersionsAutomatically, radarTracking]', 'flags: [radarTracking]'));
+    const plan = await run(['plan', repo, '--detailed-exitcode']);
+    expect(plan.stdout).toMatch(/Flow\/seven-zip requires replacement/);
+    expect(plan.code).toBe(1);
+    const apply = await run(['apply', repo, '--auto-approve']);
+    expect(apply.code).toBe(1);
+    expect(apply.stdout).toMatch(/--allow-replace/);
+    expect(await writeCount()).toBe(before);
+  });
+
+  it('a failed action makes apply exit 1 while independent objects still converge', async () => {
+    const repo = await writeRepo();
+    // The small fleet's Tailspin Toys has not granted admin consent: its upload task ends in Error.
+    await writeFile(
+      join(repo, 'uploads.yaml'),
+      'apiVersion: packsync.dev/v1\nkind: TenantUpload\nmetadata:\n  name: pwsh-tailspin\nspec:\n  tenant: tailspintoys.onmicrosoft.com\n  package: pwsh-7-4-6\n',
+    );
+    const r = await run(['apply', repo, '--auto-approve']);
+    expect(r.code).toBe(1);
+    expect(r.stdout).toMatch(/✗ TenantUpload\/pwsh-tailspin: .*admin consent/);
+    expect(countBy(await sim.writes())).toMatchObject({ 'POST /v1/flow/create': 2, 'POST /v1/flow/{id}/add-deployment': 2 });
+  });
+});
+
+describe('approval without a terminal', () => {
+  it('apply without --auto-approve exits 1 after showing the plan, with zero writes', async () => {
+    const r = await run(['apply', await writeRepo()]);
+    expect(r.code).toBe(1);
+    expect(r.stdout).toMatch(/Plan: 6 to create/);
+    expect(r.stderr).toMatch(/standard input is not a terminal.*--auto-approve.*Nothing was changed/);
+    expect(await writeCount()).toBe(0);
+  });
+});
+
+describe('plan --detailed-exitcode', () => {
+  it('exits 2 with changes and 0 once converged', async () => {
+    const repo = await writeRepo();
+    expect((await run(['plan', repo, '--detailed-exitcode'])).code).toBe(2);
+    expect((await run(['plan', repo])).code).toBe(0);
+    await converge(repo);
+    const after = await run(['plan', repo, '--detailed-exitcode']);
+    expect(after.stdout).toMatch(/Plan: 0 to create, 0 to change, 0 to delete, 6 unchanged\./);
+    expect(after.code).toBe(0);
+  });
+
+  it('exits 2 on drift reported with --drift report and no error, and writes nothing', async () => {
+    const repo = await writeRepo();
+    await converge(repo);
+    const running = (await sim.state()).deployments.find((d) => d.status === 'Running');
+    expect(running).toBeDefined();
+    // A human stops the deployment through the public API, as the web console would.
+    await sim.admin('POST', `/v1/flow/deployment/${running!.id}/stop`);
+    const before = await writeCount();
+    const r = await run(['plan', repo, '--drift', 'report', '--detailed-exitcode']);
+    expect(r.stdout).toMatch(/Deployment\/seven-zip-24-08 drifted/);
+    expect(r.code).toBe(2);
+    const json = await run(['plan', repo, '--drift', 'report', '--detailed-exitcode', '--output', 'json']);
+    expect(json.code).toBe(2);
+    expect((JSON.parse(json.stdout) as { errors: string[] }).errors).toEqual([]);
+    expect(await writeCount()).toBe(before);
+  });
+});
+
+describe('Ctrl-C', () => {
+  it('SIGINT while apply waits on a package exits 130 with one line naming it, and the next apply resumes it', async () => {
+    await sim.close();
+    // Real time: catalog processing takes ~32 real seconds, so the apply is surely waiting.
+    sim = await startTestSimulator({ timeScale: 1 });
+    env = { ...env, PACKSYNC_API_URL: sim.url, PACKSYNC_API_KEY: sim.key };
+    const repo = await writeRepo();
+    const p = spawnCli(['apply', repo, '--auto-approve'], env);
+    let stdout = '';
+    p.child.stdout?.on('data', (d: Buffer) => (stdout += d.toString()));
+    // Both imports answered: the waits that depend on them are in flight.
+    await until('both imports', () => /✓ Package\/seven-zip-24-08: import/.test(stdout) && /✓ Package\/pwsh-7-4-6: import/.test(stdout));
+    p.child.kill('SIGINT');
+    const end = await p.done;
+    expect(end.code).toBe(130);
+    const lines = end.stderr.split('\n').filter((l) => l.trim() !== '');
+    expect(lines).toHaveLength(1);
+    expect(lines[0]).toMatch(/^Interrupted while .*Package\/seven-zip-24-08: wait for processing.*; the next apply resumes it\.$/);
+    // Cancelled waits are not failures: nothing on stdout calls them that.
+    expect(end.stdout).not.toMatch(/ABORTED|finished with failures/);
+    const interrupted = countBy(await sim.writes());
+    expect(interrupted['POST /v1/app/import/{id}']).toBe(2);
+    expect(interrupted['POST /v1/flow/{id}/add-deployment']).toBeUndefined(); // waits on the packages
+
+    await sim.advance(120);
+    const next = await run(['apply', repo, '--auto-approve']);
+    expect(next.code, next.stdout + next.stderr).toBe(0);
+    const writes = countBy(await sim.writes());
+    expect(writes['POST /v1/app/import/{id}']).toBe(2); // resumed, not imported again
+    expect(writes['POST /v1/flow/create']).toBe(2); // flows made before the interrupt are not made twice
+    expect(writes['POST /v1/flow/{id}/add-deployment']).toBe(2);
+    expect((await sim.state()).packages.filter((p2) => p2.productName === '7-Zip' && p2.productVersion === '24.08')).toHaveLength(1);
+  });
+});
+
+/**
+ * The README's CI excerpt, executed step by step as GitHub Actions runs it (`bash -e -o pipefail`,
+ * the step's `env:` merged in) in a checkout holding `manifests/`. `npx packsync` resolves to the
+ * built CLI through a stand-in `npx` on PATH; the step env's values point at the simulator.
+ */
+describe('README CI snippet', () => {
+  interface Step {
+    run: string;
+    if?: string;
+    env?: Record<string, string>;
+  }
+
+  async function snippet(): Promise<Step[]> {
+    const readme = await readFile(fileURLToPath(new URL('../../README.md', import.meta.url)), 'utf8');
+    const block = /# \.github\/workflows\/packsync\.yml[^\n]*\n([\s\S]*?)```/.exec(readme);
+    expect(block, 'README has the CI excerpt').not.toBeNull();
+    return parse(block![1]!) as Step[];
+  }
+
+  async function checkout(): Promise<{ dir: string; path: string }> {
+    const dir = await tempDir('packsync-ci-');
+    const bin = join(dir, '.bin');
+    await mkdir(bin);
+    // `npx packsync ARGS` → the built CLI; anything else through npx would be a README bug.
+    await writeFile(join(bin, 'npx'), `#!/bin/sh\n[ "$1" = packsync ] || { echo "unexpected npx $1" >&2; exit 99; }\nshift\nexec "${process.execPath}" "${CLI_BIN}" "$@"\n`);
+    await chmod(join(bin, 'npx'), 0o755);
+    await cp(await copyExamples(), join(dir, 'manifests'), { recursive: true });
+    return { dir, path: `${bin}:${process.env.PATH ?? ''}` };
+  }
+
+  function step(s: Step, cwd: string, path: string, withApiEnv: boolean): Promise<number | null> {
+    const stepEnv: Record<string, string> = {};
+    for (const k of Object.keys(s.env ?? {})) {
+      if (!withApiEnv) continue;
+      if (k === 'PACKSYNC_API_URL') stepEnv[k] = sim.url;
+      else if (k === 'PACKSYNC_API_KEY') stepEnv[k] = sim.key;
+      else stepEnv[k] = s.env![k]!;
+    }
+    return new Promise((resolve) => {
+      const child = spawn('bash', ['--noprofile', '--norc', '-eo', 'pipefail', '-c', s.run], { cwd, env: { PATH: path, ...stepEnv }, stdio: 'ignore' });
+      child.on('close', (code) => resolve(code));
+    });
+  }
+
+  it('passes as written with the API env: validate, plan (exit 2 is success) into plan.md, apply converges, plan again is clean', async () => {
+    const steps = await snippet();
+    expect(steps.map((s) => s.run.split(' ').slice(0, 3).join(' '))).toEqual(['npx packsync validate', 'npx packsync plan', 'npx packsync apply']);
+    for (const s of steps.slice(1)) expect(Object.keys(s.env ?? {}).sort(), s.run).toEqual(['PACKSYNC_API_KEY', 'PACKSYNC_API_URL']);
+    expect(steps[2]!.run).toMatch(/--auto-approve/);
+    const { dir, path } = await checkout();
+    expect(await step(steps[0]!, dir, path, true)).toBe(0);
+    expect(await step(steps[1]!, dir, path, true)).toBe(0);
+    expect(await readFile(join(dir, 'plan.md'), 'utf8')).toMatch(/10 to create/);
+    expect(await writeCount()).toBe(0);
+    expect(await step(steps[2]!, dir, path, true)).toBe(0);
+    expect(countBy(await sim.writes())['POST /v1/flow/create']).toBe(3);
+    const before = await writeCount();
+    expect(await step(steps[1]!, dir, path, true)).toBe(0);
+    expect(await readFile(join(dir, 'plan.md'), 'utf8')).toMatch(/0 to create/);
+    expect(await step(steps[2]!, dir, path, true)).toBe(0);
+    expect(await writeCount()).toBe(before);
+  });
+
+  it('fails the plan and apply steps without the API env, and the plan step on an object error', async () => {
+    const steps = await snippet();
+    const { dir, path } = await checkout();
+    expect(await step(steps[0]!, dir, path, false)).toBe(0);
+    expect(await step(steps[1]!, dir, path, false)).not.toBe(0);
+    expect(await step(steps[2]!, dir, path, false)).not.toBe(0);
+    await editFile(join(dir, 'manifests/packages/seven-zip-24-08.yaml'), '    app: 7-Zip', '    app: 7zip');
+    expect(await step(steps[0]!, dir, path, true)).toBe(0); // valid YAML; the catalog is only known live
+    expect(await step(steps[1]!, dir, path, true)).not.toBe(0);
+    expect(await sim.journal()).not.toEqual([]); // the plan did reach the service: it failed on the error, not on setup
+    expect(await writeCount()).toBe(0);
+  });
+});
