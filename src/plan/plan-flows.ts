@@ -21,9 +21,16 @@ export function flowFlagsToMask(names: readonly (keyof typeof FLOW_FLAGS)[]): nu
 }
 
 export function planFlow(ctx: PlanContext, m: FlowManifest): void {
+  const moved = planFlowEntry(ctx, m);
+  if (moved) ctx.markMoved(`Flow/${m.metadata.name}`, moved.from, moved.actions);
+}
+
+/** Plans one flow; returns the rename it detected, if any, for the caller to fold into the object. */
+function planFlowEntry(ctx: PlanContext, m: FlowManifest): { from: string; actions: string[] } | undefined {
   const key = `Flow/${m.metadata.name}`;
-  const entry = ctx.entry(key);
-  const liveNow = entry ? ctx.flowsById.get(entry.id) : undefined;
+  let entry = ctx.entry(key);
+  let liveNow = entry ? ctx.flowsById.get(entry.id) : undefined;
+  let moved: { from: string; actions: string[] } | undefined;
   if (m.spec.suspend) {
     ctx.object('Flow', m.metadata.name, 'skipped', { source: m.source, reasons: ['suspended'] }, key);
     ctx.flowRefs.set(m.metadata.name, {
@@ -55,6 +62,18 @@ export function planFlow(ctx: PlanContext, m: FlowManifest): void {
   if (m.metadata.annotations) record.annotations = m.metadata.annotations;
   const name = target.body.name ?? m.metadata.name;
   const sameName = ctx.flowsByName.get(name) ?? [];
+  if (!entry) {
+    // A rename: a live flow of this display name is owned under a key that left git (design §4).
+    for (const f of sameName) {
+      const mv = ctx.claimMove(key, f.id);
+      if (!mv) continue;
+      const r = ctx.moveActions(key, mv.from, mv.entry);
+      entry = r.entry;
+      liveNow = f;
+      moved = { from: mv.from, actions: r.actions };
+      break;
+    }
+  }
   const intent = ctx.intent(key);
   const fresh = intent ? oldest(sameName.filter((f) => !intent.knownIds.includes(f.id))) : undefined;
   if (fresh || (!entry && ctx.options.adopt && sameName.length > 0)) {

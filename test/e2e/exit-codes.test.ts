@@ -7,7 +7,7 @@
  * are read from the simulator's journal, not from what the CLI says about itself.
  */
 import { spawn } from 'node:child_process';
-import { chmod, cp, mkdir, readFile, writeFile } from 'node:fs/promises';
+import { chmod, cp, mkdir, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parse } from 'yaml';
@@ -111,9 +111,11 @@ describe('errors in the repository or the plan exit 1 with zero writes', () => {
   });
 
   it('prune with an empty desired set is a plan error: plan and apply exit 1, zero writes', async () => {
-    await converge(await writeRepo());
+    // Every manifest of the applied repository removed: everything in its prune scope would go.
+    const empty = await writeRepo();
+    await converge(empty);
+    for (const f of await readdir(empty)) if (f.endsWith('.yaml')) await rm(join(empty, f));
     const before = await writeCount();
-    const empty = await tempDir('packsync-empty-');
     const plan = await run(['plan', empty, '--prune', '--detailed-exitcode']);
     expect(plan.code).toBe(1);
     expect(plan.stdout + plan.stderr).toMatch(/refusing to prune: the desired set is empty.*--prune-all/);
