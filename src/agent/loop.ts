@@ -269,6 +269,9 @@ export class Agent {
     this.stopCtl.signal.removeEventListener('abort', onStop);
     const durationMs = Date.now() - started;
     status.finishPass({ revision, trigger, startedAt, durationMs, result, counts: problems, writes, message }, objects, validation);
+    // Applied but not yet converged: still reconciling, in Flux's sense, until the service is done.
+    const left = result === 'Succeeded' ? (objects ?? []).filter((o) => o.waiting).length : 0;
+    if (left > 0) status.set('Reconciling', 'True', 'WaitingOnService', `${left} object(s) wait for processing in the service; a pass is requeued in ${Math.round((this.o.waitingRequeueMs ?? 5000) / 1000)} s`);
     metrics.passes.inc({ result });
     metrics.reconcileDuration.observe({ result }, durationMs / 1000);
     this.lastResult = result;

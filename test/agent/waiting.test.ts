@@ -178,6 +178,8 @@ describe('packsync run while a package is processing', () => {
     expect(waitingPass.result).toBe('Succeeded');
     expect(waitingPass.message).toMatch(/waiting on the service/);
     expect((await status()).objects.find((o) => o.key === 'Deployment/firefox-133')).toMatchObject({ outcome: 'skipped', waiting: true });
+    // Between passes /status says the revision is applied but still converging, not idle.
+    await until('Reconciling=WaitingOnService', async () => (await status()).conditions.find((c) => c.type === 'Reconciling' && c.status === 'True' && c.reason === 'WaitingOnService'), 10_000);
 
     // The import finishes; the requeued pass (no trigger from the test) adds the deployment.
     await sim.advance(40);
