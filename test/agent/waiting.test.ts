@@ -63,9 +63,9 @@ async function reconcileNow(): Promise<void> {
   expect(res.status).toBe(202);
 }
 
-/** Successful writes whose normalised route is `route`, after journal position `afterSeq`. */
+/** Successful writes whose normalised route is `route`, after journal position `afterSeq` (status 0 is a call still in flight). */
 async function writesTo(route: string, afterSeq = 0): Promise<JournalEntry[]> {
-  return (await sim.journal(true)).filter((e) => e.seq > afterSeq && e.status < 300 && `${e.method} ${normalisePath(e.path)}` === route);
+  return (await sim.journal(true)).filter((e) => e.seq > afterSeq && e.status >= 200 && e.status < 300 && `${e.method} ${normalisePath(e.path)}` === route);
 }
 
 const lastSeq = async (): Promise<number> => (await sim.journal()).reduce((n, e) => Math.max(n, e.seq), 0);
