@@ -14,8 +14,8 @@ const { values } = parseArgs({
     // Read by the scenarios themselves.
     'size-mib': { type: 'string' }, // upload: content size, default 1024
     rounds: { type: 'string' }, // upload: alternating rounds, default 2
-    runs: { type: 'string' }, // commit-latency: pushes, default 20
-    flows: { type: 'string' }, // commit-latency: fleet size in flows, default 50
+    runs: { type: 'string' }, // commit-latency: pushes, default 20; stop-latency: stops per phase, default 15
+    flows: { type: 'string' }, // commit-latency: fleet size in flows, default 50; stop-latency: default 10
   },
 });
 const names = Object.keys(SCENARIOS);

@@ -2,6 +2,7 @@ import { cliStartup } from './cli-startup.js';
 import { commitLatency } from './commit-latency.js';
 import { convergeLarge, noopGrowth, noopLarge } from './fleet.js';
 import { planScale } from './plan-scale.js';
+import { stopLatency } from './stop-latency.js';
 import { upload } from './upload.js';
 import { validate5k } from './validate.js';
 import type { Scenario } from './types.js';
@@ -13,6 +14,7 @@ export const SCENARIOS: Record<string, Scenario> = {
   'cli-startup': cliStartup,
   upload,
   'commit-latency': commitLatency,
+  'stop-latency': stopLatency,
   'validate-5k': validate5k,
   'noop-growth': noopGrowth,
 };

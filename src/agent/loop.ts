@@ -2,7 +2,11 @@
  * The reconcile loop: one pass at a time; triggers that arrive during a pass coalesce into one
  * follow-up pass. Invalid revisions stall (nothing of them is applied) until the source changes;
  * failures retry with capped exponential backoff, but any trigger (a push, the watch, the
- * schedule) runs at once, so a fixing commit is never stuck behind a backoff timer.
+ * schedule) runs at once, so a fixing commit is never stuck behind a backoff timer. A pass never
+ * blocks for long on the service's background work (design §4a): a wait holds it at most
+ * `waitBudgetMs`, and not at all once another trigger is queued; what still waits is left to a
+ * follow-up pass requeued after `waitingRequeueMs`, so a commit that stops a deployment reaches
+ * the service within seconds even while a package is processing.
  */
 import type { Logger } from 'pino';
 import type { PacksyncApi } from '../api/operations.js';
@@ -38,6 +42,12 @@ export interface AgentOptions {
   backoff?: { baseMs: number; maxMs: number };
   /** Re-check soon while something is still processing (package import, upload task). */
   waitingRequeueMs?: number;
+  /**
+   * Longest one wait (package processing, upload task) holds a pass before its object is left to
+   * the requeued pass; default 2 s, so quick processing still converges in one pass. `Infinity`
+   * blocks until done (`run --once`: there is no follow-up pass to leave it to).
+   */
+  waitBudgetMs?: number;
   /** Grace after a stop request before calls in flight are cancelled. */
   shutdownGraceMs?: number;
   /** Per-object heal backoff (design §4a): 2 s, 4 s, 8 s … capped at 5 min by default. */
@@ -54,6 +64,8 @@ export class Agent {
   private failures = 0;
   private stopped = false;
   private readonly stopCtl = new AbortController();
+  /** Aborted when a trigger arrives during a pass: its waits give way to the follow-up pass. */
+  private yieldCtl: AbortController | null = null;
   private readonly hardCtl = new AbortController();
   private lastCompletedAt = 0;
   private lastResult: PassResult | null = null;
@@ -68,6 +80,8 @@ export class Agent {
     if (this.stopped) return;
     if (this.running) {
       this.pending ??= reason;
+      // Newer work (a push, a manual trigger) must not queue behind a package that is processing.
+      this.yieldCtl?.abort();
       return;
     }
     this.clearRetry();
@@ -159,6 +173,8 @@ export class Agent {
       hard.abort();
     }, this.o.passTimeoutMs);
     const signal = hard.signal;
+    const yieldCtl = new AbortController();
+    this.yieldCtl = yieldCtl;
     let revision: string | null = null;
     let result: PassResult = 'Failed';
     let message = '';
@@ -184,7 +200,7 @@ export class Agent {
         apply: true,
         applyOptions: {
           ...(this.o.concurrency ? { concurrency: this.o.concurrency } : {}),
-          ...(this.o.wait ? { wait: this.o.wait } : {}),
+          wait: { ...this.o.wait, deferAfterMs: this.o.waitBudgetMs ?? 2000, deferSignal: yieldCtl.signal },
           onEvent: (e: ApplyEvent) => logEvent(log, e),
         },
         signal,
@@ -215,7 +231,8 @@ export class Agent {
         for (const o of out.result?.objects ?? []) {
           if (o.outcome === 'failed') status.event({ type: 'Warning', reason: 'ApplyFailed', object: o.key, message: `${o.error?.code ?? ''}: ${o.error?.message ?? ''}`, revision });
         }
-        waiting = out.plan.objects.some((o) => o.change === 'waiting');
+        // Waiting is planned (still processing at the start) or found during the pass (a deferred wait).
+        waiting = out.plan.objects.some((o) => o.change === 'waiting') || (r?.waiting ?? 0) > 0;
         objects = (r?.objects ?? []).map((o) => ({ ...o, ...(driftKeys.has(o.key) ? { drift: true } : {}) }));
         metrics.objects.reset();
         for (const o of objects) metrics.objects.inc({ kind: o.kind, outcome: o.outcome });
@@ -239,6 +256,7 @@ export class Agent {
           result = 'Succeeded';
           const c = r?.counts;
           message = c ? `applied revision ${revision ?? ''}: ${c.created} created, ${c.configured} configured, ${c.deleted} deleted, ${c.unchanged} unchanged` : `revision ${revision ?? ''} is in sync`;
+          if (r && r.waiting > 0) message += `; ${r.waiting} waiting on the service, continued by a requeued pass`;
         }
       }
     } catch (e) {
@@ -248,10 +266,14 @@ export class Agent {
       logger.error({ code: errorCode(e), revision }, errorMessage(e));
     }
     clearTimeout(timer);
+    this.yieldCtl = null;
     this.hardCtl.signal.removeEventListener('abort', onHard);
     this.stopCtl.signal.removeEventListener('abort', onStop);
     const durationMs = Date.now() - started;
     status.finishPass({ revision, trigger, startedAt, durationMs, result, counts: problems, writes, message }, objects, validation);
+    // Applied but not yet converged: still reconciling, in Flux's sense, until the service is done.
+    const left = result === 'Succeeded' ? (objects ?? []).filter((o) => o.waiting).length : 0;
+    if (left > 0) status.set('Reconciling', 'True', 'WaitingOnService', `${left} object(s) wait for processing in the service; a pass is requeued in ${Math.round((this.o.waitingRequeueMs ?? 5000) / 1000)} s`);
     metrics.passes.inc({ result });
     metrics.reconcileDuration.observe({ result }, durationMs / 1000);
     this.lastResult = result;
@@ -287,6 +309,9 @@ function logEvent(log: Logger, e: ApplyEvent): void {
   switch (e.type) {
     case 'action-failed':
       log.warn({ object: e.key, op: e.op, code: e.code }, `${e.description} failed: ${e.message}`);
+      break;
+    case 'action-waiting':
+      log.info({ object: e.key, op: e.op }, `${e.description}: ${e.reason}`);
       break;
     case 'action-done':
       log.info({ object: e.key, op: e.op, durationMs: e.durationMs }, e.description);

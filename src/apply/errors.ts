@@ -1,7 +1,7 @@
 /** Errors of the applier. Callers match on `code`, never on message text. */
 export class ApplyError extends Error {
   constructor(
-    readonly code: 'APPLY_MISSING_DEPENDENCY' | 'WAIT_TIMEOUT' | 'PACKAGE_FAILED' | 'UPLOAD_FAILED' | 'ABORTED' | 'STALE_PLAN',
+    readonly code: 'APPLY_MISSING_DEPENDENCY' | 'WAIT_TIMEOUT' | 'WAIT_DEFERRED' | 'PACKAGE_FAILED' | 'UPLOAD_FAILED' | 'ABORTED' | 'STALE_PLAN',
     message: string,
     options?: { cause?: unknown },
   ) {

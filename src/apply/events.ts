@@ -7,6 +7,8 @@ export type ApplyEvent =
   | { type: 'action-done'; key: string; actionId: string; op: string; description: string; durationMs: number }
   | { type: 'action-failed'; key: string; actionId: string; op: string; description: string; code: string; message: string }
   | { type: 'action-skipped'; key: string; actionId: string; op: string; description: string; reason: string }
+  /** A wait left to a later pass (the agent does not block on the service's background work). */
+  | { type: 'action-waiting'; key: string; actionId: string; op: string; description: string; reason: string }
   | ({ type: 'upload-progress'; key: string } & UploadProgress)
   | { type: 'wait'; key: string; what: string; elapsedMs: number }
   | { type: 'object'; key: string; outcome: Outcome };

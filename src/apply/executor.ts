@@ -1,6 +1,8 @@
 /**
  * Executes a plan's action graph with bounded concurrency. A failed action blocks only the actions
- * that depend on it; every other ready action proceeds. After an abort (shutdown) no new action
+ * that depend on it; every other ready action proceeds. A wait that is deferred (the agent does not
+ * block on the service's background work) is not a failure: its object and the objects depending
+ * on it are marked `waiting` and left to a later pass. After an abort (shutdown) no new action
  * starts, the ones in flight finish, and the rest are reported as skipped.
  */
 import type { PacksyncApi } from '../api/operations.js';
@@ -33,6 +35,8 @@ export interface ObjectOutcome {
   outcome: Outcome;
   reasons: string[];
   error?: { code: string; message: string };
+  /** Left to a later pass: still processing in the service, or depending on something that is. */
+  waiting?: true;
 }
 
 export interface ApplyResult {
@@ -41,11 +45,13 @@ export interface ApplyResult {
   /** API write calls made (creates, actions, deletes; an upload counts once). */
   writes: number;
   failed: number;
+  /** Objects left to a later pass (a deferred wait, or an action depending on one). */
+  waiting: number;
   aborted: boolean;
 }
 
 interface ActionResult {
-  status: 'done' | 'failed' | 'skipped';
+  status: 'done' | 'failed' | 'skipped' | 'waiting';
   error?: { code: string; message: string };
 }
 
@@ -79,7 +85,13 @@ export async function applyPlan(plan: Plan, api: PacksyncApi, store: InventorySt
     const failed = own.find((r) => r.status === 'failed');
     if (failed?.error) return { ...base, outcome: 'failed', reasons: o.reasons, error: failed.error };
     const skipped = own.find((r) => r.status === 'skipped');
-    if (skipped) return { ...base, outcome: 'skipped', reasons: [...o.reasons, skipped.error?.message ?? 'not run'] };
+    if (skipped) {
+      const waits = skipped.error?.code === 'WAITING' ? { waiting: true as const } : {};
+      return { ...base, outcome: 'skipped', reasons: [...o.reasons, skipped.error?.message ?? 'not run'], ...waits };
+    }
+    // The writes before the deferred wait happened (an import, an upload): the outcome says so.
+    const waiting = own.find((r) => r.status === 'waiting');
+    if (waiting) return { ...base, outcome: planned, reasons: [...o.reasons, waiting.error?.message ?? 'waiting'], waiting: true };
     return { ...base, outcome: planned, reasons: o.reasons, ...(o.error ? { error: o.error } : {}) };
   });
   const counts: Record<Outcome, number> = { created: 0, configured: 0, unchanged: 0, deleted: 0, skipped: 0, failed: 0 };
@@ -92,7 +104,8 @@ export async function applyPlan(plan: Plan, api: PacksyncApi, store: InventorySt
     emit({ type: 'object', key: o.key, outcome: o.outcome });
   }
   await store.flush();
-  return { objects, counts, writes, failed: counts.failed, aborted: (opts.signal?.aborted ?? false) || (opts.stopSignal?.aborted ?? false) };
+  const waiting = objects.filter((o) => o.waiting).length;
+  return { objects, counts, writes, failed: counts.failed, waiting, aborted: (opts.signal?.aborted ?? false) || (opts.stopSignal?.aborted ?? false) };
 }
 
 export async function runGraph(
@@ -114,14 +127,14 @@ export async function runGraph(
   const ready: PlanAction[] = actions.filter((a) => waitingOn.get(a.id) === 0);
   let running = 0;
 
-  const skipTree = (id: string, reason: string): void => {
+  const skipTree = (id: string, reason: string, code = 'DEPENDENCY_FAILED'): void => {
     for (const dep of dependents.get(id) ?? []) {
       if (results.has(dep)) continue;
       const a = byId.get(dep);
       if (!a) continue;
-      results.set(dep, { status: 'skipped', error: { code: 'DEPENDENCY_FAILED', message: reason } });
+      results.set(dep, { status: 'skipped', error: { code, message: reason } });
       emit({ type: 'action-skipped', key: a.key, actionId: a.id, op: a.op, description: a.description, reason });
-      skipTree(dep, reason);
+      skipTree(dep, reason, code);
     }
   };
 
@@ -148,6 +161,13 @@ export async function runGraph(
           },
           (e: unknown) => {
             const error = { code: errorCode(e), message: errorMessage(e) };
+            if (error.code === 'WAIT_DEFERRED') {
+              // Not a failure: what depends on it waits for a later pass, which re-plans from live.
+              results.set(a.id, { status: 'waiting', error });
+              emit({ type: 'action-waiting', key: a.key, actionId: a.id, op: a.op, description: a.description, reason: error.message });
+              skipTree(a.id, `waits for ${a.key}, still processing`, 'WAITING');
+              return;
+            }
             results.set(a.id, { status: 'failed', error });
             emit({ type: 'action-failed', key: a.key, actionId: a.id, op: a.op, description: a.description, ...error });
             skipTree(a.id, `${a.key} failed: ${error.code}`);

@@ -1,6 +1,9 @@
 /**
  * Polling for the service's background work (package processing, tenant upload tasks): waiting is
  * its own failure class, so a slow package becomes a timeout with a clear message, not a hang.
+ * A wait can also be *deferred* (design §4a, "a pass never blocks for long on waiting work"): after
+ * a budget, or at once when the caller signals that newer work arrived, it ends with
+ * `WAIT_DEFERRED` and the object is left to a later pass, which finds it still processing live.
  */
 import type { PacksyncApi } from '../api/operations.js';
 import { ApplyError } from './errors.js';
@@ -12,6 +15,13 @@ export interface WaitOptions {
   maxIntervalMs: number;
   sleep: (ms: number, signal?: AbortSignal) => Promise<void>;
   clock: () => number;
+  /**
+   * How long one wait may hold its pass before the object is left to a later pass; `Infinity`
+   * (the CLI, where a person is watching) waits until done or `timeoutMs`; 0 looks once.
+   */
+  deferAfterMs: number;
+  /** Aborted when newer work is queued (a push, a manual trigger): every wait defers at its next look. */
+  deferSignal?: AbortSignal;
 }
 
 export function sleep(ms: number, signal?: AbortSignal): Promise<void> {
@@ -38,6 +48,7 @@ export const DEFAULT_WAIT: WaitOptions = {
   maxIntervalMs: 5_000,
   sleep,
   clock: () => Date.now(),
+  deferAfterMs: Infinity,
 };
 
 async function poll<T>(
@@ -61,8 +72,34 @@ async function poll<T>(
     if (elapsed >= w.timeoutMs) {
       throw new ApplyError('WAIT_TIMEOUT', `${what} still ${label(v)} after ${Math.round(elapsed / 1000)} s`);
     }
-    await w.sleep(interval, signal);
+    // No elapsed time in the message: an unchanged wait must read the same on every pass.
+    if (elapsed >= w.deferAfterMs || w.deferSignal?.aborted) throw new ApplyError('WAIT_DEFERRED', `${what} is still ${label(v)}; a later pass continues`);
+    // The last look lands on the budget's end, so a wait never holds its pass longer than asked.
+    await sleepUnlessDeferred(w, Math.max(0, Math.min(interval, w.deferAfterMs - elapsed)), signal);
     interval = Math.min(w.maxIntervalMs, Math.round(interval * 1.5));
+  }
+}
+
+/**
+ * Sleeps until the next look, or less when the defer signal fires (then the caller takes one last
+ * look and defers). A hard abort still rejects. Listeners are removed each time: the defer signal
+ * lives for a whole pass and must not collect one listener per poll.
+ */
+async function sleepUnlessDeferred(w: WaitOptions, ms: number, signal?: AbortSignal): Promise<void> {
+  const defer = w.deferSignal;
+  if (!defer) return w.sleep(ms, signal);
+  if (defer.aborted) return;
+  const wake = new AbortController();
+  const onAbort = (): void => wake.abort();
+  defer.addEventListener('abort', onAbort, { once: true });
+  signal?.addEventListener('abort', onAbort, { once: true });
+  try {
+    await w.sleep(ms, wake.signal);
+  } catch (e) {
+    if (signal?.aborted || !defer.aborted) throw e;
+  } finally {
+    defer.removeEventListener('abort', onAbort);
+    signal?.removeEventListener('abort', onAbort);
   }
 }
 

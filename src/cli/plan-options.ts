@@ -10,13 +10,18 @@ export interface PlanFlags {
   drift?: 'heal' | 'report';
 }
 
-export function addPlanFlags(cmd: Command): Command {
+/**
+ * The flags that shape a plan, shared by `plan`, `apply` and `run` so their help texts agree. Only
+ * the drift default differs (design §3): `plan`/`apply` heal what the plan shows (a person approves
+ * it); the unattended agent reports and heals only when asked.
+ */
+export function addPlanFlags(cmd: Command, defaults: { drift: 'heal' | 'report' } = { drift: 'heal' }): Command {
   return cmd
     .option('--prune', 'delete owned objects that are no longer in git')
     .option('--prune-all', 'allow --prune to delete everything when the desired set is empty')
     .option('--adopt', 'take over live objects that match a manifest but packsync did not create')
     .option('--allow-replace', 'replace (delete + create) flows and deployments whose fixed fields changed')
-    .addOption(new Option('--drift <policy>', 'what to do about live changes made outside git').choices(['heal', 'report']).default('heal'));
+    .addOption(new Option('--drift <policy>', 'live changes made outside git: heal (undo them) or report (never act)').choices(['heal', 'report']).default(defaults.drift));
 }
 
 export function planOptionsFrom(f: PlanFlags): PlanOptions {

@@ -11,13 +11,14 @@ import { join, resolve } from 'node:path';
 import type { Sidecar } from '../agent/http-server.js';
 import type { PassSource } from '../agent/loop.js';
 import type { Trigger } from '../agent/triggers.js';
-import { DEFAULT_PLAN_OPTIONS } from '../plan/types.js';
 import { addCommonOptions, buildRuntime, positiveInt } from './common.js';
 import type { CommonOptions } from './common.js';
 import type { CliIo } from './io.js';
 import { UsageError } from './io.js';
+import { addPlanFlags, planOptionsFrom } from './plan-options.js';
+import type { PlanFlags } from './plan-options.js';
 
-interface RunFlags extends CommonOptions {
+interface RunFlags extends CommonOptions, PlanFlags {
   source: string;
   ref: string;
   path?: string;
@@ -28,11 +29,6 @@ interface RunFlags extends CommonOptions {
   webhookSecretFile?: string;
   gitTokenFile?: string;
   gitSshKeyFile?: string;
-  prune?: boolean;
-  pruneAll?: boolean;
-  adopt?: boolean;
-  allowReplace?: boolean;
-  drift: 'heal' | 'report';
   concurrency: string;
   passTimeout: string;
   once?: boolean;
@@ -47,7 +43,9 @@ export function isGitUrl(s: string): boolean {
 
 export function registerRunCommand(program: Command, io: CliIo): void {
   addCommonOptions(
-    program
+    // Drift is only reported by default (design §3): an unattended agent must not undo a stop a
+    // person made in the web console; `--drift heal` opts in, with the per-object heal backoff.
+    addPlanFlags(program
       .command('run')
       .description('run the GitOps agent: follow a git repository or directory and keep the service converged')
       .requiredOption('--source <url|dir>', 'git URL (https, ssh, git, file) or a local directory')
@@ -59,12 +57,7 @@ export function registerRunCommand(program: Command, io: CliIo): void {
       .option('--listen <host:port>', 'serve /healthz, /readyz, /status, /metrics, /webhook, /reconcile')
       .option('--webhook-secret-file <file>', 'secret for /webhook and /reconcile (env PACKSYNC_WEBHOOK_SECRET)')
       .option('--git-token-file <file>', 'HTTPS token for the git remote (env PACKSYNC_GIT_TOKEN)')
-      .option('--git-ssh-key-file <file>', 'SSH private key for the git remote (env PACKSYNC_GIT_SSH_KEY_FILE)')
-      .option('--prune', 'delete objects packsync created that are no longer in git')
-      .option('--prune-all', 'allow --prune to delete everything when the desired set is empty')
-      .option('--adopt', 'take over live objects that match a manifest but are not owned yet')
-      .option('--allow-replace', 'replace flows whose spec changed (delete + create)')
-      .addOption(new Option('--drift <policy>', 'what to do when someone changed live state').choices(['heal', 'report']).default('heal'))
+      .option('--git-ssh-key-file <file>', 'SSH private key for the git remote (env PACKSYNC_GIT_SSH_KEY_FILE)'), { drift: 'report' })
       .option('--concurrency <n>', 'apply actions in parallel', '4')
       .option('--pass-timeout <duration>', 'longest a single pass may take', '30m')
       .addOption(new Option('--verify-mode <mode>', 'apply only signed revisions: the commit (head), the tag of --ref (tag), or every new commit (range)').choices(['head', 'tag', 'range']))
@@ -150,7 +143,7 @@ export function registerRunCommand(program: Command, io: CliIo): void {
       source,
       api: rt.api,
       stateDir: rt.stateDir,
-      planOptions: { ...DEFAULT_PLAN_OPTIONS, prune: f.prune === true, pruneAll: f.pruneAll === true, adopt: f.adopt === true, allowReplace: f.allowReplace === true, drift: f.drift },
+      planOptions: planOptionsFrom({ ...f, drift: f.drift ?? 'report' }),
       concurrency,
       logger,
       metrics,
@@ -158,6 +151,8 @@ export function registerRunCommand(program: Command, io: CliIo): void {
       passTimeoutMs,
       ...(intervalMs !== undefined ? { expectedIntervalMs: intervalMs } : {}),
       ...(verifiedNow ? { sourceReady: () => verifiedNow.headVerified } : {}),
+      // One pass and exit: nothing would continue a deferred wait, so --once waits like apply does.
+      ...(f.once ? { waitBudgetMs: Infinity } : {}),
     });
     if (f.once) {
       agent.trigger('once');

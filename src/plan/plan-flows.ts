@@ -39,7 +39,7 @@ function planFlowEntry(ctx: PlanContext, m: FlowManifest): { from: string; actio
       blockedBy: liveNow ? null : `${key} is suspended`,
       isNew: false,
     });
-    return;
+    return moved;
   }
   let target: FlowTarget;
   try {
@@ -48,14 +48,14 @@ function planFlowEntry(ctx: PlanContext, m: FlowManifest): { from: string; actio
     if (!(e instanceof ResolveError)) throw e;
     ctx.object('Flow', m.metadata.name, 'error', { source: m.source, error: { code: e.code, message: e.message } }, key);
     ctx.flowRefs.set(m.metadata.name, { ref: null, readyAfter: null, blockedBy: `${key} has an error`, isNew: false });
-    return;
+    return moved;
   }
   // A flow on a package that cannot be used this pass cannot be created either.
   const pkg = m.spec.package ? ctx.packageRefs.get(m.spec.package) : undefined;
   if (pkg?.blockedBy) {
     ctx.object('Flow', m.metadata.name, 'skipped', { source: m.source, reasons: [`waits for ${pkg.blockedBy}`] }, key);
     ctx.flowRefs.set(m.metadata.name, { ref: liveNow ? { id: liveNow.id } : null, readyAfter: null, blockedBy: liveNow ? null : pkg.blockedBy, isNew: false });
-    return;
+    return moved;
   }
   const specHash = hashValue(target.spec);
   const record: { specHash: string; spec: Record<string, unknown>; annotations?: Record<string, string> } = { specHash, spec: target.spec };
@@ -80,14 +80,14 @@ function planFlowEntry(ctx: PlanContext, m: FlowManifest): { from: string; actio
     const found = fresh ?? oldest(sameName);
     if (found) {
       adoptFlow(ctx, m, key, found, record, fresh !== undefined);
-      return;
+      return moved;
     }
   }
   if (entry && liveNow) {
     if (entry.specHash === specHash) {
       ctx.object('Flow', m.metadata.name, 'none', { source: m.source }, key);
       ctx.flowRefs.set(m.metadata.name, { ref: { id: liveNow.id }, readyAfter: null, blockedBy: null, isNew: false });
-      return;
+      return moved;
     }
     const fields = flowFieldsInWords(diffFields(entry.spec, target.spec));
     const names = fields.map((f) => f.field);
@@ -103,7 +103,7 @@ function planFlowEntry(ctx: PlanContext, m: FlowManifest): { from: string; actio
       }, key);
       if (destroys.length > 0) o.destroys = destroys;
       ctx.flowRefs.set(m.metadata.name, { ref: { id: liveNow.id }, readyAfter: null, blockedBy: null, isNew: false });
-      return;
+      return moved;
     }
     // Create first, add the deployments to the new flow, delete the old flow last (design §4): the
     // account is never without the flow, and a failed create deletes nothing. The old entry is kept
@@ -120,7 +120,7 @@ function planFlowEntry(ctx: PlanContext, m: FlowManifest): { from: string; actio
     }, key);
     if (destroys.length > 0) o.destroys = destroys;
     ctx.flowRefs.set(m.metadata.name, { ref: { key }, readyAfter: create, blockedBy: null, isNew: true, replaces: deleteAfter });
-    return;
+    return moved;
   }
   if (!entry && sameName.length > 0) {
     ctx.object('Flow', m.metadata.name, 'conflict', {
@@ -128,7 +128,7 @@ function planFlowEntry(ctx: PlanContext, m: FlowManifest): { from: string; actio
       reasons: [`a flow named "${name}" exists live but is not owned by packsync (${sameName.map((f) => f.id).join(', ')}); run apply with --adopt to take it over`],
     }, key);
     ctx.flowRefs.set(m.metadata.name, { ref: null, readyAfter: null, blockedBy: `${key} is in conflict`, isNew: false });
-    return;
+    return moved;
   }
   const reasons = entry && ctx.live.read.flows ? [`live flow ${entry.id} not found (deleted outside packsync); creating it again`] : [];
   const create = createFlowAction(
@@ -142,6 +142,7 @@ function planFlowEntry(ctx: PlanContext, m: FlowManifest): { from: string; actio
   );
   ctx.object('Flow', m.metadata.name, 'create', { source: m.source, reasons, actions: [create] }, key);
   ctx.flowRefs.set(m.metadata.name, { ref: { key }, readyAfter: create, blockedBy: null, isNew: true });
+  return moved;
 }
 
 function createFlowAction(
@@ -231,7 +232,6 @@ export function flowFieldsInWords(fields: { field: string; from: unknown; to: un
   return fields.map((f) => {
     if (f.field === 'scope') return { field: f.field, from: scopeWord(f.from), to: scopeWord(f.to) };
     if (f.field === 'flags') return { field: f.field, from: flagNames(f.from), to: flagNames(f.to) };
-    if (f.field === 'scriptTemplate' || f.field === 'app' || f.field === 'patchGroup') return f;
     return f;
   });
 }

@@ -72,6 +72,9 @@ describe('triggers', () => {
     try {
       const status = async (): Promise<Status> => (await (await fetch(`http://127.0.0.1:${port}/status`)).json()) as Status;
       const first = await poll(async () => ((await status()).lastAppliedRevision ? status() : undefined));
+      // A schedule tick during the startup pass makes its waits give way (the agent never blocks
+      // on processing), so the deployments may come one pass later: converged means they exist.
+      await poll(async () => ((await sim!.state()).deployments.length === 2 ? true : undefined));
       const before = (await sim.writes()).length;
       await writeFile(join(repo, 'deployments.yaml'), deploymentsYaml({ state: 'stopped' }));
       await poll(async () => ((await status()).lastAppliedRevision !== first.lastAppliedRevision ? true : undefined));

@@ -43,6 +43,21 @@ describe('runGraph', () => {
     expect(events.filter((e) => e.type === 'action-skipped')).toHaveLength(2);
   });
 
+  it('a deferred wait is not a failure: its dependents are skipped as waiting, independent branches proceed', async () => {
+    const events: ApplyEvent[] = [];
+    const actions = [act('wait'), act('flow', ['wait']), act('deployment', ['flow']), act('stop')];
+    const results = await runGraph(actions, 4, undefined, async (a) => {
+      await tick();
+      if (a.id === 'wait') throw Object.assign(new Error('package p is still Running; a later pass continues'), { code: 'WAIT_DEFERRED' });
+    }, (e) => events.push(e));
+    expect(results.get('wait')?.status).toBe('waiting');
+    expect(results.get('flow')).toEqual({ status: 'skipped', error: { code: 'WAITING', message: 'waits for Flow/wait, still processing' } });
+    expect(results.get('deployment')?.error?.code).toBe('WAITING');
+    expect(results.get('stop')?.status).toBe('done');
+    expect(events.filter((e) => e.type === 'action-failed')).toHaveLength(0);
+    expect(events.filter((e) => e.type === 'action-waiting')).toHaveLength(1);
+  });
+
   it('starts nothing new after an abort and lets in-flight actions finish', async () => {
     const ac = new AbortController();
     const finished: string[] = [];

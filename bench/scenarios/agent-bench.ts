@@ -1,0 +1,132 @@
+/**
+ * What the agent scenarios (commit-latency, stop-latency) share: a working repository pushed to a
+ * bare one served over file://, `packsync run` in its own process following it with a webhook
+ * secret, and the calls that time a push: edit, commit, push, signed webhook, watch the journal.
+ */
+import { execFile, spawn } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
+import { mkdtemp, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { signBody } from '../../src/agent/webhook.js';
+import { CLI, freePort } from '../support.js';
+import type { ExternalSim } from '../support.js';
+
+const run = promisify(execFile);
+
+export async function git(cwd: string, ...args: string[]): Promise<string> {
+  const env = { ...process.env, GIT_AUTHOR_NAME: 'bench', GIT_AUTHOR_EMAIL: 'bench@example.invalid', GIT_COMMITTER_NAME: 'bench', GIT_COMMITTER_EMAIL: 'bench@example.invalid' };
+  return (await run('git', args, { cwd, env })).stdout.trim();
+}
+
+export function percentile(xs: number[], p: number): number {
+  const s = [...xs].sort((a, b) => a - b);
+  return s[Math.min(s.length - 1, Math.ceil((p / 100) * s.length) - 1)] ?? 0;
+}
+
+/** Sets `state:` of one deployment document inside a multi-document file. */
+export function setState(text: string, name: string, state: string): string {
+  const docs = text.split('---\n');
+  const i = docs.findIndex((d) => d.includes(`\n  name: ${name}\n`));
+  if (i < 0) throw new Error(`no document named ${name}`);
+  docs[i] = docs[i]!.replace(/\n {2}state: \w+\n/, `\n  state: ${state}\n`);
+  return docs.join('---\n');
+}
+
+export const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
+
+/** The part of the agent's /status the scenarios read. */
+export interface AgentStatusView {
+  lastAppliedRevision: string | null;
+  conditions: { type: string; status: string; reason: string }[];
+  history: { revision: string | null; result: string; durationMs: number; trigger: string }[];
+}
+
+export interface BenchAgent {
+  url: string;
+  stateDir: string;
+  status: () => Promise<AgentStatusView | null>;
+  /** Resolves when `sha` is the last applied revision; throws when its pass ended otherwise. */
+  waitApplied: (sha: string, timeoutMs: number) => Promise<void>;
+  /** Applied and nothing left waiting on the service (Reconciling=False after the pass). */
+  waitConverged: (sha: string, timeoutMs: number) => Promise<void>;
+  /** Signed GitHub push webhook for `main`. */
+  webhook: () => Promise<void>;
+  /** `POST /reconcile` with the webhook secret. */
+  reconcile: () => Promise<void>;
+  stop: () => Promise<void>;
+}
+
+/** Commits `work` as `main`, pushes it to a bare origin and starts `packsync run` following it. */
+export async function startBenchAgent(sim: Pick<ExternalSim, 'url' | 'key'>, work: string, extraArgs: string[] = []): Promise<BenchAgent> {
+  const tmp = await mkdtemp(join(tmpdir(), 'packsync-agent-bench-'));
+  const origin = join(tmp, 'origin.git');
+  await git(tmp, 'init', '-q', '--bare', '-b', 'main', origin);
+  await git(work, 'init', '-q', '-b', 'main');
+  await git(work, 'add', '-A');
+  await git(work, 'commit', '-q', '-m', 'initial');
+  await git(work, 'remote', 'add', 'origin', origin);
+  await git(work, 'push', '-q', 'origin', 'main');
+
+  const secret = 'bench-webhook-secret-0123456789';
+  const secretFile = join(tmp, 'webhook-secret');
+  const keyFile = join(tmp, 'api-key');
+  await writeFile(secretFile, `${secret}\n`, { mode: 0o600 });
+  await writeFile(keyFile, `${sim.key}\n`, { mode: 0o600 });
+  const stateDir = join(tmp, 'state');
+  const port = await freePort();
+  const url = `http://127.0.0.1:${port}`;
+  const env = { ...process.env };
+  for (const k of Object.keys(env)) if (k.startsWith('PACKSYNC_')) delete env[k];
+  const child: ChildProcess = spawn(
+    process.execPath,
+    [
+      CLI, 'run', '--source', `file://${origin}`, '--ref', 'main', '--listen', `127.0.0.1:${port}`, '--webhook-secret-file', secretFile,
+      '--log-level', 'warn', '--api-url', sim.url, '--api-key-file', keyFile, '--state-dir', stateDir, ...extraArgs,
+    ],
+    { stdio: ['ignore', 'inherit', 'inherit'], env },
+  );
+  const status = async (): Promise<AgentStatusView | null> => {
+    try {
+      const r = await fetch(`${url}/status`);
+      return r.ok ? ((await r.json()) as AgentStatusView) : null;
+    } catch {
+      return null;
+    }
+  };
+  const post = async (path: string, headers: Record<string, string>, body: string): Promise<void> => {
+    const res = await fetch(`${url}${path}`, { method: 'POST', headers, body });
+    if (res.status !== 200 && res.status !== 202) throw new Error(`${path} answered ${res.status}: ${await res.text()}`);
+    await res.arrayBuffer();
+  };
+  const body = JSON.stringify({ ref: 'refs/heads/main' });
+  const waitFor = async (sha: string, timeoutMs: number, converged: boolean): Promise<void> => {
+    const until = Date.now() + timeoutMs;
+    while (Date.now() < until) {
+      const s = await status();
+      const idle = s?.conditions.find((c) => c.type === 'Reconciling')?.status === 'False';
+      if (s?.lastAppliedRevision === sha && (!converged || idle)) return;
+      const failed = s?.history.find((h) => h.revision === sha && h.result !== 'Succeeded');
+      if (failed) throw new Error(`the agent's pass for ${sha} ended ${failed.result}`);
+      await sleep(50);
+    }
+    throw new Error(`the agent did not ${converged ? 'converge' : 'apply'} ${sha} within ${timeoutMs} ms`);
+  };
+  return {
+    url,
+    stateDir,
+    status,
+    waitApplied: (sha, timeoutMs) => waitFor(sha, timeoutMs, false),
+    waitConverged: (sha, timeoutMs) => waitFor(sha, timeoutMs, true),
+    webhook: () => post('/webhook', { 'content-type': 'application/json', 'X-GitHub-Event': 'push', 'X-Hub-Signature-256': signBody(secret, body) }, body),
+    reconcile: () => post('/reconcile', { authorization: `Bearer ${secret}` }, ''),
+    stop: async () => {
+      if (child.exitCode !== null) return;
+      await new Promise<void>((resolve) => {
+        child.once('close', () => resolve());
+        child.kill('SIGTERM');
+      });
+    },
+  };
+}

@@ -1,0 +1,182 @@
+/**
+ * stop-latency: an emergency stop while the agent has a package import processing (design §4a:
+ * "a commit that stops a deployment reaches the service within seconds even while other objects
+ * wait"; operator review row 17 measured 31.8 s when a pass blocked in `wait for processing`).
+ *
+ * The agent (`packsync run`, default options) follows a fleet repository (`--flows N`, default 10,
+ * five deployments each) against a simulator in real time (20 ms latency). Each run commits
+ * `state: stopped` for one running deployment and times git push + signed webhook until the
+ * simulator's journal shows the stop call; a second, untimed commit starts it again.
+ *
+ * - baseline: the same runs with nothing processing.
+ * - ours: after a commit that adds a new catalog package with its flow and deployment, whose import
+ *   the simulator holds in `Running` (admin call) for the whole phase, so every run lands while the
+ *   agent is waiting on it. Afterwards the import is released and the time until the waiting
+ *   deployment is added by the agent's own requeued pass is reported too.
+ */
+import { readFile, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { createApiClient } from '../../src/api/client.js';
+import { fleetApps, startExternalSim, writeFleetRepo } from '../support.js';
+import type { ExternalSim } from '../support.js';
+import { git, percentile, setState, sleep, startBenchAgent } from './agent-bench.js';
+import type { BenchAgent } from './agent-bench.js';
+import type { Scenario } from './types.js';
+import { round } from './types.js';
+
+const LATENCY_MS = 20;
+const TARGET = 'dep-0-0';
+const TARGET_FILE = join('flows', 'flow-0.yaml');
+
+interface JournalEntry {
+  seq: number;
+  method: string;
+  path: string;
+  /** 0 while the call is still in flight: the journal records a request before its answer. */
+  status: number;
+}
+
+const ok = (e: JournalEntry): boolean => e.status >= 200 && e.status < 300;
+
+interface SimPackage {
+  id: string;
+  appId: string | null;
+  state: string;
+}
+
+const journal = async (sim: ExternalSim): Promise<JournalEntry[]> => (await sim.admin('GET', '/_sim/journal?writes=true')) as JournalEntry[];
+const lastSeq = async (sim: ExternalSim): Promise<number> => (await journal(sim)).reduce((n, e) => Math.max(n, e.seq), 0);
+
+/** Polls the journal until a successful write matching `match` appears after `seen`; returns the ms since `t0`. */
+async function writeSeen(sim: ExternalSim, seen: number, match: (e: JournalEntry) => boolean, t0: number, timeoutMs: number, what: string): Promise<number> {
+  for (const until = Date.now() + timeoutMs; Date.now() < until; ) {
+    if ((await journal(sim)).some((e) => e.seq > seen && ok(e) && match(e))) return performance.now() - t0;
+    await sleep(10);
+  }
+  throw new Error(`${what} did not appear within ${timeoutMs} ms`);
+}
+
+export const stopLatency: Scenario = async (log, args) => {
+  const runs = Number(args.runs ?? 15);
+  const flows = Number(args.flows ?? 10);
+  if (!Number.isInteger(runs) || runs < 1) throw new Error('--runs must be a whole number >= 1');
+  if (!Number.isInteger(flows) || flows < 1) throw new Error('--flows must be a whole number >= 1');
+  const shape = { flows, deploymentsPerFlow: 5, packages: Math.max(5, Math.ceil((flows * 2) / 5) * 5), states: { [TARGET]: 'running' as const } };
+  const sim = await startExternalSim(['--fleet', 'large', '--latency', String(LATENCY_MS), '--time-scale', '1']);
+  const api = createApiClient({ baseUrl: sim.url, apiKey: sim.key });
+  let agent: BenchAgent | undefined;
+  try {
+    const appCount = shape.packages / shape.deploymentsPerFlow;
+    const apps = await fleetApps(api, appCount + 1);
+    const extra = apps[appCount];
+    if (!extra) throw new Error('the catalog has too few apps for the processing package');
+    const work = await writeFleetRepo(apps.slice(0, appCount), shape);
+    agent = await startBenchAgent(sim, work);
+    const a = agent;
+    const head = await git(work, 'rev-parse', 'HEAD');
+    log(`converging ${flows} flows, ${flows * 5} deployments, ${shape.packages} packages through the agent (not timed; the clock is advanced past the imports)…`);
+    for (const until = Date.now() + 90_000; ; ) {
+      const s = await a.status();
+      if (s?.lastAppliedRevision === head && s.conditions.find((c) => c.type === 'Reconciling')?.status === 'False') break;
+      if (Date.now() > until) throw new Error(`the agent did not converge the fleet: ${JSON.stringify(s?.conditions)}`);
+      await sim.admin('POST', '/_sim/clock', { advanceSeconds: 60 });
+      await a.reconcile().catch(() => undefined); // not listening yet on the first round
+      await sleep(500);
+    }
+    const inv = JSON.parse(await readFile(join(a.stateDir, 'inventory.json'), 'utf8')) as { objects: Record<string, { id: string }> };
+    const id = inv.objects[`Deployment/${TARGET}`]?.id;
+    if (!id) throw new Error(`${TARGET} is not in the agent's inventory`);
+    const stopPath = `/v1/flow/deployment/${id}/stop`;
+    const startPath = `/v1/flow/deployment/${id}/start`;
+    const file = join(work, TARGET_FILE);
+
+    const commit = async (state: string): Promise<string> => {
+      await writeFile(file, setState(await readFile(file, 'utf8'), TARGET, state));
+      await git(work, 'commit', '-q', '-am', `${TARGET}: ${state}`);
+      return git(work, 'rev-parse', 'HEAD');
+    };
+    /** One timed stop (push → webhook → stop call in the journal), then an untimed restart. */
+    const stopOnce = async (): Promise<number> => {
+      await commit('stopped');
+      const seen = await lastSeq(sim);
+      const t0 = performance.now();
+      await git(work, 'push', '-q', 'origin', 'main');
+      await a.webhook();
+      const ms = await writeSeen(sim, seen, (e) => e.path === stopPath, t0, 60_000, 'the stop call');
+      const again = await commit('running');
+      const seen2 = await lastSeq(sim);
+      await git(work, 'push', '-q', 'origin', 'main');
+      await a.webhook();
+      await writeSeen(sim, seen2, (e) => e.path === startPath, performance.now(), 60_000, 'the start call');
+      await a.waitApplied(again, 60_000);
+      return ms;
+    };
+
+    const baseline: number[] = [];
+    for (let r = 0; r < runs; r++) {
+      baseline.push(await stopOnce());
+      log(`baseline run ${r + 1}: stop visible after ${round(baseline[r]!)} ms (nothing processing)`);
+    }
+
+    // A new package, flow and deployment; the import is held Running for the whole phase.
+    await writeFile(
+      join(work, 'processing.yaml'),
+      `apiVersion: packsync.dev/v1\nkind: Package\nmetadata:\n  name: processing\nspec:\n  catalog:\n    app: ${JSON.stringify(extra.name)}\n    version: ${JSON.stringify(extra.versions?.[0] ?? extra.latestVersion)}\n---\n` +
+        `apiVersion: packsync.dev/v1\nkind: Flow\nmetadata:\n  name: processing\nspec:\n  app: ${JSON.stringify(extra.name)}\n---\n` +
+        'apiVersion: packsync.dev/v1\nkind: Deployment\nmetadata:\n  name: processing\nspec:\n  flow: processing\n  package: processing\n  state: running\n',
+    );
+    await git(work, 'add', '-A');
+    await git(work, 'commit', '-q', '-m', 'add a package that will be processing');
+    const seenAdd = await lastSeq(sim);
+    await git(work, 'push', '-q', 'origin', 'main');
+    await a.webhook();
+    await writeSeen(sim, seenAdd, (e) => e.path.startsWith('/v1/app/import/'), performance.now(), 30_000, 'the import');
+    const appId = (await journal(sim)).find((e) => e.seq > seenAdd && ok(e) && e.path.startsWith('/v1/app/import/'))?.path.split('/').pop();
+    const pkgs = ((await sim.admin('GET', '/_sim/state')) as { packages: SimPackage[] }).packages;
+    const imported = pkgs.find((p) => p.appId === appId && (p.state === 'Pending' || p.state === 'Running'));
+    if (!imported) throw new Error(`the new import of app ${appId ?? '?'} is not processing: ${JSON.stringify(pkgs.filter((p) => p.appId === appId))}`);
+    await sim.admin('POST', `/_sim/packages/${imported.id}/state`, { state: 'Running' });
+    log(`package ${imported.id} held Running (import of ${extra.name})`);
+
+    const ours: number[] = [];
+    for (let r = 0; r < runs; r++) {
+      ours.push(await stopOnce());
+      log(`run ${r + 1}: stop visible after ${round(ours[r]!)} ms while an import is processing`);
+    }
+    const added = async (): Promise<boolean> => (await journal(sim)).some((e) => e.seq > seenAdd && ok(e) && /\/v1\/flow\/[^/]+\/add-deployment$/.test(e.path));
+    const still = ((await sim.admin('GET', '/_sim/state')) as { packages: SimPackage[] }).packages.find((p) => p.id === imported.id)?.state;
+    if (still !== 'Running' || (await added())) throw new Error(`the import did not stay processing for the whole phase (state ${still ?? '?'})`);
+
+    // Release it: the agent's own requeued pass (no trigger from here) adds the waiting deployment.
+    const seenRelease = await lastSeq(sim);
+    const t1 = performance.now();
+    await sim.admin('POST', `/_sim/packages/${imported.id}/state`, { state: 'Completed' });
+    const releaseMs = await writeSeen(sim, seenRelease, (e) => /\/v1\/flow\/[^/]+\/add-deployment$/.test(e.path), t1, 30_000, 'the waiting deployment');
+    const imports = (await journal(sim)).filter((e) => e.seq > seenAdd && ok(e) && e.path.startsWith('/v1/app/import/')).length;
+    if (imports !== 1) throw new Error(`the processing package was imported ${imports} times`);
+
+    const p50 = percentile(ours, 50);
+    const p95 = percentile(ours, 95);
+    const b50 = percentile(baseline, 50);
+    const b95 = percentile(baseline, 95);
+    log(`push → stop call while an import is processing: p50 ${round(p50)} ms, p95 ${round(p95)} ms; nothing processing: p50 ${round(b50)} ms, p95 ${round(b95)} ms (${runs} runs each)`);
+    log(`released import → waiting deployment added by the requeued pass: ${round(releaseMs)} ms; imports of the processing package: ${imports}`);
+    return {
+      metrics: {
+        p50Ms: round(p50),
+        p95Ms: round(p95),
+        maxMs: round(Math.max(...ours)),
+        p95VsBaseline: round(p95 / b95, 2),
+        p50VsBaseline: round(p50 / b50, 2),
+        releaseToAddMs: round(releaseMs),
+        runs,
+        flows,
+      },
+      baseline: { p50Ms: round(b50), p95Ms: round(b95), maxMs: round(Math.max(...baseline)) },
+    };
+  } finally {
+    await agent?.stop();
+    await api.close();
+    await sim.stop();
+  }
+};

@@ -1,0 +1,216 @@
+/**
+ * The agent never blocks a pass on the service's background work (design §4a), and leaves drift it
+ * did not cause alone unless told to heal it (design §3). `packsync run` follows a real git
+ * repository against a simulator running in real time, where a catalog import stays processing for
+ * about 32 seconds unless the test advances the virtual clock.
+ *
+ * Regression (operator review rows 17 and 18): a commit stopping a deployment reached the service
+ * 31.8 s after the push, because the pass was blocked in `wait for processing`; and a stop made in
+ * the web console was undone by the agent's default `--drift heal` within 10–12 s.
+ */
+import { writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { signBody } from '../../src/agent/webhook.js';
+import { createRepo, freePort } from '../support/git.js';
+import type { TestRepo } from '../support/git.js';
+import { deploymentsYaml, flowsYaml, packagesYaml } from '../support/manifests.js';
+import { tempDir } from '../support/repo.js';
+import { normalisePath, startTestSimulator } from '../support/sim.js';
+import type { JournalEntry, TestSim } from '../support/sim.js';
+import { spawnCli } from '../support/spawn-cli.js';
+import type { Spawned } from '../support/spawn-cli.js';
+
+const SECRET = 'webhook-secret-waiting-0123456789';
+let sim: TestSim;
+let repo: TestRepo;
+let agent: Spawned;
+let base: string;
+
+interface Status {
+  lastAppliedRevision: string | null;
+  passes: number;
+  conditions: { type: string; status: string; reason: string }[];
+  objects: { key: string; outcome: string; drift?: boolean; waiting?: boolean }[];
+  history: { revision: string | null; trigger: string; result: string; message: string }[];
+  events: { reason: string; object?: string }[];
+}
+
+const status = async (): Promise<Status> => (await (await fetch(`${base}/status`)).json()) as Status;
+
+async function until<T>(what: string, probe: () => Promise<T | undefined | false>, timeoutMs: number): Promise<T> {
+  const end = Date.now() + timeoutMs;
+  for (;;) {
+    const v = await probe().catch(() => undefined);
+    if (v !== undefined && v !== false) return v;
+    if (Date.now() > end) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}; status: ${JSON.stringify(await status().catch(() => null))}`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
+async function webhook(): Promise<void> {
+  const body = JSON.stringify({ ref: 'refs/heads/main' });
+  const res = await fetch(`${base}/webhook`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', 'x-github-event': 'push', 'x-hub-signature-256': signBody(SECRET, body), 'x-github-delivery': `d-${Math.random()}` },
+    body,
+  });
+  expect(res.status).toBe(202);
+}
+
+async function reconcileNow(): Promise<void> {
+  const res = await fetch(`${base}/reconcile`, { method: 'POST', headers: { authorization: `Bearer ${SECRET}` } });
+  expect(res.status).toBe(202);
+}
+
+/** Successful writes whose normalised route is `route`, after journal position `afterSeq` (status 0 is a call still in flight). */
+async function writesTo(route: string, afterSeq = 0): Promise<JournalEntry[]> {
+  return (await sim.journal(true)).filter((e) => e.seq > afterSeq && e.status >= 200 && e.status < 300 && `${e.method} ${normalisePath(e.path)}` === route);
+}
+
+const lastSeq = async (): Promise<number> => (await sim.journal()).reduce((n, e) => Math.max(n, e.seq), 0);
+
+/** Waits until no pass runs and the pass counter stood still for 500 ms. */
+async function settled(): Promise<Status> {
+  let last = -1;
+  for (;;) {
+    const s = await status();
+    const busy = s.conditions.find((c) => c.type === 'Reconciling')?.status === 'True';
+    if (!busy && s.passes === last) return s;
+    last = busy ? -1 : s.passes;
+    await new Promise((r) => setTimeout(r, 500));
+  }
+}
+
+const FIREFOX = `apiVersion: packsync.dev/v1
+kind: Package
+metadata:
+  name: firefox-133
+spec:
+  catalog:
+    app: Mozilla Firefox
+    version: "133.0"
+---
+apiVersion: packsync.dev/v1
+kind: Flow
+metadata:
+  name: firefox
+spec:
+  app: Mozilla Firefox
+---
+apiVersion: packsync.dev/v1
+kind: Deployment
+metadata:
+  name: firefox-133
+spec:
+  flow: firefox
+  package: firefox-133
+  state: running
+`;
+
+beforeAll(async () => {
+  sim = await startTestSimulator({ timeScale: 1 });
+  repo = await createRepo(async (dir) => {
+    await writeFile(join(dir, 'packages.yaml'), packagesYaml());
+    await writeFile(join(dir, 'flows.yaml'), flowsYaml());
+    await writeFile(join(dir, 'deployments.yaml'), deploymentsYaml());
+  });
+  const stateDir = await tempDir('packsync-agent-state-');
+  const secretFile = join(stateDir, '..', `secret-${Date.now()}-${Math.random()}`);
+  await writeFile(secretFile, `${SECRET}\n`);
+  const port = await freePort();
+  base = `http://127.0.0.1:${port}`;
+  // Default drift policy on purpose: the second test is about it.
+  agent = spawnCli(
+    ['run', '--source', repo.fileUrl, '--ref', 'main', '--listen', `127.0.0.1:${port}`, '--webhook-secret-file', secretFile, '--log-format', 'json'],
+    { PACKSYNC_API_URL: sim.url, PACKSYNC_API_KEY: sim.key, PACKSYNC_STATE_DIR: stateDir, HOME: stateDir },
+  );
+  // The first imports take 32 virtual seconds: move the clock on instead of waiting for them.
+  await until('the initial repository converged', async () => {
+    const deployments = (await sim.state()).deployments;
+    if (deployments.length === 2) return true;
+    if ((await sim.state()).packages.some((p) => p.state === 'Pending' || p.state === 'Running')) await sim.advance(40);
+    await reconcileNow().catch(() => undefined);
+    await new Promise((r) => setTimeout(r, 400));
+    return false;
+  }, 50_000);
+});
+
+afterAll(async () => {
+  if (agent.child.exitCode === null) agent.child.kill('SIGTERM');
+  await agent.done;
+  await sim.close();
+});
+
+describe('packsync run while a package is processing', () => {
+  it('applies a commit that stops a deployment within 5 s of its webhook while another package is still processing; the waiting deployment is added exactly once later', async () => {
+    const seven = (await sim.state()).deployments.find((d) => d.status === 'Running');
+    expect(seven, 'the 7-Zip deployment runs before the test').toBeDefined();
+    const start = await lastSeq();
+
+    // Commit 1: a new catalog package with its flow and a running deployment.
+    await writeFile(join(repo.work, 'firefox.yaml'), FIREFOX);
+    const first = await repo.commit('add Firefox 133');
+    await webhook();
+    const [imported] = await until('the Firefox import', async () => {
+      const xs = await writesTo('POST /v1/app/import/{id}', start);
+      return xs.length > 0 ? xs : undefined;
+    }, 15_000);
+    expect(imported).toBeDefined();
+
+    // Commit 2, while Firefox is processing: stop 7-Zip.
+    await writeFile(join(repo.work, 'deployments.yaml'), deploymentsYaml({ state: 'stopped' }));
+    const second = await repo.commit('emergency stop of 7-Zip');
+    const firefoxState = async (): Promise<string | undefined> => (await sim.state()).packages.find((p) => p.productName.includes('Firefox') && p.productVersion === '133.0')?.state;
+    expect(['Pending', 'Running']).toContain(await firefoxState());
+    const triggered = Date.now();
+    await webhook();
+    await until('the stop call', async () => (await writesTo('POST /v1/flow/deployment/{id}/stop', start)).length > 0, 5_000);
+    const latencyMs = Date.now() - triggered;
+    expect(latencyMs).toBeLessThan(5_000);
+    // It really happened while the import was still processing (32 virtual seconds, real time).
+    expect(['Pending', 'Running']).toContain(await firefoxState());
+    expect((await writesTo('POST /v1/flow/deployment/{id}/stop', start)).map((e) => e.path)).toEqual([`/v1/flow/deployment/${seven!.id}/stop`]);
+    expect((await writesTo('POST /v1/flow/{id}/add-deployment', start))).toHaveLength(0);
+
+    // The pass that left Firefox waiting succeeded (waiting is not a failure) and said so.
+    const waitingPass = await until('a pass of the second commit', async () => (await status()).history.find((h) => h.revision === second), 10_000);
+    expect(waitingPass.result).toBe('Succeeded');
+    expect(waitingPass.message).toMatch(/waiting on the service/);
+    expect((await status()).objects.find((o) => o.key === 'Deployment/firefox-133')).toMatchObject({ outcome: 'skipped', waiting: true });
+    // Between passes /status says the revision is applied but still converging, not idle.
+    await until('Reconciling=WaitingOnService', async () => (await status()).conditions.find((c) => c.type === 'Reconciling' && c.status === 'True' && c.reason === 'WaitingOnService'), 10_000);
+
+    // The import finishes; the requeued pass (no trigger from the test) adds the deployment.
+    await sim.advance(40);
+    await until('the Firefox deployment', async () => (await writesTo('POST /v1/flow/{id}/add-deployment', start)).length > 0, 20_000);
+    const s = await settled();
+    expect(s.history.some((h) => h.trigger === 'requeue: waiting on the service' && h.result === 'Succeeded')).toBe(true);
+    expect(s.lastAppliedRevision).toBe(second);
+    expect(s.history.find((h) => h.revision === first)?.result).toBe('Succeeded');
+    // Several passes saw Firefox waiting; none repeated a create.
+    expect(await writesTo('POST /v1/app/import/{id}', start)).toHaveLength(1);
+    expect(await writesTo('POST /v1/flow/create', start)).toHaveLength(1);
+    expect(await writesTo('POST /v1/flow/{id}/add-deployment', start)).toHaveLength(1);
+    expect((await sim.state()).deployments.filter((d) => d.status === 'Running')).toHaveLength(1);
+    expect(s.conditions.find((c) => c.type === 'Ready')).toMatchObject({ status: 'True' });
+  });
+
+  it('a deployment stopped in the web console is not restarted by the agent under the default drift policy', async () => {
+    const firefox = (await sim.state()).deployments.find((d) => d.status === 'Running');
+    expect(firefox, 'the Firefox deployment runs').toBeDefined();
+    // What the console does: the same API call, made by a person.
+    const stopped = await fetch(`${sim.url}/v1/flow/deployment/${firefox!.id}/stop`, { method: 'POST', headers: { 'X-API-Key': sim.key } });
+    expect(stopped.status).toBeLessThan(300);
+    const after = await lastSeq();
+    const passes = (await status()).passes;
+    await reconcileNow();
+    await until('a pass after the console stop', async () => (await status()).passes > passes, 15_000);
+    const s = await settled();
+    expect(s.history[0]?.result).toBe('Succeeded');
+    expect(await writesTo('POST /v1/flow/deployment/{id}/start', after)).toHaveLength(0);
+    expect((await sim.state()).deployments.find((d) => d.id === firefox!.id)?.status).toBe('Stopped');
+    expect(s.objects.find((o) => o.key === 'Deployment/firefox-133')).toMatchObject({ drift: true });
+    expect(s.events.some((e) => e.reason === 'DriftDetected' && e.object === 'Deployment/firefox-133')).toBe(true);
+  });
+});
