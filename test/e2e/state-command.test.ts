@@ -4,7 +4,7 @@
  * without touching the live object (the next plan reports it as a conflict naming --adopt), and a
  * refused edit leaves the state file byte for byte as it was.
  */
-import { readFile } from 'node:fs/promises';
+import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { Inventory } from '../../src/apply/inventory-types.js';
@@ -203,6 +203,89 @@ describe('packsync state', () => {
     expect(rm.stderr).toContain('did you mean "Flow/pwsh"?');
 
     expect(await readFile(file, 'utf8')).toBe(bytes);
+  });
+
+  it('superseded entries show as such, move with their main key, and a revert after the rename still reuses them', async () => {
+    const c = await converged();
+    // A version edited in place: the 24.08 package and its deployment stay in the state as superseded.
+    await editFile(join(c.repo, 'packages.yaml'), 'version: "24.08"', 'version: "24.07"');
+    const edited = await cli(['apply', '--auto-approve', c.repo], c.env);
+    expect(edited.code, edited.stdout + edited.stderr).toBe(0);
+    const inv = await inventory(c.stateDir);
+    const keptPkg = Object.keys(inv.objects).find((k) => k.startsWith('Package/seven-zip-24-08#'))!;
+    const keptDep = Object.keys(inv.objects).find((k) => k.startsWith('Deployment/seven-zip-24-08#'))!;
+    expect(keptPkg).toBeDefined();
+    expect(keptDep).toBeDefined();
+    const oldPackageId = inv.objects[keptPkg]!.id;
+
+    const list = await cli(['state', 'list', '-o', 'json'], c.offline);
+    const objects = (JSON.parse(list.stdout) as { objects: { key: string; superseded: boolean }[] }).objects;
+    expect(objects.filter((o) => o.superseded).map((o) => o.key).sort()).toEqual([keptDep, keptPkg].sort());
+    const text = await cli(['state', 'list'], c.offline);
+    expect(text.stdout.split('\n').find((l) => l.startsWith(keptPkg))).toMatch(/superseded$/);
+    expect(text.stdout).toContain('(2 superseded)');
+
+    const mv = await cli(['state', 'mv', 'Package/seven-zip-24-08', 'Package/seven-zip'], c.offline);
+    expect(mv.code, mv.stderr).toBe(0);
+    expect(mv.stdout).toContain(`${keptPkg} → Package/seven-zip#${oldPackageId}`);
+    const moved = await inventory(c.stateDir);
+    expect(moved.objects[`Package/seven-zip#${oldPackageId}`]?.name).toBe(`seven-zip#${oldPackageId}`);
+    expect(Object.keys(moved.objects).filter((k) => k.startsWith('Package/seven-zip-24-08'))).toEqual([]);
+    // Both deployments (current and superseded) now name the package by its new key.
+    expect((moved.objects['Deployment/seven-zip-24-08']?.spec as { package: string }).package).toBe('seven-zip');
+    expect((moved.objects[keptDep]?.spec as { package: string }).package).toBe('seven-zip');
+
+    await editFile(join(c.repo, 'packages.yaml'), 'name: seven-zip-24-08', 'name: seven-zip');
+    await editFile(join(c.repo, 'deployments.yaml'), 'package: seven-zip-24-08', 'package: seven-zip');
+    const writes = (await c.sim.writes()).length;
+    const plan = await cli(['plan', c.repo, '-o', 'json'], c.env);
+    expect(plan.code, plan.stdout + plan.stderr).toBe(0);
+    // Nothing changes; the superseded entries are listed as every plan lists them (design §4).
+    const changed = (JSON.parse(plan.stdout) as { objects: { key: string; change: string }[] }).objects.filter((o) => o.change !== 'none');
+    expect(changed.map((o) => o.key).sort()).toEqual([keptDep, `Package/seven-zip#${oldPackageId}`].sort());
+
+    // Reverting the version reuses the package kept under the moved key: nothing is imported.
+    await editFile(join(c.repo, 'packages.yaml'), 'version: "24.07"', 'version: "24.08"');
+    const revert = await cli(['plan', c.repo, '-o', 'json'], c.env);
+    expect(revert.code, revert.stderr).toBe(0);
+    const ops = (JSON.parse(revert.stdout) as { actions: { op: string }[] }).actions.map((a) => a.op);
+    expect(ops).not.toContain('import-package');
+    expect(ops).not.toContain('add-deployment');
+    expect(revert.stdout).toContain(`reusing live package ${oldPackageId}`);
+    expect((await c.sim.writes()).length).toBe(writes);
+
+    // Forgetting the main key says which superseded entries stay.
+    const rm = await cli(['state', 'rm', 'Deployment/seven-zip-24-08'], c.offline);
+    expect(rm.code, rm.stderr).toBe(0);
+    expect(rm.stdout).toContain(`Still in the state (superseded, --prune deletes them): ${keptDep}`);
+  });
+
+  it('pending intents are listed apart, shown, moved with their key and forgotten by rm', async () => {
+    const stateDir = await tempDir('packsync-state-');
+    const at = '2025-01-01T00:00:00.000Z';
+    const inv: Inventory = {
+      version: 1,
+      objects: {},
+      intents: { 'Flow/pwsh': { key: 'Flow/pwsh', op: 'create-flow', at, knownIds: [], match: { name: 'pwsh' } } },
+    };
+    await writeFile(join(stateDir, 'inventory.json'), JSON.stringify(inv));
+    const env = { PACKSYNC_STATE_DIR: stateDir };
+    const list = await cli(['state', 'list'], env);
+    expect(list.code).toBe(0);
+    expect(list.stdout).toContain('Pending creates (1), resolved by the next plan or apply:');
+    expect(list.stdout).toContain(`Flow/pwsh  create-flow since ${at}`);
+    const show = await cli(['state', 'show', 'Flow/pwsh', '-o', 'json'], env);
+    expect(JSON.parse(show.stdout)).toEqual({ key: 'Flow/pwsh', intent: inv.intents['Flow/pwsh'] });
+
+    const mv = await cli(['state', 'mv', 'Flow/pwsh', 'Flow/powershell'], env);
+    expect(mv.code, mv.stderr).toBe(0);
+    expect(mv.stdout).toContain('with its pending create');
+    expect((await inventory(stateDir)).intents).toEqual({ 'Flow/powershell': { ...inv.intents['Flow/pwsh'], key: 'Flow/powershell' } });
+
+    const rm = await cli(['state', 'rm', 'Flow/powershell'], env);
+    expect(rm.code, rm.stderr).toBe(0);
+    expect(rm.stdout).toContain('Forgot Flow/powershell and its pending create.');
+    expect(await inventory(stateDir)).toEqual({ version: 1, objects: {}, intents: {} });
   });
 
   it('the built binary runs state list, mv and rm with no API URL or key', async () => {
