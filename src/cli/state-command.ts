@@ -67,7 +67,8 @@ export function registerStateCommand(program: Command, io: CliIo): void {
       if (r.unchangedReferences.length > 0) {
         io.stderr(`Warning: ${r.unchangedReferences.join(', ')} still name ${from.name} (their recorded spec was not written by this version of packsync); the next plan shows them changed.`);
       }
-      io.stdout(`Rename metadata.name to ${to.name} in the manifest before the next plan, or the plan treats ${to.key} as no longer in git.`);
+      const elsewhere = from.kind === 'Flow' || from.kind === 'Package' ? ' and where other manifests name it' : '';
+      io.stdout(`Next: rename metadata.name to ${to.name} in the manifest${elsewhere}; until then the plan sees ${to.key} as no longer in git.`);
     },
   );
 

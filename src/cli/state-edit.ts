@@ -43,8 +43,9 @@ export function moveEntry(inv: Inventory, from: StateKey, to: StateKey, now: str
   const taken = [to.key, ...supersededKeys(inv, from.key).map(([, id]) => `${to.key}#${id}`)].filter((k) => k in inv.objects || k in inv.intents);
   if (taken.length > 0) throw new StateKeyError(`cannot move ${from.key} to ${to.key}: ${taken.join(', ')} already exists in the state (forget it first with \`packsync state rm\`, or choose another name)`);
 
-  const moved: [string, string][] = [];
   const entry = inv.objects[from.key];
+  if (!entry && !(from.key in inv.intents)) throw new StateKeyError(`OLD "${from.key}" is not in the state`);
+  const moved: [string, string][] = [];
   if (entry) {
     inv.objects[to.key] = { ...entry, name: to.name, updatedAt: now };
     delete inv.objects[from.key];
