@@ -87,6 +87,11 @@ export async function buildRuntime(opts: CommonOptions, io: CliIo, secrets: stri
     timeoutMs: positiveInt(opts.apiTimeout, '--api-timeout', 1),
     ...(extra.onRequest ? { onRequest: extra.onRequest } : {}),
   });
-  const stateDir = resolve(io.cwd, opts.stateDir ?? io.env.PACKSYNC_STATE_DIR ?? '.packsync');
+  const stateDir = resolveStateDir(opts, io);
   return { api, stateDir, logger, secrets, close: () => api.close() };
+}
+
+/** `--state-dir`, else env `PACKSYNC_STATE_DIR`, else `./.packsync`; offline commands (`state`) use it too. */
+export function resolveStateDir(opts: Pick<CommonOptions, 'stateDir'>, io: CliIo): string {
+  return resolve(io.cwd, opts.stateDir ?? io.env.PACKSYNC_STATE_DIR ?? '.packsync');
 }

@@ -8,6 +8,7 @@ import { scrub } from './logger.js';
 import { registerPlanCommand } from './plan-command.js';
 import { registerRunCommand } from './run-command.js';
 import { registerSimulatorCommand } from './simulator-command.js';
+import { registerStateCommand } from './state-command.js';
 import { registerValidateCommand } from './validate-command.js';
 
 export function buildProgram(io: CliIo, version: string): Command {
@@ -23,6 +24,7 @@ export function buildProgram(io: CliIo, version: string): Command {
   registerApplyCommand(program, io);
   registerRunCommand(program, io);
   registerExportCommand(program, io);
+  registerStateCommand(program, io);
   registerSimulatorCommand(program, io);
   registerDemoCommand(program, io);
   for (const c of program.commands) c.exitOverride();
