@@ -7,7 +7,7 @@ import { describe, expect, it } from 'vitest';
 import type { V1DeploymentViewModel, V1WaveViewModel } from '../../src/api/wire-types.js';
 import type { Inventory } from '../../src/apply/inventory-types.js';
 import type { Manifest, SourcePosition } from '../../src/manifests/model.js';
-import { formatPlanText } from '../../src/plan/format.js';
+import { formatPlanMarkdown, formatPlanText } from '../../src/plan/format.js';
 import type { Plan } from '../../src/plan/types.js';
 import { TENANT, dep, desired, emptyInventory, flow, live, liveDeployment, liveFlow, livePackage, ops, pkg, run, upload } from './fixtures.js';
 
@@ -132,6 +132,9 @@ describe('the wave gate is checked against the live flow (row 10)', () => {
     const text = formatPlanText(p);
     expect(text).toContain('  Deployment/zip unchanged\n    # live wave 3 is past the gate wave 2');
     expect(text).toContain('No changes. Live state matches the desired state.');
+    const md = formatPlanMarkdown(p);
+    expect(md).toContain('No changes. Live state matches the desired state.');
+    expect(md).toContain('| `Deployment/zip` | unchanged | live wave 3 is past the gate wave 2 |');
   });
 });
 
