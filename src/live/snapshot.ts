@@ -87,10 +87,12 @@ export async function readLiveState(
   });
 
   const appVersions: LiveState['appVersions'] = {};
-  const appIndex = new NameIndex('catalog app', apps, (a) => [a.name], (a) => a.id);
+  const appIndex = new NameIndex('catalog app', apps, (a) => [a.name], (a) => ({ name: a.name, detail: a.id }));
+  // Every catalog app a package names, once: the planner checks `version` / `versionId` against
+  // what the catalog offers, so an unknown version fails the plan rather than the import.
   const versionApps = new Set<string>();
   for (const p of desired.packages) {
-    if (!p.spec.catalog?.versionId) continue;
+    if (!p.spec.catalog || p.spec.suspend) continue;
     try {
       versionApps.add(appIndex.resolve(p.spec.catalog.app).id);
     } catch {
@@ -102,7 +104,7 @@ export async function readLiveState(
   });
 
   const uploads: LiveState['uploads'] = {};
-  const tenantIndex = new NameIndex('tenant', tenants, (t) => [t.defaultDomain, t.displayName], (t) => t.id);
+  const tenantIndex = new NameIndex('tenant', tenants, (t) => [t.defaultDomain, t.displayName], (t) => ({ name: t.defaultDomain, detail: t.id }));
   const uploadTenants = new Set<string>(opts.allTenantUploads ? tenants.map((t) => t.id) : []);
   for (const u of desired.tenantUploads) {
     try {
@@ -115,15 +117,30 @@ export async function readLiveState(
     uploads[id] = await all((q) => api.listTenantUploads(id, q, signal));
   });
 
+  // Only details carry `errorDetails`: read them for the owned packages that failed processing
+  // (rare), so the plan says why a package failed, not only that it did.
+  const ownedIds = new Set(Object.entries(inventory.objects).filter(([k, e]) => e.kind === 'Package' && !k.includes('#')).map(([, e]) => e.id));
+  const failed = opts.packageDetails ? [] : packages.filter((p) => p.state === 'Error' && ownedIds.has(p.id));
+  const packageErrors: Record<string, string> = {};
+  await mapLimit(failed, concurrency, async (p) => {
+    const d = await call(() => api.getPackage(p.id, signal));
+    if (d.errorDetails) packageErrors[p.id] = d.errorDetails;
+  });
+
   const packageDetails = opts.packageDetails
     ? new Map((await mapLimit(packages, concurrency, (p) => call(() => api.getPackage(p.id, signal)))).map((d) => [d.id, d]))
     : undefined;
+
+  if (packageDetails) {
+    for (const d of packageDetails.values()) if (d.state === 'Error' && d.errorDetails) packageErrors[d.id] = d.errorDetails;
+  }
 
   return {
     ...(packageDetails ? { packageDetails } : {}),
     live: {
       apps,
       appVersions,
+      packageErrors,
       templates,
       tenants,
       packages,

@@ -21,8 +21,16 @@ export interface LiveFlow extends V1FlowViewModel {
 
 export interface LiveState {
   apps: V1AppViewModel[];
-  /** Versions of catalog apps, read only where a manifest names a `versionId`. Keyed by app id. */
+  /**
+   * Versions of catalog apps, read for every app a Package manifest names (one read per app).
+   * Keyed by app id; an app absent here was not read, and its versions are not checked.
+   */
   appVersions: Record<string, V1AppVersionViewModel[]>;
+  /**
+   * The service's `errorDetails` of owned packages in state Error (only package details carry
+   * it), by package id. Optional: live states built by hand may leave it out.
+   */
+  packageErrors?: Record<string, string>;
   templates: ConfigurationTemplateViewModel[];
   tenants: V1TenantViewModel[];
   packages: V1PackageViewModel[];

@@ -25,6 +25,7 @@ import { didYouMean } from './suggest.js';
 import { isInside } from './content.js';
 import { decodeManifest } from './encoding.js';
 import { unsafeIntegers } from './numbers.js';
+import { fieldPositions } from './positions.js';
 import { displayPath, toPointer, valueAt } from './paths.js';
 import { listYamlFiles } from './walk.js';
 import { parseYamlFile } from './yaml-source.js';
@@ -114,7 +115,9 @@ export async function loadManifests(path: string, opts: LoadOptions = {}): Promi
 
   const desired: DesiredModel = { root, packages: [], flows: [], deployments: [], tenantUploads: [] };
   for (const r of records) {
-    const m = { apiVersion: API_VERSION, kind: r.kind, metadata: r.data.metadata, spec: r.data.spec, source: { file: r.doc.file, ...r.doc.start } };
+    const positions = fieldPositions(r.doc, r.kind, r.data);
+    const base = { apiVersion: API_VERSION, kind: r.kind, metadata: r.data.metadata, spec: r.data.spec, source: { file: r.doc.file, ...r.doc.start } };
+    const m = positions ? { ...base, positions } : base;
     if (r.kind === 'Package') {
       const content = rules.content.get(r);
       desired.packages.push((content ? { ...m, content } : m) as PackageManifest);

@@ -110,6 +110,11 @@ interface ManifestBase<K extends Kind, S> {
   spec: S;
   /** Position of the document's start. */
   source: SourcePosition;
+  /**
+   * Positions of the fields the planner resolves against the live state, by dotted path
+   * (`spec.catalog.app`); only fields present in the document. See `manifests/positions.ts`.
+   */
+  positions?: Record<string, SourcePosition>;
 }
 
 export type PackageManifest = ManifestBase<'Package', PackageSpec> & {

@@ -142,22 +142,36 @@ function waveWarning(r: DocRecord, problems: Problem[]): void {
   );
 }
 
-/** A 7-Zip package deployed through a PowerShell flow is almost surely a copy-paste slip. */
+/**
+ * A deployment whose package cannot belong to its flow. A flow on a package (`spec.package`)
+ * deploys that package: any other package is an error, as is a custom package in a flow for a
+ * catalog app (the service refuses it, but only in the middle of an apply). A catalog package of
+ * another app than the flow's is a warning: both are names, and spelling is the likelier slip.
+ */
 function appMismatch(r: DocRecord, names: Map<Kind, Map<string, DocRecord>>, problems: Problem[]): void {
   const flow = names.get('Flow')?.get(str(r.data, ['spec', 'flow']) ?? '');
   const pkg = names.get('Package')?.get(str(r.data, ['spec', 'package']) ?? '');
-  const flowApp = flow ? str(flow.data, ['spec', 'app']) : undefined;
-  const pkgApp = pkg ? str(pkg.data, ['spec', 'catalog', 'app']) : undefined;
-  if (!flowApp || !pkgApp || UUID.test(flowApp) || UUID.test(pkgApp)) return;
+  if (!flow || !pkg) return; // unresolved references are reported on their own
+  const mismatch = (message: string, severity: Problem['severity']): void => {
+    problems.push(problem(r, ['spec', 'package'], 'value', 'deployment.app-mismatch', message, severity));
+  };
+  const flowPackage = str(flow.data, ['spec', 'package']);
+  if (flowPackage !== undefined) {
+    if (flowPackage !== pkg.name) {
+      mismatch(`flow "${flow.name ?? ''}" deploys package "${flowPackage}" only (it is a flow on that package), but this Deployment names package "${pkg.name ?? ''}"`, 'error');
+    }
+    return;
+  }
+  const flowApp = str(flow.data, ['spec', 'app']);
+  if (!flowApp) return;
+  const pkgApp = str(pkg.data, ['spec', 'catalog', 'app']);
+  if (pkgApp === undefined) {
+    if (valueAt(pkg.data, ['spec', 'custom']) !== undefined) {
+      mismatch(`package "${pkg.name ?? ''}" is a custom package but flow "${flow.name ?? ''}" deploys catalog app "${flowApp}"; a custom package needs a flow on it (spec.package)`, 'error');
+    }
+    return;
+  }
+  if (UUID.test(flowApp) || UUID.test(pkgApp)) return;
   if (flowApp.toLowerCase() === pkgApp.toLowerCase()) return;
-  problems.push(
-    problem(
-      r,
-      ['spec', 'package'],
-      'value',
-      'deployment.app-mismatch',
-      `package "${pkg?.name ?? ''}" is catalog app "${pkgApp}" but flow "${flow?.name ?? ''}" deploys catalog app "${flowApp}"`,
-      'warning',
-    ),
-  );
+  mismatch(`package "${pkg.name ?? ''}" is catalog app "${pkgApp}" but flow "${flow.name ?? ''}" deploys catalog app "${flowApp}"`, 'warning');
 }

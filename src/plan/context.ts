@@ -86,13 +86,13 @@ export class PlanContext {
       list.push([key, e]);
       this.supersededOf.set(main, list);
     }
-    this.apps = new NameIndex('catalog app', live.apps, (a) => [a.name], (a) => `${a.name} (${a.id})`);
-    this.templates = new NameIndex('script template', live.templates, (t) => [t.name], (t) => `${t.name} (${t.id})`);
+    this.apps = new NameIndex('catalog app', live.apps, (a) => [a.name], (a) => ({ name: a.name, detail: a.id }));
+    this.templates = new NameIndex('script template', live.templates, (t) => [t.name], (t) => ({ name: t.name, detail: t.id }));
     this.tenants = new NameIndex(
       'tenant',
       live.tenants,
       (t) => [t.defaultDomain, t.displayName],
-      (t) => `${t.defaultDomain} (${t.displayName}, ${t.id})`,
+      (t) => ({ name: t.defaultDomain, detail: `${t.displayName}, ${t.id}` }),
     );
     for (const p of live.packages) {
       this.packagesById.set(p.id, p);

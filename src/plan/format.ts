@@ -87,7 +87,9 @@ export function formatPlanText(plan: Plan, opts: { color?: boolean; verbose?: bo
   const paint = (c: Change, s: string): string => (opts.color && COLOUR[c] ? `\x1b[${COLOUR[c]}m${s}\x1b[0m` : s);
   const lines: string[] = [];
   for (const e of plan.errors) lines.push(`Error: ${e}`);
-  const shown = byDependency(plan.objects.filter((o) => opts.verbose || o.change !== 'none'));
+  // An unchanged object with a reason (e.g. `live wave 3 is past the gate wave 2`) is shown too:
+  // the reason is news, though nothing is written.
+  const shown = byDependency(plan.objects.filter((o) => opts.verbose || o.change !== 'none' || o.reasons.length > 0));
   const actionsById = new Map(plan.actions.map((a) => [a.id, a]));
   for (const o of shown) {
     lines.push(paint(o.change, `${SYMBOL[o.change]} ${o.key} ${LABEL[o.change]}`));
@@ -100,7 +102,7 @@ export function formatPlanText(plan: Plan, opts: { color?: boolean; verbose?: bo
       if (a && a.op !== 'record') lines.push(`    - ${a.description}`);
     }
   }
-  if (shown.length === 0 && plan.errors.length === 0) lines.push('No changes. Live state matches the desired state.');
+  if (shown.every((o) => o.change === 'none') && plan.errors.length === 0) lines.push('No changes. Live state matches the desired state.');
   lines.push('');
   lines.push(summaryLine(plan.summary) + (plan.reads !== undefined ? ` (${plan.reads} API reads)` : ''));
   return lines.join('\n');
@@ -116,11 +118,10 @@ export function formatPlanMarkdown(plan: Plan): string {
   const out: string[] = [`### packsync plan${plan.revision ? ` for \`${plan.revision.slice(0, 12)}\`` : ''}`, ''];
   for (const e of plan.errors) out.push(`> **Error:** ${md(e)}`, '');
   out.push(`**${summaryLine(plan.summary)}**`, '');
-  const changed = byDependency(plan.objects.filter((o) => o.change !== 'none'));
-  if (changed.length === 0) {
-    out.push('No changes. Live state matches the desired state.');
-    return out.join('\n');
-  }
+  const changed = byDependency(plan.objects.filter((o) => o.change !== 'none' || o.reasons.length > 0));
+  if (changed.every((o) => o.change === 'none')) out.push('No changes. Live state matches the desired state.');
+  if (changed.length === 0) return out.join('\n');
+  if (changed.every((o) => o.change === 'none')) out.push('');
   out.push('| | Object | Change | Details |', '|---|---|---|---|');
   for (const o of changed) out.push(`| \`${SYMBOL[o.change]}\` | \`${o.key}\` | ${LABEL[o.change]} | ${details(o)} |`);
   return out.join('\n');

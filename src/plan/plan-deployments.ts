@@ -5,10 +5,12 @@
 import type { V1DeploymentViewModel } from '../api/wire-types.js';
 import type { InventoryEntry } from '../apply/inventory-types.js';
 import type { DeploymentManifest, DeploymentState } from '../manifests/model.js';
+import { positionOf } from '../manifests/positions.js';
 import { idOf } from './context.js';
 import type { PlanContext } from './context.js';
 import { diffFields, hashValue } from './hash.js';
 import type { Change, DriftHandling, ObjectPlan } from './types.js';
+import { pastGateReason, waveGateError } from './wave-gate.js';
 
 /** Default when a manifest leaves `state` out: deploying is the point of a Deployment. */
 export const DEFAULT_DEPLOYMENT_STATE: DeploymentState = 'running';
@@ -45,6 +47,11 @@ export function planDeployment(ctx: PlanContext, m: DeploymentManifest): void {
   const flowId = idOf(flow.ref);
   const packageId = idOf(pkg.ref);
   const live = !flow.isNew && !pkg.isNew && flowId && packageId ? ctx.deploymentsByFlowPackage.get(`${flowId}|${packageId}`) : undefined;
+  const gateError = waveGateError(ctx, m, flow.isNew ? undefined : flowId, live);
+  if (gateError) {
+    ctx.object('Deployment', name, 'error', { source: positionOf(m, 'spec.wave'), error: gateError }, key);
+    return;
+  }
 
   if (!live) {
     const reasons: string[] = [];
@@ -142,6 +149,16 @@ export function planDeployment(ctx: PlanContext, m: DeploymentManifest): void {
     return;
   }
 
+  const already = entry.specHash !== specHash ? versionAlreadyLive(ctx, entry, identity, live) : undefined;
+  if (already) {
+    // Writing down what is already true (design §4 compares identity against live): record it.
+    const now: InventoryEntry = { ...entry, specHash, spec: identity };
+    const rec = ctx.action(key, { op: 'record', dependsOn: deps, description: 'record the version in the state (already live, no API call)', entry: { ...now, updatedAt: ctx.timestamp() }, resolvesIntent: false });
+    const r = reconcileExisting(ctx, key, m, state, live, now, [rec]);
+    const o = ctx.object('Deployment', name, r.change === 'none' ? 'update' : r.change, { source: m.source, reasons: [already, ...r.reasons], fields: r.fields, actions: [rec, ...r.actions] }, key);
+    if (r.drift) o.drift = r.drift;
+    return;
+  }
   if (entry.specHash !== specHash) {
     const fields = diffFields(entry.spec, identity);
     if (!ctx.options.allowReplace) {
@@ -277,6 +294,8 @@ function reconcileExisting(
       out.fields.push({ field: 'wave', from: current, to: target });
       for (let w = current; w < target; w++) write('skip-wave', `skip wave ${w} → ${w + 1}`, w + 1);
     }
+    const past = pastGateReason(gate, live);
+    if (past) out.reasons.push(past);
   }
 
   const wantRev = m.spec.contentRevision;
@@ -318,6 +337,28 @@ function reconcileExisting(
   }
   if (out.actions.length > 0) out.change = 'update';
   return out;
+}
+
+/**
+ * When the recorded identity differs from git's only in `version` and the live deployment already
+ * has the version git names (or, with none named, its package's version, which is what an add
+ * without a version gives), returns the reason line; nothing needs replacing. Undefined otherwise.
+ */
+function versionAlreadyLive(
+  ctx: PlanContext,
+  entry: InventoryEntry,
+  identity: { flow: string; package: string; version: string | null },
+  live: V1DeploymentViewModel,
+): string | undefined {
+  const was = entry.spec as { flow?: unknown; package?: unknown } | null | undefined;
+  if (was?.flow !== identity.flow || was.package !== identity.package) return undefined;
+  if (identity.version !== null) {
+    return identity.version === live.version ? `version "${live.version}" is already the live deployment's version: recorded in the state, no API call` : undefined;
+  }
+  const packageVersion = ctx.packagesById.get(live.packageId)?.productVersion;
+  return packageVersion !== undefined && packageVersion === live.version
+    ? `version left out: the live deployment has its package's version "${live.version}", as an add without a version would: recorded in the state, no API call`
+    : undefined;
 }
 
 function statusAsState(live: V1DeploymentViewModel): DeploymentState {

@@ -5,6 +5,7 @@
 import { FLOW_FLAGS, INSTALLER_SCOPE } from '../api/wire-types.js';
 import type { V1FlowCreateViewModel } from '../api/wire-types.js';
 import type { FlowManifest } from '../manifests/model.js';
+import { positionOf } from '../manifests/positions.js';
 import type { LiveFlow } from '../live/types.js';
 import type { PlanContext } from './context.js';
 import { diffFields, hashValue } from './hash.js';
@@ -46,7 +47,7 @@ function planFlowEntry(ctx: PlanContext, m: FlowManifest): { from: string; actio
     target = flowTarget(ctx, m);
   } catch (e) {
     if (!(e instanceof ResolveError)) throw e;
-    ctx.object('Flow', m.metadata.name, 'error', { source: m.source, error: { code: e.code, message: e.message } }, key);
+    ctx.object('Flow', m.metadata.name, 'error', { source: positionOf(m, e.field), error: { code: e.code, message: e.message } }, key);
     ctx.flowRefs.set(m.metadata.name, { ref: null, readyAfter: null, blockedBy: `${key} has an error`, isNew: false });
     return moved;
   }
@@ -204,14 +205,14 @@ function flowTarget(ctx: PlanContext, m: FlowManifest): FlowTarget {
   const body: V1FlowCreateViewModel = { name: s.name ?? m.metadata.name };
   let appId: string | null = null;
   if (s.app) {
-    appId = ctx.apps.resolve(s.app).id;
+    appId = ctx.apps.resolve(s.app, 'spec.app').id;
     body.appId = appId;
   }
   if (s.patchGroup) body.patchGroupId = s.patchGroup;
   if (s.scope) body.scope = INSTALLER_SCOPE[s.scope];
   if (s.flags) body.flags = flowFlagsToMask(s.flags);
   if (s.supersedenceHistoryCount !== undefined) body.supersedenceHistoryCount = s.supersedenceHistoryCount;
-  if (s.scriptTemplate) body.templateId = ctx.templates.resolve(s.scriptTemplate).id;
+  if (s.scriptTemplate) body.templateId = ctx.templates.resolve(s.scriptTemplate, 'spec.scriptTemplate').id;
   const spec = {
     name: body.name,
     app: appId,

@@ -7,6 +7,7 @@ import type { MemDetectionRule, V1PackageCreateViewModel, V1PackageViewModel } f
 import type { ImportQuery } from '../api/operations.js';
 import type { InventoryEntry } from '../apply/inventory-types.js';
 import type { PackageManifest } from '../manifests/model.js';
+import { positionOf } from '../manifests/positions.js';
 import { packageNaturalKey } from './context.js';
 import type { PlanContext, RefState } from './context.js';
 import { diffFields, hashValue } from './hash.js';
@@ -48,7 +49,7 @@ export function planPackage(ctx: PlanContext, m: PackageManifest): void {
     target = m.spec.catalog ? catalogTarget(ctx, m) : customTarget(ctx, m);
   } catch (e) {
     if (!(e instanceof ResolveError)) throw e;
-    ctx.object('Package', m.metadata.name, 'error', { source: m.source, error: { code: e.code, message: e.message } }, key);
+    ctx.object('Package', m.metadata.name, 'error', { source: positionOf(m, e.field), error: { code: e.code, message: e.message } }, key);
     ctx.packageRefs.set(m.metadata.name, { ref: null, readyAfter: null, blockedBy: `${key} has an error`, isNew: false });
     return;
   }
@@ -210,7 +211,7 @@ function planExisting(
   } else if (live.state === 'Error') {
     ctx.object('Package', m.metadata.name, 'error', {
       source: m.source,
-      error: { code: 'PACKAGE_FAILED', message: `live package ${live.id} is in state Error; change the spec to create a new one` },
+      error: { code: 'PACKAGE_FAILED', message: `live package ${live.id} is in state Error: ${ctx.live.packageErrors?.[live.id] ?? 'no details'}; change the spec to create a new one` },
     }, key);
     ctx.packageRefs.set(m.metadata.name, { ...ref, blockedBy: `${key} failed processing` });
   } else {
@@ -274,16 +275,24 @@ function adopt(
 function catalogTarget(ctx: PlanContext, m: PackageManifest): CatalogTarget {
   const c = m.spec.catalog;
   if (!c) throw new Error('unreachable: catalogTarget without catalog');
-  const app = ctx.apps.resolve(c.app);
+  const app = ctx.apps.resolve(c.app, 'spec.catalog.app');
+  // The versions the catalog offers (read once per app a manifest names): a version it does not
+  // offer is a plan error here, not a 400 from import in the middle of an apply. Not read (a
+  // hand-built live state): not checked.
+  const offered = ctx.live.appVersions[app.id];
+  const available = (): string => (offered && offered.length > 0 ? offered.map((x) => x.version).join(', ') : 'none');
   let version = c.version;
+  if (version !== undefined && offered && !offered.some((x) => x.version.toLowerCase() === version?.toLowerCase())) {
+    throw new ResolveError('REF_UNKNOWN', `${app.name} has no version ${version}; available: ${available()}`, 'spec.catalog.version');
+  }
   if (!version && c.versionId) {
-    const v = (ctx.live.appVersions[app.id] ?? []).find((x) => x.id.toLowerCase() === c.versionId?.toLowerCase());
-    if (!v) throw new ResolveError('REF_UNKNOWN', `unknown version id ${c.versionId} of catalog app "${app.name}"`);
+    const v = (offered ?? []).find((x) => x.id.toLowerCase() === c.versionId?.toLowerCase());
+    if (!v) throw new ResolveError('REF_UNKNOWN', `${app.name} has no version id ${c.versionId}; available: ${available()}`, 'spec.catalog.versionId');
     version = v.version;
   }
   version ??= app.latestVersion;
   const scope = INSTALLER_SCOPE[c.scope ?? 'machine'];
-  const templateId = c.scriptTemplate ? ctx.templates.resolve(c.scriptTemplate).id : undefined;
+  const templateId = c.scriptTemplate ? ctx.templates.resolve(c.scriptTemplate, 'spec.catalog.scriptTemplate').id : undefined;
   const query: ImportQuery = { scope, ...(c.versionId ? { versionId: c.versionId } : { version }) };
   if (templateId) query.scriptTemplateId = templateId;
   return {
@@ -305,7 +314,7 @@ function customTarget(ctx: PlanContext, m: PackageManifest): CustomTarget {
   if (c.uninstallCommand !== undefined) body.uninstallCommand = c.uninstallCommand;
   if (c.userContext !== undefined) body.userContext = c.userContext;
   if (c.runAnalysis !== undefined) body.runAnalysis = c.runAnalysis;
-  if (c.scriptTemplate) body.scriptTemplateId = ctx.templates.resolve(c.scriptTemplate).id;
+  if (c.scriptTemplate) body.scriptTemplateId = ctx.templates.resolve(c.scriptTemplate, 'spec.custom.scriptTemplate').id;
   if (c.detectionRules) {
     body.detectionRules = c.detectionRules.map((r) => {
       const { operator, ...rest } = r;

@@ -4,6 +4,7 @@
  */
 import type { V1TaskViewModel } from '../api/wire-types.js';
 import type { TenantUploadManifest } from '../manifests/model.js';
+import { positionOf } from '../manifests/positions.js';
 import { idOf } from './context.js';
 import type { PlanContext } from './context.js';
 import { hashValue } from './hash.js';
@@ -18,10 +19,10 @@ export function planTenantUpload(ctx: PlanContext, m: TenantUploadManifest): voi
   }
   let tenantId: string;
   try {
-    tenantId = ctx.tenants.resolve(m.spec.tenant).id;
+    tenantId = ctx.tenants.resolve(m.spec.tenant, 'spec.tenant').id;
   } catch (e) {
     if (!(e instanceof ResolveError)) throw e;
-    ctx.object('TenantUpload', name, 'error', { source: m.source, error: { code: e.code, message: e.message } }, key);
+    ctx.object('TenantUpload', name, 'error', { source: positionOf(m, e.field), error: { code: e.code, message: e.message } }, key);
     return;
   }
   const pkg = ctx.packageRefs.get(m.spec.package);

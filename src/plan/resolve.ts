@@ -11,15 +11,32 @@ export function isUuid(s: string): boolean {
 
 export class ResolveError extends Error {
   readonly code: 'REF_UNKNOWN' | 'REF_AMBIGUOUS';
-  constructor(code: 'REF_UNKNOWN' | 'REF_AMBIGUOUS', message: string) {
+  /**
+   * Dotted manifest path of the field that named the reference (`spec.catalog.app`), so the plan
+   * can point at that field's line and column instead of the document's start.
+   */
+  readonly field: string | undefined;
+  constructor(code: 'REF_UNKNOWN' | 'REF_AMBIGUOUS', message: string, field?: string) {
     super(message);
     this.name = 'ResolveError';
     this.code = code;
+    this.field = field;
   }
 }
 
 export interface Named {
   id: string;
+}
+
+/** How a candidate is shown: the name a manifest can use (quoted) and what tells it apart. */
+export interface Described {
+  name: string;
+  detail: string;
+}
+
+/** `"7-Zip" (1111…)`: only the usable name is quoted, so it can be copied into the manifest as is. */
+export function candidateText(d: Described): string {
+  return `"${d.name}" (${d.detail})`;
 }
 
 /** An index over one list, built once per plan so resolution is O(1) per reference. */
@@ -31,7 +48,7 @@ export class NameIndex<T extends Named> {
     private readonly what: string,
     items: readonly T[],
     names: (item: T) => string[],
-    private readonly describe: (item: T) => string,
+    private readonly describe: (item: T) => Described,
   ) {
     for (const item of items) {
       this.byId.set(item.id.toLowerCase(), item);
@@ -47,22 +64,25 @@ export class NameIndex<T extends Named> {
     return this.byId.get(id.toLowerCase());
   }
 
-  /** Resolves a UUID or a unique name (case-insensitive); throws ResolveError otherwise. */
-  resolve(ref: string): T {
+  /**
+   * Resolves a UUID or a unique name (case-insensitive); throws ResolveError otherwise, carrying
+   * `field` (the manifest path that named `ref`) for the error's position.
+   */
+  resolve(ref: string, field?: string): T {
     if (isUuid(ref)) {
       const hit = this.byId.get(ref.toLowerCase());
       if (hit) return hit;
-      throw new ResolveError('REF_UNKNOWN', `unknown ${this.what} id ${ref}`);
+      throw new ResolveError('REF_UNKNOWN', `unknown ${this.what} id ${ref}`, field);
     }
     const hits = this.byName.get(ref.toLowerCase()) ?? [];
     if (hits.length === 1 && hits[0]) return hits[0];
     if (hits.length > 1) {
-      const list = hits.map((h) => this.describe(h)).sort().join(', ');
-      throw new ResolveError('REF_AMBIGUOUS', `${this.what} "${ref}" is ambiguous; candidates: ${list}`);
+      const list = hits.map((h) => candidateText(this.describe(h))).sort().join(', ');
+      throw new ResolveError('REF_AMBIGUOUS', `${this.what} "${ref}" is ambiguous; candidates: ${list}`, field);
     }
     const near = this.suggest(ref);
-    const hint = near.length ? `; did you mean ${near.map((n) => `"${n}"`).join(' or ')}?` : '';
-    throw new ResolveError('REF_UNKNOWN', `unknown ${this.what} "${ref}"${hint}`);
+    const hint = near.length ? `; did you mean ${near.join(' or ')}?` : '';
+    throw new ResolveError('REF_UNKNOWN', `unknown ${this.what} "${ref}"${hint}`, field);
   }
 
   private suggest(ref: string): string[] {
@@ -71,7 +91,7 @@ export class NameIndex<T extends Named> {
     for (const [name, items] of this.byName) {
       const d = distance(r, name);
       if (d <= Math.max(2, Math.floor(r.length / 4)) || name.includes(r) || r.includes(name)) {
-        for (const item of items) scored.push([d, this.describe(item)]);
+        for (const item of items) scored.push([d, candidateText(this.describe(item))]);
       }
     }
     return [...new Set(scored.sort((a, b) => a[0] - b[0]).map((s) => s[1]))].slice(0, 3);

@@ -58,4 +58,13 @@ describe('waiting for package processing', () => {
     await expect(done).resolves.toBeUndefined();
     expect((await api.getPackage(packageId)).state).toBe('Completed');
   });
+
+  it("a package that ends in Error fails with PACKAGE_FAILED and the service's errorDetails", async () => {
+    const failing = await api.importApp(fixtureId(1, 'app', 'Notepad++'), { version: '8.7.1', scope: 1 });
+    const done = waitForPackage(api, failing, { ...DEFAULT_WAIT, intervalMs: 50, maxIntervalMs: 100 }, noTick).catch((e: unknown) => e);
+    await sim.admin('POST', `/_sim/packages/${failing}/state`, { state: 'Error', errorDetails: 'MSI analysis failed: not a valid MSI' });
+    const err = await done;
+    expect(errorCode(err)).toBe('PACKAGE_FAILED');
+    expect((err as Error).message).toContain('MSI analysis failed: not a valid MSI');
+  });
 });

@@ -214,6 +214,11 @@ describe('files and documents', () => {
       metadata: { name: 'd', labels: { a: 'b' } },
       spec: { flow: 'seven-zip', package: 'seven-zip-24-08' },
       source: { file: 'm.yaml', line: 33, column: 1 },
+      // Where the fields the planner checks against live were written (its errors point there).
+      positions: {
+        'spec.flow': { file: 'm.yaml', line: 39, column: 9 },
+        'spec.package': { file: 'm.yaml', line: 40, column: 12 },
+      },
     });
   });
 
@@ -228,6 +233,17 @@ describe('files and documents', () => {
       patchGroup: '2f0c6a1e-1d2b-4c3d-8e9f-0a1b2c3d4e5f',
       flags: ['radarTracking'],
     });
+  });
+
+  it('records where the fields checked against live were written, so plan errors can point at them', async () => {
+    const dir = await repoWith({ 'm.yaml': BASE_YAML });
+    const r = await loadManifests(dir);
+    const zip = r.desired!.packages.find((p) => p.metadata.name === 'seven-zip-24-08')!;
+    expect(zip.positions).toEqual({
+      'spec.catalog.app': { file: 'm.yaml', line: 7, column: 10 },
+      'spec.catalog.version': { file: 'm.yaml', line: 8, column: 14 },
+    });
+    expect(r.desired!.flows.find((f) => f.metadata.name === 'pwsh')!.positions).toEqual({ 'spec.app': { file: 'm.yaml', line: 31, column: 8 } });
   });
 
   it('keeps desired when there are only warnings', async () => {

@@ -28,7 +28,8 @@ type RequiredKeys<T> = { [K in keyof T]-?: object extends Pick<T, K> ? never : K
 type Keys<T> = Record<keyof T, true>;
 type Required<T> = Record<RequiredKeys<T>, true>;
 
-const envelope = { apiVersion: true, kind: true, metadata: true, spec: true } satisfies Record<Exclude<keyof FlowManifest, 'source'>, true>;
+// `source` and `positions` are added by the loader (where things were written), not fields of the schema.
+const envelope = { apiVersion: true, kind: true, metadata: true, spec: true } satisfies Record<Exclude<keyof FlowManifest, 'source' | 'positions'>, true>;
 const envelopeRequired = { apiVersion: true, kind: true, metadata: true, spec: true } satisfies Record<Exclude<RequiredKeys<FlowManifest>, 'source'>, true>;
 const metadata = { name: true, labels: true, annotations: true } satisfies Keys<Metadata>;
 const metadataRequired = { name: true } satisfies Required<Metadata>;

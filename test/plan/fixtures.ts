@@ -1,4 +1,4 @@
-import type { V1AppViewModel, V1DeploymentViewModel, V1FlowDetailsViewModel, V1PackageViewModel, V1TenantViewModel } from '../../src/api/wire-types.js';
+import type { V1AppVersionViewModel, V1AppViewModel, V1DeploymentViewModel, V1FlowDetailsViewModel, V1PackageViewModel, V1TenantViewModel } from '../../src/api/wire-types.js';
 import { emptyInventory } from '../../src/apply/inventory-types.js';
 import type { Inventory } from '../../src/apply/inventory-types.js';
 import { emptyLiveState } from '../../src/live/types.js';
@@ -35,8 +35,13 @@ export function upload(name: string, tenant: string, pkgName: string): TenantUpl
 export function desired(parts: Partial<Omit<DesiredModel, 'root'>>): DesiredModel {
   return { root: '/repo', packages: [], flows: [], deployments: [], tenantUploads: [], ...parts };
 }
+/** The versions the catalog offers for 7-Zip, as the snapshot reads them (`GET /v1/app/{id}`). */
+export const VERSIONS_7ZIP: V1AppVersionViewModel[] = ['24.08', '24.07', '23.01'].map((version, i) => ({
+  id: `33333333-3333-4333-8333-00000000000${i + 1}`, version, createdDate: '2026-01-01T00:00:00+00:00', description: '', machineScope: true, userScope: false, storeApp: false,
+}));
+
 export function live(parts: Partial<LiveState> = {}): LiveState {
-  return { ...emptyLiveState(), apps: [APP_7ZIP], tenants: [TENANT], ...parts };
+  return { ...emptyLiveState(), apps: [APP_7ZIP], appVersions: { [APP_7ZIP.id]: VERSIONS_7ZIP }, tenants: [TENANT], ...parts };
 }
 export function livePackage(id: string, extra: Partial<V1PackageViewModel> = {}): V1PackageViewModel {
   return {

@@ -141,8 +141,9 @@ describe('planner', () => {
     expect(ops(run(d, liveWith('Running'), converged()))).toEqual(['Deployment/zip:stop', 'Deployment/zip:record']);
   });
 
-  it('skips waves until the gate is reached, capped at the number of waves', () => {
-    const d = desired({ packages: [pkg('zip')], flows: [flow('zip')], deployments: [dep('zip', 'zip', 'zip', { wave: 9 })] });
+  it('skips waves until the gate is reached', () => {
+    // A gate beyond the last wave is a plan error now (test/plan/plan-checks.test.ts).
+    const d = desired({ packages: [pkg('zip')], flows: [flow('zip')], deployments: [dep('zip', 'zip', 'zip', { wave: 3 })] });
     const p = run(d, liveWith('Running', { currentWave: 1, waveCount: 3 }), converged());
     const skips = p.actions.filter((a) => a.op === 'skip-wave');
     expect(skips.map((a) => (a.op === 'skip-wave' ? a.untilWave : 0))).toEqual([2, 3]);
@@ -254,7 +255,7 @@ describe('planner', () => {
     const p = run(d, live());
     const by = Object.fromEntries(p.objects.map((o) => [o.key, o]));
     expect(by['Package/bad']!.change).toBe('error');
-    expect(by['Package/bad']!.error!.message).toBe('unknown catalog app "7-Zipp"; did you mean "7-Zip (11111111-1111-4111-8111-111111111111)"?');
+    expect(by['Package/bad']!.error!.message).toBe('unknown catalog app "7-Zipp"; did you mean "7-Zip" (11111111-1111-4111-8111-111111111111)?');
     expect(by['Flow/bad']!.change).toBe('skipped');
     expect(by['Deployment/bad']!.change).toBe('skipped');
     expect(by['Deployment/zip']!.change).toBe('create');

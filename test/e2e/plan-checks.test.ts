@@ -1,0 +1,73 @@
+/**
+ * Plan-time checks through the CLI against the real simulator (issue "safe apply", review rows 10,
+ * 20, 21, 22): mistakes that used to pass `plan` and fail in the middle of `apply` now fail the
+ * plan, pointing at FILE:LINE:COL of the field.
+ */
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { cli } from '../support/cli.js';
+import { writeRepo } from '../support/manifests.js';
+import { editFile, tempDir } from '../support/repo.js';
+import { normalisePath, startTestSimulator } from '../support/sim.js';
+import type { TestSim } from '../support/sim.js';
+
+let sim: TestSim;
+let env: Record<string, string>;
+
+beforeEach(async () => {
+  sim = await startTestSimulator();
+  env = { PACKSYNC_API_URL: sim.url, PACKSYNC_API_KEY: sim.key, PACKSYNC_STATE_DIR: await tempDir('packsync-state-') };
+});
+afterEach(async () => {
+  await sim.close();
+});
+
+describe('plan checks against the simulator', () => {
+  it('an unknown catalog version and an unknown tenant fail plan with FILE:LINE:COL of the field, before any write', async () => {
+    const repo = await writeRepo({ withCustom: true });
+    await editFile(join(repo, 'packages.yaml'), 'version: "24.08"', 'version: "24.09"');
+    await editFile(join(repo, 'custom.yaml'), 'tenant: fabrikam.onmicrosoft.com', 'tenant: fabrikan.onmicrosoft.com');
+    const r = await cli(['plan', '--detailed-exitcode', repo], env);
+    expect(r.code).toBe(1);
+    expect(r.stdout).toContain('packages.yaml:8:14: REF_UNKNOWN: 7-Zip has no version 24.09; available: 24.08, 24.07, 23.01');
+    expect(r.stdout).toMatch(/custom\.yaml:18:11: REF_UNKNOWN: unknown tenant "fabrikan\.onmicrosoft\.com"; did you mean "fabrikam\.onmicrosoft\.com" \(Fabrikam, [0-9a-f-]{36}\)\?/);
+    // The versions were read once per catalog app the packages name (7-Zip, PowerShell 7).
+    const appReads = (await sim.journal()).filter((e) => e.method === 'GET' && normalisePath(e.path) === '/v1/app/{id}');
+    expect(appReads).toHaveLength(2);
+    expect(await sim.writes()).toEqual([]);
+  });
+
+  it('a wave gate beyond the live flow\'s waves fails plan at spec.wave; a version already live is recorded, not replaced', async () => {
+    const repo = await writeRepo({ wave: 2 });
+    const first = await cli(['apply', '--auto-approve', repo], env);
+    expect(first.code).toBe(0);
+    const writes = (await sim.writes()).length;
+
+    await editFile(join(repo, 'deployments.yaml'), 'wave: 2', 'wave: 99');
+    const gate = await cli(['plan', '--detailed-exitcode', repo], env);
+    expect(gate.code).toBe(1);
+    expect(gate.stdout).toMatch(/deployments\.yaml:9:9: WAVE_OUT_OF_RANGE: wave 99 is beyond the last wave of flow "seven-zip", which has \d+ waves/);
+
+    // Writing down the version the live deployment already has (review row 22).
+    await editFile(join(repo, 'deployments.yaml'), 'wave: 99', 'wave: 2\n  version: "24.08"');
+    const plan = await cli(['plan', '--detailed-exitcode', repo], env);
+    expect(plan.stdout).not.toMatch(/requires replacement/);
+    expect(plan.stdout).toContain('version "24.08" is already the live deployment\'s version: recorded in the state, no API call');
+    const apply = await cli(['apply', '--auto-approve', repo], env);
+    expect(apply.code).toBe(0);
+    expect((await sim.writes()).length).toBe(writes);
+    const again = await cli(['plan', '--detailed-exitcode', repo], env);
+    expect(again.code).toBe(0);
+  });
+
+  it('a package that failed processing says what the service said (errorDetails)', async () => {
+    const repo = await writeRepo();
+    expect((await cli(['apply', '--auto-approve', repo], env)).code).toBe(0);
+    const zip = (await sim.state()).packages.find((p) => p.productName === '7-Zip');
+    if (!zip) throw new Error('7-Zip was not imported');
+    await sim.admin('POST', `/_sim/packages/${zip.id}/state`, { state: 'Error', errorDetails: 'MSI analysis failed: not a valid MSI' });
+    const r = await cli(['plan', '--detailed-exitcode', repo], env);
+    expect(r.code).toBe(1);
+    expect(r.stdout).toContain(`PACKAGE_FAILED: live package ${zip.id} is in state Error: MSI analysis failed: not a valid MSI; change the spec to create a new one`);
+  });
+});
