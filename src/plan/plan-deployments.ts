@@ -350,8 +350,13 @@ function versionAlreadyLive(
   identity: { flow: string; package: string; version: string | null },
   live: V1DeploymentViewModel,
 ): string | undefined {
-  const was = entry.spec as { flow?: unknown; package?: unknown } | null | undefined;
-  if (was?.flow !== identity.flow || was.package !== identity.package) return undefined;
+  const was = entry.spec as { flow?: unknown; package?: unknown; version?: unknown } | null | undefined;
+  // The live deployment was found by the live ids of its flow and package, so names that differ are
+  // renamed references (a Flow or Package moved to a new key), not another deployment.
+  const renamed = was?.flow !== identity.flow || was?.package !== identity.package;
+  if (renamed && (was?.version ?? null) === identity.version) {
+    return `flow or package renamed in git (${String(was?.flow)}/${String(was?.package)} → ${identity.flow}/${identity.package}); the live deployment is the same: recorded in the state, no API call`;
+  }
   if (identity.version !== null) {
     return identity.version === live.version ? `version "${live.version}" is already the live deployment's version: recorded in the state, no API call` : undefined;
   }

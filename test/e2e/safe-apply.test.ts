@@ -69,6 +69,28 @@ describe('safe apply (issue 10 observations)', () => {
     expect((await plan([repo, '--detailed-exitcode'])).code).toBe(0);
   });
 
+  it('obs 4: renaming a Package and a Flow (and the references to them) is a move with zero API writes', async () => {
+    const repo = await converged();
+    const inv0 = await inventory();
+    await editFile(join(repo, 'packages/seven-zip-24-08.yaml'), /name: seven-zip-24-08/, 'name: seven-zip');
+    await editFile(join(repo, 'flows/seven-zip.yaml'), /name: seven-zip\n/, 'name: seven-zip-flow\n');
+    await editFile(join(repo, 'deployments/seven-zip-24-08.yaml'), /flow: seven-zip\n  package: seven-zip-24-08/, 'flow: seven-zip-flow\n  package: seven-zip');
+    const planned = await plan([repo, '--prune', '--detailed-exitcode']);
+    expect(planned.code, planned.stdout + planned.stderr).toBe(2);
+    expect(planned.stdout).toMatch(/Package\/seven-zip-24-08 has moved to Package\/seven-zip/);
+    expect(planned.stdout).toMatch(/Flow\/seven-zip has moved to Flow\/seven-zip-flow/);
+    expect(planned.stdout).not.toMatch(/will be (deleted|created|replaced)|requires replacement/);
+    const before = await writeCount();
+    const r = await apply([repo, '--prune']);
+    expect(r.code, r.stdout + r.stderr).toBe(0);
+    expect(await writeCount()).toBe(before);
+    const inv = await inventory();
+    expect(inv.objects['Package/seven-zip']?.id).toBe(inv0.objects['Package/seven-zip-24-08']?.id);
+    expect(inv.objects['Flow/seven-zip-flow']?.id).toBe(inv0.objects['Flow/seven-zip']?.id);
+    expect(inv.objects['Deployment/seven-zip-24-08']?.id).toBe(inv0.objects['Deployment/seven-zip-24-08']?.id);
+    expect((await plan([repo, '--detailed-exitcode'])).code).toBe(0);
+  });
+
   it('obs 5: plan FILE --prune prunes only what came from that file, never objects from other files', async () => {
     const repo = await copyExamples();
     // A self-contained file (package, flow and deployment of one app) beside the examples.
