@@ -30,7 +30,7 @@ export function planDeployment(ctx: PlanContext, m: DeploymentManifest): void {
   }
   const blocked = flow.blockedBy ?? pkg.blockedBy;
   if (blocked) {
-    ctx.object('Deployment', name, 'skipped', { source: m.source, reasons: [`waits for ${blocked}`] }, key);
+    ctx.object('Deployment', name, 'skipped', { source: m.source, reasons: [`not planned: ${blocked}`] }, key);
     return;
   }
   const state = m.spec.state ?? DEFAULT_DEPLOYMENT_STATE;

@@ -54,7 +54,7 @@ function planFlowEntry(ctx: PlanContext, m: FlowManifest): { from: string; actio
   // A flow on a package that cannot be used this pass cannot be created either.
   const pkg = m.spec.package ? ctx.packageRefs.get(m.spec.package) : undefined;
   if (pkg?.blockedBy) {
-    ctx.object('Flow', m.metadata.name, 'skipped', { source: m.source, reasons: [`waits for ${pkg.blockedBy}`] }, key);
+    ctx.object('Flow', m.metadata.name, 'skipped', { source: m.source, reasons: [`not planned: ${pkg.blockedBy}`] }, key);
     ctx.flowRefs.set(m.metadata.name, { ref: liveNow ? { id: liveNow.id } : null, readyAfter: null, blockedBy: liveNow ? null : pkg.blockedBy, isNew: false });
     return moved;
   }

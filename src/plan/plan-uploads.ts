@@ -27,7 +27,7 @@ export function planTenantUpload(ctx: PlanContext, m: TenantUploadManifest): voi
   }
   const pkg = ctx.packageRefs.get(m.spec.package);
   if (!pkg || pkg.blockedBy) {
-    ctx.object('TenantUpload', name, 'skipped', { source: m.source, reasons: [`waits for ${pkg?.blockedBy ?? `Package/${m.spec.package}`}`] }, key);
+    ctx.object('TenantUpload', name, 'skipped', { source: m.source, reasons: [`not planned: ${pkg?.blockedBy ?? `Package/${m.spec.package} is not in the desired set`}`] }, key);
     return;
   }
   const msixAsWin32 = m.spec.uploadMsixAsWin32 ?? true;

@@ -47,7 +47,10 @@ function yamlOf(m: Model): string {
     const key = `${d.flow % m.flows.length}/${d.pkg % m.packages.length}`;
     if (seen.has(key)) return;
     seen.add(key);
-    const wave = d.wave !== undefined && d.state === 'running' ? `\n  wave: ${d.wave}` : '';
+    // A gate within the flow's waves (an empty flow has one wave, "Pilot first" three): a gate
+    // beyond them is a plan error once the flow exists, which is not what this property is about.
+    const waves = m.flows[d.flow % m.flows.length]?.fromPatchGroup ? 3 : 1;
+    const wave = d.wave !== undefined && d.state === 'running' ? `\n  wave: ${Math.min(d.wave, waves)}` : '';
     docs.push(`apiVersion: packsync.dev/v1\nkind: Deployment\nmetadata: { name: d${i} }\nspec:\n  flow: f${d.flow % m.flows.length}\n  package: p${d.pkg % m.packages.length}\n  state: ${d.state}${wave}\n`);
   });
   return docs.join('---\n');
