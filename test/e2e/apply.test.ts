@@ -7,8 +7,8 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { cli } from '../support/cli.js';
 import { deploymentsYaml, writeRepo } from '../support/manifests.js';
-import { copyExamples, tempDir } from '../support/repo.js';
-import { countBy, startTestSimulator } from '../support/sim.js';
+import { copyExamples } from '../support/repo.js';
+import { countBy, simEnv } from '../support/sim.js';
 import type { TestSim } from '../support/sim.js';
 
 let sim: TestSim;
@@ -16,13 +16,9 @@ let env: Record<string, string>;
 let stateDir: string;
 
 beforeEach(async () => {
-  sim = await startTestSimulator();
-  stateDir = await tempDir('packsync-state-');
-  env = { PACKSYNC_API_URL: sim.url, PACKSYNC_API_KEY: sim.key, PACKSYNC_STATE_DIR: stateDir };
+  ({ sim, env, stateDir } = await simEnv());
 });
-afterEach(async () => {
-  await sim.close();
-});
+afterEach(() => sim.close());
 
 describe('apply against the simulator', () => {
   it('converges with exactly the expected calls, then a second apply makes none', async () => {

@@ -14,7 +14,7 @@ import { parse } from 'yaml';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { flowsYaml, writeRepo } from '../support/manifests.js';
 import { copyExamples, editFile, tempDir } from '../support/repo.js';
-import { countBy, startTestSimulator } from '../support/sim.js';
+import { countBy, simEnv, startTestSimulator } from '../support/sim.js';
 import type { TestSim } from '../support/sim.js';
 import { CLI_BIN, spawnCli } from '../support/spawn-cli.js';
 
@@ -23,13 +23,9 @@ let env: Record<string, string>;
 let stateDir: string;
 
 beforeEach(async () => {
-  sim = await startTestSimulator();
-  stateDir = await tempDir('packsync-state-');
-  env = { PACKSYNC_API_URL: sim.url, PACKSYNC_API_KEY: sim.key, PACKSYNC_STATE_DIR: stateDir };
+  ({ sim, env, stateDir } = await simEnv());
 });
-afterEach(async () => {
-  await sim.close();
-});
+afterEach(() => sim.close());
 
 type Done = Awaited<ReturnType<typeof spawnCli>['done']>;
 

@@ -8,8 +8,8 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { Inventory } from '../../src/apply/inventory-types.js';
 import { cli } from '../support/cli.js';
-import { copyExamples, editFile, tempDir } from '../support/repo.js';
-import { countBy, startTestSimulator } from '../support/sim.js';
+import { copyExamples, editFile } from '../support/repo.js';
+import { countBy, simEnv } from '../support/sim.js';
 import type { TestSim } from '../support/sim.js';
 
 let sim: TestSim;
@@ -17,13 +17,9 @@ let env: Record<string, string>;
 let stateDir: string;
 
 beforeEach(async () => {
-  sim = await startTestSimulator();
-  stateDir = await tempDir('packsync-state-');
-  env = { PACKSYNC_API_URL: sim.url, PACKSYNC_API_KEY: sim.key, PACKSYNC_STATE_DIR: stateDir };
+  ({ sim, env, stateDir } = await simEnv());
 });
-afterEach(async () => {
-  await sim.close();
-});
+afterEach(() => sim.close());
 
 const apply = (args: string[]): ReturnType<typeof cli> => cli(['apply', '--auto-approve', ...args], env);
 const plan = (args: string[]): ReturnType<typeof cli> => cli(['plan', ...args], env);

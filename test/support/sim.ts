@@ -3,6 +3,7 @@ import { randomBytes } from 'node:crypto';
 import { startSimulator } from '../../src/simulator/server.js';
 import type { SimulatorOptions } from '../../src/simulator/server.js';
 import { simulatorAdmin } from '../../src/simulator/admin-client.js';
+import { tempDir } from './repo.js';
 
 export interface JournalEntry {
   seq: number;
@@ -62,4 +63,18 @@ export function countBy(xs: readonly string[]): Record<string, number> {
   const out: Record<string, number> = {};
   for (const x of xs) out[x] = (out[x] ?? 0) + 1;
   return out;
+}
+
+export interface SimEnv {
+  sim: TestSim;
+  /** PACKSYNC_API_URL, PACKSYNC_API_KEY and PACKSYNC_STATE_DIR for the CLI. */
+  env: Record<string, string>;
+  stateDir: string;
+}
+
+/** A fresh simulator, a fresh state directory and the CLI environment pointing at both. */
+export async function simEnv(opts: SimulatorOptions = {}): Promise<SimEnv> {
+  const sim = await startTestSimulator(opts);
+  const stateDir = await tempDir('packsync-state-');
+  return { sim, stateDir, env: { PACKSYNC_API_URL: sim.url, PACKSYNC_API_KEY: sim.key, PACKSYNC_STATE_DIR: stateDir } };
 }

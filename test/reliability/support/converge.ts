@@ -40,6 +40,8 @@ export async function converge(url: string, key: string, repo: string, o: Conver
   try {
     while (passes < (o.maxPasses ?? 8)) {
       passes++;
+      // A pass whose live read gives up (five faulty attempts in a row) fails as a whole, as the
+      // agent's does; the next pass starts over, as the agent's backoff would.
       const out = await reconcile({
         path: repo,
         api,
@@ -48,7 +50,11 @@ export async function converge(url: string, key: string, repo: string, o: Conver
         apply: true,
         readConcurrency: concurrency,
         applyOptions: { concurrency, wait: { intervalMs: 50, maxIntervalMs: 400 } },
+      }).catch((e: unknown) => {
+        failures.push(`pass ${passes}: ${e instanceof Error ? e.message : String(e)}`);
+        return null;
       });
+      if (out === null) continue;
       if (out.kind === 'invalid') throw new Error(`the repository is invalid: ${out.problems.map((p) => `${p.file}:${p.line}:${p.column}: ${p.message}`).join('; ')}`);
       const r = out.result;
       if (out.plan.errors.length > 0) failures.push(...out.plan.errors);
