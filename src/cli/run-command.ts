@@ -82,6 +82,10 @@ export function registerRunCommand(program: Command, io: CliIo): void {
       import('../agent/verify-keys.js'),
       import('../agent/verify-source.js'),
     ]);
+    // Without a trigger the agent would run one pass and then wait for nothing.
+    if (!f.once && !f.interval && !f.schedule && !f.watch && !f.listen) {
+      throw new UsageError('run needs a trigger: --interval DURATION, --schedule CRON, --watch (directory source), --listen HOST:PORT (webhook, /reconcile), or --once for a single pass');
+    }
     // Half-configured verification must not quietly become "verify nothing".
     if (f.verifyMode && !f.trustedKeys) throw new VerifyConfigError('--verify-mode needs --trusted-keys DIR (an allowed_signers file and/or *.asc public keys)');
     if (f.trustedKeys && !f.verifyMode) throw new VerifyConfigError('--trusted-keys needs --verify-mode head|tag|range');
@@ -163,8 +167,10 @@ export function registerRunCommand(program: Command, io: CliIo): void {
       agent.trigger('once');
       await agent.idle();
       await rt.close();
-      const r = status.status.history[0]?.result;
-      io.stdout(JSON.stringify({ revision: status.status.lastAttemptedRevision, result: r, message: status.status.history[0]?.message }));
+      const last = status.status.history[0];
+      const r = last?.result;
+      // A directory source has its revision (the digest) only once the pass loaded it.
+      io.stdout(JSON.stringify({ revision: status.status.lastAttemptedRevision ?? last?.revision ?? null, result: r, message: last?.message }));
       io.setExitCode(r === 'Succeeded' && (verifiedNow?.headVerified ?? true) ? 0 : 1);
       return;
     }
