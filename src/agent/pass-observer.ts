@@ -9,6 +9,7 @@ import type { PacksyncApi } from '../api/operations.js';
 import type { ApplyEvent } from '../apply/events.js';
 import type { ReconcileOutput } from '../engine/reconcile.js';
 import type { AgentMetrics } from './metrics.js';
+import { redactUrl } from './redact-url.js';
 import { buildRollouts, refreshRollouts } from './rollouts.js';
 import type { Rollout } from './rollouts.js';
 import type { PassResult, StatusTracker } from './status.js';
@@ -17,15 +18,7 @@ type Planned = Extract<ReconcileOutput, { kind: 'planned' }>;
 
 /** `Source/<url>` with any user or token in the URL removed. */
 export function sourceObject(source: string): string {
-  try {
-    const u = new URL(source);
-    if (!u.username && !u.password) return `Source/${source}`;
-    u.username = '';
-    u.password = '';
-    return `Source/${u.toString()}`;
-  } catch {
-    return `Source/${source}`;
-  }
+  return `Source/${redactUrl(source)}`;
 }
 
 export class PassObserver {
@@ -92,7 +85,8 @@ export class PassObserver {
       status.event({ reason: 'ApplyFailed', object: o.key, message: `${o.error?.code ?? ''}: ${o.error?.message ?? ''}`, revision });
     }
     for (const o of out.plan.objects) {
-      if (o.change === 'error' || o.change === 'conflict') {
+      // Plan errors and conflicts are results too; counted once per pass whichever list carries them.
+      if ((o.change === 'error' || o.change === 'conflict') && !failedNow.has(o.key)) {
         failedNow.add(o.key);
         status.event({ reason: 'ApplyFailed', object: o.key, message: o.error ? `${o.error.code}: ${o.error.message}` : (o.reasons[0] ?? o.change), revision });
       }

@@ -200,6 +200,8 @@ export class StatusTracker {
     const s = this.status;
     s.passes++;
     s.lastPassAt = this.now().toISOString();
+    // A directory source's revision (its digest) is known only once the pass loaded it.
+    if (!this.refused && rec.revision !== null) s.lastAttemptedRevision = rec.revision;
     // The newest pass is always shown; a no-op one gives way to the next pass and is only counted.
     const prev = s.history[0];
     if (prev && isNoOp(prev)) {

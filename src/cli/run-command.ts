@@ -11,6 +11,7 @@ import { join, resolve } from 'node:path';
 import type { Sidecar } from '../agent/http-server.js';
 import type { PassSource } from '../agent/loop.js';
 import type { Trigger } from '../agent/triggers.js';
+import { redactUrl } from '../agent/redact-url.js';
 import { DEFAULT_PLAN_OPTIONS } from '../plan/types.js';
 import { addCommonOptions, buildRuntime, positiveInt } from './common.js';
 import type { CommonOptions } from './common.js';
@@ -56,7 +57,7 @@ export function registerRunCommand(program: Command, io: CliIo): void {
       .option('--schedule <cron>', 'reconcile on a cron schedule, e.g. "*/5 * * * *"')
       .option('--interval <duration>', 'reconcile every duration (with up to 10% jitter), e.g. 5m')
       .option('--watch', 'reconcile when files under the source directory change (debounced)')
-      .option('--listen <host:port>', 'serve /healthz, /readyz, /status, /metrics, /webhook, /reconcile')
+      .option('--listen <host:port>', 'serve the status page (/), /healthz, /readyz, /status, /metrics, /webhook, /reconcile')
       .option('--webhook-secret-file <file>', 'secret for /webhook and /reconcile (env PACKSYNC_WEBHOOK_SECRET)')
       .option('--git-token-file <file>', 'HTTPS token for the git remote (env PACKSYNC_GIT_TOKEN)')
       .option('--git-ssh-key-file <file>', 'SSH private key for the git remote (env PACKSYNC_GIT_SSH_KEY_FILE)')
@@ -113,7 +114,7 @@ export function registerRunCommand(program: Command, io: CliIo): void {
       await rt.close();
       throw e;
     }) : null;
-    const status = new StatusTracker({ source: isGitUrl(f.source) ? f.source : resolve(io.cwd, f.source), ref: isGitUrl(f.source) ? f.ref : '', path: f.path ?? '' });
+    const status = new StatusTracker({ source: isGitUrl(f.source) ? redactUrl(f.source) : resolve(io.cwd, f.source), ref: isGitUrl(f.source) ? f.ref : '', path: f.path ?? '' });
     const verifying = (s: ConstructorParameters<typeof VerifiedSource>[0]['source'], sourceName: string): InstanceType<typeof VerifiedSource> =>
       new VerifiedSource({ mode: f.verifyMode!, keys: keys!, source: s, stateDir: rt.stateDir, sourceName, ref: f.ref, env: io.env, status, counter: metrics.sourceVerification, logger });
     let verified: InstanceType<typeof VerifiedSource> | null = null;
@@ -182,7 +183,7 @@ export function registerRunCommand(program: Command, io: CliIo): void {
     let sidecar: Sidecar | null = null;
     if (listen) {
       sidecar = await startSidecar({ ...listen, metrics, status, ready: () => agent.ready(), trigger: fire, webhookSecret, trackedRef: source.ref, logger });
-      logger.info({ url: sidecar.url }, 'serving /healthz /readyz /status /metrics /webhook /reconcile');
+      logger.info({ url: sidecar.url }, 'serving / (status page) /healthz /readyz /status /metrics /webhook /reconcile');
     }
     logger.info({ source: status.status.source.source, ref: source.ref, ...(f.verifyMode ? { verifyMode: f.verifyMode } : {}) }, 'agent started');
     agent.trigger('startup');
