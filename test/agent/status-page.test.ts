@@ -35,7 +35,7 @@ const SECRET = 'status-page-webhook-secret-0123456789';
 const MARKUP = '<img src=x onerror=alert(1)>';
 
 /** A synthetic status of `n` running deployments (6 tenants each) and every list full, for the size bound. */
-export function bigStatus(n: number): AgentStatus {
+function bigStatus(n: number): AgentStatus {
   const s = new StatusTracker({ source: 'https://git.example.com/acme/fleet.git', ref: 'main', path: 'clusters/prod' }).status;
   const now = new Date().toISOString();
   s.rollouts = Array.from({ length: n }, (_, i): Rollout => ({
@@ -164,13 +164,13 @@ describe.skipIf(!haveChromium)('status page in headless Chromium', () => {
     expect(cells.slice(0, 5)).toEqual(['7-Zip', '24.08', 'seven-zip', '2/3', 'gate wave 2: holding, soak 48 h']);
     expect(cells[5]).toMatch(/^\d+(\.\d)?%$/);
     const tenants = row.locator('td.c i');
-    const classes = await tenants.evaluateAll((els) => els.map((e) => e.className));
+    const classes = await tenants.evaluateAll((els) => (els as unknown as { className: string }[]).map((e) => e.className));
     expect(classes.length).toBeGreaterThanOrEqual(3);
     expect(classes[0]).toBe('Completed');
     expect(classes[1]).toBe('InProgress');
     expect(classes.slice(2).every((c) => c === 'Pending')).toBe(true);
     expect(await tenants.first().getAttribute('title')).toMatch(/\(wave 1\): Completed$/);
-    const bar = await row.locator('.bar i').evaluate((e) => getComputedStyle(e).width);
+    const bar = await row.locator('.bar i').evaluate((e) => (globalThis as unknown as { getComputedStyle: (x: unknown) => { width: string } }).getComputedStyle(e).width);
     expect(parseFloat(bar)).toBeCloseTo(80 * (2 / 3), 0);
 
     const counts = await page.locator('#counts').innerText();
