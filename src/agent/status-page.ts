@@ -14,7 +14,7 @@ export const REFRESH_SECONDS = 10;
 const ENTITIES: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' };
 
 /** Escapes text for element content and quoted attributes alike. */
-export function esc(v: unknown): string {
+export function esc(v: string | number | null | undefined): string {
   return String(v ?? '').replace(/[&<>"']/g, (c) => ENTITIES[c] ?? c);
 }
 
