@@ -81,6 +81,8 @@ export interface AgentStatus {
   events: AgentEvent[];
 }
 
+export type PassListener = (p: { phase: 'start'; revision: string | null } | { phase: 'finish'; revision: string | null; ok: boolean; message: string }) => void;
+
 /** Passes that changed or failed something kept in the history (the newest pass is always kept too). */
 export const HISTORY_LIMIT = 100;
 
@@ -189,11 +191,21 @@ export class StatusTracker {
     this.set('SourceVerified', 'False', 'VerificationFailed', message);
   }
 
+  private readonly passListeners: PassListener[] = [];
+  private passStarted = false;
+
+  /** Pass starts and ends (commit status notifications). */
+  onPass(l: PassListener): void {
+    this.passListeners.push(l);
+  }
+
   startPass(revision: string | null, trigger: string): void {
     // While the head is refused, the pass reconciles the last verified revision; what was attempted is the head.
     this.status.lastAttemptedRevision = this.refused?.revision ?? revision;
     this.status.progress = [];
     this.set('Reconciling', 'True', 'Progressing', `reconciling ${revision ?? 'the source'} (trigger: ${trigger})`);
+    this.passStarted = true;
+    for (const l of this.passListeners) l({ phase: 'start', revision: this.status.lastAttemptedRevision });
   }
 
   finishPass(rec: PassRecord, objects: ObjectStatus[] | null, problems: Problem[]): void {
@@ -236,6 +248,13 @@ export class StatusTracker {
     }
     // Keeping the last verified revision converged is not being ready: the tracked head is not applied.
     if (this.refused && rec.result !== 'Aborted') this.set('Ready', 'False', 'VerificationFailed', this.refused.message);
+    // A pass that never got a revision (the source failed) has no commit to report on.
+    const started = this.passStarted;
+    this.passStarted = false;
+    if (rec.result !== 'Aborted' && started) {
+      const ok = rec.result === 'Succeeded' && !this.refused;
+      for (const l of this.passListeners) l({ phase: 'finish', revision: s.lastAttemptedRevision, ok, message: ok ? rec.message : (this.refused?.message ?? rec.message) });
+    }
   }
 
   /** A source failure (fetch) before any plan: the last applied revision stays in force. */

@@ -11,6 +11,11 @@ import { join, resolve } from 'node:path';
 import type { Sidecar } from '../agent/http-server.js';
 import type { PassSource } from '../agent/loop.js';
 import type { Trigger } from '../agent/triggers.js';
+import type { AgentMetrics } from '../agent/metrics.js';
+import type { NotificationConfig } from '../agent/notify/config.js';
+import type { Notifier } from '../agent/notify/notifier.js';
+import type { StatusTracker } from '../agent/status.js';
+import type { Logger } from 'pino';
 import { redactUrl } from '../agent/redact-url.js';
 import { DEFAULT_PLAN_OPTIONS } from '../plan/types.js';
 import { addCommonOptions, buildRuntime, positiveInt } from './common.js';
@@ -38,6 +43,7 @@ interface RunFlags extends CommonOptions {
   passTimeout: string;
   once?: boolean;
   verifyMode?: 'head' | 'tag' | 'range';
+  notifications?: string;
   trustedKeys?: string;
 }
 
@@ -70,6 +76,7 @@ export function registerRunCommand(program: Command, io: CliIo): void {
       .option('--pass-timeout <duration>', 'longest a single pass may take', '30m')
       .addOption(new Option('--verify-mode <mode>', 'apply only signed revisions: the commit (head), the tag of --ref (tag), or every new commit (range)').choices(['head', 'tag', 'range']))
       .option('--trusted-keys <dir>', 'directory with an SSH allowed_signers file and/or OpenPGP *.asc public keys (with --verify-mode)')
+      .option('--notifications <file>', 'send events and commit statuses to Teams, Slack, webhooks, GitHub, GitLab, Azure DevOps (see docs/agent.md)')
       .option('--once', 'run one pass and exit (0 in sync, 1 failed or invalid)'),
   ).action(async (f: RunFlags) => {
     // The agent's modules (git, chokidar, node-cron, prom-client) load only when `run` runs.
@@ -98,6 +105,9 @@ export function registerRunCommand(program: Command, io: CliIo): void {
     }
     if (io.env.PACKSYNC_GIT_TOKEN) secrets.push(io.env.PACKSYNC_GIT_TOKEN);
     if (f.gitTokenFile) secrets.push((await readFile(resolve(io.cwd, f.gitTokenFile), 'utf8')).trim());
+    const notifyConfig = f.notifications ? await (await import('../agent/notify/config.js')).loadNotificationConfig(resolve(io.cwd, f.notifications)) : null;
+    // Webhook URLs and tokens are secrets: scrubbed from every log line.
+    for (const p of notifyConfig?.providers ?? []) secrets.push(...[p.address, p.token, p.secret].filter((x): x is string => x !== null && x.length >= 8));
     const passTimeoutMs = parseDuration(f.passTimeout, '--pass-timeout');
     const intervalMs = f.interval ? parseDuration(f.interval, '--interval') : undefined;
     const listen = f.listen ? parseListen(f.listen) : undefined;
@@ -151,6 +161,8 @@ export function registerRunCommand(program: Command, io: CliIo): void {
       watchDir = dir;
     }
     const verifiedNow = verified;
+    const notifier = notifyConfig ? await startNotifier(notifyConfig, rt.stateDir, status, metrics, logger) : null;
+    const flushNotifications = (): Promise<unknown> => (notifier ? Promise.race([notifier.flush(), new Promise((r) => setTimeout(r, 5000).unref())]) : Promise.resolve());
     const agent = new Agent({
       source,
       api: rt.api,
@@ -167,6 +179,7 @@ export function registerRunCommand(program: Command, io: CliIo): void {
     if (f.once) {
       agent.trigger('once');
       await agent.idle();
+      await flushNotifications();
       await rt.close();
       const last = status.status.history[0];
       const r = last?.result;
@@ -201,8 +214,18 @@ export function registerRunCommand(program: Command, io: CliIo): void {
     });
     await Promise.all(triggers.map((t) => t.stop()));
     await agent.stop();
+    await flushNotifications();
     await sidecar?.close();
     await rt.close();
     logger.info('stopped');
   });
+}
+
+/** Notifications listen to the status: every event occurrence, and each pass's start and end. */
+async function startNotifier(config: NotificationConfig, stateDir: string, status: StatusTracker, metrics: AgentMetrics, logger: Logger): Promise<Notifier> {
+  const [{ Notifier }, { NotifyStore }] = await Promise.all([import('../agent/notify/notifier.js'), import('../agent/notify/store.js')]);
+  const notifier = new Notifier({ config, store: await NotifyStore.open(stateDir), sourceUrl: status.status.source.source ?? '', logger, metrics });
+  status.log.onEvent((e) => notifier.onEvent(e));
+  status.onPass((p) => (p.phase === 'start' ? notifier.passStarted(p.revision) : notifier.passFinished(p.revision, p.ok, p.message)));
+  return notifier;
 }
