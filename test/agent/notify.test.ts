@@ -117,7 +117,7 @@ describe('webhook provider', () => {
     await h.emit({ reason: 'WaveAdvanced', object: 'Deployment/seven-zip', message: 'wave 2/3 started', revision: SHA, wave: 2 });
     await h.emit({ reason: 'Recovered', object: 'Deployment/seven-zip', message: 'applies again', revision: 'f'.repeat(40) });
     await h.emit({ reason: 'Recovered', object: 'Deployment/seven-zip', message: 'applies again', revision: 'f'.repeat(40) });
-    expect(rx.requests.map((r) => JSON.parse(r.body).reason)).toEqual(['ApplyFailed', 'ApplyFailed', 'ApplyFailed', 'Recovered']);
+    expect(rx.requests.map((r) => (JSON.parse(r.body) as { reason: string }).reason)).toEqual(['ApplyFailed', 'ApplyFailed', 'ApplyFailed', 'Recovered']);
     // A Recovered for an object nobody was told about is not sent.
     await h.emit({ reason: 'Recovered', object: 'Deployment/other', message: 'x', revision: SHA });
     expect(rx.requests).toHaveLength(4);
