@@ -216,7 +216,8 @@ alerts:
     h.notifier.passStarted(SHA);
     h.notifier.passFinished(SHA, false, 'revision is invalid: 1 problem(s)');
     await h.notifier.flush();
-    // A failure identical to the newest status for that sha and context is not posted again.
+    // A re-pass of a judged commit: no pending again, and a failure identical to the newest is not posted.
+    h.notifier.passStarted(SHA);
     h.notifier.passFinished(SHA, false, 'revision is invalid: 1 problem(s)');
     h.notifier.passStarted('a'.repeat(40));
     h.notifier.passFinished('a'.repeat(40), true, 'ok');

@@ -134,7 +134,9 @@ export class Notifier {
         continue;
       }
       const key = `${p.name}|${revision}`;
-      if (statuses[key] === state) continue;
+      // A commit already judged is not set back to pending by a re-pass (interval, retry): only a
+      // different verdict is posted, which keeps well under the hosts' per-sha status limits.
+      if (statuses[key] === state || (state === 'pending' && statuses[key] !== undefined)) continue;
       const reason = state === 'failure' ? 'CommitStatusFailure' : state === 'success' ? 'CommitStatusSuccess' : 'CommitStatusPending';
       const before = statuses[key];
       // Recorded at once so a post queued meanwhile compares with the newest state; undone if it is not delivered.
