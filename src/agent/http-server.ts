@@ -1,5 +1,5 @@
 /**
- * The sidecar's HTTP server: probes, status, Prometheus metrics, the webhook and a manual trigger.
+ * The sidecar's HTTP server: the status page, probes, status, Prometheus metrics, the webhook and a manual trigger.
  * `POST /reconcile` needs the webhook secret too (as a bearer token or a signature), so nobody on
  * the pod network can make the agent hammer the API.
  */
@@ -9,6 +9,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Logger } from 'pino';
 import type { AgentMetrics } from './metrics.js';
+import { renderStatusPage } from './status-page.js';
 import type { StatusTracker } from './status.js';
 import { WebhookVerifier } from './webhook.js';
 
@@ -66,6 +67,9 @@ export async function startSidecar(o: SidecarOptions): Promise<Sidecar> {
     const path = new URL(req.url ?? '/', 'http://agent').pathname;
     const route = `${req.method ?? 'GET'} ${path}`;
     switch (route) {
+      case 'GET /':
+        res.writeHead(200, { 'content-type': 'text/html; charset=utf-8', 'cache-control': 'no-store', 'content-security-policy': "default-src 'none'; style-src 'unsafe-inline'", 'x-content-type-options': 'nosniff' }).end(renderStatusPage({ status: o.status.status, ready: o.ready() }));
+        return;
       case 'GET /healthz':
         return json(res, 200, { status: 'ok' });
       case 'GET /readyz': {

@@ -18,6 +18,7 @@ import { planVerdict } from '../plan/verdict.js';
 import type { ObjectPlan, PlanOptions } from '../plan/types.js';
 import type { SourceRevision } from './git-source.js';
 import type { AgentMetrics } from './metrics.js';
+import { PassObserver } from './pass-observer.js';
 import type { ObjectStatus, PassRecord, PassResult, StatusTracker } from './status.js';
 
 export interface PassSource {
@@ -37,7 +38,7 @@ export interface AgentOptions {
   metrics: AgentMetrics;
   status: StatusTracker;
   passTimeoutMs: number;
-  /** Interval of the schedule, if any: readiness goes red after three without a completed pass. */
+  /** Interval of the schedule, if any: readiness goes red after three without a pass started or completed. */
   expectedIntervalMs?: number;
   backoff?: { baseMs: number; maxMs: number };
   /** Re-check soon while something is still processing (package import, upload task). */
@@ -53,7 +54,7 @@ export interface AgentOptions {
   /** Per-object heal backoff (design §4a): 2 s, 4 s, 8 s … capped at 5 min by default. */
   healBackoff?: { baseMs: number; maxMs: number };
   random?: () => number;
-  /** False while the source refuses the tracked revision (signature verification): not ready. */
+  /** False while the source refuses the tracked revision (signature verification); `run --once` exits 1 then. */
   sourceReady?: () => boolean;
 }
 
@@ -68,12 +69,16 @@ export class Agent {
   private yieldCtl: AbortController | null = null;
   private readonly hardCtl = new AbortController();
   private lastCompletedAt = 0;
+  private lastStartedAt = Date.now();
   private lastResult: PassResult | null = null;
+  private readonly observer: PassObserver;
   private readonly idleWaiters: (() => void)[] = [];
   /** Objects healed recently: how often in a row, and until when healing them again is held. */
   private readonly healed = new Map<string, { count: number; until: number }>();
 
-  constructor(private readonly o: AgentOptions) {}
+  constructor(private readonly o: AgentOptions) {
+    this.observer = new PassObserver(o);
+  }
 
   /** Requests a pass. While one runs, requests coalesce into a single follow-up pass. */
   trigger(reason: string): void {
@@ -100,11 +105,20 @@ export class Agent {
     return new Promise((r) => this.idleWaiters.push(r));
   }
 
-  /** Ready: the last pass of the current revision succeeded and the loop is not stuck. */
+  /**
+   * Ready (design §4a): the agent can do its job — the loop is alive and, with an interval, a pass
+   * started or completed within three intervals. Not whether the last revision was good: an invalid
+   * or failed revision keeps the pod in its Service, so the fixing commit's webhook still arrives.
+   */
   ready(nowMs = Date.now()): boolean {
-    if (this.lastResult !== 'Succeeded' || this.o.sourceReady?.() === false) return false;
+    if (this.stopped) return false;
     const every = this.o.expectedIntervalMs;
-    return every === undefined || nowMs - this.lastCompletedAt <= 3 * every + this.o.passTimeoutMs;
+    return every === undefined || nowMs - Math.max(this.lastStartedAt, this.lastCompletedAt) <= 3 * every + this.o.passTimeoutMs;
+  }
+
+  /** The last pass's result, for `run --once` (null before the first). */
+  get lastPassResult(): PassResult | null {
+    return this.lastResult;
   }
 
   async stop(): Promise<void> {
@@ -159,6 +173,7 @@ export class Agent {
   private async pass(trigger: string): Promise<void> {
     const { logger, metrics, status } = this.o;
     const started = Date.now();
+    this.lastStartedAt = started;
     const startedAt = new Date(started).toISOString();
     // Per-pass controllers linked by hand: AbortSignal.any() over the loop's long-lived signals
     // is retained by Node 20 for as long as those live (nodejs/node#55351), a leak per pass.
@@ -201,7 +216,10 @@ export class Agent {
         applyOptions: {
           ...(this.o.concurrency ? { concurrency: this.o.concurrency } : {}),
           wait: { ...this.o.wait, deferAfterMs: this.o.waitBudgetMs ?? 2000, deferSignal: yieldCtl.signal },
-          onEvent: (e: ApplyEvent) => logEvent(log, e),
+          onEvent: (e: ApplyEvent) => {
+            logEvent(log, e);
+            this.observer.applyEvent(e);
+          },
         },
         signal,
         stopSignal: soft.signal,
@@ -213,7 +231,7 @@ export class Agent {
         const errs = out.problems.filter((p) => p.severity === 'error');
         message = `revision ${revision ?? '(directory)'} is invalid: ${errs.length} problem(s), first: ${errs[0] ? `${errs[0].file}:${errs[0].line}:${errs[0].column}: ${errs[0].message}` : 'unknown'}`;
         for (const p of errs) log.error({ file: p.file, line: p.line, column: p.column, rule: p.rule }, p.message);
-        status.event({ type: 'Warning', reason: 'ValidationFailed', message, revision });
+        this.observer.invalid(revision, message);
       } else {
         revision = out.plan.revision;
         const r = out.result;
@@ -222,18 +240,14 @@ export class Agent {
         // The planner marks drift on the object (healed, reported or held); no message text is parsed.
         const driftKeys = new Set(out.plan.objects.filter((o) => o.drift !== undefined).map((o) => o.key));
         this.trackHeals(out.plan.objects);
-        for (const o of out.plan.objects) {
-          if (!o.drift) continue;
-          metrics.drift.inc({ kind: o.kind });
-          const reason = o.reasons[0] ?? `changed outside packsync (${o.drift})`;
-          if (status.event({ type: 'Warning', reason: 'DriftDetected', object: o.key, message: reason, revision })) log.warn({ object: o.key }, `drift: ${reason}`);
-        }
-        for (const o of out.result?.objects ?? []) {
-          if (o.outcome === 'failed') status.event({ type: 'Warning', reason: 'ApplyFailed', object: o.key, message: `${o.error?.code ?? ''}: ${o.error?.message ?? ''}`, revision });
-        }
+        await this.observer.planned(out, revision, signal);
         // Waiting is planned (still processing at the start) or found during the pass (a deferred wait).
         waiting = out.plan.objects.some((o) => o.change === 'waiting') || (r?.waiting ?? 0) > 0;
-        objects = (r?.objects ?? []).map((o) => ({ ...o, ...(driftKeys.has(o.key) ? { drift: true } : {}) }));
+        const planned = new Map(out.plan.objects.map((o) => [o.key, o]));
+        objects = (r?.objects ?? []).map((o) => {
+          const p = planned.get(o.key);
+          return { ...o, ...(driftKeys.has(o.key) ? { drift: true, ...(p?.drift ? { driftHandling: p.drift } : {}) } : {}), ...(p?.source ? { source: p.source } : {}) };
+        });
         metrics.objects.reset();
         for (const o of objects) metrics.objects.inc({ kind: o.kind, outcome: o.outcome });
         if (out.plan.errors.length > 0) {
@@ -255,7 +269,9 @@ export class Agent {
         } else {
           result = 'Succeeded';
           const c = r?.counts;
-          message = c ? `applied revision ${revision ?? ''}: ${c.created} created, ${c.configured} configured, ${c.deleted} deleted, ${c.unchanged} unchanged` : `revision ${revision ?? ''} is in sync`;
+          const drifted = out.plan.objects.filter((o) => o.drift === 'reported' || o.drift === 'held').length;
+          message = c ? `applied revision ${revision ?? ''}: ${c.created} created, ${c.configured} configured, ${c.deleted} deleted, ${c.unchanged} unchanged${drifted > 0 ? `, ${drifted} drifted` : ''}` : `revision ${revision ?? ''} is in sync`;
+          if (drifted > 0) problems.drifted = drifted;
           if (r && r.waiting > 0) message += `; ${r.waiting} waiting on the service, continued by a requeued pass`;
         }
       }
@@ -263,6 +279,7 @@ export class Agent {
       result = this.stopCtl.signal.aborted ? 'Aborted' : 'Failed';
       message = `${errorCode(e)}: ${errorMessage(e)}`;
       if (errorCode(e).startsWith('SOURCE_')) status.sourceFailed(message);
+      if (result === 'Failed') this.observer.crashed(revision, message, errorCode(e).startsWith('SOURCE_'));
       logger.error({ code: errorCode(e), revision }, errorMessage(e));
     }
     clearTimeout(timer);
@@ -279,8 +296,8 @@ export class Agent {
     this.lastResult = result;
     this.lastCompletedAt = Date.now();
     metrics.ready.set(this.ready() ? 1 : 0);
+    this.observer.finished(result, revision, writes);
     if (result === 'Succeeded') {
-      status.event({ type: 'Normal', reason: 'ReconciliationSucceeded', message: `revision ${revision ?? '(directory)'} is in sync`, revision });
       metrics.lastApplied.set(Math.floor(Date.now() / 1000));
       this.failures = 0;
       if (waiting) this.scheduleRetry(this.o.waitingRequeueMs ?? 5000, 'requeue: waiting on the service');

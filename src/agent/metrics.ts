@@ -15,6 +15,8 @@ export interface AgentMetrics {
   lastApplied: Gauge;
   ready: Gauge;
   sourceVerification: Counter<'result'>;
+  driftedObjects: Gauge;
+  notifications: Counter<'provider' | 'reason' | 'result'>;
 }
 
 export function createMetrics(withProcess = true): AgentMetrics {
@@ -42,7 +44,9 @@ export function createMetrics(withProcess = true): AgentMetrics {
     }),
     drift: new Counter({ name: 'packsync_drift_detected_total', help: 'Objects found changed outside packsync', labelNames: ['kind'], registers }),
     lastApplied: new Gauge({ name: 'packsync_last_applied_timestamp_seconds', help: 'Unix time of the last successful pass', registers }),
-    ready: new Gauge({ name: 'packsync_ready', help: '1 when the last pass of the current revision succeeded', registers }),
+    ready: new Gauge({ name: 'packsync_ready', help: '1 when the agent can do its job (loop alive, a pass started or completed recently); sync health is in the conditions', registers }),
     sourceVerification: new Counter({ name: 'packsync_source_verification_total', help: 'Signature verifications of new source revisions by result (verified, failed)', labelNames: ['result'], registers }),
+    driftedObjects: new Gauge({ name: 'packsync_drifted_objects', help: 'Objects changed outside packsync and not healed by the last pass (reported or held)', registers }),
+    notifications: new Counter({ name: 'packsync_notifications_total', help: 'Notification deliveries by provider, event reason and result (sent, failed, skipped)', labelNames: ['provider', 'reason', 'result'], registers }),
   };
 }

@@ -6,8 +6,14 @@
  */
 import type { ObjectOutcome } from '../apply/executor.js';
 import type { Problem } from '../manifests/model.js';
+import { EventLog } from './events.js';
+import type { AgentEvent, EventInput } from './events.js';
+import type { Rollout } from './rollouts.js';
 
-export type ConditionType = 'Ready' | 'Reconciling' | 'Stalled' | 'SourceVerified';
+export type { AgentEvent } from './events.js';
+export { EVENT_LIMIT } from './events.js';
+
+export type ConditionType = 'Ready' | 'Reconciling' | 'Stalled' | 'Drifted' | 'SourceVerified';
 export type ConditionStatus = 'True' | 'False' | 'Unknown';
 
 export interface Condition {
@@ -34,19 +40,20 @@ export interface PassRecord {
 export interface ObjectStatus extends Omit<ObjectOutcome, 'error'> {
   error?: { code: string; message: string };
   drift?: boolean;
+  /** How drift was handled this pass: healed, only reported (`--drift report`), or held by the heal backoff. */
+  driftHandling?: 'healed' | 'reported' | 'held';
+  /** Where the object's manifest is, for needs-attention lines (FILE:LINE:COL). */
+  source?: { file: string; line: number; column: number };
 }
 
-/** A Kubernetes-style event: emitted once per (revision, reason, object, message). */
-export interface AgentEvent {
-  time: string;
-  type: 'Normal' | 'Warning';
-  reason: string;
-  object?: string;
-  message: string;
-  revision: string | null;
+/** What the running pass is doing to one object (cleared when the pass ends). */
+export interface ObjectProgress {
+  object: string;
+  state: 'working' | 'waiting' | 'done' | 'failed';
+  activity: string;
+  since: string;
+  elapsedMs?: number;
 }
-
-export const EVENT_LIMIT = 50;
 
 export interface AgentStatus {
   source: Record<string, string>;
@@ -60,21 +67,41 @@ export interface AgentStatus {
   conditions: Condition[];
   objects: ObjectStatus[];
   problems: Problem[];
+  /** The running pass's per-object progress; empty between passes. */
+  progress: ObjectProgress[];
+  /** Managed deployments: status, wave k/n, gate, tenants (design §9 rollout board). */
+  rollouts: Rollout[];
+  /** When the next pass is due, if known (retry, requeue or interval). */
+  nextPassAt: string | null;
+  /** The newest pass, then every pass that changed or failed something; newest first. */
   history: PassRecord[];
-  /** Newest first, bounded; an unchanged failure is not repeated on every pass. */
+  /** Passes that changed nothing and were dropped from the history once a newer pass came. */
+  noOpPasses: number;
+  /** Newest first, bounded; an event seen again bumps its count and lastTimestamp. */
   events: AgentEvent[];
 }
 
-export const HISTORY_LIMIT = 20;
+export type PassListener = (p: { phase: 'start'; revision: string | null } | { phase: 'finish'; revision: string | null; ok: boolean; message: string }) => void;
+
+/** Passes that changed or failed something kept in the history (the newest pass is always kept too). */
+export const HISTORY_LIMIT = 100;
+
+/** A pass worth keeping: it wrote, or it did not succeed. */
+export function isNoOp(p: PassRecord): boolean {
+  return p.result === 'Succeeded' && p.writes === 0;
+}
 
 export class StatusTracker {
   readonly status: AgentStatus;
+  /** The event log; notifications listen to it. */
+  readonly log: EventLog;
 
   constructor(
     source: Record<string, string>,
     private readonly now: () => Date = () => new Date(),
   ) {
     const t = now().toISOString();
+    this.log = new EventLog(now);
     this.status = {
       source,
       lastAppliedRevision: null,
@@ -87,29 +114,44 @@ export class StatusTracker {
         { type: 'Ready', status: 'Unknown', reason: 'Progressing', message: 'no pass has completed yet', lastTransitionTime: t },
         { type: 'Reconciling', status: 'False', reason: 'Idle', message: 'waiting for the first trigger', lastTransitionTime: t },
         { type: 'Stalled', status: 'False', reason: 'Healthy', message: '', lastTransitionTime: t },
+        { type: 'Drifted', status: 'False', reason: 'InSync', message: '', lastTransitionTime: t },
       ],
       objects: [],
       problems: [],
+      progress: [],
+      rollouts: [],
+      nextPassAt: null,
       history: [],
-      events: [],
+      noOpPasses: 0,
+      events: this.log.events,
     };
   }
 
-  private readonly emitted = new Set<string>();
+
   /** Signers of verified revisions, so the applied one can be named; bounded like the history. */
   private readonly signers = new Map<string, string | null>();
   /** The newest revision refused by signature verification, while it is the tracked head. */
   private refused: { revision: string; message: string } | null = null;
 
-  /** Records an event unless the same one was already emitted for this revision. Returns true when new. */
-  event(e: Omit<AgentEvent, 'time'>): boolean {
-    const key = JSON.stringify([e.revision, e.reason, e.object ?? '', e.message]);
-    if (this.emitted.has(key)) return false;
-    this.emitted.add(key);
-    if (this.emitted.size > 10 * EVENT_LIMIT) this.emitted.delete(this.emitted.values().next().value!);
-    this.status.events.unshift({ time: this.now().toISOString(), ...e });
-    this.status.events.length = Math.min(this.status.events.length, EVENT_LIMIT);
-    return true;
+  /** Records an event occurrence; the same identity again only bumps its count. Returns true when new. */
+  event(e: EventInput): boolean {
+    return this.log.record(e);
+  }
+
+  /** Progress of one object in the running pass (apply events). */
+  progress(object: string, state: ObjectProgress['state'], activity: string, elapsedMs?: number): void {
+    const list = this.status.progress;
+    const i = list.findIndex((p) => p.object === object);
+    const since = i >= 0 && list[i]!.state === state ? list[i]!.since : this.now().toISOString();
+    const p: ObjectProgress = { object, state, activity, since, ...(elapsedMs !== undefined ? { elapsedMs } : {}) };
+    if (i >= 0) list[i] = p;
+    else list.push(p);
+  }
+
+  /** Drift that is not healed this pass (reported, or held by the heal backoff): the Drifted condition. */
+  drifted(keys: string[]): void {
+    if (keys.length === 0) this.set('Drifted', 'False', 'InSync', '');
+    else this.set('Drifted', 'True', 'DriftDetected', `${keys.length} object(s) changed outside packsync: ${keys.slice(0, 5).join(', ')}${keys.length > 5 ? ', …' : ''}`);
   }
 
   condition(type: ConditionType): Condition {
@@ -149,18 +191,38 @@ export class StatusTracker {
     this.set('SourceVerified', 'False', 'VerificationFailed', message);
   }
 
+  private readonly passListeners: PassListener[] = [];
+  private passStarted = false;
+
+  /** Pass starts and ends (commit status notifications). */
+  onPass(l: PassListener): void {
+    this.passListeners.push(l);
+  }
+
   startPass(revision: string | null, trigger: string): void {
     // While the head is refused, the pass reconciles the last verified revision; what was attempted is the head.
     this.status.lastAttemptedRevision = this.refused?.revision ?? revision;
+    this.status.progress = [];
     this.set('Reconciling', 'True', 'Progressing', `reconciling ${revision ?? 'the source'} (trigger: ${trigger})`);
+    this.passStarted = true;
+    for (const l of this.passListeners) l({ phase: 'start', revision: this.status.lastAttemptedRevision });
   }
 
   finishPass(rec: PassRecord, objects: ObjectStatus[] | null, problems: Problem[]): void {
     const s = this.status;
     s.passes++;
     s.lastPassAt = this.now().toISOString();
+    // A directory source's revision (its digest) is known only once the pass loaded it.
+    if (!this.refused && rec.revision !== null) s.lastAttemptedRevision = rec.revision;
+    // The newest pass is always shown; a no-op one gives way to the next pass and is only counted.
+    const prev = s.history[0];
+    if (prev && isNoOp(prev)) {
+      s.history.shift();
+      s.noOpPasses++;
+    }
     s.history.unshift(rec);
-    s.history.length = Math.min(s.history.length, HISTORY_LIMIT);
+    s.history.length = Math.min(s.history.length, HISTORY_LIMIT + 1);
+    s.progress = [];
     if (objects) s.objects = objects;
     s.problems = problems;
     this.set('Reconciling', 'False', rec.result === 'Succeeded' ? 'ReconciliationSucceeded' : 'ReconciliationFailed', rec.message);
@@ -186,6 +248,13 @@ export class StatusTracker {
     }
     // Keeping the last verified revision converged is not being ready: the tracked head is not applied.
     if (this.refused && rec.result !== 'Aborted') this.set('Ready', 'False', 'VerificationFailed', this.refused.message);
+    // A pass that never got a revision (the source failed) has no commit to report on.
+    const started = this.passStarted;
+    this.passStarted = false;
+    if (rec.result !== 'Aborted' && started) {
+      const ok = rec.result === 'Succeeded' && !this.refused;
+      for (const l of this.passListeners) l({ phase: 'finish', revision: s.lastAttemptedRevision, ok, message: ok ? rec.message : (this.refused?.message ?? rec.message) });
+    }
   }
 
   /** A source failure (fetch) before any plan: the last applied revision stays in force. */

@@ -82,7 +82,7 @@ export class VerifiedSource {
       if (j.ok) o.logger.info({ revision: head.revision, signer: j.signer }, `revision signed by ${j.signer ?? '?'}: verified`);
       else {
         o.logger.warn({ revision: head.revision, reason: 'VerificationFailed' }, j.message);
-        o.status.event({ type: 'Warning', reason: 'VerificationFailed', object: `Source/${o.sourceName}`, message: j.message, revision: head.revision });
+        o.status.event({ reason: 'VerificationFailed', object: `Source/${o.sourceName}`, message: j.message, revision: head.revision });
       }
     }
     if (j.ok) {

@@ -4,6 +4,7 @@ import { resolve } from 'node:path';
 import { writeAtomic } from '../apply/inventory-store.js';
 import { planPass } from '../engine/reconcile.js';
 import { formatPlanJson, formatPlanMarkdown, formatPlanText } from '../plan/format.js';
+import { gitCommitOf } from './git-commit.js';
 import { planExitCode } from '../plan/verdict.js';
 import { addCommonOptions, buildRuntime, positiveInt, useColor } from './common.js';
 import type { CommonOptions } from './common.js';
@@ -51,7 +52,7 @@ export function registerPlanCommand(program: Command, io: CliIo): void {
       }
       const p = out.plan;
       if (opts.output === 'json') io.stdout(formatPlanJson(p));
-      else if (opts.output === 'markdown') io.stdout(formatPlanMarkdown(p));
+      else if (opts.output === 'markdown') io.stdout(formatPlanMarkdown(p, { commit: await gitCommitOf(resolve(io.cwd, path)) }));
       else io.stdout(formatPlanText(p, { color: useColor(opts, io) }));
       if (opts.out) {
         const saved = { format: SAVED_PLAN_FORMAT, path: resolve(io.cwd, path), plan: p, desired: out.desired };

@@ -5,6 +5,7 @@ import { registerDemoCommand } from './demo-command.js';
 import { registerExportCommand } from './export-command.js';
 import type { CliIo } from './io.js';
 import { scrub } from './logger.js';
+import { registerNotifyCommand } from './notify-command.js';
 import { registerPlanCommand } from './plan-command.js';
 import { registerRunCommand } from './run-command.js';
 import { registerSimulatorCommand } from './simulator-command.js';
@@ -25,9 +26,13 @@ export function buildProgram(io: CliIo, version: string): Command {
   registerRunCommand(program, io);
   registerExportCommand(program, io);
   registerStateCommand(program, io);
+  registerNotifyCommand(program, io);
   registerSimulatorCommand(program, io);
   registerDemoCommand(program, io);
-  for (const c of program.commands) c.exitOverride();
+  for (const c of program.commands) {
+    c.exitOverride();
+    for (const sub of c.commands) sub.exitOverride();
+  }
   return program;
 }
 

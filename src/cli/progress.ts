@@ -1,14 +1,37 @@
 /**
  * Renders apply events. On a TTY: one status line rewritten in place (upload bytes and rate, waits
  * with elapsed time) above a log of finished actions. Otherwise: plain lines, one per event that
- * matters, so CI logs stay readable.
+ * matters, so CI logs stay readable, and while something waits a line at least every 10 s (a
+ * heartbeat), so a CI log never sits silent for a minute and looks hung.
  */
 import type { ApplyEvent } from '../apply/events.js';
 
 /** Human byte counts: KiB under a MiB, so small uploads do not read "0.0 MiB". */
 const mib = (n: number): string => (n < 1048576 ? `${(n / 1024).toFixed(1)} KiB` : `${(n / 1048576).toFixed(1)} MiB`);
 
-export function createProgressRenderer(out: (s: string) => void, tty: boolean, write: (s: string) => void = out): (e: ApplyEvent) => void {
+/** Longest silence without a terminal while something waits. */
+export const PLAIN_HEARTBEAT_MS = 10_000;
+
+export function createProgressRenderer(out: (s: string) => void, tty: boolean, write: (s: string) => void = out, heartbeatMs = PLAIN_HEARTBEAT_MS): (e: ApplyEvent) => void {
+  // Without a terminal: what each waiting object waits for, and when a line last said so.
+  const waiting = new Map<string, { what: string; elapsedMs: number; at: number; printed: number }>();
+  let beat: NodeJS.Timeout | null = null;
+  const waitLine = (key: string, w: { what: string; elapsedMs: number; at: number }): string => `    … ${key}: waiting, ${w.what} (${((w.elapsedMs + Date.now() - w.at) / 1000).toFixed(0)} s)`;
+  const heartbeat = (): void => {
+    const now = Date.now();
+    for (const [key, w] of waiting) {
+      if (now - w.printed < heartbeatMs - 5) continue;
+      w.printed = now;
+      out(waitLine(key, w));
+    }
+  };
+  const settle = (key: string): void => {
+    waiting.delete(key);
+    if (waiting.size === 0 && beat) {
+      clearInterval(beat);
+      beat = null;
+    }
+  };
   const uploadStart = new Map<string, number>();
   let statusShown = false;
   const clearStatus = (): void => {
@@ -28,6 +51,7 @@ export function createProgressRenderer(out: (s: string) => void, tty: boolean, w
   };
   let lastPlainUploadLog = 0;
   return (e) => {
+    if (!tty && (e.type === 'action-done' || e.type === 'action-failed' || e.type === 'action-skipped')) settle(e.key);
     switch (e.type) {
       case 'action-start':
         if (e.op !== 'record') status(`${e.key}: ${e.description} …`);
@@ -55,7 +79,22 @@ export function createProgressRenderer(out: (s: string) => void, tty: boolean, w
         return;
       }
       case 'wait':
-        status(`${e.key}: waiting, ${e.what} (${(e.elapsedMs / 1000).toFixed(0)} s)`);
+        if (tty) {
+          status(`${e.key}: waiting, ${e.what} (${(e.elapsedMs / 1000).toFixed(0)} s)`);
+          return;
+        }
+        {
+          const prev = waiting.get(e.key);
+          const w = { what: e.what, elapsedMs: e.elapsedMs, at: Date.now(), printed: prev?.printed ?? 0 };
+          waiting.set(e.key, w);
+          // The first wait of an object, and a change of what it waits for, are said at once.
+          if (!prev || prev.what !== e.what) {
+            w.printed = Date.now();
+            out(waitLine(e.key, w));
+          }
+          beat ??= setInterval(heartbeat, Math.max(10, Math.floor(heartbeatMs / 2)));
+          beat.unref();
+        }
         return;
       case 'object':
         return;

@@ -11,6 +11,13 @@ import { join, resolve } from 'node:path';
 import type { Sidecar } from '../agent/http-server.js';
 import type { PassSource } from '../agent/loop.js';
 import type { Trigger } from '../agent/triggers.js';
+import type { AgentMetrics } from '../agent/metrics.js';
+import type { NotificationConfig } from '../agent/notify/config.js';
+import type { Notifier } from '../agent/notify/notifier.js';
+import type { StatusTracker } from '../agent/status.js';
+import type { Logger } from 'pino';
+import { redactUrl } from '../agent/redact-url.js';
+import { DEFAULT_PLAN_OPTIONS } from '../plan/types.js';
 import { addCommonOptions, buildRuntime, positiveInt } from './common.js';
 import type { CommonOptions } from './common.js';
 import type { CliIo } from './io.js';
@@ -33,6 +40,7 @@ interface RunFlags extends CommonOptions, PlanFlags {
   passTimeout: string;
   once?: boolean;
   verifyMode?: 'head' | 'tag' | 'range';
+  notifications?: string;
   trustedKeys?: string;
 }
 
@@ -54,7 +62,7 @@ export function registerRunCommand(program: Command, io: CliIo): void {
       .option('--schedule <cron>', 'reconcile on a cron schedule, e.g. "*/5 * * * *"')
       .option('--interval <duration>', 'reconcile every duration (with up to 10% jitter), e.g. 5m')
       .option('--watch', 'reconcile when files under the source directory change (debounced)')
-      .option('--listen <host:port>', 'serve /healthz, /readyz, /status, /metrics, /webhook, /reconcile')
+      .option('--listen <host:port>', 'serve the status page (/), /healthz, /readyz, /status, /metrics, /webhook, /reconcile')
       .option('--webhook-secret-file <file>', 'secret for /webhook and /reconcile (env PACKSYNC_WEBHOOK_SECRET)')
       .option('--git-token-file <file>', 'HTTPS token for the git remote (env PACKSYNC_GIT_TOKEN)')
       .option('--git-ssh-key-file <file>', 'SSH private key for the git remote (env PACKSYNC_GIT_SSH_KEY_FILE)'), { drift: 'report' })
@@ -62,6 +70,7 @@ export function registerRunCommand(program: Command, io: CliIo): void {
       .option('--pass-timeout <duration>', 'longest a single pass may take', '30m')
       .addOption(new Option('--verify-mode <mode>', 'apply only signed revisions: the commit (head), the tag of --ref (tag), or every new commit (range)').choices(['head', 'tag', 'range']))
       .option('--trusted-keys <dir>', 'directory with an SSH allowed_signers file and/or OpenPGP *.asc public keys (with --verify-mode)')
+      .option('--notifications <file>', 'send events and commit statuses to Teams, Slack, webhooks, GitHub, GitLab, Azure DevOps (see docs/agent.md)')
       .option('--once', 'run one pass and exit (0 in sync, 1 failed or invalid)'),
   ).action(async (f: RunFlags) => {
     // The agent's modules (git, chokidar, node-cron, prom-client) load only when `run` runs.
@@ -75,6 +84,10 @@ export function registerRunCommand(program: Command, io: CliIo): void {
       import('../agent/verify-keys.js'),
       import('../agent/verify-source.js'),
     ]);
+    // Without a trigger the agent would run one pass and then wait for nothing.
+    if (!f.once && !f.interval && !f.schedule && !f.watch && !f.listen) {
+      throw new UsageError('run needs a trigger: --interval DURATION, --schedule CRON, --watch (directory source), --listen HOST:PORT (webhook, /reconcile), or --once for a single pass');
+    }
     // Half-configured verification must not quietly become "verify nothing".
     if (f.verifyMode && !f.trustedKeys) throw new VerifyConfigError('--verify-mode needs --trusted-keys DIR (an allowed_signers file and/or *.asc public keys)');
     if (f.trustedKeys && !f.verifyMode) throw new VerifyConfigError('--trusted-keys needs --verify-mode head|tag|range');
@@ -86,6 +99,9 @@ export function registerRunCommand(program: Command, io: CliIo): void {
     }
     if (io.env.PACKSYNC_GIT_TOKEN) secrets.push(io.env.PACKSYNC_GIT_TOKEN);
     if (f.gitTokenFile) secrets.push((await readFile(resolve(io.cwd, f.gitTokenFile), 'utf8')).trim());
+    const notifyConfig = f.notifications ? await (await import('../agent/notify/config.js')).loadNotificationConfig(resolve(io.cwd, f.notifications)) : null;
+    // Webhook URLs and tokens are secrets: scrubbed from every log line.
+    for (const p of notifyConfig?.providers ?? []) secrets.push(...[p.address, p.token, p.secret].filter((x): x is string => x !== null && x.length >= 8));
     const passTimeoutMs = parseDuration(f.passTimeout, '--pass-timeout');
     const intervalMs = f.interval ? parseDuration(f.interval, '--interval') : undefined;
     const listen = f.listen ? parseListen(f.listen) : undefined;
@@ -102,7 +118,7 @@ export function registerRunCommand(program: Command, io: CliIo): void {
       await rt.close();
       throw e;
     }) : null;
-    const status = new StatusTracker({ source: isGitUrl(f.source) ? f.source : resolve(io.cwd, f.source), ref: isGitUrl(f.source) ? f.ref : '', path: f.path ?? '' });
+    const status = new StatusTracker({ source: isGitUrl(f.source) ? redactUrl(f.source) : resolve(io.cwd, f.source), ref: isGitUrl(f.source) ? f.ref : '', path: f.path ?? '' });
     const verifying = (s: ConstructorParameters<typeof VerifiedSource>[0]['source'], sourceName: string): InstanceType<typeof VerifiedSource> =>
       new VerifiedSource({ mode: f.verifyMode!, keys: keys!, source: s, stateDir: rt.stateDir, sourceName, ref: f.ref, env: io.env, status, counter: metrics.sourceVerification, logger });
     let verified: InstanceType<typeof VerifiedSource> | null = null;
@@ -139,6 +155,8 @@ export function registerRunCommand(program: Command, io: CliIo): void {
       watchDir = dir;
     }
     const verifiedNow = verified;
+    const notifier = notifyConfig ? await startNotifier(notifyConfig, rt.stateDir, status, metrics, logger) : null;
+    const flushNotifications = (): Promise<unknown> => (notifier ? Promise.race([notifier.flush(), new Promise((r) => setTimeout(r, 5000).unref())]) : Promise.resolve());
     const agent = new Agent({
       source,
       api: rt.api,
@@ -157,9 +175,12 @@ export function registerRunCommand(program: Command, io: CliIo): void {
     if (f.once) {
       agent.trigger('once');
       await agent.idle();
+      await flushNotifications();
       await rt.close();
-      const r = status.status.history[0]?.result;
-      io.stdout(JSON.stringify({ revision: status.status.lastAttemptedRevision, result: r, message: status.status.history[0]?.message }));
+      const last = status.status.history[0];
+      const r = last?.result;
+      // A directory source has its revision (the digest) only once the pass loaded it.
+      io.stdout(JSON.stringify({ revision: status.status.lastAttemptedRevision ?? last?.revision ?? null, result: r, message: last?.message }));
       io.setExitCode(r === 'Succeeded' && (verifiedNow?.headVerified ?? true) ? 0 : 1);
       return;
     }
@@ -171,7 +192,7 @@ export function registerRunCommand(program: Command, io: CliIo): void {
     let sidecar: Sidecar | null = null;
     if (listen) {
       sidecar = await startSidecar({ ...listen, metrics, status, ready: () => agent.ready(), trigger: fire, webhookSecret, trackedRef: source.ref, logger });
-      logger.info({ url: sidecar.url }, 'serving /healthz /readyz /status /metrics /webhook /reconcile');
+      logger.info({ url: sidecar.url }, 'serving / (status page) /healthz /readyz /status /metrics /webhook /reconcile');
     }
     logger.info({ source: status.status.source.source, ref: source.ref, ...(f.verifyMode ? { verifyMode: f.verifyMode } : {}) }, 'agent started');
     agent.trigger('startup');
@@ -189,8 +210,18 @@ export function registerRunCommand(program: Command, io: CliIo): void {
     });
     await Promise.all(triggers.map((t) => t.stop()));
     await agent.stop();
+    await flushNotifications();
     await sidecar?.close();
     await rt.close();
     logger.info('stopped');
   });
+}
+
+/** Notifications listen to the status: every event occurrence, and each pass's start and end. */
+async function startNotifier(config: NotificationConfig, stateDir: string, status: StatusTracker, metrics: AgentMetrics, logger: Logger): Promise<Notifier> {
+  const [{ Notifier }, { NotifyStore }] = await Promise.all([import('../agent/notify/notifier.js'), import('../agent/notify/store.js')]);
+  const notifier = new Notifier({ config, store: await NotifyStore.open(stateDir), sourceUrl: status.status.source.source ?? '', logger, metrics });
+  status.log.onEvent((e) => notifier.onEvent(e));
+  status.onPass((p) => (p.phase === 'start' ? notifier.passStarted(p.revision) : notifier.passFinished(p.revision, p.ok, p.message)));
+  return notifier;
 }

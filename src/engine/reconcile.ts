@@ -9,6 +9,7 @@ import type { ApplyOptions, ApplyResult } from '../apply/executor.js';
 import { ApplyError } from '../apply/errors.js';
 import { InventoryStore } from '../apply/inventory-store.js';
 import { readLiveState } from '../live/snapshot.js';
+import type { LiveState } from '../live/types.js';
 import { loadManifests } from '../manifests/load.js';
 import type { LoadOptions } from '../manifests/load.js';
 import type { DesiredModel, Problem } from '../manifests/model.js';
@@ -37,12 +38,13 @@ export interface ReconcileInput extends PlanPassInput {
   stopSignal?: AbortSignal;
 }
 
-export type PlannedPass = { kind: 'planned'; plan: Plan; desired: DesiredModel; warnings: Problem[]; store: InventoryStore };
+export type PlannedPass = { kind: 'planned'; plan: Plan; desired: DesiredModel; warnings: Problem[]; store: InventoryStore; live?: LiveState };
 export type PlanPassOutput = { kind: 'invalid'; problems: Problem[]; revision: string | null } | PlannedPass;
 
 export type ReconcileOutput =
   | { kind: 'invalid'; problems: Problem[]; revision: string | null }
-  | { kind: 'planned'; plan: Plan; desired: DesiredModel; warnings: Problem[]; result?: ApplyResult };
+  /** `live` and `inventory` (as left by the apply) let the agent show rollouts without reading again. */
+  | { kind: 'planned'; plan: Plan; desired: DesiredModel; warnings: Problem[]; result?: ApplyResult; live?: LiveState; inventory?: InventoryStore['inventory'] };
 
 /** A stable revision for a directory source: the digest of what was loaded, not of file times. */
 export function desiredRevision(desired: DesiredModel): string {
@@ -69,7 +71,7 @@ export async function planPass(input: PlanPassInput): Promise<PlanPassOutput> {
   const p = computePlan({ desired, live: snap.live, inventory: store.inventory, options: input.planOptions, now: now(), revision, scope });
   p.reads = snap.reads;
   const warnings = loaded.problems.filter((x) => x.severity === 'warning');
-  return { kind: 'planned', plan: p, desired, warnings, store };
+  return { kind: 'planned', plan: p, desired, warnings, store, live: snap.live };
 }
 
 /**
@@ -111,11 +113,12 @@ export async function reconcile(input: ReconcileInput): Promise<ReconcileOutput>
   const planned = await planPass(input);
   if (planned.kind === 'invalid') return planned;
   const { plan: p, desired, warnings } = planned;
-  if (!input.apply) return { kind: 'planned', plan: p, desired, warnings };
+  const seen = { ...(planned.live ? { live: planned.live } : {}), inventory: planned.store.inventory };
+  if (!input.apply) return { kind: 'planned', plan: p, desired, warnings, ...seen };
   const result = await applyPlanned(planned, input.api, {
     ...input.applyOptions,
     ...(input.signal ? { signal: input.signal } : {}),
     ...(input.stopSignal ? { stopSignal: input.stopSignal } : {}),
   });
-  return result ? { kind: 'planned', plan: p, desired, warnings, result } : { kind: 'planned', plan: p, desired, warnings };
+  return result ? { kind: 'planned', plan: p, desired, warnings, result, ...seen } : { kind: 'planned', plan: p, desired, warnings, ...seen };
 }

@@ -97,14 +97,24 @@ export async function loadManifests(path: string, opts: LoadOptions = {}): Promi
 
   const records: DocRecord[] = [];
   let documents = 0;
+  // Kubernetes YAML next to the manifests (deploy/, a Helm chart): not packsync's, said once.
+  const foreign: { file: string; line: number; column: number; what: string }[] = [];
   for (const f of parsed) {
     problems.push(...f.problems);
     for (const d of f.documents) {
       documents++;
       const checked = checkDocument(d);
+      if (checked.foreign) {
+        foreign.push(checked.foreign);
+        continue;
+      }
       problems.push(...checked.problems);
       if (checked.record) records.push(checked.record);
     }
+  }
+  if (foreign.length > 0) {
+    const f = foreign[0]!;
+    problems.push({ file: f.file, line: f.line, column: f.column, pointer: '/apiVersion', rule: 'manifest.foreign', message: `skipped ${foreign.length} document(s) whose apiVersion is not ${API_VERSION.split('/')[0]!}/… (first: ${f.what}): not packsync manifests`, severity: 'warning' });
   }
   const rules = await checkRules(records, root, rootReal);
   problems.push(...rules.problems);
@@ -152,8 +162,15 @@ function isPlainObject(v: unknown): v is Record<string, unknown> {
   return v !== null && typeof v === 'object' && !Array.isArray(v);
 }
 
-function checkDocument(d: ParsedDocument): { record?: DocRecord; problems: Problem[] } {
+function checkDocument(d: ParsedDocument): { record?: DocRecord; problems: Problem[]; foreign?: { file: string; line: number; column: number; what: string } } {
   if (!d.ok) return { problems: [] }; // the YAML errors are already reported
+  // Another group's document (apps/v1, v1, …) is not a packsync manifest; a packsync.dev typo still is one.
+  const av = isPlainObject(d.value) ? d.value.apiVersion : undefined;
+  if (typeof av === 'string' && !av.startsWith(API_VERSION.split('/')[0]!) && !/packsync/i.test(av)) {
+    const p = d.locate(['apiVersion'], 'value');
+    const kind = isPlainObject(d.value) && typeof d.value.kind === 'string' ? ` ${d.value.kind}` : '';
+    return { problems: [], foreign: { file: d.file, line: p.line, column: p.column, what: `${av}${kind}` } };
+  }
   const problems: Problem[] = [];
   const here = (segments: string[], mode: 'value' | 'container', rule: string, message: string): Problem => {
     const p = d.locate(segments, mode);

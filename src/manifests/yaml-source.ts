@@ -54,11 +54,13 @@ export function parseYamlFile(file: string, text: string): ParsedFile {
     const p = lineCounter.linePos(offset);
     return { line: p.line, column: p.col };
   };
+  // logLevel 'error': the library's own process warnings ("Keys with collection values will be
+  // stringified") must not leak to stderr; problems are reported as problems.
   // parseAllDocuments, in its two steps, so the depth is checked before composing recurses.
   const tokens = Array.from(new Parser(lineCounter.addNewLine).parse(text));
   const deep = tokensTooDeep(tokens);
   if (deep >= 0) return tooDeep(pos(deep));
-  const docs = Array.from(new Composer({ prettyErrors: false, uniqueKeys: true, strict: true }).compose(tokens));
+  const docs = Array.from(new Composer({ prettyErrors: false, uniqueKeys: true, strict: true, logLevel: 'error' }).compose(tokens));
   if (docs.length > MAX_DOCUMENTS) {
     const extra = docs[MAX_DOCUMENTS]!;
     const message = `more than ${MAX_DOCUMENTS} documents in one file: split it into several files`;

@@ -114,16 +114,40 @@ export function formatPlanJson(plan: Plan): string {
 
 const md = (s: string): string => s.replace(/[|<>]/g, (c) => `\\${c}`);
 
-export function formatPlanMarkdown(plan: Plan): string {
-  const out: string[] = [`### packsync plan${plan.revision ? ` for \`${plan.revision.slice(0, 12)}\`` : ''}`, ''];
+/** GitHub refuses comments over 65,536 characters; the plan stays well under with room for a bot's own text. */
+export const MARKDOWN_LIMIT = 60_000;
+
+/**
+ * A pull-request comment: a title naming the commit (else the digest), plan-wide errors and the
+ * summary in the open, the per-object table folded in `<details>`, capped under `MARKDOWN_LIMIT`
+ * characters with a line saying how many objects were left out.
+ */
+export function formatPlanMarkdown(plan: Plan, opts: { commit?: string | null } = {}): string {
+  const title = opts.commit ? ` for commit \`${opts.commit.slice(0, 12)}\`` : plan.revision ? ` for \`${plan.revision.slice(0, 19)}\`` : '';
+  const out: string[] = [`### packsync plan${title}`, ''];
   for (const e of plan.errors) out.push(`> **Error:** ${md(e)}`, '');
   out.push(`**${summaryLine(plan.summary)}**`, '');
   const changed = byDependency(plan.objects.filter((o) => o.change !== 'none' || o.reasons.length > 0));
-  if (changed.every((o) => o.change === 'none')) out.push('No changes. Live state matches the desired state.');
+  const changing = changed.filter((o) => o.change !== 'none');
+  if (changing.length === 0) out.push('No changes. Live state matches the desired state.');
   if (changed.length === 0) return out.join('\n');
-  if (changed.every((o) => o.change === 'none')) out.push('');
+  if (changing.length === 0) out.push('');
+  const byChange = new Map<string, number>();
+  for (const o of changed) byChange.set(LABEL[o.change], (byChange.get(LABEL[o.change]) ?? 0) + 1);
+  out.push(`<details><summary>${changed.length} object(s): ${[...byChange].map(([k, n]) => `${n} ${md(k)}`).join(', ')}</summary>`, '');
   out.push('| | Object | Change | Details |', '|---|---|---|---|');
-  for (const o of changed) out.push(`| \`${SYMBOL[o.change]}\` | \`${o.key}\` | ${LABEL[o.change]} | ${details(o)} |`);
+  const close = ['', '</details>'];
+  let size = out.join('\n').length + 200;
+  let shown = 0;
+  for (const o of changed) {
+    const row = `| \`${SYMBOL[o.change]}\` | \`${o.key}\` | ${LABEL[o.change]} | ${details(o)} |`;
+    if (size + row.length + 1 > MARKDOWN_LIMIT) break;
+    out.push(row);
+    size += row.length + 1;
+    shown++;
+  }
+  if (shown < changed.length) out.push('', `… and ${changed.length - shown} more object(s) not shown (comment size limit); \`packsync plan\` prints them all.`);
+  out.push(...close);
   return out.join('\n');
 }
 

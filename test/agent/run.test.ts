@@ -148,7 +148,10 @@ describe('packsync run following a git repository', () => {
     expect(s.lastAppliedRevision).toBe(good);
     expect(s.conditions.find((c) => c.type === 'Stalled')).toMatchObject({ status: 'True', reason: 'ValidationFailed' });
     expect(s.problems[0]).toMatchObject({ file: 'deployments.yaml', line: expect.any(Number) as number });
-    expect((await fetch(`${base}/readyz`)).status).toBe(503);
+    // Readiness is "can do its job" (design §4a): an invalid revision keeps the pod in its Service so
+    // the fixing commit's webhook arrives; sync health is in the conditions.
+    expect((await fetch(`${base}/readyz`)).status).toBe(200);
+    expect(s.conditions.find((c) => c.type === 'Ready')).toMatchObject({ status: 'False', reason: 'ValidationFailed' });
     expect((await sim.writes()).length).toBe(before);
     // The same invalid revision again: still stalled, and its event is not repeated.
     const passes = s.passes;

@@ -97,11 +97,13 @@ describe('triggers', () => {
     agent.trigger('a');
     for (let i = 0; i < 5; i++) agent.trigger(`during-${i}`);
     await agent.idle();
+    expect(agent.ready()).toBe(true);
     await agent.stop();
     await api.close();
     expect(status.status.history.map((h) => h.trigger)).toEqual(['during-0', 'a']);
     expect(status.status.history.every((h) => h.result === 'Succeeded')).toBe(true);
-    expect(agent.ready()).toBe(true);
+    // A stopped loop cannot do its job.
+    expect(agent.ready()).toBe(false);
   });
 
   it('backs off after a failure and recovers on its own when the service comes back', async () => {
@@ -135,11 +137,24 @@ describe('run --once', () => {
     const env = { PACKSYNC_API_URL: sim.url, PACKSYNC_API_KEY: sim.key, PACKSYNC_STATE_DIR: await tempDir('packsync-state-') };
     const ok = await spawnCli(['run', '--source', repo, '--once', '--log-level', 'silent'], env).done;
     expect(ok.code).toBe(0);
-    expect(JSON.parse(ok.stdout.trim())).toMatchObject({ result: 'Succeeded' });
+    const okLine = JSON.parse(ok.stdout.trim());
+    expect(okLine).toMatchObject({ result: 'Succeeded', revision: expect.stringMatching(/^sha256:[0-9a-f]+$/) as string });
+    // The message names the same revision the line reports.
+    expect(okLine.message).toContain(okLine.revision);
     await writeFile(join(repo, 'deployments.yaml'), deploymentsYaml().replace('state: running', 'state: runing'));
     const bad = await spawnCli(['run', '--source', repo, '--once', '--log-level', 'silent'], env).done;
     expect(bad.code).toBe(1);
     expect(JSON.parse(bad.stdout.trim())).toMatchObject({ result: 'Invalid', message: expect.stringMatching(/deployments\.yaml:\d+:\d+/) as string });
+  });
+});
+
+describe('run without a trigger', () => {
+  it('refuses with a message naming the triggers and exits 1, before any pass', async () => {
+    const repo = await writeRepo();
+    const r = await spawnCli(['run', '--source', repo, '--log-level', 'silent'], { PACKSYNC_API_URL: 'http://127.0.0.1:9', PACKSYNC_API_KEY: 'k', PACKSYNC_STATE_DIR: await tempDir('packsync-state-') }).done;
+    expect(r.code).toBe(1);
+    expect(r.stderr).toMatch(/run needs a trigger: --interval DURATION, --schedule CRON, --watch .*--listen HOST:PORT .*--once/);
+    expect(r.stdout).toBe('');
   });
 });
 

@@ -240,6 +240,19 @@ describe('planner', () => {
     }
   });
 
+  it('markdown: titled with the commit, the table folded in <details>, capped under 60,000 characters for 1,200 objects', () => {
+    const names = Array.from({ length: 1200 }, (_, i) => `zip-${i}-with-a-long-enough-name-to-make-rows-wide`);
+    const p = run(desired({ packages: names.map((n) => pkg(n)), flows: names.map((n) => flow(n)) }), live());
+    const text = formatPlanMarkdown(p, { commit: '0123456789abcdef0123456789abcdef01234567' });
+    expect(text.startsWith('### packsync plan for commit `0123456789ab`')).toBe(true);
+    expect(text.length).toBeLessThan(60_000);
+    expect(text).toMatch(/<details><summary>2400 object\(s\): 2400 /);
+    expect(text).toMatch(/… and \d+ more object\(s\) not shown \(comment size limit\)/);
+    expect(text.trimEnd().endsWith('</details>')).toBe(true);
+    // Without a commit the digest is named, as before.
+    expect(formatPlanMarkdown(p)).toMatch(/^### packsync plan for `/);
+  });
+
   it('creates again when an intent finds nothing live (the create never happened)', () => {
     const inv = emptyInventory();
     inv.intents['Flow/zip'] = { key: 'Flow/zip', op: 'create-flow', at: 'x', knownIds: [], match: {} };

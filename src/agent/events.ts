@@ -1,0 +1,107 @@
+/**
+ * Agent events (design §9): a closed set of reasons, an identity of (object, reason, revision,
+ * wave) that never includes the message text, and Kubernetes-style aggregation: an event seen
+ * again bumps its count and lastTimestamp instead of adding a line. Listeners (notifications) hear
+ * every occurrence, new or repeated, and decide themselves what to send.
+ */
+
+export const EVENT_REASONS = [
+  'ValidationFailed',
+  'ApplyFailed',
+  'ApplySucceeded',
+  'DriftDetected',
+  'DriftHealed',
+  'WaveAdvanced',
+  'GateHeld',
+  'GateFailed',
+  'RolloutCompleted',
+  'VerificationFailed',
+  'Recovered',
+] as const;
+export type EventReason = (typeof EVENT_REASONS)[number];
+
+/** Reasons that are failures: `severity: error` alerts see only these; a later success answers them with `Recovered`. */
+export const ERROR_REASONS: ReadonlySet<EventReason> = new Set<EventReason>(['ValidationFailed', 'ApplyFailed', 'GateFailed', 'VerificationFailed']);
+
+export type Severity = 'info' | 'error';
+
+export function severityOf(reason: EventReason): Severity {
+  return ERROR_REASONS.has(reason) ? 'error' : 'info';
+}
+
+/** What an agent event is about: `Kind/name`, or `Source/<url>` for a whole revision. */
+export interface AgentEvent {
+  /** First time this identity was seen. */
+  time: string;
+  lastTimestamp: string;
+  count: number;
+  type: 'Normal' | 'Warning';
+  severity: Severity;
+  reason: EventReason;
+  object?: string;
+  message: string;
+  revision: string | null;
+  wave?: number;
+}
+
+export type EventInput = Pick<AgentEvent, 'reason' | 'message' | 'revision'> & { object?: string; wave?: number };
+
+export const EVENT_LIMIT = 50;
+
+/** The identity of an event: never its message, so an unchanged failure reworded by the API is not new. */
+export function eventIdentity(e: Pick<AgentEvent, 'reason' | 'revision'> & { object?: string | undefined; wave?: number | undefined }): string {
+  return JSON.stringify([e.object ?? '', e.reason, e.revision, e.wave ?? null]);
+}
+
+/** Splits `Kind/name` (the name may hold slashes, as a source URL does). */
+export function splitObject(key: string | undefined): { kind: string; name: string } {
+  if (!key) return { kind: 'Source', name: '' };
+  const i = key.indexOf('/');
+  return i < 0 ? { kind: key, name: '' } : { kind: key.slice(0, i), name: key.slice(i + 1) };
+}
+
+export type EventListener = (e: AgentEvent, isNew: boolean) => void;
+
+export class EventLog {
+  /** Newest (by lastTimestamp) first, bounded. */
+  readonly events: AgentEvent[] = [];
+  private readonly listeners: EventListener[] = [];
+
+  constructor(private readonly now: () => Date = () => new Date()) {}
+
+  onEvent(l: EventListener): void {
+    this.listeners.push(l);
+  }
+
+  /** Records an occurrence. Returns true when the identity is new (not in the bounded log). */
+  record(input: EventInput): boolean {
+    const id = eventIdentity(input);
+    const t = this.now().toISOString();
+    const i = this.events.findIndex((e) => eventIdentity(e) === id);
+    let e: AgentEvent;
+    const isNew = i < 0;
+    if (isNew) {
+      e = {
+        time: t,
+        lastTimestamp: t,
+        count: 1,
+        type: ERROR_REASONS.has(input.reason) || input.reason === 'DriftDetected' ? 'Warning' : 'Normal',
+        severity: severityOf(input.reason),
+        reason: input.reason,
+        ...(input.object !== undefined ? { object: input.object } : {}),
+        message: input.message,
+        revision: input.revision,
+        ...(input.wave !== undefined ? { wave: input.wave } : {}),
+      };
+    } else {
+      e = this.events.splice(i, 1)[0]!;
+      e.count++;
+      e.lastTimestamp = t;
+      e.message = input.message;
+    }
+    this.events.unshift(e);
+    this.events.length = Math.min(this.events.length, EVENT_LIMIT);
+    for (const l of this.listeners) l(e, isNew);
+    return isNew;
+  }
+}

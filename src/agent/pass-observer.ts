@@ -1,0 +1,133 @@
+/**
+ * What a pass tells the outside: events (design §9), per-object progress, the Drifted condition and
+ * gauge, and the rollout board. The loop calls it at fixed points of a pass; it keeps what it needs
+ * across passes (open failures, each rollout's last wave) to emit `Recovered`, `DriftHealed`,
+ * `WaveAdvanced` and `RolloutCompleted` only on a change. Nothing here can fail a pass.
+ */
+import type { Logger } from 'pino';
+import type { PacksyncApi } from '../api/operations.js';
+import type { ApplyEvent } from '../apply/events.js';
+import type { ReconcileOutput } from '../engine/reconcile.js';
+import type { AgentMetrics } from './metrics.js';
+import { redactUrl } from './redact-url.js';
+import { buildRollouts, refreshRollouts } from './rollouts.js';
+import type { Rollout } from './rollouts.js';
+import type { PassResult, StatusTracker } from './status.js';
+
+type Planned = Extract<ReconcileOutput, { kind: 'planned' }>;
+
+/** `Source/<url>` with any user or token in the URL removed. */
+export function sourceObject(source: string): string {
+  return `Source/${redactUrl(source)}`;
+}
+
+export class PassObserver {
+  /** Failing objects (and `Source/…` for a whole revision) not yet answered by `Recovered`. */
+  private readonly failing = new Set<string>();
+  private readonly lastRollouts = new Map<string, { id: string; wave: number; status: string }>();
+  private readonly source: string;
+
+  constructor(
+    private readonly o: { api: PacksyncApi; status: StatusTracker; metrics: AgentMetrics; logger: Logger },
+  ) {
+    this.source = sourceObject(o.status.status.source.source ?? '');
+  }
+
+  /** Apply events become per-object progress in `/status` while the pass runs. */
+  applyEvent(e: ApplyEvent): void {
+    const s = this.o.status;
+    switch (e.type) {
+      case 'action-start':
+        if (e.op !== 'record') s.progress(e.key, 'working', e.description);
+        return;
+      case 'wait':
+        s.progress(e.key, 'waiting', e.what, e.elapsedMs);
+        return;
+      case 'action-done':
+        if (e.op !== 'record') s.progress(e.key, 'done', e.description, e.durationMs);
+        return;
+      case 'action-failed':
+        s.progress(e.key, 'failed', `${e.description}: ${e.code}`);
+        return;
+      default:
+        return;
+    }
+  }
+
+  invalid(revision: string | null, message: string): void {
+    this.o.status.event({ reason: 'ValidationFailed', object: this.source, message, revision });
+    this.failing.add(this.source);
+  }
+
+  /** The pass failed before any object result (API outage, source, timeout): one failure for the revision. */
+  crashed(revision: string | null, message: string, sourceError: boolean): void {
+    if (!sourceError) this.o.status.event({ reason: 'ApplyFailed', object: this.source, message, revision });
+    this.failing.add(this.source);
+  }
+
+  async planned(out: Planned, revision: string | null, signal?: AbortSignal): Promise<void> {
+    const { status, metrics, logger } = this.o;
+    const unhealed: string[] = [];
+    for (const o of out.plan.objects) {
+      if (!o.drift) continue;
+      metrics.drift.inc({ kind: o.kind });
+      const reason = o.reasons[0] ?? `changed outside packsync (${o.drift})`;
+      if (status.event({ reason: 'DriftDetected', object: o.key, message: reason, revision })) logger.warn({ object: o.key }, `drift: ${reason}`);
+      if (o.drift === 'healed') status.event({ reason: 'DriftHealed', object: o.key, message: `healed: ${reason}`, revision });
+      else unhealed.push(o.key);
+    }
+    status.drifted(unhealed);
+    metrics.driftedObjects.set(unhealed.length);
+    const failedNow = new Set<string>();
+    for (const o of out.result?.objects ?? []) {
+      if (o.outcome !== 'failed') continue;
+      failedNow.add(o.key);
+      status.event({ reason: 'ApplyFailed', object: o.key, message: `${o.error?.code ?? ''}: ${o.error?.message ?? ''}`, revision });
+    }
+    for (const o of out.plan.objects) {
+      // Plan errors and conflicts are results too; counted once per pass whichever list carries them.
+      if ((o.change === 'error' || o.change === 'conflict') && !failedNow.has(o.key)) {
+        failedNow.add(o.key);
+        status.event({ reason: 'ApplyFailed', object: o.key, message: o.error ? `${o.error.code}: ${o.error.message}` : (o.reasons[0] ?? o.change), revision });
+      }
+    }
+    // An object that failed before and has a result now without failing has recovered.
+    const seen = new Set([...(out.result?.objects ?? []).map((o) => o.key), ...out.plan.objects.map((o) => o.key)]);
+    for (const key of [...this.failing]) {
+      if (key === this.source || failedNow.has(key) || !seen.has(key) || out.result?.aborted) continue;
+      this.failing.delete(key);
+      status.event({ reason: 'Recovered', object: key, message: `${key} applies again`, revision });
+    }
+    for (const k of failedNow) this.failing.add(k);
+    await this.rollouts(out, revision, signal);
+  }
+
+  /** After the pass: `ApplySucceeded` when something changed, `Recovered` once a revision-wide failure clears. */
+  finished(result: PassResult, revision: string | null, writes: number): void {
+    if (result !== 'Succeeded') return;
+    if (writes > 0) this.o.status.event({ reason: 'ApplySucceeded', object: this.source, message: `revision ${revision ?? '(directory)'} applied: ${writes} write(s)`, revision });
+    if (this.failing.delete(this.source)) this.o.status.event({ reason: 'Recovered', object: this.source, message: `revision ${revision ?? '(directory)'} is in sync again`, revision });
+  }
+
+  private async rollouts(out: Planned, revision: string | null, signal?: AbortSignal): Promise<void> {
+    if (!out.live || !out.inventory) return;
+    let list: Rollout[] = buildRollouts(out.desired, out.live, out.inventory);
+    const touched = new Set(out.plan.objects.filter((o) => o.kind === 'Deployment' && o.actions.length > 0).map((o) => o.key));
+    try {
+      list = await refreshRollouts(this.o.api, list, touched, out.desired, out.live, signal);
+    } catch {
+      // The pass's own snapshot is shown instead.
+    }
+    const { status } = this.o;
+    for (const r of list) {
+      const prev = this.lastRollouts.get(r.deployment);
+      this.lastRollouts.set(r.deployment, { id: r.id, wave: r.currentWave, status: r.status });
+      if (r.gate?.verdict === 'holding') status.event({ reason: 'GateHeld', object: r.deployment, message: `held at wave ${r.currentWave}/${r.waveCount} by spec.wave`, revision, wave: r.currentWave });
+      // The first sight of a deployment (after a start or a restart) is a baseline, not a change.
+      if (!prev || prev.id !== r.id) continue;
+      if (r.currentWave > prev.wave && r.status === 'Running') status.event({ reason: 'WaveAdvanced', object: r.deployment, message: `wave ${r.currentWave}/${r.waveCount} started`, revision, wave: r.currentWave });
+      if (r.status === 'Completed' && prev.status !== 'Completed') status.event({ reason: 'RolloutCompleted', object: r.deployment, message: `${r.app} ${r.version} completed all ${r.waveCount} wave(s)`, revision, wave: r.waveCount });
+    }
+    status.status.rollouts = list;
+  }
+}

@@ -1,0 +1,135 @@
+/**
+ * Rollouts: one entry per managed deployment, built from the live state the pass already read
+ * (flow details carry deployments and waves), then refreshed after the pass for the deployments
+ * that run or were just written, so the board shows where each one is now and not where it was
+ * before the pass. The refresh reads at most a bounded number of deployments and never fails a pass.
+ */
+import type { PacksyncApi } from '../api/operations.js';
+import type { DeploymentStatus, V1DeploymentViewModel } from '../api/wire-types.js';
+import type { Inventory } from '../apply/inventory-types.js';
+import type { LiveState } from '../live/types.js';
+import type { DesiredModel } from '../manifests/model.js';
+import { mapLimit } from '../util/map-limit.js';
+
+export type TenantWaveStatus = 'Pending' | 'InProgress' | 'Completed' | 'Failed' | 'Skipped';
+
+export interface RolloutTenant {
+  tenantId: string;
+  /** The tenant's display name (or domain) when the pass read tenants; else its id. */
+  tenant: string;
+  wave: number;
+  status: TenantWaveStatus;
+  /** Known for the current wave only (from its live data). */
+  installed?: number;
+  failed?: number;
+}
+
+export interface Rollout {
+  /** `Deployment/name`. */
+  deployment: string;
+  id: string;
+  flow: string;
+  package: string;
+  app: string;
+  version: string;
+  status: DeploymentStatus;
+  currentWave: number;
+  waveCount: number;
+  startedAt: string | null;
+  /** The wave gate from git (`spec.wave`): holding there, or passed. */
+  gate?: { wave: number; verdict: 'holding' | 'passed' | 'before' };
+  /** How long the current wave soaks before the next starts (the wave's delay). */
+  soakHours?: number;
+  /** Installed / (installed + failed) over the current wave's tenants, when its live data was read. */
+  successRate?: number;
+  /** Per tenant, by wave; the current wave's statuses come from the service, earlier waves are done, later ones pending. */
+  tenants?: RolloutTenant[];
+}
+
+/** Deployments whose current wave (status, live data) is read after a pass; the rest keep the pass's snapshot. */
+export const ROLLOUT_REFRESH_LIMIT = 50;
+
+/** Pure: the rollouts of the managed deployments as the live state shows them. */
+export function buildRollouts(desired: DesiredModel, live: LiveState, inventory: Inventory): Rollout[] {
+  const byId = new Map(live.deployments.map((d) => [d.id, d]));
+  const packages = new Map(live.packages.map((p) => [p.id, p]));
+  const out: Rollout[] = [];
+  for (const m of desired.deployments) {
+    const key = `Deployment/${m.metadata.name}`;
+    const entry = inventory.objects[key];
+    const d = entry ? byId.get(entry.id) : undefined;
+    if (!entry || !d) continue;
+    out.push(rolloutOf(key, m.spec.flow, m.spec.package, m.spec.wave, d, packages.get(d.packageId)?.productName ?? m.spec.package, live));
+  }
+  return out;
+}
+
+function rolloutOf(key: string, flow: string, pkg: string, gateWave: number | undefined, d: V1DeploymentViewModel, app: string, live: LiveState): Rollout {
+  const r: Rollout = {
+    deployment: key,
+    id: d.id,
+    flow,
+    package: pkg,
+    app,
+    version: d.version,
+    status: d.status,
+    currentWave: d.currentWave,
+    waveCount: d.waveCount,
+    startedAt: d.startedAt,
+  };
+  if (gateWave !== undefined && d.status === 'Running') {
+    const target = d.waveCount > 0 ? Math.min(gateWave, d.waveCount) : gateWave;
+    r.gate = { wave: gateWave, verdict: d.currentWave === target && target < d.waveCount ? 'holding' : d.currentWave > target ? 'passed' : 'before' };
+  }
+  const waves = live.flows.find((f) => f.id === d.flowId)?.details?.waves ?? [];
+  const current = waves.find((w) => w.index === d.currentWave);
+  if (current && d.status === 'Running') r.soakHours = current.delayHours;
+  if (waves.length > 0 && d.status !== 'NotStarted') {
+    const names = new Map(live.tenants.map((t) => [t.id, t.displayName || t.defaultDomain]));
+    r.tenants = [...waves]
+      .sort((a, b) => a.index - b.index)
+      .flatMap((w) =>
+        w.tenantIds.map((tenantId) => ({
+          tenantId,
+          tenant: names.get(tenantId) ?? tenantId,
+          wave: w.index,
+          status: d.status === 'Completed' || w.index < d.currentWave ? ('Completed' as const) : ('Pending' as const),
+        })),
+      );
+  }
+  return r;
+}
+
+/**
+ * Reads the deployments that run or were written this pass again, and the current wave of each
+ * running one (tenant statuses and install counts). Errors leave the snapshot's view in place.
+ */
+export async function refreshRollouts(api: PacksyncApi, rollouts: Rollout[], touched: ReadonlySet<string>, desired: DesiredModel, live: LiveState, signal?: AbortSignal): Promise<Rollout[]> {
+  const gates = new Map(desired.deployments.map((m) => [`Deployment/${m.metadata.name}`, m.spec.wave]));
+  const pick = rollouts.filter((r) => r.status === 'Running' || touched.has(r.deployment)).slice(0, ROLLOUT_REFRESH_LIMIT);
+  const opts = signal ? { signal } : {};
+  const fresh = await mapLimit(pick, 4, async (r) => {
+    try {
+      const d = await api.getDeployment(r.id, opts);
+      const next = rolloutOf(r.deployment, r.flow, r.package, gates.get(r.deployment), d, r.app, live);
+      if (d.status !== 'Running' || !d.currentWaveId) return next;
+      const [wave, data] = await Promise.all([api.getWave(d.currentWaveId, opts), api.getWaveLive(d.currentWaveId, opts)]);
+      const status = new Map(wave.tenants.map((t) => [t.tenantId, t.status]));
+      const counts = new Map(data.tenants.map((t) => [t.tenantId, t]));
+      for (const t of next.tenants ?? []) {
+        if (t.wave !== d.currentWave) continue;
+        t.status = status.get(t.tenantId) ?? t.status;
+        const c = counts.get(t.tenantId);
+        if (c) Object.assign(t, { installed: c.installed, failed: c.failed });
+      }
+      const installed = data.tenants.reduce((n, t) => n + t.installed, 0);
+      const failed = data.tenants.reduce((n, t) => n + t.failed, 0);
+      if (installed + failed > 0) next.successRate = Math.round((installed / (installed + failed)) * 1000) / 10;
+      return next;
+    } catch {
+      return r;
+    }
+  });
+  const byKey = new Map(fresh.map((r) => [r.deployment, r]));
+  return rollouts.map((r) => byKey.get(r.deployment) ?? r);
+}

@@ -1,0 +1,24 @@
+/** Progress without a terminal: plain lines, and a heartbeat line at least every interval while something waits. */
+import { describe, expect, it } from 'vitest';
+import { createProgressRenderer } from '../../src/cli/progress.js';
+
+describe('progress without a terminal', () => {
+  it('says what waits at once, repeats it at least every heartbeat while it waits, and stops when it is done', async () => {
+    const lines: string[] = [];
+    const render = createProgressRenderer((s) => lines.push(s), false, (s) => lines.push(s), 100);
+    render({ type: 'action-start', key: 'Package/pwsh', actionId: 'a', op: 'wait-package', description: 'wait' });
+    render({ type: 'wait', key: 'Package/pwsh', what: 'package Running', elapsedMs: 0 });
+    expect(lines).toEqual(['    … Package/pwsh: waiting, package Running (0 s)']);
+    // The applier polls rarely: no new wait event, yet the log is not silent.
+    await new Promise((r) => setTimeout(r, 340));
+    const beats = lines.length - 1;
+    expect(beats).toBeGreaterThanOrEqual(2);
+    expect(beats).toBeLessThanOrEqual(4);
+    expect(lines.every((l) => l.includes('waiting, package Running') && !l.includes('\x1b'))).toBe(true);
+    render({ type: 'action-done', key: 'Package/pwsh', actionId: 'a', op: 'wait-package', description: 'wait', durationMs: 340 });
+    const after = lines.length;
+    await new Promise((r) => setTimeout(r, 250));
+    expect(lines.length).toBe(after);
+    expect(lines.at(-1)).toBe('  ✓ Package/pwsh: ready (0.3 s)');
+  });
+});

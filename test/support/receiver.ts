@@ -1,0 +1,54 @@
+/** A local HTTP receiver on port 0 that records what it was sent and answers with scripted statuses. */
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+
+export interface Received {
+  method: string;
+  path: string;
+  headers: Record<string, string | string[] | undefined>;
+  body: string;
+}
+
+export interface Receiver {
+  url: string;
+  requests: Received[];
+  /** Statuses for the next answers, in order; 200 once they run out. */
+  answer: number[];
+  /** Resolves when at least `n` requests arrived (deadline 10 s). */
+  waitFor: (n: number) => Promise<Received[]>;
+  close: () => Promise<void>;
+}
+
+export async function startReceiver(): Promise<Receiver> {
+  const requests: Received[] = [];
+  const answer: number[] = [];
+  const server = createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (c: Buffer) => chunks.push(c));
+    req.on('end', () => {
+      requests.push({ method: req.method ?? '', path: req.url ?? '', headers: req.headers, body: Buffer.concat(chunks).toString('utf8') });
+      const status = answer.shift() ?? 200;
+      res.writeHead(status, { 'content-type': 'application/json' }).end(status < 300 ? '{"ok":true}' : '{"message":"nope"}');
+    });
+  });
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  return {
+    url,
+    requests,
+    answer,
+    waitFor: async (n) => {
+      const end = Date.now() + 10_000;
+      while (requests.length < n) {
+        if (Date.now() > end) throw new Error(`receiver got ${requests.length} request(s), expected ${n}: ${JSON.stringify(requests.map((r) => r.path))}`);
+        await new Promise((r) => setTimeout(r, 20));
+      }
+      return requests;
+    },
+    close: () =>
+      new Promise<void>((r) => {
+        server.close(() => r());
+        server.closeAllConnections();
+      }),
+  };
+}
