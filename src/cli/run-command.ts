@@ -17,7 +17,6 @@ import type { Notifier } from '../agent/notify/notifier.js';
 import type { StatusTracker } from '../agent/status.js';
 import type { Logger } from 'pino';
 import { redactUrl } from '../agent/redact-url.js';
-import { DEFAULT_PLAN_OPTIONS } from '../plan/types.js';
 import { addCommonOptions, buildRuntime, positiveInt } from './common.js';
 import type { CommonOptions } from './common.js';
 import type { CliIo } from './io.js';

@@ -155,7 +155,7 @@ describe.skipIf(!haveChromium)('status page in headless Chromium', () => {
 
     // Needs attention: the failing upload with its manifest position, its markup shown as text.
     const attention = await page.locator('#attention').innerText();
-    expect(attention).toContain(`TenantUpload/pwsh-nowhere uploads.yaml:1:1: failed: REF_UNKNOWN: unknown tenant "${MARKUP}"`);
+    expect(attention).toContain(`TenantUpload/pwsh-nowhere uploads.yaml:6:11: failed: REF_UNKNOWN: unknown tenant "${MARKUP}"`);
     expect(await page.locator('#attention img').count()).toBe(0);
 
     // The rollout board: 7-Zip running in wave 2 of 3 (Pilot first), one cell per tenant.
@@ -194,7 +194,7 @@ describe.skipIf(!haveChromium)('status page in headless Chromium', () => {
     // Every view's data is in /status too.
     const s = JSON.parse(json) as AgentStatus;
     expect(s.rollouts.find((r) => r.deployment === 'Deployment/seven-zip-24-08')).toMatchObject({ flow: 'seven-zip', package: 'seven-zip-24-08', status: 'Running', currentWave: 2, waveCount: 3, gate: { wave: 2, verdict: 'holding' } });
-    expect(s.objects.find((o) => o.key === 'TenantUpload/pwsh-nowhere')).toMatchObject({ outcome: 'failed', source: { file: 'uploads.yaml', line: 1, column: 1 } });
+    expect(s.objects.find((o) => o.key === 'TenantUpload/pwsh-nowhere')).toMatchObject({ outcome: 'failed', source: { file: 'uploads.yaml', line: 6, column: 11 } });
 
     const shot = await page.screenshot({ fullPage: true });
     expect(shot.length).toBeGreaterThan(10_000);

@@ -119,9 +119,13 @@ describe('secrets and trust boundaries', () => {
     );
     const webhook: Record<string, number> = {};
     try {
+      // Readiness says the agent can work (design §4a), not that a pass has run: wait for the applied revision.
       let ready = false;
       for (let i = 0; i < 300 && !ready; i++) {
-        ready = await fetch(`${base}/readyz`).then((r) => r.status === 200, () => false);
+        ready = await fetch(`${base}/status`).then(
+          async (r) => r.status === 200 && ((await r.json()) as { lastAppliedRevision?: string | null }).lastAppliedRevision != null,
+          () => false,
+        );
         if (!ready) await sleep(100);
       }
       expect(ready, 'the agent converged and is ready').toBe(true);
