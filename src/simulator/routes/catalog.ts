@@ -1,7 +1,6 @@
 /** Catalog apps (search, showcase, verified, details, import) and script templates. */
 import { randomUUID } from 'node:crypto';
 import type { V1AppViewModel } from '../../api/wire-types.js';
-import { INSTALLER_SCOPE, PACKAGE_SOURCE } from '../../api/wire-types.js';
 import type { PackageRec } from '../account.js';
 import { DURATIONS } from '../account.js';
 import { dotnetTime } from '../clock.js';
@@ -12,6 +11,7 @@ import { badRequest, notFound } from '../problems.js';
 import { enumInput, isUuid } from '../request.js';
 import type { Query } from '../request.js';
 import type { RouteContext, RouteResult, Router } from '../router.js';
+import { INSTALLER_SCOPE, PACKAGE_SOURCE } from '../vocabulary.js';
 
 const logoCache = new Map<string, string>();
 
