@@ -5,6 +5,7 @@
  */
 import { request } from 'node:http';
 import { describe, expect, it } from 'vitest';
+import { DEFAULT_TIME_SCALE, runSimulatorCommand } from '../../src/simulator/cli.js';
 import { fixtureId } from '../../src/simulator/fixture-ids.js';
 import { rawSim } from './http.js';
 
@@ -117,5 +118,24 @@ describe('simulator against the public evidence', () => {
     expect((JSON.parse(forms.object!.body) as { id: string }).id).toMatch(UUID);
     expect(forms.text!.contentType).toMatch(/^text\/plain/);
     expect(forms.text!.body).toMatch(UUID);
+  });
+
+  it('a standalone simulator runs at the default time scale unless told --time-scale 1, and its banner says which', async () => {
+    const scales: Record<string, { printed: string; timeScale: number }> = {};
+    for (const [label, timeScale] of [['default', undefined], ['real', 1]] as const) {
+      const printed: string[] = [];
+      const sim = await runSimulatorCommand({ port: 0, apiKeys: ['k'], seed: 1, fleet: 'none', ...(timeScale ? { timeScale } : {}) }, (l) => printed.push(l));
+      try {
+        const clock = (await (await fetch(`${sim.url}/_sim/clock`, { headers: { 'X-API-Key': 'k' } })).json()) as { timeScale: number };
+        scales[label] = { printed: printed.join('\n').split('\n')[0]!, timeScale: clock.timeScale };
+      } finally {
+        await sim.close();
+      }
+    }
+    expect(scales.default!.timeScale).toBe(DEFAULT_TIME_SCALE);
+    expect(scales.default!.printed).toContain(`time x${DEFAULT_TIME_SCALE}: ${DEFAULT_TIME_SCALE} virtual seconds per real second, --time-scale 1 for real time`);
+    expect(scales.real!.timeScale).toBe(1);
+    expect(scales.real!.printed).toContain('real time');
+    expect(scales.real!.printed).not.toContain('time x');
   });
 });
