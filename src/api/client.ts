@@ -201,7 +201,7 @@ export class ApiClient implements PacksyncApi {
   ): AsyncGenerator<T, void, undefined> {
     const { signal, ...paging } = opts;
     const callOpts: CallOptions = signal ? { signal } : {};
-    return iterateAll((req) => list({ ...query, page: req.page, itemsPerPage: req.itemsPerPage }, callOpts), paging);
+    return iterateAll((req) => list({ ...query, ...req }, callOpts), paging);
   }
 
   // ------------------------------------------------------------ catalog apps

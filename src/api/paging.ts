@@ -1,7 +1,10 @@
 /**
  * Paging of list operations: the body is a bare JSON array and the metadata rides in the
  * `X-Pagination` response header (a JSON object, camelCase as captured; PascalCase accepted).
- * Pages are 1-based.
+ *
+ * The page base is not assumed: the vendor documents `Page` as 0-indexed while every public client
+ * starts at 1 (design §6). The first page is asked for without `page`, so any server answers its
+ * own first page, and the `page` of that answer's header is the base the walk counts from.
  */
 import { ApiError } from './errors.js';
 import type { Page } from './operations.js';
@@ -67,35 +70,39 @@ export function parsePaginationHeader(value: string | string[] | undefined | nul
 }
 
 export interface PageRequest {
-  page: number;
+  /** Absent for the first page: the server's default is its first page, whatever its base. */
+  page?: number;
   itemsPerPage: number;
 }
 
 export interface IterateOptions {
   /** Default and maximum 1000. */
   itemsPerPage?: number;
-  /** Page to start at (1-based). Default 1. */
-  startPage?: number;
 }
 
 /**
- * Every item of a list, page after page. Follows `X-Pagination` (stops when `hasNext` is false or
- * `page >= totalPages`); without the header, stops at the first page shorter than `itemsPerPage`.
- * An empty page always ends the walk, so a header that lies cannot loop forever.
+ * Every item of a list, page after page. The first answer's `X-Pagination` gives the base (0 or
+ * 1); every later page is `base + n` and must come back numbered so (a server that ignores `page`
+ * would hand out its first page forever). Stops when `hasNext` is false or the last of
+ * `totalPages` was read. Without the header the base is taken to be 1, as every public client
+ * assumes, and the walk stops at the first page shorter than `itemsPerPage`. An empty page always
+ * ends the walk, so a header that lies cannot loop forever.
  */
 export async function* iterateAll<T>(fetchPage: (req: PageRequest) => Promise<Page<T>>, opts: IterateOptions = {}): AsyncGenerator<T, void, undefined> {
   const itemsPerPage = Math.min(MAX_ITEMS_PER_PAGE, Math.max(1, Math.floor(opts.itemsPerPage ?? DEFAULT_ITEMS_PER_PAGE)));
-  for (let page = Math.max(1, opts.startPage ?? 1), n = 0; n < MAX_PAGES; page++, n++) {
-    const result = await fetchPage({ page, itemsPerPage });
+  let base = 1;
+  for (let n = 0; n < MAX_PAGES; n++) {
+    const asked = n === 0 ? undefined : base + n;
+    const result = await fetchPage(asked === undefined ? { itemsPerPage } : { page: asked, itemsPerPage });
     yield* result.items;
     if (result.items.length === 0) return;
     const h = result.pagination;
     if (h) {
-      // A server that ignores `page` would hand out page 1 forever.
-      if (h.page < page) {
-        throw new ApiError('API_INVALID_RESPONSE', `list: asked for page ${page}, the server answered page ${h.page}`, { operation: 'list' });
+      if (n === 0) base = h.page === 0 ? 0 : 1;
+      else if (h.page !== asked) {
+        throw new ApiError('API_INVALID_RESPONSE', `list: asked for page ${asked}, the server answered page ${h.page}`, { operation: 'list' });
       }
-      if (!h.hasNext || h.page >= h.totalPages) return;
+      if (!h.hasNext || h.page - base + 1 >= h.totalPages) return;
     } else if (result.items.length < itemsPerPage) {
       return;
     }

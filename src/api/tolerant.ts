@@ -1,7 +1,8 @@
 /**
  * Tolerant readers for the places where public clients disagree about the wire (api-notes §2, §4):
  * ids returned as a bare JSON string or as an object, lists as a bare array or `{items}`, and
- * states as strings in any casing or as enum numbers. Callers always see the canonical form.
+ * states as strings in any casing or as enum numbers (by the explicit code tables of
+ * `wire-types.ts`, never by position). Callers always see the canonical form.
  */
 import { ApiError } from './errors.js';
 import type {
@@ -11,7 +12,7 @@ import type {
   V1PackageViewModel,
   V1TaskViewModel,
 } from './wire-types.js';
-import { CONTENT_UPDATE_STATUSES, DEPLOYMENT_STATUSES, PACKAGE_STATES, TASK_STATES } from './wire-types.js';
+import { CONTENT_UPDATE_STATUS_CODES, DEPLOYMENT_STATUS_CODES, PACKAGE_STATE_CODES, TASK_STATE_CODES } from './wire-types.js';
 
 const ID_KEYS = ['id', 'packageId', 'deploymentId', 'flowId'] as const;
 const UUID_RE = /^[{(]?[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}[)}]?$/i;
@@ -78,28 +79,33 @@ function squash(s: string): string {
   return s.replace(/[\s_-]/g, '').toLowerCase();
 }
 
+/** A state's name → its numeric code on the wire (e.g. `PACKAGE_STATE_CODES`). */
+export type StateCodes<T extends string> = Readonly<Record<T, number>>;
+
 /**
- * A state value as one of `allowed`: a string in any casing (`running`, `NOT_STARTED`), or a
- * number taken as an index into `allowed` (the order of the enum). Undefined when unknown.
+ * A state value as one of the names of `codes`: a string in any casing (`running`, `NOT_STARTED`),
+ * or a number (or a string of digits) looked up in `codes`. Undefined when unknown.
  */
-export function readState<T extends string>(value: unknown, allowed: readonly T[]): T | undefined {
-  if (typeof value === 'number') return Number.isInteger(value) ? allowed[value] : undefined;
+export function readState<T extends string>(value: unknown, codes: StateCodes<T>): T | undefined {
+  const names = Object.keys(codes) as T[];
+  const byCode = (n: number): T | undefined => names.find((name) => codes[name] === n);
+  if (typeof value === 'number') return byCode(value);
   if (typeof value !== 'string') return undefined;
   const text = value.trim();
-  if (/^\d+$/.test(text)) return allowed[Number(text)];
+  if (/^\d+$/.test(text)) return byCode(Number(text));
   const want = squash(text);
-  return allowed.find((a) => squash(a) === want);
+  return names.find((a) => squash(a) === want);
 }
 
 /**
  * Replaces `obj[key]` by its canonical state. A value we cannot map is kept as received (a string,
  * so a newer server state reads as "not one we know" rather than failing the whole response).
  */
-function normalizeField<O extends object, T extends string>(obj: O, key: keyof O & string, allowed: readonly T[]): O {
+function normalizeField<O extends object, T extends string>(obj: O, key: keyof O & string, codes: StateCodes<T>): O {
   const rec = obj as Record<string, unknown>;
   if (!(key in rec)) return obj;
   const v = rec[key];
-  const canonical = readState(v, allowed);
+  const canonical = readState(v, codes);
   const next = canonical ?? (typeof v === 'number' || typeof v === 'boolean' ? String(v) : v);
   if (next === v) return obj;
   return { ...obj, [key]: next };
@@ -110,20 +116,20 @@ function isObject(v: unknown): v is object {
 }
 
 export function normalizePackage<P extends Partial<V1PackageViewModel>>(p: P): P {
-  return isObject(p) ? normalizeField(p, 'state', PACKAGE_STATES) : p;
+  return isObject(p) ? normalizeField(p, 'state', PACKAGE_STATE_CODES) : p;
 }
 
 export function normalizeTask<P extends Partial<V1TaskViewModel>>(t: P): P {
-  return isObject(t) ? normalizeField(t, 'state', TASK_STATES) : t;
+  return isObject(t) ? normalizeField(t, 'state', TASK_STATE_CODES) : t;
 }
 
 export function normalizeDeployment<P extends Partial<V1DeploymentViewModel>>(d: P): P {
   if (!isObject(d)) return d;
-  return normalizeField(normalizeField(d, 'status', DEPLOYMENT_STATUSES), 'contentUpdateStatus', CONTENT_UPDATE_STATUSES);
+  return normalizeField(normalizeField(d, 'status', DEPLOYMENT_STATUS_CODES), 'contentUpdateStatus', CONTENT_UPDATE_STATUS_CODES);
 }
 
 export function normalizeDeploymentCurrent<P extends Partial<V1DeploymentCurrentViewModel>>(d: P): P {
-  return isObject(d) ? normalizeField(d, 'status', DEPLOYMENT_STATUSES) : d;
+  return isObject(d) ? normalizeField(d, 'status', DEPLOYMENT_STATUS_CODES) : d;
 }
 
 export function normalizeFlowDetails<P extends Partial<V1FlowDetailsViewModel>>(f: P): P {

@@ -1,8 +1,10 @@
 /**
  * Wire types of the Package and Deployment Management Service v1 API.
  *
- * This is the single contract between the API client and the simulator (the simulator imports
- * nothing else from `src/api/`). Field names follow what public clients show (see
+ * Its *types* are the single contract between the API client and the simulator (the simulator
+ * imports nothing else from `src/api/`, and only with `import type`). Its *value tables* are the
+ * client's alone: the simulator keeps its own (`src/simulator/vocabulary.ts`) so a wrong guess is
+ * not mirrored, and a test pins both to `docs/api-model.md`. Field names follow what public clients show (see
  * `docs/api-model.md`, where each field is marked "seen in public clients" or "chosen").
  * Readers must stay tolerant: the real service may add fields, and where clients disagree the
  * client accepts every variant (see `tolerant.ts`).
@@ -15,21 +17,31 @@ export type Timestamp = string;
 
 // ---------------------------------------------------------------- enums
 
-/** Package life cycle. Strings on the wire (seen: `Completed`); numbers accepted on input. */
-export const PACKAGE_STATES = ['Pending', 'Running', 'Completed', 'Error', 'WaitingForContent', 'Processing'] as const;
-export type PackageState = (typeof PACKAGE_STATES)[number];
+/*
+ * State enums arrive as strings (seen: package `Completed`, task `Running`); a server with a plain
+ * int converter would send numbers instead. Each state has an explicit code, read by
+ * `tolerant.ts readState`, so that reordering a list can never change what a number means. The
+ * codes are chosen (no client shows one) and pinned against `docs/api-model.md` by a test.
+ */
 
-/** Tenant upload task life cycle. Strings on the wire (seen: `Running`). */
-export const TASK_STATES = ['Pending', 'Running', 'Completed', 'Error', 'Canceled'] as const;
-export type TaskState = (typeof TASK_STATES)[number];
+/** Package life cycle (names: RoboPackCLI's labels, plus `Processing`, chosen). */
+export const PACKAGE_STATE_CODES = { Pending: 0, Running: 1, Completed: 2, Error: 3, WaitingForContent: 4, Processing: 5 } as const;
+export type PackageState = keyof typeof PACKAGE_STATE_CODES;
+export const PACKAGE_STATES = Object.keys(PACKAGE_STATE_CODES) as readonly PackageState[];
+
+/** Tenant upload task life cycle (names: RoboPackCLI's labels). */
+export const TASK_STATE_CODES = { Pending: 0, Running: 1, Completed: 2, Error: 3, Canceled: 4 } as const;
+export type TaskState = keyof typeof TASK_STATE_CODES;
+export const TASK_STATES = Object.keys(TASK_STATE_CODES) as readonly TaskState[];
 
 /** Deployment status (chosen; no public client shows it). */
-export const DEPLOYMENT_STATUSES = ['NotStarted', 'Running', 'Stopped', 'Completed', 'Failed'] as const;
-export type DeploymentStatus = (typeof DEPLOYMENT_STATUSES)[number];
+export const DEPLOYMENT_STATUS_CODES = { NotStarted: 0, Running: 1, Stopped: 2, Completed: 3, Failed: 4 } as const;
+export type DeploymentStatus = keyof typeof DEPLOYMENT_STATUS_CODES;
+export const DEPLOYMENT_STATUSES = Object.keys(DEPLOYMENT_STATUS_CODES) as readonly DeploymentStatus[];
 
 /** Status of a background content update of a deployment (chosen). */
-export const CONTENT_UPDATE_STATUSES = ['None', 'Running', 'Completed', 'Failed'] as const;
-export type ContentUpdateStatus = (typeof CONTENT_UPDATE_STATUSES)[number];
+export const CONTENT_UPDATE_STATUS_CODES = { None: 0, Running: 1, Completed: 2, Failed: 3 } as const;
+export type ContentUpdateStatus = keyof typeof CONTENT_UPDATE_STATUS_CODES;
 
 /** V1InstallerScope as a bitmask-like int (seen: flow create accepts 1, 2, 4). Chosen meaning. */
 export const INSTALLER_SCOPE = { machine: 1, user: 2, both: 4 } as const;

@@ -1,6 +1,7 @@
 import type { Command } from 'commander';
 import { Option } from 'commander';
 import type { CliIo } from './io.js';
+import { UsageError } from './io.js';
 import { positiveInt } from './common.js';
 
 interface SimulatorFlags {
@@ -14,7 +15,7 @@ interface SimulatorFlags {
   rateLimit?: string;
   timeScale?: string;
   dataDir?: string;
-  responseStyle: 'bare' | 'object';
+  responseStyle: 'bare' | 'object' | 'text';
 }
 
 export function registerSimulatorCommand(program: Command, io: CliIo): void {
@@ -29,9 +30,9 @@ export function registerSimulatorCommand(program: Command, io: CliIo): void {
     .option('--latency <ms>', 'added to every /v1 request')
     .option('--faults <spec>', "fault spec, e.g. '5xx=0.1,429=0.05,reset=0.02,latency=100ms'")
     .option('--rate-limit <n>', 'requests per second per account (429 over it)')
-    .option('--time-scale <n>', 'virtual seconds per real second')
+    .option('--time-scale <n>', 'virtual seconds per real second (default 600, as in the demo: imports and uploads finish in well under a second; 1 = real time)')
     .option('--data-dir <dir>', 'persist state here so a restart keeps it')
-    .addOption(new Option('--response-style <style>', 'create responses as a bare UUID or {"id"}').choices(['bare', 'object']).default('bare'))
+    .addOption(new Option('--response-style <style>', 'create/import responses as a JSON string UUID, {"id"}, or an unquoted text/plain UUID').choices(['bare', 'object', 'text']).default('bare'))
     .action(async (f: SimulatorFlags) => {
       const { runSimulatorCommand } = await import('../simulator/cli.js');
       const sim = await runSimulatorCommand({
@@ -44,7 +45,7 @@ export function registerSimulatorCommand(program: Command, io: CliIo): void {
         ...(f.latency ? { latencyMs: positiveInt(f.latency, '--latency') } : {}),
         ...(f.faults ? { faults: f.faults } : {}),
         ...(f.rateLimit ? { rateLimit: positiveInt(f.rateLimit, '--rate-limit', 1) } : {}),
-        ...(f.timeScale ? { timeScale: Number(f.timeScale) } : {}),
+        ...(f.timeScale !== undefined ? { timeScale: timeScale(f.timeScale) } : {}),
         ...(f.dataDir ? { dataDir: f.dataDir } : {}),
       });
       await new Promise<void>((resolve) => {
@@ -59,4 +60,11 @@ export function registerSimulatorCommand(program: Command, io: CliIo): void {
       await sim.close();
       io.stderr('simulator stopped');
     });
+}
+
+/** A positive number; fractions are allowed (0.5 = half speed). */
+function timeScale(value: string): number {
+  const n = Number(value);
+  if (!Number.isFinite(n) || n <= 0) throw new UsageError(`--time-scale must be a positive number (got "${value}")`);
+  return n;
 }

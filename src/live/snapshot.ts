@@ -4,6 +4,7 @@
  * concurrency. The number of calls is returned; it is part of every plan's output.
  */
 import type { Page, PacksyncApi } from '../api/operations.js';
+import { collectAll } from '../api/paging.js';
 import type { PagingQuery as PagingQueryLike, V1PackageDetailsViewModel } from '../api/wire-types.js';
 import type { Inventory } from '../apply/inventory-types.js';
 import type { DesiredModel } from '../manifests/model.js';
@@ -47,13 +48,9 @@ export async function readLiveState(
     const first = await call(() => list({ disablePaging: true }));
     const total = first.pagination?.totalCount;
     if (total === undefined || first.items.length >= total) return first.items;
-    // The server ignored disablePaging: fall back to the largest pages it allows.
-    const items: T[] = [];
-    for (let page = 1; ; page++) {
-      const p = await call(() => list({ page, itemsPerPage: 1000 }));
-      items.push(...p.items);
-      if (p.pagination ? !p.pagination.hasNext : p.items.length < 1000) return items;
-    }
+    // The server ignored disablePaging: fall back to the largest pages it allows, walked by the
+    // client's paging so the page base (0 or 1) is learnt, not assumed.
+    return collectAll((req) => call(() => list(req)));
   };
 
   const needApps = opts.catalogNames === true || desired.packages.some((p) => p.spec.catalog) || desired.flows.some((f) => f.spec.app);

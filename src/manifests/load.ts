@@ -6,6 +6,7 @@
  */
 import { readFile, realpath, stat } from 'node:fs/promises';
 import { dirname, resolve } from 'node:path';
+import { isInside } from '../api/content-files.js';
 import { mapLimit } from '../util/map-limit.js';
 import { API_VERSION, KINDS } from './model.js';
 import type {
@@ -22,7 +23,6 @@ import type { DocRecord } from './rules.js';
 import { schemaProblems } from './schema-problems.js';
 import { KIND_SCHEMAS, validators } from './schemas.js';
 import { didYouMean } from './suggest.js';
-import { isInside } from './content.js';
 import { decodeManifest } from './encoding.js';
 import { unsafeIntegers } from './numbers.js';
 import { fieldPositions } from './positions.js';

@@ -4,7 +4,6 @@
  * of a human in the web console (stop a deployment, fail a package).
  */
 import type { DeploymentStatus, PackageState } from '../api/wire-types.js';
-import { DEPLOYMENT_STATUSES, PACKAGE_STATES } from '../api/wire-types.js';
 import type { Account } from './account.js';
 import { deploymentView, taskView } from './account.js';
 import type { VirtualClock } from './clock.js';
@@ -15,6 +14,7 @@ import { badRequest, HttpProblem, notFound } from './problems.js';
 import type { Query } from './request.js';
 import { jsonObject } from './request.js';
 import type { RouteResult } from './router.js';
+import { DEPLOYMENT_STATUSES, PACKAGE_STATES } from './vocabulary.js';
 
 export interface JournalEntry {
   seq: number;

@@ -2,6 +2,12 @@
  * Paging, search and sorting as the list operations do it: a bare JSON array body and the
  * `X-Pagination` header (1-based `page`, `itemsPerPage` default 50, maximum 1000), or everything
  * with `disablePaging=true`.
+ *
+ * Where public evidence conflicts both forms are accepted (design §6): `page=0` is the first page
+ * too (the vendor documents `Page` as 0-indexed, every public client starts at 1), and `query` is
+ * an alias of `search` (RoboPackCLI sends it). The header is compact JSON under exactly the name
+ * `X-Pagination`, keys in the captured order: a client that splits a raw header line on `": "`
+ * gets the name and the whole value.
  */
 import type { PaginationHeader } from '../api/wire-types.js';
 import { badRequest } from './problems.js';
@@ -9,7 +15,7 @@ import type { Query } from './request.js';
 import type { RouteResult } from './router.js';
 
 export function searchFilter<T>(items: T[], q: Query, text: (x: T) => string): T[] {
-  const s = q.str('search')?.trim().toLowerCase();
+  const s = (q.str('search') ?? q.str('query'))?.trim().toLowerCase();
   if (!s) return items;
   return items.filter((x) => text(x).toLowerCase().includes(s));
 }
@@ -33,7 +39,8 @@ export function paged<T extends object>(items: T[], q: Query, defaultSort?: stri
   }
   const disable = q.bool('disablePaging') ?? false;
   const perPage = q.int('itemsPerPage', 1, 1000) ?? 50;
-  const page = q.int('page', 1) ?? 1;
+  // 0 and 1 both name the first page; the header always answers in the simulator's own 1-based terms.
+  const page = Math.max(1, q.int('page', 0) ?? 1);
   const totalCount = list.length;
   const header: PaginationHeader = disable
     ? { totalCount, itemsPerPage: totalCount, page: 1, totalPages: totalCount > 0 ? 1 : 0, hasNext: false, hasPrevious: false }

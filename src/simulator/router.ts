@@ -2,6 +2,9 @@
 import type { Account } from './account.js';
 import type { Query } from './request.js';
 
+/** How create-like operations answer with an id: quoted JSON string, `{"id"}`, or unquoted `text/plain`. */
+export type ResponseStyle = 'bare' | 'object' | 'text';
+
 export interface RouteContext {
   account: Account;
   params: Record<string, string>;
@@ -10,7 +13,7 @@ export interface RouteContext {
   contentType: string | undefined;
   /** Virtual now, in ms. */
   now: number;
-  responseStyle: 'bare' | 'object';
+  responseStyle: ResponseStyle;
   /** Resolves after `virtualMs` of virtual time (for `wait=true`). */
   sleepVirtual: (virtualMs: number) => Promise<void>;
 }

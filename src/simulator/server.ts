@@ -20,7 +20,7 @@ import type { PersistedState } from './persistence.js';
 import { HttpProblem } from './problems.js';
 import { Query } from './request.js';
 import { Router } from './router.js';
-import type { RouteResult } from './router.js';
+import type { ResponseStyle, RouteResult } from './router.js';
 import { registerCatalogRoutes } from './routes/catalog.js';
 import { registerFlowRoutes } from './routes/flows.js';
 import { registerPackageRoutes } from './routes/packages.js';
@@ -42,8 +42,8 @@ export interface SimulatorOptions {
   /** Virtual seconds per real second. */
   timeScale?: number;
   dataDir?: string;
-  /** Create-like responses as a bare UUID string (the interface) or `{"id": ...}`. */
-  responseStyle?: 'bare' | 'object';
+  /** Create-like responses as a bare UUID string (the interface), `{"id": ...}`, or unquoted `text/plain`. */
+  responseStyle?: ResponseStyle;
   /** Largest request body accepted, in bytes. */
   maxBodyBytes?: number;
 }

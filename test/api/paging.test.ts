@@ -2,6 +2,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import type { ApiClient } from '../../src/api/client.js';
 import { collectAll, iterateAll, parsePaginationHeader } from '../../src/api/paging.js';
 import type { CallOptions, Page, RadarQuery } from '../../src/api/operations.js';
+import { startTestSimulator } from '../support/sim.js';
 import { json, makeClient, rejection, startServer } from './helpers.js';
 import type { TestServer } from './helpers.js';
 
@@ -52,7 +53,7 @@ describe('iterateAll', () => {
 
   it('follows X-Pagination across 3 pages over HTTP', async () => {
     server = await startServer((req, res) => {
-      const page = Number(req.query.get('page'));
+      const page = Number(req.query.get('page') ?? 1);
       const per = Number(req.query.get('itemsPerPage'));
       const totalPages = Math.ceil(items.length / per);
       json(res, 200, items.slice((page - 1) * per, page * per), {
@@ -65,7 +66,7 @@ describe('iterateAll', () => {
     for await (const p of h.client.iterateAll('listPackages', { search: 'x' }, { itemsPerPage: 3 })) got.push(p.id);
     expect(got).toEqual(items.map((i) => i.id));
     expect(server.requests.map((r) => r.rawQuery)).toEqual([
-      'search=x&page=1&itemsPerPage=3',
+      'search=x&itemsPerPage=3',
       'search=x&page=2&itemsPerPage=3',
       'search=x&page=3&itemsPerPage=3',
     ]);
@@ -73,7 +74,7 @@ describe('iterateAll', () => {
 
   it('without a header, stops at the first short page', async () => {
     server = await startServer((req, res) => {
-      const page = Number(req.query.get('page'));
+      const page = Number(req.query.get('page') ?? 1);
       const per = Number(req.query.get('itemsPerPage'));
       json(res, 200, items.slice((page - 1) * per, page * per));
     });
@@ -92,16 +93,16 @@ describe('iterateAll', () => {
       { items: [3, 4], pagination: null },
       { items: [], pagination: null },
     ];
-    const asked: number[] = [];
+    const asked: (number | undefined)[] = [];
     const all = await collectAll(
       (req) => {
         asked.push(req.page);
-        return Promise.resolve(pages[req.page - 1]!);
+        return Promise.resolve(pages[(req.page ?? 1) - 1]!);
       },
       { itemsPerPage: 2 },
     );
     expect(all).toEqual([1, 2, 3, 4]);
-    expect(asked).toEqual([1, 2, 3]);
+    expect(asked).toEqual([undefined, 2, 3]);
   });
 
   it('defaults to 1000 items per page and clamps larger values', async () => {
@@ -132,5 +133,62 @@ describe('iterateAll', () => {
       })(),
     );
     expect(e.code).toBe('API_INVALID_RESPONSE');
+  });
+});
+
+/**
+ * The page base (design §6): the vendor documents `Page` as 0-indexed, every public client starts
+ * at 1. The client must read every item exactly once from a server of either kind.
+ */
+describe('iterateAll learns the page base from the first X-Pagination', () => {
+  const items = Array.from({ length: 7 }, (_, i) => ({ id: `p${i + 1}` }));
+
+  /** A server that numbers pages from 0, as the vendor documents, and treats a missing page as 0. */
+  const zeroBased = (withFlags: boolean) =>
+    startServer((req, res) => {
+      const page = Number(req.query.get('page') ?? 0);
+      const per = Number(req.query.get('itemsPerPage'));
+      const totalPages = Math.ceil(items.length / per);
+      const flags = withFlags ? { hasNext: page < totalPages - 1, hasPrevious: page > 0 } : {};
+      json(res, 200, items.slice(page * per, (page + 1) * per), {
+        'x-pagination': JSON.stringify({ totalCount: items.length, itemsPerPage: per, page, totalPages, ...flags }),
+      });
+    });
+
+  it('reads a 0-based server without skipping its first page or repeating one', async () => {
+    server = await zeroBased(true);
+    const h = makeClient(server.url);
+    client = h.client;
+    const got: string[] = [];
+    for await (const p of h.client.iterateAll('listPackages', {}, { itemsPerPage: 3 })) got.push(p.id);
+    expect(got).toEqual(items.map((i) => i.id));
+    expect(server.requests.map((r) => r.query.get('page'))).toEqual([null, '1', '2']);
+  });
+
+  it('stops at totalPages on a 0-based server whose header has no hasNext', async () => {
+    server = await zeroBased(false);
+    const h = makeClient(server.url);
+    client = h.client;
+    const got: string[] = [];
+    for await (const p of h.client.iterateAll('listPackages', {}, { itemsPerPage: 3 })) got.push(p.id);
+    expect(got).toEqual(items.map((i) => i.id));
+    expect(server.requests).toHaveLength(3);
+  });
+
+  it('reads the simulator (1-based, Page=0 taken as the first page) exactly once per item', async () => {
+    const sim = await startTestSimulator();
+    const h = makeClient(`${sim.url}/v1`, { apiKey: sim.key });
+    try {
+      const expected = (await h.client.searchApps({ disablePaging: true })).items.map((a) => a.id);
+      const got: string[] = [];
+      for await (const a of h.client.iterateAll('searchApps', {}, { itemsPerPage: 7 })) got.push(a.id);
+      expect(expected).toHaveLength(25);
+      expect(got).toEqual(expected);
+      const pages = (await sim.journal()).filter((e) => e.path === '/v1/app').map((e) => (e.query as Record<string, string>).page ?? null);
+      expect(pages).toEqual([null, null, '2', '3', '4']);
+    } finally {
+      await h.client.close();
+      await sim.close();
+    }
   });
 });

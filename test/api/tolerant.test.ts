@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { normalizeDeployment, normalizePackage, readId, readIdText, readList, readState } from '../../src/api/tolerant.js';
-import { DEPLOYMENT_STATUSES, PACKAGE_STATES, TASK_STATES } from '../../src/api/wire-types.js';
+import { DEPLOYMENT_STATUS_CODES, PACKAGE_STATE_CODES, TASK_STATE_CODES } from '../../src/api/wire-types.js';
 import type { V1DeploymentViewModel, V1PackageViewModel } from '../../src/api/wire-types.js';
 
 const ID = '3c8574eb-c0f6-426f-e557-08de6eb82a5e';
@@ -42,19 +42,27 @@ describe('readId', () => {
 });
 
 describe('readState', () => {
-  it('maps strings case-insensitively and numbers by index', () => {
-    expect(readState('completed', PACKAGE_STATES)).toBe('Completed');
-    expect(readState('WAITING_FOR_CONTENT', PACKAGE_STATES)).toBe('WaitingForContent');
-    expect(readState(4, PACKAGE_STATES)).toBe('WaitingForContent');
-    expect(readState('1', TASK_STATES)).toBe('Running');
-    expect(readState('not started', DEPLOYMENT_STATUSES)).toBe('NotStarted');
+  it('maps strings case-insensitively and numbers by the code table', () => {
+    expect(readState('completed', PACKAGE_STATE_CODES)).toBe('Completed');
+    expect(readState('WAITING_FOR_CONTENT', PACKAGE_STATE_CODES)).toBe('WaitingForContent');
+    expect(readState(4, PACKAGE_STATE_CODES)).toBe('WaitingForContent');
+    expect(readState('1', TASK_STATE_CODES)).toBe('Running');
+    expect(readState('not started', DEPLOYMENT_STATUS_CODES)).toBe('NotStarted');
+  });
+
+  it('reads a number by its code, not by the position of the name', () => {
+    const codes = { Late: 7, Early: 0, Middle: 3 } as const;
+    expect(readState(7, codes)).toBe('Late');
+    expect(readState('3', codes)).toBe('Middle');
+    expect(readState(1, codes)).toBeUndefined();
+    expect(readState(2, codes)).toBeUndefined();
   });
 
   it('is undefined for unknown values', () => {
-    expect(readState('Exploded', PACKAGE_STATES)).toBeUndefined();
-    expect(readState(99, PACKAGE_STATES)).toBeUndefined();
-    expect(readState(1.5, PACKAGE_STATES)).toBeUndefined();
-    expect(readState(null, PACKAGE_STATES)).toBeUndefined();
+    expect(readState('Exploded', PACKAGE_STATE_CODES)).toBeUndefined();
+    expect(readState(99, PACKAGE_STATE_CODES)).toBeUndefined();
+    expect(readState(1.5, PACKAGE_STATE_CODES)).toBeUndefined();
+    expect(readState(null, PACKAGE_STATE_CODES)).toBeUndefined();
   });
 
   it('normalisers keep unknown values as strings and leave other fields alone', () => {

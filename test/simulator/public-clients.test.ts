@@ -2,9 +2,11 @@
  * The request shapes public clients of the real API send (api-notes.md §1–§5), replayed raw against
  * the simulator: RobopackPS's PascalCase paging keys and `tenants[]`, EUCToolbox's search loop over
  * `totalPages` and its bodiless POSTs with `Content-Length: 0`, RoboPackCLI's `sortDescending`, and
- * RobopackPS's publish sequence (create → 4 MiB octet-stream chunks → finalize).
+ * RobopackPS's publish sequence (create → 4 MiB octet-stream chunks → finalize), and RoboPackCLI's
+ * search → import → `tenant-upload --wait` against a standalone simulator at its default time scale.
  */
 import { describe, expect, it } from 'vitest';
+import { DEFAULT_TIME_SCALE, runSimulatorCommand } from '../../src/simulator/cli.js';
 import { fixtureId } from '../../src/simulator/fixture-ids.js';
 import { rawSim } from './http.js';
 
@@ -83,6 +85,42 @@ describe('public client request shapes', () => {
       expect((await s.ok<{ state: string; size: number }>('GET', `/v1/package/${created.id}`))).toMatchObject({ state: 'Completed', size: 4 * 1048576 + 18 });
     } finally {
       await s.sim.close();
+    }
+  });
+
+  it('RoboPackCLI at the standalone default time scale: query= search, octet-stream bodiless import, tenant-upload --wait well inside its 30 s timeout', async () => {
+    const printed: string[] = [];
+    const key = 'robopackcli-key';
+    const sim = await runSimulatorCommand({ port: 0, apiKeys: [key], seed: 1, fleet: 'small' }, (line) => printed.push(line));
+    // aiohttp's headers for RoboPackCLI's _request_json: a POST without json= has no body but an octet-stream type.
+    const headers = { 'X-API-Key': key, Accept: 'application/json' };
+    const post = (path: string): Promise<Response> => fetch(`${sim.url}/v1${path}`, { method: 'POST', headers: { ...headers, 'Content-Type': 'application/octet-stream' } });
+    try {
+      expect(DEFAULT_TIME_SCALE).toBe(600);
+      expect(printed.join('\n')).toContain('time x600: 600 virtual seconds per real second, --time-scale 1 for real time');
+      const search = await fetch(`${sim.url}/v1/app?itemsPerPage=50&page=1&query=PowerShell`, { headers });
+      const apps = (await search.json()) as { id: string; name: string }[];
+      expect(apps.map((a) => a.name)).toEqual(['PowerShell 7']);
+      const imp = await post(`/app/import/${apps[0]!.id}?scope=machine`);
+      expect(imp.status).toBe(200);
+      const packageId = (await imp.json()) as string;
+      // RoboPackCLI has no wait for import; its README has the user re-run package-get.
+      let state = '';
+      for (const started = Date.now(); state !== 'Completed' && Date.now() - started < 10_000; ) {
+        state = ((await (await fetch(`${sim.url}/v1/package/${packageId}`, { headers })).json()) as { state: string }).state;
+        if (state !== 'Completed') await new Promise((r) => setTimeout(r, 20));
+      }
+      expect(state).toBe('Completed');
+      const started = Date.now();
+      const up = await post(`/tenant/${fixtureId(1, 'tenant', 'contoso.onmicrosoft.com')}/upload?packageId=${packageId}&uploadAsWin32App=true&wait=true`);
+      const elapsed = Date.now() - started;
+      expect(up.status).toBe(200);
+      expect(((await up.json()) as { state: string; completedAt: string | null })).toMatchObject({ state: 'Completed' });
+      // 40 virtual seconds; at time scale 1 this request was held 40 s and RoboPackCLI gave up at 30 s.
+      expect(elapsed).toBeLessThan(30_000);
+      expect(elapsed).toBeLessThan(5_000);
+    } finally {
+      await sim.close();
     }
   });
 });

@@ -1,7 +1,6 @@
 /** Catalog apps (search, showcase, verified, details, import) and script templates. */
 import { randomUUID } from 'node:crypto';
 import type { V1AppViewModel } from '../../api/wire-types.js';
-import { INSTALLER_SCOPE, PACKAGE_SOURCE } from '../../api/wire-types.js';
 import type { PackageRec } from '../account.js';
 import { DURATIONS } from '../account.js';
 import { dotnetTime } from '../clock.js';
@@ -11,7 +10,8 @@ import { paged, searchFilter } from '../paging.js';
 import { badRequest, notFound } from '../problems.js';
 import { enumInput, isUuid } from '../request.js';
 import type { Query } from '../request.js';
-import type { RouteContext, Router } from '../router.js';
+import type { RouteContext, RouteResult, Router } from '../router.js';
+import { INSTALLER_SCOPE, PACKAGE_SOURCE } from '../vocabulary.js';
 
 const logoCache = new Map<string, string>();
 
@@ -66,8 +66,14 @@ function importScope(q: Query): number {
   return enumInput('scope', q.str('scope'), INSTALLER_SCOPE) ?? INSTALLER_SCOPE.machine;
 }
 
-/** The id response of create-like operations, in the configured style (the evidence conflicts). */
-export function idResponse(ctx: RouteContext, id: string): { json: unknown } {
+/**
+ * The id response of create-like operations, in the configured style, because the evidence
+ * conflicts: a quoted JSON string (the interface, for flow create), `{"id": ...}` (RobopackPS's
+ * README reads `.id`), or the bare UUID as `text/plain` (EUCToolbox pastes the raw import answer
+ * into its next URL, which only works unquoted).
+ */
+export function idResponse(ctx: RouteContext, id: string): RouteResult {
+  if (ctx.responseStyle === 'text') return { binary: { contentType: 'text/plain; charset=utf-8', body: Buffer.from(id, 'utf8') } };
   return { json: ctx.responseStyle === 'object' ? { id } : id };
 }
 

@@ -9,7 +9,6 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { V1DeploymentViewModel, V1FlowDetailsViewModel, V1WaveDetailsViewModel, V1WaveLiveDataViewModel, V1WaveViewModel } from '../../api/wire-types.js';
-import { FLOW_FLAGS, INSTALLER_SCOPE } from '../../api/wire-types.js';
 import type { Account, DeploymentRec, FlowRec } from '../account.js';
 import { DURATIONS, deploymentView, flowView } from '../account.js';
 import { dotnetTime } from '../clock.js';
@@ -17,6 +16,7 @@ import { paged, searchFilter } from '../paging.js';
 import { badRequest, conflict, notFound } from '../problems.js';
 import { enumInput, isUuid, jsonObject, optBool, optString, optUuid } from '../request.js';
 import type { RouteContext, Router } from '../router.js';
+import { FLOW_FLAGS, INSTALLER_SCOPE } from '../vocabulary.js';
 import { idResponse, templateId } from './catalog.js';
 
 function findFlow(ctx: RouteContext, id: string | undefined, allowDeleted = false): FlowRec {

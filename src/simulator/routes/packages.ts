@@ -7,7 +7,6 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { MemDetectionRule, SourceType, UploadFileInfoViewModel } from '../../api/wire-types.js';
-import { DETECTION_OPERATORS, PACKAGE_SOURCE, SOURCE_TYPES } from '../../api/wire-types.js';
 import type { PackageRec } from '../account.js';
 import { DURATIONS, listPackageView, packageView } from '../account.js';
 import { dotnetTime } from '../clock.js';
@@ -16,10 +15,10 @@ import { paged, searchFilter } from '../paging.js';
 import { badRequest, conflict, HttpProblem, notFound } from '../problems.js';
 import { enumInput, isUuid, jsonObject, optBool, optString } from '../request.js';
 import type { RouteContext, Router } from '../router.js';
+import { DETECTION_OPERATORS, DOWNLOAD_FORMATS, PACKAGE_SOURCE, SOURCE_TYPES } from '../vocabulary.js';
 import { templateId } from './catalog.js';
 
 const MAX_CHUNK = 64 * 1024 * 1024;
-const DOWNLOAD_FORMATS = { IntuneWin: 0, PSADT: 1, SourceFiles: 2, AppV: 3, MSIX: 4, CIM: 5, VHD: 6, VHDX: 7 } as const;
 const RULE_TYPES = ['file', 'registry', 'msi', 'script'] as const;
 
 export function findPackage(ctx: RouteContext, id: string | undefined): PackageRec {
@@ -48,6 +47,14 @@ function detectionRules(value: unknown): MemDetectionRule[] {
     if (operator !== undefined) rule.operator = operator;
     return rule;
   });
+}
+
+/** A name in any case, or a number looked up in the table (never a position in a list). */
+function sourceType(value: unknown): SourceType {
+  const names = Object.keys(SOURCE_TYPES) as (keyof typeof SOURCE_TYPES)[];
+  const hit = typeof value === 'string' ? names.find((n) => n === value.toLowerCase()) : typeof value === 'number' ? names.find((n) => SOURCE_TYPES[n] === value) : undefined;
+  if (!hit) throw badRequest('sourceType', `sourceType must be one of ${names.join(', ')}.`);
+  return hit;
 }
 
 export function registerPackageRoutes(r: Router): void {
@@ -81,8 +88,7 @@ export function registerPackageRoutes(r: Router): void {
     const b = jsonObject(ctx.body, ctx.contentType);
     const name = optString(b, 'name');
     if (!name?.trim()) throw badRequest('name', 'The name field is required.');
-    const st = typeof b.sourceType === 'string' ? b.sourceType.toLowerCase() : typeof b.sourceType === 'number' ? SOURCE_TYPES[b.sourceType] : undefined;
-    if (!st || !(SOURCE_TYPES as readonly string[]).includes(st)) throw badRequest('sourceType', `sourceType must be one of ${SOURCE_TYPES.join(', ')}.`);
+    const st = sourceType(b.sourceType);
     const version = optString(b, 'version', 64) ?? '1.0.0';
     const publisher = optString(b, 'publisher') ?? '';
     const tpl = templateId(ctx, 'scriptTemplateId', optString(b, 'scriptTemplateId'));
@@ -109,7 +115,7 @@ export function registerPackageRoutes(r: Router): void {
       errorDetails: null,
       issues: [],
       outputFormats: [],
-      sourceType: st as SourceType,
+      sourceType: st,
       installCommand: optString(b, 'installCommand', 4096) ?? null,
       uninstallCommand: optString(b, 'uninstallCommand', 4096) ?? null,
       scriptTemplateId: tpl ?? null,
