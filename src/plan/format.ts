@@ -97,10 +97,12 @@ export function formatPlanText(plan: Plan, opts: { color?: boolean; verbose?: bo
     if (o.error) lines.push(`    ${o.source ? `${o.source.file}:${o.source.line}:${o.source.column}: ` : ''}${o.error.code}: ${o.error.message}`);
     for (const id of o.actions) {
       const a = actionsById.get(id);
-      if (a && a.op !== 'record') lines.push(`    - ${a.description}`);
+      if (a && a.op !== 'record' && !(a.op === 'gate' && a.quiet)) lines.push(`    - ${a.description}`);
     }
   }
   if (shown.length === 0 && plan.errors.length === 0) lines.push('No changes. Live state matches the desired state.');
+  // One gate line per running deployment with promotion, changed or not (design §3).
+  if (plan.gates && plan.gates.length > 0) lines.push('', ...plan.gates.map((g) => g.line));
   lines.push('');
   lines.push(summaryLine(plan.summary) + (plan.reads !== undefined ? ` (${plan.reads} API reads)` : ''));
   return lines.join('\n');
@@ -117,12 +119,14 @@ export function formatPlanMarkdown(plan: Plan): string {
   for (const e of plan.errors) out.push(`> **Error:** ${md(e)}`, '');
   out.push(`**${summaryLine(plan.summary)}**`, '');
   const changed = byDependency(plan.objects.filter((o) => o.change !== 'none'));
+  const gates = plan.gates && plan.gates.length > 0 ? ['', '**Rollouts**', '', ...plan.gates.map((g) => `- \`${md(g.line)}\``)] : [];
   if (changed.length === 0) {
-    out.push('No changes. Live state matches the desired state.');
+    out.push('No changes. Live state matches the desired state.', ...gates);
     return out.join('\n');
   }
   out.push('| | Object | Change | Details |', '|---|---|---|---|');
   for (const o of changed) out.push(`| \`${SYMBOL[o.change]}\` | \`${o.key}\` | ${LABEL[o.change]} | ${details(o)} |`);
+  out.push(...gates);
   return out.join('\n');
 }
 
