@@ -3,6 +3,7 @@ import { errorCode, errorMessage } from '../apply/errors.js';
 import { registerApplyCommand } from './apply-command.js';
 import { registerDemoCommand } from './demo-command.js';
 import { registerExportCommand } from './export-command.js';
+import { registerGateCommands } from './gate-commands.js';
 import type { CliIo } from './io.js';
 import { scrub } from './logger.js';
 import { registerPlanCommand } from './plan-command.js';
@@ -25,6 +26,7 @@ export function buildProgram(io: CliIo, version: string): Command {
   registerRunCommand(program, io);
   registerExportCommand(program, io);
   registerStateCommand(program, io);
+  registerGateCommands(program, io);
   registerSimulatorCommand(program, io);
   registerDemoCommand(program, io);
   for (const c of program.commands) c.exitOverride();
