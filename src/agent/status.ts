@@ -6,6 +6,7 @@
  */
 import type { ObjectOutcome } from '../apply/executor.js';
 import type { Problem } from '../manifests/model.js';
+import type { RolloutStatus } from './rollouts.js';
 
 export type ConditionType = 'Ready' | 'Reconciling' | 'Stalled' | 'SourceVerified';
 export type ConditionStatus = 'True' | 'False' | 'Unknown';
@@ -63,6 +64,8 @@ export interface AgentStatus {
   history: PassRecord[];
   /** Newest first, bounded; an unchanged failure is not repeated on every pass. */
   events: AgentEvent[];
+  /** Running deployments with promotion gates, as the last pass judged them (rollouts.ts). */
+  rollouts: RolloutStatus[];
 }
 
 export const HISTORY_LIMIT = 20;
@@ -92,6 +95,7 @@ export class StatusTracker {
       problems: [],
       history: [],
       events: [],
+      rollouts: [],
     };
   }
 

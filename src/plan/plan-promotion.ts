@@ -48,13 +48,17 @@ export function planGate(ctx: PlanContext, key: string, m: DeploymentManifest, l
     hold: entry.hold,
     now,
   };
+  const lastCommand = entry.gateLog?.findLast((l) => l.by === 'command');
   if (entry.hold) {
-    ctx.gates.push(evaluateGate(input).report);
+    const held = evaluateGate(input).report;
+    if (lastCommand) held.lastCommand = lastCommand;
+    ctx.gates.push(held);
     return undefined;
   }
   // Only a deployment that runs and that this pass leaves running is judged.
   if (live.status !== 'Running' || t.change === 'drift' || t.change === 'error') return undefined;
   const { report, clock } = evaluateGate(input);
+  if (lastCommand) report.lastCommand = lastCommand;
   ctx.gates.push(report);
   const at = now.toISOString();
   let prev = t.actions.slice(-1);

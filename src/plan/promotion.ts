@@ -4,7 +4,7 @@
  * for, the clock to keep and the plan's gate line out. No I/O and no clock of its own, so every
  * verdict can be replayed from the figures a plan shows.
  */
-import type { GateHold, PromotionRecord } from '../apply/inventory-types.js';
+import type { GateHold, GateLogEntry, PromotionRecord } from '../apply/inventory-types.js';
 import type { V1DeploymentViewModel, V1TenantViewModel, V1WaveViewModel } from '../api/wire-types.js';
 import type { WaveLiveRead } from '../live/types.js';
 import type { PromotionRules } from '../manifests/promotion-values.js';
@@ -53,6 +53,8 @@ export interface GateReport {
   nextCheckAt?: string;
   /** The live read failed: an error of the pass. */
   readError?: { code: string; message: string };
+  /** The newest promote or resume a person ran (from the state), for status and events. */
+  lastCommand?: GateLogEntry;
 }
 
 export interface GateInput {

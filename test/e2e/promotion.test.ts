@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { Inventory } from '../../src/apply/inventory-types.js';
 import { cli } from '../support/cli.js';
-import { PILOT_FIRST } from '../support/manifests.js';
+import { gatedYaml } from '../support/promotion.js';
 import { tempDir } from '../support/repo.js';
 import { startTestSimulator } from '../support/sim.js';
 import type { TestSim } from '../support/sim.js';
@@ -29,41 +29,6 @@ beforeEach(async () => {
 afterEach(async () => {
   await sim.close();
 });
-
-export function gatedYaml(promotion: string): string {
-  return `apiVersion: packsync.dev/v1
-kind: Package
-metadata:
-  name: seven-zip-24-08
-spec:
-  catalog:
-    app: 7-Zip
-    version: "24.08"
----
-apiVersion: packsync.dev/v1
-kind: Flow
-metadata:
-  name: seven-zip
-spec:
-  app: 7-Zip
-  patchGroup: ${PILOT_FIRST}
----
-apiVersion: packsync.dev/v1
-kind: Deployment
-metadata:
-  name: seven-zip-24-08
-spec:
-  flow: seven-zip
-  package: seven-zip-24-08
-  state: running
-  promotion:
-${promotion
-  .trim()
-  .split('\n')
-  .map((l) => `    ${l.trim()}`)
-  .join('\n')}
-`;
-}
 
 async function repoWith(promotion: string): Promise<string> {
   const repo = await tempDir('packsync-repo-');
