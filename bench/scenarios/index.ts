@@ -1,6 +1,7 @@
 import { cliStartup } from './cli-startup.js';
 import { commitLatency } from './commit-latency.js';
 import { convergeLarge, noopGrowth, noopLarge } from './fleet.js';
+import { gates300 } from './gates.js';
 import { planScale } from './plan-scale.js';
 import { stopLatency } from './stop-latency.js';
 import { upload } from './upload.js';
@@ -17,4 +18,5 @@ export const SCENARIOS: Record<string, Scenario> = {
   'stop-latency': stopLatency,
   'validate-5k': validate5k,
   'noop-growth': noopGrowth,
+  'gates-300': gates300,
 };

@@ -18,6 +18,7 @@ import { planVerdict } from '../plan/verdict.js';
 import type { ObjectPlan, PlanOptions } from '../plan/types.js';
 import type { SourceRevision } from './git-source.js';
 import type { AgentMetrics } from './metrics.js';
+import { RolloutTracker } from './gate-tracker.js';
 import { PassObserver } from './pass-observer.js';
 import type { ObjectStatus, PassRecord, PassResult, StatusTracker } from './status.js';
 
@@ -75,9 +76,11 @@ export class Agent {
   private readonly idleWaiters: (() => void)[] = [];
   /** Objects healed recently: how often in a row, and until when healing them again is held. */
   private readonly healed = new Map<string, { count: number; until: number }>();
+  private readonly rollouts: RolloutTracker;
 
   constructor(private readonly o: AgentOptions) {
     this.observer = new PassObserver(o);
+    this.rollouts = new RolloutTracker(o.status, o.metrics);
   }
 
   /** Requests a pass. While one runs, requests coalesce into a single follow-up pass. */
@@ -198,6 +201,8 @@ export class Agent {
     let writes = 0;
     let waiting = false;
     let validation: Parameters<StatusTracker['finishPass']>[2] = [];
+    /** Until a promotion gate's soak or deadline ends (ms), when one is running. */
+    let gateDelay: number | null = null;
     try {
       const src = await this.o.source.sync();
       revision = src.revision;
@@ -248,6 +253,7 @@ export class Agent {
           const p = planned.get(o.key);
           return { ...o, ...(driftKeys.has(o.key) ? { drift: true, ...(p?.drift ? { driftHandling: p.drift } : {}) } : {}), ...(p?.source ? { source: p.source } : {}) };
         });
+        gateDelay = this.rollouts.pass(out.plan.gates ?? [], r?.objects ?? [], revision);
         metrics.objects.reset();
         for (const o of objects) metrics.objects.inc({ kind: o.kind, outcome: o.outcome });
         if (out.plan.errors.length > 0) {
@@ -304,7 +310,11 @@ export class Agent {
       else if (!this.retryTimer) {
         // Held drift is looked at again when its hold ends, not only at the next external trigger.
         const next = Math.min(...[...this.healed.values()].map((h) => h.until));
-        if (Number.isFinite(next) && next > Date.now()) this.scheduleRetry(next - Date.now() + 10, 'heal backoff elapsed');
+        // A soak that ends is judged then, not at the next interval (one second late: the service's Date has second resolution).
+        // At most a day ahead: a week-long deadline must not overflow the timer (and is looked at daily).
+        const gateAt = gateDelay === null ? Infinity : Date.now() + Math.min(gateDelay, 86_400_000) + 1000;
+        if (gateAt < next) this.scheduleRetry(gateAt - Date.now(), 'promotion gate: a soak or deadline ends');
+        else if (Number.isFinite(next) && next > Date.now()) this.scheduleRetry(next - Date.now() + 10, 'heal backoff elapsed');
       }
     } else if (result === 'Failed') {
       this.failures++;

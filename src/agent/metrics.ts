@@ -17,6 +17,9 @@ export interface AgentMetrics {
   sourceVerification: Counter<'result'>;
   driftedObjects: Gauge;
   notifications: Counter<'provider' | 'reason' | 'result'>;
+  waveSuccessRatio: Gauge<'deployment' | 'wave' | 'tenant'>;
+  gateVerdict: Gauge<'deployment' | 'verdict'>;
+  gateActions: Counter<'action'>;
 }
 
 export function createMetrics(withProcess = true): AgentMetrics {
@@ -45,6 +48,14 @@ export function createMetrics(withProcess = true): AgentMetrics {
     drift: new Counter({ name: 'packsync_drift_detected_total', help: 'Objects found changed outside packsync', labelNames: ['kind'], registers }),
     lastApplied: new Gauge({ name: 'packsync_last_applied_timestamp_seconds', help: 'Unix time of the last successful pass', registers }),
     ready: new Gauge({ name: 'packsync_ready', help: '1 when the agent can do its job (loop alive, a pass started or completed recently); sync health is in the conditions', registers }),
+    waveSuccessRatio: new Gauge({
+      name: 'packsync_wave_success_ratio',
+      help: 'Promotion gates: installed / (installed + failed) of the current wave per tenant, from the last pass',
+      labelNames: ['deployment', 'wave', 'tenant'],
+      registers,
+    }),
+    gateVerdict: new Gauge({ name: 'packsync_gate_verdict', help: 'Promotion gates: 1 for the verdict of the last pass (Pass, Fail, Inconclusive, Held, Unknown), else 0', labelNames: ['deployment', 'verdict'], registers }),
+    gateActions: new Counter({ name: 'packsync_gate_actions_total', help: 'Promotion gate actions taken (skip-wave, stop, hold) and commands seen (promote, resume)', labelNames: ['action'], registers }),
     sourceVerification: new Counter({ name: 'packsync_source_verification_total', help: 'Signature verifications of new source revisions by result (verified, failed)', labelNames: ['result'], registers }),
     driftedObjects: new Gauge({ name: 'packsync_drifted_objects', help: 'Objects changed outside packsync and not healed by the last pass (reported or held)', registers }),
     notifications: new Counter({ name: 'packsync_notifications_total', help: 'Notification deliveries by provider, event reason and result (sent, failed, skipped)', labelNames: ['provider', 'reason', 'result'], registers }),

@@ -10,6 +10,7 @@ import type { Inventory } from '../apply/inventory-types.js';
 import type { LiveState } from '../live/types.js';
 import type { DesiredModel } from '../manifests/model.js';
 import { mapLimit } from '../util/map-limit.js';
+import type { RolloutStatus } from './gate-tracker.js';
 
 export type TenantWaveStatus = 'Pending' | 'InProgress' | 'Completed' | 'Failed' | 'Skipped';
 
@@ -44,6 +45,8 @@ export interface Rollout {
   successRate?: number;
   /** Per tenant, by wave; the current wave's statuses come from the service, earlier waves are done, later ones pending. */
   tenants?: RolloutTenant[];
+  /** The promotion gate's verdict of the last pass (`spec.promotion`), set by the gate tracker. */
+  promotion?: RolloutStatus;
 }
 
 /** Deployments whose current wave (status, live data) is read after a pass; the rest keep the pass's snapshot. */

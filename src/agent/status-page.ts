@@ -111,6 +111,7 @@ function attention(s: AgentStatus): string {
   }
   for (const r of s.rollouts) {
     if (r.status === 'Failed') items.push(`<li><code>${esc(r.deployment)}</code>: rollout failed at wave ${r.currentWave}/${r.waveCount}`);
+    else if (r.promotion?.held) items.push(`<li><code>${esc(r.deployment)}</code>: held by its promotion gate at wave ${r.promotion.held.wave}: ${esc(r.promotion.held.reason)} (packsync resume releases it)`);
     else if (r.gate?.verdict === 'holding') items.push(`<li><code>${esc(r.deployment)}</code>: held at wave ${r.gate.wave} by spec.wave`);
   }
   const body = items.length === 0 ? '<p class=m>Nothing needs attention.</p>' : `<ul>${items.slice(0, PAGE_LIMITS.attention).join('')}</ul>${more(items.length, PAGE_LIMITS.attention)}`;
@@ -120,11 +121,15 @@ function attention(s: AgentStatus): string {
 function board(all: Rollout[]): string {
   const running = all.filter((r) => r.status === 'Running');
   // Held and failing ones first: they are what someone opens the page for.
-  const rank = (r: Rollout): number => (r.gate?.verdict === 'holding' ? 0 : (r.tenants ?? []).some((x) => x.status === 'Failed') ? 1 : 2);
+  const rank = (r: Rollout): number => (r.promotion?.held || r.gate?.verdict === 'holding' ? 0 : (r.tenants ?? []).some((x) => x.status === 'Failed') ? 1 : 2);
   const rows = [...running].sort((a, b) => rank(a) - rank(b) || a.deployment.localeCompare(b.deployment)).slice(0, PAGE_LIMITS.rollouts);
   const html = rows.map((r) => {
     const pct = r.waveCount > 0 ? Math.round((r.currentWave / r.waveCount) * 100) : 0;
-    const gate = [r.gate ? `gate wave ${r.gate.wave}: ${r.gate.verdict}` : '', r.soakHours !== undefined ? `soak ${r.soakHours} h` : ''].filter(Boolean).join(', ');
+    // A promotion gate's own verdict and soak (design §3) win over the plain wave gate and delay.
+    const p = r.promotion;
+    const gate = p
+      ? `${p.verdict}: soak ${Math.floor(p.soak.elapsedMs / 3_600_000)}h/${Math.round(p.soak.requiredMs / 3_600_000)}h`
+      : [r.gate ? `gate wave ${r.gate.wave}: ${r.gate.verdict}` : '', r.soakHours !== undefined ? `soak ${r.soakHours} h` : ''].filter(Boolean).join(', ');
     const cells = (r.tenants ?? []).map((x) => `<i class=${x.status} title="${esc(`${x.tenant} (wave ${x.wave}): ${x.status}`)}"></i>`).join('');
     return `<tr><td>${esc(r.app)}<td>${esc(r.version)}<td>${esc(r.flow)}<td>${r.currentWave}/${r.waveCount}<span class=bar><i style="width:${pct}%"></i></span><td>${esc(gate)}<td>${r.successRate !== undefined ? `${r.successRate}%` : ''}<td class=c>${cells}`;
   });

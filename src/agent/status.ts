@@ -8,6 +8,7 @@ import type { ObjectOutcome } from '../apply/executor.js';
 import type { Problem } from '../manifests/model.js';
 import { EventLog } from './events.js';
 import type { AgentEvent, EventInput } from './events.js';
+import type { RolloutStatus } from './gate-tracker.js';
 import type { Rollout } from './rollouts.js';
 
 export type { AgentEvent } from './events.js';
@@ -79,6 +80,8 @@ export interface AgentStatus {
   noOpPasses: number;
   /** Newest first, bounded; an event seen again bumps its count and lastTimestamp. */
   events: AgentEvent[];
+  /** Running deployments with promotion gates, as the last pass judged them (gate-tracker.ts); each is also on its rollout as `promotion`. */
+  gates: RolloutStatus[];
 }
 
 export type PassListener = (p: { phase: 'start'; revision: string | null } | { phase: 'finish'; revision: string | null; ok: boolean; message: string }) => void;
@@ -124,6 +127,7 @@ export class StatusTracker {
       history: [],
       noOpPasses: 0,
       events: this.log.events,
+      gates: [],
     };
   }
 

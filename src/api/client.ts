@@ -113,6 +113,11 @@ export class ApiClient implements PacksyncApi {
     });
   }
 
+  /** The service's clock from the newest `Date` header it sent, or null before any answer. */
+  serviceTime(): Date | null {
+    return this.http.serviceTime();
+  }
+
   /** Closes the connection pool the client created (an injected dispatcher stays open). */
   close(): Promise<void> {
     return this.http.close();

@@ -181,7 +181,10 @@ export interface PacksyncApi {
   listRadarApps(tenantId: Uuid, query?: RadarQuery, opts?: CallOptions): Promise<Page<V1RadarAppViewModel>>;
   listRadarAppDevices(tenantId: Uuid, appId: Uuid, opts?: CallOptions): Promise<V1RadarDeviceViewModel[]>;
   listRadarEntryDevices(tenantId: Uuid, entryId: Uuid, opts?: CallOptions): Promise<V1RadarDeviceViewModel[]>;
+
+  /** The service's clock (newest `Date` header seen), when the implementation tracks it. Not an API call. */
+  serviceTime?(): Date | null;
 }
 
-/** Names of the 38 operations (the directory upload is a composite, not an operation). */
-export type OperationName = Exclude<keyof PacksyncApi, 'uploadContentDirectory'>;
+/** Names of the 38 operations (the directory upload is a composite, the service clock no call). */
+export type OperationName = Exclude<keyof PacksyncApi, 'uploadContentDirectory' | 'serviceTime'>;

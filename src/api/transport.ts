@@ -209,6 +209,8 @@ export class HttpTransport {
   private readonly bucket: TokenBucket | null;
   private readonly onRequest: ((e: RequestEvent) => void) | undefined;
   private closed = false;
+  /** Newest `Date` header seen on any answer (ms), or null: the service's clock. */
+  private serviceNowMs: number | null = null;
 
   constructor(opts: TransportOptions) {
     let url: URL;
@@ -238,6 +240,14 @@ export class HttpTransport {
       this.dispatcher = new Pool(this.origin, { connections: concurrency, keepAliveTimeout: 4_000 });
       this.owned = true;
     }
+  }
+
+  /**
+   * The service's clock: the newest `Date` header of its answers (design §3: promotion gates are
+   * timed by it, so local clock skew does not matter and a simulator's virtual clock drives them).
+   */
+  serviceTime(): Date | null {
+    return this.serviceNowMs === null ? null : new Date(this.serviceNowMs);
   }
 
   get maxAttempts(): number {
@@ -364,6 +374,8 @@ export class HttpTransport {
         idempotent: spec.idempotent,
       });
       status = res.statusCode;
+      const date = Date.parse(firstHeader(res.headers, 'date') ?? '');
+      if (Number.isFinite(date) && (this.serviceNowMs === null || date > this.serviceNowMs)) this.serviceNowMs = date;
       // Always read the body to the end, so the connection goes back to the pool.
       const buf = Buffer.from(await res.body.arrayBuffer());
       return { kind: 'response', response: { status: res.statusCode, headers: res.headers, body: buf } };

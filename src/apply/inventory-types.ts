@@ -35,7 +35,46 @@ export interface InventoryEntry {
   contentRevision?: number;
   /** TenantUpload: the tenant and package the task uploaded. */
   tenantId?: string;
+  /** Deployments with `promotion`: the gate clock of the wave being soaked (design §3). */
+  promotion?: PromotionRecord;
+  /** Set while a failed promotion gate holds the deployment: packsync neither starts nor promotes it until `packsync resume`. */
+  hold?: GateHold;
+  /** Gate actions and the promote/resume commands, oldest first, the last 20. */
+  gateLog?: GateLogEntry[];
   updatedAt: string;
+}
+
+/**
+ * The soak clock of one wave of one live deployment. Times are the service's clock (its `Date`
+ * header), so local clock skew and a restart of packsync change nothing.
+ */
+export interface PromotionRecord {
+  deploymentId: string;
+  /** 1-based wave being soaked. */
+  wave: number;
+  /** When packsync first saw the wave current, or skipped into it (ISO, service clock). */
+  since: string;
+  /** Counts per tenant id taken at `packsync resume`: the gate judges only reports after them. */
+  baseline?: Record<string, { installed: number; failed: number }>;
+}
+
+export interface GateHold {
+  at: string;
+  deploymentId: string;
+  wave: number;
+  /** Why, with the figures (stable text, also shown by plan and status). */
+  reason: string;
+  /** True when the gate called stop (`onFailure: stop`). */
+  stopped: boolean;
+}
+
+export interface GateLogEntry {
+  at: string;
+  action: 'skip-wave' | 'stop' | 'hold' | 'promote' | 'resume';
+  /** The wave the action left (skip-wave, promote) or judged (stop, hold, resume). */
+  wave: number;
+  by: 'gate' | 'command';
+  reason: string;
 }
 
 /** Recorded before every create call; resolved on the next run by finding the object live. */

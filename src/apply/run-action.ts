@@ -187,6 +187,19 @@ export async function runAction(a: PlanAction, d: ActionDeps): Promise<void> {
     case 'forget':
       await store.remove(a.key);
       return;
+    case 'gate': {
+      // Merged into the entry as it is now (after this object's record), never from the plan's copy.
+      const e = store.inventory.objects[a.key];
+      if (!e) return;
+      const next: InventoryEntry = { ...e, updatedAt: at() };
+      if (a.set.promotion) next.promotion = a.set.promotion;
+      if (a.set.hold === null) delete next.hold;
+      else if (a.set.hold) next.hold = a.set.hold;
+      if (a.set.appliedState !== undefined) next.appliedState = a.set.appliedState;
+      if (a.set.log) next.gateLog = [...(e.gateLog ?? []), a.set.log].slice(-20);
+      await store.put(next, false);
+      return;
+    }
   }
 }
 

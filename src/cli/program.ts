@@ -3,6 +3,7 @@ import { errorCode, errorMessage } from '../apply/errors.js';
 import { registerApplyCommand } from './apply-command.js';
 import { registerDemoCommand } from './demo-command.js';
 import { registerExportCommand } from './export-command.js';
+import { registerGateCommands } from './gate-commands.js';
 import type { CliIo } from './io.js';
 import { scrub } from './logger.js';
 import { registerNotifyCommand } from './notify-command.js';
@@ -27,6 +28,7 @@ export function buildProgram(io: CliIo, version: string): Command {
   registerExportCommand(program, io);
   registerStateCommand(program, io);
   registerNotifyCommand(program, io);
+  registerGateCommands(program, io);
   registerSimulatorCommand(program, io);
   registerDemoCommand(program, io);
   for (const c of program.commands) {

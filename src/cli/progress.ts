@@ -57,7 +57,7 @@ export function createProgressRenderer(out: (s: string) => void, tty: boolean, w
         if (e.op !== 'record') status(`${e.key}: ${e.description} …`);
         return;
       case 'action-done':
-        if (e.op !== 'record' && e.op !== 'wait-package' && e.op !== 'wait-upload') line(`  ✓ ${e.key}: ${e.description} (${(e.durationMs / 1000).toFixed(1)} s)`);
+        if (e.op !== 'record' && e.op !== 'gate' && e.op !== 'wait-package' && e.op !== 'wait-upload') line(`  ✓ ${e.key}: ${e.description} (${(e.durationMs / 1000).toFixed(1)} s)`);
         else if (e.op !== 'record') line(`  ✓ ${e.key}: ready (${(e.durationMs / 1000).toFixed(1)} s)`);
         return;
       case 'action-failed':

@@ -13,7 +13,7 @@ import type { LiveState } from '../live/types.js';
 import { loadManifests } from '../manifests/load.js';
 import type { LoadOptions } from '../manifests/load.js';
 import type { DesiredModel, Problem } from '../manifests/model.js';
-import { hashValue } from '../plan/hash.js';
+import { hashValue, liveDigest } from '../plan/hash.js';
 import { plan as computePlan } from '../plan/planner.js';
 import type { Plan, PlanOptions } from '../plan/types.js';
 import { planScope } from './scope.js';
@@ -99,7 +99,7 @@ export async function applySavedPlan(
 ): Promise<ApplyResult | undefined> {
   const store = await InventoryStore.open(stateDir);
   const snap = await readLiveState(api, saved.desired, store.inventory);
-  const live = hashValue(snap.live);
+  const live = liveDigest(snap.live);
   const inventory = hashValue(store.inventory);
   const moved = [live !== saved.plan.digests.live ? 'the live state' : '', inventory !== saved.plan.digests.inventory ? 'the inventory' : ''].filter(Boolean);
   if (moved.length > 0) {

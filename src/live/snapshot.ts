@@ -5,12 +5,12 @@
  */
 import type { Page, PacksyncApi } from '../api/operations.js';
 import { collectAll } from '../api/paging.js';
-import type { PagingQuery as PagingQueryLike, V1PackageDetailsViewModel } from '../api/wire-types.js';
+import type { PagingQuery as PagingQueryLike, V1DeploymentViewModel, V1PackageDetailsViewModel } from '../api/wire-types.js';
 import type { Inventory } from '../apply/inventory-types.js';
-import type { DesiredModel } from '../manifests/model.js';
+import type { DeploymentManifest, DesiredModel } from '../manifests/model.js';
 import { NameIndex } from '../plan/resolve.js';
 import { mapLimit } from '../util/map-limit.js';
-import type { LiveFlow, LiveState } from './types.js';
+import type { LiveFlow, LiveState, WaveLiveRead } from './types.js';
 
 export interface SnapshotOptions {
   concurrency?: number;
@@ -58,7 +58,9 @@ export async function readLiveState(
     opts.catalogNames === true ||
     desired.packages.some((p) => p.spec.catalog?.scriptTemplate ?? p.spec.custom?.scriptTemplate) ||
     desired.flows.some((f) => f.spec.scriptTemplate);
-  const needTenants = desired.tenantUploads.length > 0 || opts.allFlowDetails === true || opts.allTenantUploads === true;
+  // Promotion gates name tenants and exclude those without admin consent: one list read per pass.
+  const gated = gatedDeployments(desired);
+  const needTenants = desired.tenantUploads.length > 0 || gated.length > 0 || opts.allFlowDetails === true || opts.allTenantUploads === true;
 
   const [apps, templates, tenants, packages, flows] = await Promise.all([
     needApps ? all((q) => api.searchApps(q, signal)) : Promise.resolve([]),
@@ -123,6 +125,8 @@ export async function readLiveState(
     const d = await call(() => api.getPackage(p.id, signal));
     if (d.errorDetails) packageErrors[p.id] = d.errorDetails;
   });
+  const deployments = details.flatMap((d) => d.deployments);
+  const waveLive = await readWaveLive(api, gated, inventory, deployments, concurrency, signal, () => reads++);
 
   const packageDetails = opts.packageDetails
     ? new Map((await mapLimit(packages, concurrency, (p) => call(() => api.getPackage(p.id, signal)))).map((d) => [d.id, d]))
@@ -142,10 +146,58 @@ export async function readLiveState(
       tenants,
       packages,
       flows: liveFlows,
-      deployments: details.flatMap((d) => d.deployments),
+      deployments,
       uploads,
       read: { apps: needApps, templates: needTemplates, tenants: needTenants, packages: true, flows: true },
+      ...(waveLive ? { waveLive } : {}),
+      ...serviceTimeOf(api),
     },
     reads,
   };
+}
+
+/** Deployments whose gate may judge this pass: `promotion`, not suspended, git says running. */
+function gatedDeployments(desired: DesiredModel): DeploymentManifest[] {
+  return desired.deployments.filter((m) => m.spec.promotion !== undefined && !m.spec.suspend && (m.spec.state ?? 'running') === 'running');
+}
+
+/**
+ * One live read per running wave (design §3 cost): the current wave of each owned, running, gated
+ * deployment, not held. A failed read is kept as an error for the planner (an error of the pass,
+ * never a verdict); it does not stop the other reads.
+ */
+async function readWaveLive(
+  api: PacksyncApi,
+  gated: readonly DeploymentManifest[],
+  inventory: Inventory,
+  deployments: readonly V1DeploymentViewModel[],
+  concurrency: number,
+  signal: { signal?: AbortSignal },
+  count: () => void,
+): Promise<Record<string, WaveLiveRead> | undefined> {
+  if (gated.length === 0) return undefined;
+  const byId = new Map(deployments.map((d) => [d.id, d]));
+  const targets: { deploymentId: string; waveId: string }[] = [];
+  for (const m of gated) {
+    const e = inventory.objects[`Deployment/${m.metadata.name}`];
+    const d = e && !e.hold ? byId.get(e.id) : undefined;
+    if (d?.status === 'Running' && d.currentWaveId) targets.push({ deploymentId: d.id, waveId: d.currentWaveId });
+  }
+  const out: Record<string, WaveLiveRead> = {};
+  await mapLimit(targets, concurrency, async (t) => {
+    count();
+    try {
+      out[t.deploymentId] = { ok: true, data: await api.getWaveLive(t.waveId, signal) };
+    } catch (e) {
+      if (signal.signal?.aborted) throw e;
+      const code = (e as { code?: unknown }).code;
+      out[t.deploymentId] = { ok: false, error: { code: typeof code === 'string' ? code : 'GATE_READ_FAILED', message: e instanceof Error ? e.message : String(e) } };
+    }
+  });
+  return out;
+}
+
+function serviceTimeOf(api: PacksyncApi): { serviceTime?: string } {
+  const t = api.serviceTime?.();
+  return t ? { serviceTime: t.toISOString() } : {};
 }

@@ -12,7 +12,11 @@ import type {
   V1PackageViewModel,
   V1TaskViewModel,
   V1TenantViewModel,
+  V1WaveLiveDataViewModel,
 } from '../api/wire-types.js';
+
+/** One wave live read for a promotion gate: its data, or why it failed (never a verdict). */
+export type WaveLiveRead = { ok: true; data: V1WaveLiveDataViewModel } | { ok: false; error: { code: string; message: string } };
 
 export interface LiveFlow extends V1FlowViewModel {
   /** Present when details were read (owned or name-matched flows). */
@@ -41,6 +45,13 @@ export interface LiveState {
   uploads: Record<string, V1TaskViewModel[]>;
   /** Which lists were read; a list not read is not evidence that an object is missing. */
   read: { apps: boolean; templates: boolean; tenants: boolean; packages: boolean; flows: boolean };
+  /**
+   * The service's clock when the reads ended (its `Date` header, ISO): promotion gates are timed by
+   * it. Absent when the service sent no date. Not part of the live digest (it always moves).
+   */
+  serviceTime?: string;
+  /** Current-wave live data of running deployments with `promotion`, by deployment id. Not part of the live digest. */
+  waveLive?: Record<string, WaveLiveRead>;
 }
 
 export function emptyLiveState(): LiveState {

@@ -132,7 +132,11 @@ export async function loadManifests(path: string, opts: LoadOptions = {}): Promi
       const content = rules.content.get(r);
       desired.packages.push((content ? { ...m, content } : m) as PackageManifest);
     } else if (r.kind === 'Flow') desired.flows.push(m as FlowManifest);
-    else if (r.kind === 'Deployment') desired.deployments.push(m as DeploymentManifest);
+    else if (r.kind === 'Deployment') {
+      const toWave = ['spec', 'promotion', 'toWave'] as const;
+      const has = (r.data.spec as { promotion?: { toWave?: unknown } } | undefined)?.promotion?.toWave !== undefined;
+      desired.deployments.push((has ? { ...m, toWaveSource: { file: r.doc.file, ...r.doc.locate(toWave, 'value') } } : m) as DeploymentManifest);
+    }
     else desired.tenantUploads.push(m as TenantUploadManifest);
   }
   return { desired, problems: sorted, files, documents };

@@ -92,7 +92,20 @@ export interface DeploymentSpec {
   version?: string;
   state?: DeploymentState;
   wave?: number;
+  /** Automatic promotion with health gates (exclusive with `wave`). */
+  promotion?: PromotionSpec;
   contentRevision?: number;
+}
+
+/** `spec.promotion` as written: durations like `2h`, rates like `95%` (see promotion-values.ts). */
+export interface PromotionSpec {
+  soak?: string;
+  minDevices?: number;
+  successRate?: string;
+  maxFailureRate?: string;
+  deadline?: string;
+  onFailure?: 'stop' | 'hold';
+  toWave?: number;
 }
 
 export interface TenantUploadSpec {
@@ -122,7 +135,10 @@ export type PackageManifest = ManifestBase<'Package', PackageSpec> & {
   content?: { dir: string; digest: string; files: number; bytes: number };
 };
 export type FlowManifest = ManifestBase<'Flow', FlowSpec>;
-export type DeploymentManifest = ManifestBase<'Deployment', DeploymentSpec>;
+export type DeploymentManifest = ManifestBase<'Deployment', DeploymentSpec> & {
+  /** Where `spec.promotion.toWave` is written, so a plan error about it points at the value. */
+  toWaveSource?: SourcePosition;
+};
 export type TenantUploadManifest = ManifestBase<'TenantUpload', TenantUploadSpec>;
 export type Manifest = PackageManifest | FlowManifest | DeploymentManifest | TenantUploadManifest;
 

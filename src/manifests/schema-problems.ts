@@ -10,6 +10,9 @@ import { didYouMean, suggestion } from './suggest.js';
 import type { LocateMode, ParsedDocument, Position, Segment } from './yaml-source.js';
 
 export const NAME_PATTERN = '^[a-z0-9]([-a-z0-9.]*[a-z0-9])?$';
+/** `spec.promotion` durations and rates (schemas/v1/deployment.json). */
+export const DURATION_PATTERN = '^([0-9]+d)?([0-9]+h)?([0-9]+m)?$';
+export const RATE_PATTERN = '^(100|[0-9]{1,2}(\\.[0-9]+)?)%$';
 
 export interface SchemaContext {
   doc: ParsedDocument;
@@ -201,6 +204,8 @@ function problemFor(e: ErrorObject, ctx: SchemaContext, conditions: readonly Err
         return make(ctx, segs, 'value', rule, `${path} must be a patch group id (a UUID): the API cannot look patch groups up by name (got ${describe(e.data)})`);
       }
       if (pattern.includes('{8}-')) return make(ctx, segs, 'value', rule, `${path} must be a UUID (got ${describe(e.data)})`);
+      if (pattern === DURATION_PATTERN) return make(ctx, segs, 'value', rule, `${path} must be a duration like 30m, 2h, 1h30m or 3d (got ${describe(e.data)})`);
+      if (pattern === RATE_PATTERN) return make(ctx, segs, 'value', rule, `${path} must be a percentage from 0% to 100% like 95% (got ${describe(e.data)})`);
       return make(ctx, segs, 'value', rule, `${path} must match ${pattern} (got ${describe(e.data)})`);
     }
     case 'maxLength':

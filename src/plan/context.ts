@@ -12,6 +12,7 @@ import type {
 import type { Intent, Inventory, InventoryEntry } from '../apply/inventory-types.js';
 import type { Kind, SourcePosition } from '../manifests/model.js';
 import type { LiveFlow, LiveState } from '../live/types.js';
+import type { GateReport } from './promotion.js';
 import { NameIndex } from './resolve.js';
 import type { Change, IdRef, ObjectPlan, PlanAction, PlanOptions, PlanScope } from './types.js';
 
@@ -48,6 +49,8 @@ export class PlanContext {
   readonly deploymentsById = new Map<string, V1DeploymentViewModel>();
   readonly objects: ObjectPlan[] = [];
   readonly actions: PlanAction[] = [];
+  /** Promotion gate reports, one per running deployment with `promotion` (plan-promotion.ts). */
+  readonly gates: GateReport[] = [];
   /** Packages and flows planned so far, by manifest name (lookups need no `Kind/name` string). */
   readonly packageRefs = new Map<string, RefState>();
   readonly flowRefs = new Map<string, RefState>();

@@ -99,10 +99,12 @@ export function formatPlanText(plan: Plan, opts: { color?: boolean; verbose?: bo
     if (o.error) lines.push(`    ${o.source ? `${o.source.file}:${o.source.line}:${o.source.column}: ` : ''}${o.error.code}: ${o.error.message}`);
     for (const id of o.actions) {
       const a = actionsById.get(id);
-      if (a && a.op !== 'record') lines.push(`    - ${a.description}`);
+      if (a && a.op !== 'record' && !(a.op === 'gate' && a.quiet)) lines.push(`    - ${a.description}`);
     }
   }
   if (shown.every((o) => o.change === 'none') && plan.errors.length === 0) lines.push('No changes. Live state matches the desired state.');
+  // One gate line per running deployment with promotion, changed or not (design §3).
+  if (plan.gates && plan.gates.length > 0) lines.push('', ...plan.gates.map((g) => g.line));
   lines.push('');
   lines.push(summaryLine(plan.summary) + (plan.reads !== undefined ? ` (${plan.reads} API reads)` : ''));
   return lines.join('\n');
@@ -129,8 +131,12 @@ export function formatPlanMarkdown(plan: Plan, opts: { commit?: string | null } 
   out.push(`**${summaryLine(plan.summary)}**`, '');
   const changed = byDependency(plan.objects.filter((o) => o.change !== 'none' || o.reasons.length > 0));
   const changing = changed.filter((o) => o.change !== 'none');
+  const gates = plan.gates && plan.gates.length > 0 ? ['', '**Rollouts**', '', ...plan.gates.map((g) => `- \`${md(g.line)}\``)] : [];
   if (changing.length === 0) out.push('No changes. Live state matches the desired state.');
-  if (changed.length === 0) return out.join('\n');
+  if (changed.length === 0) {
+    out.push(...gates);
+    return out.join('\n');
+  }
   if (changing.length === 0) out.push('');
   const byChange = new Map<string, number>();
   for (const o of changed) byChange.set(LABEL[o.change], (byChange.get(LABEL[o.change]) ?? 0) + 1);
@@ -147,7 +153,7 @@ export function formatPlanMarkdown(plan: Plan, opts: { commit?: string | null } 
     shown++;
   }
   if (shown < changed.length) out.push('', `… and ${changed.length - shown} more object(s) not shown (comment size limit); \`packsync plan\` prints them all.`);
-  out.push(...close);
+  out.push(...close, ...gates);
   return out.join('\n');
 }
 

@@ -1,4 +1,5 @@
 import { hash } from 'node:crypto';
+import type { LiveState } from '../live/types.js';
 
 /** JSON with sorted keys and `undefined` dropped, so equal values always serialise the same way. */
 export function stableStringify(value: unknown): string {
@@ -56,4 +57,13 @@ export function diffFields(from: unknown, to: unknown, prefix = ''): { field: st
     return keys.flatMap((k) => diffFields(from[k], to[k], prefix ? `${prefix}.${k}` : k));
   }
   return stableStringify(from) === stableStringify(to) ? [] : [{ field: prefix || '.', from, to }];
+}
+
+/**
+ * The digest a saved plan is checked against: the live state without what always moves (the
+ * service clock, wave counts). A wave change still moves it (deployments are in it).
+ */
+export function liveDigest(live: LiveState): string {
+  const { serviceTime: _t, waveLive: _w, ...stable } = live;
+  return hashValue(stable);
 }

@@ -9,6 +9,7 @@ import { positionOf } from '../manifests/positions.js';
 import { idOf } from './context.js';
 import type { PlanContext } from './context.js';
 import { diffFields, hashValue } from './hash.js';
+import { planGate, promotionTargetError } from './plan-promotion.js';
 import type { Change, DriftHandling, ObjectPlan } from './types.js';
 import { pastGateReason, waveGateError } from './wave-gate.js';
 
@@ -46,6 +47,11 @@ export function planDeployment(ctx: PlanContext, m: DeploymentManifest): void {
 
   const flowId = idOf(flow.ref);
   const packageId = idOf(pkg.ref);
+  const targetError = promotionTargetError(ctx, m, flowId);
+  if (targetError) {
+    ctx.object('Deployment', name, 'error', { source: m.toWaveSource ?? m.source, error: targetError }, key);
+    return;
+  }
   const live = !flow.isNew && !pkg.isNew && flowId && packageId ? ctx.deploymentsByFlowPackage.get(`${flowId}|${packageId}`) : undefined;
   const gateError = waveGateError(ctx, m, flow.isNew ? undefined : flowId, live);
   if (gateError) {
@@ -175,7 +181,8 @@ export function planDeployment(ctx: PlanContext, m: DeploymentManifest): void {
     return;
   }
   const r = reconcileExisting(ctx, key, m, state, live, entry, deps);
-  const o = ctx.object('Deployment', name, r.change, { source: m.source, reasons: r.reasons, fields: r.fields, actions: r.actions }, key);
+  const promotionError = planGate(ctx, key, m, live, entry, r);
+  const o = ctx.object('Deployment', name, promotionError ? 'error' : r.change, { source: m.source, reasons: r.reasons, fields: r.fields, actions: r.actions, ...(promotionError ? { error: promotionError } : {}) }, key);
   // Set afterwards: drift is rare, and the object literals in ctx.object keep one shape each.
   if (r.drift) o.drift = r.drift;
 }
@@ -260,7 +267,11 @@ function reconcileExisting(
   let drifted = false;
   let unhealable = false;
 
-  if (state === 'running' && (live.status === 'NotStarted' || live.status === 'Stopped')) {
+  if (entry.hold && state === 'running' && (live.status === 'NotStarted' || live.status === 'Stopped')) {
+    // Held by a failed promotion gate: never started again by packsync, not even to heal drift,
+    // until `packsync resume` releases it (design §3).
+    out.reasons.push(`held by its promotion gate (wave ${entry.hold.wave}): ${entry.hold.reason}; \`packsync resume ${key} --reason ...\` releases it`);
+  } else if (state === 'running' && (live.status === 'NotStarted' || live.status === 'Stopped')) {
     if (live.status === 'Stopped' && entry.appliedState === 'running') {
       drifted = true;
       out.reasons.push(`stopped outside packsync while git says running (drift: ${policy})`);
@@ -321,7 +332,8 @@ function reconcileExisting(
     out.change = 'drift';
     return out;
   }
-  const updated: InventoryEntry = { ...entry, appliedState: state };
+  // A hold keeps the applied state the gate recorded, so releasing it makes the start a change.
+  const updated: InventoryEntry = { ...entry, appliedState: entry.hold ? (entry.appliedState ?? state) : state };
   if (wantRev !== undefined && (out.actions.some((a) => a.endsWith(':update-content')) || live.status === 'NotStarted')) {
     updated.contentRevision = wantRev;
   }

@@ -6,13 +6,13 @@ import type { Inventory } from '../apply/inventory-types.js';
 import type { LiveState } from '../live/types.js';
 import type { DesiredModel, Kind } from '../manifests/model.js';
 import { PlanContext } from './context.js';
-import { hashValue } from './hash.js';
+import { hashValue, liveDigest } from './hash.js';
 import { planDeployment } from './plan-deployments.js';
 import { planFlow } from './plan-flows.js';
 import { planPackage } from './plan-packages.js';
 import { planPrune } from './plan-prune.js';
 import { planTenantUpload } from './plan-uploads.js';
-import { PLAN_VERSION } from './types.js';
+import { isChangeAction, PLAN_VERSION } from './types.js';
 import type { Change, ObjectPlan, Plan, PlanOptions, PlanScope, PlanSummary } from './types.js';
 
 export interface PlanInput {
@@ -68,7 +68,8 @@ export function plan(input: PlanInput): Plan {
     actions: ctx.actions,
     summary: summarize(ctx.objects),
     errors,
-    digests: { live: hashValue(live), inventory: hashValue(inventory) },
+    digests: { live: liveDigest(live), inventory: hashValue(inventory) },
+    ...(ctx.gates.length > 0 ? { gates: ctx.gates } : {}),
   };
 }
 
@@ -151,5 +152,5 @@ export function summarize(objects: readonly ObjectPlan[]): PlanSummary {
 
 /** True when applying the plan would write anything (to the service or the inventory). */
 export function hasChanges(p: Plan): boolean {
-  return p.actions.some((a) => a.op !== 'wait-package' && a.op !== 'wait-upload');
+  return p.actions.some(isChangeAction);
 }

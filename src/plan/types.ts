@@ -4,7 +4,8 @@
  */
 import type { V1FlowCreateViewModel, V1PackageCreateViewModel } from '../api/wire-types.js';
 import type { ImportQuery } from '../api/operations.js';
-import type { InventoryEntry } from '../apply/inventory-types.js';
+import type { GateHold, GateLogEntry, InventoryEntry, PromotionRecord } from '../apply/inventory-types.js';
+import type { GateReport } from './promotion.js';
 import type { Kind } from '../manifests/model.js';
 
 export const PLAN_VERSION = 1;
@@ -130,11 +131,30 @@ export type PlanAction =
       record: RecordSpec;
     })
   | (ActionBase & { op: 'wait-upload'; taskId: string })
+  /**
+   * State-only write of a deployment's promotion gate (soak clock, hold, log), merged into its
+   * entry after the object's other actions. `quiet`: bookkeeping only (the soak clock of a wave
+   * seen for the first time): not a change, not shown, run by every apply and agent pass.
+   */
+  | (ActionBase & { op: 'gate'; set: GateStateChange; quiet: boolean })
   /** Inventory-only writes: adopt an object, refresh recorded fields, or forget it. */
   | (ActionBase & { op: 'record'; entry: InventoryEntry; resolvesIntent: boolean })
   | (ActionBase & { op: 'forget' });
 
 export type ActionOp = PlanAction['op'];
+
+export interface GateStateChange {
+  promotion?: PromotionRecord;
+  /** null releases a hold. */
+  hold?: GateHold | null;
+  appliedState?: string;
+  log?: GateLogEntry;
+}
+
+/** Writes to the service or the state that a plan's actions make (waits and gate bookkeeping are not changes). */
+export function isChangeAction(a: PlanAction): boolean {
+  return a.op !== 'wait-package' && a.op !== 'wait-upload' && !(a.op === 'gate' && a.quiet);
+}
 
 export interface PlanSummary {
   create: number;
@@ -160,6 +180,8 @@ export interface Plan {
   digests: { live: string; inventory: string };
   /** API calls made to read the live state (filled by the caller, not the planner). */
   reads?: number;
+  /** One per running deployment with `promotion`: its gate verdict and figures (design §3). */
+  gates?: GateReport[];
 }
 
 export interface PlanOptions {

@@ -4,6 +4,7 @@
  * the agent's pass fail; changes or reported drift without errors make `plan --detailed-exitcode`
  * exit 2.
  */
+import { isChangeAction } from './types.js';
 import type { Change, ObjectPlan, Plan } from './types.js';
 
 /** Object changes that mean the repository cannot be converged as it stands. */
@@ -24,7 +25,7 @@ export function planVerdict(p: Plan): PlanVerdict {
   return {
     planErrors: p.errors,
     failing: p.objects.filter((o) => FAILING_CHANGES.has(o.change)),
-    changes: p.actions.some((a) => a.op !== 'wait-package' && a.op !== 'wait-upload'),
+    changes: p.actions.some(isChangeAction),
     drifted: p.objects.filter((o) => o.drift === 'reported' || o.drift === 'held'),
   };
 }

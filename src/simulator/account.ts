@@ -14,6 +14,7 @@ import type {
 } from '../api/wire-types.js';
 import { dotnetTime } from './clock.js';
 import type { Fixtures } from './fixtures.js';
+import type { OutcomeEpoch } from './wave-reports.js';
 
 /** Virtual seconds each background step takes. Chosen: short enough for demos, long enough to poll. */
 export const DURATIONS = {
@@ -50,6 +51,13 @@ export interface DeploymentRec extends V1DeploymentViewModel {
   waveStartedMs: number | null;
   contentDueMs: number | null;
   refreshedAt: string | null;
+  /**
+   * Running intervals `[from, to | null]`: devices report only while the deployment runs, so a
+   * stopped deployment's counts freeze. Optional so that state saved before wave data still loads.
+   */
+  runs?: [number, number | null][];
+  /** Virtual time each wave (by index - 1) became current. */
+  waveEnteredMs?: number[];
 }
 
 export interface TaskRec extends V1TaskViewModel {
@@ -63,6 +71,8 @@ export interface AccountData {
   flows: FlowRec[];
   deployments: DeploymentRec[];
   tasks: TaskRec[];
+  /** `PUT /_sim/outcomes` history (absent in state saved before outcomes existed). */
+  outcomes?: OutcomeEpoch[];
 }
 
 export class Account {
@@ -73,6 +83,8 @@ export class Account {
   private readonly activePackages = new Set<PackageRec>();
   private readonly activeDeployments = new Set<DeploymentRec>();
   private readonly activeTasks = new Set<TaskRec>();
+  /** Outcome rule sets with the virtual time each took effect, oldest first (design §6). */
+  outcomes: OutcomeEpoch[] = [];
   /** Bumped on every change; persistence writes only when it moved. */
   version = 0;
 
@@ -86,10 +98,16 @@ export class Account {
     for (const f of data.flows) this.flows.set(f.id, f);
     for (const d of data.deployments) this.addDeployment(d);
     for (const t of data.tasks) this.addTask(t);
+    this.outcomes = data.outcomes ?? [];
   }
 
   dump(): AccountData {
-    return { packages: [...this.packages.values()], flows: [...this.flows.values()], deployments: [...this.deployments.values()], tasks: [...this.tasks.values()] };
+    return { packages: [...this.packages.values()], flows: [...this.flows.values()], deployments: [...this.deployments.values()], tasks: [...this.tasks.values()], outcomes: this.outcomes };
+  }
+
+  setOutcomes(epoch: OutcomeEpoch): void {
+    this.outcomes.push(epoch);
+    this.touch();
   }
 
   touch(): void {
@@ -203,10 +221,16 @@ export class Account {
     d.currentWave = n;
     d.currentWaveId = waves[n - 1]?.id ?? null;
     d.waveStartedMs = at;
+    (d.waveEnteredMs ??= [])[n - 1] ??= at;
     this.touch();
   }
 
   setStatus(d: DeploymentRec, status: DeploymentStatus, at: number): void {
+    const runs = (d.runs ??= []);
+    const open = runs[runs.length - 1];
+    if (status === 'Running' && (!open || open[1] !== null)) runs.push([at, null]);
+    // Devices keep reporting once every wave is reached (Completed); only a halt freezes them.
+    if ((status === 'Stopped' || status === 'Failed' || status === 'NotStarted') && open && open[1] === null) open[1] = at;
     d.status = status;
     if (status === 'Running') {
       d.startedAt ??= dotnetTime(at);
@@ -233,7 +257,7 @@ export function listPackageView(p: PackageRec): Omit<V1PackageDetailsViewModel, 
 }
 
 export function deploymentView(d: DeploymentRec): V1DeploymentViewModel {
-  const { waveStartedMs: _w, contentDueMs: _c, refreshedAt: _r, ...view } = d;
+  const { waveStartedMs: _w, contentDueMs: _c, refreshedAt: _r, runs: _runs, waveEnteredMs: _e, ...view } = d;
   return view;
 }
 

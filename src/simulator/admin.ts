@@ -15,6 +15,7 @@ import type { Query } from './request.js';
 import { jsonObject } from './request.js';
 import type { RouteResult } from './router.js';
 import { DEPLOYMENT_STATUSES, PACKAGE_STATES } from './vocabulary.js';
+import { DEFAULT_OUTCOMES, OutcomeSpecError, parseOutcomes } from './wave-reports.js';
 
 export interface JournalEntry {
   seq: number;
@@ -84,12 +85,30 @@ export function handleAdmin(method: string, path: string, query: Query, body: Bu
         json: {
           seed: fx.seed,
           fleet: fx.fleet,
-          tenants: fx.tenants.map((t) => ({ id: t.id, displayName: t.displayName, defaultDomain: t.defaultDomain })),
+          tenants: fx.tenants.map((t) => ({ id: t.id, displayName: t.displayName, defaultDomain: t.defaultDomain, devices: fx.devices.get(t.id) ?? 0 })),
           patchGroups: fx.patchGroups,
           templates: fx.templates.map((t) => ({ id: t.id, name: t.name })),
           apps: fx.apps.length,
         },
       };
+    }
+    case 'GET /outcomes': {
+      const last = a.outcomes[a.outcomes.length - 1];
+      return { json: last ? last.given : DEFAULT_OUTCOMES };
+    }
+    case 'PUT /outcomes': {
+      const given = jsonObject(body, contentType);
+      let spec;
+      try {
+        spec = parseOutcomes(given);
+      } catch (e) {
+        if (e instanceof OutcomeSpecError) throw badRequest('outcomes', e.message);
+        throw e;
+      }
+      // Devices that reported keep their outcome: the rules decide only reports from now on.
+      a.settle(d.clock.now());
+      a.setOutcomes({ at: d.clock.now(), spec, given });
+      return { json: given };
     }
     case 'POST /sink':
       return { json: { bytes: body.length } };
@@ -118,7 +137,7 @@ export function handleAdmin(method: string, path: string, query: Query, body: Bu
     a.touch();
     return { json: { id: p.id, state: p.state } };
   }
-  throw new HttpProblem(404, `No admin route ${method} ${path}. Known: GET /_sim/journal, GET|POST /_sim/clock, GET|PUT /_sim/faults, POST /_sim/reset, GET /_sim/state, GET /_sim/fixtures, POST /_sim/deployments/{id}/status, POST /_sim/packages/{id}/state, POST /_sim/sink.`);
+  throw new HttpProblem(404, `No admin route ${method} ${path}. Known: GET /_sim/journal, GET|POST /_sim/clock, GET|PUT /_sim/faults, GET|PUT /_sim/outcomes, POST /_sim/reset, GET /_sim/state, GET /_sim/fixtures, POST /_sim/deployments/{id}/status, POST /_sim/packages/{id}/state, POST /_sim/sink.`);
 }
 
 function clockView(c: VirtualClock): { now: string; epochMs: number; timeScale: number } {

@@ -2,7 +2,9 @@
  * Fault injection, one spec for the flag and the admin call: comma-separated `key=value` with keys
  * `5xx`, `429`, `reset` (rates 0..1), `latency` (added to every request, `100ms`, `1s` or a number
  * of ms) and `slow` (rate of requests delayed 5 s). Decisions come from a seeded PRNG so a failing
- * run can be repeated with the same seed.
+ * run can be repeated with the same seed. `path` (chosen, beyond design §6) confines every fault to
+ * requests whose path contains that text, e.g. `5xx=1,path=/live` fails only wave live reads, so a
+ * test can fail one kind of read while the rest of a pass goes through.
  */
 import { seededRandom } from './random.js';
 
@@ -12,6 +14,8 @@ export interface FaultSpec {
   reset: number;
   latencyMs: number;
   slow: number;
+  /** When set, only requests whose path contains it are faulted. */
+  path?: string;
 }
 
 export const NO_FAULTS: FaultSpec = { '5xx': 0, '429': 0, reset: 0, latencyMs: 0, slow: 0 };
@@ -53,8 +57,12 @@ function fromEntries(entries: [string, unknown][]): FaultSpec {
       case 'latencyMs':
         spec.latencyMs = duration(v);
         break;
+      case 'path':
+        if (typeof v !== 'string' || v.trim() === '') throw new FaultSpecError('fault "path" must be a non-empty path fragment, e.g. /live');
+        spec.path = v.trim();
+        break;
       default:
-        throw new FaultSpecError(`unknown fault "${k}" (known: 5xx, 429, reset, latency, slow)`);
+        throw new FaultSpecError(`unknown fault "${k}" (known: 5xx, 429, reset, latency, slow, path)`);
     }
   }
   if (spec['5xx'] + spec['429'] + spec.reset > 1) throw new FaultSpecError('the rates of 5xx, 429 and reset add up to more than 1');
@@ -103,6 +111,7 @@ export function formatFaultSpec(f: FaultSpec): string {
   if (f.reset) parts.push(`reset=${f.reset}`);
   if (f.latencyMs) parts.push(`latency=${f.latencyMs}ms`);
   if (f.slow) parts.push(`slow=${f.slow}`);
+  if (f.path !== undefined && parts.length > 0) parts.push(`path=${f.path}`);
   return parts.join(',') || 'none';
 }
 
@@ -125,11 +134,18 @@ export class FaultInjector {
     this.spec = spec;
   }
 
-  delayMs(): number {
+  /** Whether the spec's faults apply to a request for `path`. */
+  applies(path: string): boolean {
+    return this.spec.path === undefined || path.includes(this.spec.path);
+  }
+
+  delayMs(path = ''): number {
+    if (!this.applies(path)) return 0;
     return this.spec.latencyMs + (this.spec.slow > 0 && this.rnd() < this.spec.slow ? 5000 : 0);
   }
 
-  decide(): FaultDecision {
+  decide(path = ''): FaultDecision {
+    if (!this.applies(path)) return { kind: 'none' };
     const { reset } = this.spec;
     const r = this.rnd();
     if (r < reset) return { kind: 'reset', after: this.rnd() < 0.5 };

@@ -50,6 +50,8 @@ export interface Fixtures {
   patchGroups: PatchGroup[];
   radar: V1RadarAppViewModel[];
   radarDevices: Map<string, V1RadarDeviceViewModel[]>;
+  /** Managed devices per tenant id: how many report when a wave reaches the tenant (design §6). */
+  devices: Map<string, number>;
 }
 
 /** Fixed so fixture timestamps never change between runs. */
@@ -83,6 +85,22 @@ const SMALL_APPS: [name: string, publisher: string, versions: string[], tags: st
   ['Everything', 'voidtools', ['1.4.1.1026', '1.4.1.1024'], ['utilities', 'search']],
   ['SumatraPDF', 'Krzysztof Kowalczyk', ['3.5.2', '3.5.1'], ['pdf']],
 ];
+
+/** Managed devices of the small fleet's tenants, by default domain (chosen: one large, one small). */
+const SMALL_DEVICES: Record<string, number> = {
+  'contoso.onmicrosoft.com': 240,
+  'fabrikam.onmicrosoft.com': 120,
+  'northwindtraders.onmicrosoft.com': 600,
+  'tailspintoys.onmicrosoft.com': 40,
+};
+
+/**
+ * 20 to 299 devices for a large-fleet tenant, from a hash of its id: the seeded PRNG is not drawn
+ * from, so adding devices left every other fixture exactly as it was.
+ */
+function hashedDevices(id: string): number {
+  return 20 + (parseInt(id.slice(0, 8), 16) % 280);
+}
 
 const SMALL_TENANTS: [string, string, string][] = [
   ['Contoso', 'contoso.onmicrosoft.com', '#0af0ba'],
@@ -192,7 +210,8 @@ export function buildFixtures(seed: number, fleet: FleetSize): Fixtures {
     }
   }
   const { radar, radarDevices } = makeRadar(seed, tenants, apps, rnd);
-  return { seed, fleet, apps, appsById: new Map(apps.map((a) => [a.id, a])), templates, tenants, patchGroups, radar, radarDevices };
+  const devices = new Map(tenants.map((x) => [x.id, SMALL_DEVICES[x.defaultDomain] ?? hashedDevices(x.id)]));
+  return { seed, fleet, apps, appsById: new Map(apps.map((a) => [a.id, a])), templates, tenants, patchGroups, radar, radarDevices, devices };
 }
 
 function makeTemplates(seed: number): Fixtures['templates'] {

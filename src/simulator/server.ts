@@ -180,6 +180,8 @@ export async function startSimulator(opts: SimulatorOptions = {}): Promise<Simul
 
   const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
     const url = new URL(req.url ?? '/', 'http://simulator');
+    // Every answer carries the virtual clock (design §6): clients time promotion gates by it.
+    res.setHeader('date', new Date(clock.now()).toUTCString());
     const path = url.pathname.replace(/\/+$/, '') || '/';
     const method = (req.method ?? 'GET').toUpperCase();
     const instance = path;
@@ -224,7 +226,7 @@ export async function startSimulator(opts: SimulatorOptions = {}): Promise<Simul
 
     const entry: JournalEntry = { seq: slot.journal.length + 1, time: new Date().toISOString(), method, path, query: query.toJSON(), status: 0 };
     slot.journal.push(entry);
-    const delay = (opts.latencyMs ?? 0) + faults.delayMs();
+    const delay = (opts.latencyMs ?? 0) + faults.delayMs(path);
     if (delay > 0) await sleepReal(delay);
 
     const retryAfter = rateLimited(slot);
@@ -233,7 +235,7 @@ export async function startSimulator(opts: SimulatorOptions = {}): Promise<Simul
       entry.fault = 'rate-limit';
       return;
     }
-    const fault = faults.decide();
+    const fault = faults.decide(path);
     if (fault.kind === 'reset' && !fault.after) {
       entry.fault = 'reset-before';
       req.socket.destroy();

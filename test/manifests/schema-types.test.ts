@@ -18,6 +18,7 @@ import type {
   Kind,
   Metadata,
   PackageSpec,
+  PromotionSpec,
   Scope,
   TenantUploadSpec,
 } from '../../src/manifests/model.js';
@@ -76,7 +77,8 @@ const flowSpec = {
   scriptTemplate: true,
 } satisfies Keys<FlowSpec>;
 const flowRequired = {} satisfies Required<FlowSpec>;
-const deploymentSpec = { suspend: true, flow: true, package: true, version: true, state: true, wave: true, contentRevision: true } satisfies Keys<DeploymentSpec>;
+const deploymentSpec = { suspend: true, flow: true, package: true, version: true, state: true, wave: true, promotion: true, contentRevision: true } satisfies Keys<DeploymentSpec>;
+const promotionSpec = { soak: true, minDevices: true, successRate: true, maxFailureRate: true, deadline: true, onFailure: true, toWave: true } satisfies Keys<PromotionSpec>;
 const deploymentRequired = { flow: true, package: true } satisfies Required<DeploymentSpec>;
 const tenantUploadSpec = { suspend: true, tenant: true, package: true, uploadMsixAsWin32: true } satisfies Keys<TenantUploadSpec>;
 const tenantUploadRequired = { tenant: true, package: true } satisfies Required<TenantUploadSpec>;
@@ -129,6 +131,13 @@ const pairs: Pair[] = [
   { name: 'detection rule', root: pkg, at: deref(pkg, pkgCustom.properties?.detectionRules?.items), keys: detectionRule, required: detectionRuleRequired },
   { name: 'Flow spec', root: schema('Flow'), at: prop(schema('Flow'), schema('Flow'), 'spec'), keys: flowSpec, required: flowRequired },
   { name: 'Deployment spec', root: schema('Deployment'), at: prop(schema('Deployment'), schema('Deployment'), 'spec'), keys: deploymentSpec, required: deploymentRequired },
+  {
+    name: 'Deployment spec.promotion',
+    root: schema('Deployment'),
+    at: prop(schema('Deployment'), prop(schema('Deployment'), schema('Deployment'), 'spec'), 'promotion'),
+    keys: promotionSpec,
+    required: {},
+  },
   { name: 'TenantUpload spec', root: schema('TenantUpload'), at: prop(schema('TenantUpload'), schema('TenantUpload'), 'spec'), keys: tenantUploadSpec, required: tenantUploadRequired },
 ];
 

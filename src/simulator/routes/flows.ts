@@ -17,6 +17,7 @@ import { badRequest, conflict, notFound } from '../problems.js';
 import { enumInput, isUuid, jsonObject, optBool, optString, optUuid } from '../request.js';
 import type { RouteContext, Router } from '../router.js';
 import { FLOW_FLAGS, INSTALLER_SCOPE } from '../vocabulary.js';
+import { tenantCounts } from '../wave-reports.js';
 import { idResponse, templateId } from './catalog.js';
 
 function findFlow(ctx: RouteContext, id: string | undefined, allowDeleted = false): FlowRec {
@@ -228,19 +229,20 @@ export function registerFlowRoutes(r: Router): void {
   });
   r.add('GET', '/v1/flow/wave/:id/live', 'getWaveLive', (ctx) => {
     const { flow, wave } = findWave(ctx.account, ctx.params.id);
+    // Counts of the flow's current deployment only (design §6): a reader must check deploymentId.
     const d = waveDeployment(ctx.account, flow);
-    const status = waveStatus(d, wave);
-    // Install counts grow with the time the wave has run; deterministic so tests can read them.
-    const hours = d?.waveStartedMs && status === 'InProgress' ? Math.floor((ctx.now - d.waveStartedMs) / 3_600_000) : 0;
+    const entered = d?.waveEnteredMs?.[wave.index - 1];
+    const pkg = d ? ctx.account.packages.get(d.packageId) : undefined;
+    const subject = d && entered !== undefined ? { deploymentId: d.id, packageId: d.packageId, appId: pkg?.appId ?? flow.appId, enteredMs: entered, runs: d.runs ?? [] } : undefined;
     const body: V1WaveLiveDataViewModel = {
       waveId: wave.id,
       deploymentId: d?.id ?? null,
       updated: dotnetTime(ctx.now),
-      tenants: wave.tenantIds.map((tenantId, i) => {
-        const devices = 20 + i * 5;
-        const installed = status === 'Completed' ? devices - 1 : status === 'InProgress' ? Math.min(devices - 1, hours) : 0;
-        return { tenantId, installed, failed: status === 'Pending' ? 0 : 1, pending: devices - installed - (status === 'Pending' ? 0 : 1), notApplicable: 2 };
-      }),
+      tenants: wave.tenantIds.map((tenantId) =>
+        subject
+          ? tenantCounts(ctx.account.fixtures, ctx.account.outcomes, subject, tenantId, ctx.now, ctx.account.fixtures.seed)
+          : { tenantId, installed: 0, failed: 0, pending: 0, notApplicable: 0 },
+      ),
     };
     return { json: body };
   });

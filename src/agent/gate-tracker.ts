@@ -1,0 +1,120 @@
+/**
+ * What the agent makes of a pass's promotion gates (design §3, §9): the `gates` section of
+ * `/status` (and `promotion` on each rollout of the board), the gate metrics, the events `WaveAdvanced`, `GateHeld`, `GateFailed`,
+ * `RolloutCompleted` (and `Recovered` after a `packsync resume`), and when the next pass is due
+ * because a soak or a deadline ends. Fed from the plan's gate reports and the apply result; the
+ * planner decided everything, this only reports it.
+ */
+import type { ObjectOutcome } from '../apply/executor.js';
+import type { GateLogEntry } from '../apply/inventory-types.js';
+import type { GateReport, TenantGate } from '../plan/promotion.js';
+import type { EventReason } from './events.js';
+import type { AgentMetrics } from './metrics.js';
+import type { StatusTracker } from './status.js';
+
+export interface RolloutStatus {
+  deployment: string;
+  deploymentId: string;
+  wave: number;
+  waveCount: number;
+  /** The gate's verdict this pass; `Held` while a hold stands; `Unknown` when the live read failed. */
+  verdict: 'Pass' | 'Fail' | 'Inconclusive' | 'Held' | 'Unknown';
+  action: GateReport['action'];
+  soak: { elapsedMs: number; requiredMs: number; since: string };
+  successRate: number | null;
+  devices: number;
+  tenants: TenantGate[];
+  reason: string;
+  line: string;
+  held?: { at: string; wave: number; reason: string; stopped: boolean };
+  /** The last promote or resume by a person. */
+  lastCommand?: GateLogEntry;
+  nextCheckAt?: string;
+}
+
+export function rolloutStatus(g: GateReport): RolloutStatus {
+  const r: RolloutStatus = {
+    deployment: g.key,
+    deploymentId: g.deploymentId,
+    wave: g.wave,
+    waveCount: g.waveCount,
+    verdict: g.held ? 'Held' : (g.verdict ?? 'Unknown'),
+    action: g.action,
+    soak: { elapsedMs: g.soakElapsedMs, requiredMs: g.soakMs, since: g.since },
+    successRate: g.successRate,
+    devices: g.devices,
+    tenants: g.tenants,
+    reason: g.reason,
+    line: g.line,
+  };
+  if (g.held) r.held = { at: g.held.at, wave: g.held.wave, reason: g.held.reason, stopped: g.held.stopped };
+  if (g.lastCommand) r.lastCommand = g.lastCommand;
+  if (g.nextCheckAt) r.nextCheckAt = g.nextCheckAt;
+  return r;
+}
+
+const VERDICTS = ['Pass', 'Fail', 'Inconclusive', 'Held', 'Unknown'] as const;
+
+export class RolloutTracker {
+  /** Commands already reported (by time and action), seeded from the first pass so a restart repeats none. */
+  private seen: Set<string> | null = null;
+
+  constructor(
+    private readonly status: StatusTracker,
+    private readonly metrics: AgentMetrics,
+  ) {}
+
+  /** Records one pass's gates. Returns the local delay (ms) until a gate may change its verdict, or null. */
+  pass(gates: readonly GateReport[], outcomes: readonly ObjectOutcome[], revision: string | null): number | null {
+    const { status, metrics } = this;
+    status.status.gates = gates.map(rolloutStatus);
+    // The board's rows (built from the live state by the pass observer) carry their gate too.
+    const byKey = new Map(status.status.gates.map((g) => [g.deployment, g]));
+    for (const r of status.status.rollouts) {
+      const g = byKey.get(r.deployment);
+      if (g) r.promotion = g;
+      else delete r.promotion;
+    }
+    metrics.waveSuccessRatio.reset();
+    metrics.gateVerdict.reset();
+    const done = new Map(outcomes.map((o) => [o.key, o.outcome !== 'failed' && o.outcome !== 'skipped']));
+    const first = this.seen === null;
+    const seen = (this.seen ??= new Set());
+    let next: number | null = null;
+    for (const g of gates) {
+      const r = rolloutStatus(g);
+      for (const v of VERDICTS) metrics.gateVerdict.set({ deployment: g.key, verdict: v }, v === r.verdict ? 1 : 0);
+      for (const t of g.tenants) if (t.successRate !== null) metrics.waveSuccessRatio.set({ deployment: g.key, wave: String(g.wave), tenant: t.name }, t.successRate);
+      // The event's identity includes the wave: the same verdict on the next wave is a new event.
+      const event = (reason: EventReason, message: string): void => {
+        status.event({ reason, object: g.key, message, revision, wave: g.wave });
+      };
+      if (g.held) event('GateHeld', `held on wave ${g.held.wave}/${g.waveCount}${g.held.stopped ? ' (stopped)' : ' (no call)'}: ${g.held.reason}`);
+      if (g.action !== 'none' && done.get(g.key) === true) {
+        metrics.gateActions.inc({ action: g.action });
+        if (g.action === 'skip-wave') {
+          if (g.wave >= g.waveCount) event('RolloutCompleted', `completed after wave ${g.wave}/${g.waveCount} passed its gate: ${g.reason}`);
+          else event('WaveAdvanced', `wave ${g.wave} → ${g.wave + 1} of ${g.waveCount}: ${g.reason}`);
+        } else {
+          event('GateFailed', `wave ${g.wave}/${g.waveCount}: ${g.reason}`);
+          event('GateHeld', `held on wave ${g.wave}/${g.waveCount}${g.action === 'stop' ? ' (stopped)' : ' (no call)'}: ${g.reason}`);
+        }
+      }
+      const c = g.lastCommand;
+      if (c && !seen.has(`${g.key}|${c.at}|${c.action}`)) {
+        seen.add(`${g.key}|${c.at}|${c.action}`);
+        if (!first) {
+          metrics.gateActions.inc({ action: c.action });
+          if (c.action === 'promote') event('WaveAdvanced', `wave ${c.wave} → ${c.wave + 1} of ${g.waveCount} by packsync promote: ${c.reason}`);
+          else if (c.action === 'resume') event('Recovered', `hold on wave ${c.wave} released by packsync resume: ${c.reason}`);
+        }
+      }
+      // Service-clock times: the delay is measured on the service's clock, then waited locally.
+      if (g.nextCheckAt) {
+        const delay = Date.parse(g.nextCheckAt) - Date.parse(g.at);
+        if (delay >= 0 && (next === null || delay < next)) next = delay;
+      }
+    }
+    return next;
+  }
+}

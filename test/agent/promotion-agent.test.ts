@@ -1,0 +1,81 @@
+/**
+ * The agent with promotion gates, as a real process: the soak clock survives a SIGKILL between two
+ * passes, and the gate shows in /status (rollouts), /metrics and events.
+ */
+import { writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { startAgent } from '../support/agent-process.js';
+import type { AgentStatusView, RunningAgent } from '../support/agent-process.js';
+import { gatedYaml } from '../support/promotion.js';
+import { tempDir } from '../support/repo.js';
+import { startTestSimulator } from '../support/sim.js';
+import type { TestSim } from '../support/sim.js';
+
+const HOUR = 3600;
+const KEY = 'Deployment/seven-zip-24-08';
+
+interface Rollout {
+  deployment: string;
+  wave: number;
+  verdict: string;
+  soak: { elapsedMs: number; requiredMs: number };
+  tenants: { name: string; verdict: string }[];
+  line: string;
+}
+type StatusWithRollouts = AgentStatusView & { rollouts: Rollout[] };
+
+let sim: TestSim;
+let agent: RunningAgent | null = null;
+let env: Record<string, string>;
+let stateDir: string;
+
+beforeEach(async () => {
+  sim = await startTestSimulator({ timeScale: 60 });
+  stateDir = await tempDir('packsync-state-');
+  env = { PACKSYNC_API_URL: sim.url, PACKSYNC_API_KEY: sim.key, PACKSYNC_STATE_DIR: stateDir, HOME: stateDir };
+});
+afterEach(async () => {
+  await agent?.stop();
+  agent = null;
+  await sim.close();
+});
+
+const rollout = async (a: RunningAgent): Promise<Rollout | undefined> => ((await a.status()) as StatusWithRollouts).rollouts.find((r) => r.deployment === KEY);
+
+describe('agent with promotion gates', () => {
+  it('keeps the soak clock across a SIGKILL between two passes, then promotes and reports it', async () => {
+    const repo = await tempDir('packsync-repo-');
+    await writeFile(join(repo, 'all.yaml'), gatedYaml('soak: 6h'));
+    const first = await startAgent(['--source', repo], env, stateDir);
+    agent = first;
+    await first.until('the deployment is added', (s) => s.passes >= 1 && s.history[0]?.result === 'Succeeded');
+    await first.reconcile();
+    const seen = await rollout(first);
+    expect(seen).toMatchObject({ wave: 1, verdict: 'Inconclusive' });
+    expect(seen?.soak.requiredMs).toBe(6 * HOUR * 1000);
+
+    await sim.advance(4 * HOUR);
+    first.spawned.child.kill('SIGKILL');
+    expect((await first.spawned.done).signal).toBe('SIGKILL');
+
+    // A new process: its first pass finds the soak 4 h old, not restarted.
+    const second = await startAgent(['--source', repo], env, stateDir);
+    agent = second;
+    await second.until('the first pass after the restart', (s) => s.passes >= 1 && s.conditions.find((c) => c.type === 'Reconciling')?.status !== 'True');
+    const after = await rollout(second);
+    expect(after?.soak.elapsedMs).toBeGreaterThanOrEqual(4 * HOUR * 1000);
+    expect(after?.line).toMatch(/^Deployment\/seven-zip-24-08 {2}wave 1\/3: soak 4h\d*m?\/6h/);
+    expect((await sim.state()).deployments[0]).toMatchObject({ currentWave: 1 });
+
+    await sim.advance(2.5 * HOUR);
+    const promoted = (await second.reconcile()) as StatusWithRollouts;
+    expect((await sim.state()).deployments[0]).toMatchObject({ status: 'Running', currentWave: 2 });
+    expect(promoted.rollouts.find((r) => r.deployment === KEY)).toMatchObject({ wave: 1, verdict: 'Pass', tenants: [{ name: 'Contoso', verdict: 'Pass' }] });
+    expect(promoted.events.filter((e) => e.reason === 'WaveAdvanced' && e.object === KEY).map((e) => e.message)).toEqual([expect.stringMatching(/^wave 1 → 2 of 3: soaked;/)]);
+    expect(await second.counter('packsync_gate_actions_total', { action: 'skip-wave' })).toBe(1);
+    expect(await second.counter('packsync_gate_verdict', { deployment: KEY, verdict: 'Pass' })).toBe(1);
+    expect(await second.counter('packsync_wave_success_ratio', { deployment: KEY, wave: '1', tenant: 'Contoso' })).toBeGreaterThan(0.9);
+    expect((await sim.writes()).filter((w) => w.endsWith('/skip-wave'))).toHaveLength(1);
+  });
+});
