@@ -8,16 +8,9 @@ import { mkdir, readFile, realpath, stat } from 'node:fs/promises';
 import { join, relative, resolve, sep } from 'node:path';
 import { simpleGit } from 'simple-git';
 import type { SimpleGit } from 'simple-git';
+import { PacksyncError } from '../util/errors.js';
 
-export class SourceError extends Error {
-  constructor(
-    readonly code: 'SOURCE_INVALID' | 'SOURCE_FETCH_FAILED' | 'SOURCE_REF_NOT_FOUND' | 'SOURCE_PATH_INVALID' | 'SOURCE_UNVERIFIED',
-    message: string,
-  ) {
-    super(message);
-    this.name = 'SourceError';
-  }
-}
+export class SourceError extends PacksyncError<'SOURCE_INVALID' | 'SOURCE_FETCH_FAILED' | 'SOURCE_REF_NOT_FOUND' | 'SOURCE_PATH_INVALID' | 'SOURCE_UNVERIFIED'> {}
 
 export interface SourceRevision {
   /** Directory holding the manifests (the checkout, or its `--path` sub-directory). */

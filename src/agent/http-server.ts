@@ -12,6 +12,7 @@ import type { AgentMetrics } from './metrics.js';
 import { renderStatusPage } from './status-page.js';
 import type { StatusTracker } from './status.js';
 import { WebhookVerifier } from './webhook.js';
+import { PacksyncError } from '../util/errors.js';
 
 export interface SidecarOptions {
   host: string;
@@ -35,7 +36,7 @@ export interface Sidecar {
 export function parseListen(s: string): { host: string; port: number } {
   const m = /^(\[[^\]]+\]|[^:]+):(\d{1,5})$/.exec(s);
   const port = Number(m?.[2]);
-  if (!m || port > 65535) throw Object.assign(new Error(`--listen "${s}" must be HOST:PORT, e.g. 127.0.0.1:8080`), { code: 'USAGE' });
+  if (!m || port > 65535) throw new PacksyncError('USAGE', `--listen "${s}" must be HOST:PORT, e.g. 127.0.0.1:8080`);
   return { host: m[1]!.replace(/^\[|\]$/g, ''), port };
 }
 
@@ -106,7 +107,7 @@ export async function startSidecar(o: SidecarOptions): Promise<Sidecar> {
           return json(res, v.status, { error: v.reason });
         }
         if (v.trigger) o.trigger(path === '/reconcile' ? 'manual' : `webhook (${v.provider})`);
-        return json(res, v.trigger ? 202 : 200, { triggered: v.trigger, reason: v.reason });
+        return json(res, v.status, { triggered: v.trigger, reason: v.reason });
       }
       default:
         return json(res, 404, { error: `no route ${route}` });

@@ -11,7 +11,8 @@
 import type { Logger } from 'pino';
 import type { PacksyncApi } from '../api/operations.js';
 import type { ApplyEvent } from '../apply/events.js';
-import { errorCode, errorMessage } from '../apply/errors.js';
+import { classify, errorCode, errorMessage } from '../util/errors.js';
+import type { ErrorCode } from '../util/errors.js';
 import type { WaitOptions } from '../apply/wait.js';
 import { reconcile } from '../engine/reconcile.js';
 import { planVerdict } from '../plan/verdict.js';
@@ -140,13 +141,17 @@ export class Agent {
   private clearRetry(): void {
     if (this.retryTimer) clearTimeout(this.retryTimer);
     this.retryTimer = null;
+    this.o.status.status.nextPassAt = null;
   }
 
   private scheduleRetry(ms: number, reason: string): void {
     if (this.stopped) return;
     this.clearRetry();
+    // Shown in /status and on the page: when packsync itself will look again (other triggers aside).
+    this.o.status.status.nextPassAt = new Date(Date.now() + ms).toISOString();
     this.retryTimer = setTimeout(() => {
       this.retryTimer = null;
+      this.o.status.status.nextPassAt = null;
       this.trigger(reason);
     }, ms);
     this.retryTimer.unref();
@@ -200,6 +205,8 @@ export class Agent {
     let problems: PassRecord['counts'] = {};
     let writes = 0;
     let waiting = false;
+    // The code of an error that ended the pass (not of a failed object: those are retried per object).
+    let failure: ErrorCode | null = null;
     let validation: Parameters<StatusTracker['finishPass']>[2] = [];
     /** Until a promotion gate's soak or deadline ends (ms), when one is running. */
     let gateDelay: number | null = null;
@@ -283,6 +290,7 @@ export class Agent {
       }
     } catch (e) {
       result = this.stopCtl.signal.aborted ? 'Aborted' : 'Failed';
+      failure = errorCode(e);
       message = `${errorCode(e)}: ${errorMessage(e)}`;
       if (errorCode(e).startsWith('SOURCE_')) status.sourceFailed(message);
       if (result === 'Failed') this.observer.crashed(revision, message, errorCode(e).startsWith('SOURCE_'));
@@ -316,6 +324,10 @@ export class Agent {
         if (gateAt < next) this.scheduleRetry(gateAt - Date.now(), 'promotion gate: a soak or deadline ends');
         else if (Number.isFinite(next) && next > Date.now()) this.scheduleRetry(next - Date.now() + 10, 'heal backoff elapsed');
       }
+    } else if (result === 'Failed' && failure !== null && classify(failure) === 'terminal') {
+      // A rejected API key or an invalid source is not fixed by retrying like a 503 (design §1).
+      status.stalledOn(failure, message);
+      logger.error({ revision, code: failure }, `pass failed with a terminal error; no automatic retry: ${message}`);
     } else if (result === 'Failed') {
       this.failures++;
       const delay = this.backoffMs();

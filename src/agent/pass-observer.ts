@@ -119,8 +119,17 @@ export class PassObserver {
       // The pass's own snapshot is shown instead.
     }
     const { status } = this.o;
+    // Deployments with a promotion gate are reported by the gate tracker (with the verdict's
+    // figures); reporting their wave changes here too would say the same thing twice.
+    const gated = new Set((out.plan.gates ?? []).map((g) => g.key));
     for (const r of list) {
       const prev = this.lastRollouts.get(r.deployment);
+      if (gated.has(r.deployment)) {
+        this.lastRollouts.set(r.deployment, { id: r.id, wave: r.currentWave, status: r.status });
+        // Completed on the service's own schedule: same identity as the tracker's, so never twice.
+        if (prev?.id === r.id && r.status === 'Completed' && prev.status !== 'Completed') status.event({ reason: 'RolloutCompleted', object: r.deployment, message: `${r.app} ${r.version} completed all ${r.waveCount} wave(s)`, revision, wave: r.waveCount });
+        continue;
+      }
       this.lastRollouts.set(r.deployment, { id: r.id, wave: r.currentWave, status: r.status });
       if (r.gate?.verdict === 'holding') status.event({ reason: 'GateHeld', object: r.deployment, message: `held at wave ${r.currentWave}/${r.waveCount} by spec.wave`, revision, wave: r.currentWave });
       // The first sight of a deployment (after a start or a restart) is a baseline, not a change.

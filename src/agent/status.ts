@@ -10,17 +10,39 @@ import { EventLog } from './events.js';
 import type { AgentEvent, EventInput } from './events.js';
 import type { RolloutStatus } from './gate-tracker.js';
 import type { Rollout } from './rollouts.js';
+import type { ErrorCode } from '../util/errors.js';
 
 export type { AgentEvent } from './events.js';
 export { EVENT_LIMIT } from './events.js';
 
 export type ConditionType = 'Ready' | 'Reconciling' | 'Stalled' | 'Drifted' | 'SourceVerified';
+
+/** Condition reasons: a closed, load-bearing vocabulary (alerts and dashboards match on them). */
+export const CONDITION_REASONS = [
+  'Progressing',
+  'Idle',
+  'Healthy',
+  'InSync',
+  'DriftDetected',
+  'ReconciliationSucceeded',
+  'ReconciliationFailed',
+  'ReconciliationAborted',
+  'RetryScheduled',
+  'ValidationFailed',
+  'VerificationFailed',
+  'VerificationSucceeded',
+  'SourceUnavailable',
+  'WaitingOnService',
+  /** A failure no retry can fix (a rejected API key, a forbidden call): waits for a new trigger. */
+  'TerminalError',
+] as const;
+export type ConditionReason = (typeof CONDITION_REASONS)[number];
 export type ConditionStatus = 'True' | 'False' | 'Unknown';
 
 export interface Condition {
   type: ConditionType;
   status: ConditionStatus;
-  reason: string;
+  reason: ConditionReason;
   message: string;
   lastTransitionTime: string;
 }
@@ -39,7 +61,7 @@ export interface PassRecord {
 }
 
 export interface ObjectStatus extends Omit<ObjectOutcome, 'error'> {
-  error?: { code: string; message: string };
+  error?: { code: ErrorCode; message: string };
   drift?: boolean;
   /** How drift was handled this pass: healed, only reported (`--drift report`), or held by the heal backoff. */
   driftHandling?: 'healed' | 'reported' | 'held';
@@ -163,10 +185,10 @@ export class StatusTracker {
   }
 
   /** Sets a condition (added on first use: SourceVerified exists only with verification); the transition time moves only when the status really changes. */
-  set(type: ConditionType, status: ConditionStatus, reason: string, message: string): void {
+  set(type: ConditionType, status: ConditionStatus, reason: ConditionReason, message: string): void {
     let c = this.status.conditions.find((x) => x.type === type);
     if (!c) {
-      c = { type, status: 'Unknown', reason: '', message: '', lastTransitionTime: this.now().toISOString() };
+      c = { type, status: 'Unknown', reason, message, lastTransitionTime: this.now().toISOString() };
       this.status.conditions.push(c);
     }
     if (c.status !== status) c.lastTransitionTime = this.now().toISOString();
@@ -261,8 +283,16 @@ export class StatusTracker {
     }
   }
 
+  /**
+   * A failed pass whose error is terminal (design §1: classified once): retrying like a 503 cannot
+   * fix a rejected API key, so the agent says it is stalled and waits for the next trigger.
+   */
+  stalledOn(code: string, message: string): void {
+    this.set('Stalled', 'True', 'TerminalError', `${code}: no automatic retry; fix the cause, the next trigger (interval, webhook, commit) tries again: ${message}`);
+  }
+
   /** A source failure (fetch) before any plan: the last applied revision stays in force. */
-  sourceFailed(message: string, reason = this.refused ? 'VerificationFailed' : 'SourceUnavailable'): void {
+  sourceFailed(message: string, reason: ConditionReason = this.refused ? 'VerificationFailed' : 'SourceUnavailable'): void {
     this.set('Ready', 'False', reason, message);
     this.set('Reconciling', 'False', reason, message);
     this.set('Stalled', 'False', 'RetryScheduled', message);

@@ -4,13 +4,16 @@
  */
 import { watch } from 'chokidar';
 import { schedule, validate } from 'node-cron';
+import { PacksyncError } from '../util/errors.js';
 
 export interface Trigger {
   stop: () => Promise<void>;
 }
 
-export class TriggerError extends Error {
-  readonly code = 'USAGE';
+export class TriggerError extends PacksyncError<'USAGE'> {
+  constructor(message: string) {
+    super('USAGE', message);
+  }
 }
 
 export function scheduleTrigger(expr: string, fire: (reason: string) => void): Trigger {

@@ -10,15 +10,14 @@ import { constants } from 'node:fs';
 import { access, chmod, mkdir, readdir, readFile, rm, stat } from 'node:fs/promises';
 import { delimiter, join, resolve } from 'node:path';
 import { promisify } from 'node:util';
+import { PacksyncError } from '../util/errors.js';
 
 const run = promisify(execFile);
 
 /** A misconfigured verification: the agent refuses to start (exit 1). */
-export class VerifyConfigError extends Error {
-  readonly code = 'VERIFY_CONFIG';
+export class VerifyConfigError extends PacksyncError<'VERIFY_CONFIG'> {
   constructor(message: string) {
-    super(message);
-    this.name = 'VerifyConfigError';
+    super('VERIFY_CONFIG', message);
   }
 }
 

@@ -6,11 +6,15 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import type { IncomingHttpHeaders } from 'node:http';
 
+/**
+ * `status` is the HTTP answer: 202 Accepted when a pass was queued, 200 when the delivery was
+ * valid but triggers nothing (regression: the two were inverted against what the server sent).
+ */
 export type WebhookVerdict =
   | { status: 401; reason: string }
   | { status: 400; reason: string }
-  | { status: 202; reason: string; trigger: false }
-  | { status: 200; reason: string; trigger: true; provider: string };
+  | { status: 200; reason: string; trigger: false }
+  | { status: 202; reason: string; trigger: true; provider: string };
 
 function safeEqual(a: string, b: string): boolean {
   const x = Buffer.from(a);
@@ -63,13 +67,13 @@ export class WebhookVerifier {
     }
     const delivery = header(headers, 'x-github-delivery') ?? header(headers, 'x-gitlab-event-uuid') ?? header(headers, 'x-packsync-delivery');
     if (delivery !== undefined) {
-      if (this.seen.includes(delivery)) return { status: 202, reason: 'duplicate delivery ignored', trigger: false };
+      if (this.seen.includes(delivery)) return { status: 200, reason: 'duplicate delivery ignored', trigger: false };
       this.seen.push(delivery);
       if (this.seen.length > 1000) this.seen.shift();
     }
     const event = header(headers, 'x-github-event') ?? header(headers, 'x-gitlab-event');
-    if (event === 'ping') return { status: 202, reason: 'ping', trigger: false };
-    if (event !== undefined && !/^(push|push hook|tag push hook)$/i.test(event)) return { status: 202, reason: `event ${event} ignored`, trigger: false };
+    if (event === 'ping') return { status: 200, reason: 'ping', trigger: false };
+    if (event !== undefined && !/^(push|push hook|tag push hook)$/i.test(event)) return { status: 200, reason: `event ${event} ignored`, trigger: false };
     let ref: string | undefined;
     if (body.length > 0) {
       try {
@@ -79,8 +83,8 @@ export class WebhookVerifier {
         if (provider !== 'generic') return { status: 400, reason: 'body is not JSON' };
       }
     }
-    if (!refMatches(this.trackedRef, ref)) return { status: 202, reason: `push to ${ref ?? '?'} is not the tracked ref`, trigger: false };
-    return { status: 200, reason: 'push accepted', trigger: true, provider };
+    if (!refMatches(this.trackedRef, ref)) return { status: 200, reason: `push to ${ref ?? '?'} is not the tracked ref`, trigger: false };
+    return { status: 202, reason: 'push accepted', trigger: true, provider };
   }
 }
 

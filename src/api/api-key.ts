@@ -3,12 +3,11 @@
  * never a flag value that `ps` would show. No message here ever contains the key.
  */
 import { readFile } from 'node:fs/promises';
+import { PacksyncError } from '../util/errors.js';
 
-export class ApiKeyError extends Error {
-  readonly code = 'USAGE';
+export class ApiKeyError extends PacksyncError<'USAGE'> {
   constructor(message: string, options?: { cause?: unknown }) {
-    super(message, options);
-    this.name = 'ApiKeyError';
+    super('USAGE', message, options);
   }
 }
 

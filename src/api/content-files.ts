@@ -13,6 +13,7 @@
  */
 import { readdir, realpath, stat } from 'node:fs/promises';
 import { join, relative, sep } from 'node:path';
+import { PacksyncError } from '../util/errors.js';
 
 /**
  * Which rule content broke; the manifest layer reports the listing ones as validation rules.
@@ -20,8 +21,7 @@ import { join, relative, sep } from 'node:path';
  */
 export type ContentRule = 'content.unreadable' | 'content.not-directory' | 'content.symlink' | 'content.special-file' | 'content.changed';
 
-export class ContentError extends Error {
-  readonly code = 'UPLOAD_INVALID_CONTENT';
+export class ContentError extends PacksyncError<'UPLOAD_INVALID_CONTENT'> {
   /**
    * @param detail the problem relative to the content directory (`a/b is a broken symlink`), for
    *   callers that name the directory themselves
@@ -32,8 +32,7 @@ export class ContentError extends Error {
     message = `content file ${detail}`,
     options?: { cause?: unknown },
   ) {
-    super(message, options);
-    this.name = 'ContentError';
+    super('UPLOAD_INVALID_CONTENT', message, options);
   }
 }
 

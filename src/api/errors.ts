@@ -8,6 +8,7 @@
 import { STATUS_CODES } from 'node:http';
 import type { OperationName } from './operations.js';
 import type { ProblemDetails } from './wire-types.js';
+import { PacksyncError } from '../util/errors.js';
 
 export const API_ERROR_CODES = [
   'API_UNAUTHORIZED',
@@ -35,8 +36,7 @@ export interface ApiErrorInit {
   cause?: unknown;
 }
 
-export class ApiError extends Error {
-  readonly code: ApiErrorCode;
+export class ApiError extends PacksyncError<ApiErrorCode> {
   readonly operation: OperationLabel;
   readonly status: number | null;
   readonly problem: ProblemDetails | null;
@@ -44,9 +44,7 @@ export class ApiError extends Error {
   readonly retryAfterMs: number | null;
 
   constructor(code: ApiErrorCode, message: string, init: ApiErrorInit) {
-    super(message, init.cause !== undefined ? { cause: init.cause } : undefined);
-    this.name = 'ApiError';
-    this.code = code;
+    super(code, message, init.cause !== undefined ? { cause: init.cause } : undefined);
     this.operation = init.operation;
     this.status = init.status ?? null;
     this.problem = init.problem ?? null;

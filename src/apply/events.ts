@@ -1,11 +1,12 @@
 import type { UploadProgress } from '../api/operations.js';
 import type { Outcome } from './outcomes.js';
+import type { ErrorCode } from '../util/errors.js';
 
 /** What the applier reports while it works; the CLI renders these as progress or log lines. */
 export type ApplyEvent =
   | { type: 'action-start'; key: string; actionId: string; op: string; description: string }
   | { type: 'action-done'; key: string; actionId: string; op: string; description: string; durationMs: number }
-  | { type: 'action-failed'; key: string; actionId: string; op: string; description: string; code: string; message: string }
+  | { type: 'action-failed'; key: string; actionId: string; op: string; description: string; code: ErrorCode; message: string }
   | { type: 'action-skipped'; key: string; actionId: string; op: string; description: string; reason: string }
   /** A wait left to a later pass (the agent does not block on the service's background work). */
   | { type: 'action-waiting'; key: string; actionId: string; op: string; description: string; reason: string }

@@ -7,7 +7,7 @@
  */
 import type { PacksyncApi } from '../api/operations.js';
 import type { Plan, PlanAction } from '../plan/types.js';
-import { errorCode, errorMessage } from './errors.js';
+import { errorCode, errorMessage } from '../util/errors.js';
 import type { ApplyEvent } from './events.js';
 import type { InventoryStore } from './inventory-store.js';
 import { OUTCOME_OF_CHANGE } from './outcomes.js';
@@ -15,6 +15,7 @@ import type { Outcome } from './outcomes.js';
 import { runAction } from './run-action.js';
 import { DEFAULT_WAIT } from './wait.js';
 import type { WaitOptions } from './wait.js';
+import type { ErrorCode } from '../util/errors.js';
 
 export interface ApplyOptions {
   concurrency?: number;
@@ -34,7 +35,7 @@ export interface ObjectOutcome {
   name: string;
   outcome: Outcome;
   reasons: string[];
-  error?: { code: string; message: string };
+  error?: { code: ErrorCode; message: string };
   /** Left to a later pass: still processing in the service, or depending on something that is. */
   waiting?: true;
 }
@@ -52,7 +53,7 @@ export interface ApplyResult {
 
 interface ActionResult {
   status: 'done' | 'failed' | 'skipped' | 'waiting';
-  error?: { code: string; message: string };
+  error?: { code: ErrorCode; message: string };
 }
 
 export async function applyPlan(plan: Plan, api: PacksyncApi, store: InventoryStore, opts: ApplyOptions = {}): Promise<ApplyResult> {
@@ -127,7 +128,7 @@ export async function runGraph(
   const ready: PlanAction[] = actions.filter((a) => waitingOn.get(a.id) === 0);
   let running = 0;
 
-  const skipTree = (id: string, reason: string, code = 'DEPENDENCY_FAILED'): void => {
+  const skipTree = (id: string, reason: string, code: ErrorCode = 'DEPENDENCY_FAILED'): void => {
     for (const dep of dependents.get(id) ?? []) {
       if (results.has(dep)) continue;
       const a = byId.get(dep);

@@ -14,12 +14,11 @@ import { mkdir, open, readFile, rename, unlink } from 'node:fs/promises';
 import { join } from 'node:path';
 import { INVENTORY_VERSION, emptyInventory } from './inventory-types.js';
 import type { Intent, Inventory, InventoryEntry } from './inventory-types.js';
+import { PacksyncError } from '../util/errors.js';
 
-export class InventoryError extends Error {
-  readonly code = 'INVENTORY_UNREADABLE';
+export class InventoryError extends PacksyncError<'INVENTORY_UNREADABLE'> {
   constructor(message: string, options?: { cause?: unknown }) {
-    super(message, options);
-    this.name = 'InventoryError';
+    super('INVENTORY_UNREADABLE', message, options);
   }
 }
 

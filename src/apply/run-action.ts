@@ -8,7 +8,7 @@ import type { Intent, InventoryEntry } from './inventory-types.js';
 import type { InventoryStore } from './inventory-store.js';
 import type { IdRef, PlanAction } from '../plan/types.js';
 import { scopeOfPackage } from '../plan/context.js';
-import { errorCode } from './errors.js';
+import { errorCode } from '../util/errors.js';
 import { ApplyError } from './errors.js';
 import { waitForPackage, waitForUpload } from './wait.js';
 import type { WaitOptions } from './wait.js';

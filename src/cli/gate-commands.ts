@@ -9,7 +9,7 @@
  */
 import type { Command } from 'commander';
 import type { PacksyncApi } from '../api/operations.js';
-import { errorCode } from '../apply/errors.js';
+import { errorCode } from '../util/errors.js';
 import { InventoryStore } from '../apply/inventory-store.js';
 import type { InventoryEntry, PromotionRecord } from '../apply/inventory-types.js';
 import { addCommonOptions, buildRuntime } from './common.js';
@@ -17,17 +17,10 @@ import type { CommonOptions } from './common.js';
 import type { CliIo } from './io.js';
 import { UsageError } from './io.js';
 import { parseStateKey, requireKnown } from './state-keys.js';
+import { PacksyncError } from '../util/errors.js';
 
 /** Why promote or resume refused (exit 1); callers match on `code`. */
-export class GateCommandError extends Error {
-  constructor(
-    readonly code: 'GATE_HELD' | 'GATE_NOT_RUNNING' | 'GATE_NOT_HELD' | 'GATE_NO_DEPLOYMENT',
-    message: string,
-  ) {
-    super(message);
-    this.name = 'GateCommandError';
-  }
-}
+export class GateCommandError extends PacksyncError<'GATE_HELD' | 'GATE_NOT_RUNNING' | 'GATE_NOT_HELD' | 'GATE_NO_DEPLOYMENT'> {}
 
 interface GateCommandOptions extends CommonOptions {
   reason?: string;

@@ -1,3 +1,5 @@
+import { PacksyncError } from '../util/errors.js';
+
 /** What a command may touch of the process; injected so commands run in-process in tests. */
 export interface CliIo {
   stdout: (s: string) => void;
@@ -68,10 +70,8 @@ async function askOnTerminal(question: string): Promise<string | null> {
 }
 
 /** A usage error: names the flag or argument; exits 1 like every other error (design §4a). */
-export class UsageError extends Error {
-  readonly code = 'USAGE';
+export class UsageError extends PacksyncError<'USAGE'> {
   constructor(message: string) {
-    super(message);
-    this.name = 'UsageError';
+    super('USAGE', message);
   }
 }

@@ -1,5 +1,5 @@
 import { Command, CommanderError } from 'commander';
-import { errorCode, errorMessage } from '../apply/errors.js';
+import { errorCode, errorMessage } from '../util/errors.js';
 import { registerApplyCommand } from './apply-command.js';
 import { registerDemoCommand } from './demo-command.js';
 import { registerExportCommand } from './export-command.js';

@@ -8,6 +8,7 @@ import { KINDS } from '../manifests/model.js';
 import type { Kind } from '../manifests/model.js';
 import { didYouMean, suggestion } from '../manifests/suggest.js';
 import { UsageError } from './io.js';
+import { PacksyncError } from '../util/errors.js';
 
 /** The `metadata.name` pattern of every schema in `schemas/v1`: a new key must be writable in a manifest. */
 const MANIFEST_NAME = /^[a-z0-9]([-a-z0-9.]*[a-z0-9])?$/;
@@ -22,11 +23,9 @@ export interface StateKey {
 }
 
 /** A key that is well formed but names nothing in the state, or names something that must not exist. */
-export class StateKeyError extends Error {
-  readonly code = 'STATE_KEY';
+export class StateKeyError extends PacksyncError<'STATE_KEY'> {
   constructor(message: string) {
-    super(message);
-    this.name = 'StateKeyError';
+    super('STATE_KEY', message);
   }
 }
 

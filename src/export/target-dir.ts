@@ -4,10 +4,13 @@
  */
 import { readdir, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { PacksyncError } from '../util/errors.js';
 
 /** Thrown before any API call or write; the CLI prints it with its code and exits 1. */
-export class TargetDirError extends Error {
-  readonly code = 'EXPORT_TARGET';
+export class TargetDirError extends PacksyncError<'EXPORT_TARGET'> {
+  constructor(message: string) {
+    super('EXPORT_TARGET', message);
+  }
 }
 
 /** Entries that do not make a directory "non-empty": a fresh clone of an empty repository is the usual target. */

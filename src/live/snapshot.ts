@@ -11,6 +11,7 @@ import type { DeploymentManifest, DesiredModel } from '../manifests/model.js';
 import { NameIndex } from '../plan/resolve.js';
 import { mapLimit } from '../util/map-limit.js';
 import type { LiveFlow, LiveState, WaveLiveRead } from './types.js';
+import { errorCode, errorMessage } from '../util/errors.js';
 
 export interface SnapshotOptions {
   concurrency?: number;
@@ -190,8 +191,8 @@ async function readWaveLive(
       out[t.deploymentId] = { ok: true, data: await api.getWaveLive(t.waveId, signal) };
     } catch (e) {
       if (signal.signal?.aborted) throw e;
-      const code = (e as { code?: unknown }).code;
-      out[t.deploymentId] = { ok: false, error: { code: typeof code === 'string' ? code : 'GATE_READ_FAILED', message: e instanceof Error ? e.message : String(e) } };
+      const code = errorCode(e);
+      out[t.deploymentId] = { ok: false, error: { code: code === 'INTERNAL' ? 'GATE_READ_FAILED' : code, message: errorMessage(e) } };
     }
   });
   return out;

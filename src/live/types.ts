@@ -14,9 +14,10 @@ import type {
   V1TenantViewModel,
   V1WaveLiveDataViewModel,
 } from '../api/wire-types.js';
+import type { ErrorCode } from '../util/errors.js';
 
 /** One wave live read for a promotion gate: its data, or why it failed (never a verdict). */
-export type WaveLiveRead = { ok: true; data: V1WaveLiveDataViewModel } | { ok: false; error: { code: string; message: string } };
+export type WaveLiveRead = { ok: true; data: V1WaveLiveDataViewModel } | { ok: false; error: { code: ErrorCode; message: string } };
 
 export interface LiveFlow extends V1FlowViewModel {
   /** Present when details were read (owned or name-matched flows). */

@@ -11,6 +11,7 @@ import { promotionRules } from '../manifests/promotion-values.js';
 import type { PlanContext } from './context.js';
 import { evaluateGate } from './promotion.js';
 import type { Change, FieldChange, GateStateChange } from './types.js';
+import type { ErrorCode } from '../util/errors.js';
 
 /** The parts of a deployment's planned object the gate may add to. */
 export interface GateTarget {
@@ -24,7 +25,7 @@ export interface GateTarget {
  * `toWave` beyond the flow's wave count is a plan error at the value's position. Only known when
  * the flow exists live (a new flow's patch group waves cannot be listed before it is created).
  */
-export function promotionTargetError(ctx: PlanContext, m: DeploymentManifest, flowId: string | undefined): { code: string; message: string } | undefined {
+export function promotionTargetError(ctx: PlanContext, m: DeploymentManifest, flowId: string | undefined): { code: ErrorCode; message: string } | undefined {
   const toWave = m.spec.promotion?.toWave;
   const waves = flowId ? ctx.flowsById.get(flowId)?.details?.waves.length : undefined;
   if (toWave === undefined || waves === undefined || toWave <= waves) return undefined;
@@ -32,7 +33,7 @@ export function promotionTargetError(ctx: PlanContext, m: DeploymentManifest, fl
 }
 
 /** Adds the gate's actions to `t`; returns an object error when the live read failed. */
-export function planGate(ctx: PlanContext, key: string, m: DeploymentManifest, live: V1DeploymentViewModel, entry: InventoryEntry, t: GateTarget): { code: string; message: string } | undefined {
+export function planGate(ctx: PlanContext, key: string, m: DeploymentManifest, live: V1DeploymentViewModel, entry: InventoryEntry, t: GateTarget): { code: ErrorCode; message: string } | undefined {
   const spec = m.spec.promotion;
   if (!spec || (m.spec.state ?? 'running') !== 'running') return undefined;
   const now = ctx.live.serviceTime ? new Date(ctx.live.serviceTime) : ctx.now;

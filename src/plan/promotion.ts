@@ -8,6 +8,7 @@ import type { GateHold, GateLogEntry, PromotionRecord } from '../apply/inventory
 import type { V1DeploymentViewModel, V1TenantViewModel, V1WaveViewModel } from '../api/wire-types.js';
 import type { WaveLiveRead } from '../live/types.js';
 import type { PromotionRules } from '../manifests/promotion-values.js';
+import type { ErrorCode } from '../util/errors.js';
 
 export type GateVerdict = 'Pass' | 'Fail' | 'Inconclusive';
 export type GateAction = 'skip-wave' | 'stop' | 'hold' | 'none';
@@ -52,7 +53,7 @@ export interface GateReport {
   /** Service time when judging again may change the verdict (end of soak, deadline). */
   nextCheckAt?: string;
   /** The live read failed: an error of the pass. */
-  readError?: { code: string; message: string };
+  readError?: { code: ErrorCode; message: string };
   /** The newest promote or resume a person ran (from the state), for status and events. */
   lastCommand?: GateLogEntry;
 }
@@ -98,7 +99,7 @@ export function evaluateGate(g: GateInput): GateEvaluation {
   const withClock = (report: GateReport): GateEvaluation => (clock ? { report, clock } : { report });
 
   if (!g.read || !g.read.ok) {
-    const readError = g.read && !g.read.ok ? g.read.error : { code: 'GATE_READ_MISSING', message: 'the wave live data was not read' };
+    const readError: { code: ErrorCode; message: string } = g.read && !g.read.ok ? g.read.error : { code: 'GATE_READ_MISSING', message: 'the wave live data was not read' };
     const reason = `the live data of wave ${wave} could not be read (${readError.code}); no verdict this pass`;
     return withClock({ ...base, action: 'none', soakElapsedMs, since: record.since, devices: 0, successRate: null, tenants: [], reason, line: `${head}: ${soakText}; ${reason}`, readError });
   }

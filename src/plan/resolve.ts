@@ -4,22 +4,20 @@
  * lists the candidates, never a guess.
  */
 const UUID_RE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+import { PacksyncError } from '../util/errors.js';
 
 export function isUuid(s: string): boolean {
   return UUID_RE.test(s);
 }
 
-export class ResolveError extends Error {
-  readonly code: 'REF_UNKNOWN' | 'REF_AMBIGUOUS';
+export class ResolveError extends PacksyncError<'REF_UNKNOWN' | 'REF_AMBIGUOUS'> {
   /**
    * Dotted manifest path of the field that named the reference (`spec.catalog.app`), so the plan
    * can point at that field's line and column instead of the document's start.
    */
   readonly field: string | undefined;
   constructor(code: 'REF_UNKNOWN' | 'REF_AMBIGUOUS', message: string, field?: string) {
-    super(message);
-    this.name = 'ResolveError';
-    this.code = code;
+    super(code, message);
     this.field = field;
   }
 }

@@ -7,6 +7,7 @@ import type { ImportQuery } from '../api/operations.js';
 import type { GateHold, GateLogEntry, InventoryEntry, PromotionRecord } from '../apply/inventory-types.js';
 import type { GateReport } from './promotion.js';
 import type { Kind } from '../manifests/model.js';
+import type { ErrorCode } from '../util/errors.js';
 
 export const PLAN_VERSION = 1;
 
@@ -44,7 +45,7 @@ export interface ObjectPlan {
   fields: FieldChange[];
   /** Ids of the actions that carry this object's change. */
   actions: string[];
-  error?: { code: string; message: string };
+  error?: { code: ErrorCode; message: string };
   /** Manifest position, when the object comes from a manifest. */
   source?: { file: string; line: number; column: number };
   /** A rename detected this pass: the state key this object was known under (design §4). */

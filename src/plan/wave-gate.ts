@@ -7,6 +7,7 @@
 import type { V1DeploymentViewModel } from '../api/wire-types.js';
 import type { DeploymentManifest } from '../manifests/model.js';
 import type { PlanContext } from './context.js';
+import type { ErrorCode } from '../util/errors.js';
 
 /**
  * How many waves the live flow has: from its details, else from a live deployment of it. Undefined
@@ -27,7 +28,7 @@ export function waveGateError(
   m: DeploymentManifest,
   flowId: string | undefined,
   live: V1DeploymentViewModel | undefined,
-): { code: string; message: string } | undefined {
+): { code: ErrorCode; message: string } | undefined {
   const gate = m.spec.wave;
   if (gate === undefined) return undefined;
   const count = liveWaveCount(ctx, flowId, live);

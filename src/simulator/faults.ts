@@ -7,6 +7,7 @@
  * test can fail one kind of read while the rest of a pass goes through.
  */
 import { seededRandom } from './random.js';
+import { PacksyncError } from '../util/errors.js';
 
 export interface FaultSpec {
   '5xx': number;
@@ -20,8 +21,10 @@ export interface FaultSpec {
 
 export const NO_FAULTS: FaultSpec = { '5xx': 0, '429': 0, reset: 0, latencyMs: 0, slow: 0 };
 
-export class FaultSpecError extends Error {
-  readonly code = 'SIM_BAD_FAULT_SPEC';
+export class FaultSpecError extends PacksyncError<'SIM_BAD_FAULT_SPEC'> {
+  constructor(message: string) {
+    super('SIM_BAD_FAULT_SPEC', message);
+  }
 }
 
 function rate(key: string, v: unknown): number {

@@ -1,6 +1,6 @@
 /**
  * The agent with promotion gates, as a real process: the soak clock survives a SIGKILL between two
- * passes, and the gate shows in /status (rollouts), /metrics and events.
+ * passes, and the gate shows in /status (gates, and promotion on the rollout), /metrics and events.
  */
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -23,7 +23,7 @@ interface Rollout {
   tenants: { name: string; verdict: string }[];
   line: string;
 }
-type StatusWithRollouts = AgentStatusView & { rollouts: Rollout[] };
+type StatusWithRollouts = AgentStatusView & { gates: Rollout[] };
 
 let sim: TestSim;
 let agent: RunningAgent | null = null;
@@ -41,7 +41,7 @@ afterEach(async () => {
   await sim.close();
 });
 
-const rollout = async (a: RunningAgent): Promise<Rollout | undefined> => ((await a.status()) as StatusWithRollouts).rollouts.find((r) => r.deployment === KEY);
+const rollout = async (a: RunningAgent): Promise<Rollout | undefined> => ((await a.status()) as StatusWithRollouts).gates.find((r) => r.deployment === KEY);
 
 describe('agent with promotion gates', () => {
   it('keeps the soak clock across a SIGKILL between two passes, then promotes and reports it', async () => {
@@ -71,7 +71,7 @@ describe('agent with promotion gates', () => {
     await sim.advance(2.5 * HOUR);
     const promoted = (await second.reconcile()) as StatusWithRollouts;
     expect((await sim.state()).deployments[0]).toMatchObject({ status: 'Running', currentWave: 2 });
-    expect(promoted.rollouts.find((r) => r.deployment === KEY)).toMatchObject({ wave: 1, verdict: 'Pass', tenants: [{ name: 'Contoso', verdict: 'Pass' }] });
+    expect(promoted.gates.find((r) => r.deployment === KEY)).toMatchObject({ wave: 1, verdict: 'Pass', tenants: [{ name: 'Contoso', verdict: 'Pass' }] });
     expect(promoted.events.filter((e) => e.reason === 'WaveAdvanced' && e.object === KEY).map((e) => e.message)).toEqual([expect.stringMatching(/^wave 1 → 2 of 3: soaked;/)]);
     expect(await second.counter('packsync_gate_actions_total', { action: 'skip-wave' })).toBe(1);
     expect(await second.counter('packsync_gate_verdict', { deployment: KEY, verdict: 'Pass' })).toBe(1);

@@ -60,7 +60,7 @@ function bigStatus(n: number): AgentStatus {
     name: `app-${i}`,
     outcome: i % 7 === 0 ? ('failed' as const) : ('unchanged' as const),
     reasons: [],
-    ...(i % 7 === 0 ? { error: { code: 'HTTP_409', message: 'the service refused the change because another one is running' }, source: { file: 'deployments/app.yaml', line: i, column: 3 } } : {}),
+    ...(i % 7 === 0 ? { error: { code: 'API_CONFLICT', message: 'the service refused the change because another one is running' }, source: { file: 'deployments/app.yaml', line: i, column: 3 } } : {}),
   }));
   for (let i = 0; i < 60; i++) s.events.push({ time: now, lastTimestamp: now, count: 3, type: 'Warning', severity: 'error', reason: 'ApplyFailed', object: `Deployment/app-${i}`, message: 'HTTP_409: the service refused the change because another one is running', revision: 'a'.repeat(40) });
   for (let i = 0; i < 120; i++) s.history.push({ revision: 'b'.repeat(40), trigger: 'interval', startedAt: now, durationMs: 1234, result: 'Failed', counts: {}, writes: 3, message: '3 object(s) failed; first: Deployment/app-1: HTTP_409 the service refused the change' });
@@ -79,7 +79,7 @@ describe('status page rendering', () => {
 
   it('escapes everything it prints', () => {
     const s = bigStatus(1);
-    s.objects[0]!.error = { code: 'X', message: MARKUP };
+    s.objects[0]!.error = { code: 'INTERNAL', message: MARKUP };
     s.rollouts[0]!.app = `"><script>alert(1)</script>`;
     s.problems = [{ file: `a<b>.yaml`, line: 1, column: 2, pointer: '', rule: 'r', message: `'&"` , severity: 'error' }];
     const html = renderStatusPage({ status: s, ready: false });
@@ -121,7 +121,9 @@ describe.skipIf(!haveChromium)('status page in headless Chromium', () => {
     sidecar = await startSidecar({ host: '127.0.0.1', port: 0, metrics, status, ready: () => agent.ready(), trigger: (r) => agent.trigger(r), webhookSecret: SECRET, trackedRef: null, logger: pino({ level: 'silent' }) });
     agent.trigger('startup');
     await agent.idle();
-    // A second pass sees the deployment where the first one left it (wave 2 of 3).
+    // Devices report over the virtual hours after a wave becomes current (design §6): let three
+    // pass, then a second pass sees the deployment where the first one left it (wave 2 of 3).
+    await sim.advance(3 * 3600);
     agent.trigger('manual');
     await agent.idle();
     const { chromium } = await import('playwright-core');

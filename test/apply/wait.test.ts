@@ -5,7 +5,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createApiClient } from '../../src/api/client.js';
 import type { ApiClient } from '../../src/api/client.js';
-import { errorCode } from '../../src/apply/errors.js';
+import { errorCode } from '../../src/util/errors.js';
 import { DEFAULT_WAIT, waitForPackage } from '../../src/apply/wait.js';
 import { fixtureId } from '../../src/simulator/fixture-ids.js';
 import { startTestSimulator } from '../support/sim.js';

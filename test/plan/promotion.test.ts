@@ -138,9 +138,9 @@ describe('evaluateGate', () => {
   });
 
   it('a failed read is no verdict; a held deployment is not judged', () => {
-    const err = evaluateGate(input({ read: { ok: false, error: { code: 'API_SERVER_ERROR', message: 'x' } } })).report;
+    const err = evaluateGate(input({ read: { ok: false, error: { code: 'API_UNAVAILABLE', message: 'x' } } })).report;
     expect(err.verdict).toBeUndefined();
-    expect(err).toMatchObject({ action: 'none', readError: { code: 'API_SERVER_ERROR' } });
+    expect(err).toMatchObject({ action: 'none', readError: { code: 'API_UNAVAILABLE' } });
     const held = evaluateGate(input({ hold: { at: at(2).toISOString(), deploymentId: 'd1', wave: 2, reason: 'Fabrikam: 40.0% failed > 10.0% over 100 devices', stopped: true } })).report;
     expect(held).toMatchObject({ action: 'none' });
     expect(held.verdict).toBeUndefined();

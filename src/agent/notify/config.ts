@@ -8,6 +8,7 @@ import { dirname, resolve } from 'node:path';
 import { parse } from 'yaml';
 import { EVENT_REASONS } from '../events.js';
 import type { EventReason, Severity } from '../events.js';
+import { PacksyncError } from '../../util/errors.js';
 
 export const PROVIDER_TYPES = ['teams', 'slack', 'webhook', 'github', 'gitlab', 'azuredevops'] as const;
 export type ProviderType = (typeof PROVIDER_TYPES)[number];
@@ -39,8 +40,10 @@ export interface NotificationConfig {
   alerts: Alert[];
 }
 
-export class NotifyConfigError extends Error {
-  readonly code = 'USAGE';
+export class NotifyConfigError extends PacksyncError<'USAGE'> {
+  constructor(message: string) {
+    super('USAGE', message);
+  }
 }
 
 /** A glob over `Kind/name` as a whole-string regular expression. */

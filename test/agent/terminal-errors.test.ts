@@ -1,0 +1,74 @@
+/**
+ * Failures are classified once (design §1): a rejected API key is terminal, so the agent stalls
+ * with a clear status and schedules no retry; an unavailable service is transient, so it backs off
+ * and retries. Regression: the loop used to back off on every failure alike, API_UNAUTHORIZED
+ * included.
+ */
+import { afterEach, describe, expect, it } from 'vitest';
+import { freePort } from '../support/git.js';
+import { writeRepo } from '../support/manifests.js';
+import { tempDir } from '../support/repo.js';
+import { startTestSimulator } from '../support/sim.js';
+import type { TestSim } from '../support/sim.js';
+import { spawnCli } from '../support/spawn-cli.js';
+import type { Spawned } from '../support/spawn-cli.js';
+
+interface Status {
+  passes: number;
+  nextPassAt: string | null;
+  conditions: { type: string; status: string; reason: string; message: string }[];
+  history: { result: string }[];
+}
+
+let sim: TestSim | undefined;
+let agent: Spawned | undefined;
+afterEach(async () => {
+  agent?.child.kill('SIGTERM');
+  await agent?.done;
+  await sim?.close();
+});
+
+async function failedPass(base: string): Promise<Status> {
+  const end = Date.now() + 20_000;
+  for (;;) {
+    const s = (await fetch(`${base}/status`).then((r) => r.json(), () => null)) as Status | null;
+    if (s && s.history[0]?.result === 'Failed') return s;
+    if (Date.now() > end) throw new Error(`no failed pass; status: ${JSON.stringify(s)}`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
+/** Starts the simulator, lets `prepare` set it up, then the agent with the key `keyOf` picks. */
+async function startAgent(keyOf: (sim: TestSim) => string, prepare?: (sim: TestSim) => Promise<unknown>): Promise<string> {
+  const s = await startTestSimulator();
+  sim = s;
+  await prepare?.(s);
+  const port = await freePort();
+  agent = spawnCli(['run', '--source', await writeRepo(), '--interval', '1h', '--listen', `127.0.0.1:${port}`, '--log-level', 'silent'], {
+    PACKSYNC_API_URL: s.url,
+    PACKSYNC_API_KEY: keyOf(s),
+    PACKSYNC_STATE_DIR: await tempDir('packsync-terminal-'),
+  });
+  return `http://127.0.0.1:${port}`;
+}
+
+describe('failure classes in the agent loop', () => {
+  it('a rejected API key stalls the agent with TerminalError and schedules no retry', async () => {
+    const base = await startAgent(() => 'not-the-key');
+    const s = await failedPass(base);
+    const stalled = s.conditions.find((c) => c.type === 'Stalled');
+    expect(stalled).toMatchObject({ status: 'True', reason: 'TerminalError' });
+    expect(stalled?.message).toMatch(/^API_UNAUTHORIZED: /);
+    expect(stalled?.message).not.toContain('not-the-key');
+    expect(s.nextPassAt).toBeNull();
+  });
+
+  it('an unavailable service is transient: the agent backs off and has a retry scheduled', async () => {
+    // The key is right: only the injected 5xx answers fail the pass.
+    const base = await startAgent((x) => x.key, (x) => x.admin('PUT', '/_sim/faults', { '5xx': 1 }));
+    const s = await failedPass(base);
+    expect(s.conditions.find((c) => c.type === 'Stalled')).toMatchObject({ status: 'False', reason: 'RetryScheduled' });
+    expect(s.nextPassAt).not.toBeNull();
+    expect(Date.parse(s.nextPassAt ?? '') - Date.now()).toBeLessThan(10 * 60_000);
+  });
+});
