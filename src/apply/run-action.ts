@@ -7,7 +7,7 @@ import type { PacksyncApi } from '../api/operations.js';
 import type { Intent, InventoryEntry } from './inventory-types.js';
 import type { InventoryStore } from './inventory-store.js';
 import type { IdRef, PlanAction } from '../plan/types.js';
-import { scopeOfPackage } from '../plan/context.js';
+import { scopeOfPackage } from '../live/identity.js';
 import { errorCode } from '../util/errors.js';
 import { ApplyError } from './errors.js';
 import { waitForPackage, waitForUpload } from './wait.js';

@@ -16,7 +16,7 @@ import type { FlowFlagName, V1PackageDetailsViewModel, V1PackageViewModel, V1Tas
 import type { LiveState } from '../live/types.js';
 import { API_VERSION } from '../manifests/model.js';
 import type { Kind } from '../manifests/model.js';
-import { packageNaturalKey } from '../plan/context.js';
+import { packageNaturalKey } from '../live/identity.js';
 import { ownedBy, uniqueNamer } from './owned.js';
 import { NotExportable, catalogSpec, customSpec } from './package-spec.js';
 

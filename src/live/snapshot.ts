@@ -8,7 +8,7 @@ import { collectAll } from '../api/paging.js';
 import type { PagingQuery as PagingQueryLike, V1DeploymentViewModel, V1PackageDetailsViewModel } from '../api/wire-types.js';
 import type { Inventory } from '../apply/inventory-types.js';
 import type { DeploymentManifest, DesiredModel } from '../manifests/model.js';
-import { NameIndex } from '../plan/resolve.js';
+import { NameIndex } from './resolve.js';
 import { mapLimit } from '../util/map-limit.js';
 import type { LiveFlow, LiveState, WaveLiveRead } from './types.js';
 import { errorCode, errorMessage } from '../util/errors.js';

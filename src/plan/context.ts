@@ -13,7 +13,8 @@ import type { Intent, Inventory, InventoryEntry } from '../apply/inventory-types
 import type { Kind, SourcePosition } from '../manifests/model.js';
 import type { LiveFlow, LiveState } from '../live/types.js';
 import type { GateReport } from './promotion.js';
-import { NameIndex } from './resolve.js';
+import { NameIndex } from '../live/resolve.js';
+import { packageNaturalKey } from '../live/identity.js';
 import type { Change, IdRef, ObjectPlan, PlanAction, PlanOptions, PlanScope } from './types.js';
 
 type DistributiveOmit<T, K extends PropertyKey> = T extends unknown ? Omit<T, K> : never;
@@ -257,21 +258,6 @@ export class PlanContext {
   timestamp(): string {
     return (this.stamp ??= this.now.toISOString());
   }
-}
-
-/** Catalog packages are the same package when app and version match; custom ones by name and version. */
-/**
- * How a live package is recognised. A catalog package is its app, version and installer scope:
- * machine- and user-scope imports of one version are different packages (regression: without the
- * scope, a lost import answer adopted the sibling scope's package).
- */
-export function packageNaturalKey(p: Pick<V1PackageViewModel, 'isCustom' | 'appId' | 'productName' | 'productVersion' | 'machineScope' | 'userScope'>): string {
-  return p.isCustom ? `custom|${p.productName}|${p.productVersion}` : `catalog|${p.appId ?? ''}|${p.productVersion}|${scopeOfPackage(p)}`;
-}
-
-/** The V1InstallerScope number a live package was imported with (1 machine, 2 user, 4 both). */
-export function scopeOfPackage(p: Pick<V1PackageViewModel, 'machineScope' | 'userScope'>): number {
-  return p.machineScope && p.userScope ? 4 : p.userScope ? 2 : 1;
 }
 
 export function idOf(ref: IdRef | null): string | undefined {

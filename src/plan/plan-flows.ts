@@ -9,7 +9,8 @@ import { positionOf } from '../manifests/positions.js';
 import type { LiveFlow } from '../live/types.js';
 import type { PlanContext } from './context.js';
 import { diffFields, hashValue } from './hash.js';
-import { ResolveError } from './resolve.js';
+import { decideUnowned, oldest } from './ownership.js';
+import { ResolveError } from '../live/resolve.js';
 import type { IdRef } from './types.js';
 
 interface FlowTarget {
@@ -75,14 +76,10 @@ function planFlowEntry(ctx: PlanContext, m: FlowManifest): { from: string; actio
       break;
     }
   }
-  const intent = ctx.intent(key);
-  const fresh = intent ? oldest(sameName.filter((f) => !intent.knownIds.includes(f.id))) : undefined;
-  if (fresh || (!entry && ctx.options.adopt && sameName.length > 0)) {
-    const found = fresh ?? oldest(sameName);
-    if (found) {
-      adoptFlow(ctx, m, key, found, record, fresh !== undefined);
-      return moved;
-    }
+  const unowned = decideUnowned(ctx, key, sameName, oldest, entry !== undefined);
+  if (unowned.kind === 'intent' || unowned.kind === 'adopt') {
+    adoptFlow(ctx, m, key, unowned.live, record, unowned.kind === 'intent');
+    return moved;
   }
   if (entry && liveNow) {
     if (entry.specHash === specHash) {
@@ -123,10 +120,10 @@ function planFlowEntry(ctx: PlanContext, m: FlowManifest): { from: string; actio
     ctx.flowRefs.set(m.metadata.name, { ref: { key }, readyAfter: create, blockedBy: null, isNew: true, replaces: deleteAfter });
     return moved;
   }
-  if (!entry && sameName.length > 0) {
+  if (unowned.kind === 'conflict') {
     ctx.object('Flow', m.metadata.name, 'conflict', {
       source: m.source,
-      reasons: [`a flow named "${name}" exists live but is not owned by packsync (${sameName.map((f) => f.id).join(', ')}); run apply with --adopt to take it over`],
+      reasons: [`a flow named "${name}" exists live but is not owned by packsync (${unowned.ids.join(', ')}); run apply with --adopt to take it over`],
     }, key);
     ctx.flowRefs.set(m.metadata.name, { ref: null, readyAfter: null, blockedBy: `${key} is in conflict`, isNew: false });
     return moved;
@@ -246,8 +243,4 @@ function flagNames(v: unknown): string[] {
   return Object.entries(FLOW_FLAGS)
     .filter(([, bit]) => (mask & bit) !== 0)
     .map(([n]) => n);
-}
-
-function oldest(list: LiveFlow[]): LiveFlow | undefined {
-  return [...list].sort((a, b) => (a.created < b.created ? -1 : a.created > b.created ? 1 : 0))[0];
 }

@@ -8,10 +8,11 @@ import type { ImportQuery } from '../api/operations.js';
 import type { InventoryEntry } from '../apply/inventory-types.js';
 import type { PackageManifest } from '../manifests/model.js';
 import { positionOf } from '../manifests/positions.js';
-import { packageNaturalKey } from './context.js';
+import { packageNaturalKey } from '../live/identity.js';
 import type { PlanContext, RefState } from './context.js';
 import { diffFields, hashValue } from './hash.js';
-import { ResolveError } from './resolve.js';
+import { decideUnowned, newest } from './ownership.js';
+import { ResolveError } from '../live/resolve.js';
 import type { ObjectPlan } from './types.js';
 
 interface CatalogTarget {
@@ -83,10 +84,9 @@ function planPackageEntry(
   const specHash = record.specHash;
   const live = entry ? ctx.packagesById.get(entry.id) : undefined;
   // A pending intent means a create may have taken effect before a crash: find it before anything else.
-  const intent = ctx.intent(key);
-  const fresh = intent ? newest(matches.filter((p) => !intent.knownIds.includes(p.id))) : undefined;
-  if (fresh) {
-    adopt(ctx, m, key, fresh, record, true);
+  const unowned = decideUnowned(ctx, key, matches, newest, entry !== undefined);
+  if (unowned.kind === 'intent' || unowned.kind === 'adopt') {
+    adopt(ctx, m, key, unowned.live, record, unowned.kind === 'intent');
     return;
   }
 
@@ -122,21 +122,13 @@ function planPackageEntry(
     }
   } else if (entry && !live && ctx.live.read.packages) {
     reasons.push(`live package ${entry.id} not found (removed outside packsync); creating it again`);
-  } else if (!entry) {
-    const adoptable = ctx.options.adopt ? newest(matches) : undefined;
-    if (adoptable) {
-      adopt(ctx, m, key, adoptable, record, false);
-      return;
-    }
-    if (matches.length > 0) {
-      const ids = matches.map((p) => p.id).join(', ');
-      ctx.object('Package', m.metadata.name, 'conflict', {
-        source: m.source,
-        reasons: [`exists live but is not owned by packsync (${ids}); run apply with --adopt to take it over`],
-      }, key);
-      ctx.packageRefs.set(m.metadata.name, { ref: null, readyAfter: null, blockedBy: `${key} is in conflict`, isNew: false });
-      return;
-    }
+  } else if (unowned.kind === 'conflict') {
+    ctx.object('Package', m.metadata.name, 'conflict', {
+      source: m.source,
+      reasons: [`exists live but is not owned by packsync (${unowned.ids.join(', ')}); run apply with --adopt to take it over`],
+    }, key);
+    ctx.packageRefs.set(m.metadata.name, { ref: null, readyAfter: null, blockedBy: `${key} is in conflict`, isNew: false });
+    return;
   }
   const knownIds = matches.map((p) => p.id);
   const actions: string[] = [...first];
@@ -332,9 +324,6 @@ function naturalKeyOf(t: CatalogTarget | CustomTarget): string {
     : packageNaturalKey({ isCustom: true, appId: null, productName: t.body.name, productVersion: t.body.version ?? '', machineScope: true, userScope: false });
 }
 
-function newest(list: V1PackageViewModel[]): V1PackageViewModel | undefined {
-  return [...list].sort((a, b) => (a.created < b.created ? 1 : a.created > b.created ? -1 : 0))[0];
-}
 
 /** A superseded package can be reused while it exists live and did not fail processing. */
 function usable(p: V1PackageViewModel | undefined): boolean {

@@ -2,13 +2,13 @@
  * Tenant uploads: one manual upload per (tenant, live package id). A failed task is retried; a
  * new live package version is uploaded again.
  */
-import type { V1TaskViewModel } from '../api/wire-types.js';
 import type { TenantUploadManifest } from '../manifests/model.js';
 import { positionOf } from '../manifests/positions.js';
 import { idOf } from './context.js';
 import type { PlanContext } from './context.js';
 import { hashValue } from './hash.js';
-import { ResolveError } from './resolve.js';
+import { newest } from './ownership.js';
+import { ResolveError } from '../live/resolve.js';
 
 export function planTenantUpload(ctx: PlanContext, m: TenantUploadManifest): void {
   const name = m.metadata.name;
@@ -99,8 +99,4 @@ export function planTenantUpload(ctx: PlanContext, m: TenantUploadManifest): voi
     record,
   });
   ctx.object('TenantUpload', name, entry ? 'update' : 'create', { source: m.source, reasons, actions: [up] }, key);
-}
-
-function newest(list: V1TaskViewModel[]): V1TaskViewModel | undefined {
-  return [...list].sort((a, b) => (a.created < b.created ? 1 : a.created > b.created ? -1 : 0))[0];
 }

@@ -153,7 +153,7 @@ describe('faults', () => {
    * manifests of one app version that differ in installer scope were not told apart. When the
    * answer to one import was lost and the sibling's import had taken effect first, the lookup
    * adopted the sibling: both manifests pointed at one live package and the flow got it twice.
-   * The natural key now includes the scope (src/plan/context.ts `packageNaturalKey`). Reproduced
+   * The natural key now includes the scope (src/live/identity.ts `packageNaturalKey`). Reproduced
    * deterministically here (the lost answer is staged by wrapping the client).
    */
   it('keeps machine- and user-scope packages of one version apart after a lost import answer (regression)', async () => {
