@@ -34,6 +34,8 @@ export interface AgentOptions {
   stateDir: string;
   planOptions: PlanOptions;
   concurrency?: number;
+  /** Most live-state reads in flight (`--read-concurrency`). */
+  readConcurrency?: number;
   wait?: Partial<WaitOptions>;
   logger: Logger;
   metrics: AgentMetrics;
@@ -217,6 +219,7 @@ export class Agent {
         stateDir: this.o.stateDir,
         planOptions: driftHold.length > 0 ? { ...this.o.planOptions, driftHold } : this.o.planOptions,
         revision,
+        ...(this.o.readConcurrency ? { readConcurrency: this.o.readConcurrency } : {}),
         apply: true,
         applyOptions: {
           ...(this.o.concurrency ? { concurrency: this.o.concurrency } : {}),
