@@ -35,6 +35,8 @@ export interface AgentOptions {
   stateDir: string;
   planOptions: PlanOptions;
   concurrency?: number;
+  /** Most live-state reads in flight (`--read-concurrency`). */
+  readConcurrency?: number;
   wait?: Partial<WaitOptions>;
   logger: Logger;
   metrics: AgentMetrics;
@@ -224,6 +226,7 @@ export class Agent {
         stateDir: this.o.stateDir,
         planOptions: driftHold.length > 0 ? { ...this.o.planOptions, driftHold } : this.o.planOptions,
         revision,
+        ...(this.o.readConcurrency ? { readConcurrency: this.o.readConcurrency } : {}),
         apply: true,
         applyOptions: {
           ...(this.o.concurrency ? { concurrency: this.o.concurrency } : {}),

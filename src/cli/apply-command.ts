@@ -44,6 +44,7 @@ export function registerApplyCommand(program: Command, io: CliIo): void {
     const target = resolve(io.cwd, path);
     const saved = await readSavedPlan(target);
     const concurrency = positiveInt(opts.concurrency, '--concurrency', 1);
+    const readConcurrency = positiveInt(opts.readConcurrency ?? '8', '--read-concurrency', 1);
     const waitTimeoutMs = positiveInt(opts.waitTimeout, '--wait-timeout', 1) * 1000;
     const rt = await buildRuntime(opts, io);
     const text = opts.output === 'text';
@@ -70,9 +71,9 @@ export function registerApplyCommand(program: Command, io: CliIo): void {
       if (saved) {
         plan = saved.plan;
         if (text) io.stdout(formatPlanText(plan, { color: useColor(opts, io) }));
-        result = await applySavedPlan(saved, rt.api, rt.stateDir, applyOptions);
+        result = await applySavedPlan(saved, rt.api, rt.stateDir, applyOptions, readConcurrency);
       } else {
-        const planned = await planPass({ path: target, api: rt.api, stateDir: rt.stateDir, planOptions: planOptionsFrom(opts) });
+        const planned = await planPass({ path: target, api: rt.api, stateDir: rt.stateDir, planOptions: planOptionsFrom(opts), readConcurrency });
         if (planned.kind === 'invalid') {
           io.stderr(problemLines(planned.problems));
           io.setExitCode(1);

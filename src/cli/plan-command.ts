@@ -18,7 +18,6 @@ interface PlanCommandOptions extends CommonOptions, PlanFlags {
   output: 'text' | 'json' | 'markdown';
   detailedExitcode?: boolean;
   out?: string;
-  readConcurrency: string;
 }
 
 export function registerPlanCommand(program: Command, io: CliIo): void {
@@ -28,8 +27,7 @@ export function registerPlanCommand(program: Command, io: CliIo): void {
     .argument('[path]', 'manifest directory or file', '.')
     .addOption(new Option('-o, --output <format>', 'output format').choices(['text', 'json', 'markdown']).default('text'))
     .option('--detailed-exitcode', 'exit 0 when there is nothing to do, 2 when there are changes or reported drift, 1 on any error')
-    .option('--out <file>', 'save the plan so `packsync apply FILE` executes exactly it')
-    .option('--read-concurrency <n>', 'most live-state reads in flight', '8');
+    .option('--out <file>', 'save the plan so `packsync apply FILE` executes exactly it');
   addPlanFlags(cmd);
   addCommonOptions(cmd);
   cmd.action(async (path: string, opts: PlanCommandOptions) => {
@@ -40,7 +38,7 @@ export function registerPlanCommand(program: Command, io: CliIo): void {
         api: rt.api,
         stateDir: rt.stateDir,
         planOptions: planOptionsFrom(opts),
-        readConcurrency: positiveInt(opts.readConcurrency, '--read-concurrency', 1),
+        readConcurrency: positiveInt(opts.readConcurrency ?? '8', '--read-concurrency', 1),
       });
       if (out.kind === 'invalid') {
         // A PR bot posting the JSON or markdown gets the problems, never an empty document.

@@ -105,6 +105,7 @@ export function registerRunCommand(program: Command, io: CliIo): void {
     const intervalMs = f.interval ? parseDuration(f.interval, '--interval') : undefined;
     const listen = f.listen ? parseListen(f.listen) : undefined;
     const concurrency = positiveInt(f.concurrency, '--concurrency', 1);
+    const readConcurrency = positiveInt(f.readConcurrency ?? '8', '--read-concurrency', 1);
     const metrics = createMetrics();
     const rt = await buildRuntime(f, io, secrets, {
       onRequest: (e) => {
@@ -162,6 +163,7 @@ export function registerRunCommand(program: Command, io: CliIo): void {
       stateDir: rt.stateDir,
       planOptions: planOptionsFrom({ ...f, drift: f.drift ?? 'report' }),
       concurrency,
+      readConcurrency,
       logger,
       metrics,
       status,

@@ -24,7 +24,8 @@ export function registerSimulatorCommand(program: Command, io: CliIo): void {
     .description('run the API simulator (all 38 operations, state machines, faults, journal)')
     .option('--host <host>', 'address to listen on', '127.0.0.1')
     .option('--port <port>', 'port to listen on (0 = any free port)', '4010')
-    .option('--api-key <key>', 'an account key (repeat for several isolated accounts)', (v: string, prev: string[]) => [...prev, v], [])
+    // The parsed default stays [] (the first --api-key replaces sim-key instead of joining it); help shows the real one.
+    .addOption(new Option('--api-key <key>', 'an account key (repeat for several isolated accounts)').argParser((v: string, prev: string[]) => [...prev, v]).default([], 'sim-key'))
     .addOption(new Option('--fleet <size>', 'fixtures to load').choices(['none', 'small', 'large']).default('small'))
     .option('--seed <n>', 'fixture and fault seed', '1')
     .option('--latency <ms>', 'added to every /v1 request')

@@ -1,7 +1,7 @@
 import type { Command } from 'commander';
 import { Option } from 'commander';
 import { isAbsolute, relative, resolve } from 'node:path';
-import { loadManifests } from '../manifests/load.js';
+import { loadRepository } from '../manifests/load.js';
 import type { LoadResult } from '../manifests/load.js';
 import type { Problem } from '../manifests/model.js';
 import type { CliIo } from './io.js';
@@ -11,19 +11,24 @@ interface ValidateOptions {
   output: 'text' | 'json' | 'github';
 }
 
-/** `packsync validate [PATH]`: exit 0 when valid, 1 when any error; needs no API access. */
+/**
+ * `packsync validate [PATH...]`: exit 0 when valid, 1 when any error; needs no API access. The
+ * given files and folders are reported; references resolve against their whole repository.
+ */
 export function registerValidateCommand(program: Command, io: CliIo): void {
   program
     .command('validate')
     .description('check the manifests (YAML syntax, JSON Schema, references, content) without calling the API')
-    .argument('[path]', 'manifest directory or file', '.')
+    .argument('[paths...]', 'manifest files and directories; references resolve against their repository root (the nearest folder with .git or .packsyncignore)', ['.'])
     .addOption(new Option('-o, --output <format>', 'output format').choices(['text', 'json', 'github']).default('text'))
-    .action(async (path: string, opts: ValidateOptions) => {
-      const abs = resolve(io.cwd, path);
-      const loaded = await loadManifests(abs);
-      // Paths relative to the working directory, so editors and terminals can open FILE:LINE:COL.
-      const problems = loaded.problems.map((p) => ({ ...p, file: shown(io.cwd, abs, p.file) }));
-      const files = loaded.files.map((f) => shown(io.cwd, abs, f));
+    .action(async (paths: string[], opts: ValidateOptions) => {
+      // Paths relative to the working directory, in problems and in the messages that name another
+      // file alike, so editors and terminals can open FILE:LINE:COL.
+      const loaded = await loadRepository(
+        paths.map((p) => resolve(io.cwd, p)),
+        { display: (abs) => shown(io.cwd, abs) },
+      );
+      const { problems, files } = loaded;
       const valid = !problems.some((p) => p.severity === 'error');
       if (opts.output === 'json') {
         io.stdout(JSON.stringify({ valid, problems, files, documents: loaded.documents }, null, 2));
@@ -32,7 +37,7 @@ export function registerValidateCommand(program: Command, io: CliIo): void {
         for (const p of problems) io.stdout(githubAnnotation(p));
         if (valid) io.stdout(summary(loaded));
       } else if (!valid) {
-        io.stderr(problemLines(problems));
+        io.stderr(problemLines(problems, 'validate'));
       } else {
         if (problems.length > 0) io.stderr(problems.map((p) => `${p.file}:${p.line}:${p.column}: warning: ${p.message}`).join('\n'));
         io.stdout(summary(loaded));
@@ -41,9 +46,7 @@ export function registerValidateCommand(program: Command, io: CliIo): void {
     });
 }
 
-/** The loader reports files relative to the directory it loaded (or, for one file, as given). */
-function shown(cwd: string, loaded: string, file: string): string {
-  const abs = isAbsolute(file) ? file : resolve(loaded, file);
+function shown(cwd: string, abs: string): string {
   const rel = relative(cwd, abs);
   if (rel === '') return '.';
   return rel.startsWith('..') || isAbsolute(rel) ? abs : rel;

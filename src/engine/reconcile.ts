@@ -96,9 +96,10 @@ export async function applySavedPlan(
   api: PacksyncApi,
   stateDir: string,
   options: ApplyOptions = {},
+  readConcurrency?: number,
 ): Promise<ApplyResult | undefined> {
   const store = await InventoryStore.open(stateDir);
-  const snap = await readLiveState(api, saved.desired, store.inventory);
+  const snap = await readLiveState(api, saved.desired, store.inventory, readConcurrency ? { concurrency: readConcurrency } : {});
   const live = liveDigest(snap.live);
   const inventory = hashValue(store.inventory);
   const moved = [live !== saved.plan.digests.live ? 'the live state' : '', inventory !== saved.plan.digests.inventory ? 'the inventory' : ''].filter(Boolean);

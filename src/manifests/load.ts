@@ -5,7 +5,7 @@
  * at all).
  */
 import { readFile, realpath, stat } from 'node:fs/promises';
-import { dirname, resolve } from 'node:path';
+import { dirname, join, relative, resolve, sep } from 'node:path';
 import { isInside } from '../api/content-files.js';
 import { mapLimit } from '../util/map-limit.js';
 import { API_VERSION, KINDS } from './model.js';
@@ -27,7 +27,7 @@ import { decodeManifest } from './encoding.js';
 import { unsafeIntegers } from './numbers.js';
 import { fieldPositions } from './positions.js';
 import { displayPath, toPointer, valueAt } from './paths.js';
-import { listYamlFiles } from './walk.js';
+import { listYamlFiles, walkSkips } from './walk.js';
 import { parseYamlFile } from './yaml-source.js';
 import type { ParsedDocument, ParsedFile } from './yaml-source.js';
 
@@ -60,39 +60,148 @@ export async function loadManifests(path: string, opts: LoadOptions = {}): Promi
   if (!st) return { desired: null, problems: [at(path, 'file.not-found', `${path} does not exist`)], files: [], documents: 0 };
   const single = !st.isDirectory();
   const root = single ? dirname(abs) : abs;
-  const rootReal = await realpath(root);
   const rels = single ? [path] : await listYamlFiles(root, { followSymlinks: opts.followSymlinks ?? false });
+  const sources = rels.map((rel) => ({ file: rel, abs: single ? abs : resolve(root, rel), reported: true }));
+  return loadSources(root, sources, opts, single ? { contentFilter: false } : { contentFilter: true, none: path });
+}
+
+export interface RepositoryLoadOptions extends LoadOptions {
+  /** How a file is named in problems and messages (default: relative to the repository root). */
+  display?: (abs: string) => string;
+}
+
+export interface RepositoryLoadResult extends LoadResult {
+  /** The repository root the names were resolved against. */
+  root: string;
+}
+
+async function exists(p: string): Promise<boolean> {
+  return stat(p).then(
+    () => true,
+    () => false,
+  );
+}
+
+/** The deepest folder holding all of `dirs` (absolute). */
+export function commonParent(dirs: readonly string[]): string {
+  let common = dirs[0] ?? resolve('.');
+  for (const d of dirs.slice(1)) {
+    while (!isInside(common, d)) common = dirname(common);
+  }
+  return common;
+}
+
+/**
+ * The repository a folder belongs to: the nearest folder, from `dir` upwards, holding `.git` or
+ * `.packsyncignore`; else `dir` itself. A folder that repository does not walk (listed in its
+ * `.packsyncignore`, hidden) is a repository of its own, as each of `examples/invalid/*` is.
+ */
+export async function repositoryRoot(dir: string): Promise<string> {
+  for (let d = dir; ; d = dirname(d)) {
+    if ((await exists(join(d, '.git'))) || (await exists(join(d, '.packsyncignore')))) {
+      return d !== dir && (await walkSkips(d, relative(d, dir))) ? dir : d;
+    }
+    if (dirname(d) === d) return dir;
+  }
+}
+
+/**
+ * `validate PATH...`: the given files and folders are checked and reported, and every manifest of
+ * their repository (see `repositoryRoot`) is read too, so a single file resolves its references,
+ * and a name defined twice is found, whichever files were given. Problems of the files that were
+ * not given are not reported; `desired`, `files` and `documents` cover the given files only.
+ */
+export async function loadRepository(paths: readonly string[], opts: RepositoryLoadOptions = {}): Promise<RepositoryLoadResult> {
+  const given = await Promise.all(
+    (paths.length > 0 ? paths : ['.']).map(async (p) => {
+      const abs = resolve(p);
+      return { abs, st: await stat(abs).catch(() => undefined) };
+    }),
+  );
+  const existing = given.filter((g) => g.st !== undefined);
+  const dirs = existing.map((g) => (g.st!.isDirectory() ? g.abs : dirname(g.abs)));
+  const root = await repositoryRoot(commonParent(dirs.length > 0 ? dirs : given.map((g) => dirname(g.abs))));
+  const display = opts.display ?? ((abs: string): string => relative(root, abs).split(sep).join('/'));
+  const missing = given.filter((g) => g.st === undefined).map((g) => at(display(g.abs), 'file.not-found', `${display(g.abs)} does not exist`));
+  if (existing.length === 0) return { desired: null, problems: missing, files: [], documents: 0, root };
+
+  const followSymlinks = opts.followSymlinks ?? false;
+  const walked = (await listYamlFiles(root, { followSymlinks })).map((rel) => resolve(root, rel));
+  const reported = new Set<string>();
+  const extra: string[] = [];
+  for (const g of existing) {
+    if (!g.st!.isDirectory()) {
+      reported.add(g.abs);
+      extra.push(g.abs);
+    } else if (g.abs !== root && (await walkSkips(root, relative(root, g.abs)))) {
+      // A folder the repository does not walk, named on purpose: its files are read as given.
+      for (const rel of await listYamlFiles(g.abs, { followSymlinks })) {
+        const abs = resolve(g.abs, rel);
+        reported.add(abs);
+        extra.push(abs);
+      }
+    } else {
+      for (const abs of walked) if (isInside(g.abs, abs)) reported.add(abs);
+    }
+  }
+  const all = [...new Set([...walked, ...extra])].sort(compare);
+  const sources = all.map((abs) => ({ file: display(abs), abs, reported: reported.has(abs) }));
+  const none = existing.map((g) => display(g.abs)).join(', ');
+  const loaded = await loadSources(root, sources, opts, { contentFilter: true, none });
+  return { ...loaded, problems: sortProblems([...missing, ...loaded.problems]), root };
+}
+
+interface Source {
+  /** How the file is named in problems. */
+  file: string;
+  abs: string;
+  /** Its problems, documents and objects are part of the result (else it only lends its names). */
+  reported: boolean;
+}
+
+async function loadSources(root: string, sources: readonly Source[], opts: LoadOptions, how: { contentFilter: boolean; none?: string }): Promise<LoadResult> {
+  const rootReal = await realpath(root);
   const maxBytes = opts.maxFileBytes ?? DEFAULT_MAX_FILE_BYTES;
+  const reported = new Set(sources.filter((s) => s.reported).map((s) => s.file));
 
   const problems: Problem[] = [];
+  // Names a file that could not be read or parsed may define: references to them are held back.
+  const held = { all: false, kinds: new Set<string>(), names: new Set<string>() };
   let parsed: ParsedFile[] = [];
   // Reads overlap (the disk and the page cache answer faster in parallel: validate-5k sat idle half
   // the time awaiting one file after another); decoding and parsing stay in order.
-  const read = await mapLimit(rels, 16, async (rel): Promise<{ rel: string; bytes?: Buffer; problem?: Problem }> => {
-    const file = single ? abs : resolve(root, rel);
+  const read = await mapLimit(sources, 16, async ({ file, abs }): Promise<{ rel: string; bytes?: Buffer; problem?: Problem }> => {
     try {
-      const size = (await stat(file)).size;
-      if (size > maxBytes) return { rel, problem: at(rel, 'file.too-large', `${size} bytes is more than the ${maxBytes} a manifest file may have`) };
-      return { rel, bytes: await readFile(file) };
+      const size = (await stat(abs)).size;
+      if (size > maxBytes) return { rel: file, problem: at(file, 'file.too-large', `${size} bytes is more than the ${maxBytes} a manifest file may have`) };
+      return { rel: file, bytes: await readFile(abs) };
     } catch (e) {
-      return { rel, problem: at(rel, 'file.unreadable', `cannot read this file (${(e as NodeJS.ErrnoException).code ?? String(e)})`) };
+      return { rel: file, problem: at(file, 'file.unreadable', `cannot read this file (${(e as NodeJS.ErrnoException).code ?? String(e)})`) };
     }
   });
   for (const { rel, bytes, problem } of read) {
     if (problem || !bytes) {
       if (problem) problems.push(problem);
+      held.all = true;
       continue;
     }
     const decoded = decodeManifest(bytes);
     if (!decoded.ok) {
       problems.push({ file: rel, line: decoded.line, column: decoded.column, pointer: '', rule: 'file.encoding', message: decoded.message, severity: 'error' });
+      held.all = true;
       continue;
     }
     parsed.push(parseYamlFile(rel, decoded.text));
   }
-  if (!single) parsed = withoutContentFiles(parsed, root);
-  if (!single && parsed.length === 0 && problems.length === 0) {
-    problems.push(at(path, 'manifest.none', `no *.yaml or *.yml files under ${path}`, 'warning'));
+  if (how.contentFilter) {
+    const absOf = new Map(sources.map((s) => [s.file, s.abs]));
+    parsed = withoutContentFiles(parsed, root, (f) => absOf.get(f) ?? resolve(root, f));
+  }
+  // Files that only lend their names come first, so a name defined twice is reported on a given file.
+  parsed = [...parsed.filter((f) => !reported.has(f.file)), ...parsed.filter((f) => reported.has(f.file))];
+  const shown = parsed.filter((f) => reported.has(f.file));
+  if (how.none !== undefined && shown.length === 0 && problems.length === 0) {
+    problems.push(at(how.none, 'manifest.none', `no *.yaml or *.yml files under ${how.none}`, 'warning'));
   }
 
   const records: DocRecord[] = [];
@@ -100,12 +209,18 @@ export async function loadManifests(path: string, opts: LoadOptions = {}): Promi
   // Kubernetes YAML next to the manifests (deploy/, a Helm chart): not packsync's, said once.
   const foreign: { file: string; line: number; column: number; what: string }[] = [];
   for (const f of parsed) {
+    const isShown = reported.has(f.file);
     problems.push(...f.problems);
+    for (const b of f.broken) {
+      if (b.kind === undefined) held.all = true;
+      else if (b.name === undefined) held.kinds.add(b.kind);
+      else held.names.add(`${b.kind}/${b.name}`);
+    }
     for (const d of f.documents) {
-      documents++;
+      if (isShown) documents++;
       const checked = checkDocument(d);
       if (checked.foreign) {
-        foreign.push(checked.foreign);
+        if (isShown) foreign.push(checked.foreign);
         continue;
       }
       problems.push(...checked.problems);
@@ -116,15 +231,19 @@ export async function loadManifests(path: string, opts: LoadOptions = {}): Promi
     const f = foreign[0]!;
     problems.push({ file: f.file, line: f.line, column: f.column, pointer: '/apiVersion', rule: 'manifest.foreign', message: `skipped ${foreign.length} document(s) whose apiVersion is not ${API_VERSION.split('/')[0]!}/… (first: ${f.what}): not packsync manifests`, severity: 'warning' });
   }
-  const rules = await checkRules(records, root, rootReal);
+  // The YAML error is the one to fix: a reference to a name its file may define is not reported too.
+  const heldBack = (kind: Kind, name: string): boolean => held.all || held.kinds.has(kind) || held.names.has(`${kind}/${name}`);
+  const rules = await checkRules(records, root, rootReal, heldBack);
   problems.push(...rules.problems);
 
-  const sorted = sortProblems(problems);
-  const files = parsed.map((f) => f.file);
+  const known = new Set(sources.map((s) => s.file));
+  const sorted = sortProblems(problems.filter((p) => reported.has(p.file) || !known.has(p.file)));
+  const files = shown.map((f) => f.file);
   if (sorted.some((p) => p.severity === 'error')) return { desired: null, problems: sorted, files, documents };
 
   const desired: DesiredModel = { root, packages: [], flows: [], deployments: [], tenantUploads: [] };
   for (const r of records) {
+    if (!reported.has(r.doc.file)) continue;
     const positions = fieldPositions(r.doc, r.kind, r.data);
     const base = { apiVersion: API_VERSION, kind: r.kind, metadata: r.data.metadata, spec: r.data.spec, source: { file: r.doc.file, ...r.doc.start } };
     const m = positions ? { ...base, positions } : base;
@@ -146,7 +265,7 @@ export async function loadManifests(path: string, opts: LoadOptions = {}): Promi
  * YAML files inside a custom package's content directory are package content (a config file
  * shipped with the installer), not manifests.
  */
-function withoutContentFiles(files: ParsedFile[], root: string): ParsedFile[] {
+function withoutContentFiles(files: ParsedFile[], root: string, absOf: (file: string) => string): ParsedFile[] {
   const dirs: { dir: string; declaredIn: string }[] = [];
   for (const f of files) {
     for (const d of f.documents) {
@@ -159,7 +278,7 @@ function withoutContentFiles(files: ParsedFile[], root: string): ParsedFile[] {
     }
   }
   if (dirs.length === 0) return files;
-  return files.filter((f) => !dirs.some((d) => d.declaredIn !== f.file && isInside(d.dir, resolve(root, f.file))));
+  return files.filter((f) => !dirs.some((d) => d.declaredIn !== f.file && isInside(d.dir, absOf(f.file))));
 }
 
 function isPlainObject(v: unknown): v is Record<string, unknown> {
@@ -230,6 +349,11 @@ function compare(a: string, b: string): number {
   return a < b ? -1 : a > b ? 1 : 0;
 }
 
+/** A file that cannot be read or parsed comes first: its other problems may follow from it. */
+function parseLevel(p: Problem): number {
+  return p.rule.startsWith('yaml.') || p.rule.startsWith('file.') ? 0 : 1;
+}
+
 export function sortProblems(problems: readonly Problem[]): Problem[] {
   const seen = new Set<string>();
   const out: Problem[] = [];
@@ -239,5 +363,5 @@ export function sortProblems(problems: readonly Problem[]): Problem[] {
     seen.add(key);
     out.push(p);
   }
-  return out.sort((a, b) => compare(a.file, b.file) || a.line - b.line || a.column - b.column || compare(a.rule, b.rule) || compare(a.message, b.message));
+  return out.sort((a, b) => parseLevel(a) - parseLevel(b) || compare(a.file, b.file) || a.line - b.line || a.column - b.column || compare(a.rule, b.rule) || compare(a.message, b.message));
 }

@@ -41,7 +41,11 @@ function str(data: unknown, segments: readonly Segment[]): string | undefined {
   return typeof v === 'string' ? v : undefined;
 }
 
-export async function checkRules(records: readonly DocRecord[], root: string, rootReal: string): Promise<RuleResult> {
+/**
+ * `heldBack(kind, name)`: the name may be defined in a file that failed to parse, so a reference to
+ * it is not reported as unresolved (the YAML error is).
+ */
+export async function checkRules(records: readonly DocRecord[], root: string, rootReal: string, heldBack?: (kind: Kind, name: string) => boolean): Promise<RuleResult> {
   const problems: Problem[] = [];
   const names = new Map<Kind, Map<string, DocRecord>>();
   for (const r of records) {
@@ -63,7 +67,7 @@ export async function checkRules(records: readonly DocRecord[], root: string, ro
     const value = str(r.data, segments);
     if (value === undefined || value === '') return;
     const known = names.get(target) ?? new Map<string, DocRecord>();
-    if (known.has(value)) return;
+    if (known.has(value) || heldBack?.(target, value)) return;
     const guess = didYouMean(value, known.keys());
     const list = [...known.keys()].sort();
     const hint = guess

@@ -54,6 +54,18 @@ export async function listYamlFiles(root: string, opts: WalkOptions): Promise<st
 }
 
 /**
+ * True when the walk from `root` never reaches `rel` (a relative path below it): a hidden or
+ * `node_modules` folder on the way, or a `.packsyncignore` entry at the root covering it.
+ */
+export async function walkSkips(root: string, rel: string): Promise<boolean> {
+  const parts = rel.split(/[\\/]/).filter((p) => p !== '' && p !== '.');
+  if (parts.some(skipped)) return true;
+  const path = parts.join('/');
+  const ignored = await readIgnore(root);
+  return ignored.some((p) => path === p || path.startsWith(`${p}/`));
+}
+
+/**
  * `.packsyncignore` at the root: one relative path per line (a folder or a file, `#` comments),
  * skipped by the walk. Plain prefixes, not globs: what a repository keeps beside its manifests
  * (test fixtures, `examples/invalid/`) is a handful of folders.

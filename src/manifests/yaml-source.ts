@@ -2,7 +2,7 @@
  * YAML with positions: every document of a file is parsed with a LineCounter so any JSON pointer
  * into it can be turned back into the 1-based line and column a person sees in an editor.
  */
-import { Composer, LineCounter, Parser, isAlias, isMap, isScalar, isSeq } from 'yaml';
+import { CST, Composer, LineCounter, Parser, isAlias, isMap, isScalar, isSeq } from 'yaml';
 import type { Document, Node, Pair, ParsedNode, YAMLError } from 'yaml';
 import type { Problem } from './model.js';
 import { flowTooDeep, MAX_DEPTH, tokensTooDeep } from './nesting.js';
@@ -37,12 +37,19 @@ export interface ParsedFile {
   file: string;
   documents: ParsedDocument[];
   problems: Problem[];
+  /**
+   * What the documents that failed to parse may define, as far as can be read before the error:
+   * `kind` and `name` when they were readable. A reference to such a name is not reported as
+   * unresolved (the YAML error is the one to fix). `unknown`: the file failed as a whole, or a
+   * broken document's kind or name could not be read, and it mentions packsync.
+   */
+  broken: { kind?: string; name?: string }[];
 }
 
 export function parseYamlFile(file: string, text: string): ParsedFile {
   const tooDeep = (p: Position): ParsedFile => {
     const message = `collections nested more than ${MAX_DEPTH} deep: the file is not read any further`;
-    return { file, documents: [], problems: [{ ...problemBase(file, p), rule: 'yaml.too-deep', message, severity: 'error' }] };
+    return { file, documents: [], problems: [{ ...problemBase(file, p), rule: 'yaml.too-deep', message, severity: 'error' }], broken: mentionsPacksync(text) ? [{}] : [] };
   };
   const deepFlow = flowTooDeep(text);
   if (deepFlow >= 0) {
@@ -64,9 +71,11 @@ export function parseYamlFile(file: string, text: string): ParsedFile {
   if (docs.length > MAX_DOCUMENTS) {
     const extra = docs[MAX_DOCUMENTS]!;
     const message = `more than ${MAX_DOCUMENTS} documents in one file: split it into several files`;
-    return { file, documents: [], problems: [{ ...problemBase(file, pos(extra.range[0])), rule: 'file.too-many-documents', message, severity: 'error' }] };
+    return { file, documents: [], problems: [{ ...problemBase(file, pos(extra.range[0])), rule: 'file.too-many-documents', message, severity: 'error' }], broken: mentionsPacksync(text) ? [{}] : [] };
   }
+  const quoted = quotedScalars(tokens);
   const problems: Problem[] = [];
+  const broken: ParsedFile['broken'] = [];
   const documents: ParsedDocument[] = [];
   // A file with no documents composes to an empty list.
   const list: Document.Parsed[] = docs;
@@ -77,11 +86,15 @@ export function parseYamlFile(file: string, text: string): ParsedFile {
       const line = pos(e.pos[0]).line;
       if (lines.has(line)) continue;
       lines.add(line);
-      problems.push(yamlProblem(file, e, text, pos, 'error'));
+      problems.push(yamlProblem(file, e, text, pos, 'error', quoted));
+    }
+    if (doc.errors.length > 0) {
+      const what = brokenDocument(doc, text);
+      if (what) broken.push(what);
     }
     // A custom tag (`!evil`, `!!binary` outside the core schema) would be read as a plain value
     // whose meaning the author had in mind elsewhere: manifests are plain YAML, so it is an error.
-    for (const w of doc.warnings) problems.push(w.code === 'TAG_RESOLVE_FAILED' ? customTag(file, w, pos) : yamlProblem(file, w, text, pos, 'warning'));
+    for (const w of doc.warnings) problems.push(w.code === 'TAG_RESOLVE_FAILED' ? customTag(file, w, pos) : yamlProblem(file, w, text, pos, 'warning', quoted));
     const contents = doc.contents;
     // A document holding only comments (or a trailing `---`) is not a manifest.
     if (contents === null || (isScalar(contents) && contents.value === null && doc.errors.length === 0)) return;
@@ -109,7 +122,52 @@ export function parseYamlFile(file: string, text: string): ParsedFile {
       },
     });
   });
-  return { file, documents, problems };
+  return { file, documents, problems, broken };
+}
+
+function mentionsPacksync(text: string): boolean {
+  return /packsync/i.test(text);
+}
+
+/**
+ * The kind and name of a document with YAML errors, read from what the parser could build before
+ * the error; undefined when the document is not a packsync one (a Helm template, another tool's
+ * file), so it holds back nothing.
+ */
+function brokenDocument(doc: Document.Parsed, text: string): { kind?: string; name?: string } | undefined {
+  const [from, , to] = doc.range;
+  if (!mentionsPacksync(text.slice(from, to))) return undefined;
+  let value: unknown;
+  try {
+    value = doc.toJS({ maxAliasCount: 1000 });
+  } catch {
+    return {};
+  }
+  if (value === null || typeof value !== 'object' || Array.isArray(value)) return {};
+  const v = value as { apiVersion?: unknown; kind?: unknown; metadata?: { name?: unknown } | null };
+  if (typeof v.apiVersion === 'string' && !/packsync/i.test(v.apiVersion)) return undefined;
+  const kind = typeof v.kind === 'string' ? v.kind : undefined;
+  const name = typeof v.metadata?.name === 'string' ? v.metadata.name : undefined;
+  return { ...(kind !== undefined ? { kind } : {}), ...(name !== undefined ? { name } : {}) };
+}
+
+/** Start and end offsets of every quoted scalar (keys and values, at any depth). */
+function quotedScalars(tokens: readonly CST.Token[]): { start: number; end: number; quote: string }[] {
+  const out: { start: number; end: number; quote: string }[] = [];
+  const add = (t: CST.Token | null | undefined): void => {
+    if (t && (t.type === 'double-quoted-scalar' || t.type === 'single-quoted-scalar')) {
+      out.push({ start: t.offset, end: t.offset + t.source.length, quote: t.source[0] ?? '' });
+    }
+  };
+  for (const token of tokens) {
+    if (token.type !== 'document') continue;
+    add(token.value);
+    CST.visit(token, (item) => {
+      add(item.key);
+      add(item.value);
+    });
+  }
+  return out;
 }
 
 /** Documents one file may hold (a limit against generated or hostile files; 5,000 is far past any hand-written file). */
@@ -124,9 +182,16 @@ function problemBase(file: string, p: Position): Pick<Problem, 'file' | 'line' |
   return { file, line: p.line, column: p.column, pointer: '' };
 }
 
-function yamlProblem(file: string, e: YAMLError, text: string, pos: (o: number) => Position, severity: Problem['severity']): Problem {
-  const at = pos(e.pos[0]);
+function yamlProblem(file: string, e: YAMLError, text: string, pos: (o: number) => Position, severity: Problem['severity'], quoted: ReturnType<typeof quotedScalars>): Problem {
+  // An unclosed quote runs to the end of the file, where the parser notices it: point at the quote
+  // that opens it instead (`version: "7.4.6` is reported where `"` is, not past the last line).
+  const quote = /^Missing closing (["'])quote/.exec(e.message)?.[1];
+  const opening = quote === undefined ? undefined : quoted.find((q) => q.quote === quote && q.start <= e.pos[0] && e.pos[0] <= q.end);
+  const at = pos(opening ? opening.start : e.pos[0]);
   const base = problemBase(file, at);
+  if (opening) {
+    return { ...base, rule: 'yaml.syntax', message: `YAML: Missing closing ${quote}quote for the string that starts here`, severity };
+  }
   if (e.code === 'DUPLICATE_KEY') {
     const key = keyAt(text, e.pos[0]);
     return { ...base, rule: 'yaml.duplicate-key', message: `duplicate key "${key}": a mapping cannot have the same key twice`, severity };

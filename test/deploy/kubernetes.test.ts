@@ -27,8 +27,18 @@ interface Container {
   args?: string[];
   securityContext?: Record<string, unknown>;
   resources?: { requests?: unknown; limits?: unknown };
-  livenessProbe?: unknown;
-  readinessProbe?: unknown;
+  livenessProbe?: Probe;
+  readinessProbe?: Probe;
+  ports?: { name?: string; containerPort: number }[];
+}
+
+interface Probe {
+  httpGet?: { path?: string; port?: string | number };
+  exec?: unknown;
+  tcpSocket?: unknown;
+  initialDelaySeconds?: number;
+  periodSeconds?: number;
+  failureThreshold?: number;
 }
 
 async function docs(): Promise<Doc[]> {
@@ -112,6 +122,68 @@ describe('deploy/kubernetes', () => {
         if (d.kind === 'Deployment' && c.image.includes('packsync')) {
           expect(c.livenessProbe, `${d.file}/${c.name}`).toMatchObject({ httpGet: { path: '/healthz' } });
           expect(c.readinessProbe, `${d.file}/${c.name}`).toMatchObject({ httpGet: { path: '/readyz' } });
+        }
+      }
+    }
+  });
+
+  it('probes readiness at /readyz and liveness at /healthz on the port --listen serves, never on sync health (design §4a)', async () => {
+    const program = buildProgram(io, '0.0.0');
+    // One listener serves them all: the probes, the webhook and the metrics.
+    const listenHelp = program.commands.find((c) => c.name() === 'run')!.options.find((o) => o.long === '--listen')!.description;
+    for (const path of ['/healthz', '/readyz', '/metrics', '/webhook']) expect(listenHelp).toContain(path);
+    let agents = 0;
+    for (const d of await docs()) {
+      if (d.kind !== 'Deployment') continue;
+      const pod = podSpec(d)!;
+      for (const c of pod.containers.filter((x) => x.image.includes('packsync') && x.args?.[0] === 'run')) {
+        agents++;
+        const where = `${d.file}/${c.name}`;
+        const listen = c.args!.find((a) => a.startsWith('--listen='));
+        expect(listen, where).toBeDefined();
+        const port = Number(listen!.split(':').pop());
+        const http = c.ports?.find((p) => p.name === 'http');
+        expect(http?.containerPort, `${where}: the http port is the --listen port`).toBe(port);
+        for (const [probe, path] of [[c.readinessProbe, '/readyz'], [c.livenessProbe, '/healthz']] as const) {
+          // An HTTP probe of exactly that path on that port: not /status, not an exec of a sync check.
+          expect(probe, where).toBeDefined();
+          expect(Object.keys(probe!).filter((k) => ['httpGet', 'exec', 'tcpSocket', 'grpc'].includes(k)), where).toEqual(['httpGet']);
+          expect(probe!.httpGet, where).toEqual({ path, port: 'http' });
+        }
+        // /readyz stays 200 through an invalid or failed pass; a probe never restarts the agent for
+        // one either (liveness is /healthz), and three failures are needed before the pod leaves.
+        expect(c.readinessProbe!.failureThreshold ?? 3, where).toBeGreaterThanOrEqual(3);
+        expect(c.livenessProbe!.httpGet!.path, where).not.toBe(c.readinessProbe!.httpGet!.path);
+        const scrape = (d.spec as { template: { metadata: { annotations?: Record<string, string> } } }).template.metadata.annotations?.['prometheus.io/port'];
+        if (scrape !== undefined) expect(Number(scrape), `${where}: metrics scraped on the --listen port`).toBe(port);
+      }
+    }
+    expect(agents).toBeGreaterThanOrEqual(2);
+  });
+
+  it('routes the Service (/webhook, /metrics) to the agents\' --listen port, which the readiness probe guards', async () => {
+    const all = await docs();
+    const services = all.filter((d) => d.kind === 'Service');
+    expect(services.length).toBeGreaterThanOrEqual(1);
+    for (const svc of services) {
+      const spec = svc.spec as { selector: Record<string, string>; ports: { name?: string; port: number; targetPort?: string | number }[]; publishNotReadyAddresses?: boolean };
+      // Readiness is truthful (§4a), so the Service need not publish not-ready pods to keep them.
+      expect(spec.publishNotReadyAddresses ?? false, svc.file).toBe(false);
+      const backends = all.filter((d) => {
+        if (d.kind !== 'Deployment') return false;
+        const labels = (d.spec as { template: { metadata: { labels: Record<string, string> } } }).template.metadata.labels;
+        return Object.entries(spec.selector).every(([k, v]) => labels[k] === v);
+      });
+      expect(backends.length, `${svc.file}: Service ${svc.metadata.name} selects the agents`).toBeGreaterThanOrEqual(1);
+      for (const d of backends) {
+        const agent = podSpec(d)!.containers.find((c) => c.args?.[0] === 'run')!;
+        const port = Number(agent.args!.find((a) => a.startsWith('--listen='))!.split(':').pop());
+        for (const p of spec.ports) {
+          const target = p.targetPort ?? p.port;
+          const resolved = typeof target === 'number' ? target : agent.ports?.find((cp) => cp.name === target)?.containerPort;
+          // Webhook deliveries and metrics scrapes go where the readiness probe looks: one port.
+          expect(resolved, `${svc.file}: ${svc.metadata.name}:${p.port} → ${d.file}`).toBe(port);
+          expect(target, `${d.file}: the readiness probe and the Service use the same named port`).toBe(agent.readinessProbe!.httpGet!.port);
         }
       }
     }

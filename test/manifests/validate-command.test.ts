@@ -52,7 +52,7 @@ describe('packsync validate', () => {
       'd.yaml:6:9: Deployment "d": spec.flow "f" does not name a Flow in this repository (there are no Flows)',
       'd.yaml:7:12: Deployment "d": spec.package "p" does not name a Package in this repository (there are no Packages)',
       'd.yaml:8:10: Deployment "d": spec.state must be one of pending, running, stopped (got "runing"; did you mean "running"?)',
-      '3 errors: nothing was applied.',
+      '3 errors: the manifests are not valid.',
       '',
     ]);
   });
