@@ -226,6 +226,7 @@ export class Agent {
         stateDir: this.o.stateDir,
         planOptions: driftHold.length > 0 ? { ...this.o.planOptions, driftHold } : this.o.planOptions,
         revision,
+        ...(src.signer ? { signer: src.signer } : {}),
         ...(this.o.readConcurrency ? { readConcurrency: this.o.readConcurrency } : {}),
         apply: true,
         applyOptions: {

@@ -25,6 +25,8 @@ export interface PlanPassInput {
   planOptions: PlanOptions;
   /** Git commit when the source is git; otherwise a digest of the desired set is used. */
   revision?: string | null;
+  /** The verified signer of `revision` (signature verification), named in the plan header. */
+  signer?: string;
   loadOptions?: LoadOptions;
   readConcurrency?: number;
   now?: () => Date;
@@ -70,6 +72,7 @@ export async function planPass(input: PlanPassInput): Promise<PlanPassOutput> {
   const scope = await planScope(input.path, desired.root);
   const p = computePlan({ desired, live: snap.live, inventory: store.inventory, options: input.planOptions, now: now(), revision, scope });
   p.reads = snap.reads;
+  if (input.signer) p.signer = input.signer;
   const warnings = loaded.problems.filter((x) => x.severity === 'warning');
   return { kind: 'planned', plan: p, desired, warnings, store, live: snap.live };
 }

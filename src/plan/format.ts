@@ -86,6 +86,8 @@ function byDependency<T extends { kind: string }>(objects: T[]): T[] {
 export function formatPlanText(plan: Plan, opts: { color?: boolean; verbose?: boolean } = {}): string {
   const paint = (c: Change, s: string): string => (opts.color && COLOUR[c] ? `\x1b[${COLOUR[c]}m${s}\x1b[0m` : s);
   const lines: string[] = [];
+  // The plan header names a verified revision's signer (design §5, signature verification).
+  if (plan.signer) lines.push(`Revision ${plan.revision ?? '(directory)'} signed by ${plan.signer}`, '');
   for (const e of plan.errors) lines.push(`Error: ${e}`);
   // An unchanged object with a reason (e.g. `live wave 3 is past the gate wave 2`) is shown too:
   // the reason is news, though nothing is written.
@@ -127,6 +129,7 @@ export const MARKDOWN_LIMIT = 60_000;
 export function formatPlanMarkdown(plan: Plan, opts: { commit?: string | null } = {}): string {
   const title = opts.commit ? ` for commit \`${opts.commit.slice(0, 12)}\`` : plan.revision ? ` for \`${plan.revision.slice(0, 19)}\`` : '';
   const out: string[] = [`### packsync plan${title}`, ''];
+  if (plan.signer) out.push(`Signed by ${md(plan.signer)}`, '');
   for (const e of plan.errors) out.push(`> **Error:** ${md(e)}`, '');
   out.push(`**${summaryLine(plan.summary)}**`, '');
   const changed = byDependency(plan.objects.filter((o) => o.change !== 'none' || o.reasons.length > 0));

@@ -170,6 +170,8 @@ export interface Plan {
   version: typeof PLAN_VERSION;
   /** Git commit or directory digest the desired set came from. */
   revision: string | null;
+  /** Who signed that revision, when the source was verified (`run --verify-mode`). */
+  signer?: string;
   generatedAt: string;
   options: PlanOptions;
   objects: ObjectPlan[];

@@ -240,6 +240,14 @@ describe('planner', () => {
     }
   });
 
+  it('the plan header names the signer of a verified revision (text and markdown), and nothing when unverified', () => {
+    const p = run(desired({ packages: [pkg('zip')] }), live());
+    expect(formatPlanText(p)).not.toMatch(/signed by/i);
+    p.signer = 'alice@example.com';
+    expect(formatPlanText(p).split('\n')[0]).toBe('Revision r1 signed by alice@example.com');
+    expect(formatPlanMarkdown(p)).toContain('Signed by alice@example.com');
+  });
+
   it('markdown: titled with the commit, the table folded in <details>, capped under 60,000 characters for 1,200 objects', () => {
     const names = Array.from({ length: 1200 }, (_, i) => `zip-${i}-with-a-long-enough-name-to-make-rows-wide`);
     const p = run(desired({ packages: names.map((n) => pkg(n)), flows: names.map((n) => flow(n)) }), live());
