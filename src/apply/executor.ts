@@ -7,7 +7,7 @@ import type { PacksyncApi } from '../api/operations.js';
 import type { Plan, PlanAction } from '../plan/types.js';
 import { errorCode, errorMessage } from './errors.js';
 import type { ApplyEvent } from './events.js';
-import type { InventoryStore } from './inventory-store.js';
+import type { InventoryStore } from '../state/inventory-store.js';
 import { OUTCOME_OF_CHANGE } from './outcomes.js';
 import type { Outcome } from './outcomes.js';
 import { runAction } from './run-action.js';

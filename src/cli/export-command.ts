@@ -1,7 +1,7 @@
 import type { Command } from 'commander';
 import { mkdir } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
-import { loadInventory } from '../apply/inventory-store.js';
+import { loadInventory } from '../state/inventory-store.js';
 import { exportManifests } from '../export/export-manifests.js';
 import type { ExportedFiles } from '../export/export-manifests.js';
 import { checkTargetDir, writeNewFile } from '../export/target-dir.js';

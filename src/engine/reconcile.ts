@@ -7,7 +7,7 @@ import type { PacksyncApi } from '../api/operations.js';
 import { applyPlan } from '../apply/executor.js';
 import type { ApplyOptions, ApplyResult } from '../apply/executor.js';
 import { ApplyError } from '../apply/errors.js';
-import { InventoryStore } from '../apply/inventory-store.js';
+import { InventoryStore } from '../state/inventory-store.js';
 import { readLiveState } from '../live/snapshot.js';
 import { loadManifests } from '../manifests/load.js';
 import type { LoadOptions } from '../manifests/load.js';

@@ -5,7 +5,7 @@
  */
 import type { Page, PacksyncApi } from '../api/operations.js';
 import type { PagingQuery as PagingQueryLike, V1PackageDetailsViewModel } from '../api/wire-types.js';
-import type { Inventory } from '../apply/inventory-types.js';
+import type { Inventory } from '../state/inventory-types.js';
 import type { DesiredModel } from '../manifests/model.js';
 import { NameIndex } from '../plan/resolve.js';
 import { mapLimit } from '../util/map-limit.js';

@@ -2,7 +2,7 @@
  * `plan(desired, live, inventory, options, now)`: pure. Data in, a versioned plan out; the clock is
  * an argument. An error in one object blocks only the objects that depend on it.
  */
-import type { Inventory } from '../apply/inventory-types.js';
+import type { Inventory } from '../state/inventory-types.js';
 import type { LiveState } from '../live/types.js';
 import type { DesiredModel, Kind } from '../manifests/model.js';
 import { PlanContext } from './context.js';

@@ -4,7 +4,7 @@
  */
 import type { V1FlowCreateViewModel, V1PackageCreateViewModel } from '../api/wire-types.js';
 import type { ImportQuery } from '../api/operations.js';
-import type { InventoryEntry } from '../apply/inventory-types.js';
+import type { InventoryEntry } from '../state/inventory-types.js';
 import type { Kind } from '../manifests/model.js';
 
 export const PLAN_VERSION = 1;
