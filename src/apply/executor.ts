@@ -65,7 +65,8 @@ export async function applyPlan(plan: Plan, api: PacksyncApi, store: InventorySt
     },
     ...(opts.signal ? { signal: opts.signal } : {}),
   };
-  const results = await runGraph(plan.actions, opts.concurrency ?? 4, anySignal(opts.signal, opts.stopSignal), async (a) => {
+  // A state store that can no longer write (remote lease lost) stops new actions like a shutdown.
+  const results = await runGraph(plan.actions, opts.concurrency ?? 4, anySignal(opts.signal, opts.stopSignal, store.stopSignal), async (a) => {
     const started = Date.now();
     emit({ type: 'action-start', key: a.key, actionId: a.id, op: a.op, description: a.description });
     await runAction(a, deps);

@@ -1,167 +1,238 @@
 /**
- * The inventory on disk (`<state-dir>/inventory.json`). Writes are atomic (temp file, fsync,
- * rename, fsync of the directory), so a process killed at any moment leaves either the old or the
- * new file, never a torn one.
+ * The inventory as the applier records it: an in-memory `Inventory` (what the planner reads) kept
+ * durable as a snapshot plus an append-only journal (format in `journal.ts`, bytes moved by a
+ * `StateBackend`: a directory or a blob container).
  *
- * Durability has two speeds. An intent is durable before `setIntent` returns: it is what makes a
- * create safe to lose. Every other change (the id after a create, a phase, a record, a removal) is
- * written with the next write, at most `lazyMs` later, and at the latest when the apply ends
- * (`flush`): losing it in a crash is recovered by the intent or by the live state on the next run,
- * and not waiting for an fsync per result let a large converge stop queueing on the disk
- * (bench converge-large: two fsynced rewrites per action dominated the run).
+ * Why a journal written by us, not SQLite or another embedded store: every change is one
+ * last-writer-wins assignment to one key, which a JSON line expresses exactly; it needs no native
+ * module (`npm ci` stays registry-only and fast), and the same format works unchanged on an Azure
+ * append blob, where a database file could not be shared.
+ *
+ * Cost per change is constant: a change is applied in memory and queued as one line; a single
+ * writer appends everything queued in one write. Durability has two speeds, as before: an intent
+ * is durable before `setIntent` resolves (it is what makes a lost create recoverable), and one
+ * fsync serves every intent that was waiting on it (group commit). Other changes go out with the
+ * next write, without waiting for a sync; a crash that loses them is recovered from the intent or
+ * the live state on the next run. The whole inventory is written only by compaction (snapshot,
+ * then empty the journal): at `close()` (end of an apply) and when the journal outgrows
+ * max(compactMinBytes, 2 × snapshot), so its cost is amortised over at least as many bytes of
+ * journal as it writes.
  */
-import { mkdir, open, readFile, rename, unlink } from 'node:fs/promises';
-import { join } from 'node:path';
-import { INVENTORY_VERSION, emptyInventory } from './inventory-types.js';
+import type { BackendStats, StateBackend } from './backend.js';
+import { DirectoryBackend } from './dir-backend.js';
 import type { Intent, Inventory, InventoryEntry } from './inventory-types.js';
+import { applyRecord, encodeSnapshot, loadState } from './journal.js';
+import type { JournalChange, LoadedState } from './journal.js';
+import { StateError } from './state-errors.js';
 
-export class InventoryError extends Error {
-  readonly code = 'INVENTORY_UNREADABLE';
-  constructor(message: string, options?: { cause?: unknown }) {
-    super(message, options);
-    this.name = 'InventoryError';
-  }
+export { InventoryError } from './state-errors.js';
+export { writeAtomic } from './dir-backend.js';
+
+/** Reads a state directory (snapshot + journal) without writing anything. */
+export async function loadInventory(stateDir: string): Promise<Inventory> {
+  return (await readBackend(new DirectoryBackend(stateDir))).inventory;
 }
 
-export async function loadInventory(stateDir: string): Promise<Inventory> {
-  const file = join(stateDir, 'inventory.json');
-  let text: string;
-  try {
-    text = await readFile(file, 'utf8');
-  } catch (e) {
-    if ((e as NodeJS.ErrnoException).code === 'ENOENT') return emptyInventory();
-    throw new InventoryError(`cannot read ${file}: ${(e as Error).message}`, { cause: e });
-  }
-  let data: unknown;
-  try {
-    data = JSON.parse(text);
-  } catch (e) {
-    throw new InventoryError(`${file} is not valid JSON (${(e as Error).message}); restore it from a backup or move it away to start over`, { cause: e });
-  }
-  const inv = data as Partial<Inventory>;
-  if (inv.version !== INVENTORY_VERSION || typeof inv.objects !== 'object' || inv.objects === null) {
-    throw new InventoryError(`${file} has an unknown format (version ${String(inv.version)}; this packsync reads version ${INVENTORY_VERSION})`);
-  }
-  return { version: INVENTORY_VERSION, objects: inv.objects, intents: inv.intents ?? {} };
+export async function readBackend(backend: StateBackend): Promise<LoadedState> {
+  const { snapshot, journal } = await backend.read();
+  return loadState(snapshot, journal, backend.names);
+}
+
+interface Waiter {
+  resolve: () => void;
+  reject: (e: Error) => void;
 }
 
 export class InventoryStore {
-  private chain: Promise<void> = Promise.resolve();
-  private dirty = false;
-  private lazyTimer: NodeJS.Timeout | null = null;
-  private lazyError: unknown = null;
-  /** Longest a non-intent change waits for its write. */
-  lazyMs = 50;
+  /** Journal size below which no compaction runs mid-apply. */
+  compactMinBytes = 16 * 1024 * 1024;
+  private seq: number;
+  private journalBytes: number;
+  private snapshotBytes: number;
+  private torn: boolean;
+  private pending: string[] = [];
+  private waiters: Waiter[] = [];
+  /** Waiters of the write in progress (rejected with it if it fails). */
+  private inFlight: Waiter[] = [];
+  /** Bytes appended since the last sync. */
+  private unsynced = false;
+  private writer: Promise<void> | null = null;
+  private scheduled = false;
+  private failure: Error | null = null;
+  private readonly stopper = new AbortController();
 
   private constructor(
-    readonly stateDir: string,
+    readonly backend: StateBackend,
     readonly inventory: Inventory,
-  ) {}
-
-  static async open(stateDir: string): Promise<InventoryStore> {
-    await mkdir(stateDir, { recursive: true, mode: 0o700 });
-    return new InventoryStore(stateDir, await loadInventory(stateDir));
+    loaded: LoadedState,
+  ) {
+    this.seq = loaded.seq;
+    this.journalBytes = loaded.journalBytes;
+    this.snapshotBytes = loaded.snapshotBytes;
+    this.torn = loaded.torn;
   }
 
-  /** Durable before it returns (the write carries every change made so far). */
-  async setIntent(intent: Intent): Promise<void> {
-    this.inventory.intents[intent.key] = intent;
-    await this.save();
+  static async open(stateDir: string): Promise<InventoryStore> {
+    return InventoryStore.openOn(new DirectoryBackend(stateDir));
+  }
+
+  static async openOn(backend: StateBackend): Promise<InventoryStore> {
+    const loaded = await readBackend(backend);
+    return new InventoryStore(backend, loaded.inventory, loaded);
+  }
+
+  /** Aborted when a write failed (e.g. the remote lease was lost): start no further action. */
+  get stopSignal(): AbortSignal {
+    return this.stopper.signal;
+  }
+
+  get stats(): BackendStats {
+    return this.backend.stats;
+  }
+
+  /** Durable before it resolves; one sync serves every intent queued with it. */
+  setIntent(intent: Intent): Promise<void> {
+    return this.record({ op: 'intent', intent }, true);
   }
 
   put(entry: InventoryEntry, resolveIntent = true): Promise<void> {
     const key = `${entry.kind}/${entry.name}`;
-    this.inventory.objects[key] = entry;
-    if (resolveIntent) delete this.inventory.intents[key];
-    return this.saveSoon();
+    return this.record({ op: 'object', key, entry, ...(resolveIntent ? { resolvesIntent: true as const } : {}) }, false);
   }
 
   patch(key: string, fields: Partial<InventoryEntry>): Promise<void> {
     const e = this.inventory.objects[key];
     if (!e) return Promise.resolve();
-    this.inventory.objects[key] = { ...e, ...fields };
-    return this.saveSoon();
+    return this.record({ op: 'object', key, entry: { ...e, ...fields } }, false);
   }
 
   remove(key: string): Promise<void> {
-    delete this.inventory.objects[key];
-    delete this.inventory.intents[key];
-    return this.saveSoon();
+    return this.record({ op: 'remove', key }, false);
   }
 
   clearIntent(key: string): Promise<void> {
     if (!(key in this.inventory.intents)) return Promise.resolve();
-    delete this.inventory.intents[key];
-    return this.saveSoon();
-  }
-
-  /** Schedules a write within `lazyMs`; a failure surfaces at the next `save`/`flush`. */
-  private saveSoon(): Promise<void> {
-    this.dirty = true;
-    if (this.lazyError !== null) {
-      const e = this.lazyError;
-      this.lazyError = null;
-      return Promise.reject(asError(e));
-    }
-    this.lazyTimer ??= setTimeout(() => {
-      this.lazyTimer = null;
-      this.save().catch((e: unknown) => {
-        this.lazyError = e;
-      });
-    }, this.lazyMs);
-    return Promise.resolve();
+    return this.record({ op: 'clear-intent', key }, false);
   }
 
   /** Makes every change so far durable. */
-  async flush(): Promise<void> {
-    if (this.lazyTimer) clearTimeout(this.lazyTimer);
-    this.lazyTimer = null;
-    await this.save();
-    if (this.lazyError !== null) {
-      const e = this.lazyError;
-      this.lazyError = null;
-      throw asError(e);
+  flush(): Promise<void> {
+    if (this.failure) return Promise.reject(this.failure);
+    if (!this.writer && !this.scheduled && this.pending.length === 0 && !this.unsynced) return Promise.resolve();
+    return new Promise((resolve, reject) => {
+      this.waiters.push({ resolve, reject });
+      this.schedule();
+    });
+  }
+
+  /**
+   * Ends a run: everything durable, the journal folded into a new snapshot (skipped when the run
+   * wrote nothing), handles released. The store can be written again afterwards.
+   */
+  async close(): Promise<void> {
+    if (this.failure) {
+      await this.backend.close().catch(() => undefined);
+      throw this.failure;
+    }
+    await this.flush();
+    if (this.journalBytes > 0 || this.torn) await this.exclusive(() => this.compact());
+    await this.backend.close();
+  }
+
+  private record(change: JournalChange, durable: boolean): Promise<void> {
+    if (this.failure) return Promise.reject(this.failure);
+    applyRecord(this.inventory, change);
+    this.pending.push(`${JSON.stringify({ seq: ++this.seq, ...change })}\n`);
+    if (!durable) {
+      this.schedule();
+      return Promise.resolve();
+    }
+    return new Promise((resolve, reject) => {
+      this.waiters.push({ resolve, reject });
+      this.schedule();
+    });
+  }
+
+  /** Starts the writer on the next turn, so changes made in the same turn share one write. */
+  private schedule(): void {
+    if (this.writer || this.scheduled) return;
+    this.scheduled = true;
+    setImmediate(() => {
+      this.scheduled = false;
+      if (!this.writer) void this.run(() => this.drain());
+    });
+  }
+
+  private run(fn: () => Promise<void>): Promise<void> {
+    this.writer = fn()
+      .catch((e: unknown) => this.fail(e))
+      .finally(() => {
+        this.writer = null;
+        if (!this.failure && (this.pending.length > 0 || this.waiters.length > 0)) this.schedule();
+      });
+    return this.writer;
+  }
+
+  private async exclusive(fn: () => Promise<void>): Promise<void> {
+    while (this.writer) await this.writer;
+    await this.run(fn);
+    if (this.failure) throw this.failure;
+  }
+
+  /** Writes batches until nothing is queued; whatever queues during a write goes in the next one. */
+  private async drain(): Promise<void> {
+    // Appending after a torn line would glue a good record to a broken one: fold it away first.
+    if (this.torn) await this.compact();
+    while (this.pending.length > 0 || this.waiters.length > 0) {
+      const text = this.pending.join('');
+      this.pending = [];
+      const waiters = (this.inFlight = this.waiters);
+      this.waiters = [];
+      const sync = waiters.length > 0;
+      await this.backend.append(text, sync, this.journalBytes);
+      this.journalBytes += Buffer.byteLength(text);
+      this.unsynced = sync ? false : this.unsynced || text.length > 0;
+      this.inFlight = [];
+      for (const w of waiters) w.resolve();
+      if (this.journalBytes > Math.max(this.compactMinBytes, 2 * this.snapshotBytes)) await this.compact();
     }
   }
 
   /**
-   * Writes the current state. Saves are serialised; a save requested while one runs is folded into
-   * the next write, which always carries the newest state.
+   * Snapshot of the in-memory state, then an empty journal. Lines still queued are part of the
+   * snapshot; they are appended first all the same, so a remote backend checks its lease before the
+   * snapshot replaces anything.
    */
-  save(): Promise<void> {
-    this.dirty = true;
-    this.chain = this.chain.then(async () => {
-      if (!this.dirty) return;
-      this.dirty = false;
-      await writeAtomic(join(this.stateDir, 'inventory.json'), `${JSON.stringify(this.inventory, null, 2)}\n`);
-    });
-    return this.chain;
+  private async compact(): Promise<void> {
+    const text = encodeSnapshot(this.inventory, this.seq);
+    const lines = this.pending.join('');
+    this.pending = [];
+    const waiters = (this.inFlight = [...this.inFlight, ...this.waiters]);
+    this.waiters = [];
+    if (lines.length > 0 && !this.torn) {
+      await this.backend.append(lines, false, this.journalBytes);
+      this.journalBytes += Buffer.byteLength(lines);
+    }
+    await this.backend.writeSnapshot(text);
+    await this.backend.resetJournal();
+    this.snapshotBytes = Buffer.byteLength(text);
+    this.journalBytes = 0;
+    this.torn = false;
+    this.unsynced = false;
+    this.inFlight = [];
+    for (const w of waiters) w.resolve();
   }
-}
 
-function asError(e: unknown): Error {
-  return e instanceof Error ? e : new Error(typeof e === 'string' ? e : JSON.stringify(e));
-}
-
-export async function writeAtomic(file: string, text: string): Promise<void> {
-  const tmp = `${file}.tmp-${process.pid}-${Math.random().toString(36).slice(2)}`;
-  const fh = await open(tmp, 'w', 0o600);
-  try {
-    await fh.writeFile(text);
-    await fh.sync();
-  } finally {
-    await fh.close();
-  }
-  try {
-    await rename(tmp, file);
-  } catch (e) {
-    await unlink(tmp).catch(() => undefined);
-    throw e;
-  }
-  const dir = await open(join(file, '..'), 'r');
-  try {
-    await dir.sync();
-  } finally {
-    await dir.close();
+  private fail(e: unknown): void {
+    const err =
+      e instanceof StateError
+        ? e
+        : new StateError('STATE_WRITE_FAILED', `cannot write the ${this.backend.description}: ${e instanceof Error ? e.message : String(e)}`, { cause: e });
+    this.failure ??= err;
+    const waiters = [...this.inFlight, ...this.waiters];
+    this.inFlight = [];
+    this.waiters = [];
+    for (const w of waiters) w.reject(this.failure);
+    this.stopper.abort(this.failure);
   }
 }
