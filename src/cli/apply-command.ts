@@ -45,7 +45,7 @@ export function registerApplyCommand(program: Command, io: CliIo): void {
     const saved = await readSavedPlan(target);
     const concurrency = positiveInt(opts.concurrency, '--concurrency', 1);
     const waitTimeoutMs = positiveInt(opts.waitTimeout, '--wait-timeout', 1) * 1000;
-    const rt = await buildRuntime(opts, io);
+    const rt = await buildRuntime(opts, io, [], { lockState: true });
     const text = opts.output === 'text';
     const inFlight = new Map<string, string>();
     const render = text ? createProgressRenderer(io.stdout, io.isTTY, (s) => process.stdout.write(s)) : undefined;
@@ -69,9 +69,9 @@ export function registerApplyCommand(program: Command, io: CliIo): void {
       if (saved) {
         plan = saved.plan;
         if (text) io.stdout(formatPlanText(plan, { color: io.color === true }));
-        result = await applySavedPlan(saved, rt.api, rt.stateDir, applyOptions);
+        result = await applySavedPlan(saved, rt.api, rt.state, applyOptions);
       } else {
-        const planned = await planPass({ path: target, api: rt.api, stateDir: rt.stateDir, planOptions: planOptionsFrom(opts) });
+        const planned = await planPass({ path: target, api: rt.api, stateDir: rt.stateDir, state: rt.state, planOptions: planOptionsFrom(opts) });
         if (planned.kind === 'invalid') {
           io.stderr(problemLines(planned.problems));
           io.setExitCode(1);

@@ -38,6 +38,7 @@ export function registerPlanCommand(program: Command, io: CliIo): void {
         path: resolve(io.cwd, path),
         api: rt.api,
         stateDir: rt.stateDir,
+        state: rt.state,
         planOptions: planOptionsFrom(opts),
         readConcurrency: positiveInt(opts.readConcurrency, '--read-concurrency', 1),
       });

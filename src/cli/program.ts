@@ -4,6 +4,7 @@ import { registerApplyCommand } from './apply-command.js';
 import { registerDemoCommand } from './demo-command.js';
 import { registerExportCommand } from './export-command.js';
 import type { CliIo } from './io.js';
+import { connectionSecrets } from '../state/connection-secrets.js';
 import { scrub } from './logger.js';
 import { registerPlanCommand } from './plan-command.js';
 import { registerRunCommand } from './run-command.js';
@@ -35,7 +36,7 @@ export function buildProgram(io: CliIo, version: string): Command {
  */
 export async function runCli(argv: string[], io: CliIo, version: string): Promise<void> {
   const program = buildProgram(io, version);
-  const secrets = [io.env.PACKSYNC_API_KEY ?? ''].filter((s) => s.length > 0);
+  const secrets = [io.env.PACKSYNC_API_KEY ?? '', ...connectionSecrets(io.env.AZURE_STORAGE_CONNECTION_STRING)].filter((s) => s.length > 0);
   try {
     await program.parseAsync(argv);
   } catch (e) {

@@ -99,6 +99,7 @@ export function registerRunCommand(program: Command, io: CliIo): void {
     const concurrency = positiveInt(f.concurrency, '--concurrency', 1);
     const metrics = createMetrics();
     const rt = await buildRuntime(f, io, secrets, {
+      lockState: true,
       onRequest: (e) => {
         metrics.apiRequests.inc({ operation: e.operation, code: String(e.status ?? 0) });
         metrics.apiDuration.observe({ operation: e.operation }, e.durationMs / 1000);
@@ -150,6 +151,7 @@ export function registerRunCommand(program: Command, io: CliIo): void {
       source,
       api: rt.api,
       stateDir: rt.stateDir,
+      state: rt.state,
       planOptions: { ...DEFAULT_PLAN_OPTIONS, prune: f.prune === true, pruneAll: f.pruneAll === true, adopt: f.adopt === true, allowReplace: f.allowReplace === true, drift: f.drift },
       concurrency,
       logger,
