@@ -15,7 +15,8 @@ const { values } = parseArgs({
     'size-mib': { type: 'string' }, // upload: content size, default 1024
     rounds: { type: 'string' }, // upload: alternating rounds, default 2
     runs: { type: 'string' }, // commit-latency: pushes, default 20
-    flows: { type: 'string' }, // commit-latency: fleet size in flows, default 50
+    flows: { type: 'string' }, // commit-latency: fleet size in flows, default 50; fleet-10x: default 3000
+    'heap-snapshot': { type: 'boolean' }, // fleet-10x: write a heap snapshot after the converge
   },
 });
 const names = Object.keys(SCENARIOS);

@@ -1,6 +1,7 @@
 import { cliStartup } from './cli-startup.js';
 import { commitLatency } from './commit-latency.js';
 import { convergeLarge, noopGrowth, noopLarge } from './fleet.js';
+import { fleet10x, fleetGrowth } from './fleet-10x.js';
 import { planScale } from './plan-scale.js';
 import { upload } from './upload.js';
 import { validate5k } from './validate.js';
@@ -15,4 +16,6 @@ export const SCENARIOS: Record<string, Scenario> = {
   'commit-latency': commitLatency,
   'validate-5k': validate5k,
   'noop-growth': noopGrowth,
+  'fleet-10x': fleet10x,
+  'fleet-growth': fleetGrowth,
 };
