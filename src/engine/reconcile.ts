@@ -14,7 +14,7 @@ import { readLiveState } from '../live/snapshot.js';
 import { loadManifests } from '../manifests/load.js';
 import type { LoadOptions } from '../manifests/load.js';
 import type { DesiredModel, Problem } from '../manifests/model.js';
-import { hashValue } from '../plan/hash.js';
+import { digestValue, hashValue } from '../plan/hash.js';
 import { plan as computePlan } from '../plan/planner.js';
 import type { Plan, PlanOptions } from '../plan/types.js';
 import { planScope } from './scope.js';
@@ -107,8 +107,8 @@ export async function applySavedPlan(
 ): Promise<ApplyResult | undefined> {
   const store = await openStore(state);
   const snap = await readLiveState(api, saved.desired, store.inventory);
-  const live = hashValue(snap.live);
-  const inventory = hashValue(store.inventory);
+  const live = digestValue(snap.live);
+  const inventory = digestValue(store.inventory);
   const moved = [live !== saved.plan.digests.live ? 'the live state' : '', inventory !== saved.plan.digests.inventory ? 'the inventory' : ''].filter(Boolean);
   if (moved.length > 0) {
     throw new ApplyError('STALE_PLAN', `stale plan: ${moved.join(' and ')} changed since the plan was made; run \`packsync plan\` again`);

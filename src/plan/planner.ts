@@ -6,7 +6,7 @@ import type { Inventory } from '../state/inventory-types.js';
 import type { LiveState } from '../live/types.js';
 import type { DesiredModel, Kind } from '../manifests/model.js';
 import { PlanContext } from './context.js';
-import { hashValue } from './hash.js';
+import { digestValue } from './hash.js';
 import { planDeployment } from './plan-deployments.js';
 import { planFlow } from './plan-flows.js';
 import { planPackage } from './plan-packages.js';
@@ -68,7 +68,7 @@ export function plan(input: PlanInput): Plan {
     actions: ctx.actions,
     summary: summarize(ctx.objects),
     errors,
-    digests: { live: hashValue(live), inventory: hashValue(inventory) },
+    digests: { live: digestValue(live), inventory: digestValue(inventory) },
   };
 }
 
