@@ -3,22 +3,24 @@
  * catalog packages, then a no-op pass, over a simulator in its own process (`--fleet large`,
  * `--rate-limit 200`, 20 ms latency), client concurrency 16 and the same 200/s token bucket.
  * `boundMs = max(calls ÷ 200/s, calls × 20 ms ÷ 16)` (design §7) for each phase. `peakRssMiB` is the
- * process's high-water mark (getrusage maxrss) over generation, converge and no-op. `--flows N`
- * runs another size (packages = min(1,000, 2 × flows)). fleet-growth runs 300, 1,000 and 3,000 flows
- * and reports time per call at each.
+ * process's high-water mark (getrusage maxrss) over generation, converge and no-op, in a child
+ * process with the agent's heap limits (AGENT_NODE_OPTIONS). `--flows N` runs another size
+ * (packages = min(1,000, 2 × flows)). fleet-growth runs 300, 1,000 and 3,000 flows, each in its own
+ * process, and reports time per call at each.
  *
  * The simulator's CPU time over each phase is reported too (`simCpuShare`: its CPU seconds per wall
  * second), so a run can tell whether the simulator, not packsync, set the pace.
  */
-import { readFile } from 'node:fs/promises';
-import { mkdtemp } from 'node:fs/promises';
+import { spawn } from 'node:child_process';
+import { mkdtemp, readFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { createInterface } from 'node:readline';
 import { writeHeapSnapshot } from 'node:v8';
 import { createApiClient } from '../../src/api/client.js';
 import { applyPlanned, planPass, reconcile } from '../../src/engine/reconcile.js';
 import { DEFAULT_PLAN_OPTIONS } from '../../src/plan/types.js';
-import { fleetApps, startExternalSim, writeFleetRepo } from '../support.js';
+import { AGENT_NODE_OPTIONS, RUN, fleetApps, startExternalSim, writeFleetRepo } from '../support.js';
 import type { ScenarioArgs, Scenario } from './types.js';
 import { round } from './types.js';
 
@@ -100,14 +102,36 @@ export async function runFleet(flows: number, log: (s: string) => void, args: Sc
 
 export const fleet10x: Scenario = async (log, args) => {
   const flows = typeof args.flows === 'string' ? Number(args.flows) : 3000;
-  return { metrics: await runFleet(flows, log, args), baseline: {} };
+  if (process.env.PACKSYNC_BENCH_CHILD === '1') return { metrics: await runFleet(flows, log, args), baseline: {} };
+  return { metrics: await inAgentProcess(['--scenario', 'fleet-10x', '--flows', String(flows), ...(args['heap-snapshot'] === true ? ['--heap-snapshot'] : [])], log), baseline: {} };
 };
 
+/**
+ * Runs the scenario again in a child process with the heap limits the agent ships with, so peak
+ * RSS is measured as it would be in the container; relays its output and returns its metrics.
+ */
+async function inAgentProcess(args: string[], log: (s: string) => void): Promise<Record<string, number>> {
+  log(`running in a child process with NODE_OPTIONS="${AGENT_NODE_OPTIONS}" (as the agent manifests)`);
+  const child = spawn(process.execPath, [RUN, ...args, '--json'], {
+    env: { ...process.env, PACKSYNC_BENCH_CHILD: '1', NODE_OPTIONS: AGENT_NODE_OPTIONS },
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  let last = '';
+  const lines = createInterface({ input: child.stdout });
+  lines.on('line', (line) => {
+    if (line.startsWith('{"scenario"')) last = line;
+    else log(`  ${line}`);
+  });
+  const code = await new Promise<number | null>((resolve) => child.once('close', resolve));
+  if (code !== 0 || !last) throw new Error(`the benchmark child process failed (exit ${code})`);
+  return (JSON.parse(last) as { metrics: Record<string, number> }).metrics;
+}
+
 /** Time per call at 300, 1,000 and 3,000 flows: flat (within 1.25×) when the state costs O(1) per change. */
-export const fleetGrowth: Scenario = async (log, args) => {
+export const fleetGrowth: Scenario = async (log) => {
   const metrics: Record<string, number> = {};
   for (const flows of [300, 1000, 3000]) {
-    const m = await runFleet(flows, log, args);
+    const m = await inAgentProcess(['--scenario', 'fleet-10x', '--flows', String(flows)], log);
     for (const [k, v] of Object.entries(m)) metrics[`${k}${flows}`] = v;
   }
   metrics.msPerCallGrowth300To3000 = round((metrics.convergeMsPerCall3000 ?? 0) / (metrics.convergeMsPerCall300 ?? 1), 2);
