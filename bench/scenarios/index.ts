@@ -1,6 +1,7 @@
 import { cliStartup } from './cli-startup.js';
 import { commitLatency } from './commit-latency.js';
 import { convergeLarge, noopGrowth, noopLarge } from './fleet.js';
+import { crash10x } from './crash-10x.js';
 import { fleet10x, fleetGrowth } from './fleet-10x.js';
 import { planScale } from './plan-scale.js';
 import { upload } from './upload.js';
@@ -18,4 +19,5 @@ export const SCENARIOS: Record<string, Scenario> = {
   'noop-growth': noopGrowth,
   'fleet-10x': fleet10x,
   'fleet-growth': fleetGrowth,
+  'crash-10x': crash10x,
 };
