@@ -119,6 +119,8 @@ export class AzureBlobBackend implements StateBackend {
 
   async append(text: string, _sync: boolean, expectedBytes: number): Promise<void> {
     const leaseId = this.leaseId();
+    // A sync alone has nothing to do here: every acknowledged Append Block is already durable.
+    if (text.length === 0) return;
     let at = expectedBytes;
     for (const chunk of chunks(text)) {
       const size = Buffer.byteLength(chunk);
