@@ -17,6 +17,7 @@ const { values } = parseArgs({
     runs: { type: 'string' }, // commit-latency: pushes, default 20
     flows: { type: 'string' }, // commit-latency: fleet size in flows, default 50; fleet-10x: default 3000
     'heap-snapshot': { type: 'boolean' }, // fleet-10x: write a heap snapshot after the converge
+    'cpu-profile': { type: 'boolean' }, // fleet-10x: CPU profile of the no-op pass
     'kill-after-s': { type: 'string' }, // crash-10x: seconds before the SIGKILL, default 45
   },
 });

@@ -12,7 +12,8 @@
  * second), so a run can tell whether the simulator, not packsync, set the pace.
  */
 import { spawn } from 'node:child_process';
-import { mkdtemp, readFile } from 'node:fs/promises';
+import { mkdtemp, readFile, writeFile } from 'node:fs/promises';
+import { Session } from 'node:inspector/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
@@ -63,6 +64,12 @@ export async function runFleet(flows: number, log: (s: string) => void, args: Sc
     log(`converge: ${round(convergeMs)} ms, ${convergeCalls} calls, bound ${round(bound(convergeCalls))} ms (×${round(convergeMs / bound(convergeCalls), 2)}), peak RSS ${afterConverge} MiB, simulator CPU ${round(convergeSimCpu / convergeMs, 2)} of a core`);
     if (args['heap-snapshot'] === true) log(`heap snapshot after converge: ${writeHeapSnapshot(join(tmpdir(), `fleet-${flows}-after-converge.heapsnapshot`))}`);
 
+    const profiler = args['cpu-profile'] === true ? new Session() : null;
+    if (profiler) {
+      profiler.connect();
+      await profiler.post('Profiler.enable');
+      await profiler.post('Profiler.start');
+    }
     const j1 = await sim.journalLength();
     const c1 = await cpuMs(sim.child.pid);
     const t1 = performance.now();
@@ -74,6 +81,13 @@ export async function runFleet(flows: number, log: (s: string) => void, args: Sc
     const result = await applyPlanned(planned, api, { concurrency: CONCURRENCY });
     const pass = { kind: 'planned' as const, result };
     const noopMs = performance.now() - t1;
+    if (profiler) {
+      const { profile } = await profiler.post('Profiler.stop');
+      const file = join(tmpdir(), `fleet-${flows}-noop.cpuprofile`);
+      await writeFile(file, JSON.stringify(profile));
+      profiler.disconnect();
+      log(`CPU profile of the no-op pass: ${file}`);
+    }
     const noopSimCpu = (await cpuMs(sim.child.pid)) - c1;
     const noopReads = (await sim.journalLength()) - j1;
     if (!pass.result) throw new Error('no-op pass failed');
@@ -103,7 +117,8 @@ export async function runFleet(flows: number, log: (s: string) => void, args: Sc
 export const fleet10x: Scenario = async (log, args) => {
   const flows = typeof args.flows === 'string' ? Number(args.flows) : 3000;
   if (process.env.PACKSYNC_BENCH_CHILD === '1') return { metrics: await runFleet(flows, log, args), baseline: {} };
-  return { metrics: await inAgentProcess(['--scenario', 'fleet-10x', '--flows', String(flows), ...(args['heap-snapshot'] === true ? ['--heap-snapshot'] : [])], log), baseline: {} };
+  const pass = ['heap-snapshot', 'cpu-profile'].filter((k) => args[k] === true).map((k) => `--${k}`);
+  return { metrics: await inAgentProcess(['--scenario', 'fleet-10x', '--flows', String(flows), ...pass], log), baseline: {} };
 };
 
 /**
