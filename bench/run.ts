@@ -15,7 +15,10 @@ const { values } = parseArgs({
     'size-mib': { type: 'string' }, // upload: content size, default 1024
     rounds: { type: 'string' }, // upload: alternating rounds, default 2
     runs: { type: 'string' }, // commit-latency: pushes, default 20; stop-latency: stops per phase, default 15
-    flows: { type: 'string' }, // commit-latency: fleet size in flows, default 50; stop-latency: default 10
+    flows: { type: 'string' }, // commit-latency: fleet size in flows, default 50; stop-latency: default 10; fleet-10x: default 3000
+    'heap-snapshot': { type: 'boolean' }, // fleet-10x: write a heap snapshot after the converge
+    'cpu-profile': { type: 'boolean' }, // fleet-10x: CPU profile of the no-op pass
+    'kill-after-s': { type: 'string' }, // crash-10x: seconds before the SIGKILL, default 45
   },
 });
 const names = Object.keys(SCENARIOS);

@@ -11,6 +11,16 @@ import type { PacksyncApi } from '../src/api/operations.js';
 import { simulatorAdmin } from '../src/simulator/admin-client.js';
 
 export const CLI = fileURLToPath(new URL('../src/cli/main.js', import.meta.url));
+export const RUN = fileURLToPath(new URL('./run.js', import.meta.url));
+
+/**
+ * The V8 heap limits the shipped agent manifests set (`NODE_OPTIONS` in
+ * deploy/kubernetes/agent-git.yaml and sidecar-git-sync.yaml, next to their 256 MiB memory limit;
+ * test/deploy/heap-options.test.ts keeps them equal). Without a limit V8 sizes the heap from the
+ * host's memory and lets garbage pile up far past what is live (fleet-10x: 479 MiB RSS for under
+ * 130 MiB live), which in a 256 MiB container is an OOM kill.
+ */
+export const AGENT_NODE_OPTIONS = '--max-old-space-size=128 --max-semi-space-size=4';
 
 export async function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
@@ -53,7 +63,7 @@ export async function startExternalSim(args: string[]): Promise<ExternalSim> {
     key,
     child,
     admin,
-    journalLength: async () => ((await admin('GET', '/_sim/journal')) as unknown[]).length,
+    journalLength: async () => ((await admin('GET', '/_sim/journal?count=true')) as { count: number }).count,
     stop: () =>
       new Promise((resolve) => {
         child.once('close', () => resolve());

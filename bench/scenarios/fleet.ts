@@ -7,7 +7,7 @@ import { mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createApiClient } from '../../src/api/client.js';
-import { loadInventory } from '../../src/apply/inventory-store.js';
+import { loadInventory } from '../../src/state/inventory-store.js';
 import { reconcile } from '../../src/engine/reconcile.js';
 import { DEFAULT_PLAN_OPTIONS } from '../../src/plan/types.js';
 import { fixtureId } from '../../src/simulator/fixture-ids.js';

@@ -2,6 +2,8 @@ import { cliStartup } from './cli-startup.js';
 import { commitLatency } from './commit-latency.js';
 import { convergeLarge, noopGrowth, noopLarge } from './fleet.js';
 import { gates300 } from './gates.js';
+import { crash10x } from './crash-10x.js';
+import { fleet10x, fleetGrowth } from './fleet-10x.js';
 import { planScale } from './plan-scale.js';
 import { stopLatency } from './stop-latency.js';
 import { upload } from './upload.js';
@@ -19,4 +21,7 @@ export const SCENARIOS: Record<string, Scenario> = {
   'validate-5k': validate5k,
   'noop-growth': noopGrowth,
   'gates-300': gates300,
+  'fleet-10x': fleet10x,
+  'fleet-growth': fleetGrowth,
+  'crash-10x': crash10x,
 };

@@ -4,7 +4,7 @@
  * hashing, action graph, summary, input digests) with no I/O. Medians of 7, 7 and 5 runs in one
  * process; at 100k a plan retains ~120 MiB, so garbage collection is part of what is measured.
  */
-import { emptyInventory } from '../../src/apply/inventory-types.js';
+import { emptyInventory } from '../../src/state/inventory-types.js';
 import { emptyLiveState } from '../../src/live/types.js';
 import type { DesiredModel } from '../../src/manifests/model.js';
 import { plan } from '../../src/plan/planner.js';

@@ -6,7 +6,7 @@
  * planner decided everything, this only reports it.
  */
 import type { ObjectOutcome } from '../apply/executor.js';
-import type { GateLogEntry } from '../apply/inventory-types.js';
+import type { GateLogEntry } from '../state/inventory-types.js';
 import type { GateReport, TenantGate } from '../plan/promotion.js';
 import type { EventReason } from './events.js';
 import type { AgentMetrics } from './metrics.js';

@@ -15,6 +15,7 @@ import { classify, errorCode, errorMessage } from '../util/errors.js';
 import type { ErrorCode } from '../util/errors.js';
 import type { WaitOptions } from '../apply/wait.js';
 import { reconcile } from '../engine/reconcile.js';
+import type { State } from '../state/open-state.js';
 import { planVerdict } from '../plan/verdict.js';
 import type { ObjectPlan, PlanOptions } from '../plan/types.js';
 import type { SourceRevision } from './git-source.js';
@@ -33,6 +34,8 @@ export interface AgentOptions {
   source: PassSource;
   api: PacksyncApi;
   stateDir: string;
+  /** The state store (locked by the command for the agent's lifetime); else `stateDir`, unlocked. */
+  state?: State;
   planOptions: PlanOptions;
   concurrency?: number;
   /** Most live-state reads in flight (`--read-concurrency`). */
@@ -224,6 +227,7 @@ export class Agent {
         path: src.dir,
         api: this.o.api,
         stateDir: this.o.stateDir,
+        ...(this.o.state ? { state: this.o.state } : {}),
         planOptions: driftHold.length > 0 ? { ...this.o.planOptions, driftHold } : this.o.planOptions,
         revision,
         ...(src.signer ? { signer: src.signer } : {}),

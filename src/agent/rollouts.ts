@@ -6,7 +6,7 @@
  */
 import type { PacksyncApi } from '../api/operations.js';
 import type { DeploymentStatus, V1DeploymentViewModel } from '../api/wire-types.js';
-import type { Inventory } from '../apply/inventory-types.js';
+import type { Inventory } from '../state/inventory-types.js';
 import type { LiveState } from '../live/types.js';
 import type { DesiredModel } from '../manifests/model.js';
 import { mapLimit } from '../util/map-limit.js';

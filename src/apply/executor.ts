@@ -9,7 +9,7 @@ import type { PacksyncApi } from '../api/operations.js';
 import type { Plan, PlanAction } from '../plan/types.js';
 import { errorCode, errorMessage } from '../util/errors.js';
 import type { ApplyEvent } from './events.js';
-import type { InventoryStore } from './inventory-store.js';
+import type { InventoryStore } from '../state/inventory-store.js';
 import { OUTCOME_OF_CHANGE } from './outcomes.js';
 import type { Outcome } from './outcomes.js';
 import { runAction } from './run-action.js';
@@ -72,7 +72,8 @@ export async function applyPlan(plan: Plan, api: PacksyncApi, store: InventorySt
     },
     ...(opts.signal ? { signal: opts.signal } : {}),
   };
-  const results = await runGraph(plan.actions, opts.concurrency ?? 4, anySignal(opts.signal, opts.stopSignal), async (a) => {
+  // A state store that can no longer write (remote lease lost) stops new actions like a shutdown.
+  const results = await runGraph(plan.actions, opts.concurrency ?? 4, anySignal(opts.signal, opts.stopSignal, store.stopSignal), async (a) => {
     const started = Date.now();
     emit({ type: 'action-start', key: a.key, actionId: a.id, op: a.op, description: a.description });
     await runAction(a, deps);

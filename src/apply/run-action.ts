@@ -4,8 +4,8 @@
  * resolved at once by looking the object up live, so it is never repeated blindly.
  */
 import type { PacksyncApi } from '../api/operations.js';
-import type { Intent, InventoryEntry } from './inventory-types.js';
-import type { InventoryStore } from './inventory-store.js';
+import type { Intent, InventoryEntry } from '../state/inventory-types.js';
+import type { InventoryStore } from '../state/inventory-store.js';
 import type { IdRef, PlanAction } from '../plan/types.js';
 import { scopeOfPackage } from '../live/identity.js';
 import { errorCode } from '../util/errors.js';

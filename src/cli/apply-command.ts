@@ -46,7 +46,7 @@ export function registerApplyCommand(program: Command, io: CliIo): void {
     const concurrency = positiveInt(opts.concurrency, '--concurrency', 1);
     const readConcurrency = positiveInt(opts.readConcurrency ?? '8', '--read-concurrency', 1);
     const waitTimeoutMs = positiveInt(opts.waitTimeout, '--wait-timeout', 1) * 1000;
-    const rt = await buildRuntime(opts, io);
+    const rt = await buildRuntime(opts, io, [], { lockState: true });
     const text = opts.output === 'text';
     const hard = new AbortController();
     const inFlight = new Map<string, string>();
@@ -71,9 +71,9 @@ export function registerApplyCommand(program: Command, io: CliIo): void {
       if (saved) {
         plan = saved.plan;
         if (text) io.stdout(formatPlanText(plan, { color: useColor(opts, io) }));
-        result = await applySavedPlan(saved, rt.api, rt.stateDir, applyOptions, readConcurrency);
+        result = await applySavedPlan(saved, rt.api, rt.state, applyOptions, readConcurrency);
       } else {
-        const planned = await planPass({ path: target, api: rt.api, stateDir: rt.stateDir, planOptions: planOptionsFrom(opts), readConcurrency });
+        const planned = await planPass({ path: target, api: rt.api, stateDir: rt.stateDir, state: rt.state, planOptions: planOptionsFrom(opts), readConcurrency });
         if (planned.kind === 'invalid') {
           io.stderr(problemLines(planned.problems));
           io.setExitCode(1);

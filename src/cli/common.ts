@@ -8,6 +8,9 @@ import { Option } from 'commander';
 import { resolve } from 'node:path';
 import type { Logger } from 'pino';
 import type { ApiClient, ApiClientOptions } from '../api/client.js';
+import { connectionSecrets } from '../state/connection-secrets.js';
+import { openState } from '../state/open-state.js';
+import type { State } from '../state/open-state.js';
 import type { CliIo } from './io.js';
 import { UsageError } from './io.js';
 import type { LogFormat } from './logger.js';
@@ -16,6 +19,7 @@ export interface CommonOptions {
   apiUrl?: string;
   apiKeyFile?: string;
   stateDir?: string;
+  stateUrl?: string;
   logFormat?: LogFormat;
   logLevel?: string;
   apiConcurrency?: string;
@@ -30,6 +34,7 @@ export function addCommonOptions(cmd: Command): Command {
     .option('--api-url <url>', 'service base URL (env PACKSYNC_API_URL)')
     .option('--api-key-file <file>', 'file holding the API key (else env PACKSYNC_API_KEY)')
     .option('--state-dir <dir>', 'where the inventory lives (env PACKSYNC_STATE_DIR, default ./.packsync)')
+    .option('--state-url <url>', 'remote state, azblob://CONTAINER/PREFIX (env PACKSYNC_STATE_URL; credentials from AZURE_STORAGE_CONNECTION_STRING)')
     .addOption(new Option('--log-format <format>', 'log format').choices(['json', 'pretty']))
     .addOption(new Option('--log-level <level>', 'log level').choices(['trace', 'debug', 'info', 'warn', 'error', 'silent']).default('info'))
     .option('--api-concurrency <n>', 'most API requests in flight at once', '8')
@@ -54,13 +59,21 @@ export function positiveInt(value: string | undefined, flag: string, min = 0): n
 
 export interface Runtime {
   api: ApiClient;
+  /** Local working directory (git checkout, keyrings); also the state when no --state-url is set. */
   stateDir: string;
+  /** The state store; locked when the command asked for it (`apply`, `run`). */
+  state: State;
   logger: Logger;
   secrets: string[];
   close: () => Promise<void>;
 }
 
-export async function buildRuntime(opts: CommonOptions, io: CliIo, secrets: string[] = [], extra: { onRequest?: ApiClientOptions['onRequest'] } = {}): Promise<Runtime> {
+export async function buildRuntime(
+  opts: CommonOptions,
+  io: CliIo,
+  secrets: string[] = [],
+  extra: { onRequest?: ApiClientOptions['onRequest']; lockState?: boolean } = {},
+): Promise<Runtime> {
   const apiUrl = opts.apiUrl ?? io.env.PACKSYNC_API_URL;
   if (!apiUrl) throw new UsageError('no service URL: pass --api-url or set PACKSYNC_API_URL (try `packsync simulator` for a local one)');
   let url: URL;
@@ -88,7 +101,21 @@ export async function buildRuntime(opts: CommonOptions, io: CliIo, secrets: stri
     ...(extra.onRequest ? { onRequest: extra.onRequest } : {}),
   });
   const stateDir = resolveStateDir(opts, io);
-  return { api, stateDir, logger, secrets, close: () => api.close() };
+  const stateUrl = opts.stateUrl ?? io.env.PACKSYNC_STATE_URL;
+  if (stateUrl) secrets.push(...connectionSecrets(io.env.AZURE_STORAGE_CONNECTION_STRING));
+  const state = openState({ stateDir, stateUrl, env: io.env, warn: (m) => io.stderr(`Warning: ${m}`) });
+  const close = async (): Promise<void> => {
+    await state.close();
+    await api.close();
+  };
+  if (extra.lockState) {
+    // One writer per state (design §4): a second apply or agent exits 1 naming the holder.
+    await state.lock().catch(async (e: unknown) => {
+      await api.close();
+      throw e;
+    });
+  }
+  return { api, stateDir, state, logger, secrets, close };
 }
 
 /** `--state-dir`, else env `PACKSYNC_STATE_DIR`, else `./.packsync`; offline commands (`state`) use it too. */

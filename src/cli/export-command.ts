@@ -1,7 +1,6 @@
 import type { Command } from 'commander';
 import { mkdir } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
-import { loadInventory } from '../apply/inventory-store.js';
 import { exportManifests } from '../export/export-manifests.js';
 import type { ExportedFiles } from '../export/export-manifests.js';
 import { checkTargetDir, writeNewFile } from '../export/target-dir.js';
@@ -26,7 +25,7 @@ export function registerExportCommand(program: Command, io: CliIo): void {
     await checkTargetDir(dir, opts.force);
     const rt = await buildRuntime(opts, io);
     try {
-      const inventory = await loadInventory(rt.stateDir);
+      const inventory = await rt.state.read();
       const empty = { root: io.cwd, packages: [], flows: [], deployments: [], tenantUploads: [] };
       const snap = await readLiveState(rt.api, empty, inventory, { allFlowDetails: true, catalogNames: true, allTenantUploads: true, packageDetails: true });
       const out = exportManifests({ live: snap.live, details: snap.packageDetails ?? new Map(), inventory });

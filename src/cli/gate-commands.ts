@@ -10,8 +10,8 @@
 import type { Command } from 'commander';
 import type { PacksyncApi } from '../api/operations.js';
 import { errorCode } from '../util/errors.js';
-import { InventoryStore } from '../apply/inventory-store.js';
-import type { InventoryEntry, PromotionRecord } from '../apply/inventory-types.js';
+import { InventoryStore } from '../state/inventory-store.js';
+import type { InventoryEntry, PromotionRecord } from '../state/inventory-types.js';
 import { addCommonOptions, buildRuntime } from './common.js';
 import type { CommonOptions } from './common.js';
 import type { CliIo } from './io.js';

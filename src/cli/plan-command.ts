@@ -1,7 +1,7 @@
 import type { Command } from 'commander';
 import { Option } from 'commander';
 import { resolve } from 'node:path';
-import { writeAtomic } from '../apply/inventory-store.js';
+import { writeAtomic } from '../state/inventory-store.js';
 import { planPass } from '../engine/reconcile.js';
 import { formatPlanJson, formatPlanMarkdown, formatPlanText } from '../plan/format.js';
 import { gitCommitOf } from './git-commit.js';
@@ -37,6 +37,7 @@ export function registerPlanCommand(program: Command, io: CliIo): void {
         path: resolve(io.cwd, path),
         api: rt.api,
         stateDir: rt.stateDir,
+        state: rt.state,
         planOptions: planOptionsFrom(opts),
         readConcurrency: positiveInt(opts.readConcurrency ?? '8', '--read-concurrency', 1),
       });

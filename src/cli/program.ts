@@ -5,6 +5,7 @@ import { registerDemoCommand } from './demo-command.js';
 import { registerExportCommand } from './export-command.js';
 import { registerGateCommands } from './gate-commands.js';
 import type { CliIo } from './io.js';
+import { connectionSecrets } from '../state/connection-secrets.js';
 import { scrub } from './logger.js';
 import { registerNotifyCommand } from './notify-command.js';
 import { registerPlanCommand } from './plan-command.js';
@@ -44,7 +45,7 @@ export function buildProgram(io: CliIo, version: string): Command {
  */
 export async function runCli(argv: string[], io: CliIo, version: string): Promise<void> {
   const program = buildProgram(io, version);
-  const secrets = [io.env.PACKSYNC_API_KEY ?? ''].filter((s) => s.length > 0);
+  const secrets = [io.env.PACKSYNC_API_KEY ?? '', ...connectionSecrets(io.env.AZURE_STORAGE_CONNECTION_STRING)].filter((s) => s.length > 0);
   try {
     await program.parseAsync(argv);
   } catch (e) {

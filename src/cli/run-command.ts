@@ -108,6 +108,7 @@ export function registerRunCommand(program: Command, io: CliIo): void {
     const readConcurrency = positiveInt(f.readConcurrency ?? '8', '--read-concurrency', 1);
     const metrics = createMetrics();
     const rt = await buildRuntime(f, io, secrets, {
+      lockState: true,
       onRequest: (e) => {
         metrics.apiRequests.inc({ operation: e.operation, code: String(e.status ?? 0) });
         metrics.apiDuration.observe({ operation: e.operation }, e.durationMs / 1000);
@@ -161,6 +162,7 @@ export function registerRunCommand(program: Command, io: CliIo): void {
       source,
       api: rt.api,
       stateDir: rt.stateDir,
+      state: rt.state,
       planOptions: planOptionsFrom({ ...f, drift: f.drift ?? 'report' }),
       concurrency,
       readConcurrency,

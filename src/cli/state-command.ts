@@ -5,8 +5,8 @@
  */
 import type { Command } from 'commander';
 import { Option } from 'commander';
-import { InventoryStore, loadInventory } from '../apply/inventory-store.js';
-import type { InventoryEntry } from '../apply/inventory-types.js';
+import { InventoryStore, loadInventory } from '../state/inventory-store.js';
+import type { InventoryEntry } from '../state/inventory-types.js';
 import { resolveStateDir } from './common.js';
 import type { CliIo } from './io.js';
 import { forgetEntries, moveEntry, supersededKeys } from './state-edit.js';

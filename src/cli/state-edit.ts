@@ -3,7 +3,7 @@
  * call the API (design §5: rm forgets, never deletes live); the command makes them durable in one
  * atomic write, so a crash leaves the state either wholly before or wholly after the edit.
  */
-import type { Intent, Inventory, InventoryEntry } from '../apply/inventory-types.js';
+import type { Intent, Inventory, InventoryEntry } from '../state/inventory-types.js';
 import type { Kind } from '../manifests/model.js';
 import { hashValue } from '../plan/hash.js';
 import type { StateKey } from './state-keys.js';

@@ -1,6 +1,6 @@
 /** What `packsync state list|show` print: text for people, JSON for scripts. */
 import { stringify } from 'yaml';
-import type { Intent, Inventory, InventoryEntry } from '../apply/inventory-types.js';
+import type { Intent, Inventory, InventoryEntry } from '../state/inventory-types.js';
 
 export interface ListedEntry {
   key: string;

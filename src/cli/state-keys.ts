@@ -3,7 +3,7 @@
  * `Kind/name#liveId`). A typo must never reach the inventory: every argument is checked, and an
  * unknown key names the closest one, because a `state rm` of the wrong key loses ownership silently.
  */
-import type { Inventory } from '../apply/inventory-types.js';
+import type { Inventory } from '../state/inventory-types.js';
 import { KINDS } from '../manifests/model.js';
 import type { Kind } from '../manifests/model.js';
 import { didYouMean, suggestion } from '../manifests/suggest.js';

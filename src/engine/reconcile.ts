@@ -7,13 +7,15 @@ import type { PacksyncApi } from '../api/operations.js';
 import { applyPlan } from '../apply/executor.js';
 import type { ApplyOptions, ApplyResult } from '../apply/executor.js';
 import { ApplyError } from '../apply/errors.js';
-import { InventoryStore } from '../apply/inventory-store.js';
+import type { InventoryStore } from '../state/inventory-store.js';
+import { openStore } from '../state/open-state.js';
+import type { State } from '../state/open-state.js';
 import { readLiveState } from '../live/snapshot.js';
 import type { LiveState } from '../live/types.js';
 import { loadManifests } from '../manifests/load.js';
 import type { LoadOptions } from '../manifests/load.js';
 import type { DesiredModel, Problem } from '../manifests/model.js';
-import { hashValue, liveDigest } from '../plan/hash.js';
+import { digestValue, hashValue, liveDigest } from '../plan/hash.js';
 import { plan as computePlan } from '../plan/planner.js';
 import type { Plan, PlanOptions } from '../plan/types.js';
 import { planScope } from './scope.js';
@@ -22,6 +24,8 @@ export interface PlanPassInput {
   path: string;
   api: PacksyncApi;
   stateDir: string;
+  /** Where the state lives (the CLI's choice of directory or remote store); else `stateDir`, unlocked. */
+  state?: State;
   planOptions: PlanOptions;
   /** Git commit when the source is git; otherwise a digest of the desired set is used. */
   revision?: string | null;
@@ -64,7 +68,7 @@ export async function planPass(input: PlanPassInput): Promise<PlanPassOutput> {
   }
   const desired = loaded.desired;
   const revision = input.revision ?? desiredRevision(desired);
-  const store = await InventoryStore.open(input.stateDir);
+  const store = await openStore(input.state ?? input.stateDir);
   const snap = await readLiveState(input.api, desired, store.inventory, {
     ...(input.readConcurrency ? { concurrency: input.readConcurrency } : {}),
     ...(input.signal ? { signal: input.signal } : {}),
@@ -87,7 +91,13 @@ export async function applyPlanned(
   options: ApplyOptions = {},
 ): Promise<ApplyResult | undefined> {
   if (planned.plan.errors.length > 0) return undefined;
-  return applyPlan(planned.plan, api, planned.store, { revision: planned.plan.revision, ...options });
+  const result = await applyPlan(planned.plan, api, planned.store, { revision: planned.plan.revision, ...options }).catch(async (e: unknown) => {
+    await planned.store.close().catch(() => undefined);
+    throw e;
+  });
+  // Folds the journal into a new snapshot: the compaction of the state, off the per-action path.
+  await planned.store.close();
+  return result;
 }
 
 /**
@@ -97,14 +107,14 @@ export async function applyPlanned(
 export async function applySavedPlan(
   saved: { plan: Plan; desired: DesiredModel },
   api: PacksyncApi,
-  stateDir: string,
+  state: State | string,
   options: ApplyOptions = {},
   readConcurrency?: number,
 ): Promise<ApplyResult | undefined> {
-  const store = await InventoryStore.open(stateDir);
+  const store = await openStore(state);
   const snap = await readLiveState(api, saved.desired, store.inventory, readConcurrency ? { concurrency: readConcurrency } : {});
   const live = liveDigest(snap.live);
-  const inventory = hashValue(store.inventory);
+  const inventory = digestValue(store.inventory);
   const moved = [live !== saved.plan.digests.live ? 'the live state' : '', inventory !== saved.plan.digests.inventory ? 'the inventory' : ''].filter(Boolean);
   if (moved.length > 0) {
     throw new ApplyError('STALE_PLAN', `stale plan: ${moved.join(' and ')} changed since the plan was made; run \`packsync plan\` again`);

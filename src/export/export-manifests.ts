@@ -10,7 +10,7 @@
  * the same object again.
  */
 import { stringify } from 'yaml';
-import type { Inventory } from '../apply/inventory-types.js';
+import type { Inventory } from '../state/inventory-types.js';
 import { FLOW_FLAGS, INSTALLER_SCOPE } from '../api/wire-types.js';
 import type { FlowFlagName, V1PackageDetailsViewModel, V1PackageViewModel, V1TaskViewModel } from '../api/wire-types.js';
 import type { LiveState } from '../live/types.js';

@@ -3,7 +3,7 @@
  * (exporting into the managed repository would otherwise duplicate it), but exported objects may
  * refer to it by the manifest name the inventory recorded.
  */
-import type { Inventory } from '../apply/inventory-types.js';
+import type { Inventory } from '../state/inventory-types.js';
 import type { Kind } from '../manifests/model.js';
 
 export interface Owned {

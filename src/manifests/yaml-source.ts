@@ -77,6 +77,17 @@ export function parseYamlFile(file: string, text: string): ParsedFile {
   const problems: Problem[] = [];
   const broken: ParsedFile['broken'] = [];
   const documents: ParsedDocument[] = [];
+  // The composed documents (about six objects per line of YAML) are the largest allocation of a
+  // load, and a repository's are all alive at once until the cross-document rules ran: 3,000 flow
+  // files held ~90 MB (heap snapshot, docs/performance.md fleet-10x). Positions are needed only to
+  // report a problem, so the documents are not kept: the first position asked for parses the file
+  // again (the same text composes to the same documents).
+  let again: Document.Parsed[] | null = null;
+  const composedAgain = (index: number): { doc: Document.Parsed; contents: ParsedNode } => {
+    again ??= Array.from(new Composer({ prettyErrors: false, uniqueKeys: true, strict: true }).compose(new Parser().parse(text)));
+    const doc = again[index]!;
+    return { doc, contents: doc.contents! };
+  };
   // A file with no documents composes to an empty list.
   const list: Document.Parsed[] = docs;
   list.forEach((doc, index) => {
@@ -113,9 +124,13 @@ export function parseYamlFile(file: string, text: string): ParsedFile {
       value,
       start: pos(contents.range[0]),
       ok: ok && value !== undefined,
-      locate: (segments, mode) => pos(locateOffset(doc, contents, segments, mode)),
+      locate: (segments, mode) => {
+        const c = composedAgain(index);
+        return pos(locateOffset(c.doc, c.contents, segments, mode));
+      },
       sourceText: (segments) => {
-        const found = walk(doc, contents, segments);
+        const c = composedAgain(index);
+        const found = walk(c.doc, c.contents, segments);
         const node = found.node;
         if (found.missing > 0 || !node?.range || !isScalar(node)) return undefined;
         return text.slice(node.range[0], node.range[1]).trim();

@@ -9,7 +9,7 @@ import type {
   V1PackageViewModel,
   V1TenantViewModel,
 } from '../api/wire-types.js';
-import type { Intent, Inventory, InventoryEntry } from '../apply/inventory-types.js';
+import type { Intent, Inventory, InventoryEntry } from '../state/inventory-types.js';
 import type { Kind, SourcePosition } from '../manifests/model.js';
 import type { LiveFlow, LiveState } from '../live/types.js';
 import type { GateReport } from './promotion.js';

@@ -1,4 +1,4 @@
-import { hash } from 'node:crypto';
+import { createHash, hash } from 'node:crypto';
 import type { LiveState } from '../live/types.js';
 
 /** JSON with sorted keys and `undefined` dropped, so equal values always serialise the same way. */
@@ -44,6 +44,62 @@ function write(value: unknown): string | undefined {
   return `{${out}}`;
 }
 
+/**
+ * hashValue's digest without building the text: the same bytes go into the hash in pieces, so the
+ * digests of the whole live state and inventory (tens of MB of JSON at 15,000 objects, the largest
+ * transient of a pass) cost a small buffer instead of one string the size of the state.
+ */
+export function digestValue(value: unknown): string {
+  const h = createHash('sha256');
+  let buf = '';
+  const put = (s: string): void => {
+    buf += s;
+    if (buf.length >= 65536) {
+      h.update(buf);
+      buf = '';
+    }
+  };
+  const walk = (v: unknown): boolean => {
+    if (typeof v === 'string') {
+      put(quote(v));
+      return true;
+    }
+    if (v === null || typeof v !== 'object') {
+      const t = JSON.stringify(v) as string | undefined;
+      if (t === undefined) return false;
+      put(t);
+      return true;
+    }
+    if (Array.isArray(v)) {
+      put('[');
+      v.forEach((x, i) => {
+        if (i > 0) put(',');
+        if (!walk(x)) put('null');
+      });
+      put(']');
+      return true;
+    }
+    const obj = v as Record<string, unknown>;
+    const keys = Object.keys(obj);
+    if (keys.length > 1) keys.sort();
+    put('{');
+    let first = true;
+    for (const k of keys) {
+      const x = obj[k];
+      // write() drops what serialises to undefined (undefined, functions, symbols).
+      if (x === undefined || typeof x === 'function' || typeof x === 'symbol') continue;
+      put(first ? `${quoteKey(k)}:` : `,${quoteKey(k)}:`);
+      first = false;
+      walk(x);
+    }
+    put('}');
+    return true;
+  };
+  if (!walk(value)) put('null');
+  h.update(buf);
+  return h.digest('hex').slice(0, 16);
+}
+
 /** Short content hash of a value (sha256, 16 hex digits: collisions are not a threat model here). */
 export function hashValue(value: unknown): string {
   return hash('sha256', stableStringify(value), 'hex').slice(0, 16);
@@ -65,5 +121,5 @@ export function diffFields(from: unknown, to: unknown, prefix = ''): { field: st
  */
 export function liveDigest(live: LiveState): string {
   const { serviceTime: _t, waveLive: _w, ...stable } = live;
-  return hashValue(stable);
+  return digestValue(stable);
 }

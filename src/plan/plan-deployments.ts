@@ -3,7 +3,7 @@
  * fixed at add-deployment; state, the wave gate and contentRevision are reconciled in place.
  */
 import type { V1DeploymentViewModel } from '../api/wire-types.js';
-import type { InventoryEntry } from '../apply/inventory-types.js';
+import type { InventoryEntry } from '../state/inventory-types.js';
 import type { DeploymentManifest, DeploymentState } from '../manifests/model.js';
 import { positionOf } from '../manifests/positions.js';
 import { idOf } from './context.js';

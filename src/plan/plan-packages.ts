@@ -5,7 +5,7 @@
 import { DETECTION_OPERATORS, INSTALLER_SCOPE } from '../api/wire-types.js';
 import type { MemDetectionRule, V1PackageCreateViewModel, V1PackageViewModel } from '../api/wire-types.js';
 import type { ImportQuery } from '../api/operations.js';
-import type { InventoryEntry } from '../apply/inventory-types.js';
+import type { InventoryEntry } from '../state/inventory-types.js';
 import type { PackageManifest } from '../manifests/model.js';
 import { positionOf } from '../manifests/positions.js';
 import { packageNaturalKey } from '../live/identity.js';

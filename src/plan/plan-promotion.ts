@@ -4,7 +4,7 @@
  * `onFailure: hold`) and a durable hold; a wave seen for the first time → its soak clock, kept as
  * quiet bookkeeping. Called from plan-deployments.ts through two small hooks.
  */
-import type { InventoryEntry } from '../apply/inventory-types.js';
+import type { InventoryEntry } from '../state/inventory-types.js';
 import type { V1DeploymentViewModel } from '../api/wire-types.js';
 import type { DeploymentManifest } from '../manifests/model.js';
 import { promotionRules } from '../manifests/promotion-values.js';

@@ -4,7 +4,7 @@
  * one file prunes at most what came from that file), deployments before their flows; objects the
  * API cannot delete (packages, tenant uploads) are forgotten instead.
  */
-import type { InventoryEntry } from '../apply/inventory-types.js';
+import type { InventoryEntry } from '../state/inventory-types.js';
 import type { PlanContext } from './context.js';
 
 export const PRUNE_ANNOTATION = 'packsync.dev/prune';

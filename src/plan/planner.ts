@@ -2,11 +2,11 @@
  * `plan(desired, live, inventory, options, now)`: pure. Data in, a versioned plan out; the clock is
  * an argument. An error in one object blocks only the objects that depend on it.
  */
-import type { Inventory } from '../apply/inventory-types.js';
+import type { Inventory } from '../state/inventory-types.js';
 import type { LiveState } from '../live/types.js';
 import type { DesiredModel, Kind } from '../manifests/model.js';
 import { PlanContext } from './context.js';
-import { hashValue, liveDigest } from './hash.js';
+import { digestValue, liveDigest } from './hash.js';
 import { planDeployment } from './plan-deployments.js';
 import { planFlow } from './plan-flows.js';
 import { planPackage } from './plan-packages.js';
@@ -68,7 +68,7 @@ export function plan(input: PlanInput): Plan {
     actions: ctx.actions,
     summary: summarize(ctx.objects),
     errors,
-    digests: { live: liveDigest(live), inventory: hashValue(inventory) },
+    digests: { live: liveDigest(live), inventory: digestValue(inventory) },
     ...(ctx.gates.length > 0 ? { gates: ctx.gates } : {}),
   };
 }

@@ -4,7 +4,7 @@
  * for, the clock to keep and the plan's gate line out. No I/O and no clock of its own, so every
  * verdict can be replayed from the figures a plan shows.
  */
-import type { GateHold, GateLogEntry, PromotionRecord } from '../apply/inventory-types.js';
+import type { GateHold, GateLogEntry, PromotionRecord } from '../state/inventory-types.js';
 import type { V1DeploymentViewModel, V1TenantViewModel, V1WaveViewModel } from '../api/wire-types.js';
 import type { WaveLiveRead } from '../live/types.js';
 import type { PromotionRules } from '../manifests/promotion-values.js';

@@ -4,7 +4,7 @@
  */
 import type { V1FlowCreateViewModel, V1PackageCreateViewModel } from '../api/wire-types.js';
 import type { ImportQuery } from '../api/operations.js';
-import type { GateHold, GateLogEntry, InventoryEntry, PromotionRecord } from '../apply/inventory-types.js';
+import type { GateHold, GateLogEntry, InventoryEntry, PromotionRecord } from '../state/inventory-types.js';
 import type { GateReport } from './promotion.js';
 import type { Kind } from '../manifests/model.js';
 import type { ErrorCode } from '../util/errors.js';

@@ -49,6 +49,11 @@ export const ERROR_CODES = {
   // State.
   INVENTORY_UNREADABLE: 'terminal',
   STATE_LOCKED: 'transient',
+  STATE_LEASE_LOST: 'transient',
+  STATE_WRITE_FAILED: 'transient',
+  STATE_REMOTE_ERROR: 'transient',
+  STATE_CONFIG: 'terminal',
+  STATE_NOT_LOCKED: 'terminal',
   // Promotion gates.
   GATE_READ_FAILED: 'transient',
   GATE_READ_MISSING: 'transient',

@@ -8,7 +8,7 @@ import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { signBody } from '../../src/agent/webhook.js';
-import { loadInventory } from '../../src/apply/inventory-store.js';
+import { loadInventory } from '../../src/state/inventory-store.js';
 import { createRepo, freePort, startGitDaemon } from '../support/git.js';
 import type { GitDaemon, TestRepo } from '../support/git.js';
 import { deploymentsYaml, flowsYaml, packagesYaml } from '../support/manifests.js';

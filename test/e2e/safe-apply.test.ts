@@ -6,7 +6,7 @@
 import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import type { Inventory } from '../../src/apply/inventory-types.js';
+import type { Inventory } from '../../src/state/inventory-types.js';
 import { cli } from '../support/cli.js';
 import { copyExamples, editFile } from '../support/repo.js';
 import { countBy, simEnv } from '../support/sim.js';

@@ -7,7 +7,7 @@
 import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import type { Inventory } from '../../src/apply/inventory-types.js';
+import type { Inventory } from '../../src/state/inventory-types.js';
 import { cli } from '../support/cli.js';
 import { writeRepo } from '../support/manifests.js';
 import { editFile, tempDir } from '../support/repo.js';

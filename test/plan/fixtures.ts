@@ -1,6 +1,6 @@
 import type { V1AppVersionViewModel, V1AppViewModel, V1DeploymentViewModel, V1FlowDetailsViewModel, V1PackageViewModel, V1TenantViewModel } from '../../src/api/wire-types.js';
-import { emptyInventory } from '../../src/apply/inventory-types.js';
-import type { Inventory } from '../../src/apply/inventory-types.js';
+import { emptyInventory } from '../../src/state/inventory-types.js';
+import type { Inventory } from '../../src/state/inventory-types.js';
 import { emptyLiveState } from '../../src/live/types.js';
 import type { LiveState } from '../../src/live/types.js';
 import type { DeploymentManifest, DesiredModel, FlowManifest, PackageManifest, TenantUploadManifest } from '../../src/manifests/model.js';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { Inventory, InventoryEntry } from '../../src/apply/inventory-types.js';
+import type { Inventory, InventoryEntry } from '../../src/state/inventory-types.js';
 import { formatPlanMarkdown, formatPlanText } from '../../src/plan/format.js';
 import { hashValue } from '../../src/plan/hash.js';
 import {

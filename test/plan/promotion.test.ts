@@ -1,7 +1,7 @@
 /** Promotion gates, pure: verdicts per tenant and per wave from hand-built live data (design §3). */
 import { describe, expect, it } from 'vitest';
 import type { V1DeploymentViewModel, V1TenantViewModel, V1WaveViewModel } from '../../src/api/wire-types.js';
-import type { PromotionRecord } from '../../src/apply/inventory-types.js';
+import type { PromotionRecord } from '../../src/state/inventory-types.js';
 import type { WaveLiveRead } from '../../src/live/types.js';
 import { parseDuration, parseRate, promotionRules } from '../../src/manifests/promotion-values.js';
 import { evaluateGate } from '../../src/plan/promotion.js';

@@ -10,7 +10,7 @@
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { loadInventory } from '../../src/apply/inventory-store.js';
+import { loadInventory } from '../../src/state/inventory-store.js';
 import { cli } from '../support/cli.js';
 import { writeRepo } from '../support/manifests.js';
 import { tempDir } from '../support/repo.js';

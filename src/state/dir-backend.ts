@@ -1,0 +1,116 @@
+/**
+ * The state in a directory: `inventory.json` (snapshot, replaced atomically: temp file, fsync,
+ * rename, directory fsync) and `journal.jsonl` (appended; fdatasync when a record must be durable).
+ * Nothing is created until the first write, so `plan` against a new directory leaves no trace.
+ */
+import { mkdir, open, readFile, rename, unlink } from 'node:fs/promises';
+import type { FileHandle } from 'node:fs/promises';
+import { join } from 'node:path';
+import type { BackendStats, StateBackend } from './backend.js';
+import { newStats } from './backend.js';
+import { InventoryError } from './state-errors.js';
+
+export const SNAPSHOT_FILE = 'inventory.json';
+export const JOURNAL_FILE = 'journal.jsonl';
+
+export class DirectoryBackend implements StateBackend {
+  readonly description: string;
+  readonly names: { snapshot: string; journal: string };
+  readonly stats: BackendStats = newStats();
+  private fh: FileHandle | null = null;
+
+  constructor(readonly dir: string) {
+    this.description = `state directory ${dir}`;
+    this.names = { snapshot: join(dir, SNAPSHOT_FILE), journal: join(dir, JOURNAL_FILE) };
+  }
+
+  /**
+   * Journal first, then snapshot: a compaction that runs meanwhile (snapshot, then empty journal)
+   * can then only make us read a newer snapshot with records it already holds, never an older
+   * snapshot without the records that were folded into the newer one.
+   */
+  async read(): Promise<{ snapshot: string | null; journal: string | null }> {
+    const journal = await readIfExists(this.names.journal);
+    return { snapshot: await readIfExists(this.names.snapshot), journal };
+  }
+
+  async append(text: string, sync: boolean): Promise<void> {
+    const fh = await this.handle();
+    if (text.length > 0) {
+      await fh.write(text);
+      this.stats.appends++;
+      this.stats.bytesAppended += Buffer.byteLength(text);
+    }
+    if (sync) {
+      await fh.datasync();
+      this.stats.syncs++;
+    }
+  }
+
+  async writeSnapshot(text: string): Promise<void> {
+    await mkdir(this.dir, { recursive: true, mode: 0o700 });
+    await writeAtomic(this.names.snapshot, text);
+    this.stats.snapshots++;
+  }
+
+  async resetJournal(): Promise<void> {
+    const fh = await this.handle();
+    await fh.truncate(0);
+    await fh.datasync();
+    this.stats.syncs++;
+  }
+
+  async close(): Promise<void> {
+    const fh = this.fh;
+    this.fh = null;
+    await fh?.close();
+  }
+
+  private async handle(): Promise<FileHandle> {
+    if (this.fh) return this.fh;
+    await mkdir(this.dir, { recursive: true, mode: 0o700 });
+    const existed = (await readIfExists(this.names.journal)) !== null;
+    // 'a': every write lands at the end, also after a truncate.
+    this.fh = await open(this.names.journal, 'a', 0o600);
+    // A new file's name must be durable too, or a power cut could lose the whole journal.
+    if (!existed) await syncDir(this.dir);
+    return this.fh;
+  }
+}
+
+async function readIfExists(file: string): Promise<string | null> {
+  try {
+    return await readFile(file, 'utf8');
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code === 'ENOENT') return null;
+    throw new InventoryError(`cannot read ${file}: ${(e as Error).message}`, { cause: e });
+  }
+}
+
+async function syncDir(dir: string): Promise<void> {
+  const d = await open(dir, 'r');
+  try {
+    await d.sync();
+  } finally {
+    await d.close();
+  }
+}
+
+/** Replaces `file` so that a crash at any moment leaves the old or the new content, never a torn one. */
+export async function writeAtomic(file: string, text: string): Promise<void> {
+  const tmp = `${file}.tmp-${process.pid}-${Math.random().toString(36).slice(2)}`;
+  const fh = await open(tmp, 'w', 0o600);
+  try {
+    await fh.writeFile(text);
+    await fh.sync();
+  } finally {
+    await fh.close();
+  }
+  try {
+    await rename(tmp, file);
+  } catch (e) {
+    await unlink(tmp).catch(() => undefined);
+    throw e;
+  }
+  await syncDir(join(file, '..'));
+}

@@ -1,0 +1,106 @@
+/**
+ * The state's on-store format, shared by every backend: a snapshot (`inventory.json`, the version 1
+ * inventory plus `seq`, the last journal record it includes) and a journal (`journal.jsonl`), one
+ * JSON record per line, each a last-writer-wins assignment to one key. Replaying a record twice
+ * changes nothing, so a crash between writing a snapshot and emptying the journal is harmless:
+ * records at or below the snapshot's `seq` are skipped anyway.
+ */
+import { INVENTORY_VERSION, emptyInventory } from './inventory-types.js';
+import type { Intent, Inventory, InventoryEntry } from './inventory-types.js';
+import { InventoryError } from './state-errors.js';
+
+export type JournalRecord =
+  | { seq: number; op: 'object'; key: string; entry: InventoryEntry; resolvesIntent?: true }
+  | { seq: number; op: 'remove'; key: string }
+  | { seq: number; op: 'intent'; intent: Intent }
+  | { seq: number; op: 'clear-intent'; key: string };
+
+/** Distributes over the union so each variant keeps its own fields. */
+export type JournalChange = JournalRecord extends infer R ? (R extends { seq: number } ? Omit<R, 'seq'> : never) : never;
+
+export function applyRecord(inv: Inventory, r: JournalChange): void {
+  switch (r.op) {
+    case 'object':
+      inv.objects[r.key] = r.entry;
+      if (r.resolvesIntent) delete inv.intents[r.key];
+      return;
+    case 'remove':
+      delete inv.objects[r.key];
+      delete inv.intents[r.key];
+      return;
+    case 'intent':
+      inv.intents[r.intent.key] = r.intent;
+      return;
+    case 'clear-intent':
+      delete inv.intents[r.key];
+      return;
+  }
+}
+
+export interface LoadedState {
+  inventory: Inventory;
+  /** Highest record number seen (snapshot or journal): the next record gets seq + 1. */
+  seq: number;
+  /** Bytes of the journal as stored, and whether its last line was torn (a write cut short). */
+  journalBytes: number;
+  torn: boolean;
+  /** Snapshot bytes, to size the next compaction. */
+  snapshotBytes: number;
+}
+
+/** Parses a snapshot (or a version 1 `inventory.json` written before the journal: `seq` 0). */
+export function parseSnapshot(text: string | null, name: string): { inventory: Inventory; seq: number } {
+  if (text === null) return { inventory: emptyInventory(), seq: 0 };
+  let data: unknown;
+  try {
+    data = JSON.parse(text);
+  } catch (e) {
+    throw new InventoryError(`${name} is not valid JSON (${(e as Error).message}); restore it from a backup or move it away to start over`, { cause: e });
+  }
+  const inv = data as Partial<Inventory> & { seq?: unknown };
+  if (inv.version !== INVENTORY_VERSION || typeof inv.objects !== 'object' || inv.objects === null) {
+    throw new InventoryError(`${name} has an unknown format (version ${String(inv.version)}; this packsync reads version ${INVENTORY_VERSION})`);
+  }
+  return { inventory: { version: INVENTORY_VERSION, objects: inv.objects, intents: inv.intents ?? {} }, seq: typeof inv.seq === 'number' ? inv.seq : 0 };
+}
+
+/**
+ * Replays the journal over the snapshot. A last line that does not parse (or has no newline) is a
+ * write cut short by a crash and is ignored: the change it held was never acknowledged. A bad line
+ * before a good one is corruption, and is refused rather than silently skipped.
+ */
+export function loadState(snapshot: string | null, journal: string | null, names: { snapshot: string; journal: string }): LoadedState {
+  const { inventory, seq: snapSeq } = parseSnapshot(snapshot, names.snapshot);
+  let seq = snapSeq;
+  let torn = false;
+  const text = journal ?? '';
+  const lines = text.split('\n');
+  // After the final newline split() leaves '' (or the torn remainder).
+  const last = lines.length - 1;
+  for (let i = 0; i < lines.length; i++) {
+    const line = lines[i]!;
+    if (line.trim() === '' && i === last) break;
+    let r: JournalRecord;
+    try {
+      if (i === last) throw new Error('no newline');
+      r = JSON.parse(line) as JournalRecord;
+      if (typeof r.seq !== 'number' || typeof r.op !== 'string') throw new Error('not a journal record');
+    } catch (e) {
+      const rest = lines.slice(i + 1).join('\n');
+      if (rest.replace(/[\s\0]/g, '') === '') {
+        torn = true;
+        break;
+      }
+      throw new InventoryError(`${names.journal} line ${i + 1} is corrupt (${(e as Error).message}); restore the state from a backup or move it away to start over`, { cause: e });
+    }
+    if (r.seq <= snapSeq) continue;
+    applyRecord(inventory, r);
+    seq = Math.max(seq, r.seq);
+  }
+  return { inventory, seq, journalBytes: Buffer.byteLength(text), torn, snapshotBytes: snapshot === null ? 0 : Buffer.byteLength(snapshot) };
+}
+
+/** Compact JSON: the snapshot is rewritten whole at every compaction, so its size is the cost. */
+export function encodeSnapshot(inv: Inventory, seq: number): string {
+  return `${JSON.stringify({ version: inv.version, seq, objects: inv.objects, intents: inv.intents })}\n`;
+}

@@ -1,0 +1,109 @@
+/**
+ * Where the state lives, chosen once per process from `--state-url`/`PACKSYNC_STATE_URL` (remote,
+ * `azblob://CONTAINER/PREFIX`) or `--state-dir`/`PACKSYNC_STATE_DIR` (a directory). Every state open
+ * goes through here: the engine opens a store per pass, `plan` and `export` read without the lock,
+ * `apply` and `run` hold the lock for the whole process.
+ */
+import { lockDirectory } from './dir-lock.js';
+import type { HeldLock } from './dir-lock.js';
+import type { AzureBlobBackend } from './azblob-backend.js';
+import { DirectoryBackend } from './dir-backend.js';
+import { InventoryStore, readBackend } from './inventory-store.js';
+import type { Inventory } from './inventory-types.js';
+import { StateError } from './state-errors.js';
+
+
+export interface State {
+  /** For messages: `state directory /x` or `remote state azblob://c/p`. */
+  readonly description: string;
+  /** Reads the inventory without the lock and without writing (plan, export). */
+  read(): Promise<Inventory>;
+  /** Opens the store a pass records into (remote state writes only under the lock). */
+  openStore(): Promise<InventoryStore>;
+  /** One writer per state: throws `STATE_LOCKED` naming the holder. Held until `close()`. */
+  lock(): Promise<void>;
+  /** Releases the lock, if held. */
+  close(): Promise<void>;
+}
+
+export interface StateOptions {
+  /** Resolved state directory (also the local work directory when the state is remote). */
+  stateDir: string;
+  stateUrl?: string | undefined;
+  env: Readonly<Record<string, string | undefined>>;
+  /** Where a lock takeover is reported (stderr). */
+  warn: (message: string) => void;
+}
+
+export function openState(o: StateOptions): State {
+  if (o.stateUrl) return remoteState(o.stateUrl, o);
+  return directoryState(o.stateDir, o.warn);
+}
+
+/** The store for a pass: from a State, or (tests, benchmarks, the demo) a bare directory, unlocked. */
+export function openStore(state: State | string): Promise<InventoryStore> {
+  return typeof state === 'string' ? InventoryStore.open(state) : state.openStore();
+}
+
+function directoryState(dir: string, warn: (message: string) => void): State {
+  const backend = new DirectoryBackend(dir);
+  let held: HeldLock | null = null;
+  return {
+    description: backend.description,
+    read: async () => (await readBackend(backend)).inventory,
+    openStore: () => InventoryStore.openOn(backend),
+    lock: async () => {
+      held ??= await lockDirectory(dir, warn);
+    },
+    close: async () => {
+      const h = held;
+      held = null;
+      await h?.release();
+    },
+  };
+}
+
+export interface AzblobLocation {
+  container: string;
+  prefix: string;
+}
+
+export function parseStateUrl(url: string): AzblobLocation {
+  const m = /^azblob:\/\/([^/?#]+)\/?([^?#]*)$/.exec(url);
+  if (!m) throw new StateError('STATE_CONFIG', `--state-url must look like azblob://CONTAINER/PREFIX (got "${url}")`);
+  const container = m[1]!;
+  if (!/^[a-z0-9](?!.*--)[a-z0-9-]{1,61}[a-z0-9]$/.test(container)) {
+    throw new StateError('STATE_CONFIG', `"${container}" is not a valid container name (3-63 lowercase letters, digits and single hyphens)`);
+  }
+  return { container, prefix: m[2]!.replace(/\/+$/, '') };
+}
+
+function remoteState(url: string, o: StateOptions): State {
+  const loc = parseStateUrl(url);
+  const display = `azblob://${loc.container}${loc.prefix ? `/${loc.prefix}` : ''}`;
+  const connection = o.env.AZURE_STORAGE_CONNECTION_STRING;
+  let backend: Promise<AzureBlobBackend> | null = null;
+  // The SDK loads only when remote state is used: other commands keep their startup time.
+  const get = (): Promise<AzureBlobBackend> =>
+    (backend ??= (async () => {
+      if (!connection) throw new StateError('STATE_CONFIG', `${display} needs AZURE_STORAGE_CONNECTION_STRING (the storage account's connection string, from a CI secret)`);
+      const [{ BlobServiceClient }, { AzureBlobBackend }] = await Promise.all([import('@azure/storage-blob'), import('./azblob-backend.js')]);
+      let service;
+      try {
+        service = BlobServiceClient.fromConnectionString(connection);
+      } catch {
+        // The SDK's message may quote the connection string: say only that it did not parse.
+        throw new StateError('STATE_CONFIG', 'AZURE_STORAGE_CONNECTION_STRING is not a valid storage connection string');
+      }
+      return new AzureBlobBackend(service.getContainerClient(loc.container), loc.prefix, display);
+    })());
+  return {
+    description: `remote state ${display}`,
+    read: async () => (await readBackend(await get())).inventory,
+    openStore: async () => InventoryStore.openOn(await get()),
+    lock: async () => (await get()).lock(o.warn),
+    close: async () => {
+      if (backend) await (await backend).unlock();
+    },
+  };
+}

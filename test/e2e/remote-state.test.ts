@@ -1,0 +1,158 @@
+/**
+ * Remote state on Azure Blob Storage (`--state-url azblob://CONTAINER/PREFIX`), against Azurite, with
+ * the built CLI as real processes: apply records into the container (nothing in the local state
+ * directory), a second writer is refused while the lease is held, a SIGKILLed apply is followed by a
+ * clean one with no duplicate in the service, a broken lease stops writes with STATE_LEASE_LOST,
+ * and the connection string never appears in any output.
+ */
+import { readdir } from 'node:fs/promises';
+import { BlobServiceClient } from '@azure/storage-blob';
+import type { ContainerClient } from '@azure/storage-blob';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startAzurite } from '../support/azurite.js';
+import type { Azurite } from '../support/azurite.js';
+import { writeRepo } from '../support/manifests.js';
+import { tempDir } from '../support/repo.js';
+import { startTestSimulator } from '../support/sim.js';
+import type { TestSim } from '../support/sim.js';
+import { spawnCli } from '../support/spawn-cli.js';
+import type { Spawned } from '../support/spawn-cli.js';
+import { duplicates } from '../reliability/support/state.js';
+
+let azurite: Azurite;
+let sim: TestSim;
+let repo: string;
+let container: ContainerClient;
+const outputs: string[] = [];
+
+beforeAll(async () => {
+  azurite = await startAzurite();
+  sim = await startTestSimulator({ timeScale: 1, latencyMs: 20 });
+  repo = await writeRepo();
+  container = BlobServiceClient.fromConnectionString(azurite.connectionString).getContainerClient('packsync-state');
+}, 60_000);
+afterAll(async () => {
+  await sim?.close();
+  await azurite?.stop();
+});
+
+const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
+
+async function envFor(prefix: string): Promise<Record<string, string>> {
+  return {
+    PACKSYNC_API_URL: sim.url,
+    PACKSYNC_API_KEY: sim.key,
+    PACKSYNC_STATE_URL: `azblob://packsync-state/${prefix}`,
+    AZURE_STORAGE_CONNECTION_STRING: azurite.connectionString,
+    PACKSYNC_STATE_DIR: await tempDir('packsync-local-'),
+  };
+}
+
+function run(args: string[], env: Record<string, string>): Spawned {
+  const p = spawnCli(args, env);
+  void p.done.then((r) => outputs.push(r.stdout, r.stderr));
+  return p;
+}
+
+/** Waits for a process, moving the simulator's clock on so package processing ends in moments. */
+async function finish(p: Spawned): Promise<Awaited<Spawned['done']>> {
+  let done = false;
+  const end = p.done.finally(() => (done = true));
+  while (!done) {
+    await sim.advance(600);
+    await Promise.race([end, sleep(200)]);
+  }
+  return end;
+}
+
+const journal = (prefix: string) => container.getAppendBlobClient(`${prefix}/journal.jsonl`);
+const blobText = async (name: string): Promise<string> => (await container.getBlobClient(name).downloadToBuffer()).toString('utf8');
+
+/** Starts an apply and returns once it holds the lease and has appended its first intent. */
+async function startApply(prefix: string, env: Record<string, string>): Promise<Spawned> {
+  const p = run(['apply', '--auto-approve', repo, '--log-level', 'silent'], env);
+  for (let i = 0; i < 600; i++) {
+    const props = await journal(prefix).getProperties().catch(() => null);
+    if (props?.leaseState === 'leased' && props.metadata?.packsync_pid === String(p.child.pid) && (props.contentLength ?? 0) > 0) return p;
+    await sleep(25);
+  }
+  p.child.kill('SIGKILL');
+  throw new Error(`apply never wrote remote state: ${(await p.done).stderr}`);
+}
+
+describe('remote state (azblob, Azurite)', () => {
+  it('applies into the container, refuses a second writer, releases the lease, and plans from it', async () => {
+    await sim.admin('POST', '/_sim/reset');
+    const env = await envFor('team-a');
+    const first = await startApply('team-a', env);
+    const second = await run(['apply', '--auto-approve', repo, '--log-level', 'debug'], env).done;
+    expect(second.code).toBe(1);
+    expect(second.stderr).toContain(`STATE_LOCKED: azblob://packsync-state/team-a is locked by pid ${first.child.pid} on host`);
+    const done = await finish(first);
+    expect(done.code, done.stderr).toBe(0);
+
+    const props = await journal('team-a').getProperties();
+    expect(props.leaseState).toBe('available');
+    // Compacted at the end of the apply: the snapshot holds everything, the journal is empty.
+    expect(props.contentLength).toBe(0);
+    const snap = JSON.parse(await blobText('team-a/inventory.json')) as { version: number; objects: Record<string, { id: string }>; intents: object };
+    expect(snap.version).toBe(1);
+    expect(Object.keys(snap.objects).sort()).toEqual(['Deployment/pwsh-7-4-6', 'Deployment/seven-zip-24-08', 'Flow/pwsh', 'Flow/seven-zip', 'Package/pwsh-7-4-6', 'Package/seven-zip-24-08']);
+    expect(snap.intents).toEqual({});
+    // Nothing of the state went to the local directory.
+    expect(await readdir(env.PACKSYNC_STATE_DIR!)).toEqual([]);
+
+    const plan = await run(['plan', repo, '--detailed-exitcode'], env).done;
+    expect(plan.code, plan.stdout + plan.stderr).toBe(0);
+  }, 120_000);
+
+  it('after SIGKILL during apply, the next apply takes over the dead lease and converges with no duplicate', async () => {
+    await sim.admin('POST', '/_sim/reset');
+    const env = await envFor('crash');
+    const p = await startApply('crash', env);
+    p.child.kill('SIGKILL');
+    expect((await p.done).signal).toBe('SIGKILL');
+    expect((await journal('crash').getProperties()).leaseState).toBe('leased');
+
+    const next = await finish(run(['apply', '--auto-approve', repo, '--log-level', 'silent'], env));
+    expect(next.code, next.stderr).toBe(0);
+    expect(next.stderr).toContain(`taking over the lock of azblob://packsync-state/crash from pid ${p.child.pid}`);
+    const state = await sim.state();
+    expect(duplicates(state)).toEqual([]);
+    expect(state.flows.filter((f) => !f.deleted)).toHaveLength(2);
+    expect(state.deployments).toHaveLength(2);
+    // Exactly one create per object in the service's journal, across both runs.
+    const writes = await sim.writes();
+    expect(writes.filter((w) => w === 'POST /v1/flow/create')).toHaveLength(2);
+    expect(writes.filter((w) => w === 'POST /v1/flow/{id}/add-deployment')).toHaveLength(2);
+    expect(writes.filter((w) => w === 'POST /v1/app/import/{id}')).toHaveLength(2);
+    const again = await run(['plan', repo, '--detailed-exitcode'], env).done;
+    expect(again.code, again.stdout).toBe(0);
+  }, 120_000);
+
+  it('stops writing when the lease is lost, with STATE_LEASE_LOST, and a later apply converges cleanly', async () => {
+    await sim.admin('POST', '/_sim/reset');
+    const env = await envFor('lost');
+    const p = await startApply('lost', env);
+    // Someone breaks the lease (an operator, or a lease that expired and was taken).
+    await journal('lost').getBlobLeaseClient().breakLease(0);
+    const lengthAtBreak = (await journal('lost').getProperties()).contentLength;
+    const end = await finish(p);
+    expect(end.code).toBe(1);
+    expect(end.stderr).toContain('STATE_LEASE_LOST');
+    // Not one record was appended after the break.
+    expect((await journal('lost').getProperties()).contentLength).toBe(lengthAtBreak);
+
+    const next = await finish(run(['apply', '--auto-approve', repo, '--log-level', 'silent'], env));
+    expect(next.code, next.stderr).toBe(0);
+    expect(duplicates(await sim.state())).toEqual([]);
+  }, 120_000);
+
+  it('never prints the connection string or its account key', () => {
+    expect(outputs.length).toBeGreaterThan(0);
+    for (const text of outputs) {
+      expect(text).not.toContain(azurite.accountKey);
+      expect(text).not.toContain('AccountKey=');
+    }
+  });
+});
