@@ -1,12 +1,13 @@
 // Type-aware lint: the rules that catch real defects in async, I/O-heavy code.
 import tseslint from 'typescript-eslint';
+import { layerRules } from './eslint/layers.js';
 
 export default tseslint.config(
   { ignores: ['dist/**', 'node_modules/**', 'coverage/**', 'examples/**', '.packsync/**'] },
   ...tseslint.configs.recommendedTypeChecked,
   {
     languageOptions: {
-      parserOptions: { projectService: { allowDefaultProject: ['eslint.config.js'] }, tsconfigRootDir: import.meta.dirname },
+      parserOptions: { projectService: { allowDefaultProject: ['eslint.config.js', 'eslint/*.js'] }, tsconfigRootDir: import.meta.dirname },
     },
     rules: {
       '@typescript-eslint/no-floating-promises': 'error',
@@ -16,6 +17,7 @@ export default tseslint.config(
       '@typescript-eslint/restrict-template-expressions': ['error', { allowNumber: true, allowBoolean: true }],
     },
   },
+  ...layerRules,
   {
     files: ['test/**/*.ts', 'bench/**/*.ts'],
     rules: {
@@ -25,5 +27,5 @@ export default tseslint.config(
       '@typescript-eslint/no-non-null-assertion': 'off',
     },
   },
-  { files: ['eslint.config.js', '.ci/*.mjs'], ...tseslint.configs.disableTypeChecked },
+  { files: ['eslint.config.js', 'eslint/*.js', '.ci/*.mjs'], ...tseslint.configs.disableTypeChecked },
 );
