@@ -33,7 +33,8 @@ import {
   readIdText,
   readList,
 } from './tolerant.js';
-import { firstHeader, HttpTransport, parseContentDisposition } from './transport.js';
+import { firstHeader, parseContentDisposition } from './http-encoding.js';
+import { HttpTransport } from './transport.js';
 import type { HttpMethod, HttpResponse, RequestEvent } from './transport.js';
 import { uploadContentDirectory } from './upload.js';
 import type {
