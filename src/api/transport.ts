@@ -32,15 +32,18 @@ export interface RequestEvent {
   error?: string;
 }
 
+/** The options of the transport, and of `ApiClient`, which passes them through whole. */
 export interface TransportOptions {
+  /** e.g. `https://api.robopack.com` or `http://127.0.0.1:4010`; a trailing `/v1` is tolerated. */
   baseUrl: string;
   apiKey: string;
-  /** Injected dispatcher; when absent the transport creates (and owns) a Pool for the origin. */
+  /** Injected undici dispatcher; when absent the transport creates (and owns) a Pool for the origin. */
   dispatcher?: Dispatcher;
   /** Most requests in flight at once. Default 8. */
   concurrency?: number;
+  /** Client-side requests per second (burst = perSecond). Off when absent. */
   rateLimit?: { perSecond: number };
-  /** Per attempt, headers and body included. Default 30 s. */
+  /** Per attempt, headers and body included, in ms. Default 30 s. */
   timeoutMs?: number;
   retry?: RetryOptions;
   random?: () => number;
