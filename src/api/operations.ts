@@ -5,6 +5,7 @@
 import type {
   ConfigurationTemplateDetailsViewModel,
   ConfigurationTemplateViewModel,
+  ImportQuery,
   PagingQuery,
   PaginationHeader,
   UploadFileInfoViewModel,
@@ -28,6 +29,9 @@ import type {
   V1WaveDetailsViewModel,
   V1WaveLiveDataViewModel,
 } from './wire-types.js';
+
+/** Moved to the wire types (`wire/catalog.ts`); re-exported for the callers that import it from here. */
+export type { ImportQuery } from './wire-types.js';
 
 /** One page of a list operation: the bare JSON array plus the parsed `X-Pagination` header. */
 export interface Page<T> {
@@ -72,14 +76,6 @@ export interface RadarQuery extends PagingQuery {
   matched?: boolean;
   includeManaged?: boolean;
   includeModernApps?: boolean;
-}
-
-export interface ImportQuery {
-  /** INSTALLER_SCOPE number; the client sends the number. */
-  scope?: number;
-  version?: string;
-  versionId?: Uuid;
-  scriptTemplateId?: Uuid;
 }
 
 export interface DownloadQuery {

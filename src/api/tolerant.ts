@@ -2,7 +2,7 @@
  * Tolerant readers for the places where public clients disagree about the wire (api-notes §2, §4):
  * ids returned as a bare JSON string or as an object, lists as a bare array or `{items}`, and
  * states as strings in any casing or as enum numbers (by the explicit code tables of
- * `wire-types.ts`, never by position). Callers always see the canonical form.
+ * `wire/codes.ts`, never by position). Callers always see the canonical form.
  */
 import { ApiError } from './errors.js';
 import type {

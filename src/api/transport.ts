@@ -1,27 +1,22 @@
 /**
  * The HTTP layer of the client: one undici dispatcher (injected, or a Pool the transport owns),
- * auth header, URL and query encoding, per-request timeout, client-side pacing, and the retry
- * decision. Which requests may be repeated is the heart of it (the table is in `docs/errors.md`):
- *
- * - `idempotent: true` (GET, DELETE, and POSTs whose repetition has the same effect as one call):
- *   repeated on network errors, timeouts, 408, 429 and 5xx.
- * - `idempotent: false` (creates, import, tenant upload, skip-wave, update-content): repeated only
- *   when the request certainly did not take effect (429, or no connection could be made). A lost
- *   answer after the request may have reached the server (5xx, 408, reset, timeout) throws
- *   `API_OUTCOME_UNKNOWN`, and the caller looks the object up instead of creating it twice.
+ * auth header, per-request timeout, client-side pacing, and the loop that repeats a request. Which
+ * requests may be repeated, and after how long, is `retry-decision.ts` (the table is in
+ * `docs/errors.md`); the wire encoding is `http-encoding.ts`. This file is the single attempt and
+ * the loop around it.
  */
-import type { IncomingHttpHeaders } from 'node:http';
 import { Pool } from 'undici';
 import type { Dispatcher } from 'undici';
-import { ApiError, httpError, redact } from './errors.js';
-import type { ApiErrorCode } from './errors.js';
+import { encodeQuery, encodeRequest, firstHeader, networkCode } from './http-encoding.js';
+import type { HttpMethod, HttpResponse } from './http-encoding.js';
 import { abortReason, Semaphore, systemClock, TokenBucket } from './rate-limit.js';
 import type { Clock } from './rate-limit.js';
-import { defaultSleep, parseRetryAfter, RetryPolicy } from './retry.js';
+import { defaultSleep, RetryPolicy } from './retry.js';
 import type { RetryOptions, Sleep } from './retry.js';
-import type { ProblemDetails } from './wire-types.js';
+import { abortedError, decide } from './retry-decision.js';
+import type { AttemptOutcome } from './retry-decision.js';
 
-export type HttpMethod = 'GET' | 'POST' | 'DELETE';
+export type { HttpMethod, HttpResponse } from './http-encoding.js';
 
 export interface RequestEvent {
   operation: string;
@@ -37,15 +32,18 @@ export interface RequestEvent {
   error?: string;
 }
 
+/** The options of the transport, and of `ApiClient`, which passes them through whole. */
 export interface TransportOptions {
+  /** e.g. `https://api.robopack.com` or `http://127.0.0.1:4010`; a trailing `/v1` is tolerated. */
   baseUrl: string;
   apiKey: string;
-  /** Injected dispatcher; when absent the transport creates (and owns) a Pool for the origin. */
+  /** Injected undici dispatcher; when absent the transport creates (and owns) a Pool for the origin. */
   dispatcher?: Dispatcher;
   /** Most requests in flight at once. Default 8. */
   concurrency?: number;
+  /** Client-side requests per second (burst = perSecond). Off when absent. */
   rateLimit?: { perSecond: number };
-  /** Per attempt, headers and body included. Default 30 s. */
+  /** Per attempt, headers and body included, in ms. Default 30 s. */
   timeoutMs?: number;
   retry?: RetryOptions;
   random?: () => number;
@@ -73,127 +71,6 @@ export interface RequestSpec {
   /** Accept header. Default `application/json`. */
   accept?: string;
 }
-
-export interface HttpResponse {
-  status: number;
-  headers: IncomingHttpHeaders;
-  body: Buffer;
-}
-
-/** Errors raised before any byte of the request can have left: safe to repeat any request. */
-const CONNECT_CODES = new Set([
-  'ECONNREFUSED',
-  'ENOTFOUND',
-  'EAI_AGAIN',
-  'EHOSTUNREACH',
-  'ENETUNREACH',
-  'EADDRNOTAVAIL',
-  'UND_ERR_CONNECT_TIMEOUT',
-]);
-
-const CONNECT_WORDS: Record<string, string> = {
-  ECONNREFUSED: 'connection refused',
-  ENOTFOUND: 'host not found',
-  EAI_AGAIN: 'name resolution failed',
-  EHOSTUNREACH: 'host unreachable',
-  ENETUNREACH: 'network unreachable',
-  EADDRNOTAVAIL: 'address not available',
-  UND_ERR_CONNECT_TIMEOUT: 'connect timeout',
-};
-
-/** The most specific error code in an error, its cause chain, or an AggregateError. */
-export function networkCode(err: unknown): string {
-  const seen = new Set<unknown>();
-  let e: unknown = err;
-  while (e !== null && typeof e === 'object' && !seen.has(e)) {
-    seen.add(e);
-    const code = (e as { code?: unknown }).code;
-    if (typeof code === 'string' && code) return code;
-    const errors = (e as { errors?: unknown }).errors;
-    if (Array.isArray(errors) && errors.length > 0) {
-      e = errors[0];
-      continue;
-    }
-    e = (e as { cause?: unknown }).cause;
-  }
-  return 'UNKNOWN';
-}
-
-/**
- * Query string: keys as given (camelCase), undefined/null skipped, booleans `true`/`false`,
- * arrays as a repeated `key[]` (the form `Get-RobopackFlow.ps1` sends for `tenants[]`).
- */
-export function encodeQuery(query: object | undefined): string {
-  if (!query) return '';
-  const parts: string[] = [];
-  const value = (v: unknown, key: string): string => {
-    if (typeof v === 'boolean') return v ? 'true' : 'false';
-    if (typeof v === 'number') {
-      if (!Number.isFinite(v)) throw new TypeError(`query ${key} is not a finite number`);
-      return String(v);
-    }
-    if (typeof v === 'string') return encodeURIComponent(v);
-    throw new TypeError(`query ${key} has an unsupported type`);
-  };
-  const encKey = (k: string): string => encodeURIComponent(k).replace(/%5B%5D$/, '[]');
-  for (const [k, v] of Object.entries(query)) {
-    if (v === undefined || v === null) continue;
-    if (Array.isArray(v)) {
-      const key = encKey(k.endsWith('[]') ? k : `${k}[]`);
-      for (const item of v as unknown[]) if (item !== undefined && item !== null) parts.push(`${key}=${value(item, k)}`);
-    } else {
-      parts.push(`${encKey(k)}=${value(v, k)}`);
-    }
-  }
-  return parts.join('&');
-}
-
-/** The file name of a `Content-Disposition` header (`filename*` wins over `filename`). */
-export function parseContentDisposition(value: string | string[] | undefined): string | null {
-  const raw = Array.isArray(value) ? value[0] : value;
-  if (!raw) return null;
-  const star = /filename\*\s*=\s*([^;]+)/i.exec(raw);
-  if (star?.[1]) {
-    const v = star[1].trim().replace(/^"(.*)"$/, '$1');
-    const m = /^([^']*)'[^']*'(.*)$/.exec(v);
-    try {
-      return decodeURIComponent(m?.[2] ?? v);
-    } catch {
-      // fall through to the plain form
-    }
-  }
-  const plain = /filename\s*=\s*("((?:[^"\\]|\\.)*)"|[^;]+)/i.exec(raw);
-  if (!plain) return null;
-  const name = plain[2] !== undefined ? plain[2].replace(/\\(.)/g, '$1') : (plain[1] ?? '').trim();
-  return name || null;
-}
-
-/** The first value of a response header. */
-export function firstHeader(headers: IncomingHttpHeaders, name: string): string | undefined {
-  const v = headers[name];
-  return Array.isArray(v) ? v[0] : v;
-}
-
-/** Problem details from an error body: RFC 7807 JSON, any JSON object, or null. */
-export function readProblem(body: Buffer): ProblemDetails | null {
-  if (body.length === 0) return null;
-  try {
-    const parsed: unknown = JSON.parse(body.toString('utf8'));
-    if (parsed !== null && typeof parsed === 'object' && !Array.isArray(parsed)) return parsed as ProblemDetails;
-    if (typeof parsed === 'string' && parsed.trim()) return { detail: parsed.trim() };
-  } catch {
-    // a plain-text or HTML error page: not worth quoting
-  }
-  return null;
-}
-
-function isRetryableStatus(status: number): boolean {
-  return status === 408 || status === 429 || (status >= 500 && status !== 501 && status !== 505);
-}
-
-type Attempt =
-  | { kind: 'response'; response: HttpResponse }
-  | { kind: 'error'; cause: unknown; code: string; timedOut: boolean; aborted: boolean };
 
 export class HttpTransport {
   private readonly dispatcher: Dispatcher;
@@ -267,75 +144,31 @@ export class HttpTransport {
     return `${this.prefix}${path}${qs ? `?${qs}` : ''}`;
   }
 
-  /** Sends a request, repeating it as the retry policy allows; resolves only on a 2xx answer. */
+  /** Sends a request, repeating it as the retry decision allows; resolves only on a 2xx answer. */
   async request(spec: RequestSpec): Promise<HttpResponse> {
     const fullPath = this.urlPath(spec.path, spec.query);
     const signal = spec.signal;
     for (let attempt = 1; ; attempt++) {
       const outcome = await this.attempt(spec, fullPath, attempt);
-      let retryAfterMs: number | null = null;
-      let failure: ApiError;
-      let retry: boolean;
-
-      if (outcome.kind === 'response') {
-        const { status, headers, body } = outcome.response;
-        if (status >= 200 && status < 300) return outcome.response;
-        const problem = readProblem(body);
-        retryAfterMs = parseRetryAfter(headers['retry-after'], this.now());
-        const canRepeat = spec.idempotent ? isRetryableStatus(status) : status === 429;
-        const unknown = !spec.idempotent && (status === 408 || (status >= 500 && status !== 501 && status !== 505));
-        retry = canRepeat && this.policy.canRetry(attempt);
-        const code: ApiErrorCode | undefined = unknown ? 'API_OUTCOME_UNKNOWN' : undefined;
-        const note = unknown
-          ? 'the request may have taken effect'
-          : canRepeat && attempt > 1
-            ? `gave up after ${attempt} attempts`
-            : undefined;
-        failure = httpError(spec.operation, status, problem, {
-          retryAfterMs,
-          secrets: [this.apiKey],
-          ...(code ? { code } : {}),
-          ...(note ? { note } : {}),
-        });
-      } else {
-        if (outcome.aborted) throw this.abortedError(spec.operation, outcome.cause);
-        const connectPhase = CONNECT_CODES.has(outcome.code);
-        const canRepeat = spec.idempotent || connectPhase;
-        retry = canRepeat && this.policy.canRetry(attempt);
-        failure = this.networkError(spec, outcome, canRepeat, attempt);
-      }
-
-      if (!retry) throw failure;
+      if (outcome.kind === 'response' && outcome.response.status >= 200 && outcome.response.status < 300) return outcome.response;
+      const decision = decide(spec, outcome, attempt, {
+        retry: this.policy,
+        nowMs: this.now(),
+        timeoutMs: this.timeoutMs,
+        secrets: [this.apiKey],
+      });
+      if (!decision.retry) throw decision.error;
       try {
-        await this.sleep(this.policy.delayMs(attempt, retryAfterMs), signal);
+        await this.sleep(decision.delayMs, signal);
       } catch (e) {
-        throw this.abortedError(spec.operation, e);
+        throw abortedError(spec.operation, e);
       }
-      if (signal?.aborted) throw this.abortedError(spec.operation, abortReason(signal));
+      if (signal?.aborted) throw abortedError(spec.operation, abortReason(signal));
     }
-  }
-
-  private abortedError(operation: string, cause: unknown): ApiError {
-    return new ApiError('API_ABORTED', `${operation}: aborted`, { operation, cause });
-  }
-
-  private networkError(spec: RequestSpec, o: Extract<Attempt, { kind: 'error' }>, canRepeat: boolean, attempt: number): ApiError {
-    const op = spec.operation;
-    const tail = canRepeat && attempt > 1 ? `; gave up after ${attempt} attempts` : '';
-    if (!canRepeat) {
-      const what = o.timedOut ? `timed out after ${this.timeoutMs} ms` : `connection lost (${o.code})`;
-      return new ApiError('API_OUTCOME_UNKNOWN', `${op}: ${what}; the request may have taken effect`, { operation: op, cause: o.cause });
-    }
-    if (o.timedOut) {
-      return new ApiError('API_TIMEOUT', `${op}: timed out after ${this.timeoutMs} ms${tail}`, { operation: op, cause: o.cause });
-    }
-    const words = CONNECT_WORDS[o.code] ?? 'connection failed';
-    const message = redact(`${op}: service unavailable: ${words} (${o.code})${tail}`, [this.apiKey]);
-    return new ApiError('API_UNAVAILABLE', message, { operation: op, cause: o.cause });
   }
 
   /** One attempt: pacing, the request, and the whole body read, all under one timeout. */
-  private async attempt(spec: RequestSpec, fullPath: string, attempt: number): Promise<Attempt> {
+  private async attempt(spec: RequestSpec, fullPath: string, attempt: number): Promise<AttemptOutcome> {
     const callerSignal = spec.signal;
     let release: (() => void) | undefined;
     try {
@@ -347,20 +180,7 @@ export class HttpTransport {
     const timeout = AbortSignal.timeout(this.timeoutMs);
     const signal = callerSignal ? AbortSignal.any([callerSignal, timeout]) : timeout;
     const started = performance.now();
-    const headers: Record<string, string> = {
-      'x-api-key': this.apiKey,
-      accept: spec.accept ?? 'application/json',
-    };
-    let body: Buffer | Uint8Array | undefined;
-    if (spec.binary !== undefined) {
-      headers['content-type'] = 'application/octet-stream';
-      body = spec.binary;
-    } else if (spec.body !== undefined) {
-      headers['content-type'] = 'application/json';
-      body = Buffer.from(JSON.stringify(spec.body), 'utf8');
-    } else if (spec.method === 'POST') {
-      headers['content-length'] = '0';
-    }
+    const { headers, body } = encodeRequest(spec, this.apiKey);
     let status: number | null = null;
     let errorCode: string | undefined;
     try {

@@ -5,7 +5,7 @@
 import { createHash } from 'node:crypto';
 import { mkdir, readFile, rename, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import type { AccountData } from './account.js';
+import type { Account, AccountData } from './account.js';
 
 export interface PersistedState {
   version: 1;
@@ -33,4 +33,40 @@ export async function saveState(dir: string, state: PersistedState): Promise<voi
   const tmp = `${file}.${process.pid}.tmp`;
   await writeFile(tmp, JSON.stringify(state));
   await rename(tmp, file);
+}
+
+/** The accounts to save and the virtual time to save with them, read afresh at every save. */
+export interface SaveSource {
+  accounts: () => Iterable<Account>;
+  virtualNow: () => number;
+}
+
+export interface SaveLoop {
+  /** Saves now if any account changed since the last save; resolves when every save so far is written. */
+  persist: () => Promise<void>;
+  /** Stops the timer (a last `persist()` is the caller's, on close). */
+  stop: () => void;
+}
+
+/**
+ * Saves every `intervalMs` while something changed. Accounts count their changes (`version`), and
+ * the loop writes only when the sum moved. Saves are chained, so two never write the file at once
+ * and the newest always lands last. The timer is unref'd: it never keeps the process alive.
+ */
+export function startSaveLoop(dir: string, source: SaveSource, intervalMs = 250): SaveLoop {
+  let saving: Promise<void> = Promise.resolve();
+  let savedVersion = -1;
+  const versionSum = (): number => [...source.accounts()].reduce((n, a) => n + a.version, 0);
+  const persist = (): Promise<void> => {
+    const v = versionSum();
+    if (v === savedVersion) return saving;
+    savedVersion = v;
+    const state: PersistedState = { version: 1, virtualNow: source.virtualNow(), accounts: {} };
+    for (const a of source.accounts()) state.accounts[a.name] = a.dump();
+    saving = saving.then(() => saveState(dir, state));
+    return saving;
+  };
+  const timer = setInterval(() => void persist().catch((e: unknown) => process.emitWarning(`simulator: cannot save state: ${String(e)}`)), intervalMs);
+  timer.unref();
+  return { persist, stop: () => clearInterval(timer) };
 }

@@ -3,28 +3,36 @@
  * API key, a virtual clock, fault injection, a client-visible rate limit, a journal of every call,
  * and an admin surface under `/_sim`. It imports only wire types from `src/api/`, never packsync's
  * planner or client, so a bug in our logic is not mirrored by the fake it is tested against.
+ *
+ * This file listens, closes, and dispatches one request (key, body, faults, rate limit, journal,
+ * route); the account slots, the body reader, the answer writers and the save loop sit beside it.
  */
 import { createServer } from 'node:http';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
-import { Account } from './account.js';
 import { handleAdmin } from './admin.js';
 import type { JournalEntry } from './admin.js';
+import { readBody } from './body.js';
 import { VirtualClock } from './clock.js';
 import { FaultInjector, NO_FAULTS, parseFaultSpec } from './faults.js';
 import type { FaultSpec } from './faults.js';
 import { buildFixtures } from './fixtures.js';
 import type { FleetSize } from './fixtures.js';
-import { keyDigest, loadState, saveState } from './persistence.js';
+import { loadState, startSaveLoop } from './persistence.js';
 import type { PersistedState } from './persistence.js';
 import { HttpProblem } from './problems.js';
 import { Query } from './request.js';
+import { send, sendProblem } from './respond.js';
 import { Router } from './router.js';
 import type { ResponseStyle, RouteResult } from './router.js';
 import { registerCatalogRoutes } from './routes/catalog.js';
 import { registerFlowRoutes } from './routes/flows.js';
 import { registerPackageRoutes } from './routes/packages.js';
 import { registerTenantRoutes } from './routes/tenants.js';
+import { createSlots, rateLimited, resetSlot } from './slots.js';
+
+/** Moved to `respond.ts`; re-exported for callers that import it from here. */
+export { contentDisposition } from './respond.js';
 
 export interface SimulatorOptions {
   host?: string;
@@ -56,27 +64,6 @@ export interface Simulator {
   close: () => Promise<void>;
 }
 
-interface AccountSlot {
-  account: Account;
-  journal: JournalEntry[];
-  tokens: number;
-  refilledAt: number;
-}
-
-/**
- * RFC 6266: a printable-ASCII fallback plus the exact name in RFC 8187 `filename*`. Product names
- * are user input (`Café ✓`, even a newline): written raw they made the header invalid, and Node
- * refused the whole response with a 500.
- */
-/** Bytes of an oversized body read and dropped after the 413, before the connection is cut. */
-const DRAIN_LIMIT = 64 * 1024 * 1024;
-
-export function contentDisposition(fileName: string): string {
-  const ascii = fileName.replace(/[^\x20-\x7e]/g, '_').replace(/["\\]/g, '');
-  const exact = encodeURIComponent(fileName).replace(/['()*]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`);
-  return `attachment; filename="${ascii}"; filename*=UTF-8''${exact}`;
-}
-
 export function buildRouter(): Router {
   const r = new Router();
   registerCatalogRoutes(r);
@@ -96,14 +83,7 @@ export async function startSimulator(opts: SimulatorOptions = {}): Promise<Simul
   const router = buildRouter();
   const responseStyle = opts.responseStyle ?? 'bare';
   const maxBody = opts.maxBodyBytes ?? 80 * 1024 * 1024;
-  const slots = new Map<string, AccountSlot>();
-  for (const key of opts.apiKeys?.length ? opts.apiKeys : ['sim-key']) {
-    if (slots.has(key)) continue;
-    const account = new Account(keyDigest(key), fixtures);
-    const saved = persisted?.accounts[keyDigest(key)];
-    if (saved) account.load(saved);
-    slots.set(key, { account, journal: [], tokens: opts.rateLimit ?? 0, refilledAt: Date.now() });
-  }
+  const slots = createSlots(opts.apiKeys, fixtures, persisted, opts.rateLimit);
 
   const sleepReal = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
   const sleepVirtual = async (virtualMs: number): Promise<void> => {
@@ -111,72 +91,6 @@ export async function startSimulator(opts: SimulatorOptions = {}): Promise<Simul
     // Polls so that an admin clock jump also wakes a waiting request.
     while (clock.now() < until) await sleepReal(Math.min(50, clock.realDelayUntil(until) + 1));
   };
-
-  /** Token bucket per account, `rateLimit` per second with a burst of the same size. */
-  const rateLimited = (slot: AccountSlot): number | null => {
-    const limit = opts.rateLimit;
-    if (!limit) return null;
-    const t = Date.now();
-    slot.tokens = Math.min(limit, slot.tokens + ((t - slot.refilledAt) / 1000) * limit);
-    slot.refilledAt = t;
-    if (slot.tokens >= 1) {
-      slot.tokens -= 1;
-      return null;
-    }
-    return Math.max(1, Math.ceil((1 - slot.tokens) / limit));
-  };
-
-  const send = (res: ServerResponse, r: RouteResult, instance: string): number => {
-    const status = r.status ?? 200;
-    const headers: Record<string, string> = { ...r.headers };
-    if (r.binary) {
-      headers['content-type'] = r.binary.contentType;
-      if (r.binary.fileName) headers['content-disposition'] = contentDisposition(r.binary.fileName);
-      res.writeHead(status, headers).end(r.binary.body);
-    } else if (r.json !== undefined) {
-      headers['content-type'] = 'application/json; charset=utf-8';
-      res.writeHead(status, headers).end(JSON.stringify(r.json));
-    } else {
-      res.writeHead(status, { ...headers, 'content-length': '0' }).end();
-    }
-    void instance;
-    return status;
-  };
-
-  const sendProblem = (res: ServerResponse, p: HttpProblem, instance: string): number => {
-    res.writeHead(p.status, { 'content-type': 'application/problem+json; charset=utf-8', ...p.headers }).end(JSON.stringify(p.body(instance)));
-    return p.status;
-  };
-
-  /**
-   * The whole body, or a 413 as soon as it grows past the limit. Not `for await`: leaving that loop
-   * destroys the request and with it the socket, so a client still sending met a reset instead of
-   * the 413. The rest of an oversized body is read and dropped, so the answer arrives and the
-   * connection stays usable; past DRAIN_LIMIT more bytes the connection is cut.
-   */
-  const readBody = (req: IncomingMessage): Promise<Buffer> =>
-    new Promise((resolve, reject) => {
-      const chunks: Buffer[] = [];
-      let size = 0;
-      let settled = false;
-      const settle = (f: () => void): void => {
-        if (settled) return;
-        settled = true;
-        f();
-      };
-      req.on('data', (b: Buffer) => {
-        size += b.length;
-        if (settled) {
-          if (size > maxBody + DRAIN_LIMIT) req.destroy();
-          return;
-        }
-        if (size > maxBody) settle(() => reject(new HttpProblem(413, `The request body is larger than ${maxBody} bytes.`)));
-        else chunks.push(b);
-      });
-      req.on('end', () => settle(() => resolve(Buffer.concat(chunks))));
-      req.on('error', (e) => settle(() => reject(e)));
-      req.on('close', () => settle(() => reject(new Error('the client closed the connection before sending the whole body'))));
-    });
 
   const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
     const url = new URL(req.url ?? '/', 'http://simulator');
@@ -191,7 +105,7 @@ export async function startSimulator(opts: SimulatorOptions = {}): Promise<Simul
     const isAdmin = path === '/_sim' || path.startsWith('/_sim/');
     if (!isApi && !isAdmin) {
       if (path === '/' && method === 'GET') {
-        send(res, { json: { service: 'packsync simulator', api: '/v1', admin: '/_sim', operations: router.size } }, instance);
+        send(res, { json: { service: 'packsync simulator', api: '/v1', admin: '/_sim', operations: router.size } });
         return;
       }
       sendProblem(res, new HttpProblem(404, `No route ${method} ${path}.`), instance);
@@ -205,7 +119,7 @@ export async function startSimulator(opts: SimulatorOptions = {}): Promise<Simul
     const query = new Query(url.searchParams);
     let body: Buffer;
     try {
-      body = await readBody(req);
+      body = await readBody(req, maxBody);
     } catch (e) {
       if (e instanceof HttpProblem) {
         sendProblem(res, e, instance);
@@ -217,7 +131,7 @@ export async function startSimulator(opts: SimulatorOptions = {}): Promise<Simul
 
     if (isAdmin) {
       try {
-        send(res, handleAdmin(method, path, query, body, contentType, { account: slot.account, journal: slot.journal, clock, faults, reset: () => resetSlot(slot) }), instance);
+        send(res, handleAdmin(method, path, query, body, contentType, { account: slot.account, journal: slot.journal, clock, faults, reset: () => resetSlot(slot, fixtures) }));
       } catch (e) {
         sendProblem(res, e instanceof HttpProblem ? e : new HttpProblem(500, 'Internal simulator error.'), instance);
       }
@@ -229,7 +143,7 @@ export async function startSimulator(opts: SimulatorOptions = {}): Promise<Simul
     const delay = (opts.latencyMs ?? 0) + faults.delayMs(path);
     if (delay > 0) await sleepReal(delay);
 
-    const retryAfter = rateLimited(slot);
+    const retryAfter = rateLimited(slot, opts.rateLimit);
     if (retryAfter !== null) {
       entry.status = sendProblem(res, new HttpProblem(429, 'Rate limit exceeded. Retry after the time in Retry-After.', undefined, { 'retry-after': String(retryAfter) }), instance);
       entry.fault = 'rate-limit';
@@ -267,13 +181,7 @@ export async function startSimulator(opts: SimulatorOptions = {}): Promise<Simul
       req.socket.destroy();
       return;
     }
-    entry.status = result instanceof HttpProblem ? sendProblem(res, result, instance) : send(res, result, instance);
-  };
-
-  const resetSlot = (slot: AccountSlot): void => {
-    slot.account = new Account(slot.account.name, fixtures);
-    slot.journal.length = 0;
-    slot.account.touch();
+    entry.status = result instanceof HttpProblem ? sendProblem(res, result, instance) : send(res, result);
   };
 
   const sockets = new Set<Socket>();
@@ -290,22 +198,7 @@ export async function startSimulator(opts: SimulatorOptions = {}): Promise<Simul
     s.on('close', () => sockets.delete(s));
   });
 
-  let saving: Promise<void> = Promise.resolve();
-  let savedVersion = -1;
-  const versionSum = (): number => [...slots.values()].reduce((n, s) => n + s.account.version, 0);
-  const persist = (): Promise<void> => {
-    if (!opts.dataDir) return Promise.resolve();
-    const v = versionSum();
-    if (v === savedVersion) return saving;
-    savedVersion = v;
-    const state: PersistedState = { version: 1, virtualNow: clock.now(), accounts: {} };
-    for (const s of slots.values()) state.accounts[s.account.name] = s.account.dump();
-    const dir = opts.dataDir;
-    saving = saving.then(() => saveState(dir, state));
-    return saving;
-  };
-  const timer = opts.dataDir ? setInterval(() => void persist().catch((e: unknown) => process.emitWarning(`simulator: cannot save state: ${String(e)}`)), 250) : null;
-  timer?.unref();
+  const saver = opts.dataDir ? startSaveLoop(opts.dataDir, { accounts: () => [...slots.values()].map((s) => s.account), virtualNow: () => clock.now() }) : null;
 
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
@@ -319,8 +212,8 @@ export async function startSimulator(opts: SimulatorOptions = {}): Promise<Simul
     host,
     operations: router.size,
     close: async () => {
-      if (timer) clearInterval(timer);
-      await persist();
+      saver?.stop();
+      await saver?.persist();
       await new Promise<void>((resolve) => {
         server.close(() => resolve());
         for (const s of sockets) s.destroy();

@@ -55,7 +55,7 @@ describe('value tables match docs/api-model.md', () => {
     for (const [name, t] of doc) expect(new Set(Object.values(t)).size, name).toBe(Object.keys(t).length);
   });
 
-  it("the client's tables (src/api/wire-types.ts)", () => {
+  it("the client's tables (src/api/wire/codes.ts)", () => {
     expect(client.PACKAGE_STATE_CODES).toEqual(table('PackageState'));
     expect(client.TASK_STATE_CODES).toEqual(table('TaskState'));
     expect(client.DEPLOYMENT_STATUS_CODES).toEqual(table('DeploymentStatus'));
