@@ -8,7 +8,7 @@ import { readFile, realpath, stat } from 'node:fs/promises';
 import { dirname, join, relative, resolve, sep } from 'node:path';
 import { isInside } from '../api/content-files.js';
 import { mapLimit } from '../util/map-limit.js';
-import { API_VERSION, KINDS } from './model.js';
+import { API_VERSION } from './model.js';
 import type {
   DeploymentManifest,
   DesiredModel,
@@ -18,18 +18,15 @@ import type {
   Problem,
   TenantUploadManifest,
 } from './model.js';
+import { checkDocument } from './check-document.js';
+import { compare, sortProblems } from './sort-problems.js';
 import { checkRules } from './rules.js';
 import type { DocRecord } from './rules.js';
-import { schemaProblems } from './schema-problems.js';
-import { KIND_SCHEMAS, validators } from './schemas.js';
-import { didYouMean } from './suggest.js';
 import { decodeManifest } from './encoding.js';
-import { unsafeIntegers } from './numbers.js';
 import { fieldPositions } from './positions.js';
-import { displayPath, toPointer, valueAt } from './paths.js';
 import { listYamlFiles, walkSkips } from './walk.js';
 import { parseYamlFile } from './yaml-source.js';
-import type { ParsedDocument, ParsedFile } from './yaml-source.js';
+import type { ParsedFile } from './yaml-source.js';
 
 export interface LoadOptions {
   /** Larger files are reported (`file.too-large`) instead of parsed. Default 10 MiB. */
@@ -281,87 +278,4 @@ function withoutContentFiles(files: ParsedFile[], root: string, absOf: (file: st
   return files.filter((f) => !dirs.some((d) => d.declaredIn !== f.file && isInside(d.dir, absOf(f.file))));
 }
 
-function isPlainObject(v: unknown): v is Record<string, unknown> {
-  return v !== null && typeof v === 'object' && !Array.isArray(v);
-}
-
-function checkDocument(d: ParsedDocument): { record?: DocRecord; problems: Problem[]; foreign?: { file: string; line: number; column: number; what: string } } {
-  if (!d.ok) return { problems: [] }; // the YAML errors are already reported
-  // Another group's document (apps/v1, v1, …) is not a packsync manifest; a packsync.dev typo still is one.
-  const av = isPlainObject(d.value) ? d.value.apiVersion : undefined;
-  if (typeof av === 'string' && !av.startsWith(API_VERSION.split('/')[0]!) && !/packsync/i.test(av)) {
-    const p = d.locate(['apiVersion'], 'value');
-    const kind = isPlainObject(d.value) && typeof d.value.kind === 'string' ? ` ${d.value.kind}` : '';
-    return { problems: [], foreign: { file: d.file, line: p.line, column: p.column, what: `${av}${kind}` } };
-  }
-  const problems: Problem[] = [];
-  const here = (segments: string[], mode: 'value' | 'container', rule: string, message: string): Problem => {
-    const p = d.locate(segments, mode);
-    return { file: d.file, line: p.line, column: p.column, pointer: segments.map((s) => `/${s}`).join(''), rule, message, severity: 'error' };
-  };
-  const v = d.value;
-  if (!isPlainObject(v)) {
-    const got = Array.isArray(v) ? 'a list' : JSON.stringify(v);
-    problems.push(here([], 'value', 'schema.type', `a manifest must be a mapping with apiVersion, kind, metadata and spec (got ${got})`));
-    return { problems };
-  }
-  const meta = v.metadata;
-  const name = isPlainObject(meta) && typeof meta.name === 'string' ? meta.name : undefined;
-  const kind = v.kind;
-  const kindList = KINDS.join(', ');
-
-  if (!('apiVersion' in v)) problems.push(here([], 'container', 'schema.required', `missing required field apiVersion (use ${API_VERSION})`));
-  else if (v.apiVersion !== API_VERSION) {
-    problems.push(here(['apiVersion'], 'value', 'manifest.api-version', `apiVersion must be ${API_VERSION} (got ${JSON.stringify(v.apiVersion)}); it is the only version this packsync reads`));
-  }
-  if (!('kind' in v)) {
-    problems.push(here([], 'container', 'schema.required', `missing required field kind (one of ${kindList})`));
-    return { problems };
-  }
-  if (typeof kind !== 'string' || !(KINDS as readonly string[]).includes(kind)) {
-    const guess = typeof kind === 'string' ? didYouMean(kind, KINDS) : undefined;
-    const who = name === undefined ? '' : `"${name}": `;
-    problems.push(here(['kind'], 'value', 'manifest.kind', `${who}unknown kind ${JSON.stringify(kind)}: must be one of ${kindList}${guess ? ` (did you mean "${guess}"?)` : ''}`));
-    return { problems };
-  }
-  const k = kind as Kind;
-  const prefix = name === undefined ? `${k}: ` : `${k} "${name}": `;
-  const validate = validators().byKind[k];
-  const ok = validate(v);
-  // apiVersion was checked above with a better message.
-  const errors = (validate.errors ?? []).filter(
-    (e) => e.instancePath !== '/apiVersion' && !(e.keyword === 'required' && (e.params as { missingProperty?: string }).missingProperty === 'apiVersion'),
-  );
-  const specFields = Object.keys(((KIND_SCHEMAS[k].properties as Record<string, { properties?: object }>).spec?.properties ?? {}));
-  problems.push(...schemaProblems(errors, { doc: d, prefix, specFields }));
-  for (const segments of unsafeIntegers(v)) {
-    const pointer = toPointer(segments);
-    if (problems.some((p) => p.pointer === pointer)) continue; // the schema already refused it
-    const written = d.sourceText(segments) ?? String(valueAt(v, segments));
-    const at = d.locate(segments, 'value');
-    const message = `${prefix}${displayPath(segments)} ${written} is too large to be held exactly (integers go up to ${Number.MAX_SAFE_INTEGER})`;
-    problems.push({ file: d.file, line: at.line, column: at.column, pointer, rule: 'schema.range', message, severity: 'error' });
-  }
-  return { record: { doc: d, kind: k, name, data: v, valid: ok && problems.length === 0, prefix }, problems };
-}
-
-function compare(a: string, b: string): number {
-  return a < b ? -1 : a > b ? 1 : 0;
-}
-
-/** A file that cannot be read or parsed comes first: its other problems may follow from it. */
-function parseLevel(p: Problem): number {
-  return p.rule.startsWith('yaml.') || p.rule.startsWith('file.') ? 0 : 1;
-}
-
-export function sortProblems(problems: readonly Problem[]): Problem[] {
-  const seen = new Set<string>();
-  const out: Problem[] = [];
-  for (const p of problems) {
-    const key = `${p.file}\0${p.line}\0${p.column}\0${p.rule}\0${p.message}`;
-    if (seen.has(key)) continue;
-    seen.add(key);
-    out.push(p);
-  }
-  return out.sort((a, b) => parseLevel(a) - parseLevel(b) || compare(a.file, b.file) || a.line - b.line || a.column - b.column || compare(a.rule, b.rule) || compare(a.message, b.message));
-}
+export { sortProblems } from './sort-problems.js';

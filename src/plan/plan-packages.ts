@@ -1,33 +1,18 @@
 /**
  * Packages. The API has no package update or delete: a changed spec or content digest gets a new
- * live package; the old one stays in place and leaves the inventory.
+ * live package; the old one stays live and in the state as superseded, so a revert reuses it.
  */
-import { DETECTION_OPERATORS, INSTALLER_SCOPE } from '../api/wire-types.js';
-import type { MemDetectionRule, V1PackageCreateViewModel, V1PackageViewModel } from '../api/wire-types.js';
-import type { ImportQuery } from '../api/operations.js';
-import type { InventoryEntry } from '../state/inventory-types.js';
+import type { V1PackageViewModel } from '../api/wire-types.js';
+import { ResolveError } from '../live/resolve.js';
 import type { PackageManifest } from '../manifests/model.js';
 import { positionOf } from '../manifests/positions.js';
-import { packageNaturalKey } from '../live/identity.js';
+import type { InventoryEntry } from '../state/inventory-types.js';
 import type { PlanContext, RefState } from './context.js';
-import { diffFields, hashValue } from './hash.js';
+import { hashValue } from './hash.js';
 import { decideUnowned, newest } from './ownership.js';
-import { ResolveError } from '../live/resolve.js';
+import { catalogTarget, customTarget, naturalKeyOf, packageFields, usable } from './package-targets.js';
+import type { CatalogTarget, CustomTarget } from './package-targets.js';
 import type { ObjectPlan } from './types.js';
-
-interface CatalogTarget {
-  kind: 'catalog';
-  appId: string;
-  appName: string;
-  version: string;
-  query: ImportQuery;
-  spec: Record<string, unknown>;
-}
-interface CustomTarget {
-  kind: 'custom';
-  body: V1PackageCreateViewModel;
-  spec: Record<string, unknown>;
-}
 
 const IN_FLIGHT = new Set(['Pending', 'Running', 'Processing']);
 
@@ -262,79 +247,4 @@ function adopt(
     actions,
   }, key);
   ctx.packageRefs.set(m.metadata.name, { ref: { id: live.id }, readyAfter: last, blockedBy: null, isNew: false });
-}
-
-function catalogTarget(ctx: PlanContext, m: PackageManifest): CatalogTarget {
-  const c = m.spec.catalog;
-  if (!c) throw new Error('unreachable: catalogTarget without catalog');
-  const app = ctx.apps.resolve(c.app, 'spec.catalog.app');
-  // The versions the catalog offers (read once per app a manifest names): a version it does not
-  // offer is a plan error here, not a 400 from import in the middle of an apply. Not read (a
-  // hand-built live state): not checked.
-  const offered = ctx.live.appVersions[app.id];
-  const available = (): string => (offered && offered.length > 0 ? offered.map((x) => x.version).join(', ') : 'none');
-  let version = c.version;
-  if (version !== undefined && offered && !offered.some((x) => x.version.toLowerCase() === version?.toLowerCase())) {
-    throw new ResolveError('REF_UNKNOWN', `${app.name} has no version ${version}; available: ${available()}`, 'spec.catalog.version');
-  }
-  if (!version && c.versionId) {
-    const v = (offered ?? []).find((x) => x.id.toLowerCase() === c.versionId?.toLowerCase());
-    if (!v) throw new ResolveError('REF_UNKNOWN', `${app.name} has no version id ${c.versionId}; available: ${available()}`, 'spec.catalog.versionId');
-    version = v.version;
-  }
-  version ??= app.latestVersion;
-  const scope = INSTALLER_SCOPE[c.scope ?? 'machine'];
-  const templateId = c.scriptTemplate ? ctx.templates.resolve(c.scriptTemplate, 'spec.catalog.scriptTemplate').id : undefined;
-  const query: ImportQuery = { scope, ...(c.versionId ? { versionId: c.versionId } : { version }) };
-  if (templateId) query.scriptTemplateId = templateId;
-  return {
-    kind: 'catalog',
-    appId: app.id,
-    appName: app.name,
-    version,
-    query,
-    spec: { catalog: { appId: app.id, version, scope, scriptTemplateId: templateId } },
-  };
-}
-
-function customTarget(ctx: PlanContext, m: PackageManifest): CustomTarget {
-  const c = m.spec.custom;
-  if (!c) throw new Error('unreachable: customTarget without custom');
-  const body: V1PackageCreateViewModel = { name: c.name, sourceType: c.sourceType, version: c.version };
-  if (c.publisher !== undefined) body.publisher = c.publisher;
-  if (c.installCommand !== undefined) body.installCommand = c.installCommand;
-  if (c.uninstallCommand !== undefined) body.uninstallCommand = c.uninstallCommand;
-  if (c.userContext !== undefined) body.userContext = c.userContext;
-  if (c.runAnalysis !== undefined) body.runAnalysis = c.runAnalysis;
-  if (c.scriptTemplate) body.scriptTemplateId = ctx.templates.resolve(c.scriptTemplate, 'spec.custom.scriptTemplate').id;
-  if (c.detectionRules) {
-    body.detectionRules = c.detectionRules.map((r) => {
-      const { operator, ...rest } = r;
-      const out: MemDetectionRule = { ...rest };
-      if (operator) out.operator = DETECTION_OPERATORS[operator];
-      return out;
-    });
-  }
-  return { kind: 'custom', body, spec: { custom: body } };
-}
-
-function naturalKeyOf(t: CatalogTarget | CustomTarget): string {
-  return t.kind === 'catalog'
-    ? packageNaturalKey({ isCustom: false, appId: t.appId, productName: '', productVersion: t.version, machineScope: t.query.scope !== 2, userScope: t.query.scope !== 1 })
-    : packageNaturalKey({ isCustom: true, appId: null, productName: t.body.name, productVersion: t.body.version ?? '', machineScope: true, userScope: false });
-}
-
-
-/** A superseded package can be reused while it exists live and did not fail processing. */
-function usable(p: V1PackageViewModel | undefined): boolean {
-  return p !== undefined && p.state !== 'Error';
-}
-
-/** What changed, in manifest words where the spec stores API values. */
-function packageFields(entry: InventoryEntry, target: CatalogTarget | CustomTarget, m: PackageManifest): ObjectPlan['fields'] {
-  const fields = diffFields(entry.spec, target.spec);
-  if (entry.contentDigest !== undefined && entry.contentDigest !== m.content?.digest) {
-    fields.push({ field: 'content', from: entry.contentDigest, to: m.content?.digest ?? null });
-  }
-  return fields;
 }

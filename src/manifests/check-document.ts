@@ -1,0 +1,78 @@
+/**
+ * One YAML document checked as a manifest: another group's document (apps/v1, …) is set aside with
+ * a warning; a packsync one is checked for apiVersion and kind, then against its kind's JSON
+ * Schema, then for integers too large to hold exactly. Every problem carries its position.
+ */
+import { API_VERSION, KINDS } from './model.js';
+import type { Kind, Problem } from './model.js';
+import { unsafeIntegers } from './numbers.js';
+import { displayPath, toPointer, valueAt } from './paths.js';
+import type { DocRecord } from './rules.js';
+import { schemaProblems } from './schema-problems.js';
+import { KIND_SCHEMAS, validators } from './schemas.js';
+import { didYouMean } from './suggest.js';
+import type { ParsedDocument } from './yaml-source.js';
+
+function isPlainObject(v: unknown): v is Record<string, unknown> {
+  return v !== null && typeof v === 'object' && !Array.isArray(v);
+}
+
+export function checkDocument(d: ParsedDocument): { record?: DocRecord; problems: Problem[]; foreign?: { file: string; line: number; column: number; what: string } } {
+  if (!d.ok) return { problems: [] }; // the YAML errors are already reported
+  // Another group's document (apps/v1, v1, …) is not a packsync manifest; a packsync.dev typo still is one.
+  const av = isPlainObject(d.value) ? d.value.apiVersion : undefined;
+  if (typeof av === 'string' && !av.startsWith(API_VERSION.split('/')[0]!) && !/packsync/i.test(av)) {
+    const p = d.locate(['apiVersion'], 'value');
+    const kind = isPlainObject(d.value) && typeof d.value.kind === 'string' ? ` ${d.value.kind}` : '';
+    return { problems: [], foreign: { file: d.file, line: p.line, column: p.column, what: `${av}${kind}` } };
+  }
+  const problems: Problem[] = [];
+  const here = (segments: string[], mode: 'value' | 'container', rule: string, message: string): Problem => {
+    const p = d.locate(segments, mode);
+    return { file: d.file, line: p.line, column: p.column, pointer: segments.map((s) => `/${s}`).join(''), rule, message, severity: 'error' };
+  };
+  const v = d.value;
+  if (!isPlainObject(v)) {
+    const got = Array.isArray(v) ? 'a list' : JSON.stringify(v);
+    problems.push(here([], 'value', 'schema.type', `a manifest must be a mapping with apiVersion, kind, metadata and spec (got ${got})`));
+    return { problems };
+  }
+  const meta = v.metadata;
+  const name = isPlainObject(meta) && typeof meta.name === 'string' ? meta.name : undefined;
+  const kind = v.kind;
+  const kindList = KINDS.join(', ');
+
+  if (!('apiVersion' in v)) problems.push(here([], 'container', 'schema.required', `missing required field apiVersion (use ${API_VERSION})`));
+  else if (v.apiVersion !== API_VERSION) {
+    problems.push(here(['apiVersion'], 'value', 'manifest.api-version', `apiVersion must be ${API_VERSION} (got ${JSON.stringify(v.apiVersion)}); it is the only version this packsync reads`));
+  }
+  if (!('kind' in v)) {
+    problems.push(here([], 'container', 'schema.required', `missing required field kind (one of ${kindList})`));
+    return { problems };
+  }
+  if (typeof kind !== 'string' || !(KINDS as readonly string[]).includes(kind)) {
+    const guess = typeof kind === 'string' ? didYouMean(kind, KINDS) : undefined;
+    const who = name === undefined ? '' : `"${name}": `;
+    problems.push(here(['kind'], 'value', 'manifest.kind', `${who}unknown kind ${JSON.stringify(kind)}: must be one of ${kindList}${guess ? ` (did you mean "${guess}"?)` : ''}`));
+    return { problems };
+  }
+  const k = kind as Kind;
+  const prefix = name === undefined ? `${k}: ` : `${k} "${name}": `;
+  const validate = validators().byKind[k];
+  const ok = validate(v);
+  // apiVersion was checked above with a better message.
+  const errors = (validate.errors ?? []).filter(
+    (e) => e.instancePath !== '/apiVersion' && !(e.keyword === 'required' && (e.params as { missingProperty?: string }).missingProperty === 'apiVersion'),
+  );
+  const specFields = Object.keys(((KIND_SCHEMAS[k].properties as Record<string, { properties?: object }>).spec?.properties ?? {}));
+  problems.push(...schemaProblems(errors, { doc: d, prefix, specFields }));
+  for (const segments of unsafeIntegers(v)) {
+    const pointer = toPointer(segments);
+    if (problems.some((p) => p.pointer === pointer)) continue; // the schema already refused it
+    const written = d.sourceText(segments) ?? String(valueAt(v, segments));
+    const at = d.locate(segments, 'value');
+    const message = `${prefix}${displayPath(segments)} ${written} is too large to be held exactly (integers go up to ${Number.MAX_SAFE_INTEGER})`;
+    problems.push({ file: d.file, line: at.line, column: at.column, pointer, rule: 'schema.range', message, severity: 'error' });
+  }
+  return { record: { doc: d, kind: k, name, data: v, valid: ok && problems.length === 0, prefix }, problems };
+}

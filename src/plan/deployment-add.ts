@@ -1,0 +1,50 @@
+/**
+ * Adding a deployment to a flow: add-deployment (started at once when git says running), then one
+ * guarded skip-wave per wave up to a manual `wave` gate.
+ */
+import type { DeploymentManifest, DeploymentState } from '../manifests/model.js';
+import type { PlanContext } from './context.js';
+
+export function addActions(
+  ctx: PlanContext,
+  key: string,
+  m: DeploymentManifest,
+  state: DeploymentState,
+  deps: string[],
+  record: DeploymentRecord,
+  flowRef: { id: string } | { key: string },
+  packageRef: { id: string } | { key: string },
+): string[] {
+  const description = `add deployment of ${m.spec.package} to flow ${m.spec.flow}${state === 'running' ? ' and start it' : ''}`;
+  const startNow = state === 'running';
+  const add = ctx.action(
+    key,
+    m.spec.version !== undefined
+      ? { op: 'add-deployment', dependsOn: deps, description, flowRef, packageRef, version: m.spec.version, startNow, record }
+      : { op: 'add-deployment', dependsOn: deps, description, flowRef, packageRef, startNow, record },
+  );
+  const actions = [add];
+  if (state === 'running' && m.spec.wave !== undefined) {
+    let prev = add;
+    for (let w = 1; w < m.spec.wave; w++) {
+      prev = ctx.action(key, {
+        op: 'skip-wave',
+        dependsOn: [prev],
+        description: `skip wave ${w} → ${w + 1}`,
+        deploymentRef: { key },
+        untilWave: w + 1,
+      });
+      actions.push(prev);
+    }
+  }
+  // These arrays live as long as the plan and a pushed-to array keeps spare room: keep an exact copy.
+  return actions.length > 1 ? actions.slice() : actions;
+}
+
+export type DeploymentRecord = { specHash: string; spec: unknown; appliedState: string; contentRevision?: number; annotations?: Record<string, string> };
+
+/** The ids that are not null, in an array of exactly that length (a filter() result keeps spare room). */
+export function present(a: string | null, b: string | null): string[] {
+  if (a === null) return b === null ? [] : [b];
+  return b === null ? [a] : [a, b];
+}
