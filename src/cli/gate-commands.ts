@@ -108,7 +108,7 @@ async function withEntry(
     const entry = store.inventory.objects[k.key];
     if (!entry) throw new GateCommandError('GATE_NO_DEPLOYMENT', `${k.key} has no live deployment yet (only a pending create); apply it first`);
     await run(k.key, entry, store, rt.api);
-    await store.flush();
+    await store.rewrite();
   } finally {
     await rt.close();
   }

@@ -58,7 +58,7 @@ export function registerStateCommand(program: Command, io: CliIo): void {
       requireKnown(await loadInventory(dir), from, 'OLD', dir);
       const store = await InventoryStore.open(dir);
       const r = moveEntry(store.inventory, from, to, new Date().toISOString());
-      await store.flush();
+      await store.rewrite();
       io.stdout(`Moved ${from.key} to ${to.key}.`);
       const extra = r.moved.slice(1).map(([a, b]) => `${a} → ${b}`);
       if (extra.length > 0) io.stdout(`  with its superseded entries: ${extra.join(', ')}`);
@@ -81,7 +81,7 @@ export function registerStateCommand(program: Command, io: CliIo): void {
       for (const k of keys) requireKnown(inv, k, 'KEY', dir);
       const store = await InventoryStore.open(dir);
       const forgotten = forgetEntries(store.inventory, keys);
-      await store.flush();
+      await store.rewrite();
       for (const f of forgotten) io.stdout(`Forgot ${f.key}${f.entry ? ` (live id ${f.entry.id}${from(f.entry)})` : ''}${f.intent ? ' and its pending create' : ''}.`);
       io.stdout(
         'No API call was made: the live objects are untouched and no longer owned by packsync. A manifest that still describes one makes the next plan report a conflict (`apply --adopt` takes it back); prune never deletes them.',

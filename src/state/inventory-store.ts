@@ -126,6 +126,16 @@ export class InventoryStore {
   }
 
   /**
+   * Writes the in-memory inventory as a new snapshot now, whatever the journal holds: for callers
+   * that edit `inventory` in place (`packsync state mv|rm`, `promote`, `resume`) rather than
+   * through put/patch/remove, whose edits the journal therefore never saw.
+   */
+  async rewrite(): Promise<void> {
+    await this.flush();
+    await this.exclusive(() => this.compact());
+  }
+
+  /**
    * Ends a run: everything durable, the journal folded into a new snapshot (skipped when the run
    * wrote nothing), handles released. The store can be written again afterwards.
    */

@@ -275,7 +275,9 @@ describe('README CI snippet', () => {
     const readme = await readFile(fileURLToPath(new URL('../../README.md', import.meta.url)), 'utf8');
     const block = /# \.github\/workflows\/packsync\.yml[^\n]*\n([\s\S]*?)```/.exec(readme);
     expect(block, 'README has the CI excerpt').not.toBeNull();
-    return parse(block![1]!) as Step[];
+    // A job: `env` for every step (the API and the remote state), then `steps`.
+    const job = parse(block![1]!) as { env?: Record<string, string>; steps: Step[] };
+    return job.steps.map((st) => ({ ...st, env: { ...job.env, ...st.env } }));
   }
 
   async function checkout(): Promise<{ dir: string; path: string }> {
@@ -290,8 +292,11 @@ describe('README CI snippet', () => {
   }
 
   function step(s: Step, cwd: string, path: string, withApiEnv: boolean): Promise<number | null> {
-    const stepEnv: Record<string, string> = {};
+    // The state the snippet keeps in Azure Blob Storage is a local directory here (remote state
+    // itself is tested against Azurite in remote-state.test.ts); the API is the simulator.
+    const stepEnv: Record<string, string> = { PACKSYNC_STATE_DIR: join(cwd, '.state') };
     for (const k of Object.keys(s.env ?? {})) {
+      if (k === 'PACKSYNC_STATE_URL' || k === 'AZURE_STORAGE_CONNECTION_STRING') continue;
       if (!withApiEnv) continue;
       if (k === 'PACKSYNC_API_URL') stepEnv[k] = sim.url;
       else if (k === 'PACKSYNC_API_KEY') stepEnv[k] = sim.key;
@@ -306,7 +311,7 @@ describe('README CI snippet', () => {
   it('passes as written with the API env: validate, plan (exit 2 is success) into plan.md, apply converges, plan again is clean', async () => {
     const steps = await snippet();
     expect(steps.map((s) => s.run.split(' ').slice(0, 3).join(' '))).toEqual(['npx packsync validate', 'npx packsync plan', 'npx packsync apply']);
-    for (const s of steps.slice(1)) expect(Object.keys(s.env ?? {}).sort(), s.run).toEqual(['PACKSYNC_API_KEY', 'PACKSYNC_API_URL']);
+    for (const s of steps.slice(1)) expect(Object.keys(s.env ?? {}).sort(), s.run).toEqual(['AZURE_STORAGE_CONNECTION_STRING', 'PACKSYNC_API_KEY', 'PACKSYNC_API_URL', 'PACKSYNC_STATE_URL']);
     expect(steps[2]!.run).toMatch(/--auto-approve/);
     const { dir, path } = await checkout();
     expect(await step(steps[0]!, dir, path, true)).toBe(0);

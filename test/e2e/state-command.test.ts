@@ -285,7 +285,7 @@ describe('packsync state', () => {
     const rm = await cli(['state', 'rm', 'Flow/powershell'], env);
     expect(rm.code, rm.stderr).toBe(0);
     expect(rm.stdout).toContain('Forgot Flow/powershell and its pending create.');
-    expect(await inventory(stateDir)).toEqual({ version: 1, objects: {}, intents: {} });
+    expect(await inventory(stateDir)).toMatchObject({ version: 1, objects: {}, intents: {} });
   });
 
   it('the built binary runs state list, mv and rm with no API URL or key', async () => {
