@@ -7,12 +7,14 @@ import { Agent } from '../../src/agent/loop.js';
 import type { AgentOptions } from '../../src/agent/loop.js';
 import { createMetrics } from '../../src/agent/metrics.js';
 import { StatusTracker } from '../../src/agent/status.js';
+import type { AgentStatus } from '../../src/agent/status.js';
 import { parseDuration } from '../../src/agent/triggers.js';
 import { createApiClient } from '../../src/api/client.js';
 import type { ApiClient } from '../../src/api/client.js';
 import { DEFAULT_PLAN_OPTIONS } from '../../src/plan/types.js';
 import { freePort } from '../support/git.js';
 import { deploymentsYaml, writeRepo } from '../support/manifests.js';
+import { until } from '../support/poll.js';
 import { tempDir } from '../support/repo.js';
 import { startTestSimulator } from '../support/sim.js';
 import type { TestSim } from '../support/sim.js';
@@ -23,12 +25,6 @@ afterEach(async () => {
   await sim?.close();
   sim = null;
 });
-
-interface Status {
-  passes: number;
-  lastAppliedRevision: string | null;
-  history: { trigger: string; result: string }[];
-}
 
 /** An in-process agent over a directory source, against `s`. */
 async function inProcessAgent(s: TestSim, repo: string, apiOpts: { retry?: { maxAttempts: number } } = {}, extra: Partial<AgentOptions> = {}): Promise<{ agent: Agent; status: StatusTracker; api: ApiClient }> {
@@ -48,16 +44,6 @@ async function inProcessAgent(s: TestSim, repo: string, apiOpts: { retry?: { max
   return { agent, status, api };
 }
 
-async function poll<T>(fn: () => Promise<T | undefined>, ms = 15_000): Promise<T> {
-  const end = Date.now() + ms;
-  for (;;) {
-    const v = await fn().catch(() => undefined);
-    if (v !== undefined) return v;
-    if (Date.now() > end) throw new Error('timed out');
-    await new Promise((r) => setTimeout(r, 100));
-  }
-}
-
 describe('triggers', () => {
   it('--watch reconciles a directory source when a manifest changes; --schedule fires on its cron', async () => {
     sim = await startTestSimulator();
@@ -70,19 +56,19 @@ describe('triggers', () => {
       PACKSYNC_STATE_DIR: state,
     });
     try {
-      const status = async (): Promise<Status> => (await (await fetch(`http://127.0.0.1:${port}/status`)).json()) as Status;
-      const first = await poll(async () => ((await status()).lastAppliedRevision ? status() : undefined));
+      const status = async (): Promise<AgentStatus> => (await (await fetch(`http://127.0.0.1:${port}/status`)).json()) as AgentStatus;
+      const first = await until('the first apply', async () => ((await status()).lastAppliedRevision ? status() : undefined), 15_000);
       // A schedule tick during the startup pass makes its waits give way (the agent never blocks
       // on processing), so the deployments may come one pass later: converged means they exist.
-      await poll(async () => ((await sim!.state()).deployments.length === 2 ? true : undefined));
+      await until('both deployments', async () => (await sim!.state()).deployments.length === 2, 15_000);
       const before = (await sim.writes()).length;
       await writeFile(join(repo, 'deployments.yaml'), deploymentsYaml({ state: 'stopped' }));
-      await poll(async () => ((await status()).lastAppliedRevision !== first.lastAppliedRevision ? true : undefined));
+      await until('the edit applied', async () => (await status()).lastAppliedRevision !== first.lastAppliedRevision, 15_000);
       expect((await sim.writes()).slice(before)).toEqual(['POST /v1/flow/deployment/{id}/stop']);
-      const s = await poll(async () => {
+      const s = await until('a schedule pass and a watch pass', async () => {
         const x = await status();
         return x.history.some((h) => h.trigger === 'schedule') && x.history.some((h) => h.trigger === 'watch') ? x : undefined;
-      });
+      }, 15_000);
       expect(s.history.every((h) => h.result === 'Succeeded')).toBe(true);
     } finally {
       p.child.kill('SIGTERM');
@@ -116,7 +102,7 @@ describe('triggers', () => {
     expect(status.status.history[0]?.result).toBe('Failed');
     expect(status.condition('Ready')).toMatchObject({ status: 'False' });
     await sim.admin('PUT', '/_sim/faults', 'none');
-    await poll(() => Promise.resolve(status.status.history[0]?.result === 'Succeeded' ? true : undefined));
+    await until('a pass that succeeded', () => status.status.history[0]?.result === 'Succeeded', 15_000, { intervalMs: 20 });
     expect(status.status.history[0]?.trigger).toBe('retry after failure');
     expect(status.condition('Ready')).toMatchObject({ status: 'True', reason: 'ReconciliationSucceeded' });
     await agent.stop();

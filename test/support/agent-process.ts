@@ -6,6 +6,7 @@ import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { parsePrometheus } from '../agent/prometheus.js';
 import { freePort } from './git.js';
+import { until as poll } from './poll.js';
 import { spawnCli } from './spawn-cli.js';
 import type { Spawned } from './spawn-cli.js';
 
@@ -41,20 +42,15 @@ export async function startAgent(args: string[], env: Record<string, string>, se
   await writeFile(secretFile, `${SECRET}\n`);
   const spawned = spawnCli(['run', ...args, '--listen', `127.0.0.1:${port}`, '--webhook-secret-file', secretFile, '--log-format', 'json'], env);
   const status = async (): Promise<AgentStatusView> => (await (await fetch(`${base}/status`)).json()) as AgentStatusView;
-  const until = async (what: string, probe: (s: AgentStatusView) => boolean, timeoutMs = 30_000): Promise<AgentStatusView> => {
-    const end = Date.now() + timeoutMs;
+  const until = (what: string, probe: (s: AgentStatusView) => boolean, timeoutMs = 30_000): Promise<AgentStatusView> => {
     let last: AgentStatusView | null = null;
-    for (;;) {
-      if (spawned.child.exitCode !== null) throw new Error(`agent exited (${spawned.child.exitCode}) while waiting for ${what}: ${(await spawned.done).stderr.slice(-2000)}`);
-      try {
-        last = await status();
-        if (probe(last)) return last;
-      } catch {
-        // not listening yet
-      }
-      if (Date.now() > end) throw new Error(`timed out waiting for ${what}; status: ${JSON.stringify(last)}`);
-      await new Promise((r) => setTimeout(r, 100));
-    }
+    return poll(what, async () => {
+      last = await status();
+      return probe(last) ? last : undefined;
+    }, timeoutMs, {
+      giveUp: async () => (spawned.child.exitCode !== null ? `agent exited (${spawned.child.exitCode}): ${(await spawned.done).stderr.slice(-2000)}` : undefined),
+      detail: () => last,
+    });
   };
   const idle = (s: AgentStatusView): boolean => s.conditions.find((c) => c.type === 'Reconciling')?.status !== 'True';
   const reconcile = async (): Promise<AgentStatusView> => {

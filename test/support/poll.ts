@@ -9,11 +9,15 @@ export interface UntilOptions {
   intervalMs?: number;
   /** Appended to the timeout error, e.g. the agent's /status. */
   detail?: () => unknown;
+  /** A reason to stop waiting at once (the process under test exited), checked before each probe. */
+  giveUp?: () => string | undefined | Promise<string | undefined>;
 }
 
 export async function until<T>(what: string, probe: () => T | undefined | false | Promise<T | undefined | false>, timeoutMs = 20_000, o: UntilOptions = {}): Promise<T> {
   const end = Date.now() + timeoutMs;
   for (;;) {
+    const reason = await o.giveUp?.();
+    if (reason !== undefined) throw new Error(`gave up waiting for ${what}: ${reason}`);
     try {
       const v = await probe();
       if (v !== undefined && v !== false) return v;
