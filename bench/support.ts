@@ -2,27 +2,15 @@
 import { spawn } from 'node:child_process';
 import type { ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { mkdir, mkdtemp, writeFile } from 'node:fs/promises';
-import { createServer } from 'node:net';
-import { tmpdir } from 'node:os';
+import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { PacksyncApi } from '../src/api/operations.js';
 import { simulatorAdmin } from '../src/simulator/admin-client.js';
+import { freePort } from '../test/support/port.js';
+import { tempDir } from '../test/support/temp-dir.js';
 
 export const CLI = fileURLToPath(new URL('../src/cli/main.js', import.meta.url));
-
-export async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const s = createServer();
-    s.once('error', reject);
-    s.listen(0, '127.0.0.1', () => {
-      const addr = s.address();
-      const port = typeof addr === 'object' && addr ? addr.port : 0;
-      s.close(() => resolve(port));
-    });
-  });
-}
 
 export interface ExternalSim {
   url: string;
@@ -100,7 +88,7 @@ export async function writeFleetRepo(apps: AppLike[], shape: FleetShape): Promis
   if (per < 1 || per > VARIANTS.length) throw new Error(`deploymentsPerFlow must be 1..${VARIANTS.length}`);
   if (shape.packages % per !== 0) throw new Error(`packages (${shape.packages}) must be a multiple of deploymentsPerFlow (${per})`);
   const appCount = shape.packages / per;
-  const dir = await mkdtemp(join(tmpdir(), 'packsync-fleet-'));
+  const dir = await tempDir('packsync-fleet-');
   await mkdir(join(dir, 'packages'));
   await mkdir(join(dir, 'flows'));
   const seen = new Map<string, number>();

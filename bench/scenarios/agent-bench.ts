@@ -5,13 +5,14 @@
  */
 import { execFile, spawn } from 'node:child_process';
 import type { ChildProcess } from 'node:child_process';
-import { mkdtemp, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { signBody } from '../../src/agent/webhook.js';
-import { CLI, freePort } from '../support.js';
+import { freePort } from '../../test/support/port.js';
+import { CLI } from '../support.js';
 import type { ExternalSim } from '../support.js';
+import { tempDir } from '../../test/support/temp-dir.js';
 
 const run = promisify(execFile);
 
@@ -60,7 +61,7 @@ export interface BenchAgent {
 
 /** Commits `work` as `main`, pushes it to a bare origin and starts `packsync run` following it. */
 export async function startBenchAgent(sim: Pick<ExternalSim, 'url' | 'key'>, work: string, extraArgs: string[] = []): Promise<BenchAgent> {
-  const tmp = await mkdtemp(join(tmpdir(), 'packsync-agent-bench-'));
+  const tmp = await tempDir('packsync-agent-bench-');
   const origin = join(tmp, 'origin.git');
   await git(tmp, 'init', '-q', '--bare', '-b', 'main', origin);
   await git(work, 'init', '-q', '-b', 'main');

@@ -6,9 +6,9 @@
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import type { AgentStatus } from '../../src/agent/status.js';
-import { freePort } from '../support/git.js';
 import { writeRepo } from '../support/manifests.js';
 import { until } from '../support/poll.js';
+import { freePort } from '../support/port.js';
 import { tempDir } from '../support/repo.js';
 import { startTestSimulator } from '../support/sim.js';
 import type { TestSim } from '../support/sim.js';

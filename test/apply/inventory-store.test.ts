@@ -1,14 +1,14 @@
-import { mkdtemp, readFile, readdir, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { readFile, readdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { InventoryStore, loadInventory } from '../../src/apply/inventory-store.js';
+import { tempDir } from '../support/temp-dir.js';
 
 const entry = (name: string, id: string) => ({ kind: 'Flow' as const, name, id, specHash: 'h', spec: {}, revision: 'r', updatedAt: 't' });
 
 describe('inventory store', () => {
   it('makes an intent durable at once, other changes within lazyMs or at flush, and reads back what it wrote', async () => {
-    const dir = await mkdtemp(join(tmpdir(), 'inv-'));
+    const dir = await tempDir('inv-');
     const store = await InventoryStore.open(dir);
     store.lazyMs = 60_000; // so only flush or the next intent can write the lazy changes here
     await store.setIntent({ key: 'Flow/a', op: 'create-flow', at: 't', knownIds: [], match: { name: 'a' } });
@@ -27,7 +27,7 @@ describe('inventory store', () => {
   });
 
   it('writes a lazy change by itself within lazyMs', async () => {
-    const dir = await mkdtemp(join(tmpdir(), 'inv-'));
+    const dir = await tempDir('inv-');
     const store = await InventoryStore.open(dir);
     store.lazyMs = 5;
     await store.put(entry('a', 'id-a'));
@@ -36,7 +36,7 @@ describe('inventory store', () => {
   });
 
   it('serialises concurrent saves so the file always holds the newest state and no temp file is left', async () => {
-    const dir = await mkdtemp(join(tmpdir(), 'inv-'));
+    const dir = await tempDir('inv-');
     const store = await InventoryStore.open(dir);
     await Promise.all(Array.from({ length: 50 }, (_, i) => store.put(entry(`f${i}`, `id-${i}`))));
     await store.flush();
@@ -46,7 +46,7 @@ describe('inventory store', () => {
   });
 
   it('refuses a corrupt inventory with a clear message instead of starting over', async () => {
-    const dir = await mkdtemp(join(tmpdir(), 'inv-'));
+    const dir = await tempDir('inv-');
     await writeFile(join(dir, 'inventory.json'), '{"version": 1, "objects": {');
     await expect(loadInventory(dir)).rejects.toMatchObject({ code: 'INVENTORY_UNREADABLE', message: expect.stringMatching(/inventory\.json is not valid JSON/) });
     await writeFile(join(dir, 'inventory.json'), '{"version": 7, "objects": {}}');

@@ -17,10 +17,11 @@ import { GitSource, validateRef, validateRemote } from '../../src/agent/git-sour
 import type { AgentStatus } from '../../src/agent/status.js';
 import { signBody } from '../../src/agent/webhook.js';
 import { cli } from '../support/cli.js';
-import { createRepo, freePort } from '../support/git.js';
+import { createRepo } from '../support/git.js';
 import type { TestRepo } from '../support/git.js';
 import { customYaml, deploymentsYaml, flowsYaml, packagesYaml } from '../support/manifests.js';
 import { until } from '../support/poll.js';
+import { freePort } from '../support/port.js';
 import { tempDir } from '../support/repo.js';
 import { countBy, startTestSimulator } from '../support/sim.js';
 import type { TestSim } from '../support/sim.js';

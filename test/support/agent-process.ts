@@ -5,7 +5,7 @@
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { parsePrometheus } from '../agent/prometheus.js';
-import { freePort } from './git.js';
+import { freePort } from './port.js';
 import { until as poll } from './poll.js';
 import { spawnCli } from './spawn-cli.js';
 import type { Spawned } from './spawn-cli.js';

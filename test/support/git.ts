@@ -1,9 +1,9 @@
 /** Real git for tests: a bare repository, a working clone that pushes to it, and `git daemon`. */
 import { execFile, spawn } from 'node:child_process';
 import type { ChildProcess } from 'node:child_process';
-import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
+import { freePort } from './port.js';
 import { tempDir } from './repo.js';
 
 const run = promisify(execFile);
@@ -43,18 +43,6 @@ export async function createRepo(seed: (dir: string) => Promise<void>): Promise<
   await seed(work);
   await commit('initial manifests');
   return { bare, work, fileUrl: `file://${bare}`, commit };
-}
-
-export async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const s = createServer();
-    s.once('error', reject);
-    s.listen(0, '127.0.0.1', () => {
-      const a = s.address();
-      const port = typeof a === 'object' && a ? a.port : 0;
-      s.close(() => resolve(port));
-    });
-  });
 }
 
 export interface GitDaemon {

@@ -3,7 +3,7 @@
  * in-process simulator's journal grows with every call and would read as a leak.
  */
 import { randomBytes } from 'node:crypto';
-import { freePort } from '../../support/git.js';
+import { freePort } from '../../support/port.js';
 import { spawnCli } from '../../support/spawn-cli.js';
 import type { Spawned } from '../../support/spawn-cli.js';
 import { sleep } from './env.js';
