@@ -7,6 +7,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { PacksyncApi } from '../src/api/operations.js';
 import { simulatorAdmin } from '../src/simulator/admin-client.js';
+import { until } from '../test/support/poll.js';
 import { freePort } from '../test/support/port.js';
 import { tempDir } from '../test/support/temp-dir.js';
 
@@ -27,15 +28,12 @@ export async function startExternalSim(args: string[]): Promise<ExternalSim> {
   const key = randomBytes(12).toString('hex');
   const child = spawn(process.execPath, [CLI, 'simulator', '--port', String(port), '--api-key', key, ...args], { stdio: ['ignore', 'pipe', 'inherit'] });
   const url = `http://127.0.0.1:${port}`;
-  for (let i = 0; i < 200; i++) {
-    try {
-      const r = await fetch(`${url}/_sim/clock`, { headers: { 'X-API-Key': key } });
-      if (r.ok) break;
-    } catch {
-      await new Promise((r) => setTimeout(r, 50));
-    }
-  }
   const admin = simulatorAdmin(url, key);
+  // A simulator that never answers fails the benchmark here instead of at its first call.
+  await until('the simulator to start', async () => (await admin('GET', '/_sim/clock'), true), 10_000, {
+    intervalMs: 50,
+    giveUp: () => (child.exitCode !== null ? `the simulator exited with ${child.exitCode}` : undefined),
+  });
   return {
     url,
     key,

@@ -2,6 +2,7 @@ import { readFile, readdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { InventoryStore, loadInventory } from '../../src/apply/inventory-store.js';
+import { until } from '../support/poll.js';
 import { tempDir } from '../support/temp-dir.js';
 
 const entry = (name: string, id: string) => ({ kind: 'Flow' as const, name, id, specHash: 'h', spec: {}, revision: 'r', updatedAt: 't' });
@@ -31,8 +32,7 @@ describe('inventory store', () => {
     const store = await InventoryStore.open(dir);
     store.lazyMs = 5;
     await store.put(entry('a', 'id-a'));
-    for (let i = 0; i < 100 && !(await loadInventory(dir)).objects['Flow/a']; i++) await new Promise((r) => setTimeout(r, 10));
-    expect((await loadInventory(dir)).objects['Flow/a']?.id).toBe('id-a');
+    expect((await until('the lazy write', async () => (await loadInventory(dir)).objects['Flow/a'], 1_000, { intervalMs: 10 })).id).toBe('id-a');
   });
 
   it('serialises concurrent saves so the file always holds the newest state and no temp file is left', async () => {

@@ -3,6 +3,7 @@ import { execFile, spawn } from 'node:child_process';
 import type { ChildProcess } from 'node:child_process';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
+import { until } from './poll.js';
 import { freePort } from './port.js';
 import { tempDir } from './repo.js';
 
@@ -57,15 +58,10 @@ export async function startGitDaemon(repo: TestRepo): Promise<GitDaemon> {
   const child: ChildProcess = spawn('git', ['daemon', '--reuseaddr', '--export-all', `--base-path=${base}`, `--port=${port}`, '--listen=127.0.0.1', base], { stdio: ['ignore', 'ignore', 'pipe'] });
   let stderr = '';
   child.stderr?.on('data', (d: Buffer) => (stderr += d.toString()));
-  for (let i = 0; i < 100; i++) {
-    try {
-      await git(base, 'ls-remote', `git://127.0.0.1:${port}/manifests.git`);
-      break;
-    } catch {
-      if (child.exitCode !== null) throw new Error(`git daemon exited: ${stderr}`);
-      await new Promise((r) => setTimeout(r, 50));
-    }
-  }
+  await until('git daemon to serve', async () => (await git(base, 'ls-remote', `git://127.0.0.1:${port}/manifests.git`), true), 5_000, {
+    intervalMs: 50,
+    giveUp: () => (child.exitCode !== null ? `git daemon exited: ${stderr}` : undefined),
+  });
   return {
     url: () => `git://127.0.0.1:${port}/manifests.git`,
     stop: () =>
