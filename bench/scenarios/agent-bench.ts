@@ -8,6 +8,7 @@ import type { ChildProcess } from 'node:child_process';
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
+import type { AgentStatus } from '../../src/agent/status.js';
 import { signBody } from '../../src/agent/webhook.js';
 import { freePort } from '../../test/support/port.js';
 import { CLI } from '../support.js';
@@ -38,11 +39,7 @@ export function setState(text: string, name: string, state: string): string {
 export const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
 
 /** The part of the agent's /status the scenarios read. */
-export interface AgentStatusView {
-  lastAppliedRevision: string | null;
-  conditions: { type: string; status: string; reason: string }[];
-  history: { revision: string | null; result: string; durationMs: number; trigger: string }[];
-}
+export type AgentStatusView = Pick<AgentStatus, 'lastAppliedRevision' | 'conditions' | 'history'>;
 
 export interface BenchAgent {
   url: string;

@@ -4,27 +4,21 @@
  */
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import type { AgentStatus } from '../../src/agent/status.js';
 import { parsePrometheus } from '../agent/prometheus.js';
 import { freePort } from './port.js';
 import { until as poll } from './poll.js';
 import { spawnCli } from './spawn-cli.js';
 import type { Spawned } from './spawn-cli.js';
 
-export interface AgentStatusView {
-  lastAppliedRevision: string | null;
-  lastAppliedSigner: string | null;
-  lastAttemptedRevision: string | null;
-  passes: number;
-  conditions: { type: string; status: string; reason: string; message: string }[];
-  history: { revision: string | null; trigger: string; result: string; message: string }[];
-  events: { reason: string; object?: string; revision: string | null; message: string }[];
-}
+/** `/status` as the agent serves it (JSON of `AgentStatus`). */
+export type AgentStatusView = AgentStatus;
 
 export interface RunningAgent {
   spawned: Spawned;
   base: string;
   status: () => Promise<AgentStatusView>;
-  condition: (s: AgentStatusView, type: string) => { type: string; status: string; reason: string; message: string } | undefined;
+  condition: (s: AgentStatusView, type: string) => AgentStatus['conditions'][number] | undefined;
   /** Triggers a pass and resolves with the status once that pass (or a later one) has finished. */
   reconcile: () => Promise<AgentStatusView>;
   /** Waits for a state of /status. */
