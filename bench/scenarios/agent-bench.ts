@@ -3,24 +3,17 @@
  * bare one served over file://, `packsync run` in its own process following it with a webhook
  * secret, and the calls that time a push: edit, commit, push, signed webhook, watch the journal.
  */
-import { execFile, spawn } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import type { ChildProcess } from 'node:child_process';
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { promisify } from 'node:util';
 import type { AgentStatus } from '../../src/agent/status.js';
 import { signBody } from '../../src/agent/webhook.js';
+import { git } from '../../test/support/git.js';
 import { freePort } from '../../test/support/port.js';
 import { CLI } from '../support.js';
 import type { ExternalSim } from '../support.js';
 import { tempDir } from '../../test/support/temp-dir.js';
-
-const run = promisify(execFile);
-
-export async function git(cwd: string, ...args: string[]): Promise<string> {
-  const env = { ...process.env, GIT_AUTHOR_NAME: 'bench', GIT_AUTHOR_EMAIL: 'bench@example.invalid', GIT_COMMITTER_NAME: 'bench', GIT_COMMITTER_EMAIL: 'bench@example.invalid' };
-  return (await run('git', args, { cwd, env })).stdout.trim();
-}
 
 export function percentile(xs: number[], p: number): number {
   const s = [...xs].sort((a, b) => a - b);
