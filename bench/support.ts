@@ -2,13 +2,14 @@
 import { spawn } from 'node:child_process';
 import type { ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { mkdir, mkdtemp, writeFile } from 'node:fs/promises';
-import { createServer } from 'node:net';
-import { tmpdir } from 'node:os';
+import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { PacksyncApi } from '../src/api/operations.js';
 import { simulatorAdmin } from '../src/simulator/admin-client.js';
+import { until } from '../test/support/poll.js';
+import { freePort } from '../test/support/port.js';
+import { tempDir } from '../test/support/temp-dir.js';
 
 export const CLI = fileURLToPath(new URL('../src/cli/main.js', import.meta.url));
 export const RUN = fileURLToPath(new URL('./run.js', import.meta.url));
@@ -21,18 +22,6 @@ export const RUN = fileURLToPath(new URL('./run.js', import.meta.url));
  * 130 MiB live), which in a 256 MiB container is an OOM kill.
  */
 export const AGENT_NODE_OPTIONS = '--max-old-space-size=128 --max-semi-space-size=4';
-
-export async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const s = createServer();
-    s.once('error', reject);
-    s.listen(0, '127.0.0.1', () => {
-      const addr = s.address();
-      const port = typeof addr === 'object' && addr ? addr.port : 0;
-      s.close(() => resolve(port));
-    });
-  });
-}
 
 export interface ExternalSim {
   url: string;
@@ -49,15 +38,12 @@ export async function startExternalSim(args: string[]): Promise<ExternalSim> {
   const key = randomBytes(12).toString('hex');
   const child = spawn(process.execPath, [CLI, 'simulator', '--port', String(port), '--api-key', key, ...args], { stdio: ['ignore', 'pipe', 'inherit'] });
   const url = `http://127.0.0.1:${port}`;
-  for (let i = 0; i < 200; i++) {
-    try {
-      const r = await fetch(`${url}/_sim/clock`, { headers: { 'X-API-Key': key } });
-      if (r.ok) break;
-    } catch {
-      await new Promise((r) => setTimeout(r, 50));
-    }
-  }
   const admin = simulatorAdmin(url, key);
+  // A simulator that never answers fails the benchmark here instead of at its first call.
+  await until('the simulator to start', async () => (await admin('GET', '/_sim/clock'), true), 10_000, {
+    intervalMs: 50,
+    giveUp: () => (child.exitCode !== null ? `the simulator exited with ${child.exitCode}` : undefined),
+  });
   return {
     url,
     key,
@@ -110,7 +96,7 @@ export async function writeFleetRepo(apps: AppLike[], shape: FleetShape): Promis
   if (per < 1 || per > VARIANTS.length) throw new Error(`deploymentsPerFlow must be 1..${VARIANTS.length}`);
   if (shape.packages % per !== 0) throw new Error(`packages (${shape.packages}) must be a multiple of deploymentsPerFlow (${per})`);
   const appCount = shape.packages / per;
-  const dir = await mkdtemp(join(tmpdir(), 'packsync-fleet-'));
+  const dir = await tempDir('packsync-fleet-');
   await mkdir(join(dir, 'packages'));
   await mkdir(join(dir, 'flows'));
   const seen = new Map<string, number>();

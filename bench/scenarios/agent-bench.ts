@@ -3,22 +3,17 @@
  * bare one served over file://, `packsync run` in its own process following it with a webhook
  * secret, and the calls that time a push: edit, commit, push, signed webhook, watch the journal.
  */
-import { execFile, spawn } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import type { ChildProcess } from 'node:child_process';
-import { mkdtemp, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { promisify } from 'node:util';
+import type { AgentStatus } from '../../src/agent/status.js';
 import { signBody } from '../../src/agent/webhook.js';
-import { CLI, freePort } from '../support.js';
+import { git } from '../../test/support/git.js';
+import { freePort } from '../../test/support/port.js';
+import { CLI } from '../support.js';
 import type { ExternalSim } from '../support.js';
-
-const run = promisify(execFile);
-
-export async function git(cwd: string, ...args: string[]): Promise<string> {
-  const env = { ...process.env, GIT_AUTHOR_NAME: 'bench', GIT_AUTHOR_EMAIL: 'bench@example.invalid', GIT_COMMITTER_NAME: 'bench', GIT_COMMITTER_EMAIL: 'bench@example.invalid' };
-  return (await run('git', args, { cwd, env })).stdout.trim();
-}
+import { tempDir } from '../../test/support/temp-dir.js';
 
 export function percentile(xs: number[], p: number): number {
   const s = [...xs].sort((a, b) => a - b);
@@ -37,11 +32,7 @@ export function setState(text: string, name: string, state: string): string {
 export const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
 
 /** The part of the agent's /status the scenarios read. */
-export interface AgentStatusView {
-  lastAppliedRevision: string | null;
-  conditions: { type: string; status: string; reason: string }[];
-  history: { revision: string | null; result: string; durationMs: number; trigger: string }[];
-}
+export type AgentStatusView = Pick<AgentStatus, 'lastAppliedRevision' | 'conditions' | 'history'>;
 
 export interface BenchAgent {
   url: string;
@@ -60,7 +51,7 @@ export interface BenchAgent {
 
 /** Commits `work` as `main`, pushes it to a bare origin and starts `packsync run` following it. */
 export async function startBenchAgent(sim: Pick<ExternalSim, 'url' | 'key'>, work: string, extraArgs: string[] = []): Promise<BenchAgent> {
-  const tmp = await mkdtemp(join(tmpdir(), 'packsync-agent-bench-'));
+  const tmp = await tempDir('packsync-agent-bench-');
   const origin = join(tmp, 'origin.git');
   await git(tmp, 'init', '-q', '--bare', '-b', 'main', origin);
   await git(work, 'init', '-q', '-b', 'main');

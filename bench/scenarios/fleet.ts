@@ -3,9 +3,6 @@
  * flows, 1,500 deployments, 600 packages) over a simulator in its own process with 20 ms latency per
  * call.
  */
-import { mkdtemp } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { createApiClient } from '../../src/api/client.js';
 import { loadInventory } from '../../src/state/inventory-store.js';
 import { reconcile } from '../../src/engine/reconcile.js';
@@ -14,6 +11,7 @@ import { fixtureId } from '../../src/simulator/fixture-ids.js';
 import { fleetApps, rssMiB, startExternalSim, writeFleetRepo } from '../support.js';
 import type { Scenario } from './types.js';
 import { round } from './types.js';
+import { tempDir } from '../../test/support/temp-dir.js';
 
 const SHAPE = { flows: 300, deploymentsPerFlow: 5, packages: 600 };
 const LATENCY_MS = 20;
@@ -23,7 +21,7 @@ export const noopLarge: Scenario = async (log) => {
   const api = createApiClient({ baseUrl: sim.url, apiKey: sim.key, concurrency: 16 });
   try {
     const repo = await writeFleetRepo(await fleetApps(api, SHAPE.packages / SHAPE.deploymentsPerFlow), SHAPE);
-    const stateDir = await mkdtemp(join(tmpdir(), 'packsync-bench-'));
+    const stateDir = await tempDir('packsync-bench-');
     log('converging the fleet first (not timed)…');
     const first = await reconcile({ path: repo, api, stateDir, planOptions: DEFAULT_PLAN_OPTIONS, apply: true, applyOptions: { concurrency: 16 } });
     if (first.kind !== 'planned' || (first.result?.failed ?? 1) > 0) throw new Error('the fleet did not converge');
@@ -66,7 +64,7 @@ export const convergeLarge: Scenario = async (log) => {
   const api = createApiClient({ baseUrl: sim.url, apiKey: sim.key, concurrency: CONCURRENCY, rateLimit: { perSecond: RATE } });
   try {
     const repo = await writeFleetRepo(await fleetApps(api, SHAPE.packages / SHAPE.deploymentsPerFlow), SHAPE);
-    const stateDir = await mkdtemp(join(tmpdir(), 'packsync-bench-'));
+    const stateDir = await tempDir('packsync-bench-');
     const j0 = await sim.journalLength();
     const t0 = performance.now();
     const out = await reconcile({
@@ -118,7 +116,7 @@ export const noopGrowth: Scenario = async (log) => {
         ...(c.waves3 ? { patchGroup: fixtureId(1, 'patch-group', 'Pilot first') } : {}),
       };
       const repo = await writeFleetRepo(await fleetApps(api, shape.packages / shape.deploymentsPerFlow), shape);
-      const stateDir = await mkdtemp(join(tmpdir(), 'packsync-bench-'));
+      const stateDir = await tempDir('packsync-bench-');
       const first = await reconcile({ path: repo, api, stateDir, planOptions: DEFAULT_PLAN_OPTIONS, apply: true, applyOptions: { concurrency: 16 } });
       if (first.kind !== 'planned' || (first.result?.failed ?? 1) > 0) throw new Error(`${c.name}: the fleet did not converge`);
       const j0 = await sim.journalLength();

@@ -5,8 +5,7 @@
  * to 299 devices each), 20 ms latency per call, three virtual hours into wave 1 so every read has
  * reports to count.
  */
-import { cp, mkdtemp, readdir, readFile, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { cp, readdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { createApiClient } from '../../src/api/client.js';
 import { reconcile } from '../../src/engine/reconcile.js';
@@ -15,6 +14,7 @@ import { fixtureId } from '../../src/simulator/fixture-ids.js';
 import { fleetApps, rssMiB, startExternalSim, writeFleetRepo } from '../support.js';
 import type { Scenario } from './types.js';
 import { round } from './types.js';
+import { tempDir } from '../../test/support/temp-dir.js';
 
 const DEPLOYMENTS = 300;
 const LATENCY_MS = 20;
@@ -29,13 +29,13 @@ export const gates300: Scenario = async (log) => {
   const api = createApiClient({ baseUrl: sim.url, apiKey: sim.key, concurrency: CONCURRENCY });
   try {
     const plain = await writeFleetRepo(await fleetApps(api, DEPLOYMENTS), { flows: DEPLOYMENTS, deploymentsPerFlow: 1, packages: DEPLOYMENTS, patchGroup: fixtureId(1, 'patch-group', 'Ring 1') });
-    const gated = await mkdtemp(join(tmpdir(), 'packsync-gates-'));
+    const gated = await tempDir('packsync-gates-');
     await cp(plain, gated, { recursive: true });
     for (const f of await readdir(join(gated, 'flows'))) {
       const file = join(gated, 'flows', f);
       await writeFile(file, (await readFile(file, 'utf8')).replace('  state: running\n', '  state: running\n  promotion:\n    soak: 24h\n    minDevices: 50\n    maxFailureRate: 15%\n'));
     }
-    const stateDir = await mkdtemp(join(tmpdir(), 'packsync-bench-'));
+    const stateDir = await tempDir('packsync-bench-');
     log(`converging ${DEPLOYMENTS} gated deployments first (not timed)…`);
     // Imports finish on the virtual clock: move it while the first apply waits for them.
     const ticker = setInterval(() => void sim.admin('POST', '/_sim/clock', { advanceSeconds: 30 }).catch(() => undefined), 200);

@@ -6,14 +6,14 @@
  * discards the body exactly as the chunk route does. The two are run alternately, best of N each.
  */
 import { Agent, request } from 'node:http';
-import { mkdir, mkdtemp, open, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { mkdir, open, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { createApiClient } from '../../src/api/client.js';
 import { startExternalSim } from '../support.js';
 import type { ExternalSim } from '../support.js';
 import type { Scenario, ScenarioArgs } from './types.js';
 import { round } from './types.js';
+import { tempDir } from '../../test/support/temp-dir.js';
 
 const CHUNK = 4 * 1024 * 1024;
 const MiB = 1024 * 1024;
@@ -106,7 +106,7 @@ async function plainPost(sim: ExternalSim, file: string, bytes: number): Promise
 export const upload: Scenario = async (log, args) => {
   const { sizeMiB, rounds } = options(args);
   const bytes = sizeMiB * MiB;
-  const dir = await mkdtemp(join(tmpdir(), 'packsync-upload-'));
+  const dir = await tempDir('packsync-upload-');
   const content = join(dir, 'content');
   await mkdir(content);
   const file = join(content, 'payload.bin');

@@ -4,8 +4,7 @@
  * For scale, beside it: reading and YAML-parsing the same files and nothing else, in the same run.
  */
 import { execFile } from 'node:child_process';
-import { mkdir, mkdtemp, readFile, readdir, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { mkdir, readFile, readdir, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { parseAllDocuments } from 'yaml';
@@ -13,6 +12,7 @@ import { loadManifests } from '../../src/manifests/load.js';
 import { CLI } from '../support.js';
 import type { Scenario } from './types.js';
 import { median, round } from './types.js';
+import { tempDir } from '../../test/support/temp-dir.js';
 
 const run = promisify(execFile);
 const PACKAGES = 1000;
@@ -21,7 +21,7 @@ const DEPLOYMENTS = 3000;
 const APPS = 200;
 
 export async function writeRepo(): Promise<string> {
-  const dir = await mkdtemp(join(tmpdir(), 'packsync-validate-'));
+  const dir = await tempDir('packsync-validate-');
   for (const d of ['packages', 'flows', 'deployments']) await mkdir(join(dir, d));
   const head = '# yaml-language-server: $schema=../../schemas/v1/packsync.json\napiVersion: packsync.dev/v1\n';
   for (let i = 0; i < PACKAGES; i++) {

@@ -12,17 +12,21 @@ import type { Logger } from 'pino';
 import type { PacksyncApi } from '../api/operations.js';
 import type { ApplyEvent } from '../apply/events.js';
 import { classify, errorCode, errorMessage } from '../util/errors.js';
-import type { ErrorCode } from '../util/errors.js';
 import type { WaitOptions } from '../apply/wait.js';
 import { reconcile } from '../engine/reconcile.js';
 import type { State } from '../state/open-state.js';
-import { planVerdict } from '../plan/verdict.js';
-import type { ObjectPlan, PlanOptions } from '../plan/types.js';
+import type { PlanOptions } from '../plan/types.js';
+import { logApplyEvent } from './apply-log.js';
 import type { SourceRevision } from './git-source.js';
+import { HealBackoff } from './heal-backoff.js';
+import type { Backoff } from './heal-backoff.js';
 import type { AgentMetrics } from './metrics.js';
 import { RolloutTracker } from './gate-tracker.js';
 import { PassObserver } from './pass-observer.js';
-import type { ObjectStatus, PassRecord, PassResult, StatusTracker } from './status.js';
+import { passOutcome } from './pass-outcome.js';
+import type { PassOutcome } from './pass-outcome.js';
+import { passSignals } from './pass-signals.js';
+import type { PassResult, StatusTracker } from './status.js';
 
 export interface PassSource {
   sync: () => Promise<SourceRevision>;
@@ -59,8 +63,10 @@ export interface AgentOptions {
   /** Grace after a stop request before calls in flight are cancelled. */
   shutdownGraceMs?: number;
   /** Per-object heal backoff (design §4a): 2 s, 4 s, 8 s … capped at 5 min by default. */
-  healBackoff?: { baseMs: number; maxMs: number };
+  healBackoff?: Backoff;
   random?: () => number;
+  /** The clock (ms) of every time decision of the loop: readiness, retries, heal holds, gate wake-ups. */
+  now?: () => number;
   /** False while the source refuses the tracked revision (signature verification); `run --once` exits 1 then. */
   sourceReady?: () => boolean;
 }
@@ -76,15 +82,18 @@ export class Agent {
   private yieldCtl: AbortController | null = null;
   private readonly hardCtl = new AbortController();
   private lastCompletedAt = 0;
-  private lastStartedAt = Date.now();
+  private lastStartedAt: number;
   private lastResult: PassResult | null = null;
   private readonly observer: PassObserver;
   private readonly idleWaiters: (() => void)[] = [];
-  /** Objects healed recently: how often in a row, and until when healing them again is held. */
-  private readonly healed = new Map<string, { count: number; until: number }>();
+  private readonly heals: HealBackoff;
   private readonly rollouts: RolloutTracker;
+  private readonly now: () => number;
 
   constructor(private readonly o: AgentOptions) {
+    this.now = o.now ?? ((): number => Date.now());
+    this.lastStartedAt = this.now();
+    this.heals = new HealBackoff(this.now, o.healBackoff);
     this.observer = new PassObserver(o);
     this.rollouts = new RolloutTracker(o.status, o.metrics);
   }
@@ -119,7 +128,7 @@ export class Agent {
    * started or completed within three intervals. Not whether the last revision was good: an invalid
    * or failed revision keeps the pod in its Service, so the fixing commit's webhook still arrives.
    */
-  ready(nowMs = Date.now()): boolean {
+  ready(nowMs = this.now()): boolean {
     if (this.stopped) return false;
     const every = this.o.expectedIntervalMs;
     return every === undefined || nowMs - Math.max(this.lastStartedAt, this.lastCompletedAt) <= 3 * every + this.o.passTimeoutMs;
@@ -153,7 +162,7 @@ export class Agent {
     if (this.stopped) return;
     this.clearRetry();
     // Shown in /status and on the page: when packsync itself will look again (other triggers aside).
-    this.o.status.status.nextPassAt = new Date(Date.now() + ms).toISOString();
+    this.o.status.status.nextPassAt = new Date(this.now() + ms).toISOString();
     this.retryTimer = setTimeout(() => {
       this.retryTimer = null;
       this.o.status.status.nextPassAt = null;
@@ -168,51 +177,16 @@ export class Agent {
     return Math.round(cap / 2 + (this.o.random ?? Math.random)() * (cap / 2));
   }
 
-  private trackHeals(objects: readonly Pick<ObjectPlan, 'key' | 'drift'>[]): void {
-    const backoff = this.o.healBackoff ?? { baseMs: 2000, maxMs: 300_000 };
-    const now = Date.now();
-    for (const o of objects) {
-      if (!o.drift) {
-        // Quiet for a whole backoff cap after its last hold: the fight is over, start from 2 s again.
-        const h = this.healed.get(o.key);
-        if (h && now - h.until > backoff.maxMs) this.healed.delete(o.key);
-        continue;
-      }
-      // Healed this pass (not held, not report-only): hold the next heal for longer.
-      if (o.drift === 'healed') this.healed.set(o.key, nextHold(this.healed.get(o.key), now, backoff));
-    }
-  }
-
   private async pass(trigger: string): Promise<void> {
     const { logger, metrics, status } = this.o;
-    const started = Date.now();
+    const started = this.now();
     this.lastStartedAt = started;
     const startedAt = new Date(started).toISOString();
-    // Per-pass controllers linked by hand: AbortSignal.any() over the loop's long-lived signals
-    // is retained by Node 20 for as long as those live (nodejs/node#55351), a leak per pass.
-    const hard = new AbortController();
-    const soft = new AbortController();
-    const onHard = (): void => hard.abort();
-    const onStop = (): void => soft.abort();
-    this.hardCtl.signal.addEventListener('abort', onHard, { once: true });
-    this.stopCtl.signal.addEventListener('abort', onStop, { once: true });
-    const timer = setTimeout(() => {
-      soft.abort();
-      hard.abort();
-    }, this.o.passTimeoutMs);
-    const signal = hard.signal;
+    const signals = passSignals({ hard: this.hardCtl.signal, stop: this.stopCtl.signal }, this.o.passTimeoutMs);
     const yieldCtl = new AbortController();
     this.yieldCtl = yieldCtl;
     let revision: string | null = null;
-    let result: PassResult = 'Failed';
-    let message = '';
-    let objects: ObjectStatus[] | null = null;
-    let problems: PassRecord['counts'] = {};
-    let writes = 0;
-    let waiting = false;
-    // The code of an error that ended the pass (not of a failed object: those are retried per object).
-    let failure: ErrorCode | null = null;
-    let validation: Parameters<StatusTracker['finishPass']>[2] = [];
+    let outcome: PassOutcome;
     /** Until a promotion gate's soak or deadline ends (ms), when one is running. */
     let gateDelay: number | null = null;
     try {
@@ -221,8 +195,7 @@ export class Agent {
       status.startPass(revision, trigger);
       const log = logger.child({ revision, ...(src.signer ? { signer: src.signer } : {}) });
       log.info({ trigger }, 'reconcile pass started');
-      const holdNow = Date.now();
-      const driftHold = [...this.healed].filter(([, h]) => holdNow < h.until).map(([k]) => k);
+      const driftHold = this.heals.held();
       const out = await reconcile({
         path: src.dir,
         api: this.o.api,
@@ -237,101 +210,56 @@ export class Agent {
           ...(this.o.concurrency ? { concurrency: this.o.concurrency } : {}),
           wait: { ...this.o.wait, deferAfterMs: this.o.waitBudgetMs ?? 2000, deferSignal: yieldCtl.signal },
           onEvent: (e: ApplyEvent) => {
-            logEvent(log, e);
+            logApplyEvent(log, e);
             this.observer.applyEvent(e);
           },
         },
-        signal,
-        stopSignal: soft.signal,
+        signal: signals.hard,
+        stopSignal: signals.soft,
       });
+      outcome = passOutcome(out);
+      revision = outcome.revision;
       if (out.kind === 'invalid') {
-        revision = out.revision;
-        result = 'Invalid';
-        validation = out.problems;
-        const errs = out.problems.filter((p) => p.severity === 'error');
-        message = `revision ${revision ?? '(directory)'} is invalid: ${errs.length} problem(s), first: ${errs[0] ? `${errs[0].file}:${errs[0].line}:${errs[0].column}: ${errs[0].message}` : 'unknown'}`;
-        for (const p of errs) log.error({ file: p.file, line: p.line, column: p.column, rule: p.rule }, p.message);
-        this.observer.invalid(revision, message);
+        for (const p of out.problems) if (p.severity === 'error') log.error({ file: p.file, line: p.line, column: p.column, rule: p.rule }, p.message);
+        this.observer.invalid(revision, outcome.message);
       } else {
-        revision = out.plan.revision;
-        const r = out.result;
-        writes = r?.writes ?? 0;
-        problems = r ? { ...r.counts } : {};
-        // The planner marks drift on the object (healed, reported or held); no message text is parsed.
-        const driftKeys = new Set(out.plan.objects.filter((o) => o.drift !== undefined).map((o) => o.key));
-        this.trackHeals(out.plan.objects);
-        await this.observer.planned(out, revision, signal);
-        // Waiting is planned (still processing at the start) or found during the pass (a deferred wait).
-        waiting = out.plan.objects.some((o) => o.change === 'waiting') || (r?.waiting ?? 0) > 0;
-        const planned = new Map(out.plan.objects.map((o) => [o.key, o]));
-        objects = (r?.objects ?? []).map((o) => {
-          const p = planned.get(o.key);
-          return { ...o, ...(driftKeys.has(o.key) ? { drift: true, ...(p?.drift ? { driftHandling: p.drift } : {}) } : {}), ...(p?.source ? { source: p.source } : {}) };
-        });
-        gateDelay = this.rollouts.pass(out.plan.gates ?? [], r?.objects ?? [], revision);
+        this.heals.record(out.plan.objects);
+        await this.observer.planned(out, revision, signals.hard);
+        gateDelay = this.rollouts.pass(out.plan.gates ?? [], out.result?.objects ?? [], revision);
         metrics.objects.reset();
-        for (const o of objects) metrics.objects.inc({ kind: o.kind, outcome: o.outcome });
-        if (out.plan.errors.length > 0) {
-          result = 'Failed';
-          message = out.plan.errors.join('; ');
-        } else if (r?.aborted) {
-          result = 'Aborted';
-          message = 'the pass was stopped before it finished';
-        } else if (planVerdict(out.plan).failing.length > 0) {
-          // Object errors, conflicts and replacements not allowed: the revision is not converged.
-          result = 'Failed';
-          const failing = planVerdict(out.plan).failing;
-          const f = failing[0];
-          message = `${failing.length} object(s) cannot be converged; first: ${f?.key ?? '?'}: ${f?.error ? `${f.error.code}: ${f.error.message}` : (f?.reasons[0] ?? f?.change ?? '')}`;
-        } else if ((r?.failed ?? 0) > 0) {
-          result = 'Failed';
-          const f = r!.objects.find((o) => o.outcome === 'failed');
-          message = `${r!.failed} object(s) failed; first: ${f?.key ?? '?'}: ${f?.error?.code ?? ''} ${f?.error?.message ?? ''}`.trim();
-        } else {
-          result = 'Succeeded';
-          const c = r?.counts;
-          const drifted = out.plan.objects.filter((o) => o.drift === 'reported' || o.drift === 'held').length;
-          message = c ? `applied revision ${revision ?? ''}: ${c.created} created, ${c.configured} configured, ${c.deleted} deleted, ${c.unchanged} unchanged${drifted > 0 ? `, ${drifted} drifted` : ''}` : `revision ${revision ?? ''} is in sync`;
-          if (drifted > 0) problems.drifted = drifted;
-          if (r && r.waiting > 0) message += `; ${r.waiting} waiting on the service, continued by a requeued pass`;
-        }
+        for (const o of outcome.objects ?? []) metrics.objects.inc({ kind: o.kind, outcome: o.outcome });
       }
     } catch (e) {
-      result = this.stopCtl.signal.aborted ? 'Aborted' : 'Failed';
-      failure = errorCode(e);
-      message = `${errorCode(e)}: ${errorMessage(e)}`;
-      if (errorCode(e).startsWith('SOURCE_')) status.sourceFailed(message);
-      if (result === 'Failed') this.observer.crashed(revision, message, errorCode(e).startsWith('SOURCE_'));
+      outcome = passOutcome({ kind: 'error', error: e, revision, stopped: this.stopCtl.signal.aborted });
+      const sourceError = errorCode(e).startsWith('SOURCE_');
+      if (sourceError) status.sourceFailed(outcome.message);
+      if (outcome.result === 'Failed') this.observer.crashed(revision, outcome.message, sourceError);
       logger.error({ code: errorCode(e), revision }, errorMessage(e));
     }
-    clearTimeout(timer);
+    signals.dispose();
     this.yieldCtl = null;
-    this.hardCtl.signal.removeEventListener('abort', onHard);
-    this.stopCtl.signal.removeEventListener('abort', onStop);
-    const durationMs = Date.now() - started;
-    status.finishPass({ revision, trigger, startedAt, durationMs, result, counts: problems, writes, message }, objects, validation);
+    this.finish(trigger, startedAt, this.now() - started, outcome, gateDelay);
+  }
+
+  /** Tells the outcome (status, metrics, events) and decides when to look again. */
+  private finish(trigger: string, startedAt: string, durationMs: number, outcome: PassOutcome, gateDelay: number | null): void {
+    const { logger, metrics, status } = this.o;
+    const { revision, result, message, writes, failure } = outcome;
+    status.finishPass({ revision, trigger, startedAt, durationMs, result, counts: outcome.counts, writes, message }, outcome.objects, outcome.problems);
     // Applied but not yet converged: still reconciling, in Flux's sense, until the service is done.
-    const left = result === 'Succeeded' ? (objects ?? []).filter((o) => o.waiting).length : 0;
+    const left = result === 'Succeeded' ? (outcome.objects ?? []).filter((o) => o.waiting).length : 0;
     if (left > 0) status.set('Reconciling', 'True', 'WaitingOnService', `${left} object(s) wait for processing in the service; a pass is requeued in ${Math.round((this.o.waitingRequeueMs ?? 5000) / 1000)} s`);
     metrics.passes.inc({ result });
     metrics.reconcileDuration.observe({ result }, durationMs / 1000);
     this.lastResult = result;
-    this.lastCompletedAt = Date.now();
+    this.lastCompletedAt = this.now();
     metrics.ready.set(this.ready() ? 1 : 0);
     this.observer.finished(result, revision, writes);
     if (result === 'Succeeded') {
-      metrics.lastApplied.set(Math.floor(Date.now() / 1000));
+      metrics.lastApplied.set(Math.floor(this.now() / 1000));
       this.failures = 0;
-      if (waiting) this.scheduleRetry(this.o.waitingRequeueMs ?? 5000, 'requeue: waiting on the service');
-      else if (!this.retryTimer) {
-        // Held drift is looked at again when its hold ends, not only at the next external trigger.
-        const next = Math.min(...[...this.healed.values()].map((h) => h.until));
-        // A soak that ends is judged then, not at the next interval (one second late: the service's Date has second resolution).
-        // At most a day ahead: a week-long deadline must not overflow the timer (and is looked at daily).
-        const gateAt = gateDelay === null ? Infinity : Date.now() + Math.min(gateDelay, 86_400_000) + 1000;
-        if (gateAt < next) this.scheduleRetry(gateAt - Date.now(), 'promotion gate: a soak or deadline ends');
-        else if (Number.isFinite(next) && next > Date.now()) this.scheduleRetry(next - Date.now() + 10, 'heal backoff elapsed');
-      }
+      if (outcome.waiting) this.scheduleRetry(this.o.waitingRequeueMs ?? 5000, 'requeue: waiting on the service');
+      else if (!this.retryTimer) this.scheduleWake(gateDelay);
     } else if (result === 'Failed' && failure !== null && classify(failure) === 'terminal') {
       // A rejected API key or an invalid source is not fixed by retrying like a 503 (design §1).
       status.stalledOn(failure, message);
@@ -344,28 +272,19 @@ export class Agent {
     }
     logger.info({ revision, result, durationMs, writes }, `reconcile pass ${result.toLowerCase()}`);
   }
-}
 
-/** Grows the hold of objects healed this pass; forgets objects that no longer drift. */
-export function nextHold(prev: { count: number; until: number } | undefined, now: number, backoff: { baseMs: number; maxMs: number }): { count: number; until: number } {
-  const count = (prev?.count ?? 0) + 1;
-  return { count, until: now + Math.min(backoff.maxMs, backoff.baseMs * 2 ** Math.min(count - 1, 30)) };
-}
-
-function logEvent(log: Logger, e: ApplyEvent): void {
-  switch (e.type) {
-    case 'action-failed':
-      log.warn({ object: e.key, op: e.op, code: e.code }, `${e.description} failed: ${e.message}`);
-      break;
-    case 'action-waiting':
-      log.info({ object: e.key, op: e.op }, `${e.description}: ${e.reason}`);
-      break;
-    case 'action-done':
-      log.info({ object: e.key, op: e.op, durationMs: e.durationMs }, e.description);
-      break;
-    case 'upload-progress':
-      break;
-    default:
-      log.debug({ object: 'key' in e ? e.key : undefined, event: e.type }, 'apply event');
+  /**
+   * After a converged pass: held drift is looked at again when its hold ends, and a promotion
+   * gate's soak or deadline is judged when it ends, not only at the next external trigger.
+   */
+  private scheduleWake(gateDelay: number | null): void {
+    const now = this.now();
+    const healAt = this.heals.nextWakeAt();
+    // One second late: the service's Date has second resolution. At most a day ahead: a week-long
+    // deadline must not overflow the timer (and is looked at daily).
+    const gateAt = gateDelay === null ? null : now + Math.min(gateDelay, 86_400_000) + 1000;
+    if (gateAt !== null && (healAt === null || gateAt < healAt)) this.scheduleRetry(gateAt - now, 'promotion gate: a soak or deadline ends');
+    else if (healAt !== null) this.scheduleRetry(healAt - now + 10, 'heal backoff elapsed');
   }
 }
+

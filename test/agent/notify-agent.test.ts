@@ -21,6 +21,7 @@ import type { RunningAgent } from '../support/agent-process.js';
 import { createRepo } from '../support/git.js';
 import type { TestRepo } from '../support/git.js';
 import { deploymentsYaml, flowsYaml, packagesYaml, writeRepo } from '../support/manifests.js';
+import { until as poll } from '../support/poll.js';
 import { startReceiver } from '../support/receiver.js';
 import type { Receiver } from '../support/receiver.js';
 import { tempDir } from '../support/repo.js';
@@ -46,15 +47,8 @@ const hooks = (): Hook[] => rx.requests.filter((r) => r.path === '/hook').map((r
 const statuses = (): { sha: string; state: string; context: string }[] =>
   rx.requests.filter((r) => r.path.startsWith('/gh/')).map((r) => ({ sha: r.path.split('/').pop()!, ...(JSON.parse(r.body) as { state: string; context: string }) }));
 
-async function until<T>(what: string, probe: () => T | undefined | false, ms = 30_000): Promise<T> {
-  const end = Date.now() + ms;
-  for (;;) {
-    const v = probe();
-    if (v !== undefined && v !== false) return v;
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}: ${JSON.stringify(rx.requests.map((r) => [r.path, r.body.slice(0, 120)]))}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
-}
+const until = <T>(what: string, probe: () => T | undefined | false, ms = 30_000): Promise<T> =>
+  poll(what, probe, ms, { intervalMs: 50, detail: () => rx.requests.map((r) => [r.path, r.body.slice(0, 120)]) });
 
 beforeAll(async () => {
   sim = await startTestSimulator();

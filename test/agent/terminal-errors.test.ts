@@ -5,20 +5,15 @@
  * included.
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import { freePort } from '../support/git.js';
+import type { AgentStatus } from '../../src/agent/status.js';
 import { writeRepo } from '../support/manifests.js';
+import { until } from '../support/poll.js';
+import { freePort } from '../support/port.js';
 import { tempDir } from '../support/repo.js';
 import { startTestSimulator } from '../support/sim.js';
 import type { TestSim } from '../support/sim.js';
 import { spawnCli } from '../support/spawn-cli.js';
 import type { Spawned } from '../support/spawn-cli.js';
-
-interface Status {
-  passes: number;
-  nextPassAt: string | null;
-  conditions: { type: string; status: string; reason: string; message: string }[];
-  history: { result: string }[];
-}
 
 let sim: TestSim | undefined;
 let agent: Spawned | undefined;
@@ -28,14 +23,12 @@ afterEach(async () => {
   await sim?.close();
 });
 
-async function failedPass(base: string): Promise<Status> {
-  const end = Date.now() + 20_000;
-  for (;;) {
-    const s = (await fetch(`${base}/status`).then((r) => r.json(), () => null)) as Status | null;
-    if (s && s.history[0]?.result === 'Failed') return s;
-    if (Date.now() > end) throw new Error(`no failed pass; status: ${JSON.stringify(s)}`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
+async function failedPass(base: string): Promise<AgentStatus> {
+  const status = async (): Promise<AgentStatus> => (await (await fetch(`${base}/status`)).json()) as AgentStatus;
+  return until('a failed pass', async () => {
+    const s = await status();
+    return s.history[0]?.result === 'Failed' ? s : undefined;
+  }, 20_000, { detail: status });
 }
 
 /** Starts the simulator, lets `prepare` set it up, then the agent with the key `keyOf` picks. */

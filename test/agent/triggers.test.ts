@@ -7,12 +7,14 @@ import { Agent } from '../../src/agent/loop.js';
 import type { AgentOptions } from '../../src/agent/loop.js';
 import { createMetrics } from '../../src/agent/metrics.js';
 import { StatusTracker } from '../../src/agent/status.js';
+import type { AgentStatus } from '../../src/agent/status.js';
 import { parseDuration } from '../../src/agent/triggers.js';
 import { createApiClient } from '../../src/api/client.js';
 import type { ApiClient } from '../../src/api/client.js';
 import { DEFAULT_PLAN_OPTIONS } from '../../src/plan/types.js';
-import { freePort } from '../support/git.js';
 import { deploymentsYaml, writeRepo } from '../support/manifests.js';
+import { until } from '../support/poll.js';
+import { freePort } from '../support/port.js';
 import { tempDir } from '../support/repo.js';
 import { startTestSimulator } from '../support/sim.js';
 import type { TestSim } from '../support/sim.js';
@@ -23,12 +25,6 @@ afterEach(async () => {
   await sim?.close();
   sim = null;
 });
-
-interface Status {
-  passes: number;
-  lastAppliedRevision: string | null;
-  history: { trigger: string; result: string }[];
-}
 
 /** An in-process agent over a directory source, against `s`. */
 async function inProcessAgent(s: TestSim, repo: string, apiOpts: { retry?: { maxAttempts: number } } = {}, extra: Partial<AgentOptions> = {}): Promise<{ agent: Agent; status: StatusTracker; api: ApiClient }> {
@@ -48,16 +44,6 @@ async function inProcessAgent(s: TestSim, repo: string, apiOpts: { retry?: { max
   return { agent, status, api };
 }
 
-async function poll<T>(fn: () => Promise<T | undefined>, ms = 15_000): Promise<T> {
-  const end = Date.now() + ms;
-  for (;;) {
-    const v = await fn().catch(() => undefined);
-    if (v !== undefined) return v;
-    if (Date.now() > end) throw new Error('timed out');
-    await new Promise((r) => setTimeout(r, 100));
-  }
-}
-
 describe('triggers', () => {
   it('--watch reconciles a directory source when a manifest changes; --schedule fires on its cron', async () => {
     sim = await startTestSimulator();
@@ -70,19 +56,19 @@ describe('triggers', () => {
       PACKSYNC_STATE_DIR: state,
     });
     try {
-      const status = async (): Promise<Status> => (await (await fetch(`http://127.0.0.1:${port}/status`)).json()) as Status;
-      const first = await poll(async () => ((await status()).lastAppliedRevision ? status() : undefined));
+      const status = async (): Promise<AgentStatus> => (await (await fetch(`http://127.0.0.1:${port}/status`)).json()) as AgentStatus;
+      const first = await until('the first apply', async () => ((await status()).lastAppliedRevision ? status() : undefined), 15_000);
       // A schedule tick during the startup pass makes its waits give way (the agent never blocks
       // on processing), so the deployments may come one pass later: converged means they exist.
-      await poll(async () => ((await sim!.state()).deployments.length === 2 ? true : undefined));
+      await until('both deployments', async () => (await sim!.state()).deployments.length === 2, 15_000);
       const before = (await sim.writes()).length;
       await writeFile(join(repo, 'deployments.yaml'), deploymentsYaml({ state: 'stopped' }));
-      await poll(async () => ((await status()).lastAppliedRevision !== first.lastAppliedRevision ? true : undefined));
+      await until('the edit applied', async () => (await status()).lastAppliedRevision !== first.lastAppliedRevision, 15_000);
       expect((await sim.writes()).slice(before)).toEqual(['POST /v1/flow/deployment/{id}/stop']);
-      const s = await poll(async () => {
+      const s = await until('a schedule pass and a watch pass', async () => {
         const x = await status();
         return x.history.some((h) => h.trigger === 'schedule') && x.history.some((h) => h.trigger === 'watch') ? x : undefined;
-      });
+      }, 15_000);
       expect(s.history.every((h) => h.result === 'Succeeded')).toBe(true);
     } finally {
       p.child.kill('SIGTERM');
@@ -116,7 +102,7 @@ describe('triggers', () => {
     expect(status.status.history[0]?.result).toBe('Failed');
     expect(status.condition('Ready')).toMatchObject({ status: 'False' });
     await sim.admin('PUT', '/_sim/faults', 'none');
-    await poll(() => Promise.resolve(status.status.history[0]?.result === 'Succeeded' ? true : undefined));
+    await until('a pass that succeeded', () => status.status.history[0]?.result === 'Succeeded', 15_000, { intervalMs: 20 });
     expect(status.status.history[0]?.trigger).toBe('retry after failure');
     expect(status.condition('Ready')).toMatchObject({ status: 'True', reason: 'ReconciliationSucceeded' });
     await agent.stop();
@@ -159,10 +145,12 @@ describe('run without a trigger', () => {
 });
 
 describe('per-object heal backoff', () => {
-  it('heals drift at once, then holds the next heal of that object (reported only) until its backoff ends', async () => {
+  it('heals drift at once, then holds the next heal of that object (reported only) until its backoff ends, and schedules a pass for then', async () => {
     sim = await startTestSimulator();
     const repo = await writeRepo();
-    const { agent, status, api } = await inProcessAgent(sim, repo, {}, { healBackoff: { baseMs: 1500, maxMs: 60_000 } });
+    // The loop's clock moves only when the test says: the hold is a minute long and takes no time.
+    let now = Date.parse('2026-11-22T12:00:00Z');
+    const { agent, status, api } = await inProcessAgent(sim, repo, {}, { healBackoff: { baseMs: 60_000, maxMs: 600_000 }, now: () => now });
     try {
       const pass = async (reason: string): Promise<void> => {
         agent.trigger(reason);
@@ -177,30 +165,27 @@ describe('per-object heal backoff', () => {
       await stopOutside();
       await pass('someone stopped it');
       expect(await starts()).toBe(1); // healed at once
+      const healedAt = now;
       await stopOutside();
       await pass('they stopped it again');
       expect(await starts()).toBe(1); // held: reported, not healed
-      expect(status.status.objects.find((o) => o.key === 'Deployment/seven-zip-24-08')).toMatchObject({ drift: true });
+      expect(status.status.objects.find((o) => o.key === 'Deployment/seven-zip-24-08')).toMatchObject({ drift: true, driftHandling: 'held' });
       expect(status.status.events.some((e) => e.reason === 'DriftDetected' && e.message.includes('heal held by backoff'))).toBe(true);
-      // The agent schedules a pass for when the hold ends, and heals then.
-      await poll(async () => ((await starts()) === 2 ? true : undefined), 10_000);
+      // The agent schedules a pass for when the hold ends (10 ms after, so the hold has surely ended).
+      expect(status.status.nextPassAt).toBe(new Date(healedAt + 60_000 + 10).toISOString());
+
+      now = healedAt + 59_999;
+      await pass('a push just before the hold ends');
+      expect(await starts()).toBe(1);
+      now = healedAt + 60_000;
+      await pass('heal backoff elapsed');
+      expect(await starts()).toBe(2);
       expect((await s.state()).deployments.find((d) => d.id === running.id)?.status).toBe('Running');
+      // Healed twice in a row: the next hold is twice as long.
+      expect(status.status.nextPassAt).toBe(new Date(now + 120_000 + 10).toISOString());
     } finally {
       await agent.stop();
       await api.close();
     }
-  });
-
-  it('doubles the hold on every heal in a row, capped', async () => {
-    const { nextHold } = await import('../../src/agent/loop.js');
-    const b = { baseMs: 2000, maxMs: 300_000 };
-    let h = nextHold(undefined, 0, b);
-    const holds = [h.until];
-    for (let i = 0; i < 10; i++) {
-      h = nextHold(h, 0, b);
-      holds.push(h.until);
-    }
-    expect(holds.slice(0, 5)).toEqual([2000, 4000, 8000, 16000, 32000]);
-    expect(Math.max(...holds)).toBe(300_000);
   });
 });

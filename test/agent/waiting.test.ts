@@ -11,10 +11,13 @@
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { AgentStatus } from '../../src/agent/status.js';
 import { signBody } from '../../src/agent/webhook.js';
-import { createRepo, freePort } from '../support/git.js';
+import { createRepo } from '../support/git.js';
 import type { TestRepo } from '../support/git.js';
 import { deploymentsYaml, flowsYaml, packagesYaml } from '../support/manifests.js';
+import { until as waitUntil } from '../support/poll.js';
+import { freePort } from '../support/port.js';
 import { tempDir } from '../support/repo.js';
 import { normalisePath, startTestSimulator } from '../support/sim.js';
 import type { JournalEntry, TestSim } from '../support/sim.js';
@@ -27,26 +30,9 @@ let repo: TestRepo;
 let agent: Spawned;
 let base: string;
 
-interface Status {
-  lastAppliedRevision: string | null;
-  passes: number;
-  conditions: { type: string; status: string; reason: string }[];
-  objects: { key: string; outcome: string; drift?: boolean; waiting?: boolean }[];
-  history: { revision: string | null; trigger: string; result: string; message: string }[];
-  events: { reason: string; object?: string }[];
-}
+const status = async (): Promise<AgentStatus> => (await (await fetch(`${base}/status`)).json()) as AgentStatus;
 
-const status = async (): Promise<Status> => (await (await fetch(`${base}/status`)).json()) as Status;
-
-async function until<T>(what: string, probe: () => Promise<T | undefined | false>, timeoutMs: number): Promise<T> {
-  const end = Date.now() + timeoutMs;
-  for (;;) {
-    const v = await probe().catch(() => undefined);
-    if (v !== undefined && v !== false) return v;
-    if (Date.now() > end) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}; status: ${JSON.stringify(await status().catch(() => null))}`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
-}
+const until = <T>(what: string, probe: () => Promise<T | undefined | false>, timeoutMs: number): Promise<T> => waitUntil(what, probe, timeoutMs, { detail: () => status() });
 
 async function webhook(): Promise<void> {
   const body = JSON.stringify({ ref: 'refs/heads/main' });
@@ -69,18 +55,6 @@ async function writesTo(route: string, afterSeq = 0): Promise<JournalEntry[]> {
 }
 
 const lastSeq = async (): Promise<number> => (await sim.journal()).reduce((n, e) => Math.max(n, e.seq), 0);
-
-/** Waits until no pass runs and the pass counter stood still for 500 ms. */
-async function settled(): Promise<Status> {
-  let last = -1;
-  for (;;) {
-    const s = await status();
-    const busy = s.conditions.find((c) => c.type === 'Reconciling')?.status === 'True';
-    if (!busy && s.passes === last) return s;
-    last = busy ? -1 : s.passes;
-    await new Promise((r) => setTimeout(r, 500));
-  }
-}
 
 const FIREFOX = `apiVersion: packsync.dev/v1
 kind: Package
@@ -130,8 +104,10 @@ beforeAll(async () => {
     const deployments = (await sim.state()).deployments;
     if (deployments.length === 2) return true;
     if ((await sim.state()).packages.some((p) => p.state === 'Pending' || p.state === 'Running')) await sim.advance(40);
-    await reconcileNow().catch(() => undefined);
-    await new Promise((r) => setTimeout(r, 400));
+    // Throws (and the probe is retried) until the agent listens.
+    const passes = (await status()).passes;
+    await reconcileNow();
+    await until('the triggered pass', async () => (await status()).passes > passes, 15_000);
     return false;
   }, 50_000);
 });
@@ -184,7 +160,12 @@ describe('packsync run while a package is processing', () => {
     // The import finishes; the requeued pass (no trigger from the test) adds the deployment.
     await sim.advance(40);
     await until('the Firefox deployment', async () => (await writesTo('POST /v1/flow/{id}/add-deployment', start)).length > 0, 20_000);
-    const s = await settled();
+    // Nothing waits any more once the pass that added it has finished: no requeue follows it.
+    const s = await until('the pass that added it finished, nothing waiting', async () => {
+      const x = await status();
+      const ff = x.objects.find((o) => o.key === 'Deployment/firefox-133');
+      return ff && !ff.waiting && ff.outcome !== 'skipped' && x.nextPassAt === null ? x : undefined;
+    }, 20_000);
     expect(s.history.some((h) => h.trigger === 'requeue: waiting on the service' && h.result === 'Succeeded')).toBe(true);
     expect(s.lastAppliedRevision).toBe(second);
     expect(s.history.find((h) => h.revision === first)?.result).toBe('Succeeded');
@@ -205,8 +186,11 @@ describe('packsync run while a package is processing', () => {
     const after = await lastSeq();
     const passes = (await status()).passes;
     await reconcileNow();
-    await until('a pass after the console stop', async () => (await status()).passes > passes, 15_000);
-    const s = await settled();
+    // The pass that read the live state after the stop is the one that reports its drift.
+    const s = await until('a pass that saw the console stop', async () => {
+      const x = await status();
+      return x.passes > passes && x.objects.find((o) => o.key === 'Deployment/firefox-133')?.drift === true ? x : undefined;
+    }, 15_000);
     expect(s.history[0]?.result).toBe('Succeeded');
     expect(await writesTo('POST /v1/flow/deployment/{id}/start', after)).toHaveLength(0);
     expect((await sim.state()).deployments.find((d) => d.id === firefox!.id)?.status).toBe('Stopped');

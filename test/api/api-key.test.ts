@@ -1,9 +1,10 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { resolveApiKey } from '../../src/api/api-key.js';
 import { rejection } from './helpers.js';
+import { tempDir } from '../support/temp-dir.js';
 
 const dirs: string[] = [];
 afterEach(async () => {
@@ -11,7 +12,7 @@ afterEach(async () => {
 });
 
 async function keyFile(content: string): Promise<string> {
-  const d = await mkdtemp(join(tmpdir(), 'packsync-key-'));
+  const d = await tempDir('packsync-key-');
   dirs.push(d);
   const f = join(d, 'key');
   await writeFile(f, content);

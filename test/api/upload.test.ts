@@ -1,13 +1,13 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { randomBytes } from 'node:crypto';
-import { mkdir, mkdtemp, rm, symlink, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { mkdir, rm, symlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { ApiClient } from '../../src/api/client.js';
 import type { UploadProgress } from '../../src/api/operations.js';
 import { listContentFiles } from '../../src/api/content-files.js';
 import { json, makeClient, problem, rejection, startServer, UUID } from './helpers.js';
 import type { TestServer } from './helpers.js';
+import { tempDir as freshTempDir } from '../support/temp-dir.js';
 
 const MiB = 1024 * 1024;
 
@@ -23,8 +23,9 @@ afterEach(async () => {
   for (const d of dirs.splice(0)) await rm(d, { recursive: true, force: true });
 });
 
+/** A temp directory removed after each test. */
 async function tempDir(): Promise<string> {
-  const d = await mkdtemp(join(tmpdir(), 'packsync-upload-'));
+  const d = await freshTempDir('packsync-upload-');
   dirs.push(d);
   return d;
 }

@@ -13,6 +13,7 @@ import { fileURLToPath } from 'node:url';
 import { parse } from 'yaml';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { flowsYaml, writeRepo } from '../support/manifests.js';
+import { until } from '../support/poll.js';
 import { copyExamples, editFile, tempDir } from '../support/repo.js';
 import { countBy, simEnv, startTestSimulator } from '../support/sim.js';
 import type { TestSim } from '../support/sim.js';
@@ -36,19 +37,6 @@ function run(args: string[], e: Record<string, string> = env): Promise<Done> {
 /** Every write request the simulator saw, answered or not: "zero writes" means none was even tried. */
 async function writeCount(): Promise<number> {
   return (await sim.journal(true)).length;
-}
-
-async function sleep(ms: number): Promise<void> {
-  await new Promise((r) => setTimeout(r, ms));
-}
-
-/** Polls until `check` holds; fails the test after `timeoutMs` instead of sleeping a guessed time. */
-async function until(what: string, check: () => boolean | Promise<boolean>, timeoutMs = 20_000): Promise<void> {
-  const end = Date.now() + timeoutMs;
-  while (!(await check())) {
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await sleep(25);
-  }
 }
 
 /** Converges `repo` with a state directory of its own; returns that directory. */

@@ -4,7 +4,7 @@
  * its `# expect:` / `# warn:` header lines), and cases below that need more than one YAML file
  * (content directories, symlinks, several files).
  */
-import { mkdir, mkdtemp, readdir, readFile, symlink, writeFile } from 'node:fs/promises';
+import { mkdir, readdir, readFile, symlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -13,6 +13,7 @@ import { loadManifests } from '../../src/manifests/load.js';
 import type { LoadOptions } from '../../src/manifests/load.js';
 import type { Problem } from '../../src/manifests/model.js';
 import { BASE_FILE, caseRepo } from './invalid-support.js';
+import { tempDir } from '../support/temp-dir.js';
 
 const FIXTURES = fileURLToPath(new URL('../fixtures/invalid/', import.meta.url));
 
@@ -95,7 +96,7 @@ interface RepoCase {
 }
 
 const outsideDir = async (): Promise<string> => {
-  const d = await mkdtemp(join(tmpdir(), 'packsync-outside-'));
+  const d = await tempDir('packsync-outside-');
   await writeFile(join(d, 'secret.msi'), 'not yours\n');
   return d;
 };

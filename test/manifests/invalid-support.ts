@@ -1,7 +1,7 @@
 /** The repository every invalid case is loaded beside, so references in a case can resolve. */
-import { mkdir, mkdtemp, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { mkdir, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
+import { tempDir } from '../support/temp-dir.js';
 
 export const BASE_FILE = '00-base.yaml';
 
@@ -40,7 +40,7 @@ spec:
 
 /** A temp repository: the base manifests, a content directory `content/tool`, and `files`. */
 export async function caseRepo(files: Record<string, string | Buffer>): Promise<string> {
-  const dir = await mkdtemp(join(tmpdir(), 'packsync-invalid-'));
+  const dir = await tempDir('packsync-invalid-');
   await writeFile(join(dir, BASE_FILE), BASE_YAML);
   await mkdir(join(dir, 'content/tool'), { recursive: true });
   await writeFile(join(dir, 'content/tool/setup.msi'), 'fake msi\n');

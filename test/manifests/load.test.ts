@@ -1,5 +1,4 @@
-import { appendFile, cp, mkdir, mkdtemp, readFile, rename, symlink, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { appendFile, cp, mkdir, readFile, rename, symlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import fc from 'fast-check';
@@ -8,17 +7,18 @@ import { stringify } from 'yaml';
 import { loadManifests } from '../../src/manifests/load.js';
 import type { DeploymentSpec } from '../../src/manifests/model.js';
 import { BASE_YAML, caseRepo } from './invalid-support.js';
+import { tempDir } from '../support/temp-dir.js';
 
 const EXAMPLES = fileURLToPath(new URL('../../examples', import.meta.url));
 
 async function copyOfExamples(): Promise<string> {
-  const dir = await mkdtemp(join(tmpdir(), 'packsync-examples-'));
+  const dir = await tempDir('packsync-examples-');
   await cp(EXAMPLES, dir, { recursive: true });
   return dir;
 }
 
 async function repoWith(files: Record<string, string>): Promise<string> {
-  const dir = await mkdtemp(join(tmpdir(), 'packsync-load-'));
+  const dir = await tempDir('packsync-load-');
   for (const [rel, text] of Object.entries(files)) {
     await mkdir(join(dir, rel, '..'), { recursive: true });
     await writeFile(join(dir, rel), text);

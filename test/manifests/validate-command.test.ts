@@ -1,11 +1,11 @@
 import { Command } from 'commander';
-import { mkdtemp, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import type { CliIo } from '../../src/cli/io.js';
 import { registerValidateCommand } from '../../src/cli/validate-command.js';
+import { tempDir } from '../support/temp-dir.js';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 
@@ -40,7 +40,7 @@ describe('packsync validate', () => {
   });
 
   it('prints FILE:LINE:COL: message for every problem and exits 1', async () => {
-    const dir = await mkdtemp(join(tmpdir(), 'packsync-validate-'));
+    const dir = await tempDir('packsync-validate-');
     await writeFile(
       join(dir, 'd.yaml'),
       'apiVersion: packsync.dev/v1\nkind: Deployment\nmetadata:\n  name: d\nspec:\n  flow: f\n  package: p\n  state: runing\n',
@@ -58,7 +58,7 @@ describe('packsync validate', () => {
   });
 
   it('writes {valid, problems, files, documents} with --output json', async () => {
-    const dir = await mkdtemp(join(tmpdir(), 'packsync-validate-'));
+    const dir = await tempDir('packsync-validate-');
     await writeFile(join(dir, 'x.yaml'), 'kind: Flow\n');
     const r = await validate([dir, '--output', 'json'], ROOT);
     expect(r.code).toBe(1);
@@ -78,7 +78,7 @@ describe('packsync validate', () => {
   });
 
   it('writes GitHub Actions annotations with --output github', async () => {
-    const dir = await mkdtemp(join(tmpdir(), 'packsync-validate-'));
+    const dir = await tempDir('packsync-validate-');
     await writeFile(join(dir, 'f.yaml'), 'apiVersion: packsync.dev/v1\nkind: Flow\nmetadata:\n  name: f\nspec:\n  app: 7-Zip\n  flgs: []\n');
     const r = await validate(['.', '--output', 'github'], dir);
     expect(r.code).toBe(1);
@@ -89,7 +89,7 @@ describe('packsync validate', () => {
   });
 
   it('prints warnings but still exits 0', async () => {
-    const dir = await mkdtemp(join(tmpdir(), 'packsync-validate-'));
+    const dir = await tempDir('packsync-validate-');
     await writeFile(join(dir, 'README.md'), 'no manifests here\n');
     const r = await validate([dir]);
     expect(r.code).toBe(0);

@@ -14,16 +14,19 @@ import { mkdir, readdir, readFile, stat, symlink, writeFile } from 'node:fs/prom
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { GitSource, validateRef, validateRemote } from '../../src/agent/git-source.js';
+import type { AgentStatus } from '../../src/agent/status.js';
 import { signBody } from '../../src/agent/webhook.js';
 import { cli } from '../support/cli.js';
-import { createRepo, freePort } from '../support/git.js';
+import { createRepo } from '../support/git.js';
 import type { TestRepo } from '../support/git.js';
 import { customYaml, deploymentsYaml, flowsYaml, packagesYaml } from '../support/manifests.js';
+import { until } from '../support/poll.js';
+import { freePort } from '../support/port.js';
 import { tempDir } from '../support/repo.js';
 import { countBy, startTestSimulator } from '../support/sim.js';
 import type { TestSim } from '../support/sim.js';
 import { spawnCli } from '../support/spawn-cli.js';
-import { report, sleep } from './support/env.js';
+import { report } from './support/env.js';
 import { startGitHttp } from './support/git-http.js';
 import type { GitHttpServer } from './support/git-http.js';
 
@@ -120,22 +123,14 @@ describe('secrets and trust boundaries', () => {
     const webhook: Record<string, number> = {};
     try {
       // Readiness says the agent can work (design §4a), not that a pass has run: wait for the applied revision.
-      let ready = false;
-      for (let i = 0; i < 300 && !ready; i++) {
-        ready = await fetch(`${base}/status`).then(
-          async (r) => r.status === 200 && ((await r.json()) as { lastAppliedRevision?: string | null }).lastAppliedRevision != null,
-          () => false,
-        );
-        if (!ready) await sleep(100);
-      }
-      expect(ready, 'the agent converged and is ready').toBe(true);
+      await until('the agent converged', async () => ((await (await fetch(`${base}/status`)).json()) as AgentStatus).lastAppliedRevision !== null, 30_000);
       expect(gitHttp.stats.requests).toBeGreaterThan(gitHttp.stats.refused);
       for (const path of ['/healthz', '/readyz', '/status', '/metrics']) {
         const r = await fetch(`${base}${path}`);
         expect(r.status, path).toBe(200);
         capture(`GET ${path}`, await r.text());
       }
-      const status = async (): Promise<{ passes: number; history: { trigger: string }[] }> => (await (await fetch(`${base}/status`)).json()) as { passes: number; history: { trigger: string }[] };
+      const status = async (): Promise<AgentStatus> => (await (await fetch(`${base}/status`)).json()) as AgentStatus;
       // Counted by trigger, so a requeue or retry pass of the loop cannot be mistaken for one.
       const webhookPasses = async (): Promise<number> => (await status()).history.filter((h) => h.trigger.startsWith('webhook') || h.trigger === 'manual').length;
       const hook = async (headers: Record<string, string>, body: string | Buffer): Promise<Response> =>
@@ -153,21 +148,18 @@ describe('secrets and trust boundaries', () => {
         expect(r.status).toBe(401);
         capture('refused webhook', await r.text());
       }
-      await sleep(300);
-      expect(await webhookPasses(), 'a refused webhook triggers nothing').toBe(0);
+      // That a refusal triggers nothing is decided before the answer: test/agent/sidecar-triggers.test.ts.
       // A good delivery triggers; the same delivery again is ignored.
       const signed = { 'x-hub-signature-256': signBody(WEBHOOK_SECRET, body), 'x-github-delivery': 'delivery-1' };
       const good = await hook(signed, body);
       webhook.signed = good.status;
       expect(good.status).toBe(202);
-      for (let i = 0; i < 100 && (await webhookPasses()) === 0; i++) await sleep(50);
+      await until('the signed delivery\'s pass', async () => (await webhookPasses()) > 0, 5_000);
       expect(await webhookPasses()).toBe(1);
       const replay = await hook(signed, body);
       webhook.replayed = replay.status;
       expect(replay.status).toBe(200);
       expect(await replay.json()).toMatchObject({ triggered: false, reason: 'duplicate delivery ignored' });
-      await sleep(300);
-      expect(await webhookPasses(), 'a replayed delivery triggers nothing').toBe(1);
       // An oversized body is refused before any signature check.
       const big = Buffer.alloc(2 * 1024 * 1024, 0x20);
       const oversized = await hook({ 'x-hub-signature-256': signBody(WEBHOOK_SECRET, big), 'x-github-delivery': 'delivery-big' }, big).then(

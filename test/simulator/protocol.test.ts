@@ -1,12 +1,10 @@
 /** The simulator's wire protocol: auth, problem+json, paging, query tolerance, chunks, faults, accounts, persistence. */
-import { mkdtemp } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { fixtureId } from '../../src/simulator/fixture-ids.js';
 import { parseFaultSpec } from '../../src/simulator/faults.js';
 import { startSimulator } from '../../src/simulator/server.js';
 import { rawSim } from './http.js';
+import { tempDir } from '../support/temp-dir.js';
 
 describe('simulator protocol', () => {
   it('answers 401 problem+json for a missing or wrong key and journals nothing for it', async () => {
@@ -181,7 +179,7 @@ describe('simulator protocol', () => {
   });
 
   it('keeps its state across a restart with --data-dir', async () => {
-    const dataDir = await mkdtemp(join(tmpdir(), 'packsync-sim-data-'));
+    const dataDir = await tempDir('packsync-sim-data-');
     const a = await startSimulator({ port: 0, apiKeys: ['persist'], dataDir });
     await fetch(`${a.url}/v1/flow/create`, { method: 'POST', headers: { 'X-API-Key': 'persist', 'content-type': 'application/json' }, body: '{"name":"Kept"}' });
     await a.close();

@@ -4,26 +4,21 @@
  */
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import type { AgentStatus } from '../../src/agent/status.js';
 import { parsePrometheus } from '../agent/prometheus.js';
-import { freePort } from './git.js';
+import { freePort } from './port.js';
+import { until as poll } from './poll.js';
 import { spawnCli } from './spawn-cli.js';
 import type { Spawned } from './spawn-cli.js';
 
-export interface AgentStatusView {
-  lastAppliedRevision: string | null;
-  lastAppliedSigner: string | null;
-  lastAttemptedRevision: string | null;
-  passes: number;
-  conditions: { type: string; status: string; reason: string; message: string }[];
-  history: { revision: string | null; trigger: string; result: string; message: string }[];
-  events: { reason: string; object?: string; revision: string | null; message: string }[];
-}
+/** `/status` as the agent serves it (JSON of `AgentStatus`). */
+export type AgentStatusView = AgentStatus;
 
 export interface RunningAgent {
   spawned: Spawned;
   base: string;
   status: () => Promise<AgentStatusView>;
-  condition: (s: AgentStatusView, type: string) => { type: string; status: string; reason: string; message: string } | undefined;
+  condition: (s: AgentStatusView, type: string) => AgentStatus['conditions'][number] | undefined;
   /** Triggers a pass and resolves with the status once that pass (or a later one) has finished. */
   reconcile: () => Promise<AgentStatusView>;
   /** Waits for a state of /status. */
@@ -41,20 +36,15 @@ export async function startAgent(args: string[], env: Record<string, string>, se
   await writeFile(secretFile, `${SECRET}\n`);
   const spawned = spawnCli(['run', ...args, '--listen', `127.0.0.1:${port}`, '--webhook-secret-file', secretFile, '--log-format', 'json'], env);
   const status = async (): Promise<AgentStatusView> => (await (await fetch(`${base}/status`)).json()) as AgentStatusView;
-  const until = async (what: string, probe: (s: AgentStatusView) => boolean, timeoutMs = 30_000): Promise<AgentStatusView> => {
-    const end = Date.now() + timeoutMs;
+  const until = (what: string, probe: (s: AgentStatusView) => boolean, timeoutMs = 30_000): Promise<AgentStatusView> => {
     let last: AgentStatusView | null = null;
-    for (;;) {
-      if (spawned.child.exitCode !== null) throw new Error(`agent exited (${spawned.child.exitCode}) while waiting for ${what}: ${(await spawned.done).stderr.slice(-2000)}`);
-      try {
-        last = await status();
-        if (probe(last)) return last;
-      } catch {
-        // not listening yet
-      }
-      if (Date.now() > end) throw new Error(`timed out waiting for ${what}; status: ${JSON.stringify(last)}`);
-      await new Promise((r) => setTimeout(r, 100));
-    }
+    return poll(what, async () => {
+      last = await status();
+      return probe(last) ? last : undefined;
+    }, timeoutMs, {
+      giveUp: async () => (spawned.child.exitCode !== null ? `agent exited (${spawned.child.exitCode}): ${(await spawned.done).stderr.slice(-2000)}` : undefined),
+      detail: () => last,
+    });
   };
   const idle = (s: AgentStatusView): boolean => s.conditions.find((c) => c.type === 'Reconciling')?.status !== 'True';
   const reconcile = async (): Promise<AgentStatusView> => {

@@ -1,9 +1,10 @@
 /** Real git for tests: a bare repository, a working clone that pushes to it, and `git daemon`. */
 import { execFile, spawn } from 'node:child_process';
 import type { ChildProcess } from 'node:child_process';
-import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
+import { until } from './poll.js';
+import { freePort } from './port.js';
 import { tempDir } from './repo.js';
 
 const run = promisify(execFile);
@@ -45,18 +46,6 @@ export async function createRepo(seed: (dir: string) => Promise<void>): Promise<
   return { bare, work, fileUrl: `file://${bare}`, commit };
 }
 
-export async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const s = createServer();
-    s.once('error', reject);
-    s.listen(0, '127.0.0.1', () => {
-      const a = s.address();
-      const port = typeof a === 'object' && a ? a.port : 0;
-      s.close(() => resolve(port));
-    });
-  });
-}
-
 export interface GitDaemon {
   url: (repo: TestRepo) => string;
   stop: () => Promise<void>;
@@ -69,15 +58,10 @@ export async function startGitDaemon(repo: TestRepo): Promise<GitDaemon> {
   const child: ChildProcess = spawn('git', ['daemon', '--reuseaddr', '--export-all', `--base-path=${base}`, `--port=${port}`, '--listen=127.0.0.1', base], { stdio: ['ignore', 'ignore', 'pipe'] });
   let stderr = '';
   child.stderr?.on('data', (d: Buffer) => (stderr += d.toString()));
-  for (let i = 0; i < 100; i++) {
-    try {
-      await git(base, 'ls-remote', `git://127.0.0.1:${port}/manifests.git`);
-      break;
-    } catch {
-      if (child.exitCode !== null) throw new Error(`git daemon exited: ${stderr}`);
-      await new Promise((r) => setTimeout(r, 50));
-    }
-  }
+  await until('git daemon to serve', async () => (await git(base, 'ls-remote', `git://127.0.0.1:${port}/manifests.git`), true), 5_000, {
+    intervalMs: 50,
+    giveUp: () => (child.exitCode !== null ? `git daemon exited: ${stderr}` : undefined),
+  });
   return {
     url: () => `git://127.0.0.1:${port}/manifests.git`,
     stop: () =>

@@ -1,6 +1,7 @@
 /** A local HTTP receiver on port 0 that records what it was sent and answers with scripted statuses. */
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { until } from './poll.js';
 
 export interface Received {
   method: string;
@@ -37,14 +38,7 @@ export async function startReceiver(): Promise<Receiver> {
     url,
     requests,
     answer,
-    waitFor: async (n) => {
-      const end = Date.now() + 10_000;
-      while (requests.length < n) {
-        if (Date.now() > end) throw new Error(`receiver got ${requests.length} request(s), expected ${n}: ${JSON.stringify(requests.map((r) => r.path))}`);
-        await new Promise((r) => setTimeout(r, 20));
-      }
-      return requests;
-    },
+    waitFor: (n) => until(`${n} request(s) at the receiver`, () => requests.length >= n && requests, 10_000, { intervalMs: 20, detail: () => requests.map((r) => r.path) }),
     close: () =>
       new Promise<void>((r) => {
         server.close(() => r());

@@ -1,14 +1,13 @@
 /** Temporary manifest repositories: copy examples/, edit files, remove files. */
-import { cp, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { cp, readFile, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { tempDir } from './temp-dir.js';
 
 export const EXAMPLES = fileURLToPath(new URL('../../examples', import.meta.url));
 
-export async function tempDir(prefix = 'packsync-'): Promise<string> {
-  return mkdtemp(join(tmpdir(), prefix));
-}
+// Re-exported: most suites take it from here with the repository helpers.
+export { tempDir } from './temp-dir.js';
 
 /** A copy of examples/ without the invalid cases, so tests can edit it freely. */
 export async function copyExamples(): Promise<string> {

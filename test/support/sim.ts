@@ -3,18 +3,10 @@ import { randomBytes } from 'node:crypto';
 import { startSimulator } from '../../src/simulator/server.js';
 import type { SimulatorOptions } from '../../src/simulator/server.js';
 import { simulatorAdmin } from '../../src/simulator/admin-client.js';
+import type { JournalEntry } from '../../src/simulator/admin.js';
 import { tempDir } from './repo.js';
 
-export interface JournalEntry {
-  seq: number;
-  time: string;
-  method: string;
-  path: string;
-  query: Record<string, unknown> | string;
-  status: number;
-  /** Set when the simulator injected a fault into this call (`5xx`, `429`, `reset-before`, `reset-after`, `rate-limit`). */
-  fault?: string;
-}
+export type { JournalEntry } from '../../src/simulator/admin.js';
 
 export interface TestSim {
   url: string;

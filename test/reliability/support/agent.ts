@@ -56,11 +56,10 @@ export async function startAgent(o: TestAgentOptions): Promise<TestAgent> {
     api,
     stateDir,
     pass: async (reason) => {
-      // Polls the pass counter rather than awaiting `agent.idle()`: a waiter registered during a
-      // pass that ends Failed (a retry timer is then set) is never woken by the loop.
-      const before = status.status.passes;
+      // The loop wakes idle waiters after every pass, whatever its result (a retry timer set after
+      // a failure is not a queued pass).
       agent.trigger(reason ?? `test pass ${++n}`);
-      while (status.status.passes === before) await new Promise((r) => setTimeout(r, 2));
+      await agent.idle();
     },
     close: async () => {
       await agent.stop();

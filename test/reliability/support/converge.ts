@@ -2,13 +2,11 @@
  * Converging a repository in-process with `reconcile` (the pass every entry point shares), pass
  * after pass until a pass finds nothing to do, recording every HTTP attempt the client makes.
  */
-import { mkdtemp } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { createApiClient } from '../../../src/api/client.js';
 import type { RequestEvent } from '../../../src/api/client.js';
 import { reconcile } from '../../../src/engine/reconcile.js';
 import { DEFAULT_PLAN_OPTIONS } from '../../../src/plan/types.js';
+import { tempDir } from '../../support/temp-dir.js';
 
 export interface ConvergeResult {
   ms: number;
@@ -32,7 +30,7 @@ export async function converge(url: string, key: string, repo: string, o: Conver
   const events: RequestEvent[] = [];
   const concurrency = o.concurrency ?? 16;
   const api = createApiClient({ baseUrl: url, apiKey: key, concurrency, onRequest: (e) => events.push(e) });
-  const stateDir = o.stateDir ?? (await mkdtemp(join(tmpdir(), 'packsync-rel-state-')));
+  const stateDir = o.stateDir ?? (await tempDir('packsync-rel-state-'));
   const failures: string[] = [];
   const t0 = performance.now();
   let passes = 0;

@@ -3,10 +3,10 @@
  * in-process simulator's journal grows with every call and would read as a leak.
  */
 import { randomBytes } from 'node:crypto';
-import { freePort } from '../../support/git.js';
+import { until } from '../../support/poll.js';
+import { freePort } from '../../support/port.js';
 import { spawnCli } from '../../support/spawn-cli.js';
 import type { Spawned } from '../../support/spawn-cli.js';
-import { sleep } from './env.js';
 import { simulatorAdmin } from '../../../src/simulator/admin-client.js';
 
 export interface ExternalSim {
@@ -22,11 +22,10 @@ export async function startExternalSim(args: string[]): Promise<ExternalSim> {
   const p: Spawned = spawnCli(['simulator', '--port', String(port), '--api-key', key, ...args], {});
   const url = `http://127.0.0.1:${port}`;
   const admin = simulatorAdmin(url, key);
-  for (let i = 0; ; i++) {
-    if (await admin('GET', '/_sim/clock').then(() => true, () => false)) break;
-    if (i > 200 || p.child.exitCode !== null) throw new Error(`the simulator did not start: ${(await Promise.race([p.done, sleep(100)]).then((d) => (d ? d.stderr : '')))}`);
-    await sleep(50);
-  }
+  await until('the simulator to start', async () => (await admin('GET', '/_sim/clock'), true), 10_000, {
+    intervalMs: 50,
+    giveUp: async () => (p.child.exitCode !== null ? `the simulator exited: ${(await p.done).stderr}` : undefined),
+  });
   return {
     url,
     key,

@@ -9,11 +9,11 @@
  * One installer scope per version: packages that differ only in scope after a lost import answer
  * have their own deterministic regression test in faults.test.ts.
  */
-import { mkdir, mkdtemp, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { fixtureId } from '../../../src/simulator/fixture-ids.js';
 import { buildFixtures } from '../../../src/simulator/fixtures.js';
+import { tempDir } from '../../support/temp-dir.js';
 
 export interface FleetShape {
   apps: number;
@@ -45,7 +45,7 @@ export function fleetApps(): { name: string; versions: [string, string] }[] {
 }
 
 export async function writeFleet(shape: FleetShape, dir?: string): Promise<Fleet> {
-  const root = dir ?? (await mkdtemp(join(tmpdir(), 'packsync-fleet-')));
+  const root = dir ?? (await tempDir('packsync-fleet-'));
   const apps = fleetApps().slice(0, shape.apps);
   if (apps.length < shape.apps) throw new Error(`the large fleet has only ${apps.length} usable apps`);
   await mkdir(join(root, 'packages'), { recursive: true });
