@@ -23,7 +23,7 @@ const { values } = parseArgs({
 });
 const names = Object.keys(SCENARIOS);
 if (values.list === true || typeof values.scenario !== 'string') {
-  process.stdout.write(`scenarios: ${names.join(', ')}\nusage: npm run bench -- --scenario NAME [--json] [--size-mib N] [--rounds N] [--runs N] [--flows N]\n`);
+  process.stdout.write(`scenarios: ${names.join(', ')}\nusage: npm run bench -- --scenario NAME [--json] [--size-mib N] [--rounds N] [--runs N] [--flows N] [--heap-snapshot] [--cpu-profile] [--kill-after-s N]\n`);
   process.exit(values.list === true ? 0 : 2);
 }
 const run = SCENARIOS[values.scenario];

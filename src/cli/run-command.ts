@@ -114,109 +114,116 @@ export function registerRunCommand(program: Command, io: CliIo): void {
         metrics.apiDuration.observe({ operation: e.operation }, e.durationMs / 1000);
       },
     });
-    const logger = rt.logger;
-    const keys = f.verifyMode && f.trustedKeys ? await loadTrustedKeys({ dir: resolve(io.cwd, f.trustedKeys), gnupgHome: join(rt.stateDir, 'gnupg'), env: io.env }).catch(async (e: unknown) => {
-      await rt.close();
-      throw e;
-    }) : null;
-    const status = new StatusTracker({ source: isGitUrl(f.source) ? redactUrl(f.source) : resolve(io.cwd, f.source), ref: isGitUrl(f.source) ? f.ref : '', path: f.path ?? '' });
-    const verifying = (s: ConstructorParameters<typeof VerifiedSource>[0]['source'], sourceName: string): InstanceType<typeof VerifiedSource> =>
-      new VerifiedSource({ mode: f.verifyMode!, keys: keys!, source: s, stateDir: rt.stateDir, sourceName, ref: f.ref, env: io.env, status, counter: metrics.sourceVerification, logger });
-    let verified: InstanceType<typeof VerifiedSource> | null = null;
-    let source: PassSource;
-    let watchDir: string | null = null;
-    if (isGitUrl(f.source)) {
-      const git = new GitSource({
-        url: f.source,
-        ref: f.ref,
-        ...(f.path ? { path: f.path } : {}),
-        workDir: join(rt.stateDir, 'source'),
-        ...(f.gitTokenFile ? { tokenFile: resolve(io.cwd, f.gitTokenFile) } : {}),
-        ...(f.gitSshKeyFile ? { sshKeyFile: resolve(io.cwd, f.gitSshKeyFile) } : {}),
-        env: io.env,
-        ...(f.verifyMode === 'range' ? { fullHistory: true } : {}),
+    // Whatever fails while the agent starts (a refused source, bad keys), the state's lock is
+    // released: in-process callers and tests run on (regression: a refused source kept the lock).
+    try {
+      const logger = rt.logger;
+      const keys = f.verifyMode && f.trustedKeys ? await loadTrustedKeys({ dir: resolve(io.cwd, f.trustedKeys), gnupgHome: join(rt.stateDir, 'gnupg'), env: io.env }).catch(async (e: unknown) => {
+        await rt.close();
+        throw e;
+      }) : null;
+      const status = new StatusTracker({ source: isGitUrl(f.source) ? redactUrl(f.source) : resolve(io.cwd, f.source), ref: isGitUrl(f.source) ? f.ref : '', path: f.path ?? '' });
+      const verifying = (s: ConstructorParameters<typeof VerifiedSource>[0]['source'], sourceName: string): InstanceType<typeof VerifiedSource> =>
+        new VerifiedSource({ mode: f.verifyMode!, keys: keys!, source: s, stateDir: rt.stateDir, sourceName, ref: f.ref, env: io.env, status, counter: metrics.sourceVerification, logger });
+      let verified: InstanceType<typeof VerifiedSource> | null = null;
+      let source: PassSource;
+      let watchDir: string | null = null;
+      if (isGitUrl(f.source)) {
+        const git = new GitSource({
+          url: f.source,
+          ref: f.ref,
+          ...(f.path ? { path: f.path } : {}),
+          workDir: join(rt.stateDir, 'source'),
+          ...(f.gitTokenFile ? { tokenFile: resolve(io.cwd, f.gitTokenFile) } : {}),
+          ...(f.gitSshKeyFile ? { sshKeyFile: resolve(io.cwd, f.gitSshKeyFile) } : {}),
+          env: io.env,
+          ...(f.verifyMode === 'range' ? { fullHistory: true } : {}),
+        });
+        source = { sync: () => git.sync(), ref: f.ref };
+        if (keys) {
+          const v = (verified = verifying(verifiableGit(git), git.displayUrl));
+          source = { sync: () => v.sync(), ref: f.ref };
+        }
+        if (f.watch) throw new UsageError('--watch needs a directory --source (for git sources use --interval, --schedule or the webhook)');
+      } else {
+        const dir = resolve(io.cwd, f.source, f.path ?? '.');
+        const st = await stat(dir).catch(() => null);
+        if (!st?.isDirectory()) throw new UsageError(`--source ${f.source} is neither a git URL nor a directory`);
+        source = { sync: () => Promise.resolve({ dir, revision: null, label: dir }), ref: null };
+        if (keys) {
+          // A git work tree (git-sync): the verified commit is what is applied, not the files as they lie.
+          const sourceDir = resolve(io.cwd, f.source);
+          const v = (verified = verifying(verifiableDirectory({ sourceDir, ...(f.path ? { path: f.path } : {}), ref: f.ref, keys, exportDir: join(rt.stateDir, 'verified-tree'), env: io.env }), sourceDir));
+          source = { sync: () => v.sync(), ref: null };
+        }
+        watchDir = dir;
+      }
+      const verifiedNow = verified;
+      const notifier = notifyConfig ? await startNotifier(notifyConfig, rt.stateDir, status, metrics, logger) : null;
+      const flushNotifications = (): Promise<unknown> => (notifier ? Promise.race([notifier.flush(), new Promise((r) => setTimeout(r, 5000).unref())]) : Promise.resolve());
+      const agent = new Agent({
+        source,
+        api: rt.api,
+        stateDir: rt.stateDir,
+        state: rt.state,
+        planOptions: planOptionsFrom({ ...f, drift: f.drift ?? 'report' }),
+        concurrency,
+        readConcurrency,
+        logger,
+        metrics,
+        status,
+        passTimeoutMs,
+        ...(intervalMs !== undefined ? { expectedIntervalMs: intervalMs } : {}),
+        ...(verifiedNow ? { sourceReady: () => verifiedNow.headVerified } : {}),
+        // One pass and exit: nothing would continue a deferred wait, so --once waits like apply does.
+        ...(f.once ? { waitBudgetMs: Infinity } : {}),
       });
-      source = { sync: () => git.sync(), ref: f.ref };
-      if (keys) {
-        const v = (verified = verifying(verifiableGit(git), git.displayUrl));
-        source = { sync: () => v.sync(), ref: f.ref };
+      if (f.once) {
+        agent.trigger('once');
+        await agent.idle();
+        await flushNotifications();
+        await rt.close();
+        const last = status.status.history[0];
+        const r = last?.result;
+        // A directory source has its revision (the digest) only once the pass loaded it.
+        io.stdout(JSON.stringify({ revision: status.status.lastAttemptedRevision ?? last?.revision ?? null, result: r, message: last?.message }));
+        io.setExitCode(r === 'Succeeded' && (verifiedNow?.headVerified ?? true) ? 0 : 1);
+        return;
       }
-      if (f.watch) throw new UsageError('--watch needs a directory --source (for git sources use --interval, --schedule or the webhook)');
-    } else {
-      const dir = resolve(io.cwd, f.source, f.path ?? '.');
-      const st = await stat(dir).catch(() => null);
-      if (!st?.isDirectory()) throw new UsageError(`--source ${f.source} is neither a git URL nor a directory`);
-      source = { sync: () => Promise.resolve({ dir, revision: null, label: dir }), ref: null };
-      if (keys) {
-        // A git work tree (git-sync): the verified commit is what is applied, not the files as they lie.
-        const sourceDir = resolve(io.cwd, f.source);
-        const v = (verified = verifying(verifiableDirectory({ sourceDir, ...(f.path ? { path: f.path } : {}), ref: f.ref, keys, exportDir: join(rt.stateDir, 'verified-tree'), env: io.env }), sourceDir));
-        source = { sync: () => v.sync(), ref: null };
+      const triggers: Trigger[] = [];
+      const fire = (reason: string): void => agent.trigger(reason);
+      if (f.schedule) triggers.push(scheduleTrigger(f.schedule, fire));
+      if (intervalMs !== undefined) triggers.push(intervalTrigger(intervalMs, fire));
+      if (f.watch && watchDir) triggers.push(await watchTrigger(watchDir, fire));
+      let sidecar: Sidecar | null = null;
+      if (listen) {
+        sidecar = await startSidecar({ ...listen, metrics, status, ready: () => agent.ready(), trigger: fire, webhookSecret, trackedRef: source.ref, logger });
+        logger.info({ url: sidecar.url }, 'serving / (status page) /healthz /readyz /status /metrics /webhook /reconcile');
       }
-      watchDir = dir;
-    }
-    const verifiedNow = verified;
-    const notifier = notifyConfig ? await startNotifier(notifyConfig, rt.stateDir, status, metrics, logger) : null;
-    const flushNotifications = (): Promise<unknown> => (notifier ? Promise.race([notifier.flush(), new Promise((r) => setTimeout(r, 5000).unref())]) : Promise.resolve());
-    const agent = new Agent({
-      source,
-      api: rt.api,
-      stateDir: rt.stateDir,
-      state: rt.state,
-      planOptions: planOptionsFrom({ ...f, drift: f.drift ?? 'report' }),
-      concurrency,
-      readConcurrency,
-      logger,
-      metrics,
-      status,
-      passTimeoutMs,
-      ...(intervalMs !== undefined ? { expectedIntervalMs: intervalMs } : {}),
-      ...(verifiedNow ? { sourceReady: () => verifiedNow.headVerified } : {}),
-      // One pass and exit: nothing would continue a deferred wait, so --once waits like apply does.
-      ...(f.once ? { waitBudgetMs: Infinity } : {}),
-    });
-    if (f.once) {
-      agent.trigger('once');
-      await agent.idle();
+      logger.info({ source: status.status.source.source, ref: source.ref, ...(f.verifyMode ? { verifyMode: f.verifyMode } : {}) }, 'agent started');
+      agent.trigger('startup');
+      await new Promise<void>((resolveStop) => {
+        const stop = (signal: string): void => {
+          process.off('SIGINT', onInt);
+          process.off('SIGTERM', onTerm);
+          logger.info({ signal }, 'shutting down: no new calls; waiting for the call in flight');
+          resolveStop();
+        };
+        const onInt = (): void => stop('SIGINT');
+        const onTerm = (): void => stop('SIGTERM');
+        process.on('SIGINT', onInt);
+        process.on('SIGTERM', onTerm);
+      });
+      await Promise.all(triggers.map((t) => t.stop()));
+      await agent.stop();
       await flushNotifications();
+      await sidecar?.close();
       await rt.close();
-      const last = status.status.history[0];
-      const r = last?.result;
-      // A directory source has its revision (the digest) only once the pass loaded it.
-      io.stdout(JSON.stringify({ revision: status.status.lastAttemptedRevision ?? last?.revision ?? null, result: r, message: last?.message }));
-      io.setExitCode(r === 'Succeeded' && (verifiedNow?.headVerified ?? true) ? 0 : 1);
-      return;
+      logger.info('stopped');
+    } catch (e) {
+      await rt.close().catch(() => undefined);
+      throw e;
     }
-    const triggers: Trigger[] = [];
-    const fire = (reason: string): void => agent.trigger(reason);
-    if (f.schedule) triggers.push(scheduleTrigger(f.schedule, fire));
-    if (intervalMs !== undefined) triggers.push(intervalTrigger(intervalMs, fire));
-    if (f.watch && watchDir) triggers.push(await watchTrigger(watchDir, fire));
-    let sidecar: Sidecar | null = null;
-    if (listen) {
-      sidecar = await startSidecar({ ...listen, metrics, status, ready: () => agent.ready(), trigger: fire, webhookSecret, trackedRef: source.ref, logger });
-      logger.info({ url: sidecar.url }, 'serving / (status page) /healthz /readyz /status /metrics /webhook /reconcile');
-    }
-    logger.info({ source: status.status.source.source, ref: source.ref, ...(f.verifyMode ? { verifyMode: f.verifyMode } : {}) }, 'agent started');
-    agent.trigger('startup');
-    await new Promise<void>((resolveStop) => {
-      const stop = (signal: string): void => {
-        process.off('SIGINT', onInt);
-        process.off('SIGTERM', onTerm);
-        logger.info({ signal }, 'shutting down: no new calls; waiting for the call in flight');
-        resolveStop();
-      };
-      const onInt = (): void => stop('SIGINT');
-      const onTerm = (): void => stop('SIGTERM');
-      process.on('SIGINT', onInt);
-      process.on('SIGTERM', onTerm);
-    });
-    await Promise.all(triggers.map((t) => t.stop()));
-    await agent.stop();
-    await flushNotifications();
-    await sidecar?.close();
-    await rt.close();
-    logger.info('stopped');
   });
 }
 

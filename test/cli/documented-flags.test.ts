@@ -39,8 +39,8 @@ const flagsIn = (text: string): string[] => [...text.matchAll(/(?<![\w-])--[a-z]
 const PROGRAM = new Set(flagsIn(program.helpInformation().slice(program.helpInformation().indexOf('Options:'))));
 /** docs/performance.md documents `npm run bench -- --scenario NAME [--json] …`: the runner's usage line. */
 const BENCH = new Set(flagsIn(/usage: npm run bench -- (.*)\\n/.exec(await readFile(join(REPO_ROOT, 'bench', 'run.ts'), 'utf8'))?.[1] ?? ''));
-/** Other programs' flags the docs quote in prose: git's `--depth` and `--upload-pack`, Node's `--expose-gc`. */
-const OTHER_PROGRAMS = new Set(['--depth', '--upload-pack', '--expose-gc']);
+/** Other programs' flags the docs quote in prose: git's `--depth` and `--upload-pack`, Node's `--expose-gc` and heap snapshot flag. */
+const OTHER_PROGRAMS = new Set(['--depth', '--upload-pack', '--expose-gc', '--heapsnapshot-near-heap-limit']);
 const COMMANDS = [...HELP.keys()].map((k) => k.split(' ')[0]!).filter((v, i, a) => a.indexOf(v) === i);
 /** Flags of other programs the docs quote (git, npm, Chromium, Node): not packsync's. */
 const FOREIGN = /^(?:(?:npx |node \S+ )?(?:git|npm|npx (?!packsync)|node|curl|chromium|docker|kubectl|gpg|ssh-keygen|vitest|openssl|tsc)\b)/;
