@@ -65,7 +65,7 @@ export function registerDemoCommand(program: Command, io: CliIo): void {
             '',
             `Done in ${((Date.now() - started) / 1000).toFixed(1)} s.${failed > 0 ? ` ${failed} object(s) failed.` : ''}`,
             'Next:',
-            '  npx packsync simulator --port 4010 --api-key dev-key --time-scale 600   # a simulator of your own (600 virtual seconds per second, like this demo)',
+            '  npx packsync simulator --port 4010 --api-key dev-key      # a simulator of your own (600 virtual seconds per second, like this demo; --time-scale 1 is real time)',
             '  export PACKSYNC_API_URL=http://127.0.0.1:4010 PACKSYNC_API_KEY=dev-key',
             '  npx packsync validate examples && npx packsync plan examples && npx packsync apply examples   # asks before it changes anything',
             '  npx packsync run --source examples --watch --listen 127.0.0.1:8080   # the agent loop',
