@@ -192,6 +192,13 @@ export class PlanContext {
       const o = this.objects[i];
       if (o?.key !== key) continue;
       o.movedFrom = from;
+      // The object's own state writes (a record of applied state, a superseded entry) come after
+      // the move's record of the same key, never before it: runGraph would otherwise race them.
+      const record = actions[0];
+      if (record !== undefined) {
+        const own = new Set(o.actions);
+        for (const a of this.actions) if (own.has(a.id) && !a.dependsOn.includes(record)) a.dependsOn.push(record);
+      }
       o.actions = [...actions, ...o.actions];
       o.reasons = [`${from} has moved to ${key}`, ...o.reasons];
       if (o.change === 'none') o.change = 'move';

@@ -2,6 +2,7 @@
  * Deployments, found live by (flow id, package id). Identity fields (flow, package, version) are
  * fixed at add-deployment; state, the wave gate and contentRevision are reconciled in place.
  */
+import type { V1DeploymentViewModel } from '../api/wire-types.js';
 import type { InventoryEntry } from '../state/inventory-types.js';
 import type { DeploymentManifest, DeploymentState } from '../manifests/model.js';
 import { positionOf } from '../manifests/positions.js';
@@ -84,37 +85,57 @@ export function planDeployment(ctx: PlanContext, m: DeploymentManifest): void {
     return;
   }
 
-  let owned = entry?.id === live.id;
-  if (!owned) {
-    // A revert to a deployment kept as superseded, or a rename of the key that owns it (design §4).
+  let moved: { from: string; actions: string[] } | undefined;
+  let owner = entry;
+  if (entry?.id !== live.id) {
+    // A revert to a deployment kept as superseded (design §4): restore it, then reconcile it.
     const kept = ctx.superseded(key).find(([, e]) => e.id === live.id);
-    const mv = kept ? undefined : ctx.claimMove(key, live.id);
-    if (kept || mv) {
+    if (kept) {
       const acts: string[] = [];
-      let now: InventoryEntry;
-      if (kept) {
-        if (entry && ctx.deploymentsById.has(entry.id)) acts.push(ctx.supersedeAction(key, entry, deps));
-        acts.push(...ctx.restoreActions(key, kept[0], kept[1], acts.length > 0 ? acts.slice() : deps));
-        const { superseded: _s, ...rest } = kept[1];
-        now = { ...rest, name };
-      } else if (mv) {
-        const moved = ctx.moveActions(key, mv.from, mv.entry);
-        acts.push(...moved.actions);
-        now = moved.entry;
-      } else return;
-      const r = reconcileExisting(ctx, key, m, state, live, now, [acts[0] ?? '', ...deps].filter(Boolean));
-      const o = ctx.object('Deployment', name, r.change === 'none' ? (mv ? 'move' : 'update') : r.change, {
+      if (entry && ctx.deploymentsById.has(entry.id)) acts.push(ctx.supersedeAction(key, entry, deps));
+      const [restore, forget] = ctx.restoreActions(key, kept[0], kept[1], acts.length > 0 ? acts.slice() : deps);
+      const { superseded: _s, ...rest } = kept[1];
+      // The reconcile's own record of this key comes after the restore's, never before it.
+      const r = reconcileExisting(ctx, key, m, state, live, { ...rest, name }, [restore ?? '', ...deps].filter(Boolean));
+      const o = ctx.object('Deployment', name, r.change === 'none' ? 'update' : r.change, {
         source: m.source,
-        reasons: [kept ? `back to a deployment packsync added before: reusing ${live.id} (${live.status}, wave ${live.currentWave}/${live.waveCount}); nothing is added` : `${mv?.from ?? ''} has moved to ${key}`, ...r.reasons],
+        reasons: [`back to a deployment packsync added before: reusing ${live.id} (${live.status}, wave ${live.currentWave}/${live.waveCount}); nothing is added`, ...r.reasons],
         fields: r.fields,
-        actions: [...acts, ...r.actions],
+        actions: [...acts, restore ?? '', forget ?? '', ...r.actions].filter(Boolean),
       }, key);
-      if (mv) o.movedFrom = mv.from;
       if (r.drift) o.drift = r.drift;
       return;
     }
-    owned = false;
+    // A rename of the key that owns it: planned as the owner, the move folded in afterwards.
+    const mv = ctx.claimMove(key, live.id);
+    if (mv) {
+      const r = ctx.moveActions(key, mv.from, mv.entry);
+      owner = r.entry;
+      moved = { from: mv.from, actions: r.actions };
+    }
   }
+  try {
+    planLiveDeployment(ctx, m, key, state, live, owner, deps, record, specHash, identity);
+  } finally {
+    if (moved) ctx.markMoved(key, moved.from, moved.actions);
+  }
+}
+
+/** A deployment found live by (flow, package): adopted, recorded, replaced or reconciled in place. */
+function planLiveDeployment(
+  ctx: PlanContext,
+  m: DeploymentManifest,
+  key: string,
+  state: DeploymentState,
+  live: V1DeploymentViewModel,
+  entry: InventoryEntry | undefined,
+  deps: string[],
+  record: DeploymentRecord,
+  specHash: string,
+  identity: { flow: string; package: string; version: string | null },
+): void {
+  const name = m.metadata.name;
+  const owned = entry?.id === live.id;
   if (!owned || !entry) {
     const intent = ctx.intent(key);
     const resolves = intent !== undefined && !intent.knownIds.includes(live.id);

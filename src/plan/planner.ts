@@ -37,22 +37,17 @@ export function plan(input: PlanInput): Plan {
   if (options.prune && desiredCount === 0 && !options.pruneAll && Object.values(inventory.objects).some((e) => ctx.inScope(e))) {
     errors.push('refusing to prune: the desired set is empty, which would delete everything packsync owns (use --prune-all if that is really intended)');
   } else {
-    for (const m of desired.packages) {
-      ctx.setFile(fileOf(m));
-      planPackage(ctx, m);
-    }
-    for (const m of desired.flows) {
-      ctx.setFile(fileOf(m));
-      planFlow(ctx, m);
-    }
-    for (const m of desired.deployments) {
-      ctx.setFile(fileOf(m));
-      planDeployment(ctx, m);
-    }
-    for (const m of desired.tenantUploads) {
-      ctx.setFile(fileOf(m));
-      planTenantUpload(ctx, m);
-    }
+    // Every record written for an object carries the manifest file it was planned from.
+    const each = <M extends { source: { file: string } }>(ms: readonly M[], planOne: (c: PlanContext, m: M) => void): void => {
+      for (const m of ms) {
+        ctx.setFile(fileOf(m));
+        planOne(ctx, m);
+      }
+    };
+    each(desired.packages, planPackage);
+    each(desired.flows, planFlow);
+    each(desired.deployments, planDeployment);
+    each(desired.tenantUploads, planTenantUpload);
     ctx.setFile(undefined);
     planPrune(ctx, isDesired);
   }

@@ -240,6 +240,19 @@ describe('planner', () => {
     }
   });
 
+  it('a renamed deployment with a change orders its state writes after the move record (regression: the two records of one key raced)', () => {
+    const d = desired({ packages: [pkg('zip')], flows: [flow('zip')], deployments: [dep('zip-renamed', 'zip', 'zip', { state: 'stopped' })] });
+    const p = run(d, liveWith(), converged());
+    const o = p.objects.find((x) => x.key === 'Deployment/zip-renamed')!;
+    expect(o.movedFrom).toBe('Deployment/zip');
+    const [move, ...rest] = o.actions.map((id) => p.actions.find((a) => a.id === id)!);
+    expect(move).toMatchObject({ op: 'record', key: 'Deployment/zip-renamed' });
+    const own = rest.filter((a) => a.key === 'Deployment/zip-renamed');
+    expect(own.map((a) => a.op)).toEqual(['stop', 'record']);
+    for (const a of own) expect(a.dependsOn).toContain(move!.id);
+    expect(p.objects.some((x) => x.change === 'delete' || x.change === 'conflict')).toBe(false);
+  });
+
   it('the plan header names the signer of a verified revision (text and markdown), and nothing when unverified', () => {
     const p = run(desired({ packages: [pkg('zip')] }), live());
     expect(formatPlanText(p)).not.toMatch(/signed by/i);
