@@ -23,7 +23,9 @@ const { values } = parseArgs({
 });
 const names = Object.keys(SCENARIOS);
 if (values.list === true || typeof values.scenario !== 'string') {
-  process.stdout.write(`scenarios: ${names.join(', ')}\nusage: npm run bench -- --scenario NAME [--json] [--size-mib N] [--rounds N] [--runs N] [--flows N] [--heap-snapshot] [--cpu-profile] [--kill-after-s N]\n`);
+  process.stdout.write(
+    `scenarios: ${names.join(', ')}\nusage: npm run bench -- --scenario NAME [--json] [--size-mib N] [--rounds N] [--runs N] [--flows N] [--heap-snapshot] [--cpu-profile] [--kill-after-s N]\n`,
+  );
   process.exit(values.list === true ? 0 : 2);
 }
 const run = SCENARIOS[values.scenario];
@@ -35,7 +37,9 @@ const log = (s: string): void => {
   process.stdout.write(`${s}\n`);
 };
 const result = await run(log, values);
-log(`${values.scenario}: ${JSON.stringify(result.metrics)}${Object.keys(result.baseline).length ? ` baseline ${JSON.stringify(result.baseline)}` : ''}`);
+log(
+  `${values.scenario}: ${JSON.stringify(result.metrics)}${Object.keys(result.baseline).length ? ` baseline ${JSON.stringify(result.baseline)}` : ''}`,
+);
 if (values.json === true) log(JSON.stringify({ scenario: values.scenario, metrics: result.metrics, baseline: result.baseline }));
 // Scenarios close what they open; exit anyway so a stray handle cannot hold the process open.
 process.exit(0);

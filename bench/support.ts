@@ -36,7 +36,9 @@ export interface ExternalSim {
 export async function startExternalSim(args: string[]): Promise<ExternalSim> {
   const port = await freePort();
   const key = randomBytes(12).toString('hex');
-  const child = spawn(process.execPath, [CLI, 'simulator', '--port', String(port), '--api-key', key, ...args], { stdio: ['ignore', 'pipe', 'inherit'] });
+  const child = spawn(process.execPath, [CLI, 'simulator', '--port', String(port), '--api-key', key, ...args], {
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
   const url = `http://127.0.0.1:${port}`;
   const admin = simulatorAdmin(url, key);
   // A simulator that never answers fails the benchmark here instead of at its first call.
@@ -119,12 +121,16 @@ export async function writeFleetRepo(apps: AppLike[], shape: FleetShape): Promis
     }
   }
   // 50 packages a file: many files, as a real repository would have.
-  for (let f = 0; f * 50 < pkgDocs.length; f++) await writeFile(join(dir, 'packages', `p${f}.yaml`), pkgDocs.slice(f * 50, f * 50 + 50).join('---\n'));
+  for (let f = 0; f * 50 < pkgDocs.length; f++)
+    await writeFile(join(dir, 'packages', `p${f}.yaml`), pkgDocs.slice(f * 50, f * 50 + 50).join('---\n'));
   for (let i = 0; i < shape.flows; i++) {
     const app = i % appCount;
     const group = shape.patchGroup ? `  patchGroup: ${shape.patchGroup}\n` : '';
-    const docs = [`apiVersion: packsync.dev/v1\nkind: Flow\nmetadata:\n  name: flow-${i}\nspec:\n  name: Fleet flow ${i}\n  app: ${JSON.stringify(usable[app]!.name)}\n${group}`];
-    for (let k = 0; k < per; k++) docs.push(deploymentDoc(i, k, app * per + k, shape.states?.[`dep-${i}-${k}`] ?? (k % 5 === 4 ? 'pending' : 'running')));
+    const docs = [
+      `apiVersion: packsync.dev/v1\nkind: Flow\nmetadata:\n  name: flow-${i}\nspec:\n  name: Fleet flow ${i}\n  app: ${JSON.stringify(usable[app]!.name)}\n${group}`,
+    ];
+    for (let k = 0; k < per; k++)
+      docs.push(deploymentDoc(i, k, app * per + k, shape.states?.[`dep-${i}-${k}`] ?? (k % 5 === 4 ? 'pending' : 'running')));
     await writeFile(join(dir, 'flows', `flow-${i}.yaml`), docs.join('---\n'));
   }
   return dir;

@@ -16,7 +16,15 @@ function layerRule(layer) {
       '@typescript-eslint/no-restricted-imports': [
         'error',
         {
-          patterns: forbidden.length === 0 ? [] : [{ regex: relative(forbidden), message: `src/${layer} may import only from the layers below it (design §2: ${LAYERS.join(' → ')}).` }],
+          patterns:
+            forbidden.length === 0
+              ? []
+              : [
+                  {
+                    regex: relative(forbidden),
+                    message: `src/${layer} may import only from the layers below it (design §2: ${LAYERS.join(' → ')}).`,
+                  },
+                ],
         },
       ],
     },
@@ -30,8 +38,15 @@ const simulatorRule = {
       'error',
       {
         patterns: [
-          { regex: relative(LAYERS.filter((l) => l !== 'util' && l !== 'api')), message: 'The simulator imports nothing of packsync but wire types and util (design §2).' },
-          { regex: relative(['api']), allowTypeImports: true, message: 'The simulator shares only wire *types* with the client, never value tables (design §2).' },
+          {
+            regex: relative(LAYERS.filter((l) => l !== 'util' && l !== 'api')),
+            message: 'The simulator imports nothing of packsync but wire types and util (design §2).',
+          },
+          {
+            regex: relative(['api']),
+            allowTypeImports: true,
+            message: 'The simulator shares only wire *types* with the client, never value tables (design §2).',
+          },
         ],
       },
     ],

@@ -73,8 +73,25 @@ export async function startBenchAgent(sim: Pick<ExternalSim, 'url' | 'key'>, wor
   const child: ChildProcess = spawn(
     process.execPath,
     [
-      CLI, 'run', '--source', `file://${origin}`, '--ref', 'main', '--listen', `127.0.0.1:${port}`, '--webhook-secret-file', secretFile,
-      '--log-level', 'warn', '--api-url', sim.url, '--api-key-file', keyFile, '--state-dir', stateDir, ...extraArgs,
+      CLI,
+      'run',
+      '--source',
+      `file://${origin}`,
+      '--ref',
+      'main',
+      '--listen',
+      `127.0.0.1:${port}`,
+      '--webhook-secret-file',
+      secretFile,
+      '--log-level',
+      'warn',
+      '--api-url',
+      sim.url,
+      '--api-key-file',
+      keyFile,
+      '--state-dir',
+      stateDir,
+      ...extraArgs,
     ],
     { stdio: ['ignore', 'inherit', 'inherit'], env },
   );
@@ -110,7 +127,12 @@ export async function startBenchAgent(sim: Pick<ExternalSim, 'url' | 'key'>, wor
     status,
     waitApplied: (sha, timeoutMs) => waitFor(sha, timeoutMs, false),
     waitConverged: (sha, timeoutMs) => waitFor(sha, timeoutMs, true),
-    webhook: () => post('/webhook', { 'content-type': 'application/json', 'X-GitHub-Event': 'push', 'X-Hub-Signature-256': signBody(secret, body) }, body),
+    webhook: () =>
+      post(
+        '/webhook',
+        { 'content-type': 'application/json', 'X-GitHub-Event': 'push', 'X-Hub-Signature-256': signBody(secret, body) },
+        body,
+      ),
     reconcile: () => post('/reconcile', { authorization: `Bearer ${secret}` }, ''),
     stop: async () => {
       if (child.exitCode !== null) return;

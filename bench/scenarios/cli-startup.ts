@@ -27,5 +27,8 @@ export const cliStartup: Scenario = (log) => {
   timeProcess([CLI, '--help'], 2);
   const help = timeProcess([CLI, '--help'], 15);
   log(`packsync --version: ${round(ms)} ms, --help: ${round(help)} ms (bare node: ${round(bare)} ms)`);
-  return Promise.resolve({ metrics: { ms: round(ms), helpMs: round(help) }, baseline: { nodeBareMs: round(bare), ratio: round(ms / bare, 2) } });
+  return Promise.resolve({
+    metrics: { ms: round(ms), helpMs: round(help) },
+    baseline: { nodeBareMs: round(bare), ratio: round(ms / bare, 2) },
+  });
 };

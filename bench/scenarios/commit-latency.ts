@@ -27,7 +27,12 @@ export const commitLatency: Scenario = async (log, args) => {
   const flows = Number(args.flows ?? 50);
   if (!Number.isInteger(runs) || runs < 1) throw new Error('--runs must be a whole number >= 1');
   if (!Number.isInteger(flows) || flows < 1) throw new Error('--flows must be a whole number >= 1');
-  const shape = { flows, deploymentsPerFlow: 5, packages: Math.max(5, Math.ceil((flows * 2) / 5) * 5), states: { [TARGET]: 'stopped' as const } };
+  const shape = {
+    flows,
+    deploymentsPerFlow: 5,
+    packages: Math.max(5, Math.ceil((flows * 2) / 5) * 5),
+    states: { [TARGET]: 'stopped' as const },
+  };
   const sim = await startExternalSim(['--fleet', 'large', '--latency', String(LATENCY_MS), '--time-scale', '3600']);
   const api = createApiClient({ baseUrl: sim.url, apiKey: sim.key });
   let agent: BenchAgent | undefined;
@@ -61,7 +66,7 @@ export const commitLatency: Scenario = async (log, args) => {
       pushes.push(performance.now() - t0);
       await agent.webhook();
       let ms = -1;
-      for (const until = Date.now() + 30_000; Date.now() < until; ) {
+      for (const until = Date.now() + 30_000; Date.now() < until;) {
         const writes = (await sim.admin('GET', '/_sim/journal?writes=true')) as { seq: number; path: string; status: number }[];
         if (writes.some((e) => e.seq > seen && e.path === want && e.status < 300)) {
           ms = performance.now() - t0;
@@ -82,9 +87,19 @@ export const commitLatency: Scenario = async (log, args) => {
     log(`commit → change visible: p50 ${round(p50)} ms, p95 ${round(p95)} ms over ${runs} runs`);
     const pushP50 = percentile(pushes, 50);
     const passP50 = percentile(passes, 50);
-    log(`of which: git push p50 ${round(pushP50)} ms; the agent's whole pass (fetch, load, read, plan, apply, record) p50 ${round(passP50)} ms`);
+    log(
+      `of which: git push p50 ${round(pushP50)} ms; the agent's whole pass (fetch, load, read, plan, apply, record) p50 ${round(passP50)} ms`,
+    );
     return {
-      metrics: { p50Ms: round(p50), p95Ms: round(p95), maxMs: round(Math.max(...times)), runs, flows, pushP50Ms: round(pushP50), passP50Ms: round(passP50) },
+      metrics: {
+        p50Ms: round(p50),
+        p95Ms: round(p95),
+        maxMs: round(Math.max(...times)),
+        runs,
+        flows,
+        pushP50Ms: round(pushP50),
+        passP50Ms: round(passP50),
+      },
       baseline: {},
     };
   } finally {

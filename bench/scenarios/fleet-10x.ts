@@ -42,7 +42,16 @@ async function cpuMs(pid: number | undefined): Promise<number> {
 
 export async function runFleet(flows: number, log: (s: string) => void, args: ScenarioArgs): Promise<Record<string, number>> {
   const shape = { flows, deploymentsPerFlow: 5, packages: Math.min(1000, flows * 2) };
-  const sim = await startExternalSim(['--fleet', 'large', '--latency', String(LATENCY_MS), '--rate-limit', String(RATE), '--time-scale', '3600']);
+  const sim = await startExternalSim([
+    '--fleet',
+    'large',
+    '--latency',
+    String(LATENCY_MS),
+    '--rate-limit',
+    String(RATE),
+    '--time-scale',
+    '3600',
+  ]);
   const api = createApiClient({ baseUrl: sim.url, apiKey: sim.key, concurrency: CONCURRENCY, rateLimit: { perSecond: RATE } });
   try {
     const repo = await writeFleetRepo(await fleetApps(api, shape.packages / shape.deploymentsPerFlow), shape);
@@ -53,16 +62,25 @@ export async function runFleet(flows: number, log: (s: string) => void, args: Sc
     const t0 = performance.now();
     // Only the count survives the converge: its plan and desired model are not kept alive into the
     // no-op pass (a process runs one or the other, or the agent drops a pass's result).
-    const failed = await reconcile({ path: repo, api, stateDir, planOptions: DEFAULT_PLAN_OPTIONS, apply: true, readConcurrency: CONCURRENCY, applyOptions: { concurrency: CONCURRENCY } }).then((first) =>
-      first.kind === 'planned' ? (first.result?.failed ?? 0) : -1,
-    );
+    const failed = await reconcile({
+      path: repo,
+      api,
+      stateDir,
+      planOptions: DEFAULT_PLAN_OPTIONS,
+      apply: true,
+      readConcurrency: CONCURRENCY,
+      applyOptions: { concurrency: CONCURRENCY },
+    }).then((first) => (first.kind === 'planned' ? (first.result?.failed ?? 0) : -1));
     const convergeMs = performance.now() - t0;
     const convergeSimCpu = (await cpuMs(sim.child.pid)) - c0;
     const convergeCalls = (await sim.journalLength()) - j0;
     if (failed !== 0) throw new Error(`the fleet did not converge (${failed} failed)`);
     const afterConverge = peakRssMiB();
-    log(`converge: ${round(convergeMs)} ms, ${convergeCalls} calls, bound ${round(bound(convergeCalls))} ms (×${round(convergeMs / bound(convergeCalls), 2)}), peak RSS ${afterConverge} MiB, simulator CPU ${round(convergeSimCpu / convergeMs, 2)} of a core`);
-    if (args['heap-snapshot'] === true) log(`heap snapshot after converge: ${writeHeapSnapshot(join(tmpdir(), `fleet-${flows}-after-converge.heapsnapshot`))}`);
+    log(
+      `converge: ${round(convergeMs)} ms, ${convergeCalls} calls, bound ${round(bound(convergeCalls))} ms (×${round(convergeMs / bound(convergeCalls), 2)}), peak RSS ${afterConverge} MiB, simulator CPU ${round(convergeSimCpu / convergeMs, 2)} of a core`,
+    );
+    if (args['heap-snapshot'] === true)
+      log(`heap snapshot after converge: ${writeHeapSnapshot(join(tmpdir(), `fleet-${flows}-after-converge.heapsnapshot`))}`);
 
     const profiler = args['cpu-profile'] === true ? new Session() : null;
     if (profiler) {
@@ -77,7 +95,8 @@ export async function runFleet(flows: number, log: (s: string) => void, args: Sc
     // at the no-op pass's peak (desired model, live state, inventory and plan all alive).
     const planned = await planPass({ path: repo, api, stateDir, planOptions: DEFAULT_PLAN_OPTIONS, readConcurrency: CONCURRENCY });
     if (planned.kind !== 'planned') throw new Error('no-op pass: invalid manifests');
-    if (args['heap-snapshot'] === true) log(`heap snapshot in the no-op pass: ${writeHeapSnapshot(join(tmpdir(), `fleet-${flows}-noop.heapsnapshot`))}`);
+    if (args['heap-snapshot'] === true)
+      log(`heap snapshot in the no-op pass: ${writeHeapSnapshot(join(tmpdir(), `fleet-${flows}-noop.heapsnapshot`))}`);
     const result = await applyPlanned(planned, api, { concurrency: CONCURRENCY });
     const pass = { kind: 'planned' as const, result };
     const noopMs = performance.now() - t1;
@@ -93,7 +112,9 @@ export async function runFleet(flows: number, log: (s: string) => void, args: Sc
     if (!pass.result) throw new Error('no-op pass failed');
     if (pass.result.writes !== 0) throw new Error(`the no-op pass wrote ${pass.result.writes} times`);
     const peak = peakRssMiB();
-    log(`no-op: ${round(noopMs)} ms, ${noopReads} reads, bound ${round(bound(noopReads))} ms (×${round(noopMs / bound(noopReads), 2)}), peak RSS ${peak} MiB, simulator CPU ${round(noopSimCpu / noopMs, 2)} of a core`);
+    log(
+      `no-op: ${round(noopMs)} ms, ${noopReads} reads, bound ${round(bound(noopReads))} ms (×${round(noopMs / bound(noopReads), 2)}), peak RSS ${peak} MiB, simulator CPU ${round(noopSimCpu / noopMs, 2)} of a core`,
+    );
     return {
       convergeMs: round(convergeMs),
       convergeCalls,

@@ -23,7 +23,14 @@ export const noopLarge: Scenario = async (log) => {
     const repo = await writeFleetRepo(await fleetApps(api, SHAPE.packages / SHAPE.deploymentsPerFlow), SHAPE);
     const stateDir = await tempDir('packsync-bench-');
     log('converging the fleet first (not timed)…');
-    const first = await reconcile({ path: repo, api, stateDir, planOptions: DEFAULT_PLAN_OPTIONS, apply: true, applyOptions: { concurrency: 16 } });
+    const first = await reconcile({
+      path: repo,
+      api,
+      stateDir,
+      planOptions: DEFAULT_PLAN_OPTIONS,
+      apply: true,
+      applyOptions: { concurrency: 16 },
+    });
     if (first.kind !== 'planned' || (first.result?.failed ?? 1) > 0) throw new Error('the fleet did not converge');
 
     const j0 = await sim.journalLength();
@@ -60,7 +67,16 @@ export const noopLarge: Scenario = async (log) => {
 export const convergeLarge: Scenario = async (log) => {
   const RATE = 200;
   const CONCURRENCY = 16;
-  const sim = await startExternalSim(['--fleet', 'large', '--latency', String(LATENCY_MS), '--rate-limit', String(RATE), '--time-scale', '3600']);
+  const sim = await startExternalSim([
+    '--fleet',
+    'large',
+    '--latency',
+    String(LATENCY_MS),
+    '--rate-limit',
+    String(RATE),
+    '--time-scale',
+    '3600',
+  ]);
   const api = createApiClient({ baseUrl: sim.url, apiKey: sim.key, concurrency: CONCURRENCY, rateLimit: { perSecond: RATE } });
   try {
     const repo = await writeFleetRepo(await fleetApps(api, SHAPE.packages / SHAPE.deploymentsPerFlow), SHAPE);
@@ -80,7 +96,9 @@ export const convergeLarge: Scenario = async (log) => {
     const calls = (await sim.journalLength()) - j0;
     const boundMs = Math.max((calls / RATE) * 1000, (calls * LATENCY_MS) / CONCURRENCY);
     const failed = out.kind === 'planned' ? (out.result?.failed ?? 0) : -1;
-    log(`converge: ${round(wallMs)} ms for ${calls} calls; bound ${round(boundMs)} ms (ratio ${round(wallMs / boundMs, 2)}), ${failed} failed`);
+    log(
+      `converge: ${round(wallMs)} ms for ${calls} calls; bound ${round(boundMs)} ms (ratio ${round(wallMs / boundMs, 2)}), ${failed} failed`,
+    );
     return {
       metrics: { wallMs: round(wallMs), calls, boundMs: round(boundMs), failed, ratioToBound: round(wallMs / boundMs, 2) },
       baseline: {},
@@ -117,7 +135,14 @@ export const noopGrowth: Scenario = async (log) => {
       };
       const repo = await writeFleetRepo(await fleetApps(api, shape.packages / shape.deploymentsPerFlow), shape);
       const stateDir = await tempDir('packsync-bench-');
-      const first = await reconcile({ path: repo, api, stateDir, planOptions: DEFAULT_PLAN_OPTIONS, apply: true, applyOptions: { concurrency: 16 } });
+      const first = await reconcile({
+        path: repo,
+        api,
+        stateDir,
+        planOptions: DEFAULT_PLAN_OPTIONS,
+        apply: true,
+        applyOptions: { concurrency: 16 },
+      });
       if (first.kind !== 'planned' || (first.result?.failed ?? 1) > 0) throw new Error(`${c.name}: the fleet did not converge`);
       const j0 = await sim.journalLength();
       const t0 = performance.now();
@@ -126,7 +151,9 @@ export const noopGrowth: Scenario = async (log) => {
       const calls = (await sim.journalLength()) - j0;
       if (pass.kind !== 'planned' || !pass.result) throw new Error(`${c.name}: no-op pass failed`);
       if (pass.result.writes !== 0) throw new Error(`${c.name}: the no-op pass wrote ${pass.result.writes} times`);
-      log(`${c.flows} flows, ${c.flows * 5} deployments, ${shape.packages} packages (${c.fleet} fleet${c.waves3 ? ', 3 waves' : ''}): ${calls} calls, ${round(wallMs)} ms`);
+      log(
+        `${c.flows} flows, ${c.flows * 5} deployments, ${shape.packages} packages (${c.fleet} fleet${c.waves3 ? ', 3 waves' : ''}): ${calls} calls, ${round(wallMs)} ms`,
+      );
       metrics[`calls${c.name}`] = calls;
       metrics[`wallMs${c.name}`] = round(wallMs);
     } finally {

@@ -28,18 +28,36 @@ export const gates300: Scenario = async (log) => {
   const sim = await startExternalSim(['--fleet', 'large', '--latency', String(LATENCY_MS), '--time-scale', '1']);
   const api = createApiClient({ baseUrl: sim.url, apiKey: sim.key, concurrency: CONCURRENCY });
   try {
-    const plain = await writeFleetRepo(await fleetApps(api, DEPLOYMENTS), { flows: DEPLOYMENTS, deploymentsPerFlow: 1, packages: DEPLOYMENTS, patchGroup: fixtureId(1, 'patch-group', 'Ring 1') });
+    const plain = await writeFleetRepo(await fleetApps(api, DEPLOYMENTS), {
+      flows: DEPLOYMENTS,
+      deploymentsPerFlow: 1,
+      packages: DEPLOYMENTS,
+      patchGroup: fixtureId(1, 'patch-group', 'Ring 1'),
+    });
     const gated = await tempDir('packsync-gates-');
     await cp(plain, gated, { recursive: true });
     for (const f of await readdir(join(gated, 'flows'))) {
       const file = join(gated, 'flows', f);
-      await writeFile(file, (await readFile(file, 'utf8')).replace('  state: running\n', '  state: running\n  promotion:\n    soak: 24h\n    minDevices: 50\n    maxFailureRate: 15%\n'));
+      await writeFile(
+        file,
+        (await readFile(file, 'utf8')).replace(
+          '  state: running\n',
+          '  state: running\n  promotion:\n    soak: 24h\n    minDevices: 50\n    maxFailureRate: 15%\n',
+        ),
+      );
     }
     const stateDir = await tempDir('packsync-bench-');
     log(`converging ${DEPLOYMENTS} gated deployments first (not timed)…`);
     // Imports finish on the virtual clock: move it while the first apply waits for them.
     const ticker = setInterval(() => void sim.admin('POST', '/_sim/clock', { advanceSeconds: 30 }).catch(() => undefined), 200);
-    const first = await reconcile({ path: gated, api, stateDir, planOptions: DEFAULT_PLAN_OPTIONS, apply: true, applyOptions: { concurrency: CONCURRENCY } }).finally(() => clearInterval(ticker));
+    const first = await reconcile({
+      path: gated,
+      api,
+      stateDir,
+      planOptions: DEFAULT_PLAN_OPTIONS,
+      apply: true,
+      applyOptions: { concurrency: CONCURRENCY },
+    }).finally(() => clearInterval(ticker));
     if (first.kind !== 'planned' || (first.result?.failed ?? 1) > 0) throw new Error('the fleet did not converge');
     // The pass that first sees every wave current (records the soak clocks), then three hours of reports.
     await reconcile({ path: gated, api, stateDir, planOptions: DEFAULT_PLAN_OPTIONS, apply: true, readConcurrency: CONCURRENCY });
@@ -48,19 +66,43 @@ export const gates300: Scenario = async (log) => {
     const timed = async (repo: string): Promise<{ wallMs: number; reads: number; liveReads: number; writes: number; gates: number }> => {
       const j0 = await sim.journalLength();
       const t0 = performance.now();
-      const pass = await reconcile({ path: repo, api, stateDir, planOptions: DEFAULT_PLAN_OPTIONS, apply: true, readConcurrency: CONCURRENCY });
+      const pass = await reconcile({
+        path: repo,
+        api,
+        stateDir,
+        planOptions: DEFAULT_PLAN_OPTIONS,
+        apply: true,
+        readConcurrency: CONCURRENCY,
+      });
       const wallMs = performance.now() - t0;
       if (pass.kind !== 'planned' || !pass.result) throw new Error('pass failed');
       const journal = ((await sim.admin('GET', '/_sim/journal')) as Journal[]).slice(j0);
-      return { wallMs, reads: pass.plan.reads ?? 0, liveReads: journal.filter((e) => e.path.endsWith('/live')).length, writes: pass.result.writes, gates: pass.plan.gates?.length ?? 0 };
+      return {
+        wallMs,
+        reads: pass.plan.reads ?? 0,
+        liveReads: journal.filter((e) => e.path.endsWith('/live')).length,
+        writes: pass.result.writes,
+        gates: pass.plan.gates?.length ?? 0,
+      };
     };
     const withGates = await timed(gated);
     const rss = rssMiB();
     const without = await timed(plain);
-    log(`gated pass: ${round(withGates.wallMs)} ms, ${withGates.reads} reads (${withGates.liveReads} wave live reads), ${withGates.gates} gate lines, ${withGates.writes} writes, rss ${rss} MiB`);
-    log(`same pass without gates: ${round(without.wallMs)} ms, ${without.reads} reads (ratio ${round(withGates.wallMs / without.wallMs, 2)}×)`);
+    log(
+      `gated pass: ${round(withGates.wallMs)} ms, ${withGates.reads} reads (${withGates.liveReads} wave live reads), ${withGates.gates} gate lines, ${withGates.writes} writes, rss ${rss} MiB`,
+    );
+    log(
+      `same pass without gates: ${round(without.wallMs)} ms, ${without.reads} reads (ratio ${round(withGates.wallMs / without.wallMs, 2)}×)`,
+    );
     return {
-      metrics: { wallMs: round(withGates.wallMs), reads: withGates.reads, liveReads: withGates.liveReads, gates: withGates.gates, writes: withGates.writes, rssMiB: rss },
+      metrics: {
+        wallMs: round(withGates.wallMs),
+        reads: withGates.reads,
+        liveReads: withGates.liveReads,
+        gates: withGates.gates,
+        writes: withGates.writes,
+        rssMiB: rss,
+      },
       baseline: { wallMs: round(without.wallMs), reads: without.reads, ratio: round(withGates.wallMs / without.wallMs, 2) },
     };
   } finally {

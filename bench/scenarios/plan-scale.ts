@@ -18,8 +18,19 @@ export function synthetic(n: number): { desired: DesiredModel; live: ReturnType<
   const live = emptyLiveState();
   for (let i = 0; i < 1000; i++) {
     live.apps.push({
-      id: `00000000-0000-4000-8000-${String(i).padStart(12, '0')}`, name: `App ${i}`, publisherName: 'Vendor', description: '', shortDescription: '',
-      logoData: null, verified: true, showcased: false, machineScope: true, userScope: false, latestVersion: '1.0', tags: [], flags: 0,
+      id: `00000000-0000-4000-8000-${String(i).padStart(12, '0')}`,
+      name: `App ${i}`,
+      publisherName: 'Vendor',
+      description: '',
+      shortDescription: '',
+      logoData: null,
+      verified: true,
+      showcased: false,
+      machineScope: true,
+      userScope: false,
+      latestVersion: '1.0',
+      tags: [],
+      flags: 0,
     });
   }
   const P = Math.max(1, Math.round(n * 0.2));
@@ -27,15 +38,30 @@ export function synthetic(n: number): { desired: DesiredModel; live: ReturnType<
   const D = n - P - F;
   const desired: DesiredModel = { root: '/bench', packages: [], flows: [], deployments: [], tenantUploads: [] };
   for (let i = 0; i < P; i++) {
-    desired.packages.push({ apiVersion: 'packsync.dev/v1', kind: 'Package', metadata: { name: `p${i}` }, spec: { catalog: { app: `App ${i % 1000}`, version: `${i}.0` } }, source: src });
+    desired.packages.push({
+      apiVersion: 'packsync.dev/v1',
+      kind: 'Package',
+      metadata: { name: `p${i}` },
+      spec: { catalog: { app: `App ${i % 1000}`, version: `${i}.0` } },
+      source: src,
+    });
   }
   for (let i = 0; i < F; i++) {
-    desired.flows.push({ apiVersion: 'packsync.dev/v1', kind: 'Flow', metadata: { name: `f${i}` }, spec: { app: `App ${i % 1000}`, flags: ['radarTracking'] }, source: src });
+    desired.flows.push({
+      apiVersion: 'packsync.dev/v1',
+      kind: 'Flow',
+      metadata: { name: `f${i}` },
+      spec: { app: `App ${i % 1000}`, flags: ['radarTracking'] },
+      source: src,
+    });
   }
   for (let i = 0; i < D; i++) {
     desired.deployments.push({
-      apiVersion: 'packsync.dev/v1', kind: 'Deployment', metadata: { name: `d${i}` },
-      spec: { flow: `f${i % F}`, package: `p${(i * 7) % P}`, state: 'running', wave: 2 }, source: src,
+      apiVersion: 'packsync.dev/v1',
+      kind: 'Deployment',
+      metadata: { name: `d${i}` },
+      spec: { flow: `f${i % F}`, package: `p${(i * 7) % P}`, state: 'running', wave: 2 },
+      source: src,
     });
   }
   return { desired, live };

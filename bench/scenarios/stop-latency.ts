@@ -45,12 +45,20 @@ interface SimPackage {
   state: string;
 }
 
-const journal = async (sim: ExternalSim): Promise<JournalEntry[]> => (await sim.admin('GET', '/_sim/journal?writes=true')) as JournalEntry[];
+const journal = async (sim: ExternalSim): Promise<JournalEntry[]> =>
+  (await sim.admin('GET', '/_sim/journal?writes=true')) as JournalEntry[];
 const lastSeq = async (sim: ExternalSim): Promise<number> => (await journal(sim)).reduce((n, e) => Math.max(n, e.seq), 0);
 
 /** Polls the journal until a successful write matching `match` appears after `seen`; returns the ms since `t0`. */
-async function writeSeen(sim: ExternalSim, seen: number, match: (e: JournalEntry) => boolean, t0: number, timeoutMs: number, what: string): Promise<number> {
-  for (const until = Date.now() + timeoutMs; Date.now() < until; ) {
+async function writeSeen(
+  sim: ExternalSim,
+  seen: number,
+  match: (e: JournalEntry) => boolean,
+  t0: number,
+  timeoutMs: number,
+  what: string,
+): Promise<number> {
+  for (const until = Date.now() + timeoutMs; Date.now() < until;) {
     if ((await journal(sim)).some((e) => e.seq > seen && ok(e) && match(e))) return performance.now() - t0;
     await sleep(10);
   }
@@ -62,7 +70,12 @@ export const stopLatency: Scenario = async (log, args) => {
   const flows = Number(args.flows ?? 10);
   if (!Number.isInteger(runs) || runs < 1) throw new Error('--runs must be a whole number >= 1');
   if (!Number.isInteger(flows) || flows < 1) throw new Error('--flows must be a whole number >= 1');
-  const shape = { flows, deploymentsPerFlow: 5, packages: Math.max(5, Math.ceil((flows * 2) / 5) * 5), states: { [TARGET]: 'running' as const } };
+  const shape = {
+    flows,
+    deploymentsPerFlow: 5,
+    packages: Math.max(5, Math.ceil((flows * 2) / 5) * 5),
+    states: { [TARGET]: 'running' as const },
+  };
   const sim = await startExternalSim(['--fleet', 'large', '--latency', String(LATENCY_MS), '--time-scale', '1']);
   const api = createApiClient({ baseUrl: sim.url, apiKey: sim.key });
   let agent: BenchAgent | undefined;
@@ -75,8 +88,10 @@ export const stopLatency: Scenario = async (log, args) => {
     agent = await startBenchAgent(sim, work);
     const a = agent;
     const head = await git(work, 'rev-parse', 'HEAD');
-    log(`converging ${flows} flows, ${flows * 5} deployments, ${shape.packages} packages through the agent (not timed; the clock is advanced past the imports)…`);
-    for (const until = Date.now() + 90_000; ; ) {
+    log(
+      `converging ${flows} flows, ${flows * 5} deployments, ${shape.packages} packages through the agent (not timed; the clock is advanced past the imports)…`,
+    );
+    for (const until = Date.now() + 90_000; ;) {
       const s = await a.status();
       if (s?.lastAppliedRevision === head && s.conditions.find((c) => c.type === 'Reconciling')?.status === 'False') break;
       if (Date.now() > until) throw new Error(`the agent did not converge the fleet: ${JSON.stringify(s?.conditions)}`);
@@ -132,10 +147,14 @@ export const stopLatency: Scenario = async (log, args) => {
     await git(work, 'push', '-q', 'origin', 'main');
     await a.webhook();
     await writeSeen(sim, seenAdd, (e) => e.path.startsWith('/v1/app/import/'), performance.now(), 30_000, 'the import');
-    const appId = (await journal(sim)).find((e) => e.seq > seenAdd && ok(e) && e.path.startsWith('/v1/app/import/'))?.path.split('/').pop();
+    const appId = (await journal(sim))
+      .find((e) => e.seq > seenAdd && ok(e) && e.path.startsWith('/v1/app/import/'))
+      ?.path.split('/')
+      .pop();
     const pkgs = ((await sim.admin('GET', '/_sim/state')) as { packages: SimPackage[] }).packages;
     const imported = pkgs.find((p) => p.appId === appId && (p.state === 'Pending' || p.state === 'Running'));
-    if (!imported) throw new Error(`the new import of app ${appId ?? '?'} is not processing: ${JSON.stringify(pkgs.filter((p) => p.appId === appId))}`);
+    if (!imported)
+      throw new Error(`the new import of app ${appId ?? '?'} is not processing: ${JSON.stringify(pkgs.filter((p) => p.appId === appId))}`);
     await sim.admin('POST', `/_sim/packages/${imported.id}/state`, { state: 'Running' });
     log(`package ${imported.id} held Running (import of ${extra.name})`);
 
@@ -144,15 +163,24 @@ export const stopLatency: Scenario = async (log, args) => {
       ours.push(await stopOnce());
       log(`run ${r + 1}: stop visible after ${round(ours[r]!)} ms while an import is processing`);
     }
-    const added = async (): Promise<boolean> => (await journal(sim)).some((e) => e.seq > seenAdd && ok(e) && /\/v1\/flow\/[^/]+\/add-deployment$/.test(e.path));
+    const added = async (): Promise<boolean> =>
+      (await journal(sim)).some((e) => e.seq > seenAdd && ok(e) && /\/v1\/flow\/[^/]+\/add-deployment$/.test(e.path));
     const still = ((await sim.admin('GET', '/_sim/state')) as { packages: SimPackage[] }).packages.find((p) => p.id === imported.id)?.state;
-    if (still !== 'Running' || (await added())) throw new Error(`the import did not stay processing for the whole phase (state ${still ?? '?'})`);
+    if (still !== 'Running' || (await added()))
+      throw new Error(`the import did not stay processing for the whole phase (state ${still ?? '?'})`);
 
     // Release it: the agent's own requeued pass (no trigger from here) adds the waiting deployment.
     const seenRelease = await lastSeq(sim);
     const t1 = performance.now();
     await sim.admin('POST', `/_sim/packages/${imported.id}/state`, { state: 'Completed' });
-    const releaseMs = await writeSeen(sim, seenRelease, (e) => /\/v1\/flow\/[^/]+\/add-deployment$/.test(e.path), t1, 30_000, 'the waiting deployment');
+    const releaseMs = await writeSeen(
+      sim,
+      seenRelease,
+      (e) => /\/v1\/flow\/[^/]+\/add-deployment$/.test(e.path),
+      t1,
+      30_000,
+      'the waiting deployment',
+    );
     const imports = (await journal(sim)).filter((e) => e.seq > seenAdd && ok(e) && e.path.startsWith('/v1/app/import/')).length;
     if (imports !== 1) throw new Error(`the processing package was imported ${imports} times`);
 
@@ -160,8 +188,12 @@ export const stopLatency: Scenario = async (log, args) => {
     const p95 = percentile(ours, 95);
     const b50 = percentile(baseline, 50);
     const b95 = percentile(baseline, 95);
-    log(`push → stop call while an import is processing: p50 ${round(p50)} ms, p95 ${round(p95)} ms; nothing processing: p50 ${round(b50)} ms, p95 ${round(b95)} ms (${runs} runs each)`);
-    log(`released import → waiting deployment added by the requeued pass: ${round(releaseMs)} ms; imports of the processing package: ${imports}`);
+    log(
+      `push → stop call while an import is processing: p50 ${round(p50)} ms, p95 ${round(p95)} ms; nothing processing: p50 ${round(b50)} ms, p95 ${round(b95)} ms (${runs} runs each)`,
+    );
+    log(
+      `released import → waiting deployment added by the requeued pass: ${round(releaseMs)} ms; imports of the processing package: ${imports}`,
+    );
     return {
       metrics: {
         p50Ms: round(p50),

@@ -33,7 +33,7 @@ export async function writeContent(file: string, bytes: number): Promise<void> {
   let x = 0x9e3779b9;
   const fh = await open(file, 'w');
   try {
-    for (let done = 0; done < bytes; ) {
+    for (let done = 0; done < bytes;) {
       for (let i = 0; i < words.length; i++) {
         x ^= x << 13;
         x ^= x >>> 17;
@@ -73,14 +73,18 @@ async function plainPost(sim: ExternalSim, file: string, bytes: number): Promise
   const buf = Buffer.allocUnsafe(CHUNK);
   const fh = await open(file, 'r');
   try {
-    for (let offset = 0; offset < bytes; ) {
+    for (let offset = 0; offset < bytes;) {
       const n = Math.min(CHUNK, bytes - offset);
       let got = 0;
       while (got < n) got += (await fh.read(buf, got, n - got, offset + got)).bytesRead;
       const answered = await new Promise<number>((resolve, reject) => {
         const req = request(
           url,
-          { method: 'POST', agent, headers: { 'X-API-Key': sim.key, 'content-type': 'application/octet-stream', 'content-length': String(n) } },
+          {
+            method: 'POST',
+            agent,
+            headers: { 'X-API-Key': sim.key, 'content-type': 'application/octet-stream', 'content-length': String(n) },
+          },
           (res) => {
             const parts: Buffer[] = [];
             res.on('data', (c: Buffer) => parts.push(c));
@@ -152,7 +156,9 @@ export const upload: Scenario = async (log, args) => {
     const baseMibPerS = (sizeMiB / best(baseRuns)) * 1000;
     const rssGrowthMiB = Math.max(...oursRuns.map((x) => x.growth));
     const baseGrowth = Math.max(...baseRuns.map((x) => x.growth));
-    log(`upload ${sizeMiB} MiB: ${round(mibPerS)} MiB/s vs plain POST ${round(baseMibPerS)} MiB/s (ratio ${round(mibPerS / baseMibPerS, 2)}), rss growth ${round(rssGrowthMiB)} MiB`);
+    log(
+      `upload ${sizeMiB} MiB: ${round(mibPerS)} MiB/s vs plain POST ${round(baseMibPerS)} MiB/s (ratio ${round(mibPerS / baseMibPerS, 2)}), rss growth ${round(rssGrowthMiB)} MiB`,
+    );
     return {
       metrics: { sizeMiB, mibPerS: round(mibPerS), rssGrowthMiB: round(rssGrowthMiB), ratio: round(mibPerS / baseMibPerS, 2) },
       baseline: { mibPerS: round(baseMibPerS), rssGrowthMiB: round(baseGrowth) },

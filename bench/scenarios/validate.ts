@@ -74,7 +74,8 @@ export const validate5k: Scenario = async (log) => {
       const loaded = await loadManifests(dir);
       if (i > 0) loadMs.push(performance.now() - t);
       // The clean path is what is measured: not even a warning.
-      if (loaded.problems.length > 0) throw new Error(`the generated repository has ${loaded.problems.length} problems, e.g. ${loaded.problems[0]?.message ?? ''}`);
+      if (loaded.problems.length > 0)
+        throw new Error(`the generated repository has ${loaded.problems.length} problems, e.g. ${loaded.problems[0]?.message ?? ''}`);
       t = performance.now();
       const docs = await yamlOnly(dir);
       if (i > 0) yamlMs.push(performance.now() - t);
@@ -85,7 +86,12 @@ export const validate5k: Scenario = async (log) => {
     const yaml = median(yamlMs);
     log(`validate 5,000 files: ${round(ms)} ms as a process, ${round(inProcess)} ms in-process; read + YAML parse alone ${round(yaml)} ms`);
     return {
-      metrics: { files: PACKAGES + FLOWS + DEPLOYMENTS, ms: round(ms), inProcessMs: round(inProcess), filesPerS: Math.round(((PACKAGES + FLOWS + DEPLOYMENTS) / ms) * 1000) },
+      metrics: {
+        files: PACKAGES + FLOWS + DEPLOYMENTS,
+        ms: round(ms),
+        inProcessMs: round(inProcess),
+        filesPerS: Math.round(((PACKAGES + FLOWS + DEPLOYMENTS) / ms) * 1000),
+      },
       baseline: { yamlParseMs: round(yaml), ratio: round(inProcess / yaml, 2) },
     };
   } finally {

@@ -21,7 +21,12 @@ export const EVENT_REASONS = [
 export type EventReason = (typeof EVENT_REASONS)[number];
 
 /** Reasons that are failures: `severity: error` alerts see only these; a later success answers them with `Recovered`. */
-export const ERROR_REASONS: ReadonlySet<EventReason> = new Set<EventReason>(['ValidationFailed', 'ApplyFailed', 'GateFailed', 'VerificationFailed']);
+export const ERROR_REASONS: ReadonlySet<EventReason> = new Set<EventReason>([
+  'ValidationFailed',
+  'ApplyFailed',
+  'GateFailed',
+  'VerificationFailed',
+]);
 
 export type Severity = 'info' | 'error';
 
@@ -49,7 +54,9 @@ export type EventInput = Pick<AgentEvent, 'reason' | 'message' | 'revision'> & {
 export const EVENT_LIMIT = 50;
 
 /** The identity of an event: never its message, so an unchanged failure reworded by the API is not new. */
-export function eventIdentity(e: Pick<AgentEvent, 'reason' | 'revision'> & { object?: string | undefined; wave?: number | undefined }): string {
+export function eventIdentity(
+  e: Pick<AgentEvent, 'reason' | 'revision'> & { object?: string | undefined; wave?: number | undefined },
+): string {
   return JSON.stringify([e.object ?? '', e.reason, e.revision, e.wave ?? null]);
 }
 

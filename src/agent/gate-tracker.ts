@@ -84,16 +84,20 @@ export class RolloutTracker {
     for (const g of gates) {
       const r = rolloutStatus(g);
       for (const v of VERDICTS) metrics.gateVerdict.set({ deployment: g.key, verdict: v }, v === r.verdict ? 1 : 0);
-      for (const t of g.tenants) if (t.successRate !== null) metrics.waveSuccessRatio.set({ deployment: g.key, wave: String(g.wave), tenant: t.name }, t.successRate);
+      for (const t of g.tenants)
+        if (t.successRate !== null)
+          metrics.waveSuccessRatio.set({ deployment: g.key, wave: String(g.wave), tenant: t.name }, t.successRate);
       // The event's identity includes the wave: the same verdict on the next wave is a new event.
       const event = (reason: EventReason, message: string): void => {
         status.event({ reason, object: g.key, message, revision, wave: g.wave });
       };
-      if (g.held) event('GateHeld', `held on wave ${g.held.wave}/${g.waveCount}${g.held.stopped ? ' (stopped)' : ' (no call)'}: ${g.held.reason}`);
+      if (g.held)
+        event('GateHeld', `held on wave ${g.held.wave}/${g.waveCount}${g.held.stopped ? ' (stopped)' : ' (no call)'}: ${g.held.reason}`);
       if (g.action !== 'none' && done.get(g.key) === true) {
         metrics.gateActions.inc({ action: g.action });
         if (g.action === 'skip-wave') {
-          if (g.wave >= g.waveCount) event('RolloutCompleted', `completed after wave ${g.wave}/${g.waveCount} passed its gate: ${g.reason}`);
+          if (g.wave >= g.waveCount)
+            event('RolloutCompleted', `completed after wave ${g.wave}/${g.waveCount} passed its gate: ${g.reason}`);
           else event('WaveAdvanced', `wave ${g.wave} → ${g.wave + 1} of ${g.waveCount}: ${g.reason}`);
         } else {
           event('GateFailed', `wave ${g.wave}/${g.waveCount}: ${g.reason}`);
@@ -105,7 +109,8 @@ export class RolloutTracker {
         seen.add(`${g.key}|${c.at}|${c.action}`);
         if (!first) {
           metrics.gateActions.inc({ action: c.action });
-          if (c.action === 'promote') event('WaveAdvanced', `wave ${c.wave} → ${c.wave + 1} of ${g.waveCount} by packsync promote: ${c.reason}`);
+          if (c.action === 'promote')
+            event('WaveAdvanced', `wave ${c.wave} → ${c.wave + 1} of ${g.waveCount} by packsync promote: ${c.reason}`);
           else if (c.action === 'resume') event('Recovered', `hold on wave ${c.wave} released by packsync resume: ${c.reason}`);
         }
       }

@@ -10,7 +10,9 @@ import { simpleGit } from 'simple-git';
 import type { SimpleGit } from 'simple-git';
 import { PacksyncError } from '../util/errors.js';
 
-export class SourceError extends PacksyncError<'SOURCE_INVALID' | 'SOURCE_FETCH_FAILED' | 'SOURCE_REF_NOT_FOUND' | 'SOURCE_PATH_INVALID' | 'SOURCE_UNVERIFIED'> {}
+export class SourceError extends PacksyncError<
+  'SOURCE_INVALID' | 'SOURCE_FETCH_FAILED' | 'SOURCE_REF_NOT_FOUND' | 'SOURCE_PATH_INVALID' | 'SOURCE_UNVERIFIED'
+> {}
 
 export interface SourceRevision {
   /** Directory holding the manifests (the checkout, or its `--path` sub-directory). */
@@ -43,22 +45,40 @@ export function validateRemote(url: string): void {
   if (u !== url || u.length === 0) throw new SourceError('SOURCE_INVALID', 'the git URL is empty or has surrounding whitespace');
   if (u.startsWith('-')) throw new SourceError('SOURCE_INVALID', 'the git URL must not start with "-" (it would be read as an option)');
   if (/[\0\r\n]/.test(u)) throw new SourceError('SOURCE_INVALID', 'the git URL contains control characters');
-  if (/^[a-z][a-z0-9+.-]*::/i.test(u)) throw new SourceError('SOURCE_INVALID', `the git transport "${u.split('::')[0] ?? ''}::" is refused (remote helpers like ext:: can run commands)`);
-  if (/(^|\s)--?(upload-pack|receive-pack|exec|config|c)\b/i.test(u)) throw new SourceError('SOURCE_INVALID', 'the git URL smuggles a git option');
+  if (/^[a-z][a-z0-9+.-]*::/i.test(u))
+    throw new SourceError(
+      'SOURCE_INVALID',
+      `the git transport "${u.split('::')[0] ?? ''}::" is refused (remote helpers like ext:: can run commands)`,
+    );
+  if (/(^|\s)--?(upload-pack|receive-pack|exec|config|c)\b/i.test(u))
+    throw new SourceError('SOURCE_INVALID', 'the git URL smuggles a git option');
   const scheme = /^([a-z][a-z0-9+.-]*):\/\//i.exec(u)?.[1]?.toLowerCase();
   if (scheme !== undefined) {
-    if (!['https', 'http', 'ssh', 'git', 'file'].includes(scheme)) throw new SourceError('SOURCE_INVALID', `the git URL scheme "${scheme}" is not supported (use https, ssh, git or file)`);
+    if (!['https', 'http', 'ssh', 'git', 'file'].includes(scheme))
+      throw new SourceError('SOURCE_INVALID', `the git URL scheme "${scheme}" is not supported (use https, ssh, git or file)`);
     if (scheme !== 'file') {
       const parsed = new URL(u);
       if (parsed.password || (parsed.username && scheme.startsWith('http'))) {
-        throw new SourceError('SOURCE_INVALID', 'credentials in the git URL are refused: use --git-token-file or PACKSYNC_GIT_TOKEN so they never reach logs');
+        throw new SourceError(
+          'SOURCE_INVALID',
+          'credentials in the git URL are refused: use --git-token-file or PACKSYNC_GIT_TOKEN so they never reach logs',
+        );
       }
     }
   }
 }
 
 export function validateRef(ref: string): void {
-  if (ref.length === 0 || ref.length > 255 || ref.startsWith('-') || ref.includes('..') || /[\0-\x20~^:?*[\\]|@\{/.test(ref) || ref.endsWith('.lock') || ref.endsWith('/') || ref.endsWith('.')) {
+  if (
+    ref.length === 0 ||
+    ref.length > 255 ||
+    ref.startsWith('-') ||
+    ref.includes('..') ||
+    /[\0-\x20~^:?*[\\]|@\{/.test(ref) ||
+    ref.endsWith('.lock') ||
+    ref.endsWith('/') ||
+    ref.endsWith('.')
+  ) {
     throw new SourceError('SOURCE_INVALID', `--ref "${ref.replace(/[^\x21-\x7e]/g, '?')}" is not a valid branch, tag or commit`);
   }
 }
@@ -69,7 +89,8 @@ export class GitSource {
   constructor(private readonly o: GitSourceOptions) {
     validateRemote(o.url);
     validateRef(o.ref);
-    if (o.path && (o.path.split(/[\\/]/).includes('..') || o.path.startsWith('/'))) throw new SourceError('SOURCE_PATH_INVALID', `--path "${o.path}" must be a relative path inside the repository`);
+    if (o.path && (o.path.split(/[\\/]/).includes('..') || o.path.startsWith('/')))
+      throw new SourceError('SOURCE_PATH_INVALID', `--path "${o.path}" must be a relative path inside the repository`);
   }
 
   /** The URL as it may be shown: never carries credentials (they are refused above). */
@@ -93,7 +114,8 @@ export class GitSource {
       base.GIT_CONFIG_VALUE_0 = `Authorization: Basic ${Buffer.from(`x-access-token:${token}`).toString('base64')}`;
     }
     const key = this.o.sshKeyFile ?? this.o.env.PACKSYNC_GIT_SSH_KEY_FILE;
-    if (key) base.GIT_SSH_COMMAND = `ssh -i '${key.replace(/'/g, '')}' -o IdentitiesOnly=yes -o StrictHostKeyChecking=accept-new -o BatchMode=yes`;
+    if (key)
+      base.GIT_SSH_COMMAND = `ssh -i '${key.replace(/'/g, '')}' -o IdentitiesOnly=yes -o StrictHostKeyChecking=accept-new -o BatchMode=yes`;
     return base;
   }
 
@@ -104,7 +126,12 @@ export class GitSource {
     // Only the two env settings packsync itself sets (token header, ssh key) are unlocked; user
     // input never reaches them (URL and ref are validated above and passed as plain arguments).
     const env = await this.env();
-    const git = simpleGit({ baseDir: dir, maxConcurrentProcesses: 1, allowEnvironment: Object.keys(env), unsafe: { allowUnsafeConfigEnvCount: true, allowUnsafeSshCommand: true } }).env(env);
+    const git = simpleGit({
+      baseDir: dir,
+      maxConcurrentProcesses: 1,
+      allowEnvironment: Object.keys(env),
+      unsafe: { allowUnsafeConfigEnvCount: true, allowUnsafeSshCommand: true },
+    }).env(env);
     const isRepo = await stat(join(dir, '.git')).then(
       () => true,
       () => false,
@@ -124,7 +151,9 @@ export class GitSource {
     const ref = this.o.ref;
     try {
       if (SHA_RE.test(ref)) {
-        await git.fetch(['--no-tags', 'origin', ref]).catch(async () => git.fetch(['--no-tags', 'origin', '+refs/heads/*:refs/remotes/origin/*']));
+        await git
+          .fetch(['--no-tags', 'origin', ref])
+          .catch(async () => git.fetch(['--no-tags', 'origin', '+refs/heads/*:refs/remotes/origin/*']));
         await git.raw(['cat-file', '-e', `${ref}^{commit}`]).catch(() => {
           throw new SourceError('SOURCE_REF_NOT_FOUND', `commit ${ref} is not in ${this.displayUrl}`);
         });
@@ -190,7 +219,8 @@ export class GitSource {
       throw new SourceError('SOURCE_PATH_INVALID', `--path "${this.o.path ?? '.'}" does not exist in the repository`);
     });
     const rel = relative(root, real);
-    if (rel.startsWith('..') || rel.split(sep).includes('..')) throw new SourceError('SOURCE_PATH_INVALID', `--path "${this.o.path ?? ''}" leaves the repository`);
+    if (rel.startsWith('..') || rel.split(sep).includes('..'))
+      throw new SourceError('SOURCE_PATH_INVALID', `--path "${this.o.path ?? ''}" leaves the repository`);
     return real;
   }
 }
@@ -202,5 +232,11 @@ function isMissingRef(e: unknown): boolean {
 function firstLine(e: unknown): string {
   const msg = e instanceof Error ? e.message : String(e);
   // git's stderr can quote the remote; credentials are refused earlier, so only trim it.
-  return msg.split('\n').find((l) => l.trim().length > 0)?.trim().slice(0, 300) ?? 'git failed';
+  return (
+    msg
+      .split('\n')
+      .find((l) => l.trim().length > 0)
+      ?.trim()
+      .slice(0, 300) ?? 'git failed'
+  );
 }

@@ -69,7 +69,14 @@ export async function startSidecar(o: SidecarOptions): Promise<Sidecar> {
     const route = `${req.method ?? 'GET'} ${path}`;
     switch (route) {
       case 'GET /':
-        res.writeHead(200, { 'content-type': 'text/html; charset=utf-8', 'cache-control': 'no-store', 'content-security-policy': "default-src 'none'; style-src 'unsafe-inline'", 'x-content-type-options': 'nosniff' }).end(renderStatusPage({ status: o.status.status, ready: o.ready() }));
+        res
+          .writeHead(200, {
+            'content-type': 'text/html; charset=utf-8',
+            'cache-control': 'no-store',
+            'content-security-policy': "default-src 'none'; style-src 'unsafe-inline'",
+            'x-content-type-options': 'nosniff',
+          })
+          .end(renderStatusPage({ status: o.status.status, ready: o.ready() }));
         return;
       case 'GET /healthz':
         return json(res, 200, { status: 'ok' });

@@ -220,7 +220,8 @@ export class Agent {
       outcome = passOutcome(out);
       revision = outcome.revision;
       if (out.kind === 'invalid') {
-        for (const p of out.problems) if (p.severity === 'error') log.error({ file: p.file, line: p.line, column: p.column, rule: p.rule }, p.message);
+        for (const p of out.problems)
+          if (p.severity === 'error') log.error({ file: p.file, line: p.line, column: p.column, rule: p.rule }, p.message);
         this.observer.invalid(revision, outcome.message);
       } else {
         this.heals.record(out.plan.objects);
@@ -245,10 +246,20 @@ export class Agent {
   private finish(trigger: string, startedAt: string, durationMs: number, outcome: PassOutcome, gateDelay: number | null): void {
     const { logger, metrics, status } = this.o;
     const { revision, result, message, writes, failure } = outcome;
-    status.finishPass({ revision, trigger, startedAt, durationMs, result, counts: outcome.counts, writes, message }, outcome.objects, outcome.problems);
+    status.finishPass(
+      { revision, trigger, startedAt, durationMs, result, counts: outcome.counts, writes, message },
+      outcome.objects,
+      outcome.problems,
+    );
     // Applied but not yet converged: still reconciling, in Flux's sense, until the service is done.
     const left = result === 'Succeeded' ? (outcome.objects ?? []).filter((o) => o.waiting).length : 0;
-    if (left > 0) status.set('Reconciling', 'True', 'WaitingOnService', `${left} object(s) wait for processing in the service; a pass is requeued in ${Math.round((this.o.waitingRequeueMs ?? 5000) / 1000)} s`);
+    if (left > 0)
+      status.set(
+        'Reconciling',
+        'True',
+        'WaitingOnService',
+        `${left} object(s) wait for processing in the service; a pass is requeued in ${Math.round((this.o.waitingRequeueMs ?? 5000) / 1000)} s`,
+      );
     metrics.passes.inc({ result });
     metrics.reconcileDuration.observe({ result }, durationMs / 1000);
     this.lastResult = result;
@@ -283,8 +294,8 @@ export class Agent {
     // One second late: the service's Date has second resolution. At most a day ahead: a week-long
     // deadline must not overflow the timer (and is looked at daily).
     const gateAt = gateDelay === null ? null : now + Math.min(gateDelay, 86_400_000) + 1000;
-    if (gateAt !== null && (healAt === null || gateAt < healAt)) this.scheduleRetry(gateAt - now, 'promotion gate: a soak or deadline ends');
+    if (gateAt !== null && (healAt === null || gateAt < healAt))
+      this.scheduleRetry(gateAt - now, 'promotion gate: a soak or deadline ends');
     else if (healAt !== null) this.scheduleRetry(healAt - now + 10, 'heal backoff elapsed');
   }
 }
-

@@ -27,9 +27,7 @@ export class PassObserver {
   private readonly lastRollouts = new Map<string, { id: string; wave: number; status: string }>();
   private readonly source: string;
 
-  constructor(
-    private readonly o: { api: PacksyncApi; status: StatusTracker; metrics: AgentMetrics; logger: Logger },
-  ) {
+  constructor(private readonly o: { api: PacksyncApi; status: StatusTracker; metrics: AgentMetrics; logger: Logger }) {
     this.source = sourceObject(o.status.status.source.source ?? '');
   }
 
@@ -72,7 +70,8 @@ export class PassObserver {
       if (!o.drift) continue;
       metrics.drift.inc({ kind: o.kind });
       const reason = o.reasons[0] ?? `changed outside packsync (${o.drift})`;
-      if (status.event({ reason: 'DriftDetected', object: o.key, message: reason, revision })) logger.warn({ object: o.key }, `drift: ${reason}`);
+      if (status.event({ reason: 'DriftDetected', object: o.key, message: reason, revision }))
+        logger.warn({ object: o.key }, `drift: ${reason}`);
       if (o.drift === 'healed') status.event({ reason: 'DriftHealed', object: o.key, message: `healed: ${reason}`, revision });
       else unhealed.push(o.key);
     }
@@ -88,7 +87,12 @@ export class PassObserver {
       // Plan errors and conflicts are results too; counted once per pass whichever list carries them.
       if ((o.change === 'error' || o.change === 'conflict') && !failedNow.has(o.key)) {
         failedNow.add(o.key);
-        status.event({ reason: 'ApplyFailed', object: o.key, message: o.error ? `${o.error.code}: ${o.error.message}` : (o.reasons[0] ?? o.change), revision });
+        status.event({
+          reason: 'ApplyFailed',
+          object: o.key,
+          message: o.error ? `${o.error.code}: ${o.error.message}` : (o.reasons[0] ?? o.change),
+          revision,
+        });
       }
     }
     // An object that failed before and has a result now without failing has recovered.
@@ -105,8 +109,20 @@ export class PassObserver {
   /** After the pass: `ApplySucceeded` when something changed, `Recovered` once a revision-wide failure clears. */
   finished(result: PassResult, revision: string | null, writes: number): void {
     if (result !== 'Succeeded') return;
-    if (writes > 0) this.o.status.event({ reason: 'ApplySucceeded', object: this.source, message: `revision ${revision ?? '(directory)'} applied: ${writes} write(s)`, revision });
-    if (this.failing.delete(this.source)) this.o.status.event({ reason: 'Recovered', object: this.source, message: `revision ${revision ?? '(directory)'} is in sync again`, revision });
+    if (writes > 0)
+      this.o.status.event({
+        reason: 'ApplySucceeded',
+        object: this.source,
+        message: `revision ${revision ?? '(directory)'} applied: ${writes} write(s)`,
+        revision,
+      });
+    if (this.failing.delete(this.source))
+      this.o.status.event({
+        reason: 'Recovered',
+        object: this.source,
+        message: `revision ${revision ?? '(directory)'} is in sync again`,
+        revision,
+      });
   }
 
   private async rollouts(out: Planned, revision: string | null, signal?: AbortSignal): Promise<void> {
@@ -127,15 +143,43 @@ export class PassObserver {
       if (gated.has(r.deployment)) {
         this.lastRollouts.set(r.deployment, { id: r.id, wave: r.currentWave, status: r.status });
         // Completed on the service's own schedule: same identity as the tracker's, so never twice.
-        if (prev?.id === r.id && r.status === 'Completed' && prev.status !== 'Completed') status.event({ reason: 'RolloutCompleted', object: r.deployment, message: `${r.app} ${r.version} completed all ${r.waveCount} wave(s)`, revision, wave: r.waveCount });
+        if (prev?.id === r.id && r.status === 'Completed' && prev.status !== 'Completed')
+          status.event({
+            reason: 'RolloutCompleted',
+            object: r.deployment,
+            message: `${r.app} ${r.version} completed all ${r.waveCount} wave(s)`,
+            revision,
+            wave: r.waveCount,
+          });
         continue;
       }
       this.lastRollouts.set(r.deployment, { id: r.id, wave: r.currentWave, status: r.status });
-      if (r.gate?.verdict === 'holding') status.event({ reason: 'GateHeld', object: r.deployment, message: `held at wave ${r.currentWave}/${r.waveCount} by spec.wave`, revision, wave: r.currentWave });
+      if (r.gate?.verdict === 'holding')
+        status.event({
+          reason: 'GateHeld',
+          object: r.deployment,
+          message: `held at wave ${r.currentWave}/${r.waveCount} by spec.wave`,
+          revision,
+          wave: r.currentWave,
+        });
       // The first sight of a deployment (after a start or a restart) is a baseline, not a change.
       if (!prev || prev.id !== r.id) continue;
-      if (r.currentWave > prev.wave && r.status === 'Running') status.event({ reason: 'WaveAdvanced', object: r.deployment, message: `wave ${r.currentWave}/${r.waveCount} started`, revision, wave: r.currentWave });
-      if (r.status === 'Completed' && prev.status !== 'Completed') status.event({ reason: 'RolloutCompleted', object: r.deployment, message: `${r.app} ${r.version} completed all ${r.waveCount} wave(s)`, revision, wave: r.waveCount });
+      if (r.currentWave > prev.wave && r.status === 'Running')
+        status.event({
+          reason: 'WaveAdvanced',
+          object: r.deployment,
+          message: `wave ${r.currentWave}/${r.waveCount} started`,
+          revision,
+          wave: r.currentWave,
+        });
+      if (r.status === 'Completed' && prev.status !== 'Completed')
+        status.event({
+          reason: 'RolloutCompleted',
+          object: r.deployment,
+          message: `${r.app} ${r.version} completed all ${r.waveCount} wave(s)`,
+          revision,
+          wave: r.waveCount,
+        });
     }
     status.status.rollouts = list;
   }

@@ -54,7 +54,12 @@ function errorOutcome(e: PassError): PassOutcome {
 function invalidOutcome(out: Extract<ReconcileOutput, { kind: 'invalid' }>): PassOutcome {
   const errs = out.problems.filter((p) => p.severity === 'error');
   const first = errs[0] ? `${errs[0].file}:${errs[0].line}:${errs[0].column}: ${errs[0].message}` : 'unknown';
-  return { ...base(out.revision), result: 'Invalid', problems: out.problems, message: `revision ${out.revision ?? '(directory)'} is invalid: ${errs.length} problem(s), first: ${first}` };
+  return {
+    ...base(out.revision),
+    result: 'Invalid',
+    problems: out.problems,
+    message: `revision ${out.revision ?? '(directory)'} is invalid: ${errs.length} problem(s), first: ${first}`,
+  };
 }
 
 function plannedOutcome(out: Extract<ReconcileOutput, { kind: 'planned' }>): PassOutcome {
@@ -65,7 +70,11 @@ function plannedOutcome(out: Extract<ReconcileOutput, { kind: 'planned' }>): Pas
   const planned = new Map(plan.objects.map((o) => [o.key, o]));
   const objects = (r?.objects ?? []).map((o): ObjectStatus => {
     const p = planned.get(o.key);
-    return { ...o, ...(p?.drift !== undefined ? { drift: true, ...(p.drift ? { driftHandling: p.drift } : {}) } : {}), ...(p?.source ? { source: p.source } : {}) };
+    return {
+      ...o,
+      ...(p?.drift !== undefined ? { drift: true, ...(p.drift ? { driftHandling: p.drift } : {}) } : {}),
+      ...(p?.source ? { source: p.source } : {}),
+    };
   });
   const outcome: PassOutcome = {
     ...base(revision),
@@ -81,11 +90,17 @@ function plannedOutcome(out: Extract<ReconcileOutput, { kind: 'planned' }>): Pas
   if (failing.length > 0) {
     // Object errors, conflicts and replacements not allowed: the revision is not converged.
     const f = failing[0];
-    return { ...outcome, message: `${failing.length} object(s) cannot be converged; first: ${f?.key ?? '?'}: ${f?.error ? `${f.error.code}: ${f.error.message}` : (f?.reasons[0] ?? f?.change ?? '')}` };
+    return {
+      ...outcome,
+      message: `${failing.length} object(s) cannot be converged; first: ${f?.key ?? '?'}: ${f?.error ? `${f.error.code}: ${f.error.message}` : (f?.reasons[0] ?? f?.change ?? '')}`,
+    };
   }
   if (r && r.failed > 0) {
     const f = r.objects.find((o) => o.outcome === 'failed');
-    return { ...outcome, message: `${r.failed} object(s) failed; first: ${f?.key ?? '?'}: ${f?.error?.code ?? ''} ${f?.error?.message ?? ''}`.trim() };
+    return {
+      ...outcome,
+      message: `${r.failed} object(s) failed; first: ${f?.key ?? '?'}: ${f?.error?.code ?? ''} ${f?.error?.message ?? ''}`.trim(),
+    };
   }
   const drifted = plan.objects.filter((o) => o.drift === 'reported' || o.drift === 'held').length;
   if (drifted > 0) counts.drifted = drifted;

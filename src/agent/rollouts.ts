@@ -67,7 +67,15 @@ export function buildRollouts(desired: DesiredModel, live: LiveState, inventory:
   return out;
 }
 
-function rolloutOf(key: string, flow: string, pkg: string, gateWave: number | undefined, d: V1DeploymentViewModel, app: string, live: LiveState): Rollout {
+function rolloutOf(
+  key: string,
+  flow: string,
+  pkg: string,
+  gateWave: number | undefined,
+  d: V1DeploymentViewModel,
+  app: string,
+  live: LiveState,
+): Rollout {
   const r: Rollout = {
     deployment: key,
     id: d.id,
@@ -82,7 +90,10 @@ function rolloutOf(key: string, flow: string, pkg: string, gateWave: number | un
   };
   if (gateWave !== undefined && d.status === 'Running') {
     const target = d.waveCount > 0 ? Math.min(gateWave, d.waveCount) : gateWave;
-    r.gate = { wave: gateWave, verdict: d.currentWave === target && target < d.waveCount ? 'holding' : d.currentWave > target ? 'passed' : 'before' };
+    r.gate = {
+      wave: gateWave,
+      verdict: d.currentWave === target && target < d.waveCount ? 'holding' : d.currentWave > target ? 'passed' : 'before',
+    };
   }
   const waves = live.flows.find((f) => f.id === d.flowId)?.details?.waves ?? [];
   const current = waves.find((w) => w.index === d.currentWave);
@@ -107,7 +118,14 @@ function rolloutOf(key: string, flow: string, pkg: string, gateWave: number | un
  * Reads the deployments that run or were written this pass again, and the current wave of each
  * running one (tenant statuses and install counts). Errors leave the snapshot's view in place.
  */
-export async function refreshRollouts(api: PacksyncApi, rollouts: Rollout[], touched: ReadonlySet<string>, desired: DesiredModel, live: LiveState, signal?: AbortSignal): Promise<Rollout[]> {
+export async function refreshRollouts(
+  api: PacksyncApi,
+  rollouts: Rollout[],
+  touched: ReadonlySet<string>,
+  desired: DesiredModel,
+  live: LiveState,
+  signal?: AbortSignal,
+): Promise<Rollout[]> {
   const gates = new Map(desired.deployments.map((m) => [`Deployment/${m.metadata.name}`, m.spec.wave]));
   const pick = rollouts.filter((r) => r.status === 'Running' || touched.has(r.deployment)).slice(0, ROLLOUT_REFRESH_LIMIT);
   const opts = signal ? { signal } : {};

@@ -23,7 +23,8 @@ export function age(iso: string | null | undefined, nowMs: number): string {
   if (!iso) return '';
   const d = Math.round((nowMs - Date.parse(iso)) / 1000);
   const a = Math.abs(d);
-  const t = a < 90 ? `${a} s` : a < 5400 ? `${Math.round(a / 60)} min` : a < 172_800 ? `${Math.round(a / 3600)} h` : `${Math.round(a / 86_400)} d`;
+  const t =
+    a < 90 ? `${a} s` : a < 5400 ? `${Math.round(a / 60)} min` : a < 172_800 ? `${Math.round(a / 3600)} h` : `${Math.round(a / 86_400)} d`;
   return d >= 0 ? `${t} ago` : `in ${t}`;
 }
 
@@ -46,7 +47,9 @@ export interface PageInput {
 export function renderStatusPage({ status: s, ready, now = new Date() }: PageInput): string {
   const t = now.getTime();
   const out: string[] = [];
-  out.push(`<!doctype html><html lang=en><head><meta charset=utf-8><meta http-equiv=refresh content=${REFRESH_SECONDS}><meta name=viewport content="width=device-width,initial-scale=1"><title>packsync: ${esc(health(s).state)}</title><style>${CSS}</style></head><body><main>`);
+  out.push(
+    `<!doctype html><html lang=en><head><meta charset=utf-8><meta http-equiv=refresh content=${REFRESH_SECONDS}><meta name=viewport content="width=device-width,initial-scale=1"><title>packsync: ${esc(health(s).state)}</title><style>${CSS}</style></head><body><main>`,
+  );
   out.push(banner(s, ready, t));
   out.push(progress(s, t));
   out.push(attention(s));
@@ -54,7 +57,9 @@ export function renderStatusPage({ status: s, ready, now = new Date() }: PageInp
   out.push(counts(s));
   out.push(events(s, t));
   out.push(history(s, t));
-  out.push(`<p class=m>Refreshes every ${REFRESH_SECONDS} s. The same data as JSON: <a href=/status>/status</a> · <a href=/metrics>/metrics</a></p></main></body></html>`);
+  out.push(
+    `<p class=m>Refreshes every ${REFRESH_SECONDS} s. The same data as JSON: <a href=/status>/status</a> · <a href=/metrics>/metrics</a></p></main></body></html>`,
+  );
   return out.join('\n');
 }
 
@@ -73,11 +78,15 @@ function banner(s: AgentStatus, ready: boolean, t: number): string {
   const h = health(s);
   const ready_ = s.conditions.find((c) => c.type === 'Ready');
   const drifted = s.conditions.find((c) => c.type === 'Drifted' && c.status === 'True');
-  const src = [s.source.source, s.source.ref ? `@ ${s.source.ref}` : '', s.source.path ? `(path ${s.source.path})` : ''].filter(Boolean).join(' ');
+  const src = [s.source.source, s.source.ref ? `@ ${s.source.ref}` : '', s.source.path ? `(path ${s.source.path})` : '']
+    .filter(Boolean)
+    .join(' ');
   const lines = [
     `<h1 id=state>${esc(h.state === 'NotReady' ? 'Not ready' : h.state)}: ${esc(h.condition?.reason ?? '')}</h1>`,
     `<p id=message>${esc(h.condition?.message ?? '')}</p>`,
-    h.state !== 'Ready' && ready_ && ready_ !== h.condition ? `<p>Ready: ${esc(ready_.status)} (${esc(ready_.reason)}) ${esc(ready_.message)}</p>` : '',
+    h.state !== 'Ready' && ready_ && ready_ !== h.condition
+      ? `<p>Ready: ${esc(ready_.status)} (${esc(ready_.reason)}) ${esc(ready_.message)}</p>`
+      : '',
     drifted ? `<p id=drifted>Drifted: ${esc(drifted.message)}</p>` : '',
     `<p>Source: <code>${esc(src)}</code></p>`,
     `<p id=applied>Applied: <code>${esc(short(s.lastAppliedRevision) || 'none yet')}</code>${s.lastAppliedAt ? ` ${esc(age(s.lastAppliedAt, t))}` : ''}${s.lastAppliedSigner ? `, signed by ${esc(s.lastAppliedSigner)}` : ''}${s.lastAttemptedRevision && s.lastAttemptedRevision !== s.lastAppliedRevision ? ` · attempted <code>${esc(short(s.lastAttemptedRevision))}</code>` : ''}</p>`,
@@ -88,7 +97,9 @@ function banner(s: AgentStatus, ready: boolean, t: number): string {
 
 function progress(s: AgentStatus, t: number): string {
   if (s.progress.length === 0) return '';
-  const rows = s.progress.slice(0, PAGE_LIMITS.progress).map((p) => `<tr><td><code>${esc(p.object)}</code><td>${esc(p.state)}<td>${esc(p.activity)}<td>${esc(age(p.since, t))}`);
+  const rows = s.progress
+    .slice(0, PAGE_LIMITS.progress)
+    .map((p) => `<tr><td><code>${esc(p.object)}</code><td>${esc(p.state)}<td>${esc(p.activity)}<td>${esc(age(p.since, t))}`);
   return `<h2>In progress</h2><table id=progress><tr><th>Object<th>State<th>Doing<th>Since${rows.join('')}</table>${more(s.progress.length, PAGE_LIMITS.progress)}`;
 }
 
@@ -96,7 +107,8 @@ function progress(s: AgentStatus, t: number): string {
 export function attentionOf(o: ObjectStatus): string | null {
   if (o.outcome === 'failed') return `failed: ${o.error ? `${o.error.code}: ${o.error.message}` : (o.reasons[0] ?? '')}`;
   if (o.outcome === 'skipped') return `blocked: ${o.reasons[0] ?? 'skipped'}`;
-  if (o.drift && o.driftHandling !== 'healed') return `drifted${o.driftHandling ? ` (${o.driftHandling})` : ''}: ${o.reasons[0] ?? 'changed outside packsync'}`;
+  if (o.drift && o.driftHandling !== 'healed')
+    return `drifted${o.driftHandling ? ` (${o.driftHandling})` : ''}: ${o.reasons[0] ?? 'changed outside packsync'}`;
   return null;
 }
 
@@ -107,21 +119,31 @@ function attention(s: AgentStatus): string {
   }
   for (const o of s.objects) {
     const why = attentionOf(o);
-    if (why) items.push(`<li><code>${esc(o.key)}</code>${o.source ? ` <span class=m>${esc(`${o.source.file}:${o.source.line}:${o.source.column}`)}</span>` : ''}: ${esc(why)}`);
+    if (why)
+      items.push(
+        `<li><code>${esc(o.key)}</code>${o.source ? ` <span class=m>${esc(`${o.source.file}:${o.source.line}:${o.source.column}`)}</span>` : ''}: ${esc(why)}`,
+      );
   }
   for (const r of s.rollouts) {
     if (r.status === 'Failed') items.push(`<li><code>${esc(r.deployment)}</code>: rollout failed at wave ${r.currentWave}/${r.waveCount}`);
-    else if (r.promotion?.held) items.push(`<li><code>${esc(r.deployment)}</code>: held by its promotion gate at wave ${r.promotion.held.wave}: ${esc(r.promotion.held.reason)} (packsync resume releases it)`);
+    else if (r.promotion?.held)
+      items.push(
+        `<li><code>${esc(r.deployment)}</code>: held by its promotion gate at wave ${r.promotion.held.wave}: ${esc(r.promotion.held.reason)} (packsync resume releases it)`,
+      );
     else if (r.gate?.verdict === 'holding') items.push(`<li><code>${esc(r.deployment)}</code>: held at wave ${r.gate.wave} by spec.wave`);
   }
-  const body = items.length === 0 ? '<p class=m>Nothing needs attention.</p>' : `<ul>${items.slice(0, PAGE_LIMITS.attention).join('')}</ul>${more(items.length, PAGE_LIMITS.attention)}`;
+  const body =
+    items.length === 0
+      ? '<p class=m>Nothing needs attention.</p>'
+      : `<ul>${items.slice(0, PAGE_LIMITS.attention).join('')}</ul>${more(items.length, PAGE_LIMITS.attention)}`;
   return `<h2>Needs attention (${items.length})</h2><div id=attention>${body}</div>`;
 }
 
 function board(all: Rollout[]): string {
   const running = all.filter((r) => r.status === 'Running');
   // Held and failing ones first: they are what someone opens the page for.
-  const rank = (r: Rollout): number => (r.promotion?.held || r.gate?.verdict === 'holding' ? 0 : (r.tenants ?? []).some((x) => x.status === 'Failed') ? 1 : 2);
+  const rank = (r: Rollout): number =>
+    r.promotion?.held || r.gate?.verdict === 'holding' ? 0 : (r.tenants ?? []).some((x) => x.status === 'Failed') ? 1 : 2;
   const rows = [...running].sort((a, b) => rank(a) - rank(b) || a.deployment.localeCompare(b.deployment)).slice(0, PAGE_LIMITS.rollouts);
   const html = rows.map((r) => {
     const pct = r.waveCount > 0 ? Math.round((r.currentWave / r.waveCount) * 100) : 0;
@@ -129,8 +151,12 @@ function board(all: Rollout[]): string {
     const p = r.promotion;
     const gate = p
       ? `${p.verdict}: soak ${Math.floor(p.soak.elapsedMs / 3_600_000)}h/${Math.round(p.soak.requiredMs / 3_600_000)}h`
-      : [r.gate ? `gate wave ${r.gate.wave}: ${r.gate.verdict}` : '', r.soakHours !== undefined ? `soak ${r.soakHours} h` : ''].filter(Boolean).join(', ');
-    const cells = (r.tenants ?? []).map((x) => `<i class=${x.status} title="${esc(`${x.tenant} (wave ${x.wave}): ${x.status}`)}"></i>`).join('');
+      : [r.gate ? `gate wave ${r.gate.wave}: ${r.gate.verdict}` : '', r.soakHours !== undefined ? `soak ${r.soakHours} h` : '']
+          .filter(Boolean)
+          .join(', ');
+    const cells = (r.tenants ?? [])
+      .map((x) => `<i class=${x.status} title="${esc(`${x.tenant} (wave ${x.wave}): ${x.status}`)}"></i>`)
+      .join('');
     return `<tr><td>${esc(r.app)}<td>${esc(r.version)}<td>${esc(r.flow)}<td>${r.currentWave}/${r.waveCount}<span class=bar><i style="width:${pct}%"></i></span><td>${esc(gate)}<td>${r.successRate !== undefined ? `${r.successRate}%` : ''}<td class=c>${cells}`;
   });
   const head = `<h2>Rollouts (${running.length} running of ${all.length})</h2>`;
@@ -146,24 +172,34 @@ function counts(s: AgentStatus): string {
     if (o.drift) k.set('drifted', (k.get('drifted') ?? 0) + 1);
     byKind.set(o.kind, k);
   }
-  const rows = [...byKind].map(([kind, m]) => `<tr><td>${esc(kind)}<td>${[...m.values()].reduce((a, b) => a + b, 0) - (m.get('drifted') ?? 0)}<td>${[...m].map(([k, n]) => `${esc(k)} ${n}`).join(', ')}`);
+  const rows = [...byKind].map(
+    ([kind, m]) =>
+      `<tr><td>${esc(kind)}<td>${[...m.values()].reduce((a, b) => a + b, 0) - (m.get('drifted') ?? 0)}<td>${[...m].map(([k, n]) => `${esc(k)} ${n}`).join(', ')}`,
+  );
   const rollouts = new Map<string, number>();
   for (const r of s.rollouts) rollouts.set(r.status, (rollouts.get(r.status) ?? 0) + 1);
-  if (rollouts.size > 0) rows.push(`<tr><td>Deployments live<td>${s.rollouts.length}<td>${[...rollouts].map(([k, n]) => `${esc(k)} ${n}`).join(', ')}`);
+  if (rollouts.size > 0)
+    rows.push(`<tr><td>Deployments live<td>${s.rollouts.length}<td>${[...rollouts].map(([k, n]) => `${esc(k)} ${n}`).join(', ')}`);
   return `<h2>Objects</h2><table id=counts><tr><th>Kind<th>Total<th>Last pass${rows.join('') || '<tr><td colspan=3 class=m>No pass has finished yet.'}</table>`;
 }
 
 function events(s: AgentStatus, t: number): string {
-  const rows = s.events.slice(0, PAGE_LIMITS.events).map(
-    (e) => `<tr class=${e.severity === 'error' ? 'e' : ''}><td>${esc(age(e.lastTimestamp, t))}<td>${esc(e.reason)}<td><code>${esc(e.object ?? '')}</code>${e.wave !== undefined ? ` wave ${e.wave}` : ''}<td>${esc(e.message)}<td>${e.count}<td><code>${esc(short(e.revision))}</code>`,
-  );
+  const rows = s.events
+    .slice(0, PAGE_LIMITS.events)
+    .map(
+      (e) =>
+        `<tr class=${e.severity === 'error' ? 'e' : ''}><td>${esc(age(e.lastTimestamp, t))}<td>${esc(e.reason)}<td><code>${esc(e.object ?? '')}</code>${e.wave !== undefined ? ` wave ${e.wave}` : ''}<td>${esc(e.message)}<td>${e.count}<td><code>${esc(short(e.revision))}</code>`,
+    );
   return `<h2>Recent events</h2><table id=events><tr><th>Last seen<th>Reason<th>Object<th>Message<th>Count<th>Revision${rows.join('') || '<tr><td colspan=6 class=m>None yet.'}</table>`;
 }
 
 function history(s: AgentStatus, t: number): string {
-  const rows = s.history.slice(0, PAGE_LIMITS.history).map(
-    (h) => `<tr class=${h.result === 'Succeeded' ? '' : 'e'}><td>${esc(age(h.startedAt, t))}<td>${esc(h.trigger)}<td>${esc(h.result)}<td>${h.writes}<td>${(h.durationMs / 1000).toFixed(1)} s<td><code>${esc(short(h.revision))}</code><td>${esc(h.message)}`,
-  );
+  const rows = s.history
+    .slice(0, PAGE_LIMITS.history)
+    .map(
+      (h) =>
+        `<tr class=${h.result === 'Succeeded' ? '' : 'e'}><td>${esc(age(h.startedAt, t))}<td>${esc(h.trigger)}<td>${esc(h.result)}<td>${h.writes}<td>${(h.durationMs / 1000).toFixed(1)} s<td><code>${esc(short(h.revision))}</code><td>${esc(h.message)}`,
+    );
   return `<h2>Pass history</h2><table id=history><tr><th>Started<th>Trigger<th>Result<th>Writes<th>Took<th>Revision<th>Message${rows.join('')}</table><p class=m>${s.noOpPasses} pass(es) that changed nothing are counted, not listed.</p>`;
 }
 

@@ -106,7 +106,9 @@ export interface AgentStatus {
   gates: RolloutStatus[];
 }
 
-export type PassListener = (p: { phase: 'start'; revision: string | null } | { phase: 'finish'; revision: string | null; ok: boolean; message: string }) => void;
+export type PassListener = (
+  p: { phase: 'start'; revision: string | null } | { phase: 'finish'; revision: string | null; ok: boolean; message: string },
+) => void;
 
 /** Passes that changed or failed something kept in the history (the newest pass is always kept too). */
 export const HISTORY_LIMIT = 100;
@@ -153,7 +155,6 @@ export class StatusTracker {
     };
   }
 
-
   /** Signers of verified revisions, so the applied one can be named; bounded like the history. */
   private readonly signers = new Map<string, string | null>();
   /** The newest revision refused by signature verification, while it is the tracked head. */
@@ -177,7 +178,13 @@ export class StatusTracker {
   /** Drift that is not healed this pass (reported, or held by the heal backoff): the Drifted condition. */
   drifted(keys: string[]): void {
     if (keys.length === 0) this.set('Drifted', 'False', 'InSync', '');
-    else this.set('Drifted', 'True', 'DriftDetected', `${keys.length} object(s) changed outside packsync: ${keys.slice(0, 5).join(', ')}${keys.length > 5 ? ', …' : ''}`);
+    else
+      this.set(
+        'Drifted',
+        'True',
+        'DriftDetected',
+        `${keys.length} object(s) changed outside packsync: ${keys.slice(0, 5).join(', ')}${keys.length > 5 ? ', …' : ''}`,
+      );
   }
 
   condition(type: ConditionType): Condition {
@@ -279,7 +286,8 @@ export class StatusTracker {
     this.passStarted = false;
     if (rec.result !== 'Aborted' && started) {
       const ok = rec.result === 'Succeeded' && !this.refused;
-      for (const l of this.passListeners) l({ phase: 'finish', revision: s.lastAttemptedRevision, ok, message: ok ? rec.message : (this.refused?.message ?? rec.message) });
+      for (const l of this.passListeners)
+        l({ phase: 'finish', revision: s.lastAttemptedRevision, ok, message: ok ? rec.message : (this.refused?.message ?? rec.message) });
     }
   }
 
@@ -288,7 +296,12 @@ export class StatusTracker {
    * fix a rejected API key, so the agent says it is stalled and waits for the next trigger.
    */
   stalledOn(code: string, message: string): void {
-    this.set('Stalled', 'True', 'TerminalError', `${code}: no automatic retry; fix the cause, the next trigger (interval, webhook, commit) tries again: ${message}`);
+    this.set(
+      'Stalled',
+      'True',
+      'TerminalError',
+      `${code}: no automatic retry; fix the cause, the next trigger (interval, webhook, commit) tries again: ${message}`,
+    );
   }
 
   /** A source failure (fetch) before any plan: the last applied revision stays in force. */

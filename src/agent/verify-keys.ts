@@ -70,7 +70,8 @@ export async function loadTrustedKeys(o: LoadTrustedKeysOptions): Promise<Truste
   });
   const ascFiles = names.filter((n) => n.endsWith('.asc')).sort();
   const allowed = names.includes('allowed_signers') ? join(dir, 'allowed_signers') : null;
-  if (!allowed && ascFiles.length === 0) throw new VerifyConfigError(`--trusted-keys ${dir} holds no allowed_signers file and no *.asc key: nothing could ever be trusted`);
+  if (!allowed && ascFiles.length === 0)
+    throw new VerifyConfigError(`--trusted-keys ${dir} holds no allowed_signers file and no *.asc key: nothing could ever be trusted`);
 
   const gitProgram = await findProgram('git', o.env.PATH);
   if (!gitProgram) throw new VerifyConfigError('git is not installed (on PATH): it is needed to verify commit signatures');
@@ -79,16 +80,21 @@ export async function loadTrustedKeys(o: LoadTrustedKeysOptions): Promise<Truste
     const text = await readFile(allowed, 'utf8').catch((e: unknown) => {
       throw new VerifyConfigError(`${allowed} cannot be read: ${e instanceof Error ? e.message : String(e)}`);
     });
-    if (!text.split('\n').some((l) => l.trim() && !l.trim().startsWith('#'))) throw new VerifyConfigError(`${allowed} is empty: add lines "<principal> <key type> <public key>"`);
+    if (!text.split('\n').some((l) => l.trim() && !l.trim().startsWith('#')))
+      throw new VerifyConfigError(`${allowed} is empty: add lines "<principal> <key type> <public key>"`);
     sshKeygenProgram = await findProgram('ssh-keygen', o.env.PATH);
-    if (!sshKeygenProgram) throw new VerifyConfigError('ssh-keygen is not installed (on PATH): it is needed to verify SSH signatures (allowed_signers in --trusted-keys)');
+    if (!sshKeygenProgram)
+      throw new VerifyConfigError(
+        'ssh-keygen is not installed (on PATH): it is needed to verify SSH signatures (allowed_signers in --trusted-keys)',
+      );
   }
   let gpgProgram: string | null = null;
   let gnupgHome: string | null = null;
   let openpgpKeys: OpenPgpKey[] = [];
   if (ascFiles.length > 0) {
     gpgProgram = await findProgram('gpg', o.env.PATH);
-    if (!gpgProgram) throw new VerifyConfigError('gpg is not installed (on PATH): it is needed to verify OpenPGP signatures (*.asc in --trusted-keys)');
+    if (!gpgProgram)
+      throw new VerifyConfigError('gpg is not installed (on PATH): it is needed to verify OpenPGP signatures (*.asc in --trusted-keys)');
     gnupgHome = o.gnupgHome;
     // A fresh keyring every start: a key removed from the directory is no longer trusted.
     await rm(gnupgHome, { recursive: true, force: true });
@@ -104,7 +110,9 @@ export async function loadTrustedKeys(o: LoadTrustedKeysOptions): Promise<Truste
         throw new VerifyConfigError(`${file} is not an OpenPGP public key gpg can import: ${firstLine(e)}`);
       });
     }
-    openpgpKeys = parseKeyList((await run(gpgProgram, ['--batch', '--no-autostart', '--with-colons', '--fixed-list-mode', '--list-keys'], { env })).stdout);
+    openpgpKeys = parseKeyList(
+      (await run(gpgProgram, ['--batch', '--no-autostart', '--with-colons', '--fixed-list-mode', '--list-keys'], { env })).stdout,
+    );
     if (openpgpKeys.length === 0) throw new VerifyConfigError(`the *.asc files in ${dir} hold no OpenPGP public key`);
   }
   return { dir, allowedSignersFile: allowed, gnupgHome, openpgpKeys, gpgProgram, sshKeygenProgram, gitProgram };
@@ -146,5 +154,11 @@ function unescapeColons(s: string): string {
 function firstLine(e: unknown): string {
   const err = e as { stderr?: string; message?: string };
   const text = (err.stderr && err.stderr.trim()) || err.message || String(e);
-  return text.split('\n').find((l) => l.trim())?.trim().slice(0, 200) ?? 'failed';
+  return (
+    text
+      .split('\n')
+      .find((l) => l.trim())
+      ?.trim()
+      .slice(0, 200) ?? 'failed'
+  );
 }

@@ -31,7 +31,12 @@ export function runGit(keys: TrustedKeys, cwd: string, args: string[], env: Node
   // Unset formats point at programs that are not there: a signature of that kind fails loudly.
   config.push('-c', `gpg.ssh.allowedSignersFile=${keys.allowedSignersFile ?? '/nonexistent/packsync-no-allowed-signers'}`);
   if (keys.sshKeygenProgram) config.push('-c', `gpg.ssh.program=${keys.sshKeygenProgram}`);
-  config.push('-c', `gpg.program=${keys.gpgProgram ?? '/nonexistent/packsync-no-gpg'}`, '-c', `gpg.openpgp.program=${keys.gpgProgram ?? '/nonexistent/packsync-no-gpg'}`);
+  config.push(
+    '-c',
+    `gpg.program=${keys.gpgProgram ?? '/nonexistent/packsync-no-gpg'}`,
+    '-c',
+    `gpg.openpgp.program=${keys.gpgProgram ?? '/nonexistent/packsync-no-gpg'}`,
+  );
   const home = keys.gnupgHome ?? cwd;
   const childEnv = { ...gpgEnv(env, home), GIT_CONFIG_NOSYSTEM: '1', GIT_CONFIG_GLOBAL: '/dev/null', GIT_TERMINAL_PROMPT: '0' };
   return new Promise((resolve) => {
@@ -55,7 +60,13 @@ export function parseObject(raw: string, kind: 'commit' | 'tag'): Signed {
   const person = new RegExp(`^${kind === 'commit' ? 'committer' : 'tagger'} [^<]*<([^>]*)>`, 'm').exec(header)?.[1]?.toLowerCase() ?? null;
   // Commits carry the signature in a `gpgsig` header; tags append it to the message.
   const sigText = kind === 'commit' ? (/^gpgsig(?:-sha256)? (.*)$/m.exec(header)?.[1] ?? '') : raw;
-  const format = /-----BEGIN SSH SIGNATURE-----/.test(sigText) ? 'ssh' : /-----BEGIN PGP SIGNATURE-----/.test(sigText) ? 'openpgp' : /-----BEGIN SIGNED MESSAGE-----/.test(sigText) ? 'x509' : null;
+  const format = /-----BEGIN SSH SIGNATURE-----/.test(sigText)
+    ? 'ssh'
+    : /-----BEGIN PGP SIGNATURE-----/.test(sigText)
+      ? 'openpgp'
+      : /-----BEGIN SIGNED MESSAGE-----/.test(sigText)
+        ? 'x509'
+        : null;
   return { signerEmail: person, format };
 }
 
@@ -63,16 +74,25 @@ const SSH_GOOD = /^Good "git" signature for (.+) with (\S+) key (SHA256:\S+)/m;
 const SSH_KEY = /signature with (\S+) key (SHA256:\S+)/m;
 
 /** Checks one commit (`kind: 'commit'`) or one annotated tag (`kind: 'tag'`, given by ref). */
-export async function verifyObject(keys: TrustedKeys, cwd: string, kind: 'commit' | 'tag', object: string, env: NodeJS.ProcessEnv): Promise<Verdict> {
+export async function verifyObject(
+  keys: TrustedKeys,
+  cwd: string,
+  kind: 'commit' | 'tag',
+  object: string,
+  env: NodeJS.ProcessEnv,
+): Promise<Verdict> {
   const name = kind === 'commit' ? `commit ${object}` : `tag ${object}`;
   const raw = await runGit(keys, cwd, ['cat-file', kind, object], env);
   if (raw.code !== 0) return { ok: false, object, signer: null, why: `${name} cannot be read: ${clip(raw.stderr)}` };
   const info = parseObject(raw.stdout, kind);
   const who = kind === 'commit' ? 'committed' : 'tagged';
   if (info.format === null) return { ok: false, object, signer: null, why: `${name} is not signed` };
-  if (info.format === 'x509') return { ok: false, object, signer: null, why: `${name} has an X.509 signature; only SSH and OpenPGP signatures can be trusted` };
-  if (info.format === 'ssh' && !keys.allowedSignersFile) return { ok: false, object, signer: null, why: `${name} has an SSH signature but --trusted-keys has no allowed_signers file` };
-  if (info.format === 'openpgp' && !keys.gnupgHome) return { ok: false, object, signer: null, why: `${name} has an OpenPGP signature but --trusted-keys has no *.asc key` };
+  if (info.format === 'x509')
+    return { ok: false, object, signer: null, why: `${name} has an X.509 signature; only SSH and OpenPGP signatures can be trusted` };
+  if (info.format === 'ssh' && !keys.allowedSignersFile)
+    return { ok: false, object, signer: null, why: `${name} has an SSH signature but --trusted-keys has no allowed_signers file` };
+  if (info.format === 'openpgp' && !keys.gnupgHome)
+    return { ok: false, object, signer: null, why: `${name} has an OpenPGP signature but --trusted-keys has no *.asc key` };
   const res = await runGit(keys, cwd, [kind === 'commit' ? 'verify-commit' : 'verify-tag', '--raw', object], env);
   const out = `${res.stdout}\n${res.stderr}`;
   const email = info.signerEmail ?? '(no email)';
@@ -80,19 +100,44 @@ export async function verifyObject(keys: TrustedKeys, cwd: string, kind: 'commit
     const good = SSH_GOOD.exec(out);
     if (res.code !== 0 || !good) {
       const key = SSH_KEY.exec(out);
-      if (key && /No principal matched/i.test(out)) return { ok: false, object, signer: null, why: `${name} is signed by SSH key ${key[2] ?? ''}, which is not in the trusted allowed_signers` };
+      if (key && /No principal matched/i.test(out))
+        return {
+          ok: false,
+          object,
+          signer: null,
+          why: `${name} is signed by SSH key ${key[2] ?? ''}, which is not in the trusted allowed_signers`,
+        };
       return { ok: false, object, signer: null, why: `${name} has an SSH signature that does not verify: ${clip(out)}` };
     }
     const principal = good[1]!;
-    if (!principalMatches(principal, email)) return { ok: false, object, signer: principal, why: `${name} is signed by ${principal} (SSH key ${good[3] ?? ''}) but ${who} by ${email}` };
+    if (!principalMatches(principal, email))
+      return {
+        ok: false,
+        object,
+        signer: principal,
+        why: `${name} is signed by ${principal} (SSH key ${good[3] ?? ''}) but ${who} by ${email}`,
+      };
     return { ok: true, object, signer: principal, why: '' };
   }
   const status = parseGpgStatus(out);
-  if (status.noPubkey) return { ok: false, object, signer: null, why: `${name} is signed by OpenPGP key ${status.noPubkey}, which is not among the trusted keys` };
+  if (status.noPubkey)
+    return {
+      ok: false,
+      object,
+      signer: null,
+      why: `${name} is signed by OpenPGP key ${status.noPubkey}, which is not among the trusted keys`,
+    };
   if (status.badSig) return { ok: false, object, signer: null, why: `${name} has a bad OpenPGP signature (key ${status.badSig})` };
-  if (res.code !== 0 || !status.validFpr) return { ok: false, object, signer: null, why: `${name} has an OpenPGP signature that does not verify: ${clip(out)}` };
+  if (res.code !== 0 || !status.validFpr)
+    return { ok: false, object, signer: null, why: `${name} has an OpenPGP signature that does not verify: ${clip(out)}` };
   const key = keys.openpgpKeys.find((k) => k.fingerprint === status.validFpr);
-  if (!key) return { ok: false, object, signer: null, why: `${name} is signed by OpenPGP key ${status.validFpr}, which is not among the trusted keys` };
+  if (!key)
+    return {
+      ok: false,
+      object,
+      signer: null,
+      why: `${name} is signed by OpenPGP key ${status.validFpr}, which is not among the trusted keys`,
+    };
   const uid = key.uids.find((u) => u.email === email);
   const signer = `${(uid ?? key.uids[0])?.uid ?? '(no uid)'} (${key.fingerprint})`;
   if (!uid) return { ok: false, object, signer, why: `${name} is signed by ${signer} but ${who} by ${email}` };
@@ -126,7 +171,12 @@ export function principalMatches(principals: string, email: string): boolean {
     if (!p) continue;
     const negated = p.startsWith('!');
     const pattern = negated ? p.slice(1) : p;
-    const re = new RegExp(`^${pattern.replace(/[.+^${}()|[\]\\]/g, '\\$&').replace(/\*/g, '.*').replace(/\?/g, '.')}$`);
+    const re = new RegExp(
+      `^${pattern
+        .replace(/[.+^${}()|[\]\\]/g, '\\$&')
+        .replace(/\*/g, '.*')
+        .replace(/\?/g, '.')}$`,
+    );
     if (re.test(target)) {
       if (negated) return false;
       matched = true;

@@ -71,7 +71,10 @@ export class VerifiedSource {
     const head = await o.source.sync();
     const base = o.mode === 'range' && this.last && this.last.revision !== head.revision ? this.last.revision : null;
     // A tag can move to a new tag object on the same commit (re-signed): the tag object is part of the key.
-    const tagObject = o.mode === 'tag' ? (await runGit(o.keys, head.repoDir, ['rev-parse', '--verify', '--quiet', o.source.tagRef], o.env)).stdout.trim() : '';
+    const tagObject =
+      o.mode === 'tag'
+        ? (await runGit(o.keys, head.repoDir, ['rev-parse', '--verify', '--quiet', o.source.tagRef], o.env)).stdout.trim()
+        : '';
     const key = `${o.mode}:${tagObject}:${base ?? ''}..${head.revision}`;
     let j = this.verdicts.get(key);
     if (!j) {
@@ -100,7 +103,9 @@ export class VerifiedSource {
     o.status.sourceRefused(head.revision, j.message);
     const fallback = this.last ? await o.source.materialise(this.last.revision) : null;
     if (!fallback || !this.last) {
-      const why = this.last ? `the last verified revision ${this.last.revision} is no longer in the repository` : 'no revision was verified yet';
+      const why = this.last
+        ? `the last verified revision ${this.last.revision} is no longer in the repository`
+        : 'no revision was verified yet';
       throw new SourceError('SOURCE_UNVERIFIED', `${j.message}; ${why}, so nothing is applied`);
     }
     return { ...fallback, signer: this.last.signer };
@@ -113,9 +118,11 @@ export class VerifiedSource {
     if (o.mode === 'tag') {
       const type = await runGit(o.keys, repoDir, ['cat-file', '-t', o.source.tagRef], o.env);
       if (type.code !== 0) return refuse(`--ref ${o.ref} has no tag in the repository`);
-      if (type.stdout.trim() !== 'tag') return refuse(`--ref ${o.ref} is not an annotated, signed tag (it names a ${type.stdout.trim() || 'non-tag'})`);
+      if (type.stdout.trim() !== 'tag')
+        return refuse(`--ref ${o.ref} is not an annotated, signed tag (it names a ${type.stdout.trim() || 'non-tag'})`);
       const peeled = await runGit(o.keys, repoDir, ['rev-parse', `${o.source.tagRef}^{commit}`], o.env);
-      if (peeled.stdout.trim() !== head) return refuse(`tag ${o.ref} points at ${peeled.stdout.trim().slice(0, 40) || '?'}, not at the checked-out commit`);
+      if (peeled.stdout.trim() !== head)
+        return refuse(`tag ${o.ref} points at ${peeled.stdout.trim().slice(0, 40) || '?'}, not at the checked-out commit`);
       v = await verifyObject(o.keys, repoDir, 'tag', o.source.tagRef, o.env);
       if (!v.ok) return refuse(v.why.replace(`tag ${o.source.tagRef}`, `tag ${o.ref}`));
       return { ok: true, signer: v.signer, message: '' };
@@ -123,7 +130,10 @@ export class VerifiedSource {
     let commits = [head];
     if (o.mode === 'range' && base) {
       const list = await runGit(o.keys, repoDir, ['rev-list', '--reverse', `${base}..${head}`], o.env);
-      if (list.code !== 0) return refuse(`cannot list the commits between the last verified revision ${base} and it (the repository needs their history; for git-sync use --depth 0)`);
+      if (list.code !== 0)
+        return refuse(
+          `cannot list the commits between the last verified revision ${base} and it (the repository needs their history; for git-sync use --depth 0)`,
+        );
       commits = list.stdout.split('\n').filter((l) => /^[0-9a-f]{40,64}$/.test(l));
       // A head behind the last verified one (a rollback) is checked itself.
       if (!commits.includes(head)) commits.push(head);
@@ -181,10 +191,15 @@ export function verifiableDirectory(o: VerifiableDirectoryOptions): VerifiableSo
         throw new SourceError('SOURCE_PATH_INVALID', `--source ${o.sourceDir} does not exist`);
       });
       const top = await runGit(o.keys, real, ['rev-parse', '--show-toplevel'], o.env);
-      if (top.code !== 0) throw new SourceError('SOURCE_INVALID', `--source ${o.sourceDir} is not a git work tree, so its signatures cannot be verified: ${top.stderr.trim().split('\n')[0] ?? ''}`);
+      if (top.code !== 0)
+        throw new SourceError(
+          'SOURCE_INVALID',
+          `--source ${o.sourceDir} is not a git work tree, so its signatures cannot be verified: ${top.stderr.trim().split('\n')[0] ?? ''}`,
+        );
       repoDir = top.stdout.trim();
       rel = relative(repoDir, resolve(real, o.path ?? '.'));
-      if (rel.startsWith('..') || rel.split(sep).includes('..')) throw new SourceError('SOURCE_PATH_INVALID', `--path "${o.path ?? ''}" leaves the repository`);
+      if (rel.startsWith('..') || rel.split(sep).includes('..'))
+        throw new SourceError('SOURCE_PATH_INVALID', `--path "${o.path ?? ''}" leaves the repository`);
       const head = await runGit(o.keys, repoDir, ['rev-parse', '--verify', 'HEAD^{commit}'], o.env);
       if (head.code !== 0) throw new SourceError('SOURCE_REF_NOT_FOUND', `${o.sourceDir} has no commit checked out`);
       return { revision: head.stdout.trim(), repoDir };
@@ -217,7 +232,11 @@ export function verifiableDirectory(o: VerifiableDirectoryOptions): VerifiableSo
 function exportTree(gitProgram: string, repoDir: string, revision: string, dest: string, env: NodeJS.ProcessEnv): Promise<boolean> {
   const childEnv = { PATH: env.PATH ?? '/usr/bin:/bin', HOME: dest, GIT_CONFIG_NOSYSTEM: '1', GIT_CONFIG_GLOBAL: '/dev/null', LC_ALL: 'C' };
   return new Promise((done) => {
-    const archive = spawn(gitProgram, ['archive', '--format=tar', revision], { cwd: repoDir, env: childEnv, stdio: ['ignore', 'pipe', 'ignore'] });
+    const archive = spawn(gitProgram, ['archive', '--format=tar', revision], {
+      cwd: repoDir,
+      env: childEnv,
+      stdio: ['ignore', 'pipe', 'ignore'],
+    });
     const tar = spawn('tar', ['-x', '-C', dest], { env: childEnv, stdio: ['pipe', 'ignore', 'ignore'] });
     archive.stdout.pipe(tar.stdin);
     tar.stdin.on('error', () => undefined);

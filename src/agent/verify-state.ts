@@ -23,7 +23,13 @@ export async function loadVerifiedRevision(stateDir: string, source: string, ref
   try {
     const v = JSON.parse(text) as Partial<VerifiedRevision>;
     if (v.source !== source || v.ref !== ref || typeof v.revision !== 'string' || !/^[0-9a-f]{40,64}$/.test(v.revision)) return null;
-    return { source, ref, revision: v.revision, signer: typeof v.signer === 'string' ? v.signer : null, verifiedAt: String(v.verifiedAt ?? '') };
+    return {
+      source,
+      ref,
+      revision: v.revision,
+      signer: typeof v.signer === 'string' ? v.signer : null,
+      verifiedAt: String(v.verifiedAt ?? ''),
+    };
   } catch {
     // A torn or hand-edited file: start as on a first run (head only), never crash.
     return null;

@@ -20,7 +20,10 @@ function safeEqual(a: string, b: string): boolean {
   const x = Buffer.from(a);
   const y = Buffer.from(b);
   // Compare equal-length buffers always, so the length difference leaks nothing useful either.
-  const ok = timingSafeEqual(Buffer.concat([x, Buffer.alloc(Math.max(0, y.length - x.length))]).subarray(0, Math.max(x.length, y.length)), Buffer.concat([y, Buffer.alloc(Math.max(0, x.length - y.length))]).subarray(0, Math.max(x.length, y.length)));
+  const ok = timingSafeEqual(
+    Buffer.concat([x, Buffer.alloc(Math.max(0, y.length - x.length))]).subarray(0, Math.max(x.length, y.length)),
+    Buffer.concat([y, Buffer.alloc(Math.max(0, x.length - y.length))]).subarray(0, Math.max(x.length, y.length)),
+  );
   return ok && x.length === y.length;
 }
 
@@ -65,7 +68,8 @@ export class WebhookVerifier {
     } else {
       return { status: 401, reason: 'missing signature' };
     }
-    const delivery = header(headers, 'x-github-delivery') ?? header(headers, 'x-gitlab-event-uuid') ?? header(headers, 'x-packsync-delivery');
+    const delivery =
+      header(headers, 'x-github-delivery') ?? header(headers, 'x-gitlab-event-uuid') ?? header(headers, 'x-packsync-delivery');
     if (delivery !== undefined) {
       if (this.seen.includes(delivery)) return { status: 200, reason: 'duplicate delivery ignored', trigger: false };
       this.seen.push(delivery);
@@ -73,7 +77,8 @@ export class WebhookVerifier {
     }
     const event = header(headers, 'x-github-event') ?? header(headers, 'x-gitlab-event');
     if (event === 'ping') return { status: 200, reason: 'ping', trigger: false };
-    if (event !== undefined && !/^(push|push hook|tag push hook)$/i.test(event)) return { status: 200, reason: `event ${event} ignored`, trigger: false };
+    if (event !== undefined && !/^(push|push hook|tag push hook)$/i.test(event))
+      return { status: 200, reason: `event ${event} ignored`, trigger: false };
     let ref: string | undefined;
     if (body.length > 0) {
       try {

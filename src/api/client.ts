@@ -61,9 +61,13 @@ export type { RequestEvent } from './transport.js';
 export type ApiClientOptions = TransportOptions;
 
 /** List operations whose only argument is a paging query. */
-export type PagedListOperation = 'searchApps' | 'listShowcasedApps' | 'listVerifiedApps' | 'listTemplates' | 'listPackages' | 'listFlows' | 'listTenants';
+export type PagedListOperation =
+  'searchApps' | 'listShowcasedApps' | 'listVerifiedApps' | 'listTemplates' | 'listPackages' | 'listFlows' | 'listTenants';
 export type ItemOf<K extends PagedListOperation> = Awaited<ReturnType<PacksyncApi[K]>> extends Page<infer T> ? T : never;
-export type QueryOf<K extends PagedListOperation> = Omit<NonNullable<Parameters<PacksyncApi[K]>[0]>, 'page' | 'itemsPerPage' | 'disablePaging'>;
+export type QueryOf<K extends PagedListOperation> = Omit<
+  NonNullable<Parameters<PacksyncApi[K]>[0]>,
+  'page' | 'itemsPerPage' | 'disablePaging'
+>;
 
 const enc = encodeURIComponent;
 
@@ -89,7 +93,11 @@ export class ApiClient implements PacksyncApi {
   // ------------------------------------------------------------ iteration
 
   /** Every item of a paged list, e.g. `client.iterateAll('listPackages', { search: 'x' })`. */
-  iterateAll<K extends PagedListOperation>(op: K, query?: QueryOf<K>, opts: CallOptions & IterateOptions = {}): AsyncGenerator<ItemOf<K>, void, undefined> {
+  iterateAll<K extends PagedListOperation>(
+    op: K,
+    query?: QueryOf<K>,
+    opts: CallOptions & IterateOptions = {},
+  ): AsyncGenerator<ItemOf<K>, void, undefined> {
     const list = this[op].bind(this) as unknown as (q: PagingQuery, o?: CallOptions) => Promise<Page<ItemOf<K>>>;
     return this.iterate(list, (query ?? {}) as PagingQuery, opts);
   }
@@ -172,7 +180,11 @@ export class ApiClient implements PacksyncApi {
   async uploadContentChunk(id: Uuid, query: ChunkQuery, chunk: Uint8Array, opts?: CallOptions): Promise<void> {
     const q = { index: query.index, size: query.size, offset: query.offset, chunk: query.chunk };
     // Safe to repeat: the same index/offset/bytes rewrite the same range.
-    await this.calls.send('uploadContentChunk', 'POST', `/v1/package/content/${enc(id)}`, opts, { query: q, binary: chunk, idempotent: true });
+    await this.calls.send('uploadContentChunk', 'POST', `/v1/package/content/${enc(id)}`, opts, {
+      query: q,
+      binary: chunk,
+      idempotent: true,
+    });
   }
 
   async finalizeContent(id: Uuid, body: UploadPackageContentFinalizeViewModel, opts?: CallOptions): Promise<void> {
@@ -281,12 +293,25 @@ export class ApiClient implements PacksyncApi {
   }
 
   async listRadarAppDevices(tenantId: Uuid, appId: Uuid, opts?: CallOptions): Promise<V1RadarDeviceViewModel[]> {
-    return (await this.calls.getList<V1RadarDeviceViewModel>('listRadarAppDevices', `/v1/tenant/${enc(tenantId)}/radar/${enc(appId)}/devices`, undefined, opts)).items;
+    return (
+      await this.calls.getList<V1RadarDeviceViewModel>(
+        'listRadarAppDevices',
+        `/v1/tenant/${enc(tenantId)}/radar/${enc(appId)}/devices`,
+        undefined,
+        opts,
+      )
+    ).items;
   }
 
   async listRadarEntryDevices(tenantId: Uuid, entryId: Uuid, opts?: CallOptions): Promise<V1RadarDeviceViewModel[]> {
-    return (await this.calls.getList<V1RadarDeviceViewModel>('listRadarEntryDevices', `/v1/tenant/${enc(tenantId)}/radar/entry/${enc(entryId)}/devices`, undefined, opts))
-      .items;
+    return (
+      await this.calls.getList<V1RadarDeviceViewModel>(
+        'listRadarEntryDevices',
+        `/v1/tenant/${enc(tenantId)}/radar/entry/${enc(entryId)}/devices`,
+        undefined,
+        opts,
+      )
+    ).items;
   }
 }
 

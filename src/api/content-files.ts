@@ -60,9 +60,12 @@ export async function listContentFiles(dir: string): Promise<ContentFile[]> {
     root = await realpath(dir);
   } catch (e) {
     const code = (e as NodeJS.ErrnoException).code ?? 'error';
-    throw new ContentError('content.unreadable', `cannot be read (${code})`, `content directory ${dir} cannot be read (${code})`, { cause: e });
+    throw new ContentError('content.unreadable', `cannot be read (${code})`, `content directory ${dir} cannot be read (${code})`, {
+      cause: e,
+    });
   }
-  if (!(await stat(root)).isDirectory()) throw new ContentError('content.not-directory', 'is not a directory', `content path ${dir} is not a directory`);
+  if (!(await stat(root)).isDirectory())
+    throw new ContentError('content.not-directory', 'is not a directory', `content path ${dir} is not a directory`);
   const out: ContentFile[] = [];
 
   const walk = async (absDir: string, rel: string, ancestors: ReadonlySet<string>): Promise<void> => {
@@ -82,7 +85,8 @@ export async function listContentFiles(dir: string): Promise<ContentFile[]> {
       }
       const st = e.isSymbolicLink() ? await stat(target) : e;
       if (st.isDirectory()) {
-        if (ancestors.has(target)) throw new ContentError('content.symlink', `${relPath} is a symlink loop`, `content directory ${relPath} is a symlink loop`);
+        if (ancestors.has(target))
+          throw new ContentError('content.symlink', `${relPath} is a symlink loop`, `content directory ${relPath} is a symlink loop`);
         await walk(target, relPath, new Set([...ancestors, target]));
       } else if (st.isFile()) {
         out.push({ relPath, absPath: target, size: (await stat(target)).size });

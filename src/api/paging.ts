@@ -88,7 +88,10 @@ export interface IterateOptions {
  * assumes, and the walk stops at the first page shorter than `itemsPerPage`. An empty page always
  * ends the walk, so a header that lies cannot loop forever.
  */
-export async function* iterateAll<T>(fetchPage: (req: PageRequest) => Promise<Page<T>>, opts: IterateOptions = {}): AsyncGenerator<T, void, undefined> {
+export async function* iterateAll<T>(
+  fetchPage: (req: PageRequest) => Promise<Page<T>>,
+  opts: IterateOptions = {},
+): AsyncGenerator<T, void, undefined> {
   const itemsPerPage = Math.min(MAX_ITEMS_PER_PAGE, Math.max(1, Math.floor(opts.itemsPerPage ?? DEFAULT_ITEMS_PER_PAGE)));
   let base = 1;
   for (let n = 0; n < MAX_PAGES; n++) {
@@ -100,7 +103,9 @@ export async function* iterateAll<T>(fetchPage: (req: PageRequest) => Promise<Pa
     if (h) {
       if (n === 0) base = h.page === 0 ? 0 : 1;
       else if (h.page !== asked) {
-        throw new ApiError('API_INVALID_RESPONSE', `list: asked for page ${asked}, the server answered page ${h.page}`, { operation: 'list' });
+        throw new ApiError('API_INVALID_RESPONSE', `list: asked for page ${asked}, the server answered page ${h.page}`, {
+          operation: 'list',
+        });
       }
       if (!h.hasNext || h.page - base + 1 >= h.totalPages) return;
     } else if (result.items.length < itemsPerPage) {

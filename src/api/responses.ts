@@ -22,18 +22,24 @@ function isObject(v: unknown): v is Record<string, unknown> {
 /** The body as JSON; an empty or non-JSON body is an invalid response. */
 export function readJson(operation: OperationName, res: HttpResponse): unknown {
   const text = res.body.toString('utf8');
-  if (text.trim() === '') throw new ApiError('API_INVALID_RESPONSE', `${operation}: invalid response: empty body`, { operation, status: res.status });
+  if (text.trim() === '')
+    throw new ApiError('API_INVALID_RESPONSE', `${operation}: invalid response: empty body`, { operation, status: res.status });
   try {
     return JSON.parse(text) as unknown;
   } catch (e) {
-    throw new ApiError('API_INVALID_RESPONSE', `${operation}: invalid response: body is not JSON`, { operation, status: res.status, cause: e });
+    throw new ApiError('API_INVALID_RESPONSE', `${operation}: invalid response: body is not JSON`, {
+      operation,
+      status: res.status,
+      cause: e,
+    });
   }
 }
 
 /** The body as a JSON object (fields are not checked: readers downstream are tolerant). */
 export function readObject<T>(operation: OperationName, res: HttpResponse): T {
   const body = readJson(operation, res);
-  if (!isObject(body)) throw new ApiError('API_INVALID_RESPONSE', `${operation}: invalid response: expected a JSON object`, { operation, status: res.status });
+  if (!isObject(body))
+    throw new ApiError('API_INVALID_RESPONSE', `${operation}: invalid response: expected a JSON object`, { operation, status: res.status });
   return body as T;
 }
 
@@ -77,7 +83,13 @@ export interface SendExtra {
 export class Calls {
   constructor(private readonly http: HttpTransport) {}
 
-  send(operation: OperationName, method: HttpMethod, path: string, opts: CallOptions | undefined, extra: SendExtra = {}): Promise<HttpResponse> {
+  send(
+    operation: OperationName,
+    method: HttpMethod,
+    path: string,
+    opts: CallOptions | undefined,
+    extra: SendExtra = {},
+  ): Promise<HttpResponse> {
     return this.http.request({
       operation,
       method,
@@ -104,7 +116,12 @@ export class Calls {
   }
 
   /** A create answered by the new object's id (bare JSON string, `{id}`, or unquoted text). */
-  async postId(operation: OperationName, path: string, opts: CallOptions | undefined, extra: { query?: object; body?: unknown }): Promise<Uuid> {
+  async postId(
+    operation: OperationName,
+    path: string,
+    opts: CallOptions | undefined,
+    extra: { query?: object; body?: unknown },
+  ): Promise<Uuid> {
     const res = await this.send(operation, 'POST', path, opts, { ...extra, idempotent: false });
     return readIdText(res.body.toString('utf8'), operation);
   }

@@ -20,8 +20,7 @@ import type { RetryPolicy } from './retry.js';
 
 /** What one attempt produced: an answer (any status), or no answer and why. */
 export type AttemptOutcome =
-  | { kind: 'response'; response: HttpResponse }
-  | { kind: 'error'; cause: unknown; code: string; timedOut: boolean; aborted: boolean };
+  { kind: 'response'; response: HttpResponse } | { kind: 'error'; cause: unknown; code: string; timedOut: boolean; aborted: boolean };
 
 /** The two facts about a request the decision needs. */
 export interface DecisionRequest {
@@ -91,11 +90,7 @@ export function decide(req: DecisionRequest, outcome: AttemptOutcome, attempt: n
     const unknown = !req.idempotent && (status === 408 || (status >= 500 && status !== 501 && status !== 505));
     retry = canRepeat && policy.retry.canRetry(attempt);
     const code: ApiErrorCode | undefined = unknown ? 'API_OUTCOME_UNKNOWN' : undefined;
-    const note = unknown
-      ? 'the request may have taken effect'
-      : canRepeat && attempt > 1
-        ? `gave up after ${attempt} attempts`
-        : undefined;
+    const note = unknown ? 'the request may have taken effect' : canRepeat && attempt > 1 ? `gave up after ${attempt} attempts` : undefined;
     error = httpError(req.operation, status, problem, {
       retryAfterMs,
       secrets: policy.secrets,

@@ -108,7 +108,8 @@ export class HttpTransport {
     this.now = opts.now ?? Date.now;
     const concurrency = Math.max(1, Math.floor(opts.concurrency ?? 8));
     this.semaphore = new Semaphore(concurrency);
-    this.bucket = opts.rateLimit && opts.rateLimit.perSecond > 0 ? new TokenBucket(opts.rateLimit.perSecond, opts.clock ?? systemClock) : null;
+    this.bucket =
+      opts.rateLimit && opts.rateLimit.perSecond > 0 ? new TokenBucket(opts.rateLimit.perSecond, opts.clock ?? systemClock) : null;
     this.onRequest = opts.onRequest;
     if (opts.dispatcher) {
       this.dispatcher = opts.dispatcher;

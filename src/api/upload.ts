@@ -51,7 +51,11 @@ export async function uploadContentDirectory(
   };
 
   for (const [index, f] of files.entries()) {
-    if (opts.signal?.aborted) throw new ApiError('API_ABORTED', 'uploadContentDirectory: aborted', { operation: 'uploadContentDirectory', cause: opts.signal.reason });
+    if (opts.signal?.aborted)
+      throw new ApiError('API_ABORTED', 'uploadContentDirectory: aborted', {
+        operation: 'uploadContentDirectory',
+        cause: opts.signal.reason,
+      });
     const fh = await open(f.absPath, 'r');
     try {
       const size = (await fh.stat()).size;

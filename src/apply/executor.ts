@@ -73,12 +73,18 @@ export async function applyPlan(plan: Plan, api: PacksyncApi, store: InventorySt
     ...(opts.signal ? { signal: opts.signal } : {}),
   };
   // A state store that can no longer write (remote lease lost) stops new actions like a shutdown.
-  const results = await runGraph(plan.actions, opts.concurrency ?? 4, anySignal(opts.signal, opts.stopSignal, store.stopSignal), async (a) => {
-    const started = Date.now();
-    emit({ type: 'action-start', key: a.key, actionId: a.id, op: a.op, description: a.description });
-    await runAction(a, deps);
-    emit({ type: 'action-done', key: a.key, actionId: a.id, op: a.op, description: a.description, durationMs: Date.now() - started });
-  }, emit);
+  const results = await runGraph(
+    plan.actions,
+    opts.concurrency ?? 4,
+    anySignal(opts.signal, opts.stopSignal, store.stopSignal),
+    async (a) => {
+      const started = Date.now();
+      emit({ type: 'action-start', key: a.key, actionId: a.id, op: a.op, description: a.description });
+      await runAction(a, deps);
+      emit({ type: 'action-done', key: a.key, actionId: a.id, op: a.op, description: a.description, durationMs: Date.now() - started });
+    },
+    emit,
+  );
 
   const objects: ObjectOutcome[] = plan.objects.map((o) => {
     const planned = OUTCOME_OF_CHANGE[o.change];
@@ -107,7 +113,14 @@ export async function applyPlan(plan: Plan, api: PacksyncApi, store: InventorySt
   }
   await store.flush();
   const waiting = objects.filter((o) => o.waiting).length;
-  return { objects, counts, writes, failed: counts.failed, waiting, aborted: (opts.signal?.aborted ?? false) || (opts.stopSignal?.aborted ?? false) };
+  return {
+    objects,
+    counts,
+    writes,
+    failed: counts.failed,
+    waiting,
+    aborted: (opts.signal?.aborted ?? false) || (opts.stopSignal?.aborted ?? false),
+  };
 }
 
 export async function runGraph(
@@ -151,33 +164,35 @@ export async function runGraph(
           continue;
         }
         running++;
-        run(a).then(
-          () => {
-            results.set(a.id, { status: 'done' });
-            for (const dep of dependents.get(a.id) ?? []) {
-              const left = (waitingOn.get(dep) ?? 1) - 1;
-              waitingOn.set(dep, left);
-              const next = byId.get(dep);
-              if (left === 0 && next && !results.has(dep)) ready.push(next);
-            }
-          },
-          (e: unknown) => {
-            const error = { code: errorCode(e), message: errorMessage(e) };
-            if (error.code === 'WAIT_DEFERRED') {
-              // Not a failure: what depends on it waits for a later pass, which re-plans from live.
-              results.set(a.id, { status: 'waiting', error });
-              emit({ type: 'action-waiting', key: a.key, actionId: a.id, op: a.op, description: a.description, reason: error.message });
-              skipTree(a.id, `waits for ${a.key}, still processing`, 'WAITING');
-              return;
-            }
-            results.set(a.id, { status: 'failed', error });
-            emit({ type: 'action-failed', key: a.key, actionId: a.id, op: a.op, description: a.description, ...error });
-            skipTree(a.id, `${a.key} failed: ${error.code}`);
-          },
-        ).finally(() => {
-          running--;
-          pump();
-        });
+        run(a)
+          .then(
+            () => {
+              results.set(a.id, { status: 'done' });
+              for (const dep of dependents.get(a.id) ?? []) {
+                const left = (waitingOn.get(dep) ?? 1) - 1;
+                waitingOn.set(dep, left);
+                const next = byId.get(dep);
+                if (left === 0 && next && !results.has(dep)) ready.push(next);
+              }
+            },
+            (e: unknown) => {
+              const error = { code: errorCode(e), message: errorMessage(e) };
+              if (error.code === 'WAIT_DEFERRED') {
+                // Not a failure: what depends on it waits for a later pass, which re-plans from live.
+                results.set(a.id, { status: 'waiting', error });
+                emit({ type: 'action-waiting', key: a.key, actionId: a.id, op: a.op, description: a.description, reason: error.message });
+                skipTree(a.id, `waits for ${a.key}, still processing`, 'WAITING');
+                return;
+              }
+              results.set(a.id, { status: 'failed', error });
+              emit({ type: 'action-failed', key: a.key, actionId: a.id, op: a.op, description: a.description, ...error });
+              skipTree(a.id, `${a.key} failed: ${error.code}`);
+            },
+          )
+          .finally(() => {
+            running--;
+            pump();
+          });
       }
       if (running === 0 && ready.length === 0) resolve();
     };

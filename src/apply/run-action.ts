@@ -30,7 +30,11 @@ export async function runAction(a: PlanAction, d: ActionDeps): Promise<void> {
   const { api, store } = d;
   const opts = d.signal ? { signal: d.signal } : {};
   const at = (): string => d.now().toISOString();
-  const entryBase = (kind: InventoryEntry['kind'], id: string, record: { specHash: string; spec: unknown; annotations?: Record<string, string>; file?: string }): InventoryEntry => ({
+  const entryBase = (
+    kind: InventoryEntry['kind'],
+    id: string,
+    record: { specHash: string; spec: unknown; annotations?: Record<string, string>; file?: string },
+  ): InventoryEntry => ({
     kind,
     name: a.key.slice(a.key.indexOf('/') + 1),
     id,
@@ -49,19 +53,36 @@ export async function runAction(a: PlanAction, d: ActionDeps): Promise<void> {
   switch (a.op) {
     case 'import-package': {
       await intent(a.match, a.knownIds);
-      const id = await createOnce(d, () => api.importApp(a.appId, a.query, opts), async () => {
-        const pkgs = (await api.listPackages({ disablePaging: true, appId: a.appId }, opts)).items;
-        return pkgs.find((p) => !p.isCustom && p.appId === a.appId && p.productVersion === a.match.version && String(scopeOfPackage(p)) === a.match.scope && !a.knownIds.includes(p.id))?.id;
-      });
+      const id = await createOnce(
+        d,
+        () => api.importApp(a.appId, a.query, opts),
+        async () => {
+          const pkgs = (await api.listPackages({ disablePaging: true, appId: a.appId }, opts)).items;
+          return pkgs.find(
+            (p) =>
+              !p.isCustom &&
+              p.appId === a.appId &&
+              p.productVersion === a.match.version &&
+              String(scopeOfPackage(p)) === a.match.scope &&
+              !a.knownIds.includes(p.id),
+          )?.id;
+        },
+      );
       await store.put(entryBase('Package', id, a.record));
       return;
     }
     case 'create-package': {
       await intent(a.match, a.knownIds);
-      const id = await createOnce(d, async () => (await api.createPackage(a.body, opts)).id, async () => {
-        const pkgs = (await api.listPackages({ disablePaging: true, search: a.match.name }, opts)).items;
-        return pkgs.find((p) => p.isCustom && p.productName === a.match.name && p.productVersion === a.match.version && !a.knownIds.includes(p.id))?.id;
-      });
+      const id = await createOnce(
+        d,
+        async () => (await api.createPackage(a.body, opts)).id,
+        async () => {
+          const pkgs = (await api.listPackages({ disablePaging: true, search: a.match.name }, opts)).items;
+          return pkgs.find(
+            (p) => p.isCustom && p.productName === a.match.name && p.productVersion === a.match.version && !a.knownIds.includes(p.id),
+          )?.id;
+        },
+      );
       await store.put({
         ...entryBase('Package', id, a.record),
         phase: 'created',
@@ -80,16 +101,26 @@ export async function runAction(a: PlanAction, d: ActionDeps): Promise<void> {
       return;
     }
     case 'wait-package':
-      await waitForPackage(api, resolveRef({ key: a.packageKey }, store), d.wait, (s, ms) => d.emit({ type: 'wait', key: a.key, what: `package ${s}`, elapsedMs: ms }), d.signal);
+      await waitForPackage(
+        api,
+        resolveRef({ key: a.packageKey }, store),
+        d.wait,
+        (s, ms) => d.emit({ type: 'wait', key: a.key, what: `package ${s}`, elapsedMs: ms }),
+        d.signal,
+      );
       return;
     case 'create-flow': {
       const body = { ...a.body };
       if (a.packageRef) body.packageId = resolveRef(a.packageRef, store);
       await intent(a.match, a.knownIds);
-      const id = await createOnce(d, () => api.createFlow(body, opts), async () => {
-        const flows = (await api.listFlows({ disablePaging: true, search: a.match.name }, opts)).items;
-        return flows.find((f) => !f.deleted && f.name === a.match.name && !a.knownIds.includes(f.id))?.id;
-      });
+      const id = await createOnce(
+        d,
+        () => api.createFlow(body, opts),
+        async () => {
+          const flows = (await api.listFlows({ disablePaging: true, search: a.match.name }, opts)).items;
+          return flows.find((f) => !f.deleted && f.name === a.match.name && !a.knownIds.includes(f.id))?.id;
+        },
+      );
       await store.put(entryBase('Flow', id, a.record));
       return;
     }
@@ -102,10 +133,14 @@ export async function runAction(a: PlanAction, d: ActionDeps): Promise<void> {
       const packageId = resolveRef(a.packageRef, store);
       await intent({ flowId, packageId }, []);
       const body = { packageId, startNow: a.startNow, ...(a.version !== undefined ? { version: a.version } : {}) };
-      const id = await createOnce(d, () => api.addDeployment(flowId, body, opts), async () => {
-        const flow = await api.getFlow(flowId, opts);
-        return flow.deployments.find((x) => x.packageId === packageId)?.id;
-      });
+      const id = await createOnce(
+        d,
+        () => api.addDeployment(flowId, body, opts),
+        async () => {
+          const flow = await api.getFlow(flowId, opts);
+          return flow.deployments.find((x) => x.packageId === packageId)?.id;
+        },
+      );
       const { appliedState, contentRevision, ...record } = a.record;
       await store.put({
         ...entryBase('Deployment', id, record),
@@ -175,11 +210,23 @@ export async function runAction(a: PlanAction, d: ActionDeps): Promise<void> {
         },
       );
       await store.put({ ...entryBase('TenantUpload', taskId, a.record), tenantId: a.tenantId, packageId });
-      await waitForUpload(api, taskId, d.wait, (s, ms) => d.emit({ type: 'wait', key: a.key, what: `upload ${s}`, elapsedMs: ms }), d.signal);
+      await waitForUpload(
+        api,
+        taskId,
+        d.wait,
+        (s, ms) => d.emit({ type: 'wait', key: a.key, what: `upload ${s}`, elapsedMs: ms }),
+        d.signal,
+      );
       return;
     }
     case 'wait-upload':
-      await waitForUpload(api, a.taskId, d.wait, (s, ms) => d.emit({ type: 'wait', key: a.key, what: `upload ${s}`, elapsedMs: ms }), d.signal);
+      await waitForUpload(
+        api,
+        a.taskId,
+        d.wait,
+        (s, ms) => d.emit({ type: 'wait', key: a.key, what: `upload ${s}`, elapsedMs: ms }),
+        d.signal,
+      );
       return;
     case 'record':
       await store.put({ ...a.entry, revision: d.revision, updatedAt: at() }, a.resolvesIntent);

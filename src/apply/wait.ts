@@ -73,7 +73,8 @@ async function poll<T>(
       throw new ApplyError('WAIT_TIMEOUT', `${what} still ${label(v)} after ${Math.round(elapsed / 1000)} s`);
     }
     // No elapsed time in the message: an unchanged wait must read the same on every pass.
-    if (elapsed >= w.deferAfterMs || w.deferSignal?.aborted) throw new ApplyError('WAIT_DEFERRED', `${what} is still ${label(v)}; a later pass continues`);
+    if (elapsed >= w.deferAfterMs || w.deferSignal?.aborted)
+      throw new ApplyError('WAIT_DEFERRED', `${what} is still ${label(v)}; a later pass continues`);
     // The last look lands on the budget's end, so a wait never holds its pass longer than asked.
     await sleepUnlessDeferred(w, Math.max(0, Math.min(interval, w.deferAfterMs - elapsed)), signal);
     interval = Math.min(w.maxIntervalMs, Math.round(interval * 1.5));
@@ -114,7 +115,9 @@ export function waitForPackage(
     () => api.getPackage(id, signal ? { signal } : {}),
     (p) =>
       p.state === 'Completed' ||
-      (p.state === 'Error' ? new ApplyError('PACKAGE_FAILED', `package ${id} failed processing: ${p.errorDetails ?? 'no details'}`) : false),
+      (p.state === 'Error'
+        ? new ApplyError('PACKAGE_FAILED', `package ${id} failed processing: ${p.errorDetails ?? 'no details'}`)
+        : false),
     (p) => p.state,
     `package ${id}`,
     w,

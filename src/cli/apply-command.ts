@@ -73,7 +73,14 @@ export function registerApplyCommand(program: Command, io: CliIo): void {
         if (text) io.stdout(formatPlanText(plan, { color: useColor(opts, io) }));
         result = await applySavedPlan(saved, rt.api, rt.state, applyOptions, readConcurrency);
       } else {
-        const planned = await planPass({ path: target, api: rt.api, stateDir: rt.stateDir, state: rt.state, planOptions: planOptionsFrom(opts), readConcurrency });
+        const planned = await planPass({
+          path: target,
+          api: rt.api,
+          stateDir: rt.stateDir,
+          state: rt.state,
+          planOptions: planOptionsFrom(opts),
+          readConcurrency,
+        });
         if (planned.kind === 'invalid') {
           io.stderr(problemLines(planned.problems));
           io.setExitCode(1);

@@ -12,7 +12,9 @@ export type Approval = 'approved' | 'refused' | 'interrupted';
 export async function approve(plan: Plan, io: CliIo, autoApprove: boolean): Promise<Approval> {
   if (autoApprove) return 'approved';
   if (!io.prompt) {
-    io.stderr('Error: apply needs approval: standard input is not a terminal; review the plan above and pass --auto-approve (or apply a plan saved with `plan --out`). Nothing was changed.');
+    io.stderr(
+      'Error: apply needs approval: standard input is not a terminal; review the plan above and pass --auto-approve (or apply a plan saved with `plan --out`). Nothing was changed.',
+    );
     return 'refused';
   }
   const destructive = plan.objects.filter((o) => o.change === 'delete' || o.change === 'replace');

@@ -34,9 +34,14 @@ export function addCommonOptions(cmd: Command): Command {
     .option('--api-url <url>', 'service base URL (env PACKSYNC_API_URL)')
     .option('--api-key-file <file>', 'file holding the API key (else env PACKSYNC_API_KEY)')
     .option('--state-dir <dir>', 'where the inventory lives (env PACKSYNC_STATE_DIR, default ./.packsync)')
-    .option('--state-url <url>', 'remote state, azblob://CONTAINER/PREFIX (env PACKSYNC_STATE_URL; credentials from AZURE_STORAGE_CONNECTION_STRING)')
+    .option(
+      '--state-url <url>',
+      'remote state, azblob://CONTAINER/PREFIX (env PACKSYNC_STATE_URL; credentials from AZURE_STORAGE_CONNECTION_STRING)',
+    )
     .addOption(new Option('--log-format <format>', 'log format').choices(['json', 'pretty']))
-    .addOption(new Option('--log-level <level>', 'log level').choices(['trace', 'debug', 'info', 'warn', 'error', 'silent']).default('info'))
+    .addOption(
+      new Option('--log-level <level>', 'log level').choices(['trace', 'debug', 'info', 'warn', 'error', 'silent']).default('info'),
+    )
     .option('--api-concurrency <n>', 'most API requests in flight at once', '8')
     .option('--api-rate-limit <n>', 'client-side requests per second (0 = off)', '0')
     .option('--api-timeout <ms>', 'per-request timeout in milliseconds', '30000')
@@ -83,7 +88,11 @@ export async function buildRuntime(
     throw new UsageError(`--api-url is not a URL (got "${apiUrl}")`);
   }
   // Loaded here, not at the top: `--help`, `validate` and `simulator` never pay for undici and pino.
-  const [{ createApiClient }, { resolveApiKey }, { createLogger }] = await Promise.all([import('../api/client.js'), import('../api/api-key.js'), import('./logger.js')]);
+  const [{ createApiClient }, { resolveApiKey }, { createLogger }] = await Promise.all([
+    import('../api/client.js'),
+    import('../api/api-key.js'),
+    import('./logger.js'),
+  ]);
   const apiKey = await resolveApiKey({ ...(opts.apiKeyFile ? { apiKeyFile: opts.apiKeyFile } : {}), env: io.env });
   secrets.push(apiKey);
   const logger = createLogger({

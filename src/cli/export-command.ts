@@ -15,7 +15,9 @@ const SKIPPED_SHOWN = 5;
 export function registerExportCommand(program: Command, io: CliIo): void {
   const cmd = program
     .command('export')
-    .description('write manifests for what exists live (packages, flows, deployments, tenant uploads) that packsync does not own yet, to bring an account under git')
+    .description(
+      'write manifests for what exists live (packages, flows, deployments, tenant uploads) that packsync does not own yet, to bring an account under git',
+    )
     .option('--out <dir>', 'directory to write (must be empty unless --force)', 'exported')
     .option('--force', 'write into a non-empty directory (existing files are kept: a taken name gets a -2, -3… suffix)', false);
   addCommonOptions(cmd);
@@ -27,7 +29,12 @@ export function registerExportCommand(program: Command, io: CliIo): void {
     try {
       const inventory = await rt.state.read();
       const empty = { root: io.cwd, packages: [], flows: [], deployments: [], tenantUploads: [] };
-      const snap = await readLiveState(rt.api, empty, inventory, { allFlowDetails: true, catalogNames: true, allTenantUploads: true, packageDetails: true });
+      const snap = await readLiveState(rt.api, empty, inventory, {
+        allFlowDetails: true,
+        catalogNames: true,
+        allTenantUploads: true,
+        packageDetails: true,
+      });
       const out = exportManifests({ live: snap.live, details: snap.packageDetails ?? new Map(), inventory });
       // Nothing to export creates nothing: not even the directory.
       if (Object.keys(out.files).length > 0) await mkdir(dir, { recursive: true });
@@ -39,11 +46,15 @@ export function registerExportCommand(program: Command, io: CliIo): void {
       if (intents > 0) {
         // An intent is a create whose result an interrupted apply never recorded: the object it made
         // is packsync's, but only the next plan finds it, so this export may have written it again.
-        io.stderr(`Warning: the state has ${intents} unresolved create(s) from an interrupted apply (${Object.keys(inventory.intents).join(', ')}); run packsync plan or apply on the managed repository first, or the objects they created appear in this export as unowned.`);
+        io.stderr(
+          `Warning: the state has ${intents} unresolved create(s) from an interrupted apply (${Object.keys(inventory.intents).join(', ')}); run packsync plan or apply on the managed repository first, or the objects they created appear in this export as unowned.`,
+        );
       }
       if (written.length > 0) io.stdout(`Wrote ${written.join(', ')}.`);
       if (out.contentDirs.length > 0) {
-        io.stdout(`${out.contentDirs.length} custom package(s) need their files: put them in ${out.contentDirs.map((c) => join(opts.out, c)).join(', ')} (the service cannot return the original content).`);
+        io.stdout(
+          `${out.contentDirs.length} custom package(s) need their files: put them in ${out.contentDirs.map((c) => join(opts.out, c)).join(', ')} (the service cannot return the original content).`,
+        );
       }
       if (Object.keys(out.files).length > 0) io.stdout(`Next: packsync validate ${opts.out} && packsync apply ${opts.out} --adopt`);
     } finally {

@@ -36,10 +36,17 @@ export function registerGateCommands(program: Command, io: CliIo): void {
   ).action(async (arg: string, opts: GateCommandOptions) => {
     await withEntry(arg, opts, io, async (key, entry, store, api) => {
       if (entry.hold) {
-        throw new GateCommandError('GATE_HELD', `${key} is held by its promotion gate (wave ${entry.hold.wave}): ${entry.hold.reason}; release it with \`packsync resume ${key} --reason ...\` first`);
+        throw new GateCommandError(
+          'GATE_HELD',
+          `${key} is held by its promotion gate (wave ${entry.hold.wave}): ${entry.hold.reason}; release it with \`packsync resume ${key} --reason ...\` first`,
+        );
       }
       const live = await api.getDeployment(entry.id);
-      if (live.status !== 'Running') throw new GateCommandError('GATE_NOT_RUNNING', `${key} is ${live.status} (wave ${live.currentWave}/${live.waveCount}): only a running deployment can skip a wave`);
+      if (live.status !== 'Running')
+        throw new GateCommandError(
+          'GATE_NOT_RUNNING',
+          `${key} is ${live.status} (wave ${live.currentWave}/${live.waveCount}): only a running deployment can skip a wave`,
+        );
       const from = live.currentWave;
       try {
         await api.skipWave(entry.id);
@@ -52,9 +59,14 @@ export function registerGateCommands(program: Command, io: CliIo): void {
       const at = serviceNow(api);
       const reason = opts.reason ?? 'promoted by hand';
       const promotion: PromotionRecord = { deploymentId: entry.id, wave: from + 1, since: at };
-      await store.put({ ...entry, promotion, gateLog: log(entry, { at, action: 'promote', wave: from, by: 'command', reason }), updatedAt: at }, false);
+      await store.put(
+        { ...entry, promotion, gateLog: log(entry, { at, action: 'promote', wave: from, by: 'command', reason }), updatedAt: at },
+        false,
+      );
       const to = from >= live.waveCount ? 'completed the rollout' : `wave ${from + 1}/${live.waveCount}`;
-      io.stdout(`Promoted ${key}: wave ${from}/${live.waveCount} → ${to} (skip-wave called; reason: ${reason}). The soak of the new wave starts now.`);
+      io.stdout(
+        `Promoted ${key}: wave ${from}/${live.waveCount} → ${to} (skip-wave called; reason: ${reason}). The soak of the new wave starts now.`,
+      );
     });
   });
 
@@ -73,13 +85,17 @@ export function registerGateCommands(program: Command, io: CliIo): void {
       const baseline: NonNullable<PromotionRecord['baseline']> = {};
       if (live.currentWaveId) {
         const data = await api.getWaveLive(live.currentWaveId);
-        if (data.deploymentId === live.id) for (const t of data.tenants) baseline[t.tenantId] = { installed: t.installed, failed: t.failed };
+        if (data.deploymentId === live.id)
+          for (const t of data.tenants) baseline[t.tenantId] = { installed: t.installed, failed: t.failed };
       }
       const at = serviceNow(api);
       const reason = opts.reason ?? '';
       const { hold: _released, ...rest } = entry;
       const promotion: PromotionRecord = { deploymentId: live.id, wave: live.currentWave, since: at, baseline };
-      await store.put({ ...rest, promotion, gateLog: log(entry, { at, action: 'resume', wave: live.currentWave, by: 'command', reason }), updatedAt: at }, false);
+      await store.put(
+        { ...rest, promotion, gateLog: log(entry, { at, action: 'resume', wave: live.currentWave, by: 'command', reason }), updatedAt: at },
+        false,
+      );
       const reports = Object.values(baseline).reduce((n, c) => n + c.installed + c.failed, 0);
       io.stdout(
         [
@@ -106,7 +122,8 @@ async function withEntry(
     const store = await InventoryStore.open(rt.stateDir);
     requireKnown(store.inventory, k, 'DEPLOYMENT', rt.stateDir);
     const entry = store.inventory.objects[k.key];
-    if (!entry) throw new GateCommandError('GATE_NO_DEPLOYMENT', `${k.key} has no live deployment yet (only a pending create); apply it first`);
+    if (!entry)
+      throw new GateCommandError('GATE_NO_DEPLOYMENT', `${k.key} has no live deployment yet (only a pending create); apply it first`);
     await run(k.key, entry, store, rt.api);
     await store.rewrite();
   } finally {

@@ -32,7 +32,10 @@ export function createLogger(opts: LoggerOptions): Logger {
   });
   const base = {
     level: opts.level,
-    redact: { paths: ['apiKey', '*.apiKey', 'headers["x-api-key"]', 'token', '*.token', 'secret', '*.secret', 'password'], censor: '[REDACTED]' },
+    redact: {
+      paths: ['apiKey', '*.apiKey', 'headers["x-api-key"]', 'token', '*.token', 'secret', '*.secret', 'password'],
+      censor: '[REDACTED]',
+    },
   };
   if (opts.format === 'pretty') {
     return pino(base, pretty({ destination: sink, colorize: false, sync: true, ignore: 'pid,hostname' }));

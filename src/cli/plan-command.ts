@@ -44,7 +44,14 @@ export function registerPlanCommand(program: Command, io: CliIo): void {
       if (out.kind === 'invalid') {
         // A PR bot posting the JSON or markdown gets the problems, never an empty document.
         if (opts.output === 'json') io.stdout(JSON.stringify({ valid: false, problems: out.problems }, null, 2));
-        else if (opts.output === 'markdown') io.stdout(['### packsync plan: invalid manifests', '', ...out.problems.map((p) => `- \`${p.file}:${p.line}:${p.column}\`: ${p.message}`)].join('\n'));
+        else if (opts.output === 'markdown')
+          io.stdout(
+            [
+              '### packsync plan: invalid manifests',
+              '',
+              ...out.problems.map((p) => `- \`${p.file}:${p.line}:${p.column}\`: ${p.message}`),
+            ].join('\n'),
+          );
         io.stderr(problemLines(out.problems));
         io.setExitCode(1);
         return;

@@ -22,7 +22,11 @@ export function addPlanFlags(cmd: Command, defaults: { drift: 'heal' | 'report' 
     .option('--prune-all', 'allow --prune to delete everything when the desired set is empty')
     .option('--adopt', 'take over live objects that match a manifest but packsync did not create')
     .option('--allow-replace', 'replace (delete + create) flows and deployments whose fixed fields changed')
-    .addOption(new Option('--drift <policy>', 'live changes made outside git: heal (undo them) or report (never act)').choices(['heal', 'report']).default(defaults.drift))
+    .addOption(
+      new Option('--drift <policy>', 'live changes made outside git: heal (undo them) or report (never act)')
+        .choices(['heal', 'report'])
+        .default(defaults.drift),
+    )
     .option('--read-concurrency <n>', 'most live-state reads in flight while a pass reads the service', '8');
 }
 

@@ -12,11 +12,17 @@ const mib = (n: number): string => (n < 1048576 ? `${(n / 1024).toFixed(1)} KiB`
 /** Longest silence without a terminal while something waits. */
 export const PLAIN_HEARTBEAT_MS = 10_000;
 
-export function createProgressRenderer(out: (s: string) => void, tty: boolean, write: (s: string) => void = out, heartbeatMs = PLAIN_HEARTBEAT_MS): (e: ApplyEvent) => void {
+export function createProgressRenderer(
+  out: (s: string) => void,
+  tty: boolean,
+  write: (s: string) => void = out,
+  heartbeatMs = PLAIN_HEARTBEAT_MS,
+): (e: ApplyEvent) => void {
   // Without a terminal: what each waiting object waits for, and when a line last said so.
   const waiting = new Map<string, { what: string; elapsedMs: number; at: number; printed: number }>();
   let beat: NodeJS.Timeout | null = null;
-  const waitLine = (key: string, w: { what: string; elapsedMs: number; at: number }): string => `    … ${key}: waiting, ${w.what} (${((w.elapsedMs + Date.now() - w.at) / 1000).toFixed(0)} s)`;
+  const waitLine = (key: string, w: { what: string; elapsedMs: number; at: number }): string =>
+    `    … ${key}: waiting, ${w.what} (${((w.elapsedMs + Date.now() - w.at) / 1000).toFixed(0)} s)`;
   const heartbeat = (): void => {
     const now = Date.now();
     for (const [key, w] of waiting) {
@@ -57,7 +63,8 @@ export function createProgressRenderer(out: (s: string) => void, tty: boolean, w
         if (e.op !== 'record') status(`${e.key}: ${e.description} …`);
         return;
       case 'action-done':
-        if (e.op !== 'record' && e.op !== 'gate' && e.op !== 'wait-package' && e.op !== 'wait-upload') line(`  ✓ ${e.key}: ${e.description} (${(e.durationMs / 1000).toFixed(1)} s)`);
+        if (e.op !== 'record' && e.op !== 'gate' && e.op !== 'wait-package' && e.op !== 'wait-upload')
+          line(`  ✓ ${e.key}: ${e.description} (${(e.durationMs / 1000).toFixed(1)} s)`);
         else if (e.op !== 'record') line(`  ✓ ${e.key}: ready (${(e.durationMs / 1000).toFixed(1)} s)`);
         return;
       case 'action-failed':

@@ -25,15 +25,26 @@ export function registerSimulatorCommand(program: Command, io: CliIo): void {
     .option('--host <host>', 'address to listen on', '127.0.0.1')
     .option('--port <port>', 'port to listen on (0 = any free port)', '4010')
     // The parsed default stays [] (the first --api-key replaces sim-key instead of joining it); help shows the real one.
-    .addOption(new Option('--api-key <key>', 'an account key (repeat for several isolated accounts)').argParser((v: string, prev: string[]) => [...prev, v]).default([], 'sim-key'))
+    .addOption(
+      new Option('--api-key <key>', 'an account key (repeat for several isolated accounts)')
+        .argParser((v: string, prev: string[]) => [...prev, v])
+        .default([], 'sim-key'),
+    )
     .addOption(new Option('--fleet <size>', 'fixtures to load').choices(['none', 'small', 'large']).default('small'))
     .option('--seed <n>', 'fixture and fault seed', '1')
     .option('--latency <ms>', 'added to every /v1 request')
     .option('--faults <spec>', "fault spec, e.g. '5xx=0.1,429=0.05,reset=0.02,latency=100ms'")
     .option('--rate-limit <n>', 'requests per second per account (429 over it)')
-    .option('--time-scale <n>', 'virtual seconds per real second (default 600, as in the demo: imports and uploads finish in well under a second; 1 = real time)')
+    .option(
+      '--time-scale <n>',
+      'virtual seconds per real second (default 600, as in the demo: imports and uploads finish in well under a second; 1 = real time)',
+    )
     .option('--data-dir <dir>', 'persist state here so a restart keeps it')
-    .addOption(new Option('--response-style <style>', 'create/import responses as a JSON string UUID, {"id"}, or an unquoted text/plain UUID').choices(['bare', 'object', 'text']).default('bare'))
+    .addOption(
+      new Option('--response-style <style>', 'create/import responses as a JSON string UUID, {"id"}, or an unquoted text/plain UUID')
+        .choices(['bare', 'object', 'text'])
+        .default('bare'),
+    )
     .action(async (f: SimulatorFlags) => {
       const { runSimulatorCommand } = await import('../simulator/cli.js');
       const sim = await runSimulatorCommand({

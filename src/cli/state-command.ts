@@ -23,73 +23,99 @@ interface OutputOptions extends StateOptions {
 }
 
 export function registerStateCommand(program: Command, io: CliIo): void {
-  const state = program.command('state').description('inspect and repair the state (what packsync owns); offline: no API call, rm forgets and never deletes live');
-  const stateDir = (c: Command): Command => c.option('--state-dir <dir>', 'where the inventory lives (env PACKSYNC_STATE_DIR, default ./.packsync)');
+  const state = program
+    .command('state')
+    .description('inspect and repair the state (what packsync owns); offline: no API call, rm forgets and never deletes live');
+  const stateDir = (c: Command): Command =>
+    c.option('--state-dir <dir>', 'where the inventory lives (env PACKSYNC_STATE_DIR, default ./.packsync)');
   const output = (): Option => new Option('-o, --output <format>', 'output format').choices(['text', 'json']).default('text');
 
-  stateDir(state.command('list').description('one line per owned object (key, live id, kind, file, superseded), then pending creates').addOption(output())).action(
-    async (opts: OutputOptions) => {
-      const dir = resolveStateDir(opts, io);
-      const listing = listState(await loadInventory(dir), dir);
-      io.stdout(opts.output === 'json' ? JSON.stringify(listing, null, 2) : formatListText(listing));
-    },
-  );
+  stateDir(
+    state
+      .command('list')
+      .description('one line per owned object (key, live id, kind, file, superseded), then pending creates')
+      .addOption(output()),
+  ).action(async (opts: OutputOptions) => {
+    const dir = resolveStateDir(opts, io);
+    const listing = listState(await loadInventory(dir), dir);
+    io.stdout(opts.output === 'json' ? JSON.stringify(listing, null, 2) : formatListText(listing));
+  });
 
-  stateDir(state.command('show').description('the whole state entry of KEY (spec, hash, file, revision, ids, applied state)').argument('<key>', 'Kind/name').addOption(output())).action(
-    async (arg: string, opts: OutputOptions) => {
-      const dir = resolveStateDir(opts, io);
-      const inv = await loadInventory(dir);
-      const k = parseStateKey(arg, 'KEY');
-      requireKnown(inv, k, 'KEY', dir);
-      const entry = inv.objects[k.key];
-      const intent = inv.intents[k.key];
-      if (opts.output === 'json') io.stdout(JSON.stringify({ key: k.key, ...(entry ? { entry } : {}), ...(intent ? { intent } : {}) }, null, 2));
-      else io.stdout(formatShowText(k.key, entry, intent));
-    },
-  );
+  stateDir(
+    state
+      .command('show')
+      .description('the whole state entry of KEY (spec, hash, file, revision, ids, applied state)')
+      .argument('<key>', 'Kind/name')
+      .addOption(output()),
+  ).action(async (arg: string, opts: OutputOptions) => {
+    const dir = resolveStateDir(opts, io);
+    const inv = await loadInventory(dir);
+    const k = parseStateKey(arg, 'KEY');
+    requireKnown(inv, k, 'KEY', dir);
+    const entry = inv.objects[k.key];
+    const intent = inv.intents[k.key];
+    if (opts.output === 'json')
+      io.stdout(JSON.stringify({ key: k.key, ...(entry ? { entry } : {}), ...(intent ? { intent } : {}) }, null, 2));
+    else io.stdout(formatShowText(k.key, entry, intent));
+  });
 
-  stateDir(state.command('mv').description('rename a state entry (same kind; NEW must not exist), e.g. before renaming metadata.name; no API call').argument('<old>', 'Kind/name').argument('<new>', 'Kind/new-name')).action(
-    async (oldArg: string, newArg: string, opts: StateOptions) => {
-      const dir = resolveStateDir(opts, io);
-      const from = parseStateKey(oldArg, 'OLD');
-      const to = parseStateKey(newArg, 'NEW');
-      checkManifestName(from, 'OLD');
-      checkManifestName(to, 'NEW');
-      requireKnown(await loadInventory(dir), from, 'OLD', dir);
-      const store = await InventoryStore.open(dir);
-      const r = moveEntry(store.inventory, from, to, new Date().toISOString());
-      await store.rewrite();
-      io.stdout(`Moved ${from.key} to ${to.key}.`);
-      const extra = r.moved.slice(1).map(([a, b]) => `${a} → ${b}`);
-      if (extra.length > 0) io.stdout(`  with its superseded entries: ${extra.join(', ')}`);
-      if (r.intent) io.stdout(`  with its pending create (${to.key} is resolved by the next plan or apply)`);
-      if (r.references.length > 0) io.stdout(`  references to ${from.name} now name ${to.name} in: ${r.references.join(', ')}`);
-      if (r.unchangedReferences.length > 0) {
-        io.stderr(`Warning: ${r.unchangedReferences.join(', ')} still name ${from.name} (their recorded spec was not written by this version of packsync); the next plan shows them changed.`);
-      }
-      const elsewhere = from.kind === 'Flow' || from.kind === 'Package' ? ' and where other manifests name it' : '';
-      io.stdout(`Next: rename metadata.name to ${to.name} in the manifest${elsewhere}; until then the plan sees ${to.key} as no longer in git.`);
-    },
-  );
-
-  stateDir(state.command('rm').description('forget state entries: packsync stops owning them; the live objects are never deleted').argument('<key...>', 'Kind/name')).action(
-    async (args: string[], opts: StateOptions) => {
-      const dir = resolveStateDir(opts, io);
-      const inv = await loadInventory(dir);
-      // Every key is checked before anything is forgotten: a typo in the third key forgets nothing.
-      const keys = dedupe(args.map((a) => parseStateKey(a, 'KEY')));
-      for (const k of keys) requireKnown(inv, k, 'KEY', dir);
-      const store = await InventoryStore.open(dir);
-      const forgotten = forgetEntries(store.inventory, keys);
-      await store.rewrite();
-      for (const f of forgotten) io.stdout(`Forgot ${f.key}${f.entry ? ` (live id ${f.entry.id}${from(f.entry)})` : ''}${f.intent ? ' and its pending create' : ''}.`);
-      io.stdout(
-        'No API call was made: the live objects are untouched and no longer owned by packsync. A manifest that still describes one makes the next plan report a conflict (`apply --adopt` takes it back); prune never deletes them.',
+  stateDir(
+    state
+      .command('mv')
+      .description('rename a state entry (same kind; NEW must not exist), e.g. before renaming metadata.name; no API call')
+      .argument('<old>', 'Kind/name')
+      .argument('<new>', 'Kind/new-name'),
+  ).action(async (oldArg: string, newArg: string, opts: StateOptions) => {
+    const dir = resolveStateDir(opts, io);
+    const from = parseStateKey(oldArg, 'OLD');
+    const to = parseStateKey(newArg, 'NEW');
+    checkManifestName(from, 'OLD');
+    checkManifestName(to, 'NEW');
+    requireKnown(await loadInventory(dir), from, 'OLD', dir);
+    const store = await InventoryStore.open(dir);
+    const r = moveEntry(store.inventory, from, to, new Date().toISOString());
+    await store.rewrite();
+    io.stdout(`Moved ${from.key} to ${to.key}.`);
+    const extra = r.moved.slice(1).map(([a, b]) => `${a} → ${b}`);
+    if (extra.length > 0) io.stdout(`  with its superseded entries: ${extra.join(', ')}`);
+    if (r.intent) io.stdout(`  with its pending create (${to.key} is resolved by the next plan or apply)`);
+    if (r.references.length > 0) io.stdout(`  references to ${from.name} now name ${to.name} in: ${r.references.join(', ')}`);
+    if (r.unchangedReferences.length > 0) {
+      io.stderr(
+        `Warning: ${r.unchangedReferences.join(', ')} still name ${from.name} (their recorded spec was not written by this version of packsync); the next plan shows them changed.`,
       );
-      const left = keys.filter((k) => !k.superseded).flatMap((k) => supersededKeys(store.inventory, k.key).map(([key]) => key));
-      if (left.length > 0) io.stdout(`Still in the state (superseded, --prune deletes them): ${left.join(', ')}; forget them too with \`packsync state rm ${left.join(' ')}\`.`);
-    },
-  );
+    }
+    const elsewhere = from.kind === 'Flow' || from.kind === 'Package' ? ' and where other manifests name it' : '';
+    io.stdout(
+      `Next: rename metadata.name to ${to.name} in the manifest${elsewhere}; until then the plan sees ${to.key} as no longer in git.`,
+    );
+  });
+
+  stateDir(
+    state
+      .command('rm')
+      .description('forget state entries: packsync stops owning them; the live objects are never deleted')
+      .argument('<key...>', 'Kind/name'),
+  ).action(async (args: string[], opts: StateOptions) => {
+    const dir = resolveStateDir(opts, io);
+    const inv = await loadInventory(dir);
+    // Every key is checked before anything is forgotten: a typo in the third key forgets nothing.
+    const keys = dedupe(args.map((a) => parseStateKey(a, 'KEY')));
+    for (const k of keys) requireKnown(inv, k, 'KEY', dir);
+    const store = await InventoryStore.open(dir);
+    const forgotten = forgetEntries(store.inventory, keys);
+    await store.rewrite();
+    for (const f of forgotten)
+      io.stdout(`Forgot ${f.key}${f.entry ? ` (live id ${f.entry.id}${from(f.entry)})` : ''}${f.intent ? ' and its pending create' : ''}.`);
+    io.stdout(
+      'No API call was made: the live objects are untouched and no longer owned by packsync. A manifest that still describes one makes the next plan report a conflict (`apply --adopt` takes it back); prune never deletes them.',
+    );
+    const left = keys.filter((k) => !k.superseded).flatMap((k) => supersededKeys(store.inventory, k.key).map(([key]) => key));
+    if (left.length > 0)
+      io.stdout(
+        `Still in the state (superseded, --prune deletes them): ${left.join(', ')}; forget them too with \`packsync state rm ${left.join(' ')}\`.`,
+      );
+  });
 }
 
 function from(e: InventoryEntry): string {

@@ -38,10 +38,16 @@ export interface MoveResult {
  * OLD in other entries' specs.
  */
 export function moveEntry(inv: Inventory, from: StateKey, to: StateKey, now: string): MoveResult {
-  if (from.kind !== to.kind) throw new StateKeyError(`cannot move ${from.key} to ${to.key}: a state entry keeps its kind (try ${from.kind}/${to.name})`);
+  if (from.kind !== to.kind)
+    throw new StateKeyError(`cannot move ${from.key} to ${to.key}: a state entry keeps its kind (try ${from.kind}/${to.name})`);
   if (from.key === to.key) throw new StateKeyError(`OLD and NEW are the same key (${from.key})`);
-  const taken = [to.key, ...supersededKeys(inv, from.key).map(([, id]) => `${to.key}#${id}`)].filter((k) => k in inv.objects || k in inv.intents);
-  if (taken.length > 0) throw new StateKeyError(`cannot move ${from.key} to ${to.key}: ${taken.join(', ')} already exists in the state (forget it first with \`packsync state rm\`, or choose another name)`);
+  const taken = [to.key, ...supersededKeys(inv, from.key).map(([, id]) => `${to.key}#${id}`)].filter(
+    (k) => k in inv.objects || k in inv.intents,
+  );
+  if (taken.length > 0)
+    throw new StateKeyError(
+      `cannot move ${from.key} to ${to.key}: ${taken.join(', ')} already exists in the state (forget it first with \`packsync state rm\`, or choose another name)`,
+    );
 
   const entry = inv.objects[from.key];
   if (!entry && !(from.key in inv.intents)) throw new StateKeyError(`OLD "${from.key}" is not in the state`);

@@ -27,7 +27,13 @@ export function listState(inv: Inventory, stateDir: string): StateListing {
   const byKey = <T>(entries: [string, T][]): [string, T][] => entries.sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
   return {
     stateDir,
-    objects: byKey(Object.entries(inv.objects)).map(([key, e]) => ({ key, id: e.id, kind: e.kind, file: e.file ?? null, superseded: e.superseded !== undefined })),
+    objects: byKey(Object.entries(inv.objects)).map(([key, e]) => ({
+      key,
+      id: e.id,
+      kind: e.kind,
+      file: e.file ?? null,
+      superseded: e.superseded !== undefined,
+    })),
     intents: byKey(Object.entries(inv.intents)).map(([key, i]) => ({ key, op: i.op, at: i.at })),
   };
 }
@@ -67,5 +73,10 @@ function indent(text: string, by = 2): string {
 function table(head: string[], rows: string[][]): string[] {
   const all = [head, ...rows];
   const widths = head.map((_, c) => Math.max(...all.map((r) => (r[c] ?? '').length)));
-  return all.map((r) => r.map((cell, c) => cell.padEnd(widths[c] ?? 0)).join('  ').trimEnd());
+  return all.map((r) =>
+    r
+      .map((cell, c) => cell.padEnd(widths[c] ?? 0))
+      .join('  ')
+      .trimEnd(),
+  );
 }

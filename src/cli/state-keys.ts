@@ -48,10 +48,14 @@ export function parseStateKey(arg: string, label: string): StateKey {
 /** A key a manifest could own: not superseded, and a valid `metadata.name`. */
 export function checkManifestName(k: StateKey, label: string): void {
   if (k.superseded) {
-    throw new UsageError(`${label} "${k.key}" is a superseded entry: it moves with its main key (${k.key.slice(0, k.key.indexOf('#'))}); forget it with \`packsync state rm\``);
+    throw new UsageError(
+      `${label} "${k.key}" is a superseded entry: it moves with its main key (${k.key.slice(0, k.key.indexOf('#'))}); forget it with \`packsync state rm\``,
+    );
   }
   if (!MANIFEST_NAME.test(k.name)) {
-    throw new UsageError(`${label} "${k.key}": "${k.name}" is not a valid metadata.name (lower-case letters, digits, '-' and '.', starting and ending with a letter or digit)`);
+    throw new UsageError(
+      `${label} "${k.key}": "${k.name}" is not a valid metadata.name (lower-case letters, digits, '-' and '.', starting and ending with a letter or digit)`,
+    );
   }
 }
 
@@ -65,5 +69,7 @@ export function requireKnown(inv: Inventory, k: StateKey, label: string, stateDi
   const known = knownKeys(inv);
   if (known.has(k.key)) return;
   if (known.size === 0) throw new StateKeyError(`${label} "${k.key}" is not in the state: the state in ${stateDir} is empty`);
-  throw new StateKeyError(`${label} "${k.key}" is not in the state in ${stateDir}${suggestion(k.key, known)}; \`packsync state list\` shows every key`);
+  throw new StateKeyError(
+    `${label} "${k.key}" is not in the state in ${stateDir}${suggestion(k.key, known)}; \`packsync state list\` shows every key`,
+  );
 }

@@ -19,7 +19,11 @@ export function registerValidateCommand(program: Command, io: CliIo): void {
   program
     .command('validate')
     .description('check the manifests (YAML syntax, JSON Schema, references, content) without calling the API')
-    .argument('[paths...]', 'manifest files and directories; references resolve against their repository root (the nearest folder with .git or .packsyncignore)', ['.'])
+    .argument(
+      '[paths...]',
+      'manifest files and directories; references resolve against their repository root (the nearest folder with .git or .packsyncignore)',
+      ['.'],
+    )
     .addOption(new Option('-o, --output <format>', 'output format').choices(['text', 'json', 'github']).default('text'))
     .action(async (paths: string[], opts: ValidateOptions) => {
       // Paths relative to the working directory, in problems and in the messages that name another

@@ -44,13 +44,28 @@ export interface ReconcileInput extends PlanPassInput {
   stopSignal?: AbortSignal;
 }
 
-export type PlannedPass = { kind: 'planned'; plan: Plan; desired: DesiredModel; warnings: Problem[]; store: InventoryStore; live?: LiveState };
+export type PlannedPass = {
+  kind: 'planned';
+  plan: Plan;
+  desired: DesiredModel;
+  warnings: Problem[];
+  store: InventoryStore;
+  live?: LiveState;
+};
 export type PlanPassOutput = { kind: 'invalid'; problems: Problem[]; revision: string | null } | PlannedPass;
 
 export type ReconcileOutput =
   | { kind: 'invalid'; problems: Problem[]; revision: string | null }
   /** `live` and `inventory` (as left by the apply) let the agent show rollouts without reading again. */
-  | { kind: 'planned'; plan: Plan; desired: DesiredModel; warnings: Problem[]; result?: ApplyResult; live?: LiveState; inventory?: InventoryStore['inventory'] };
+  | {
+      kind: 'planned';
+      plan: Plan;
+      desired: DesiredModel;
+      warnings: Problem[];
+      result?: ApplyResult;
+      live?: LiveState;
+      inventory?: InventoryStore['inventory'];
+    };
 
 /** A stable revision for a directory source: the digest of what was loaded, not of file times. */
 export function desiredRevision(desired: DesiredModel): string {
@@ -85,16 +100,14 @@ export async function planPass(input: PlanPassInput): Promise<PlanPassOutput> {
  * Executes exactly the plan that was shown (and approved). A plan with plan-wide errors (prune of
  * everything, conflicts) writes nothing.
  */
-export async function applyPlanned(
-  planned: PlannedPass,
-  api: PacksyncApi,
-  options: ApplyOptions = {},
-): Promise<ApplyResult | undefined> {
+export async function applyPlanned(planned: PlannedPass, api: PacksyncApi, options: ApplyOptions = {}): Promise<ApplyResult | undefined> {
   if (planned.plan.errors.length > 0) return undefined;
-  const result = await applyPlan(planned.plan, api, planned.store, { revision: planned.plan.revision, ...options }).catch(async (e: unknown) => {
-    await planned.store.close().catch(() => undefined);
-    throw e;
-  });
+  const result = await applyPlan(planned.plan, api, planned.store, { revision: planned.plan.revision, ...options }).catch(
+    async (e: unknown) => {
+      await planned.store.close().catch(() => undefined);
+      throw e;
+    },
+  );
   // Folds the journal into a new snapshot: the compaction of the state, off the per-action path.
   await planned.store.close();
   return result;
@@ -115,7 +128,10 @@ export async function applySavedPlan(
   const snap = await readLiveState(api, saved.desired, store.inventory, readConcurrency ? { concurrency: readConcurrency } : {});
   const live = liveDigest(snap.live);
   const inventory = digestValue(store.inventory);
-  const moved = [live !== saved.plan.digests.live ? 'the live state' : '', inventory !== saved.plan.digests.inventory ? 'the inventory' : ''].filter(Boolean);
+  const moved = [
+    live !== saved.plan.digests.live ? 'the live state' : '',
+    inventory !== saved.plan.digests.inventory ? 'the inventory' : '',
+  ].filter(Boolean);
   if (moved.length > 0) {
     throw new ApplyError('STALE_PLAN', `stale plan: ${moved.join(' and ')} changed since the plan was made; run \`packsync plan\` again`);
   }
@@ -134,5 +150,7 @@ export async function reconcile(input: ReconcileInput): Promise<ReconcileOutput>
     ...(input.signal ? { signal: input.signal } : {}),
     ...(input.stopSignal ? { stopSignal: input.stopSignal } : {}),
   });
-  return result ? { kind: 'planned', plan: p, desired, warnings, result, ...seen } : { kind: 'planned', plan: p, desired, warnings, ...seen };
+  return result
+    ? { kind: 'planned', plan: p, desired, warnings, result, ...seen }
+    : { kind: 'planned', plan: p, desired, warnings, ...seen };
 }

@@ -50,7 +50,8 @@ export interface ExportedFiles {
   skipped: SkippedObject[];
 }
 
-const HEADER = '# yaml-language-server: $schema=https://packsync.dev/schemas/v1/packsync.json\n# Exported by `packsync export`: review, commit, then `packsync apply --adopt`.\n';
+const HEADER =
+  '# yaml-language-server: $schema=https://packsync.dev/schemas/v1/packsync.json\n# Exported by `packsync export`: review, commit, then `packsync apply --adopt`.\n';
 const PACKAGES_NOTE =
   '# runAnalysis is not written: the service does not return it. Adding it to an exported package later\n# changes its spec, and packsync then creates a new package.\n';
 const UPLOADS_NOTE =
@@ -150,7 +151,12 @@ export function exportManifests(input: ExportInput): ExportedFiles {
     // its content in git: the manifest points at a directory the operator fills before validating.
     if (custom) contentDirs.push(`content/${name}`);
     pkgName.set(p.id, name);
-    packages.push({ apiVersion: API_VERSION, kind: 'Package', metadata: { name, annotations: { 'packsync.dev/exported-from': p.id } }, spec });
+    packages.push({
+      apiVersion: API_VERSION,
+      kind: 'Package',
+      metadata: { name, annotations: { 'packsync.dev/exported-from': p.id } },
+      spec,
+    });
   }
 
   // Flows and their deployments.
@@ -202,7 +208,12 @@ export function exportManifests(input: ExportInput): ExportedFiles {
       const state = d.status === 'NotStarted' ? 'pending' : d.status === 'Stopped' ? 'stopped' : 'running';
       const dspec: Record<string, unknown> = { flow: flowName, package: packageName, state };
       if (d.version && d.version !== p.productVersion) dspec.version = d.version;
-      deployments.push({ apiVersion: API_VERSION, kind: 'Deployment', metadata: { name: depNamer(`${flowName}-${p.productVersion}`) }, spec: dspec });
+      deployments.push({
+        apiVersion: API_VERSION,
+        kind: 'Deployment',
+        metadata: { name: depNamer(`${flowName}-${p.productVersion}`) },
+        spec: dspec,
+      });
     }
   }
 
@@ -216,7 +227,13 @@ export function exportManifests(input: ExportInput): ExportedFiles {
       const [task] = newestFirst(group);
       if (!task) continue;
       const label = `${t.defaultDomain} / ${packageId}`;
-      if (owned.upload(t.id, packageId, group.map((x) => x.id))) {
+      if (
+        owned.upload(
+          t.id,
+          packageId,
+          group.map((x) => x.id),
+        )
+      ) {
         ownedCount++;
         continue;
       }
@@ -226,7 +243,12 @@ export function exportManifests(input: ExportInput): ExportedFiles {
         skip('TenantUpload', task.id, label, `its last upload task ended ${task.state}, and adopting it would upload again`);
       } else {
         const name = uploadNamer(`${packageName}-${t.defaultDomain.split('.')[0] ?? t.id}`);
-        uploads.push({ apiVersion: API_VERSION, kind: 'TenantUpload', metadata: { name }, spec: { tenant: tenantRef(t.id), package: packageName } });
+        uploads.push({
+          apiVersion: API_VERSION,
+          kind: 'TenantUpload',
+          metadata: { name },
+          spec: { tenant: tenantRef(t.id), package: packageName },
+        });
       }
     }
   }

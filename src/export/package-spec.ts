@@ -12,12 +12,25 @@ import type { CatalogPackageSpec, CustomPackageSpec, DetectionRule } from '../ma
 /** Why a live package cannot be written as a manifest that adopts it unchanged. */
 export class NotExportable extends Error {}
 
-const RULE_FIELDS = ['path', 'fileName', 'is32Bit', 'targetVersion', 'keyPath', 'valueName', 'productCode', 'scriptContent', 'description'] as const;
+const RULE_FIELDS = [
+  'path',
+  'fileName',
+  'is32Bit',
+  'targetVersion',
+  'keyPath',
+  'valueName',
+  'productCode',
+  'scriptContent',
+  'description',
+] as const;
 
 function operatorName(op: unknown): DetectionOperatorName {
   const names = Object.keys(DETECTION_OPERATORS) as DetectionOperatorName[];
   // Numbers are what the service sends; a name is accepted too, in case a service spells it out.
-  const found = typeof op === 'number' ? names.find((n) => DETECTION_OPERATORS[n] === op) : names.find((n) => n.toLowerCase() === String(op).toLowerCase());
+  const found =
+    typeof op === 'number'
+      ? names.find((n) => DETECTION_OPERATORS[n] === op)
+      : names.find((n) => n.toLowerCase() === String(op).toLowerCase());
   if (!found) throw new NotExportable(`detection rule operator ${JSON.stringify(op)} has no manifest name`);
   return found;
 }
@@ -58,7 +71,11 @@ export function customSpec(d: V1PackageDetailsViewModel, templateRef: (id: strin
   return spec;
 }
 
-export function catalogSpec(d: V1PackageDetailsViewModel, appRef: (id: string) => string, templateRef: (id: string) => string): CatalogPackageSpec {
+export function catalogSpec(
+  d: V1PackageDetailsViewModel,
+  appRef: (id: string) => string,
+  templateRef: (id: string) => string,
+): CatalogPackageSpec {
   if (!d.appId) throw new NotExportable('catalog package without an app id');
   // A package imported for both scopes has no manifest spelling (scope is machine | user).
   if (d.machineScope && d.userScope) throw new NotExportable('imported for both machine and user scope, which a manifest cannot express');

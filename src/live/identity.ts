@@ -9,7 +9,9 @@ import type { V1PackageViewModel } from '../api/wire-types.js';
  * machine- and user-scope imports of one version are different packages (regression: without the
  * scope, a lost import answer adopted the sibling scope's package).
  */
-export function packageNaturalKey(p: Pick<V1PackageViewModel, 'isCustom' | 'appId' | 'productName' | 'productVersion' | 'machineScope' | 'userScope'>): string {
+export function packageNaturalKey(
+  p: Pick<V1PackageViewModel, 'isCustom' | 'appId' | 'productName' | 'productVersion' | 'machineScope' | 'userScope'>,
+): string {
   return p.isCustom ? `custom|${p.productName}|${p.productVersion}` : `catalog|${p.appId ?? ''}|${p.productVersion}|${scopeOfPackage(p)}`;
 }
 
@@ -17,4 +19,3 @@ export function packageNaturalKey(p: Pick<V1PackageViewModel, 'isCustom' | 'appI
 export function scopeOfPackage(p: Pick<V1PackageViewModel, 'machineScope' | 'userScope'>): number {
   return p.machineScope && p.userScope ? 4 : p.userScope ? 2 : 1;
 }
-

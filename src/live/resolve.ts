@@ -75,7 +75,10 @@ export class NameIndex<T extends Named> {
     const hits = this.byName.get(ref.toLowerCase()) ?? [];
     if (hits.length === 1 && hits[0]) return hits[0];
     if (hits.length > 1) {
-      const list = hits.map((h) => candidateText(this.describe(h))).sort().join(', ');
+      const list = hits
+        .map((h) => candidateText(this.describe(h)))
+        .sort()
+        .join(', ');
       throw new ResolveError('REF_AMBIGUOUS', `${this.what} "${ref}" is ambiguous; candidates: ${list}`, field);
     }
     const near = this.suggest(ref);

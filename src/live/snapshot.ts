@@ -61,7 +61,8 @@ export async function readLiveState(
     desired.flows.some((f) => f.spec.scriptTemplate);
   // Promotion gates name tenants and exclude those without admin consent: one list read per pass.
   const gated = gatedDeployments(desired);
-  const needTenants = desired.tenantUploads.length > 0 || gated.length > 0 || opts.allFlowDetails === true || opts.allTenantUploads === true;
+  const needTenants =
+    desired.tenantUploads.length > 0 || gated.length > 0 || opts.allFlowDetails === true || opts.allTenantUploads === true;
 
   const [apps, templates, tenants, packages, flows] = await Promise.all([
     needApps ? all((q) => api.searchApps(q, signal)) : Promise.resolve([]),
@@ -88,7 +89,12 @@ export async function readLiveState(
   });
 
   const appVersions: LiveState['appVersions'] = {};
-  const appIndex = new NameIndex('catalog app', apps, (a) => [a.name], (a) => ({ name: a.name, detail: a.id }));
+  const appIndex = new NameIndex(
+    'catalog app',
+    apps,
+    (a) => [a.name],
+    (a) => ({ name: a.name, detail: a.id }),
+  );
   // Every catalog app a package names, once: the planner checks `version` / `versionId` against
   // what the catalog offers, so an unknown version fails the plan rather than the import.
   const versionApps = new Set<string>();
@@ -105,7 +111,12 @@ export async function readLiveState(
   });
 
   const uploads: LiveState['uploads'] = {};
-  const tenantIndex = new NameIndex('tenant', tenants, (t) => [t.defaultDomain, t.displayName], (t) => ({ name: t.defaultDomain, detail: t.id }));
+  const tenantIndex = new NameIndex(
+    'tenant',
+    tenants,
+    (t) => [t.defaultDomain, t.displayName],
+    (t) => ({ name: t.defaultDomain, detail: t.id }),
+  );
   const uploadTenants = new Set<string>(opts.allTenantUploads ? tenants.map((t) => t.id) : []);
   for (const u of desired.tenantUploads) {
     try {
@@ -120,7 +131,11 @@ export async function readLiveState(
 
   // Only details carry `errorDetails`: read them for the owned packages that failed processing
   // (rare), so the plan says why a package failed, not only that it did.
-  const ownedIds = new Set(Object.entries(inventory.objects).filter(([k, e]) => e.kind === 'Package' && !k.includes('#')).map(([, e]) => e.id));
+  const ownedIds = new Set(
+    Object.entries(inventory.objects)
+      .filter(([k, e]) => e.kind === 'Package' && !k.includes('#'))
+      .map(([, e]) => e.id),
+  );
   const failed = opts.packageDetails ? [] : packages.filter((p) => p.state === 'Error' && ownedIds.has(p.id));
   const packageErrors: Record<string, string> = {};
   await mapLimit(failed, concurrency, async (p) => {

@@ -17,7 +17,11 @@ function isPlainObject(v: unknown): v is Record<string, unknown> {
   return v !== null && typeof v === 'object' && !Array.isArray(v);
 }
 
-export function checkDocument(d: ParsedDocument): { record?: DocRecord; problems: Problem[]; foreign?: { file: string; line: number; column: number; what: string } } {
+export function checkDocument(d: ParsedDocument): {
+  record?: DocRecord;
+  problems: Problem[];
+  foreign?: { file: string; line: number; column: number; what: string };
+} {
   if (!d.ok) return { problems: [] }; // the YAML errors are already reported
   // Another group's document (apps/v1, v1, …) is not a packsync manifest; a packsync.dev typo still is one.
   const av = isPlainObject(d.value) ? d.value.apiVersion : undefined;
@@ -29,7 +33,15 @@ export function checkDocument(d: ParsedDocument): { record?: DocRecord; problems
   const problems: Problem[] = [];
   const here = (segments: string[], mode: 'value' | 'container', rule: string, message: string): Problem => {
     const p = d.locate(segments, mode);
-    return { file: d.file, line: p.line, column: p.column, pointer: segments.map((s) => `/${s}`).join(''), rule, message, severity: 'error' };
+    return {
+      file: d.file,
+      line: p.line,
+      column: p.column,
+      pointer: segments.map((s) => `/${s}`).join(''),
+      rule,
+      message,
+      severity: 'error',
+    };
   };
   const v = d.value;
   if (!isPlainObject(v)) {
@@ -42,9 +54,17 @@ export function checkDocument(d: ParsedDocument): { record?: DocRecord; problems
   const kind = v.kind;
   const kindList = KINDS.join(', ');
 
-  if (!('apiVersion' in v)) problems.push(here([], 'container', 'schema.required', `missing required field apiVersion (use ${API_VERSION})`));
+  if (!('apiVersion' in v))
+    problems.push(here([], 'container', 'schema.required', `missing required field apiVersion (use ${API_VERSION})`));
   else if (v.apiVersion !== API_VERSION) {
-    problems.push(here(['apiVersion'], 'value', 'manifest.api-version', `apiVersion must be ${API_VERSION} (got ${JSON.stringify(v.apiVersion)}); it is the only version this packsync reads`));
+    problems.push(
+      here(
+        ['apiVersion'],
+        'value',
+        'manifest.api-version',
+        `apiVersion must be ${API_VERSION} (got ${JSON.stringify(v.apiVersion)}); it is the only version this packsync reads`,
+      ),
+    );
   }
   if (!('kind' in v)) {
     problems.push(here([], 'container', 'schema.required', `missing required field kind (one of ${kindList})`));
@@ -53,7 +73,14 @@ export function checkDocument(d: ParsedDocument): { record?: DocRecord; problems
   if (typeof kind !== 'string' || !(KINDS as readonly string[]).includes(kind)) {
     const guess = typeof kind === 'string' ? didYouMean(kind, KINDS) : undefined;
     const who = name === undefined ? '' : `"${name}": `;
-    problems.push(here(['kind'], 'value', 'manifest.kind', `${who}unknown kind ${JSON.stringify(kind)}: must be one of ${kindList}${guess ? ` (did you mean "${guess}"?)` : ''}`));
+    problems.push(
+      here(
+        ['kind'],
+        'value',
+        'manifest.kind',
+        `${who}unknown kind ${JSON.stringify(kind)}: must be one of ${kindList}${guess ? ` (did you mean "${guess}"?)` : ''}`,
+      ),
+    );
     return { problems };
   }
   const k = kind as Kind;
@@ -62,9 +89,11 @@ export function checkDocument(d: ParsedDocument): { record?: DocRecord; problems
   const ok = validate(v);
   // apiVersion was checked above with a better message.
   const errors = (validate.errors ?? []).filter(
-    (e) => e.instancePath !== '/apiVersion' && !(e.keyword === 'required' && (e.params as { missingProperty?: string }).missingProperty === 'apiVersion'),
+    (e) =>
+      e.instancePath !== '/apiVersion' &&
+      !(e.keyword === 'required' && (e.params as { missingProperty?: string }).missingProperty === 'apiVersion'),
   );
-  const specFields = Object.keys(((KIND_SCHEMAS[k].properties as Record<string, { properties?: object }>).spec?.properties ?? {}));
+  const specFields = Object.keys((KIND_SCHEMAS[k].properties as Record<string, { properties?: object }>).spec?.properties ?? {});
   problems.push(...schemaProblems(errors, { doc: d, prefix, specFields }));
   for (const segments of unsafeIntegers(v)) {
     const pointer = toPointer(segments);

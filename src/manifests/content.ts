@@ -32,7 +32,11 @@ export async function inspectContent(root: string, rootReal: string, content: st
   const shown = JSON.stringify(content);
   const slashed = content.replace(/\\/g, '/');
   if (isAbsolute(content) || /^[A-Za-z]:/.test(content) || slashed.startsWith('/')) {
-    return { ok: false, rule: 'content.outside-repo', message: `content ${shown} must be a path relative to the repository root, not an absolute path` };
+    return {
+      ok: false,
+      rule: 'content.outside-repo',
+      message: `content ${shown} must be a path relative to the repository root, not an absolute path`,
+    };
   }
   const normal = posix.normalize(slashed);
   if (normal === '..' || normal.startsWith('../')) {
@@ -46,13 +50,25 @@ export async function inspectContent(root: string, rootReal: string, content: st
     return { ok: false, rule: 'content.missing', message: `content directory ${shown} does not exist (looked for ${abs})` };
   }
   if (!isInside(rootReal, real)) {
-    return { ok: false, rule: 'content.outside-repo', message: `content ${shown} resolves to ${real}, outside the repository (a symlink leaves it)` };
+    return {
+      ok: false,
+      rule: 'content.outside-repo',
+      message: `content ${shown} resolves to ${real}, outside the repository (a symlink leaves it)`,
+    };
   }
   if (real === rootReal) {
-    return { ok: false, rule: 'content.is-root', message: `content ${shown} is the repository root; give a subdirectory (the whole repository, .git included, would be uploaded)` };
+    return {
+      ok: false,
+      rule: 'content.is-root',
+      message: `content ${shown} is the repository root; give a subdirectory (the whole repository, .git included, would be uploaded)`,
+    };
   }
   if (!(await stat(real)).isDirectory()) {
-    return { ok: false, rule: 'content.not-directory', message: `content ${shown} is a file; it must be a directory (every file in it is uploaded)` };
+    return {
+      ok: false,
+      rule: 'content.not-directory',
+      message: `content ${shown} is a file; it must be a directory (every file in it is uploaded)`,
+    };
   }
   let entries: ContentFile[];
   try {
@@ -62,7 +78,11 @@ export async function inspectContent(root: string, rootReal: string, content: st
     throw e;
   }
   if (entries.length === 0) {
-    return { ok: false, rule: 'content.empty', message: `content directory ${shown} has no files; the service cannot finalize an empty upload` };
+    return {
+      ok: false,
+      rule: 'content.empty',
+      message: `content directory ${shown} has no files; the service cannot finalize an empty upload`,
+    };
   }
   const outer = createHash('sha256');
   let bytes = 0;

@@ -50,7 +50,11 @@ function position(b: Uint8Array, offset: number): { line: number; column: number
 }
 
 export function decodeManifest(b: Uint8Array): Decoded {
-  if ((b[0] === 0xff && b[1] === 0xfe) || (b[0] === 0xfe && b[1] === 0xff) || (b[0] === 0 && b[1] === 0 && b[2] === 0xfe && b[3] === 0xff)) {
+  if (
+    (b[0] === 0xff && b[1] === 0xfe) ||
+    (b[0] === 0xfe && b[1] === 0xff) ||
+    (b[0] === 0 && b[1] === 0 && b[2] === 0xfe && b[3] === 0xff)
+  ) {
     return { ok: false, line: 1, column: 1, message: 'the file is UTF-16 or UTF-32 encoded (byte order mark); manifests must be UTF-8' };
   }
   const bad = isUtf8(b) ? -1 : invalidUtf8Offset(b);
@@ -59,7 +63,16 @@ export function decodeManifest(b: Uint8Array): Decoded {
     return { ok: false, ...position(b, nul), message: 'the file contains a NUL byte: it is binary, not YAML text' };
   }
   if (bad >= 0) {
-    return { ok: false, ...position(b, bad), message: `the file is not valid UTF-8 (byte 0x${b[bad]!.toString(16).padStart(2, '0')}); save it as UTF-8` };
+    return {
+      ok: false,
+      ...position(b, bad),
+      message: `the file is not valid UTF-8 (byte 0x${b[bad]!.toString(16).padStart(2, '0')}); save it as UTF-8`,
+    };
   }
-  return { ok: true, text: Buffer.from(b.buffer, b.byteOffset, b.length).toString('utf8').replace(/^\uFEFF/, '') };
+  return {
+    ok: true,
+    text: Buffer.from(b.buffer, b.byteOffset, b.length)
+      .toString('utf8')
+      .replace(/^\uFEFF/, ''),
+  };
 }

@@ -9,15 +9,7 @@ import { dirname, join, relative, resolve, sep } from 'node:path';
 import { isInside } from '../api/content-files.js';
 import { mapLimit } from '../util/map-limit.js';
 import { API_VERSION } from './model.js';
-import type {
-  DeploymentManifest,
-  DesiredModel,
-  FlowManifest,
-  Kind,
-  PackageManifest,
-  Problem,
-  TenantUploadManifest,
-} from './model.js';
+import type { DeploymentManifest, DesiredModel, FlowManifest, Kind, PackageManifest, Problem, TenantUploadManifest } from './model.js';
 import { checkDocument } from './check-document.js';
 import { compare, sortProblems } from './sort-problems.js';
 import { checkRules } from './rules.js';
@@ -119,7 +111,9 @@ export async function loadRepository(paths: readonly string[], opts: RepositoryL
   const dirs = existing.map((g) => (g.st!.isDirectory() ? g.abs : dirname(g.abs)));
   const root = await repositoryRoot(commonParent(dirs.length > 0 ? dirs : given.map((g) => dirname(g.abs))));
   const display = opts.display ?? ((abs: string): string => relative(root, abs).split(sep).join('/'));
-  const missing = given.filter((g) => g.st === undefined).map((g) => at(display(g.abs), 'file.not-found', `${display(g.abs)} does not exist`));
+  const missing = given
+    .filter((g) => g.st === undefined)
+    .map((g) => at(display(g.abs), 'file.not-found', `${display(g.abs)} does not exist`));
   if (existing.length === 0) return { desired: null, problems: missing, files: [], documents: 0, root };
 
   const followSymlinks = opts.followSymlinks ?? false;
@@ -156,7 +150,12 @@ interface Source {
   reported: boolean;
 }
 
-async function loadSources(root: string, sources: readonly Source[], opts: LoadOptions, how: { contentFilter: boolean; none?: string }): Promise<LoadResult> {
+async function loadSources(
+  root: string,
+  sources: readonly Source[],
+  opts: LoadOptions,
+  how: { contentFilter: boolean; none?: string },
+): Promise<LoadResult> {
   const rootReal = await realpath(root);
   const maxBytes = opts.maxFileBytes ?? DEFAULT_MAX_FILE_BYTES;
   const reported = new Set(sources.filter((s) => s.reported).map((s) => s.file));
@@ -170,10 +169,14 @@ async function loadSources(root: string, sources: readonly Source[], opts: LoadO
   const read = await mapLimit(sources, 16, async ({ file, abs }): Promise<{ rel: string; bytes?: Buffer; problem?: Problem }> => {
     try {
       const size = (await stat(abs)).size;
-      if (size > maxBytes) return { rel: file, problem: at(file, 'file.too-large', `${size} bytes is more than the ${maxBytes} a manifest file may have`) };
+      if (size > maxBytes)
+        return { rel: file, problem: at(file, 'file.too-large', `${size} bytes is more than the ${maxBytes} a manifest file may have`) };
       return { rel: file, bytes: await readFile(abs) };
     } catch (e) {
-      return { rel: file, problem: at(file, 'file.unreadable', `cannot read this file (${(e as NodeJS.ErrnoException).code ?? String(e)})`) };
+      return {
+        rel: file,
+        problem: at(file, 'file.unreadable', `cannot read this file (${(e as NodeJS.ErrnoException).code ?? String(e)})`),
+      };
     }
   });
   for (const { rel, bytes, problem } of read) {
@@ -184,7 +187,15 @@ async function loadSources(root: string, sources: readonly Source[], opts: LoadO
     }
     const decoded = decodeManifest(bytes);
     if (!decoded.ok) {
-      problems.push({ file: rel, line: decoded.line, column: decoded.column, pointer: '', rule: 'file.encoding', message: decoded.message, severity: 'error' });
+      problems.push({
+        file: rel,
+        line: decoded.line,
+        column: decoded.column,
+        pointer: '',
+        rule: 'file.encoding',
+        message: decoded.message,
+        severity: 'error',
+      });
       held.all = true;
       continue;
     }
@@ -226,7 +237,15 @@ async function loadSources(root: string, sources: readonly Source[], opts: LoadO
   }
   if (foreign.length > 0) {
     const f = foreign[0]!;
-    problems.push({ file: f.file, line: f.line, column: f.column, pointer: '/apiVersion', rule: 'manifest.foreign', message: `skipped ${foreign.length} document(s) whose apiVersion is not ${API_VERSION.split('/')[0]!}/… (first: ${f.what}): not packsync manifests`, severity: 'warning' });
+    problems.push({
+      file: f.file,
+      line: f.line,
+      column: f.column,
+      pointer: '/apiVersion',
+      rule: 'manifest.foreign',
+      message: `skipped ${foreign.length} document(s) whose apiVersion is not ${API_VERSION.split('/')[0]!}/… (first: ${f.what}): not packsync manifests`,
+      severity: 'warning',
+    });
   }
   // The YAML error is the one to fix: a reference to a name its file may define is not reported too.
   const heldBack = (kind: Kind, name: string): boolean => held.all || held.kinds.has(kind) || held.names.has(`${kind}/${name}`);
@@ -242,7 +261,13 @@ async function loadSources(root: string, sources: readonly Source[], opts: LoadO
   for (const r of records) {
     if (!reported.has(r.doc.file)) continue;
     const positions = fieldPositions(r.doc, r.kind, r.data);
-    const base = { apiVersion: API_VERSION, kind: r.kind, metadata: r.data.metadata, spec: r.data.spec, source: { file: r.doc.file, ...r.doc.start } };
+    const base = {
+      apiVersion: API_VERSION,
+      kind: r.kind,
+      metadata: r.data.metadata,
+      spec: r.data.spec,
+      source: { file: r.doc.file, ...r.doc.start },
+    };
     const m = positions ? { ...base, positions } : base;
     if (r.kind === 'Package') {
       const content = rules.content.get(r);
@@ -251,9 +276,10 @@ async function loadSources(root: string, sources: readonly Source[], opts: LoadO
     else if (r.kind === 'Deployment') {
       const toWave = ['spec', 'promotion', 'toWave'] as const;
       const has = (r.data.spec as { promotion?: { toWave?: unknown } } | undefined)?.promotion?.toWave !== undefined;
-      desired.deployments.push((has ? { ...m, toWaveSource: { file: r.doc.file, ...r.doc.locate(toWave, 'value') } } : m) as DeploymentManifest);
-    }
-    else desired.tenantUploads.push(m as TenantUploadManifest);
+      desired.deployments.push(
+        (has ? { ...m, toWaveSource: { file: r.doc.file, ...r.doc.locate(toWave, 'value') } } : m) as DeploymentManifest,
+      );
+    } else desired.tenantUploads.push(m as TenantUploadManifest);
   }
   return { desired, problems: sorted, files, documents };
 }

@@ -10,7 +10,13 @@ import type { ParsedDocument } from './yaml-source.js';
 
 /** Only these fields: a handful per document, so a 100k-object desired set stays small. */
 const LIVE_FIELDS: Record<Kind, readonly string[]> = {
-  Package: ['spec.catalog.app', 'spec.catalog.version', 'spec.catalog.versionId', 'spec.catalog.scriptTemplate', 'spec.custom.scriptTemplate'],
+  Package: [
+    'spec.catalog.app',
+    'spec.catalog.version',
+    'spec.catalog.versionId',
+    'spec.catalog.scriptTemplate',
+    'spec.custom.scriptTemplate',
+  ],
   Flow: ['spec.app', 'spec.package', 'spec.patchGroup', 'spec.scriptTemplate'],
   Deployment: ['spec.flow', 'spec.package', 'spec.version', 'spec.wave'],
   TenantUpload: ['spec.tenant', 'spec.package'],
@@ -29,6 +35,9 @@ export function fieldPositions(doc: ParsedDocument, kind: Kind, data: unknown): 
 }
 
 /** Where a planner error about `field` points: the field when its position is known, else the document. */
-export function positionOf(m: { source: SourcePosition; positions?: Record<string, SourcePosition> }, field: string | undefined): SourcePosition {
+export function positionOf(
+  m: { source: SourcePosition; positions?: Record<string, SourcePosition> },
+  field: string | undefined,
+): SourcePosition {
   return (field !== undefined ? m.positions?.[field] : undefined) ?? m.source;
 }

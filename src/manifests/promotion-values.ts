@@ -17,7 +17,14 @@ export interface PromotionRules {
   toWave: number | null;
 }
 
-export const PROMOTION_DEFAULTS = { soak: '24h', minDevices: 20, successRate: '95%', maxFailureRate: '10%', deadline: '72h', onFailure: 'stop' } as const;
+export const PROMOTION_DEFAULTS = {
+  soak: '24h',
+  minDevices: 20,
+  successRate: '95%',
+  maxFailureRate: '10%',
+  deadline: '72h',
+  onFailure: 'stop',
+} as const;
 
 const UNIT_MS: Record<string, number> = { d: 86_400_000, h: 3_600_000, m: 60_000 };
 

@@ -31,7 +31,14 @@ const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 const PLURAL: Record<Kind, string> = { Package: 'Packages', Flow: 'Flows', Deployment: 'Deployments', TenantUpload: 'TenantUploads' };
 
-function problem(r: DocRecord, segments: readonly Segment[], mode: LocateMode, rule: string, message: string, severity: Problem['severity'] = 'error'): Problem {
+function problem(
+  r: DocRecord,
+  segments: readonly Segment[],
+  mode: LocateMode,
+  rule: string,
+  message: string,
+  severity: Problem['severity'] = 'error',
+): Problem {
   const p = r.doc.locate(segments, mode);
   return { file: r.doc.file, line: p.line, column: p.column, pointer: toPointer(segments), rule, message: r.prefix + message, severity };
 }
@@ -45,7 +52,12 @@ function str(data: unknown, segments: readonly Segment[]): string | undefined {
  * `heldBack(kind, name)`: the name may be defined in a file that failed to parse, so a reference to
  * it is not reported as unresolved (the YAML error is).
  */
-export async function checkRules(records: readonly DocRecord[], root: string, rootReal: string, heldBack?: (kind: Kind, name: string) => boolean): Promise<RuleResult> {
+export async function checkRules(
+  records: readonly DocRecord[],
+  root: string,
+  rootReal: string,
+  heldBack?: (kind: Kind, name: string) => boolean,
+): Promise<RuleResult> {
   const problems: Problem[] = [];
   const names = new Map<Kind, Map<string, DocRecord>>();
   for (const r of records) {
@@ -56,7 +68,13 @@ export async function checkRules(records: readonly DocRecord[], root: string, ro
     if (first) {
       const at = first.doc.locate(['metadata', 'name'], 'value');
       problems.push(
-        problem(r, ['metadata', 'name'], 'value', 'manifest.duplicate-name', `another ${r.kind} has the same name (first at ${first.doc.file}:${at.line}:${at.column}); names must be unique per kind`),
+        problem(
+          r,
+          ['metadata', 'name'],
+          'value',
+          'manifest.duplicate-name',
+          `another ${r.kind} has the same name (first at ${first.doc.file}:${at.line}:${at.column}); names must be unique per kind`,
+        ),
       );
     } else {
       byName.set(r.name, r);
@@ -75,7 +93,15 @@ export async function checkRules(records: readonly DocRecord[], root: string, ro
       : list.length === 0
         ? ` (there are no ${PLURAL[target]})`
         : ` (${PLURAL[target]}: ${list.slice(0, 10).join(', ')}${list.length > 10 ? ', …' : ''})`;
-    problems.push(problem(r, segments, 'value', 'ref.unresolved', `${displayPath(segments)} "${value}" does not name a ${target} in this repository${hint}`));
+    problems.push(
+      problem(
+        r,
+        segments,
+        'value',
+        'ref.unresolved',
+        `${displayPath(segments)} "${value}" does not name a ${target} in this repository${hint}`,
+      ),
+    );
   };
 
   const content = new Map<DocRecord, ContentInfo>();
@@ -94,7 +120,13 @@ export async function checkRules(records: readonly DocRecord[], root: string, ro
         if (first) {
           const at = first.doc.locate(['spec', 'package'], 'value');
           problems.push(
-            problem(r, ['spec', 'package'], 'value', 'deployment.duplicate', `Deployment "${first.name ?? '?'}" (${first.doc.file}:${at.line}:${at.column}) already deploys package "${pkg}" in flow "${flow}"; one Deployment per (flow, package)`),
+            problem(
+              r,
+              ['spec', 'package'],
+              'value',
+              'deployment.duplicate',
+              `Deployment "${first.name ?? '?'}" (${first.doc.file}:${at.line}:${at.column}) already deploys package "${pkg}" in flow "${flow}"; one Deployment per (flow, package)`,
+            ),
           );
         } else {
           pairs.set(pair, r);
@@ -113,7 +145,13 @@ export async function checkRules(records: readonly DocRecord[], root: string, ro
   return { problems, content };
 }
 
-async function checkContent(r: DocRecord, root: string, rootReal: string, problems: Problem[], out: Map<DocRecord, ContentInfo>): Promise<void> {
+async function checkContent(
+  r: DocRecord,
+  root: string,
+  rootReal: string,
+  problems: Problem[],
+  out: Map<DocRecord, ContentInfo>,
+): Promise<void> {
   const custom = valueAt(r.data, ['spec', 'custom']);
   if (custom === null || typeof custom !== 'object' || Array.isArray(custom)) return;
   const spec = custom as Record<string, unknown>;
@@ -142,7 +180,14 @@ function waveWarning(r: DocRecord, problems: Problem[]): void {
   const state = str(r.data, ['spec', 'state']);
   if (typeof wave !== 'number' || !Number.isInteger(wave) || wave < 1 || (state !== 'pending' && state !== 'stopped')) return;
   problems.push(
-    problem(r, ['spec', 'wave'], 'value', 'deployment.wave-ignored', `wave ${wave} has no effect while state is ${state}: the wave gate only acts on a running deployment`, 'warning'),
+    problem(
+      r,
+      ['spec', 'wave'],
+      'value',
+      'deployment.wave-ignored',
+      `wave ${wave} has no effect while state is ${state}: the wave gate only acts on a running deployment`,
+      'warning',
+    ),
   );
 }
 
@@ -162,7 +207,10 @@ function appMismatch(r: DocRecord, names: Map<Kind, Map<string, DocRecord>>, pro
   const flowPackage = str(flow.data, ['spec', 'package']);
   if (flowPackage !== undefined) {
     if (flowPackage !== pkg.name) {
-      mismatch(`flow "${flow.name ?? ''}" deploys package "${flowPackage}" only (it is a flow on that package), but this Deployment names package "${pkg.name ?? ''}"`, 'error');
+      mismatch(
+        `flow "${flow.name ?? ''}" deploys package "${flowPackage}" only (it is a flow on that package), but this Deployment names package "${pkg.name ?? ''}"`,
+        'error',
+      );
     }
     return;
   }
@@ -171,11 +219,17 @@ function appMismatch(r: DocRecord, names: Map<Kind, Map<string, DocRecord>>, pro
   const pkgApp = str(pkg.data, ['spec', 'catalog', 'app']);
   if (pkgApp === undefined) {
     if (valueAt(pkg.data, ['spec', 'custom']) !== undefined) {
-      mismatch(`package "${pkg.name ?? ''}" is a custom package but flow "${flow.name ?? ''}" deploys catalog app "${flowApp}"; a custom package needs a flow on it (spec.package)`, 'error');
+      mismatch(
+        `package "${pkg.name ?? ''}" is a custom package but flow "${flow.name ?? ''}" deploys catalog app "${flowApp}"; a custom package needs a flow on it (spec.package)`,
+        'error',
+      );
     }
     return;
   }
   if (UUID.test(flowApp) || UUID.test(pkgApp)) return;
   if (flowApp.toLowerCase() === pkgApp.toLowerCase()) return;
-  mismatch(`package "${pkg.name ?? ''}" is catalog app "${pkgApp}" but flow "${flow.name ?? ''}" deploys catalog app "${flowApp}"`, 'warning');
+  mismatch(
+    `package "${pkg.name ?? ''}" is catalog app "${pkgApp}" but flow "${flow.name ?? ''}" deploys catalog app "${flowApp}"`,
+    'warning',
+  );
 }

@@ -87,7 +87,15 @@ function requiredNames(branches: unknown): string[] {
 
 function make(ctx: SchemaContext, segments: readonly Segment[], mode: LocateMode, rule: string, message: string): Problem {
   const p: Position = ctx.doc.locate(segments, mode);
-  return { file: ctx.doc.file, line: p.line, column: p.column, pointer: toPointer(segments), rule, message: ctx.prefix + message, severity: 'error' };
+  return {
+    file: ctx.doc.file,
+    line: p.line,
+    column: p.column,
+    pointer: toPointer(segments),
+    rule,
+    message: ctx.prefix + message,
+    severity: 'error',
+  };
 }
 
 function oneOfProblem(o: ErrorObject, ctx: SchemaContext): Problem {
@@ -95,7 +103,13 @@ function oneOfProblem(o: ErrorObject, ctx: SchemaContext): Problem {
   const names = requiredNames(o.schema);
   const passing = (o.params as { passingSchemas?: number[] | null }).passingSchemas;
   const where = displayPath(parent);
-  if (Array.isArray(passing)) return exclusive(ctx, parent, passing.map((i) => names[i] ?? '?'), 'exactly one');
+  if (Array.isArray(passing))
+    return exclusive(
+      ctx,
+      parent,
+      passing.map((i) => names[i] ?? '?'),
+      'exactly one',
+    );
   return make(ctx, parent, 'container', 'schema.required', `${where} must have one of ${names.join(' or ')}`);
 }
 
@@ -104,7 +118,13 @@ function exclusive(ctx: SchemaContext, parent: readonly Segment[], given: readon
   const located = given.map((n) => ({ n, p: ctx.doc.locate([...parent, n], 'key') }));
   located.sort((a, b) => a.p.line - b.p.line || a.p.column - b.p.column);
   const last = located[located.length - 1]?.n ?? given[0] ?? '';
-  return make(ctx, [...parent, last], 'key', 'schema.oneOf', `${displayPath(parent)} has both ${given.join(' and ')}; give ${howMany} of them`);
+  return make(
+    ctx,
+    [...parent, last],
+    'key',
+    'schema.oneOf',
+    `${displayPath(parent)} has both ${given.join(' and ')}; give ${howMany} of them`,
+  );
 }
 
 function describe(v: unknown): string {
@@ -158,13 +178,20 @@ function problemFor(e: ErrorObject, ctx: SchemaContext, conditions: readonly Err
   switch (e.keyword) {
     case 'required': {
       const missing = String(params.missingProperty);
-      return make(ctx, [...segs, missing], 'container', rule, `missing required field ${displayPath([...segs, missing])}${conditionText(e, conditions)}`);
+      return make(
+        ctx,
+        [...segs, missing],
+        'container',
+        rule,
+        `missing required field ${displayPath([...segs, missing])}${conditionText(e, conditions)}`,
+      );
     }
     case 'additionalProperties': {
       const extra = String(params.additionalProperty);
       const known = Object.keys((e.parentSchema?.properties as object | undefined) ?? {});
       let hint = suggestion(extra, known);
-      if (segs.length === 0 && ctx.specFields.includes(extra)) hint = ` (did you mean spec.${extra}? everything but apiVersion, kind and metadata goes under spec)`;
+      if (segs.length === 0 && ctx.specFields.includes(extra))
+        hint = ` (did you mean spec.${extra}? everything but apiVersion, kind and metadata goes under spec)`;
       else if (segs.length === 0 && hint === '') {
         const specMatch = didYouMean(extra, ctx.specFields);
         if (specMatch) hint = ` (did you mean spec.${specMatch}?)`;
@@ -176,7 +203,13 @@ function problemFor(e: ErrorObject, ctx: SchemaContext, conditions: readonly Err
       const allowed = (params.allowedValues as unknown[]).map(String);
       const got = e.data;
       const hint = typeof got === 'string' ? didYouMean(got, allowed) : undefined;
-      return make(ctx, segs, 'value', rule, `${path} must be one of ${allowed.join(', ')} (got ${describe(got)}${hint ? `; did you mean "${hint}"?` : ''})`);
+      return make(
+        ctx,
+        segs,
+        'value',
+        rule,
+        `${path} must be one of ${allowed.join(', ')} (got ${describe(got)}${hint ? `; did you mean "${hint}"?` : ''})`,
+      );
     }
     case 'not': {
       // `not: {required: [a, b]}` is how a schema says "at most one of a, b".
@@ -190,22 +223,43 @@ function problemFor(e: ErrorObject, ctx: SchemaContext, conditions: readonly Err
       const expected = String(params.type);
       const word = TYPE_WORDS[expected] ?? expected;
       if (e.data === null || e.data === undefined) return make(ctx, segs, 'value', rule, `${path} is empty; it must be ${word}`);
-      if (expected === 'integer' && typeof e.data === 'number') return make(ctx, segs, 'value', rule, `${path} must be a whole number (got ${e.data})`);
-      return make(ctx, segs, 'value', rule, `${path} must be ${word} (got ${describe(e.data)}${typeHint(expected, e.data, ctx.doc.sourceText(segs))})`);
+      if (expected === 'integer' && typeof e.data === 'number')
+        return make(ctx, segs, 'value', rule, `${path} must be a whole number (got ${e.data})`);
+      return make(
+        ctx,
+        segs,
+        'value',
+        rule,
+        `${path} must be ${word} (got ${describe(e.data)}${typeHint(expected, e.data, ctx.doc.sourceText(segs))})`,
+      );
     }
     case 'pattern': {
       const pattern = String(params.pattern);
       if (pattern === NAME_PATTERN) {
         const fix = nameFix(String(e.data));
-        return make(ctx, segs, 'value', rule, `${path} ${JSON.stringify(e.data)} is not a valid name: use lowercase letters, digits, "-" and ".", starting and ending with a letter or digit${fix ? ` (e.g. "${fix}")` : ''}`);
+        return make(
+          ctx,
+          segs,
+          'value',
+          rule,
+          `${path} ${JSON.stringify(e.data)} is not a valid name: use lowercase letters, digits, "-" and ".", starting and ending with a letter or digit${fix ? ` (e.g. "${fix}")` : ''}`,
+        );
       }
       // The API has no call that lists patch groups: a name could never be checked before a flow is created.
       if (pattern.includes('{8}-') && segs[segs.length - 1] === 'patchGroup') {
-        return make(ctx, segs, 'value', rule, `${path} must be a patch group id (a UUID): the API cannot look patch groups up by name (got ${describe(e.data)})`);
+        return make(
+          ctx,
+          segs,
+          'value',
+          rule,
+          `${path} must be a patch group id (a UUID): the API cannot look patch groups up by name (got ${describe(e.data)})`,
+        );
       }
       if (pattern.includes('{8}-')) return make(ctx, segs, 'value', rule, `${path} must be a UUID (got ${describe(e.data)})`);
-      if (pattern === DURATION_PATTERN) return make(ctx, segs, 'value', rule, `${path} must be a duration like 30m, 2h, 1h30m or 3d (got ${describe(e.data)})`);
-      if (pattern === RATE_PATTERN) return make(ctx, segs, 'value', rule, `${path} must be a percentage from 0% to 100% like 95% (got ${describe(e.data)})`);
+      if (pattern === DURATION_PATTERN)
+        return make(ctx, segs, 'value', rule, `${path} must be a duration like 30m, 2h, 1h30m or 3d (got ${describe(e.data)})`);
+      if (pattern === RATE_PATTERN)
+        return make(ctx, segs, 'value', rule, `${path} must be a percentage from 0% to 100% like 95% (got ${describe(e.data)})`);
       return make(ctx, segs, 'value', rule, `${path} must match ${pattern} (got ${describe(e.data)})`);
     }
     case 'maxLength':

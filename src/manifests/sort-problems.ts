@@ -19,5 +19,13 @@ export function sortProblems(problems: readonly Problem[]): Problem[] {
     seen.add(key);
     out.push(p);
   }
-  return out.sort((a, b) => parseLevel(a) - parseLevel(b) || compare(a.file, b.file) || a.line - b.line || a.column - b.column || compare(a.rule, b.rule) || compare(a.message, b.message));
+  return out.sort(
+    (a, b) =>
+      parseLevel(a) - parseLevel(b) ||
+      compare(a.file, b.file) ||
+      a.line - b.line ||
+      a.column - b.column ||
+      compare(a.rule, b.rule) ||
+      compare(a.message, b.message),
+  );
 }

@@ -49,7 +49,12 @@ export interface ParsedFile {
 export function parseYamlFile(file: string, text: string): ParsedFile {
   const tooDeep = (p: Position): ParsedFile => {
     const message = `collections nested more than ${MAX_DEPTH} deep: the file is not read any further`;
-    return { file, documents: [], problems: [{ ...problemBase(file, p), rule: 'yaml.too-deep', message, severity: 'error' }], broken: mentionsPacksync(text) ? [{}] : [] };
+    return {
+      file,
+      documents: [],
+      problems: [{ ...problemBase(file, p), rule: 'yaml.too-deep', message, severity: 'error' }],
+      broken: mentionsPacksync(text) ? [{}] : [],
+    };
   };
   const deepFlow = flowTooDeep(text);
   if (deepFlow >= 0) {
@@ -71,7 +76,12 @@ export function parseYamlFile(file: string, text: string): ParsedFile {
   if (docs.length > MAX_DOCUMENTS) {
     const extra = docs[MAX_DOCUMENTS]!;
     const message = `more than ${MAX_DOCUMENTS} documents in one file: split it into several files`;
-    return { file, documents: [], problems: [{ ...problemBase(file, pos(extra.range[0])), rule: 'file.too-many-documents', message, severity: 'error' }], broken: mentionsPacksync(text) ? [{}] : [] };
+    return {
+      file,
+      documents: [],
+      problems: [{ ...problemBase(file, pos(extra.range[0])), rule: 'file.too-many-documents', message, severity: 'error' }],
+      broken: mentionsPacksync(text) ? [{}] : [],
+    };
   }
   const quoted = quotedScalars(tokens);
   const problems: Problem[] = [];
@@ -105,7 +115,8 @@ export function parseYamlFile(file: string, text: string): ParsedFile {
     }
     // A custom tag (`!evil`, `!!binary` outside the core schema) would be read as a plain value
     // whose meaning the author had in mind elsewhere: manifests are plain YAML, so it is an error.
-    for (const w of doc.warnings) problems.push(w.code === 'TAG_RESOLVE_FAILED' ? customTag(file, w, pos) : yamlProblem(file, w, text, pos, 'warning', quoted));
+    for (const w of doc.warnings)
+      problems.push(w.code === 'TAG_RESOLVE_FAILED' ? customTag(file, w, pos) : yamlProblem(file, w, text, pos, 'warning', quoted));
     const contents = doc.contents;
     // A document holding only comments (or a trailing `---`) is not a manifest.
     if (contents === null || (isScalar(contents) && contents.value === null && doc.errors.length === 0)) return;
@@ -115,7 +126,12 @@ export function parseYamlFile(file: string, text: string): ParsedFile {
       try {
         value = doc.toJS({ maxAliasCount: 1000 });
       } catch (e) {
-        problems.push({ ...problemBase(file, pos(contents.range[0])), rule: 'yaml.syntax', message: `cannot read this document: ${(e as Error).message}`, severity: 'error' });
+        problems.push({
+          ...problemBase(file, pos(contents.range[0])),
+          rule: 'yaml.syntax',
+          message: `cannot read this document: ${(e as Error).message}`,
+          severity: 'error',
+        });
       }
     }
     documents.push({
@@ -190,14 +206,26 @@ export const MAX_DOCUMENTS = 5000;
 
 function customTag(file: string, w: YAMLError, pos: (o: number) => Position): Problem {
   const tag = /tag:?\s*(\S+)/i.exec(w.message)?.[1] ?? '';
-  return { ...problemBase(file, pos(w.pos[0])), rule: 'yaml.custom-tag', message: `custom tag ${tag} is not allowed: manifests are plain YAML (strings, numbers, booleans, lists, mappings)`, severity: 'error' };
+  return {
+    ...problemBase(file, pos(w.pos[0])),
+    rule: 'yaml.custom-tag',
+    message: `custom tag ${tag} is not allowed: manifests are plain YAML (strings, numbers, booleans, lists, mappings)`,
+    severity: 'error',
+  };
 }
 
 function problemBase(file: string, p: Position): Pick<Problem, 'file' | 'line' | 'column' | 'pointer'> {
   return { file, line: p.line, column: p.column, pointer: '' };
 }
 
-function yamlProblem(file: string, e: YAMLError, text: string, pos: (o: number) => Position, severity: Problem['severity'], quoted: ReturnType<typeof quotedScalars>): Problem {
+function yamlProblem(
+  file: string,
+  e: YAMLError,
+  text: string,
+  pos: (o: number) => Position,
+  severity: Problem['severity'],
+  quoted: ReturnType<typeof quotedScalars>,
+): Problem {
   // An unclosed quote runs to the end of the file, where the parser notices it: point at the quote
   // that opens it instead (`version: "7.4.6` is reported where `"` is, not past the last line).
   const quote = /^Missing closing (["'])quote/.exec(e.message)?.[1];

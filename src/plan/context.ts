@@ -90,8 +90,18 @@ export class PlanContext {
       list.push([key, e]);
       this.supersededOf.set(main, list);
     }
-    this.apps = new NameIndex('catalog app', live.apps, (a) => [a.name], (a) => ({ name: a.name, detail: a.id }));
-    this.templates = new NameIndex('script template', live.templates, (t) => [t.name], (t) => ({ name: t.name, detail: t.id }));
+    this.apps = new NameIndex(
+      'catalog app',
+      live.apps,
+      (a) => [a.name],
+      (a) => ({ name: a.name, detail: a.id }),
+    );
+    this.templates = new NameIndex(
+      'script template',
+      live.templates,
+      (t) => [t.name],
+      (t) => ({ name: t.name, detail: t.id }),
+    );
     this.tenants = new NameIndex(
       'tenant',
       live.tenants,
@@ -156,7 +166,13 @@ export class PlanContext {
   moveActions(newKey: string, from: string, entry: InventoryEntry): { entry: InventoryEntry; actions: string[] } {
     const name = newKey.slice(newKey.indexOf('/') + 1);
     const moved: InventoryEntry = { ...entry, name, updatedAt: this.timestamp() };
-    const rec = this.action(newKey, { op: 'record', dependsOn: [], description: `move ${from} to ${newKey} in the state (no API call)`, entry: moved, resolvesIntent: false });
+    const rec = this.action(newKey, {
+      op: 'record',
+      dependsOn: [],
+      description: `move ${from} to ${newKey} in the state (no API call)`,
+      entry: moved,
+      resolvesIntent: false,
+    });
     const forget = this.action(from, { op: 'forget', dependsOn: [rec], description: `forget ${from} (moved to ${newKey})` });
     return { entry: moved, actions: [rec, forget] };
   }
@@ -169,7 +185,13 @@ export class PlanContext {
   supersedeAction(key: string, entry: InventoryEntry, dependsOn: string[] = []): string {
     const name = `${entry.name.split('#')[0] ?? entry.name}#${entry.id}`;
     const kept: InventoryEntry = { ...entry, name, superseded: { at: this.timestamp() } };
-    return this.action(`${entry.kind}/${name}`, { op: 'record', dependsOn, description: `keep ${key} (${entry.id}) in the state as superseded`, entry: kept, resolvesIntent: false });
+    return this.action(`${entry.kind}/${name}`, {
+      op: 'record',
+      dependsOn,
+      description: `keep ${key} (${entry.id}) in the state as superseded`,
+      entry: kept,
+      resolvesIntent: false,
+    });
   }
 
   /** Restores a superseded entry as the main entry of `key` (a revert): state writes only. */
@@ -178,8 +200,18 @@ export class PlanContext {
     const { superseded: _s, ...rest } = entry;
     const restored: InventoryEntry = { ...rest, name, updatedAt: this.timestamp() };
     if (this.file !== undefined) restored.file = this.file;
-    const rec = this.action(key, { op: 'record', dependsOn, description: `reuse ${entry.id} kept from an earlier version`, entry: restored, resolvesIntent: false });
-    const forget = this.action(supersededKey, { op: 'forget', dependsOn: [rec], description: `forget ${supersededKey} (reused as ${key})` });
+    const rec = this.action(key, {
+      op: 'record',
+      dependsOn,
+      description: `reuse ${entry.id} kept from an earlier version`,
+      entry: restored,
+      resolvesIntent: false,
+    });
+    const forget = this.action(supersededKey, {
+      op: 'forget',
+      dependsOn: [rec],
+      description: `forget ${supersededKey} (reused as ${key})`,
+    });
     return [rec, forget];
   }
 

@@ -41,7 +41,13 @@ export function addActions(
   return actions.length > 1 ? actions.slice() : actions;
 }
 
-export type DeploymentRecord = { specHash: string; spec: unknown; appliedState: string; contentRevision?: number; annotations?: Record<string, string> };
+export type DeploymentRecord = {
+  specHash: string;
+  spec: unknown;
+  appliedState: string;
+  contentRevision?: number;
+  annotations?: Record<string, string>;
+};
 
 /** The ids that are not null, in an array of exactly that length (a filter() result keeps spare room). */
 export function present(a: string | null, b: string | null): string[] {

@@ -49,7 +49,9 @@ export function reconcileExisting(
   if (entry.hold && state === 'running' && (live.status === 'NotStarted' || live.status === 'Stopped')) {
     // Held by a failed promotion gate: never started again by packsync, not even to heal drift,
     // until `packsync resume` releases it (design §3).
-    out.reasons.push(`held by its promotion gate (wave ${entry.hold.wave}): ${entry.hold.reason}; \`packsync resume ${key} --reason ...\` releases it`);
+    out.reasons.push(
+      `held by its promotion gate (wave ${entry.hold.wave}): ${entry.hold.reason}; \`packsync resume ${key} --reason ...\` releases it`,
+    );
   } else if (state === 'running' && (live.status === 'NotStarted' || live.status === 'Stopped')) {
     if (live.status === 'Stopped' && entry.appliedState === 'running') {
       drifted = true;
@@ -72,7 +74,9 @@ export function reconcileExisting(
     // Drift no call can heal: the API cannot un-start a deployment. Reported on every pass (never
     // shown as a change, never forgotten) until git says running or stopped.
     unhealable = true;
-    out.reasons.push(`is ${live.status} (wave ${live.currentWave}/${live.waveCount}) while git says pending: started outside git; a started deployment cannot return to pending, so set state: running or stopped`);
+    out.reasons.push(
+      `is ${live.status} (wave ${live.currentWave}/${live.waveCount}) while git says pending: started outside git; a started deployment cannot return to pending, so set state: running or stopped`,
+    );
   }
 
   const willRun = state === 'running' && (live.status === 'Running' || out.actions.length > 0);
@@ -149,7 +153,9 @@ export function versionAlreadyLive(
     return `flow or package renamed in git (${String(was?.flow)}/${String(was?.package)} → ${identity.flow}/${identity.package}); the live deployment is the same: recorded in the state, no API call`;
   }
   if (identity.version !== null) {
-    return identity.version === live.version ? `version "${live.version}" is already the live deployment's version: recorded in the state, no API call` : undefined;
+    return identity.version === live.version
+      ? `version "${live.version}" is already the live deployment's version: recorded in the state, no API call`
+      : undefined;
   }
   const packageVersion = ctx.packagesById.get(live.packageId)?.productVersion;
   return packageVersion !== undefined && packageVersion === live.version

@@ -80,7 +80,10 @@ const KIND_ORDER: Record<string, number> = { Package: 0, Flow: 1, Deployment: 2,
 
 /** People read a plan in the order it runs: packages, flows, deployments, uploads (stable within a kind). */
 function byDependency<T extends { kind: string }>(objects: T[]): T[] {
-  return objects.map((o, i) => ({ o, i })).sort((a, b) => (KIND_ORDER[a.o.kind] ?? 9) - (KIND_ORDER[b.o.kind] ?? 9) || a.i - b.i).map((x) => x.o);
+  return objects
+    .map((o, i) => ({ o, i }))
+    .sort((a, b) => (KIND_ORDER[a.o.kind] ?? 9) - (KIND_ORDER[b.o.kind] ?? 9) || a.i - b.i)
+    .map((x) => x.o);
 }
 
 export function formatPlanText(plan: Plan, opts: { color?: boolean; verbose?: boolean } = {}): string {
@@ -97,8 +100,10 @@ export function formatPlanText(plan: Plan, opts: { color?: boolean; verbose?: bo
     lines.push(paint(o.change, `${SYMBOL[o.change]} ${o.key} ${LABEL[o.change]}`));
     for (const f of o.fields) lines.push(`    ${fieldText(f)}`);
     for (const r of o.reasons) lines.push(`    # ${r}`);
-    for (const d of o.destroys ?? []) lines.push(paint('delete', `    - ${d.key} (deployment ${d.id}, ${d.status}, wave ${d.wave}) will be destroyed with the old flow`));
-    if (o.error) lines.push(`    ${o.source ? `${o.source.file}:${o.source.line}:${o.source.column}: ` : ''}${o.error.code}: ${o.error.message}`);
+    for (const d of o.destroys ?? [])
+      lines.push(paint('delete', `    - ${d.key} (deployment ${d.id}, ${d.status}, wave ${d.wave}) will be destroyed with the old flow`));
+    if (o.error)
+      lines.push(`    ${o.source ? `${o.source.file}:${o.source.line}:${o.source.column}: ` : ''}${o.error.code}: ${o.error.message}`);
     for (const id of o.actions) {
       const a = actionsById.get(id);
       if (a && a.op !== 'record' && !(a.op === 'gate' && a.quiet)) lines.push(`    - ${a.description}`);
@@ -155,7 +160,8 @@ export function formatPlanMarkdown(plan: Plan, opts: { commit?: string | null } 
     size += row.length + 1;
     shown++;
   }
-  if (shown < changed.length) out.push('', `… and ${changed.length - shown} more object(s) not shown (comment size limit); \`packsync plan\` prints them all.`);
+  if (shown < changed.length)
+    out.push('', `… and ${changed.length - shown} more object(s) not shown (comment size limit); \`packsync plan\` prints them all.`);
   out.push(...close, ...gates);
   return out.join('\n');
 }

@@ -42,7 +42,12 @@ export function catalogTarget(ctx: PlanContext, m: PackageManifest): CatalogTarg
   }
   if (!version && c.versionId) {
     const v = (offered ?? []).find((x) => x.id.toLowerCase() === c.versionId?.toLowerCase());
-    if (!v) throw new ResolveError('REF_UNKNOWN', `${app.name} has no version id ${c.versionId}; available: ${available()}`, 'spec.catalog.versionId');
+    if (!v)
+      throw new ResolveError(
+        'REF_UNKNOWN',
+        `${app.name} has no version id ${c.versionId}; available: ${available()}`,
+        'spec.catalog.versionId',
+      );
     version = v.version;
   }
   version ??= app.latestVersion;
@@ -83,10 +88,23 @@ export function customTarget(ctx: PlanContext, m: PackageManifest): CustomTarget
 
 export function naturalKeyOf(t: CatalogTarget | CustomTarget): string {
   return t.kind === 'catalog'
-    ? packageNaturalKey({ isCustom: false, appId: t.appId, productName: '', productVersion: t.version, machineScope: t.query.scope !== 2, userScope: t.query.scope !== 1 })
-    : packageNaturalKey({ isCustom: true, appId: null, productName: t.body.name, productVersion: t.body.version ?? '', machineScope: true, userScope: false });
+    ? packageNaturalKey({
+        isCustom: false,
+        appId: t.appId,
+        productName: '',
+        productVersion: t.version,
+        machineScope: t.query.scope !== 2,
+        userScope: t.query.scope !== 1,
+      })
+    : packageNaturalKey({
+        isCustom: true,
+        appId: null,
+        productName: t.body.name,
+        productVersion: t.body.version ?? '',
+        machineScope: true,
+        userScope: false,
+      });
 }
-
 
 /** A superseded package can be reused while it exists live and did not fail processing. */
 export function usable(p: V1PackageViewModel | undefined): boolean {

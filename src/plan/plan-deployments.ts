@@ -28,7 +28,13 @@ export function planDeployment(ctx: PlanContext, m: DeploymentManifest): void {
   const flow = ctx.flowRefs.get(m.spec.flow);
   const pkg = ctx.packageRefs.get(m.spec.package);
   if (!flow || !pkg) {
-    ctx.object('Deployment', name, 'error', { source: m.source, error: { code: 'REF_UNKNOWN', message: 'flow or package not in the desired set' } }, key);
+    ctx.object(
+      'Deployment',
+      name,
+      'error',
+      { source: m.source, error: { code: 'REF_UNKNOWN', message: 'flow or package not in the desired set' } },
+      key,
+    );
     return;
   }
   const blocked = flow.blockedBy ?? pkg.blockedBy;
@@ -77,7 +83,16 @@ export function planDeployment(ctx: PlanContext, m: DeploymentManifest): void {
     } else if (entry && entry.packageId !== packageId) {
       reasons.push('the package has a new live version: a new deployment is added to the flow');
     }
-    const actions = addActions(ctx, key, m, state, [...deps, ...first], record, flow.ref ?? { key: `Flow/${m.spec.flow}` }, pkg.ref ?? { key: `Package/${m.spec.package}` });
+    const actions = addActions(
+      ctx,
+      key,
+      m,
+      state,
+      [...deps, ...first],
+      record,
+      flow.ref ?? { key: `Flow/${m.spec.flow}` },
+      pkg.ref ?? { key: `Package/${m.spec.package}` },
+    );
     // A flow replacement deletes the old flow only after its deployments are added to the new one.
     if (flow.replaces && actions[0]) flow.replaces.push(actions[0]);
     const o = ctx.object('Deployment', name, 'create', { source: m.source, reasons, actions: [...first, ...actions] }, key);
@@ -97,12 +112,21 @@ export function planDeployment(ctx: PlanContext, m: DeploymentManifest): void {
       const { superseded: _s, ...rest } = kept[1];
       // The reconcile's own record of this key comes after the restore's, never before it.
       const r = reconcileExisting(ctx, key, m, state, live, { ...rest, name }, [restore ?? '', ...deps].filter(Boolean));
-      const o = ctx.object('Deployment', name, r.change === 'none' ? 'update' : r.change, {
-        source: m.source,
-        reasons: [`back to a deployment packsync added before: reusing ${live.id} (${live.status}, wave ${live.currentWave}/${live.waveCount}); nothing is added`, ...r.reasons],
-        fields: r.fields,
-        actions: [...acts, restore ?? '', forget ?? '', ...r.actions].filter(Boolean),
-      }, key);
+      const o = ctx.object(
+        'Deployment',
+        name,
+        r.change === 'none' ? 'update' : r.change,
+        {
+          source: m.source,
+          reasons: [
+            `back to a deployment packsync added before: reusing ${live.id} (${live.status}, wave ${live.currentWave}/${live.waveCount}); nothing is added`,
+            ...r.reasons,
+          ],
+          fields: r.fields,
+          actions: [...acts, restore ?? '', forget ?? '', ...r.actions].filter(Boolean),
+        },
+        key,
+      );
       if (r.drift) o.drift = r.drift;
       return;
     }
@@ -140,10 +164,18 @@ function planLiveDeployment(
     const intent = ctx.intent(key);
     const resolves = intent !== undefined && !intent.knownIds.includes(live.id);
     if (!resolves && !ctx.options.adopt) {
-      ctx.object('Deployment', name, 'conflict', {
-        source: m.source,
-        reasons: [`deployment ${live.id} of this flow and package exists live but is not owned by packsync; run apply with --adopt to take it over`],
-      }, key);
+      ctx.object(
+        'Deployment',
+        name,
+        'conflict',
+        {
+          source: m.source,
+          reasons: [
+            `deployment ${live.id} of this flow and package exists live but is not owned by packsync; run apply with --adopt to take it over`,
+          ],
+        },
+        key,
+      );
       return;
     }
     const adoptEntry: InventoryEntry = {
@@ -169,11 +201,20 @@ function planLiveDeployment(
       resolvesIntent: resolves,
     });
     const rest = reconcileExisting(ctx, key, m, state, live, adoptEntry, [rec]);
-    ctx.object('Deployment', name, 'adopt', {
-      source: m.source,
-      reasons: [resolves ? 'resolved an add-deployment interrupted by a crash' : 'adopting an existing live deployment (--adopt)', ...rest.reasons],
-      actions: [rec, ...rest.actions],
-    }, key);
+    ctx.object(
+      'Deployment',
+      name,
+      'adopt',
+      {
+        source: m.source,
+        reasons: [
+          resolves ? 'resolved an add-deployment interrupted by a crash' : 'adopting an existing live deployment (--adopt)',
+          ...rest.reasons,
+        ],
+        actions: [rec, ...rest.actions],
+      },
+      key,
+    );
     return;
   }
 
@@ -181,30 +222,65 @@ function planLiveDeployment(
   if (already) {
     // Writing down what is already true (design §4 compares identity against live): record it.
     const now: InventoryEntry = { ...entry, specHash, spec: identity };
-    const rec = ctx.action(key, { op: 'record', dependsOn: deps, description: 'record the version in the state (already live, no API call)', entry: { ...now, updatedAt: ctx.timestamp() }, resolvesIntent: false });
+    const rec = ctx.action(key, {
+      op: 'record',
+      dependsOn: deps,
+      description: 'record the version in the state (already live, no API call)',
+      entry: { ...now, updatedAt: ctx.timestamp() },
+      resolvesIntent: false,
+    });
     const r = reconcileExisting(ctx, key, m, state, live, now, [rec]);
-    const o = ctx.object('Deployment', name, r.change === 'none' ? 'update' : r.change, { source: m.source, reasons: [already, ...r.reasons], fields: r.fields, actions: [rec, ...r.actions] }, key);
+    const o = ctx.object(
+      'Deployment',
+      name,
+      r.change === 'none' ? 'update' : r.change,
+      { source: m.source, reasons: [already, ...r.reasons], fields: r.fields, actions: [rec, ...r.actions] },
+      key,
+    );
     if (r.drift) o.drift = r.drift;
     return;
   }
   if (entry.specHash !== specHash) {
     const fields = diffFields(entry.spec, identity);
     if (!ctx.options.allowReplace) {
-      ctx.object('Deployment', name, 'requires-replacement', {
-        source: m.source,
-        fields,
-        reasons: ['version is fixed when a deployment is added; apply with --allow-replace to delete and add it again'],
-      }, key);
+      ctx.object(
+        'Deployment',
+        name,
+        'requires-replacement',
+        {
+          source: m.source,
+          fields,
+          reasons: ['version is fixed when a deployment is added; apply with --allow-replace to delete and add it again'],
+        },
+        key,
+      );
       return;
     }
-    const del = ctx.action(key, { op: 'delete-deployment', dependsOn: deps, description: `delete deployment ${live.id} to replace it`, deploymentId: live.id });
+    const del = ctx.action(key, {
+      op: 'delete-deployment',
+      dependsOn: deps,
+      description: `delete deployment ${live.id} to replace it`,
+      deploymentId: live.id,
+    });
     const actions = addActions(ctx, key, m, state, [del], record, { id: live.flowId }, { id: live.packageId });
-    ctx.object('Deployment', name, 'replace', { source: m.source, fields, reasons: ['deployment identity changed (--allow-replace)'], actions: [del, ...actions] }, key);
+    ctx.object(
+      'Deployment',
+      name,
+      'replace',
+      { source: m.source, fields, reasons: ['deployment identity changed (--allow-replace)'], actions: [del, ...actions] },
+      key,
+    );
     return;
   }
   const r = reconcileExisting(ctx, key, m, state, live, entry, deps);
   const promotionError = planGate(ctx, key, m, live, entry, r);
-  const o = ctx.object('Deployment', name, promotionError ? 'error' : r.change, { source: m.source, reasons: r.reasons, fields: r.fields, actions: r.actions, ...(promotionError ? { error: promotionError } : {}) }, key);
+  const o = ctx.object(
+    'Deployment',
+    name,
+    promotionError ? 'error' : r.change,
+    { source: m.source, reasons: r.reasons, fields: r.fields, actions: r.actions, ...(promotionError ? { error: promotionError } : {}) },
+    key,
+  );
   // Set afterwards: drift is rare, and the object literals in ctx.object keep one shape each.
   if (r.drift) o.drift = r.drift;
 }

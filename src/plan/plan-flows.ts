@@ -56,7 +56,12 @@ function planFlowEntry(ctx: PlanContext, m: FlowManifest): { from: string; actio
   const pkg = m.spec.package ? ctx.packageRefs.get(m.spec.package) : undefined;
   if (pkg?.blockedBy) {
     ctx.object('Flow', m.metadata.name, 'skipped', { source: m.source, reasons: [`not planned: ${pkg.blockedBy}`] }, key);
-    ctx.flowRefs.set(m.metadata.name, { ref: liveNow ? { id: liveNow.id } : null, readyAfter: null, blockedBy: liveNow ? null : pkg.blockedBy, isNew: false });
+    ctx.flowRefs.set(m.metadata.name, {
+      ref: liveNow ? { id: liveNow.id } : null,
+      readyAfter: null,
+      blockedBy: liveNow ? null : pkg.blockedBy,
+      isNew: false,
+    });
     return moved;
   }
   const specHash = hashValue(target.spec);
@@ -92,13 +97,24 @@ function planFlowEntry(ctx: PlanContext, m: FlowManifest): { from: string; actio
     const forces = `the API cannot update a flow; changing ${names.length > 1 ? `${names.slice(0, -1).join(', ')} and ${names[names.length - 1] ?? ''}` : (names[0] ?? 'its spec')} forces a replacement`;
     const destroys = ctx.live.deployments
       .filter((d) => d.flowId === liveNow.id)
-      .map((d) => ({ key: ctx.ownerOf(d.id) ?? `(unmanaged deployment ${d.id})`, id: d.id, status: d.status, wave: `${d.currentWave}/${d.waveCount}` }));
+      .map((d) => ({
+        key: ctx.ownerOf(d.id) ?? `(unmanaged deployment ${d.id})`,
+        id: d.id,
+        status: d.status,
+        wave: `${d.currentWave}/${d.waveCount}`,
+      }));
     if (!ctx.options.allowReplace) {
-      const o = ctx.object('Flow', m.metadata.name, 'requires-replacement', {
-        source: m.source,
-        fields,
-        reasons: [`${forces} (apply with --allow-replace)`],
-      }, key);
+      const o = ctx.object(
+        'Flow',
+        m.metadata.name,
+        'requires-replacement',
+        {
+          source: m.source,
+          fields,
+          reasons: [`${forces} (apply with --allow-replace)`],
+        },
+        key,
+      );
       if (destroys.length > 0) o.destroys = destroys;
       ctx.flowRefs.set(m.metadata.name, { ref: { id: liveNow.id }, readyAfter: null, blockedBy: null, isNew: false });
       return moved;
@@ -107,24 +123,51 @@ function planFlowEntry(ctx: PlanContext, m: FlowManifest): { from: string; actio
     // account is never without the flow, and a failed create deletes nothing. The old entry is kept
     // as superseded until its delete lands, so a failed delete is still owned and retried by prune.
     const keep = ctx.supersedeAction(key, entry);
-    const create = createFlowAction(ctx, key, target, record, pkg?.ref ?? null, [keep, ...(pkg?.readyAfter ? [pkg.readyAfter] : [])], (ctx.flowsByName.get(name) ?? []).map((f) => f.id));
+    const create = createFlowAction(
+      ctx,
+      key,
+      target,
+      record,
+      pkg?.ref ?? null,
+      [keep, ...(pkg?.readyAfter ? [pkg.readyAfter] : [])],
+      (ctx.flowsByName.get(name) ?? []).map((f) => f.id),
+    );
     const deleteAfter = [create];
-    const del = ctx.action(`Flow/${m.metadata.name}#${liveNow.id}`, { op: 'delete-flow', dependsOn: deleteAfter, description: `delete the replaced flow ${liveNow.id}`, flowId: liveNow.id });
-    const o = ctx.object('Flow', m.metadata.name, 'replace', {
-      source: m.source,
-      fields,
-      reasons: [`${forces} (--allow-replace): the new flow is created and its deployments added before the old flow is deleted`],
-      actions: [keep, create, del],
-    }, key);
+    const del = ctx.action(`Flow/${m.metadata.name}#${liveNow.id}`, {
+      op: 'delete-flow',
+      dependsOn: deleteAfter,
+      description: `delete the replaced flow ${liveNow.id}`,
+      flowId: liveNow.id,
+    });
+    const o = ctx.object(
+      'Flow',
+      m.metadata.name,
+      'replace',
+      {
+        source: m.source,
+        fields,
+        reasons: [`${forces} (--allow-replace): the new flow is created and its deployments added before the old flow is deleted`],
+        actions: [keep, create, del],
+      },
+      key,
+    );
     if (destroys.length > 0) o.destroys = destroys;
     ctx.flowRefs.set(m.metadata.name, { ref: { key }, readyAfter: create, blockedBy: null, isNew: true, replaces: deleteAfter });
     return moved;
   }
   if (unowned.kind === 'conflict') {
-    ctx.object('Flow', m.metadata.name, 'conflict', {
-      source: m.source,
-      reasons: [`a flow named "${name}" exists live but is not owned by packsync (${unowned.ids.join(', ')}); run apply with --adopt to take it over`],
-    }, key);
+    ctx.object(
+      'Flow',
+      m.metadata.name,
+      'conflict',
+      {
+        source: m.source,
+        reasons: [
+          `a flow named "${name}" exists live but is not owned by packsync (${unowned.ids.join(', ')}); run apply with --adopt to take it over`,
+        ],
+      },
+      key,
+    );
     ctx.flowRefs.set(m.metadata.name, { ref: null, readyAfter: null, blockedBy: `${key} is in conflict`, isNew: false });
     return moved;
   }
@@ -189,11 +232,17 @@ function adoptFlow(
     },
     resolvesIntent,
   });
-  ctx.object('Flow', m.metadata.name, 'adopt', {
-    source: m.source,
-    reasons: [resolvesIntent ? 'resolved a create interrupted by a crash' : 'adopting an existing live flow (--adopt)'],
-    actions: [id],
-  }, key);
+  ctx.object(
+    'Flow',
+    m.metadata.name,
+    'adopt',
+    {
+      source: m.source,
+      reasons: [resolvesIntent ? 'resolved a create interrupted by a crash' : 'adopting an existing live flow (--adopt)'],
+      actions: [id],
+    },
+    key,
+  );
   ctx.flowRefs.set(m.metadata.name, { ref: { id: live.id }, readyAfter: id, blockedBy: null, isNew: false });
 }
 
@@ -226,7 +275,9 @@ function flowTarget(ctx: PlanContext, m: FlowManifest): FlowTarget {
 const SCOPE_NAMES: Record<number, string> = Object.fromEntries(Object.entries(INSTALLER_SCOPE).map(([k, v]) => [v, k]));
 
 /** Flow specs store API numbers (they are what the service compares); people read manifest words. */
-export function flowFieldsInWords(fields: { field: string; from: unknown; to: unknown }[]): { field: string; from: unknown; to: unknown }[] {
+export function flowFieldsInWords(
+  fields: { field: string; from: unknown; to: unknown }[],
+): { field: string; from: unknown; to: unknown }[] {
   return fields.map((f) => {
     if (f.field === 'scope') return { field: f.field, from: scopeWord(f.from), to: scopeWord(f.to) };
     if (f.field === 'flags') return { field: f.field, from: flagNames(f.from), to: flagNames(f.to) };

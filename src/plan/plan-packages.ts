@@ -90,12 +90,20 @@ function planPackageEntry(
     if (kept) {
       const acts = live ? [ctx.supersedeAction(key, entry)] : [];
       acts.push(...ctx.restoreActions(key, kept[0], kept[1], acts.slice()));
-      ctx.object('Package', m.metadata.name, 'update', {
-        source: m.source,
-        fields,
-        reasons: [`back to a version packsync created before: reusing live package ${kept[1].id} (kept as superseded); nothing is created`],
-        actions: acts,
-      }, key);
+      ctx.object(
+        'Package',
+        m.metadata.name,
+        'update',
+        {
+          source: m.source,
+          fields,
+          reasons: [
+            `back to a version packsync created before: reusing live package ${kept[1].id} (kept as superseded); nothing is created`,
+          ],
+          actions: acts,
+        },
+        key,
+      );
       ctx.packageRefs.set(m.metadata.name, { ref: { id: kept[1].id }, readyAfter: null, blockedBy: null, isNew: false });
       return;
     }
@@ -108,10 +116,16 @@ function planPackageEntry(
   } else if (entry && !live && ctx.live.read.packages) {
     reasons.push(`live package ${entry.id} not found (removed outside packsync); creating it again`);
   } else if (unowned.kind === 'conflict') {
-    ctx.object('Package', m.metadata.name, 'conflict', {
-      source: m.source,
-      reasons: [`exists live but is not owned by packsync (${unowned.ids.join(', ')}); run apply with --adopt to take it over`],
-    }, key);
+    ctx.object(
+      'Package',
+      m.metadata.name,
+      'conflict',
+      {
+        source: m.source,
+        reasons: [`exists live but is not owned by packsync (${unowned.ids.join(', ')}); run apply with --adopt to take it over`],
+      },
+      key,
+    );
     ctx.packageRefs.set(m.metadata.name, { ref: null, readyAfter: null, blockedBy: `${key} is in conflict`, isNew: false });
     return;
   }
@@ -161,13 +175,7 @@ function planPackageEntry(
   ctx.packageRefs.set(m.metadata.name, { ref: { key }, readyAfter: last, blockedBy: null, isNew: true });
 }
 
-function planExisting(
-  ctx: PlanContext,
-  m: PackageManifest,
-  key: string,
-  live: V1PackageViewModel,
-  phase: string | undefined,
-): void {
+function planExisting(ctx: PlanContext, m: PackageManifest, key: string, live: V1PackageViewModel, phase: string | undefined): void {
   const ref: RefState = { ref: { id: live.id }, readyAfter: null, blockedBy: null, isNew: false };
   if (m.spec.custom && m.content && phase === 'created' && live.state === 'WaitingForContent') {
     const up = ctx.action(key, {
@@ -179,17 +187,32 @@ function planExisting(
       digest: m.content.digest,
     });
     const wait = ctx.action(key, { op: 'wait-package', dependsOn: [up], description: 'wait for processing', packageKey: key });
-    ctx.object('Package', m.metadata.name, 'update', { source: m.source, reasons: ['content upload was interrupted'], actions: [up, wait] }, key);
+    ctx.object(
+      'Package',
+      m.metadata.name,
+      'update',
+      { source: m.source, reasons: ['content upload was interrupted'], actions: [up, wait] },
+      key,
+    );
     ctx.packageRefs.set(m.metadata.name, { ...ref, readyAfter: wait });
   } else if (IN_FLIGHT.has(live.state) || live.state === 'WaitingForContent') {
     const wait = ctx.action(key, { op: 'wait-package', dependsOn: [], description: 'wait for processing', packageKey: key });
     ctx.object('Package', m.metadata.name, 'waiting', { source: m.source, reasons: [`package is ${live.state}`], actions: [wait] }, key);
     ctx.packageRefs.set(m.metadata.name, { ...ref, readyAfter: wait });
   } else if (live.state === 'Error') {
-    ctx.object('Package', m.metadata.name, 'error', {
-      source: m.source,
-      error: { code: 'PACKAGE_FAILED', message: `live package ${live.id} is in state Error: ${ctx.live.packageErrors?.[live.id] ?? 'no details'}; change the spec to create a new one` },
-    }, key);
+    ctx.object(
+      'Package',
+      m.metadata.name,
+      'error',
+      {
+        source: m.source,
+        error: {
+          code: 'PACKAGE_FAILED',
+          message: `live package ${live.id} is in state Error: ${ctx.live.packageErrors?.[live.id] ?? 'no details'}; change the spec to create a new one`,
+        },
+      },
+      key,
+    );
     ctx.packageRefs.set(m.metadata.name, { ...ref, blockedBy: `${key} failed processing` });
   } else {
     ctx.object('Package', m.metadata.name, 'none', { source: m.source }, key);
@@ -241,10 +264,16 @@ function adopt(
     last = ctx.action(key, { op: 'wait-package', dependsOn: [last], description: 'wait for processing', packageKey: key });
     actions.push(last);
   }
-  ctx.object('Package', m.metadata.name, 'adopt', {
-    source: m.source,
-    reasons: [resolvesIntent ? 'resolved a create interrupted by a crash' : 'adopting an existing live package (--adopt)'],
-    actions,
-  }, key);
+  ctx.object(
+    'Package',
+    m.metadata.name,
+    'adopt',
+    {
+      source: m.source,
+      reasons: [resolvesIntent ? 'resolved a create interrupted by a crash' : 'adopting an existing live package (--adopt)'],
+      actions,
+    },
+    key,
+  );
   ctx.packageRefs.set(m.metadata.name, { ref: { id: live.id }, readyAfter: last, blockedBy: null, isNew: false });
 }

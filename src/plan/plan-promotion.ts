@@ -25,7 +25,11 @@ export interface GateTarget {
  * `toWave` beyond the flow's wave count is a plan error at the value's position. Only known when
  * the flow exists live (a new flow's patch group waves cannot be listed before it is created).
  */
-export function promotionTargetError(ctx: PlanContext, m: DeploymentManifest, flowId: string | undefined): { code: ErrorCode; message: string } | undefined {
+export function promotionTargetError(
+  ctx: PlanContext,
+  m: DeploymentManifest,
+  flowId: string | undefined,
+): { code: ErrorCode; message: string } | undefined {
   const toWave = m.spec.promotion?.toWave;
   const waves = flowId ? ctx.flowsById.get(flowId)?.details?.waves.length : undefined;
   if (toWave === undefined || waves === undefined || toWave <= waves) return undefined;
@@ -33,7 +37,14 @@ export function promotionTargetError(ctx: PlanContext, m: DeploymentManifest, fl
 }
 
 /** Adds the gate's actions to `t`; returns an object error when the live read failed. */
-export function planGate(ctx: PlanContext, key: string, m: DeploymentManifest, live: V1DeploymentViewModel, entry: InventoryEntry, t: GateTarget): { code: ErrorCode; message: string } | undefined {
+export function planGate(
+  ctx: PlanContext,
+  key: string,
+  m: DeploymentManifest,
+  live: V1DeploymentViewModel,
+  entry: InventoryEntry,
+  t: GateTarget,
+): { code: ErrorCode; message: string } | undefined {
   const spec = m.spec.promotion;
   if (!spec || (m.spec.state ?? 'running') !== 'running') return undefined;
   const now = ctx.live.serviceTime ? new Date(ctx.live.serviceTime) : ctx.now;
@@ -75,13 +86,22 @@ export function planGate(ctx: PlanContext, key: string, m: DeploymentManifest, l
       const skip = ctx.action(key, {
         op: 'skip-wave',
         dependsOn: prev,
-        description: last ? `complete the rollout: skip the last wave ${wave} (promotion gate passed)` : `skip wave ${wave} → ${wave + 1} (promotion gate passed)`,
+        description: last
+          ? `complete the rollout: skip the last wave ${wave} (promotion gate passed)`
+          : `skip wave ${wave} → ${wave + 1} (promotion gate passed)`,
         deploymentRef: { id: live.id },
         untilWave: wave + 1,
       });
       t.actions.push(skip);
       prev = [skip];
-      gate({ promotion: { deploymentId: live.id, wave: wave + 1, since: at }, log: { at, action: 'skip-wave', wave, by: 'gate', reason: report.reason } }, false, `record the promotion to wave ${wave + 1}`);
+      gate(
+        {
+          promotion: { deploymentId: live.id, wave: wave + 1, since: at },
+          log: { at, action: 'skip-wave', wave, by: 'gate', reason: report.reason },
+        },
+        false,
+        `record the promotion to wave ${wave + 1}`,
+      );
       t.fields.push({ field: 'wave', from: wave, to: last ? 'completed' : wave + 1 });
       t.reasons.push(`promotion gate passed on wave ${wave}/${live.waveCount}: ${report.reason}`);
       t.change = 'update';
@@ -91,7 +111,12 @@ export function planGate(ctx: PlanContext, key: string, m: DeploymentManifest, l
     case 'hold': {
       const stop = report.action === 'stop';
       if (stop) {
-        const id = ctx.action(key, { op: 'stop', dependsOn: prev, description: `stop (promotion gate failed on wave ${wave})`, deploymentRef: { id: live.id } });
+        const id = ctx.action(key, {
+          op: 'stop',
+          dependsOn: prev,
+          description: `stop (promotion gate failed on wave ${wave})`,
+          deploymentRef: { id: live.id },
+        });
         t.actions.push(id);
         prev = [id];
         t.fields.push({ field: 'state', from: 'running', to: 'stopped (held)' });
@@ -99,7 +124,12 @@ export function planGate(ctx: PlanContext, key: string, m: DeploymentManifest, l
       const hold = { at, deploymentId: live.id, wave, reason: report.reason, stopped: stop };
       // A stopped hold records `stopped` as applied: after `resume` the start is a change, not drift.
       gate(
-        { hold, ...(clock ? { promotion: clock } : {}), ...(stop ? { appliedState: 'stopped' } : {}), log: { at, action: stop ? 'stop' : 'hold', wave, by: 'gate', reason: report.reason } },
+        {
+          hold,
+          ...(clock ? { promotion: clock } : {}),
+          ...(stop ? { appliedState: 'stopped' } : {}),
+          log: { at, action: stop ? 'stop' : 'hold', wave, by: 'gate', reason: report.reason },
+        },
         false,
         `hold the deployment (promotion gate failed on wave ${wave}); \`packsync resume ${key}\` releases it`,
       );
@@ -111,5 +141,7 @@ export function planGate(ctx: PlanContext, key: string, m: DeploymentManifest, l
       if (clock) gate({ promotion: clock }, true, `start the soak of wave ${wave}`);
       break;
   }
-  return report.readError ? { code: 'GATE_READ_FAILED', message: `${report.readError.code}: live data of wave ${wave} could not be read; no verdict this pass` } : undefined;
+  return report.readError
+    ? { code: 'GATE_READ_FAILED', message: `${report.readError.code}: live data of wave ${wave} could not be read; no verdict this pass` }
+    : undefined;
 }

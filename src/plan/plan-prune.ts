@@ -42,7 +42,10 @@ export function planPrune(ctx: PlanContext, isDesired: (key: string) => boolean)
       deletesLater.push([key, e]);
     } else {
       const id = ctx.action(key, { op: 'forget', dependsOn: [], description: 'forget (the API cannot delete this kind)' });
-      ctx.object(e.kind, e.name, 'forget', { reasons: ['the API cannot delete packages or tenant uploads; packsync stops managing it'], actions: [id] });
+      ctx.object(e.kind, e.name, 'forget', {
+        reasons: ['the API cannot delete packages or tenant uploads; packsync stops managing it'],
+        actions: [id],
+      });
     }
   }
   for (const [key, e] of deletesLater) {

@@ -27,7 +27,13 @@ export function planTenantUpload(ctx: PlanContext, m: TenantUploadManifest): voi
   }
   const pkg = ctx.packageRefs.get(m.spec.package);
   if (!pkg || pkg.blockedBy) {
-    ctx.object('TenantUpload', name, 'skipped', { source: m.source, reasons: [`not planned: ${pkg?.blockedBy ?? `Package/${m.spec.package} is not in the desired set`}`] }, key);
+    ctx.object(
+      'TenantUpload',
+      name,
+      'skipped',
+      { source: m.source, reasons: [`not planned: ${pkg?.blockedBy ?? `Package/${m.spec.package} is not in the desired set`}`] },
+      key,
+    );
     return;
   }
   const msixAsWin32 = m.spec.uploadMsixAsWin32 ?? true;
@@ -68,7 +74,16 @@ export function planTenantUpload(ctx: PlanContext, m: TenantUploadManifest): voi
           op: 'record',
           dependsOn: [],
           description: `adopt upload task ${found.id}`,
-          entry: { kind: 'TenantUpload', name, id: found.id, ...record, revision: null, tenantId, packageId: found.packageId, updatedAt: ctx.timestamp() },
+          entry: {
+            kind: 'TenantUpload',
+            name,
+            id: found.id,
+            ...record,
+            revision: null,
+            tenantId,
+            packageId: found.packageId,
+            updatedAt: ctx.timestamp(),
+          },
           resolvesIntent: intent !== undefined,
         });
         // A task adopted while still running is followed to its end, as if this run had started it
@@ -76,15 +91,36 @@ export function planTenantUpload(ctx: PlanContext, m: TenantUploadManifest): voi
         // with the task Running where an uninterrupted run ends with it Completed).
         const running = found.state === 'Running' || found.state === 'Pending';
         const actions = [rec];
-        if (running) actions.push(ctx.action(key, { op: 'wait-upload', dependsOn: [rec], description: `wait for upload task ${found.id}`, taskId: found.id }));
-        ctx.object('TenantUpload', name, 'adopt', { source: m.source, reasons: ['upload of this package to this tenant exists live', ...(running ? [`upload task is ${found.state}`] : [])], actions }, key);
+        if (running)
+          actions.push(
+            ctx.action(key, { op: 'wait-upload', dependsOn: [rec], description: `wait for upload task ${found.id}`, taskId: found.id }),
+          );
+        ctx.object(
+          'TenantUpload',
+          name,
+          'adopt',
+          {
+            source: m.source,
+            reasons: ['upload of this package to this tenant exists live', ...(running ? [`upload task is ${found.state}`] : [])],
+            actions,
+          },
+          key,
+        );
         return;
       }
     }
-    ctx.object('TenantUpload', name, 'conflict', {
-      source: m.source,
-      reasons: [`this package was already uploaded to the tenant outside packsync (${forPackage.map((t) => t.id).join(', ')}); run apply with --adopt to take it over`],
-    }, key);
+    ctx.object(
+      'TenantUpload',
+      name,
+      'conflict',
+      {
+        source: m.source,
+        reasons: [
+          `this package was already uploaded to the tenant outside packsync (${forPackage.map((t) => t.id).join(', ')}); run apply with --adopt to take it over`,
+        ],
+      },
+      key,
+    );
     return;
   } else if (entry) {
     reasons.push(entry.packageId !== packageId ? 'the package has a new live version' : 'upload task not found live');

@@ -35,7 +35,9 @@ export function plan(input: PlanInput): Plan {
   const errors: string[] = [];
   const desiredCount = desired.packages.length + desired.flows.length + desired.deployments.length + desired.tenantUploads.length;
   if (options.prune && desiredCount === 0 && !options.pruneAll && Object.values(inventory.objects).some((e) => ctx.inScope(e))) {
-    errors.push('refusing to prune: the desired set is empty, which would delete everything packsync owns (use --prune-all if that is really intended)');
+    errors.push(
+      'refusing to prune: the desired set is empty, which would delete everything packsync owns (use --prune-all if that is really intended)',
+    );
   } else {
     // Every record written for an object carries the manifest file it was planned from.
     const each = <M extends { source: { file: string } }>(ms: readonly M[], planOne: (c: PlanContext, m: M) => void): void => {

@@ -78,7 +78,6 @@ export interface GateEvaluation {
   clock?: PromotionRecord;
 }
 
-
 export function evaluateGate(g: GateInput): GateEvaluation {
   const { live, rules, now } = g;
   const wave = live.currentWave;
@@ -86,7 +85,20 @@ export function evaluateGate(g: GateInput): GateEvaluation {
   const head = `${g.key}  wave ${wave}/${live.waveCount}`;
   if (g.hold) {
     const line = `${head}: held since ${g.hold.at.slice(0, 16).replace('T', ' ')} (wave ${g.hold.wave}): ${g.hold.reason}; \`packsync resume ${g.key} --reason ...\` releases it`;
-    return { report: { ...base, held: g.hold, action: 'none', soakElapsedMs: 0, since: g.hold.at, devices: 0, successRate: null, tenants: [], reason: g.hold.reason, line } };
+    return {
+      report: {
+        ...base,
+        held: g.hold,
+        action: 'none',
+        soakElapsedMs: 0,
+        since: g.hold.at,
+        devices: 0,
+        successRate: null,
+        tenants: [],
+        reason: g.hold.reason,
+        line,
+      },
+    };
   }
   // The soak clock belongs to one wave of one live deployment: anything else starts it now.
   const same = g.record !== undefined && g.record.deploymentId === live.id && g.record.wave === wave;
@@ -99,9 +111,21 @@ export function evaluateGate(g: GateInput): GateEvaluation {
   const withClock = (report: GateReport): GateEvaluation => (clock ? { report, clock } : { report });
 
   if (!g.read || !g.read.ok) {
-    const readError: { code: ErrorCode; message: string } = g.read && !g.read.ok ? g.read.error : { code: 'GATE_READ_MISSING', message: 'the wave live data was not read' };
+    const readError: { code: ErrorCode; message: string } =
+      g.read && !g.read.ok ? g.read.error : { code: 'GATE_READ_MISSING', message: 'the wave live data was not read' };
     const reason = `the live data of wave ${wave} could not be read (${readError.code}); no verdict this pass`;
-    return withClock({ ...base, action: 'none', soakElapsedMs, since: record.since, devices: 0, successRate: null, tenants: [], reason, line: `${head}: ${soakText}; ${reason}`, readError });
+    return withClock({
+      ...base,
+      action: 'none',
+      soakElapsedMs,
+      since: record.since,
+      devices: 0,
+      successRate: null,
+      tenants: [],
+      reason,
+      line: `${head}: ${soakText}; ${reason}`,
+      readError,
+    });
   }
 
   const data = g.read.data;
@@ -116,7 +140,8 @@ export function evaluateGate(g: GateInput): GateEvaluation {
   const tenants: TenantGate[] = tenantIds.map((id) => {
     const t = byId.get(id);
     const name = t?.displayName ?? id;
-    if (t && !t.adminConsentGranted) return { tenantId: id, name, installed: 0, failed: 0, reports: 0, successRate: null, verdict: 'Excluded', why: 'no admin consent' };
+    if (t && !t.adminConsentGranted)
+      return { tenantId: id, name, installed: 0, failed: 0, reports: 0, successRate: null, verdict: 'Excluded', why: 'no admin consent' };
     const c = counts.get(id);
     const installed = Math.max(0, (c?.installed ?? 0) - (baseline?.[id]?.installed ?? 0));
     const failed = Math.max(0, (c?.failed ?? 0) - (baseline?.[id]?.failed ?? 0));
@@ -157,7 +182,10 @@ export function evaluateGate(g: GateInput): GateEvaluation {
     nextCheckAt = soakEnd;
   } else if (inconclusive.length === 0) {
     verdict = 'Pass';
-    reason = judged.length === 0 ? 'soaked; no tenant of the wave can report (all excluded)' : `soaked; every tenant at least ${pct(rules.successRate)} over at least ${rules.minDevices} devices`;
+    reason =
+      judged.length === 0
+        ? 'soaked; no tenant of the wave can report (all excluded)'
+        : `soaked; every tenant at least ${pct(rules.successRate)} over at least ${rules.minDevices} devices`;
   } else if (now.getTime() >= deadline) {
     verdict = 'Fail';
     reason = `still inconclusive ${hours(rules.deadlineMs)} after the soak (deadline): ${inconclusive.map((t) => `${t.name}: ${t.why ?? ''}`).join(', ')}`;
@@ -174,10 +202,25 @@ export function evaluateGate(g: GateInput): GateEvaluation {
   const figures = [
     soakText,
     successRate === null ? 'no reports yet' : `success ${pct(successRate)} over ${n(devices)} devices`,
-    ...(inconclusive.length > 0 ? [`${inconclusive.length} of ${judged.length} tenants inconclusive (${inconclusive.map((t) => `${t.name}: ${t.why ?? ''}`).join(', ')})`] : []),
-    ...(failing.length > 0 ? [`${failing.length} of ${judged.length} tenants failing (${failing.map((t) => `${t.name}: ${t.why ?? ''}`).join(', ')})`] : []),
-    ...(tenants.length > judged.length ? [`${tenants.length - judged.length} excluded (no admin consent: ${tenants.filter((t) => t.verdict === 'Excluded').map((t) => t.name).join(', ')})`] : []),
-    ...(belongs ? [] : [`live data of ${data.deploymentId === live.id ? 'another wave' : `deployment ${data.deploymentId ?? '(none)'}`} ignored`]),
+    ...(inconclusive.length > 0
+      ? [
+          `${inconclusive.length} of ${judged.length} tenants inconclusive (${inconclusive.map((t) => `${t.name}: ${t.why ?? ''}`).join(', ')})`,
+        ]
+      : []),
+    ...(failing.length > 0
+      ? [`${failing.length} of ${judged.length} tenants failing (${failing.map((t) => `${t.name}: ${t.why ?? ''}`).join(', ')})`]
+      : []),
+    ...(tenants.length > judged.length
+      ? [
+          `${tenants.length - judged.length} excluded (no admin consent: ${tenants
+            .filter((t) => t.verdict === 'Excluded')
+            .map((t) => t.name)
+            .join(', ')})`,
+        ]
+      : []),
+    ...(belongs
+      ? []
+      : [`live data of ${data.deploymentId === live.id ? 'another wave' : `deployment ${data.deploymentId ?? '(none)'}`} ignored`]),
   ];
   const outcome = {
     'skip-wave': wave >= live.waveCount ? '→ Pass: complete the rollout' : `→ Pass: skip to wave ${wave + 1}`,

@@ -222,12 +222,4 @@ export const DEFAULT_PLAN_OPTIONS: PlanOptions = {
 };
 
 /** Changes that write to the service (or the inventory) when applied. */
-export const WRITING_CHANGES: ReadonlySet<Change> = new Set<Change>([
-  'create',
-  'update',
-  'replace',
-  'delete',
-  'move',
-  'adopt',
-  'forget',
-]);
+export const WRITING_CHANGES: ReadonlySet<Change> = new Set<Change>(['create', 'update', 'replace', 'delete', 'move', 'adopt', 'forget']);

@@ -102,7 +102,13 @@ export class Account {
   }
 
   dump(): AccountData {
-    return { packages: [...this.packages.values()], flows: [...this.flows.values()], deployments: [...this.deployments.values()], tasks: [...this.tasks.values()], outcomes: this.outcomes };
+    return {
+      packages: [...this.packages.values()],
+      flows: [...this.flows.values()],
+      deployments: [...this.deployments.values()],
+      tasks: [...this.tasks.values()],
+      outcomes: this.outcomes,
+    };
   }
 
   setOutcomes(epoch: OutcomeEpoch): void {
@@ -251,8 +257,36 @@ export function packageView(p: PackageRec): V1PackageDetailsViewModel {
   return view;
 }
 
-export function listPackageView(p: PackageRec): Omit<V1PackageDetailsViewModel, 'errorDetails' | 'issues' | 'outputFormats' | 'sourceType' | 'installCommand' | 'uninstallCommand' | 'scriptTemplateId' | 'detectionRules' | 'files'> {
-  const { createdMs: _c, dueMs: _d, uploads: _u, failure: _fl, errorDetails: _e, issues: _i, outputFormats: _o, sourceType: _s, installCommand: _ic, uninstallCommand: _uc, scriptTemplateId: _t, detectionRules: _r, files: _f, ...view } = p;
+export function listPackageView(
+  p: PackageRec,
+): Omit<
+  V1PackageDetailsViewModel,
+  | 'errorDetails'
+  | 'issues'
+  | 'outputFormats'
+  | 'sourceType'
+  | 'installCommand'
+  | 'uninstallCommand'
+  | 'scriptTemplateId'
+  | 'detectionRules'
+  | 'files'
+> {
+  const {
+    createdMs: _c,
+    dueMs: _d,
+    uploads: _u,
+    failure: _fl,
+    errorDetails: _e,
+    issues: _i,
+    outputFormats: _o,
+    sourceType: _s,
+    installCommand: _ic,
+    uninstallCommand: _uc,
+    scriptTemplateId: _t,
+    detectionRules: _r,
+    files: _f,
+    ...view
+  } = p;
   return view;
 }
 

@@ -36,7 +36,14 @@ export interface AdminDeps {
   reset: () => void;
 }
 
-export function handleAdmin(method: string, path: string, query: Query, body: Buffer, contentType: string | undefined, d: AdminDeps): RouteResult {
+export function handleAdmin(
+  method: string,
+  path: string,
+  query: Query,
+  body: Buffer,
+  contentType: string | undefined,
+  d: AdminDeps,
+): RouteResult {
   const parts = path.split('/').filter(Boolean); // ['_sim', ...]
   const route = `${method} /${parts.slice(1).join('/')}`;
   const a = d.account;
@@ -53,7 +60,8 @@ export function handleAdmin(method: string, path: string, query: Query, body: Bu
     case 'POST /clock': {
       const b = jsonObject(body, contentType);
       const s = b.advanceSeconds;
-      if (typeof s !== 'number' || !Number.isFinite(s) || s < 0) throw badRequest('advanceSeconds', 'advanceSeconds must be a number >= 0.');
+      if (typeof s !== 'number' || !Number.isFinite(s) || s < 0)
+        throw badRequest('advanceSeconds', 'advanceSeconds must be a number >= 0.');
       d.clock.advance(s);
       a.settle(d.clock.now());
       return { json: clockView(d.clock) };
@@ -88,7 +96,12 @@ export function handleAdmin(method: string, path: string, query: Query, body: Bu
         json: {
           seed: fx.seed,
           fleet: fx.fleet,
-          tenants: fx.tenants.map((t) => ({ id: t.id, displayName: t.displayName, defaultDomain: t.defaultDomain, devices: fx.devices.get(t.id) ?? 0 })),
+          tenants: fx.tenants.map((t) => ({
+            id: t.id,
+            displayName: t.displayName,
+            defaultDomain: t.defaultDomain,
+            devices: fx.devices.get(t.id) ?? 0,
+          })),
           patchGroups: fx.patchGroups,
           templates: fx.templates.map((t) => ({ id: t.id, name: t.name })),
           apps: fx.apps.length,
@@ -136,11 +149,15 @@ export function handleAdmin(method: string, path: string, query: Query, body: Bu
     if (!PACKAGE_STATES.includes(state)) throw badRequest('state', `state must be one of ${PACKAGE_STATES.join(', ')}.`);
     p.state = state;
     p.dueMs = null;
-    p.errorDetails = typeof b.errorDetails === 'string' ? b.errorDetails : state === 'Error' ? 'Processing failed (set by the simulator admin).' : null;
+    p.errorDetails =
+      typeof b.errorDetails === 'string' ? b.errorDetails : state === 'Error' ? 'Processing failed (set by the simulator admin).' : null;
     a.touch();
     return { json: { id: p.id, state: p.state } };
   }
-  throw new HttpProblem(404, `No admin route ${method} ${path}. Known: GET /_sim/journal, GET|POST /_sim/clock, GET|PUT /_sim/faults, GET|PUT /_sim/outcomes, POST /_sim/reset, GET /_sim/state, GET /_sim/fixtures, POST /_sim/deployments/{id}/status, POST /_sim/packages/{id}/state, POST /_sim/sink.`);
+  throw new HttpProblem(
+    404,
+    `No admin route ${method} ${path}. Known: GET /_sim/journal, GET|POST /_sim/clock, GET|PUT /_sim/faults, GET|PUT /_sim/outcomes, POST /_sim/reset, GET /_sim/state, GET /_sim/fixtures, POST /_sim/deployments/{id}/status, POST /_sim/packages/{id}/state, POST /_sim/sink.`,
+  );
 }
 
 function clockView(c: VirtualClock): { now: string; epochMs: number; timeScale: number } {

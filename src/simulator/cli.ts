@@ -11,18 +11,27 @@ import type { Simulator, SimulatorOptions } from './server.js';
  */
 export const DEFAULT_TIME_SCALE = 600;
 
-export async function runSimulatorCommand(opts: SimulatorOptions & { apiKeys: string[]; seed: number }, print: (s: string) => void = (s) => process.stderr.write(`${s}\n`)): Promise<Simulator> {
+export async function runSimulatorCommand(
+  opts: SimulatorOptions & { apiKeys: string[]; seed: number },
+  print: (s: string) => void = (s) => process.stderr.write(`${s}\n`),
+): Promise<Simulator> {
   const timeScale = opts.timeScale ?? DEFAULT_TIME_SCALE;
   const sim = await startSimulator({ ...opts, timeScale });
-  const keyHint = opts.apiKeys.length === 1 && opts.apiKeys[0] === 'sim-key' ? 'sim-key' : `the key${opts.apiKeys.length > 1 ? 's' : ''} you passed with --api-key`;
-  const time = timeScale === 1 ? 'real time' : `time x${timeScale}: ${timeScale} virtual seconds per real second, --time-scale 1 for real time`;
+  const keyHint =
+    opts.apiKeys.length === 1 && opts.apiKeys[0] === 'sim-key'
+      ? 'sim-key'
+      : `the key${opts.apiKeys.length > 1 ? 's' : ''} you passed with --api-key`;
+  const time =
+    timeScale === 1 ? 'real time' : `time x${timeScale}: ${timeScale} virtual seconds per real second, --time-scale 1 for real time`;
   print(
     [
       `packsync simulator listening on ${sim.url} (${sim.operations} operations, fleet ${opts.fleet ?? 'small'}, seed ${opts.seed}, ${time}${opts.dataDir ? `, state in ${opts.dataDir}` : ''})`,
       `  API key: ${keyHint} (one isolated account per key)`,
       ...(opts.fleet === 'none'
         ? []
-        : [`  patch groups: Pilot first ${fixtureId(opts.seed, 'patch-group', 'Pilot first')}, Servers ${fixtureId(opts.seed, 'patch-group', 'Servers')}, Everyone at once ${fixtureId(opts.seed, 'patch-group', 'Everyone at once')}`]),
+        : [
+            `  patch groups: Pilot first ${fixtureId(opts.seed, 'patch-group', 'Pilot first')}, Servers ${fixtureId(opts.seed, 'patch-group', 'Servers')}, Everyone at once ${fixtureId(opts.seed, 'patch-group', 'Everyone at once')}`,
+          ]),
       `  try: curl -H 'X-API-Key: ${keyHint === 'sim-key' ? 'sim-key' : '<key>'}' ${sim.url}/v1/tenant`,
       `  admin: ${sim.url}/_sim/journal, /_sim/clock, /_sim/faults, /_sim/outcomes, /_sim/reset, /_sim/state`,
       `  packsync: export PACKSYNC_API_URL=${sim.url} PACKSYNC_API_KEY=${keyHint === 'sim-key' ? 'sim-key' : '<key>'}`,

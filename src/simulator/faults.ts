@@ -61,7 +61,8 @@ function fromEntries(entries: [string, unknown][]): FaultSpec {
         spec.latencyMs = duration(v);
         break;
       case 'path':
-        if (typeof v !== 'string' || v.trim() === '') throw new FaultSpecError('fault "path" must be a non-empty path fragment, e.g. /live');
+        if (typeof v !== 'string' || v.trim() === '')
+          throw new FaultSpecError('fault "path" must be a non-empty path fragment, e.g. /live');
         spec.path = v.trim();
         break;
       default:

@@ -4,7 +4,13 @@
  * so docs, examples and tests can name them. Catalog data is shared by every account; each account
  * sees the same tenants (the simulator's accounts are isolated copies of one organisation).
  */
-import type { ConfigurationTemplateDetailsViewModel, V1AppVersionViewModel, V1RadarAppViewModel, V1RadarDeviceViewModel, V1TenantDetailsViewModel } from '../api/wire-types.js';
+import type {
+  ConfigurationTemplateDetailsViewModel,
+  V1AppVersionViewModel,
+  V1RadarAppViewModel,
+  V1RadarDeviceViewModel,
+  V1TenantDetailsViewModel,
+} from '../api/wire-types.js';
 import { dotnetTime } from './clock.js';
 import { fixtureId } from './fixture-ids.js';
 import { seededRandom } from './random.js';
@@ -113,10 +119,20 @@ const LARGE_VENDORS = ['Acme', 'Globex', 'Initech', 'Umbrella', 'Stark', 'Wayne'
 const LARGE_PRODUCTS = ['Agent', 'Studio', 'Viewer', 'Sync', 'Connect', 'Manager', 'Runtime', 'Toolkit', 'Player', 'Editor'];
 
 function hexColor(rnd: () => number): string {
-  return `#${Math.floor(rnd() * 0xffffff).toString(16).padStart(6, '0')}`;
+  return `#${Math.floor(rnd() * 0xffffff)
+    .toString(16)
+    .padStart(6, '0')}`;
 }
 
-function makeApp(seed: number, i: number, name: string, publisher: string, versions: string[], tags: string[], rnd: () => number): CatalogApp {
+function makeApp(
+  seed: number,
+  i: number,
+  name: string,
+  publisher: string,
+  versions: string[],
+  tags: string[],
+  rnd: () => number,
+): CatalogApp {
   const id = fixtureId(seed, 'app', name);
   return {
     id,
@@ -154,7 +170,17 @@ export function buildFixtures(seed: number, fleet: FleetSize): Fixtures {
         const product = LARGE_PRODUCTS[Math.floor(i / LARGE_VENDORS.length) % LARGE_PRODUCTS.length]!;
         const name = `${vendor} ${product} ${String(Math.floor(i / 100) + 1)}`;
         const major = 1 + (i % 9);
-        apps.push(makeApp(seed, SMALL_APPS.length + i, name, `${vendor} Corp`, [`${major}.${i % 7}.${i % 13}`, `${major}.${i % 7}.0`], ['line-of-business'], rnd));
+        apps.push(
+          makeApp(
+            seed,
+            SMALL_APPS.length + i,
+            name,
+            `${vendor} Corp`,
+            [`${major}.${i % 7}.${i % 13}`, `${major}.${i % 7}.0`],
+            ['line-of-business'],
+            rnd,
+          ),
+        );
       }
     }
   }
@@ -195,7 +221,11 @@ export function buildFixtures(seed: number, fleet: FleetSize): Fixtures {
               { name: 'All servers', delayHours: 24, tenantIds: t.slice(1) },
             ],
           },
-          { id: fixtureId(seed, 'patch-group', 'Everyone at once'), name: 'Everyone at once', waves: [{ name: 'Everyone', delayHours: 24, tenantIds: t }] },
+          {
+            id: fixtureId(seed, 'patch-group', 'Everyone at once'),
+            name: 'Everyone at once',
+            waves: [{ name: 'Everyone', delayHours: 24, tenantIds: t }],
+          },
         ];
   if (fleet === 'large') {
     // 20 patch groups in all: rings over slices of the 50 tenants, 2 to 4 waves each.
@@ -205,13 +235,28 @@ export function buildFixtures(seed: number, fleet: FleetSize): Fixtures {
       patchGroups.push({
         id: fixtureId(seed, 'patch-group', `Ring ${g}`),
         name: `Ring ${g}`,
-        waves: Array.from({ length: waves }, (_, w) => ({ name: `Ring ${g} wave ${w + 1}`, delayHours: 12 * (w + 1), tenantIds: t.slice(w * per, (w + 1) * per) })),
+        waves: Array.from({ length: waves }, (_, w) => ({
+          name: `Ring ${g} wave ${w + 1}`,
+          delayHours: 12 * (w + 1),
+          tenantIds: t.slice(w * per, (w + 1) * per),
+        })),
       });
     }
   }
   const { radar, radarDevices } = makeRadar(seed, tenants, apps, rnd);
   const devices = new Map(tenants.map((x) => [x.id, SMALL_DEVICES[x.defaultDomain] ?? hashedDevices(x.id)]));
-  return { seed, fleet, apps, appsById: new Map(apps.map((a) => [a.id, a])), templates, tenants, patchGroups, radar, radarDevices, devices };
+  return {
+    seed,
+    fleet,
+    apps,
+    appsById: new Map(apps.map((a) => [a.id, a])),
+    templates,
+    tenants,
+    patchGroups,
+    radar,
+    radarDevices,
+    devices,
+  };
 }
 
 function makeTemplates(seed: number): Fixtures['templates'] {
@@ -244,10 +289,19 @@ function makeTemplates(seed: number): Fixtures['templates'] {
   }));
 }
 
-function makeRadar(seed: number, tenants: V1TenantDetailsViewModel[], apps: CatalogApp[], rnd: () => number): Pick<Fixtures, 'radar' | 'radarDevices'> {
+function makeRadar(
+  seed: number,
+  tenants: V1TenantDetailsViewModel[],
+  apps: CatalogApp[],
+  rnd: () => number,
+): Pick<Fixtures, 'radar' | 'radarDevices'> {
   const radar: V1RadarAppViewModel[] = [];
   const radarDevices = new Map<string, V1RadarDeviceViewModel[]>();
-  const found = [...apps.slice(0, 8).map((a) => ({ name: a.name, publisher: a.publisherName, match: a })), { name: 'Contoso Legacy CRM', publisher: 'Contoso', match: undefined }, { name: 'Microsoft Store', publisher: 'Microsoft Corporation', match: undefined }];
+  const found = [
+    ...apps.slice(0, 8).map((a) => ({ name: a.name, publisher: a.publisherName, match: a })),
+    { name: 'Contoso Legacy CRM', publisher: 'Contoso', match: undefined },
+    { name: 'Microsoft Store', publisher: 'Microsoft Corporation', match: undefined },
+  ];
   for (const t of tenants.slice(0, 4)) {
     found.forEach((f, i) => {
       const id = fixtureId(seed, 'radar-app', `${t.id}:${f.name}`);

@@ -33,13 +33,24 @@ export function solidPng(width: number, height: number, rgb: string): Buffer {
   const row = Buffer.alloc(1 + width * 3);
   for (let x = 0; x < width; x++) row.set([r!, g!, b!], 1 + x * 3);
   const raw = Buffer.concat(Array.from({ length: height }, () => row));
-  return Buffer.concat([Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]), chunk('IHDR', ihdr), chunk('IDAT', deflateSync(raw)), chunk('IEND', Buffer.alloc(0))]);
+  return Buffer.concat([
+    Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]),
+    chunk('IHDR', ihdr),
+    chunk('IDAT', deflateSync(raw)),
+    chunk('IEND', Buffer.alloc(0)),
+  ]);
 }
 
 /** A one-page PDF with a few lines of text (valid xref offsets, so viewers open it). */
 export function textPdf(lines: string[]): Buffer {
   const esc = (s: string): string => s.replace(/[\\()]/g, (c) => `\\${c}`).replace(/[^\x20-\x7e]/g, '?');
-  const stream = ['BT', '/F1 14 Tf', '50 780 Td', ...lines.flatMap((l, i) => [...(i > 0 ? ['0 -20 Td'] : []), `(${esc(l)}) Tj`]), 'ET'].join('\n');
+  const stream = [
+    'BT',
+    '/F1 14 Tf',
+    '50 780 Td',
+    ...lines.flatMap((l, i) => [...(i > 0 ? ['0 -20 Td'] : []), `(${esc(l)}) Tj`]),
+    'ET',
+  ].join('\n');
   const objects = [
     '<< /Type /Catalog /Pages 2 0 R >>',
     '<< /Type /Pages /Kids [3 0 R] /Count 1 >>',

@@ -66,7 +66,10 @@ export function startSaveLoop(dir: string, source: SaveSource, intervalMs = 250)
     saving = saving.then(() => saveState(dir, state));
     return saving;
   };
-  const timer = setInterval(() => void persist().catch((e: unknown) => process.emitWarning(`simulator: cannot save state: ${String(e)}`)), intervalMs);
+  const timer = setInterval(
+    () => void persist().catch((e: unknown) => process.emitWarning(`simulator: cannot save state: ${String(e)}`)),
+    intervalMs,
+  );
   timer.unref();
   return { persist, stop: () => clearInterval(timer) };
 }

@@ -33,6 +33,8 @@ export function send(res: ServerResponse, r: RouteResult): number {
 
 /** Writes a problem whose `instance` is the request path; returns the status sent, for the journal. */
 export function sendProblem(res: ServerResponse, p: HttpProblem, instance: string): number {
-  res.writeHead(p.status, { 'content-type': 'application/problem+json; charset=utf-8', ...p.headers }).end(JSON.stringify(p.body(instance)));
+  res
+    .writeHead(p.status, { 'content-type': 'application/problem+json; charset=utf-8', ...p.headers })
+    .end(JSON.stringify(p.body(instance)));
   return p.status;
 }

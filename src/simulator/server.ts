@@ -79,7 +79,10 @@ export async function startSimulator(opts: SimulatorOptions = {}): Promise<Simul
   const fixtures = buildFixtures(seed, opts.fleet ?? 'small');
   const persisted: PersistedState | null = opts.dataDir ? await loadState(opts.dataDir) : null;
   const clock = new VirtualClock(opts.timeScale ?? 1, persisted?.virtualNow ?? Date.now());
-  const faults = new FaultInjector(opts.faults === undefined ? { ...NO_FAULTS } : typeof opts.faults === 'string' ? parseFaultSpec(opts.faults) : opts.faults, seed);
+  const faults = new FaultInjector(
+    opts.faults === undefined ? { ...NO_FAULTS } : typeof opts.faults === 'string' ? parseFaultSpec(opts.faults) : opts.faults,
+    seed,
+  );
   const router = buildRouter();
   const responseStyle = opts.responseStyle ?? 'bare';
   const maxBody = opts.maxBodyBytes ?? 80 * 1024 * 1024;
@@ -113,7 +116,13 @@ export async function startSimulator(opts: SimulatorOptions = {}): Promise<Simul
     }
     if (!slot) {
       req.resume();
-      sendProblem(res, new HttpProblem(401, typeof key === 'string' ? 'The API key is not valid.' : 'The X-API-Key header is missing.', undefined, { 'www-authenticate': 'ApiKey header="X-API-Key"' }), instance);
+      sendProblem(
+        res,
+        new HttpProblem(401, typeof key === 'string' ? 'The API key is not valid.' : 'The X-API-Key header is missing.', undefined, {
+          'www-authenticate': 'ApiKey header="X-API-Key"',
+        }),
+        instance,
+      );
       return;
     }
     const query = new Query(url.searchParams);
@@ -131,21 +140,41 @@ export async function startSimulator(opts: SimulatorOptions = {}): Promise<Simul
 
     if (isAdmin) {
       try {
-        send(res, handleAdmin(method, path, query, body, contentType, { account: slot.account, journal: slot.journal, clock, faults, reset: () => resetSlot(slot, fixtures) }));
+        send(
+          res,
+          handleAdmin(method, path, query, body, contentType, {
+            account: slot.account,
+            journal: slot.journal,
+            clock,
+            faults,
+            reset: () => resetSlot(slot, fixtures),
+          }),
+        );
       } catch (e) {
         sendProblem(res, e instanceof HttpProblem ? e : new HttpProblem(500, 'Internal simulator error.'), instance);
       }
       return;
     }
 
-    const entry: JournalEntry = { seq: slot.journal.length + 1, time: new Date().toISOString(), method, path, query: query.toJSON(), status: 0 };
+    const entry: JournalEntry = {
+      seq: slot.journal.length + 1,
+      time: new Date().toISOString(),
+      method,
+      path,
+      query: query.toJSON(),
+      status: 0,
+    };
     slot.journal.push(entry);
     const delay = (opts.latencyMs ?? 0) + faults.delayMs(path);
     if (delay > 0) await sleepReal(delay);
 
     const retryAfter = rateLimited(slot, opts.rateLimit);
     if (retryAfter !== null) {
-      entry.status = sendProblem(res, new HttpProblem(429, 'Rate limit exceeded. Retry after the time in Retry-After.', undefined, { 'retry-after': String(retryAfter) }), instance);
+      entry.status = sendProblem(
+        res,
+        new HttpProblem(429, 'Rate limit exceeded. Retry after the time in Retry-After.', undefined, { 'retry-after': String(retryAfter) }),
+        instance,
+      );
       entry.fault = 'rate-limit';
       return;
     }
@@ -157,7 +186,16 @@ export async function startSimulator(opts: SimulatorOptions = {}): Promise<Simul
     }
     if (fault.kind === 'status') {
       entry.fault = fault.status === 429 ? '429' : '5xx';
-      entry.status = sendProblem(res, new HttpProblem(fault.status, fault.status === 429 ? 'Too many requests.' : 'The service is temporarily unavailable.', undefined, fault.status === 429 ? { 'retry-after': '1' } : {}), instance);
+      entry.status = sendProblem(
+        res,
+        new HttpProblem(
+          fault.status,
+          fault.status === 429 ? 'Too many requests.' : 'The service is temporarily unavailable.',
+          undefined,
+          fault.status === 429 ? { 'retry-after': '1' } : {},
+        ),
+        instance,
+      );
       return;
     }
 
@@ -168,7 +206,16 @@ export async function startSimulator(opts: SimulatorOptions = {}): Promise<Simul
     else if (match === 'method') result = new HttpProblem(405, `${method} is not allowed on ${path}.`);
     else {
       try {
-        result = await match.route.handler({ account: slot.account, params: match.params, query, body, contentType, now: clock.now(), responseStyle, sleepVirtual });
+        result = await match.route.handler({
+          account: slot.account,
+          params: match.params,
+          query,
+          body,
+          contentType,
+          now: clock.now(),
+          responseStyle,
+          sleepVirtual,
+        });
       } catch (e) {
         result = e instanceof HttpProblem ? e : new HttpProblem(500, 'Internal simulator error.');
         if (!(e instanceof HttpProblem)) process.emitWarning(`simulator: ${method} ${path} failed: ${(e as Error).stack ?? String(e)}`);
@@ -198,7 +245,9 @@ export async function startSimulator(opts: SimulatorOptions = {}): Promise<Simul
     s.on('close', () => sockets.delete(s));
   });
 
-  const saver = opts.dataDir ? startSaveLoop(opts.dataDir, { accounts: () => [...slots.values()].map((s) => s.account), virtualNow: () => clock.now() }) : null;
+  const saver = opts.dataDir
+    ? startSaveLoop(opts.dataDir, { accounts: () => [...slots.values()].map((s) => s.account), virtualNow: () => clock.now() })
+    : null;
 
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);

@@ -44,7 +44,8 @@ export interface OutcomeEpoch {
 export class OutcomeSpecError extends Error {}
 
 function rate(v: unknown, where: string): number {
-  if (typeof v !== 'number' || !Number.isFinite(v) || v < 0 || v > 1) throw new OutcomeSpecError(`${where}.failureRate must be a number from 0 to 1`);
+  if (typeof v !== 'number' || !Number.isFinite(v) || v < 0 || v > 1)
+    throw new OutcomeSpecError(`${where}.failureRate must be a number from 0 to 1`);
   return v;
 }
 
@@ -57,10 +58,12 @@ function optText(o: Record<string, unknown>, k: string, where: string): string |
 
 /** Validates a `PUT /_sim/outcomes` body. */
 export function parseOutcomes(body: unknown): OutcomeSpec {
-  if (body === null || typeof body !== 'object' || Array.isArray(body)) throw new OutcomeSpecError('outcomes must be a JSON object with "default" and/or "rules"');
+  if (body === null || typeof body !== 'object' || Array.isArray(body))
+    throw new OutcomeSpecError('outcomes must be a JSON object with "default" and/or "rules"');
   const b = body as Record<string, unknown>;
   const def = b.default === undefined ? DEFAULT_OUTCOMES.default : b.default;
-  if (def === null || typeof def !== 'object' || Array.isArray(def)) throw new OutcomeSpecError('default must be an object like {"failureRate": 0.02}');
+  if (def === null || typeof def !== 'object' || Array.isArray(def))
+    throw new OutcomeSpecError('default must be an object like {"failureRate": 0.02}');
   const rulesIn = b.rules ?? [];
   if (!Array.isArray(rulesIn)) throw new OutcomeSpecError('rules must be an array');
   const rules = rulesIn.map((r: unknown, i): OutcomeRule => {
@@ -131,7 +134,13 @@ function wallTimeAt(s: ReportSubject, offset: number): number {
   return Infinity;
 }
 
-function failureRate(epochs: readonly OutcomeEpoch[], at: number, s: ReportSubject, tenant: { id: string; defaultDomain: string; displayName: string }, fx: Fixtures): number {
+function failureRate(
+  epochs: readonly OutcomeEpoch[],
+  at: number,
+  s: ReportSubject,
+  tenant: { id: string; defaultDomain: string; displayName: string },
+  fx: Fixtures,
+): number {
   let spec = DEFAULT_OUTCOMES;
   for (const e of epochs) if (e.at <= at) spec = e.spec;
   const app = s.appId ? fx.appsById.get(s.appId) : undefined;
@@ -139,14 +148,22 @@ function failureRate(epochs: readonly OutcomeEpoch[], at: number, s: ReportSubje
   for (const r of spec.rules) {
     if (r.app !== undefined && !(eq(r.app, app?.name) || eq(r.app, s.appId ?? undefined))) continue;
     if (r.package !== undefined && !eq(r.package, s.packageId)) continue;
-    if (r.tenant !== undefined && !(eq(r.tenant, tenant.id) || eq(r.tenant, tenant.defaultDomain) || eq(r.tenant, tenant.displayName))) continue;
+    if (r.tenant !== undefined && !(eq(r.tenant, tenant.id) || eq(r.tenant, tenant.defaultDomain) || eq(r.tenant, tenant.displayName)))
+      continue;
     return r.failureRate;
   }
   return spec.default.failureRate;
 }
 
 /** One tenant's counts at `now` for a deployment whose wave became current at `s.enteredMs`. */
-export function tenantCounts(fx: Fixtures, epochs: readonly OutcomeEpoch[], s: ReportSubject, tenantId: string, now: number, seed: number): V1WaveTenantLiveDataViewModel {
+export function tenantCounts(
+  fx: Fixtures,
+  epochs: readonly OutcomeEpoch[],
+  s: ReportSubject,
+  tenantId: string,
+  now: number,
+  seed: number,
+): V1WaveTenantLiveDataViewModel {
   const tenant = fx.tenants.find((t) => t.id === tenantId);
   // A tenant without admin consent never gets the install: it reports nothing at all.
   if (!tenant?.adminConsentGranted) return { tenantId, installed: 0, failed: 0, pending: 0, notApplicable: 0 };

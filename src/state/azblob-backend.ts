@@ -82,9 +82,14 @@ export class AzureBlobBackend implements StateBackend {
       if ((e as { azureCode?: string }).azureCode !== 'LeaseAlreadyPresent') throw e;
       const props = await call('read the lock holder', () => this.journalBlob.getProperties());
       const h = props.metadata ?? {};
-      const holder: Holder | null = h.packsync_pid ? { pid: Number(h.packsync_pid), host: h.packsync_host ?? '?', since: h.packsync_since ?? '?' } : null;
+      const holder: Holder | null = h.packsync_pid
+        ? { pid: Number(h.packsync_pid), host: h.packsync_host ?? '?', since: h.packsync_since ?? '?' }
+        : null;
       if (!holder || holder.host !== hostname() || pidAlive(holder.pid)) {
-        throw new StateError('STATE_LOCKED', `${this.url} is locked by ${holder ? holderText(holder) : 'another process (no holder recorded)'} (a lease on its journal blob); wait for it to finish, or break the lease if that process is gone for good`);
+        throw new StateError(
+          'STATE_LOCKED',
+          `${this.url} is locked by ${holder ? holderText(holder) : 'another process (no holder recorded)'} (a lease on its journal blob); wait for it to finish, or break the lease if that process is gone for good`,
+        );
       }
       await call('break the dead holder’s lease', () => this.journalBlob.getBlobLeaseClient().breakLease(0));
       await call('acquire the lease', () => lease.acquireLease(LEASE_SECONDS));
@@ -93,7 +98,9 @@ export class AzureBlobBackend implements StateBackend {
     this.lease = lease;
     this.lost = null;
     this.holder = { pid: process.pid, host: hostname(), since: new Date().toISOString() };
-    await this.guard('record the lock holder', () => this.journalBlob.setMetadata(this.metadata(), { conditions: { leaseId: lease.leaseId } }));
+    await this.guard('record the lock holder', () =>
+      this.journalBlob.setMetadata(this.metadata(), { conditions: { leaseId: lease.leaseId } }),
+    );
     this.renewTimer = setInterval(() => void this.renew(), RENEW_MS);
     this.renewTimer.unref();
     this.offProcessEnd = onProcessEnd(() => this.unlock());
@@ -125,10 +132,13 @@ export class AzureBlobBackend implements StateBackend {
     for (const chunk of chunks(text)) {
       const size = Buffer.byteLength(chunk);
       try {
-        await call('append to the journal', () => this.journalBlob.appendBlock(chunk, size, { conditions: { leaseId, appendPosition: at } }));
+        await call('append to the journal', () =>
+          this.journalBlob.appendBlock(chunk, size, { conditions: { leaseId, appendPosition: at } }),
+        );
       } catch (e) {
         // A retry of an append whose first attempt landed: the blob already ends at our new size.
-        if ((e as { azureCode?: string }).azureCode !== 'AppendPositionConditionNotMet' || !(await this.endsAt(at + size))) throw this.classify(e);
+        if ((e as { azureCode?: string }).azureCode !== 'AppendPositionConditionNotMet' || !(await this.endsAt(at + size)))
+          throw this.classify(e);
       }
       at += size;
       this.stats.appends++;
@@ -140,7 +150,9 @@ export class AzureBlobBackend implements StateBackend {
   async writeSnapshot(text: string): Promise<void> {
     this.leaseId();
     const conditions = this.snapshotEtag ? { ifMatch: this.snapshotEtag } : { ifNoneMatch: '*' };
-    const r = await this.guard('write the snapshot', () => this.snapshotBlob.upload(text, Buffer.byteLength(text), { conditions, blobHTTPHeaders: { blobContentType: 'application/json' } }));
+    const r = await this.guard('write the snapshot', () =>
+      this.snapshotBlob.upload(text, Buffer.byteLength(text), { conditions, blobHTTPHeaders: { blobContentType: 'application/json' } }),
+    );
     this.snapshotEtag = r.etag;
     this.stats.snapshots++;
   }
@@ -189,7 +201,11 @@ export class AzureBlobBackend implements StateBackend {
   private classify(e: unknown, renewing = false): StateError {
     const code = (e as { azureCode?: string }).azureCode;
     if (renewing || (code && LEASE_CODES.has(code))) {
-      this.lost ??= new StateError('STATE_LEASE_LOST', `lost the lease on ${this.url} (${code ?? 'renewal failed'}): another writer may own the state now, so packsync stops writing it; run again once the other writer is done`, { cause: e });
+      this.lost ??= new StateError(
+        'STATE_LEASE_LOST',
+        `lost the lease on ${this.url} (${code ?? 'renewal failed'}): another writer may own the state now, so packsync stops writing it; run again once the other writer is done`,
+        { cause: e },
+      );
       return this.lost;
     }
     return e instanceof StateError ? e : new StateError('STATE_REMOTE_ERROR', String(e));
@@ -237,7 +253,10 @@ async function call<T>(what: string, fn: () => Promise<T>): Promise<T> {
   } catch (e) {
     const r = e as { statusCode?: number; code?: string; details?: { errorCode?: string } };
     const azureCode = r.details?.errorCode ?? r.code;
-    const err = new StateError('STATE_REMOTE_ERROR', `cannot ${what} (${r.statusCode ?? 'no response'}${azureCode ? ` ${azureCode}` : ''})`);
+    const err = new StateError(
+      'STATE_REMOTE_ERROR',
+      `cannot ${what} (${r.statusCode ?? 'no response'}${azureCode ? ` ${azureCode}` : ''})`,
+    );
     Object.assign(err, { status: r.statusCode, azureCode });
     throw err;
   }

@@ -29,7 +29,10 @@ export async function lockDirectory(dir: string, warn: (message: string) => void
     const holder = await readHolder(file);
     if (!holder) continue; // released between our create and our read: try again
     if (holder.host !== me.host || pidAlive(holder.pid)) {
-      throw new StateError('STATE_LOCKED', `the state directory ${dir} is locked by ${holderText(holder)}; wait for it to finish (if that process is gone for good, delete ${file})`);
+      throw new StateError(
+        'STATE_LOCKED',
+        `the state directory ${dir} is locked by ${holderText(holder)}; wait for it to finish (if that process is gone for good, delete ${file})`,
+      );
     }
     // Move the dead holder's file aside under a name only we use, then check it is the one we
     // judged dead: a racing process may have taken it over (and written its own) in between.

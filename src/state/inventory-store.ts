@@ -237,7 +237,11 @@ export class InventoryStore {
     const err =
       e instanceof StateError
         ? e
-        : new StateError('STATE_WRITE_FAILED', `cannot write the ${this.backend.description}: ${e instanceof Error ? e.message : String(e)}`, { cause: e });
+        : new StateError(
+            'STATE_WRITE_FAILED',
+            `cannot write the ${this.backend.description}: ${e instanceof Error ? e.message : String(e)}`,
+            { cause: e },
+          );
     this.failure ??= err;
     const waiters = [...this.inFlight, ...this.waiters];
     this.inFlight = [];

@@ -55,13 +55,21 @@ export function parseSnapshot(text: string | null, name: string): { inventory: I
   try {
     data = JSON.parse(text);
   } catch (e) {
-    throw new InventoryError(`${name} is not valid JSON (${(e as Error).message}); restore it from a backup or move it away to start over`, { cause: e });
+    throw new InventoryError(
+      `${name} is not valid JSON (${(e as Error).message}); restore it from a backup or move it away to start over`,
+      { cause: e },
+    );
   }
   const inv = data as Partial<Inventory> & { seq?: unknown };
   if (inv.version !== INVENTORY_VERSION || typeof inv.objects !== 'object' || inv.objects === null) {
-    throw new InventoryError(`${name} has an unknown format (version ${String(inv.version)}; this packsync reads version ${INVENTORY_VERSION})`);
+    throw new InventoryError(
+      `${name} has an unknown format (version ${String(inv.version)}; this packsync reads version ${INVENTORY_VERSION})`,
+    );
   }
-  return { inventory: { version: INVENTORY_VERSION, objects: inv.objects, intents: inv.intents ?? {} }, seq: typeof inv.seq === 'number' ? inv.seq : 0 };
+  return {
+    inventory: { version: INVENTORY_VERSION, objects: inv.objects, intents: inv.intents ?? {} },
+    seq: typeof inv.seq === 'number' ? inv.seq : 0,
+  };
 }
 
 /**
@@ -91,13 +99,22 @@ export function loadState(snapshot: string | null, journal: string | null, names
         torn = true;
         break;
       }
-      throw new InventoryError(`${names.journal} line ${i + 1} is corrupt (${(e as Error).message}); restore the state from a backup or move it away to start over`, { cause: e });
+      throw new InventoryError(
+        `${names.journal} line ${i + 1} is corrupt (${(e as Error).message}); restore the state from a backup or move it away to start over`,
+        { cause: e },
+      );
     }
     if (r.seq <= snapSeq) continue;
     applyRecord(inventory, r);
     seq = Math.max(seq, r.seq);
   }
-  return { inventory, seq, journalBytes: Buffer.byteLength(text), torn, snapshotBytes: snapshot === null ? 0 : Buffer.byteLength(snapshot) };
+  return {
+    inventory,
+    seq,
+    journalBytes: Buffer.byteLength(text),
+    torn,
+    snapshotBytes: snapshot === null ? 0 : Buffer.byteLength(snapshot),
+  };
 }
 
 /** Compact JSON: the snapshot is rewritten whole at every compaction, so its size is the cost. */

@@ -12,7 +12,6 @@ import { InventoryStore, readBackend } from './inventory-store.js';
 import type { Inventory } from './inventory-types.js';
 import { StateError } from './state-errors.js';
 
-
 export interface State {
   /** For messages: `state directory /x` or `remote state azblob://c/p`. */
   readonly description: string;
@@ -73,7 +72,10 @@ export function parseStateUrl(url: string): AzblobLocation {
   if (!m) throw new StateError('STATE_CONFIG', `--state-url must look like azblob://CONTAINER/PREFIX (got "${url}")`);
   const container = m[1]!;
   if (!/^[a-z0-9](?!.*--)[a-z0-9-]{1,61}[a-z0-9]$/.test(container)) {
-    throw new StateError('STATE_CONFIG', `"${container}" is not a valid container name (3-63 lowercase letters, digits and single hyphens)`);
+    throw new StateError(
+      'STATE_CONFIG',
+      `"${container}" is not a valid container name (3-63 lowercase letters, digits and single hyphens)`,
+    );
   }
   return { container, prefix: m[2]!.replace(/\/+$/, '') };
 }
@@ -86,8 +88,15 @@ function remoteState(url: string, o: StateOptions): State {
   // The SDK loads only when remote state is used: other commands keep their startup time.
   const get = (): Promise<AzureBlobBackend> =>
     (backend ??= (async () => {
-      if (!connection) throw new StateError('STATE_CONFIG', `${display} needs AZURE_STORAGE_CONNECTION_STRING (the storage account's connection string, from a CI secret)`);
-      const [{ BlobServiceClient }, { AzureBlobBackend }] = await Promise.all([import('@azure/storage-blob'), import('./azblob-backend.js')]);
+      if (!connection)
+        throw new StateError(
+          'STATE_CONFIG',
+          `${display} needs AZURE_STORAGE_CONNECTION_STRING (the storage account's connection string, from a CI secret)`,
+        );
+      const [{ BlobServiceClient }, { AzureBlobBackend }] = await Promise.all([
+        import('@azure/storage-blob'),
+        import('./azblob-backend.js'),
+      ]);
       let service;
       try {
         service = BlobServiceClient.fromConnectionString(connection);

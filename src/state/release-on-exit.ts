@@ -35,7 +35,11 @@ export function onProcessEnd(release: Release): () => void {
     if (listeners.has(signal)) continue;
     const listener = (): void => {
       if (process.listenerCount(signal) > 1) return;
-      const all = [...releases].map((r) => Promise.resolve().then(r).catch(() => undefined));
+      const all = [...releases].map((r) =>
+        Promise.resolve()
+          .then(r)
+          .catch(() => undefined),
+      );
       const timeout = new Promise((resolve) => setTimeout(resolve, 5000).unref());
       void Promise.race([Promise.all(all), timeout]).finally(() => process.exit(code));
     };

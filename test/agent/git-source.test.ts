@@ -27,7 +27,13 @@ afterAll(async () => {
 
 describe('git source', () => {
   it('follows a branch over git:// and reports the exact commit; picks up the next push', async () => {
-    const src = new GitSource({ url: daemon.url(repo), ref: 'main', path: 'clusters/prod', workDir: await tempDir('packsync-src-'), env: process.env });
+    const src = new GitSource({
+      url: daemon.url(repo),
+      ref: 'main',
+      path: 'clusters/prod',
+      workDir: await tempDir('packsync-src-'),
+      env: process.env,
+    });
     const a = await src.sync();
     expect(a.revision).toBe(first);
     expect(a.dir.endsWith(join('clusters', 'prod'))).toBe(true);
@@ -48,12 +54,23 @@ describe('git source', () => {
   it('names a missing ref or sub-path precisely', async () => {
     const nope = new GitSource({ url: repo.fileUrl, ref: 'nope', workDir: await tempDir('packsync-src-'), env: process.env });
     await expect(nope.sync()).rejects.toMatchObject({ code: 'SOURCE_REF_NOT_FOUND' });
-    const badPath = new GitSource({ url: repo.fileUrl, ref: 'main', path: 'missing', workDir: await tempDir('packsync-src-'), env: process.env });
+    const badPath = new GitSource({
+      url: repo.fileUrl,
+      ref: 'main',
+      path: 'missing',
+      workDir: await tempDir('packsync-src-'),
+      env: process.env,
+    });
     await expect(badPath.sync()).rejects.toMatchObject({ code: 'SOURCE_PATH_INVALID' });
   });
 
   it('reports an unreachable remote as a fetch failure, not a missing ref (regression)', async () => {
-    const gone = new GitSource({ url: 'file:///nonexistent/packsync/repo.git', ref: 'main', workDir: await tempDir('packsync-src-'), env: process.env });
+    const gone = new GitSource({
+      url: 'file:///nonexistent/packsync/repo.git',
+      ref: 'main',
+      workDir: await tempDir('packsync-src-'),
+      env: process.env,
+    });
     await expect(gone.sync()).rejects.toMatchObject({ code: 'SOURCE_FETCH_FAILED' });
   });
 
@@ -69,11 +86,16 @@ describe('git source', () => {
     expect(() => validateRemote(url)).toThrow(expect.objectContaining({ code: 'SOURCE_INVALID' }) as Error);
   });
 
-  it.each(['--output=/tmp/x', 'main;rm -rf /', '..', 'a..b', 'main:evil', 'x y', 'refs/heads/main.lock', ''])('refuses the ref %j', (ref) => {
-    expect(() => validateRef(ref)).toThrow(expect.objectContaining({ code: 'SOURCE_INVALID' }) as Error);
-  });
+  it.each(['--output=/tmp/x', 'main;rm -rf /', '..', 'a..b', 'main:evil', 'x y', 'refs/heads/main.lock', ''])(
+    'refuses the ref %j',
+    (ref) => {
+      expect(() => validateRef(ref)).toThrow(expect.objectContaining({ code: 'SOURCE_INVALID' }) as Error);
+    },
+  );
 
   it('refuses a sub-path that leaves the repository', () => {
-    expect(() => new GitSource({ url: repo.fileUrl, ref: 'main', path: '../..', workDir: '/tmp/x', env: process.env })).toThrow(expect.objectContaining({ code: 'SOURCE_PATH_INVALID' }) as Error);
+    expect(() => new GitSource({ url: repo.fileUrl, ref: 'main', path: '../..', workDir: '/tmp/x', env: process.env })).toThrow(
+      expect.objectContaining({ code: 'SOURCE_PATH_INVALID' }) as Error,
+    );
   });
 });

@@ -45,7 +45,9 @@ interface Hook {
 
 const hooks = (): Hook[] => rx.requests.filter((r) => r.path === '/hook').map((r) => JSON.parse(r.body) as Hook);
 const statuses = (): { sha: string; state: string; context: string }[] =>
-  rx.requests.filter((r) => r.path.startsWith('/gh/')).map((r) => ({ sha: r.path.split('/').pop()!, ...(JSON.parse(r.body) as { state: string; context: string }) }));
+  rx.requests
+    .filter((r) => r.path.startsWith('/gh/'))
+    .map((r) => ({ sha: r.path.split('/').pop()!, ...(JSON.parse(r.body) as { state: string; context: string }) }));
 
 const until = <T>(what: string, probe: () => T | undefined | false, ms = 30_000): Promise<T> =>
   poll(what, probe, ms, { intervalMs: 50, detail: () => rx.requests.map((r) => [r.path, r.body.slice(0, 120)]) });
@@ -83,7 +85,11 @@ alerts:
 `,
   );
   const stateDir = await tempDir('packsync-agent-state-');
-  agent = await startAgent(['--source', repo.fileUrl, '--ref', 'main', '--notifications', notifications], { PACKSYNC_API_URL: sim.url, PACKSYNC_API_KEY: sim.key, PACKSYNC_STATE_DIR: stateDir, HOME: stateDir }, stateDir);
+  agent = await startAgent(
+    ['--source', repo.fileUrl, '--ref', 'main', '--notifications', notifications],
+    { PACKSYNC_API_URL: sim.url, PACKSYNC_API_KEY: sim.key, PACKSYNC_STATE_DIR: stateDir, HOME: stateDir },
+    stateDir,
+  );
 });
 
 afterAll(async () => {
@@ -97,7 +103,11 @@ describe('run --notifications', () => {
     const first = await agent.until('first apply', (s) => s.lastAppliedRevision !== null);
     const head = first.lastAppliedRevision!;
     await until('success on the first commit', () => statuses().some((s) => s.sha === head && s.state === 'success'));
-    expect(statuses().filter((s) => s.sha === head).map((s) => [s.state, s.context])).toEqual([
+    expect(
+      statuses()
+        .filter((s) => s.sha === head)
+        .map((s) => [s.state, s.context]),
+    ).toEqual([
       ['pending', 'packsync/gh'],
       ['success', 'packsync/gh'],
     ]);
@@ -107,8 +117,15 @@ describe('run --notifications', () => {
     const bad = await repo.commit('typo');
     await agent.reconcile();
     await until('failure on the invalid commit', () => statuses().some((s) => s.sha === bad && s.state === 'failure'));
-    const invalid = await until('ValidationFailed sent', () => rx.requests.find((r) => r.path === '/hook' && r.body.includes('ValidationFailed')));
-    expect(JSON.parse(invalid.body)).toMatchObject({ reason: 'ValidationFailed', severity: 'error', object: { kind: 'Source', name: repo.fileUrl }, revision: bad });
+    const invalid = await until('ValidationFailed sent', () =>
+      rx.requests.find((r) => r.path === '/hook' && r.body.includes('ValidationFailed')),
+    );
+    expect(JSON.parse(invalid.body)).toMatchObject({
+      reason: 'ValidationFailed',
+      severity: 'error',
+      object: { kind: 'Source', name: repo.fileUrl },
+      revision: bad,
+    });
     expect(invalid.headers['x-packsync-signature']).toBe(`sha256=${createHmac('sha256', HMAC).update(invalid.body).digest('hex')}`);
     // The same invalid commit again: no second event, no identical status.
     await agent.reconcile();
@@ -199,13 +216,19 @@ describe('events from the loop', () => {
       await pass('drift 1');
       await pass('drift 2');
       await pass('drift 3');
-      expect(status.condition('Drifted')).toMatchObject({ status: 'True', reason: 'DriftDetected', message: expect.stringContaining('Deployment/seven-zip-24-08') as string });
+      expect(status.condition('Drifted')).toMatchObject({
+        status: 'True',
+        reason: 'DriftDetected',
+        message: expect.stringContaining('Deployment/seven-zip-24-08') as string,
+      });
       expect(status.condition('Ready')).toMatchObject({ status: 'True' });
       expect(status.status.history[0]?.message).toMatch(/, 1 drifted$/);
       const drift = status.status.events.find((e) => e.reason === 'DriftDetected')!;
       expect(drift).toMatchObject({ object: 'Deployment/seven-zip-24-08', count: 3 });
       expect(Date.parse(drift.lastTimestamp)).toBeGreaterThan(Date.parse(drift.time));
-      expect((await metrics.registry.getSingleMetricAsString('packsync_drifted_objects')).trim().split('\n').pop()).toBe('packsync_drifted_objects 1');
+      expect((await metrics.registry.getSingleMetricAsString('packsync_drifted_objects')).trim().split('\n').pop()).toBe(
+        'packsync_drifted_objects 1',
+      );
     } finally {
       await loop.stop();
       await api.close();

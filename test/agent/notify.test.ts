@@ -36,7 +36,10 @@ async function receiver(): Promise<Receiver> {
 }
 
 /** Writes a notifications file with secrets in files beside it (relative paths, trailing newlines). */
-async function setup(yaml: (dir: string) => string, secrets: Record<string, string>): Promise<{ file: string; dir: string; state: string }> {
+async function setup(
+  yaml: (dir: string) => string,
+  secrets: Record<string, string>,
+): Promise<{ file: string; dir: string; state: string }> {
   const dir = await tempDir('packsync-notify-');
   await mkdir(join(dir, 'secrets'));
   for (const [name, value] of Object.entries(secrets)) await writeFile(join(dir, 'secrets', name), `${value}\n`);
@@ -53,11 +56,24 @@ interface Harness {
   emit: (e: EventInput) => Promise<void>;
 }
 
-async function harness(file: string, state: string, sourceUrl = 'https://github.com/acme/fleet.git', clock = { t: Date.parse('2026-01-01T00:00:00Z') }): Promise<Harness> {
+async function harness(
+  file: string,
+  state: string,
+  sourceUrl = 'https://github.com/acme/fleet.git',
+  clock = { t: Date.parse('2026-01-01T00:00:00Z') },
+): Promise<Harness> {
   const config = await loadNotificationConfig(file);
   const metrics = createMetrics(false);
   const log = new EventLog(() => new Date(clock.t));
-  const notifier = new Notifier({ config, store: await NotifyStore.open(state), sourceUrl, logger: pino({ level: 'silent' }), metrics, now: () => new Date(clock.t), retryMs: [10, 10] });
+  const notifier = new Notifier({
+    config,
+    store: await NotifyStore.open(state),
+    sourceUrl,
+    logger: pino({ level: 'silent' }),
+    metrics,
+    now: () => new Date(clock.t),
+    retryMs: [10, 10],
+  });
   log.onEvent((e) => notifier.onEvent(e));
   return {
     log,
@@ -76,22 +92,40 @@ const failed: EventInput = { reason: 'ApplyFailed', object: 'Deployment/seven-zi
 describe('webhook provider', () => {
   it('posts the event as JSON signed with X-Packsync-Signature: sha256=HEX(HMAC-SHA256(secret, body))', async () => {
     const rx = await receiver();
-    const { file, state } = await setup(() => `providers:\n  - name: hook\n    type: webhook\n    addressFile: secrets/url\n    secretFile: ./secrets/hmac\nalerts:\n  - provider: hook\n`, { url: `${rx.url}/hooks/packsync`, hmac: HMAC_KEY });
+    const { file, state } = await setup(
+      () =>
+        `providers:\n  - name: hook\n    type: webhook\n    addressFile: secrets/url\n    secretFile: ./secrets/hmac\nalerts:\n  - provider: hook\n`,
+      { url: `${rx.url}/hooks/packsync`, hmac: HMAC_KEY },
+    );
     const h = await harness(file, state);
     await h.emit(failed);
     const [req] = await rx.waitFor(1);
     expect(req!.path).toBe('/hooks/packsync');
     const body = JSON.parse(req!.body);
-    expect(body).toEqual({ reason: 'ApplyFailed', severity: 'error', object: { kind: 'Deployment', name: 'seven-zip' }, revision: SHA, message: 'HTTP_409: busy', metadata: { count: 1 }, timestamp: '2026-01-01T00:00:00.000Z' });
+    expect(body).toEqual({
+      reason: 'ApplyFailed',
+      severity: 'error',
+      object: { kind: 'Deployment', name: 'seven-zip' },
+      revision: SHA,
+      message: 'HTTP_409: busy',
+      metadata: { count: 1 },
+      timestamp: '2026-01-01T00:00:00.000Z',
+    });
     // The key was read without its trailing newline: the receiver's own HMAC matches.
     expect(req!.headers['x-packsync-signature']).toBe(`sha256=${createHmac('sha256', HMAC_KEY).update(req!.body).digest('hex')}`);
     const m = parsePrometheus(await h.metrics.registry.metrics());
-    expect(m.get('packsync_notifications_total')).toEqual([{ labels: { provider: 'hook', reason: 'ApplyFailed', result: 'sent' }, value: 1 }]);
+    expect(m.get('packsync_notifications_total')).toEqual([
+      { labels: { provider: 'hook', reason: 'ApplyFailed', result: 'sent' }, value: 1 },
+    ]);
   });
 
   it('sends an event once across passes and restarts; reminds a persisting failure after 1 h, 4 h, then 24 h; Recovered when it clears', async () => {
     const rx = await receiver();
-    const { file, state } = await setup(() => `providers:\n  - name: hook\n    type: webhook\n    addressFile: secrets/url\nalerts:\n  - provider: hook\n    severity: error\n`, { url: rx.url });
+    const { file, state } = await setup(
+      () =>
+        `providers:\n  - name: hook\n    type: webhook\n    addressFile: secrets/url\nalerts:\n  - provider: hook\n    severity: error\n`,
+      { url: rx.url },
+    );
     const clock = { t: Date.parse('2026-01-01T00:00:00Z') };
     let h = await harness(file, state, undefined, clock);
     await h.emit(failed);
@@ -117,7 +151,12 @@ describe('webhook provider', () => {
     await h.emit({ reason: 'WaveAdvanced', object: 'Deployment/seven-zip', message: 'wave 2/3 started', revision: SHA, wave: 2 });
     await h.emit({ reason: 'Recovered', object: 'Deployment/seven-zip', message: 'applies again', revision: 'f'.repeat(40) });
     await h.emit({ reason: 'Recovered', object: 'Deployment/seven-zip', message: 'applies again', revision: 'f'.repeat(40) });
-    expect(rx.requests.map((r) => (JSON.parse(r.body) as { reason: string }).reason)).toEqual(['ApplyFailed', 'ApplyFailed', 'ApplyFailed', 'Recovered']);
+    expect(rx.requests.map((r) => (JSON.parse(r.body) as { reason: string }).reason)).toEqual([
+      'ApplyFailed',
+      'ApplyFailed',
+      'ApplyFailed',
+      'Recovered',
+    ]);
     // A Recovered for an object nobody was told about is not sent.
     await h.emit({ reason: 'Recovered', object: 'Deployment/other', message: 'x', revision: SHA });
     expect(rx.requests).toHaveLength(4);
@@ -125,7 +164,10 @@ describe('webhook provider', () => {
 
   it('retries a failed delivery with backoff, counts the failure, never throws, and sends again on the next occurrence', async () => {
     const rx = await receiver();
-    const { file, state } = await setup(() => `providers:\n  - name: hook\n    type: webhook\n    addressFile: secrets/url\nalerts:\n  - provider: hook\n`, { url: rx.url });
+    const { file, state } = await setup(
+      () => `providers:\n  - name: hook\n    type: webhook\n    addressFile: secrets/url\nalerts:\n  - provider: hook\n`,
+      { url: rx.url },
+    );
     const h = await harness(file, state);
     rx.answer.push(503, 502);
     await h.emit(failed);
@@ -142,20 +184,31 @@ describe('webhook provider', () => {
 
   it('applies alert filters: severity, reasons and object globs', async () => {
     const rx = await receiver();
-    const { file, state } = await setup(() => `providers:\n  - name: hook\n    type: webhook\n    addressFile: secrets/url\nalerts:\n  - provider: hook\n    reasons: [GateHeld, ApplyFailed]\n    objects: ["Deployment/seven-*"]\n`, { url: rx.url });
+    const { file, state } = await setup(
+      () =>
+        `providers:\n  - name: hook\n    type: webhook\n    addressFile: secrets/url\nalerts:\n  - provider: hook\n    reasons: [GateHeld, ApplyFailed]\n    objects: ["Deployment/seven-*"]\n`,
+      { url: rx.url },
+    );
     const h = await harness(file, state);
     await h.emit({ ...failed, object: 'Flow/seven-zip' });
     await h.emit({ reason: 'WaveAdvanced', object: 'Deployment/seven-zip', message: 'w', revision: SHA, wave: 2 });
     await h.emit({ reason: 'GateHeld', object: 'Deployment/seven-zip', message: 'held', revision: SHA, wave: 2 });
     await h.emit(failed);
-    expect(rx.requests.map((r) => `${JSON.parse(r.body).reason} ${JSON.parse(r.body).object.kind}`)).toEqual(['GateHeld Deployment', 'ApplyFailed Deployment']);
+    expect(rx.requests.map((r) => `${JSON.parse(r.body).reason} ${JSON.parse(r.body).object.kind}`)).toEqual([
+      'GateHeld Deployment',
+      'ApplyFailed Deployment',
+    ]);
   });
 });
 
 describe('chat providers', () => {
   it('teams posts an Adaptive Card; a legacy connector URL gets a MessageCard', async () => {
     const rx = await receiver();
-    const { file, state } = await setup(() => `providers:\n  - name: ops\n    type: teams\n    addressFile: secrets/workflow\n  - name: old\n    type: teams\n    addressFile: secrets/legacy\nalerts:\n  - provider: ops\n  - provider: old\n`, { workflow: `${rx.url}/workflows/abc`, legacy: `${rx.url}/webhookb2/abc/IncomingWebhook/def` });
+    const { file, state } = await setup(
+      () =>
+        `providers:\n  - name: ops\n    type: teams\n    addressFile: secrets/workflow\n  - name: old\n    type: teams\n    addressFile: secrets/legacy\nalerts:\n  - provider: ops\n  - provider: old\n`,
+      { workflow: `${rx.url}/workflows/abc`, legacy: `${rx.url}/webhookb2/abc/IncomingWebhook/def` },
+    );
     const h = await harness(file, state);
     await h.emit(failed);
     const reqs = await rx.waitFor(2);
@@ -168,18 +221,31 @@ describe('chat providers', () => {
     expect(content.body[1]).toMatchObject({ type: 'TextBlock', text: 'HTTP_409: busy' });
     expect(content.body[2].facts).toContainEqual({ title: 'Revision', value: SHA.slice(0, 12) });
     const legacy = JSON.parse(reqs.find((r) => r.path.startsWith('/webhookb2'))!.body);
-    expect(legacy).toMatchObject({ '@type': 'MessageCard', '@context': 'https://schema.org/extensions', title: 'packsync: ApplyFailed Deployment/seven-zip', text: 'HTTP_409: busy', themeColor: 'CF222E' });
+    expect(legacy).toMatchObject({
+      '@type': 'MessageCard',
+      '@context': 'https://schema.org/extensions',
+      title: 'packsync: ApplyFailed Deployment/seven-zip',
+      text: 'HTTP_409: busy',
+      themeColor: 'CF222E',
+    });
     expect(legacy.sections[0].facts).toContainEqual({ name: 'Object', value: 'Deployment/seven-zip' });
   });
 
   it('slack posts text and blocks; with a bot token, to its channel with the token as bearer', async () => {
     const rx = await receiver();
-    const { file, state } = await setup(() => `providers:\n  - name: hook\n    type: slack\n    addressFile: secrets/url\n  - name: bot\n    type: slack\n    address: ${rx.url}/api/chat.postMessage\n    tokenFile: secrets/token\n    channel: "#ops"\nalerts:\n  - provider: hook\n  - provider: bot\n`, { url: `${rx.url}/services/T0/B0/x`, token: TOKEN });
+    const { file, state } = await setup(
+      () =>
+        `providers:\n  - name: hook\n    type: slack\n    addressFile: secrets/url\n  - name: bot\n    type: slack\n    address: ${rx.url}/api/chat.postMessage\n    tokenFile: secrets/token\n    channel: "#ops"\nalerts:\n  - provider: hook\n  - provider: bot\n`,
+      { url: `${rx.url}/services/T0/B0/x`, token: TOKEN },
+    );
     const h = await harness(file, state);
     await h.emit(failed);
     const reqs = await rx.waitFor(2);
     const hook = reqs.find((r) => r.path.startsWith('/services'))!;
-    expect(JSON.parse(hook.body)).toMatchObject({ text: 'packsync: ApplyFailed Deployment/seven-zip: HTTP_409: busy', blocks: [{ type: 'section' }, { type: 'context' }] });
+    expect(JSON.parse(hook.body)).toMatchObject({
+      text: 'packsync: ApplyFailed Deployment/seven-zip: HTTP_409: busy',
+      blocks: [{ type: 'section' }, { type: 'context' }],
+    });
     expect(hook.headers.authorization).toBeUndefined();
     const bot = reqs.find((r) => r.path === '/api/chat.postMessage')!;
     expect(JSON.parse(bot.body)).toMatchObject({ channel: '#ops' });
@@ -244,10 +310,26 @@ alerts:
     expect(gl[0]!.headers['private-token']).toBe(TOKEN);
     const ado = by('/ado/');
     expect(ado.map((r) => [r.path, r.body.state, r.body.context])).toEqual([
-      [`/ado/contoso/Platform/_apis/git/repositories/fleet/commits/${SHA}/statuses?api-version=7.1`, 'pending', { genre: 'packsync', name: 'ado' }],
-      [`/ado/contoso/Platform/_apis/git/repositories/fleet/commits/${SHA}/statuses?api-version=7.1`, 'failed', { genre: 'packsync', name: 'ado' }],
-      [`/ado/contoso/Platform/_apis/git/repositories/fleet/commits/${'a'.repeat(40)}/statuses?api-version=7.1`, 'pending', { genre: 'packsync', name: 'ado' }],
-      [`/ado/contoso/Platform/_apis/git/repositories/fleet/commits/${'a'.repeat(40)}/statuses?api-version=7.1`, 'succeeded', { genre: 'packsync', name: 'ado' }],
+      [
+        `/ado/contoso/Platform/_apis/git/repositories/fleet/commits/${SHA}/statuses?api-version=7.1`,
+        'pending',
+        { genre: 'packsync', name: 'ado' },
+      ],
+      [
+        `/ado/contoso/Platform/_apis/git/repositories/fleet/commits/${SHA}/statuses?api-version=7.1`,
+        'failed',
+        { genre: 'packsync', name: 'ado' },
+      ],
+      [
+        `/ado/contoso/Platform/_apis/git/repositories/fleet/commits/${'a'.repeat(40)}/statuses?api-version=7.1`,
+        'pending',
+        { genre: 'packsync', name: 'ado' },
+      ],
+      [
+        `/ado/contoso/Platform/_apis/git/repositories/fleet/commits/${'a'.repeat(40)}/statuses?api-version=7.1`,
+        'succeeded',
+        { genre: 'packsync', name: 'ado' },
+      ],
     ]);
     expect(ado[0]!.headers.authorization).toBe(`Basic ${Buffer.from(`:${TOKEN}`).toString('base64')}`);
     // Restarted, the newest state per sha is remembered: the same success is not posted again.
@@ -267,11 +349,23 @@ describe('notifications file', () => {
         (e: Error) => e.message,
       );
     };
-    expect(await bad('providers:\n  - name: a\n    type: pager\nalerts: []\n')).toMatch(/type must be one of teams, slack, webhook, github, gitlab, azuredevops/);
-    expect(await bad('providers:\n  - name: a\n    type: webhook\n    addressFile: secrets/missing\nalerts:\n  - provider: a\n')).toMatch(/addressFile: cannot read .*secrets\/missing/);
-    expect(await bad('providers:\n  - name: a\n    type: webhook\n    addressFile: secrets/url\nalerts:\n  - provider: b\n')).toMatch(/alerts\[0\]\.provider must name a provider/);
-    expect(await bad('providers:\n  - name: a\n    type: webhook\n    addressFile: secrets/url\nalerts:\n  - provider: a\n    reasons: [Exploded]\n')).toMatch(/reasons must be a list of ValidationFailed/);
+    expect(await bad('providers:\n  - name: a\n    type: pager\nalerts: []\n')).toMatch(
+      /type must be one of teams, slack, webhook, github, gitlab, azuredevops/,
+    );
+    expect(await bad('providers:\n  - name: a\n    type: webhook\n    addressFile: secrets/missing\nalerts:\n  - provider: a\n')).toMatch(
+      /addressFile: cannot read .*secrets\/missing/,
+    );
+    expect(await bad('providers:\n  - name: a\n    type: webhook\n    addressFile: secrets/url\nalerts:\n  - provider: b\n')).toMatch(
+      /alerts\[0\]\.provider must name a provider/,
+    );
+    expect(
+      await bad(
+        'providers:\n  - name: a\n    type: webhook\n    addressFile: secrets/url\nalerts:\n  - provider: a\n    reasons: [Exploded]\n',
+      ),
+    ).toMatch(/reasons must be a list of ValidationFailed/);
     expect(await bad('providers:\n  - name: a\n    type: github\nalerts:\n  - provider: a\n')).toMatch(/needs tokenFile/);
-    expect(await bad('providers:\n  - name: a\n    type: webhook\n    addressFile: secrets/url\nalerts:\n  - provider: a\n')).toBe('loaded');
+    expect(await bad('providers:\n  - name: a\n    type: webhook\n    addressFile: secrets/url\nalerts:\n  - provider: a\n')).toBe(
+      'loaded',
+    );
   });
 });

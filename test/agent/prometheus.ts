@@ -18,7 +18,8 @@ export function parsePrometheus(text: string): Map<string, Sample[]> {
     if (line.startsWith('# HELP ')) continue;
     if (line.startsWith('# TYPE ')) {
       const [, , name, type] = line.split(' ');
-      if (!name || !['counter', 'gauge', 'histogram', 'summary', 'untyped'].includes(type ?? '')) throw new Error(`line ${i + 1}: bad TYPE: ${line}`);
+      if (!name || !['counter', 'gauge', 'histogram', 'summary', 'untyped'].includes(type ?? ''))
+        throw new Error(`line ${i + 1}: bad TYPE: ${line}`);
       types.set(name, type!);
       continue;
     }
@@ -26,7 +27,9 @@ export function parsePrometheus(text: string): Map<string, Sample[]> {
     const m = SAMPLE.exec(line);
     if (!m) throw new Error(`line ${i + 1}: not a sample: ${line}`);
     const name = m[1]!;
-    const family = [...types.keys()].find((t) => name === t || name === `${t}_bucket` || name === `${t}_sum` || name === `${t}_count` || name === `${t}_total`);
+    const family = [...types.keys()].find(
+      (t) => name === t || name === `${t}_bucket` || name === `${t}_sum` || name === `${t}_count` || name === `${t}_total`,
+    );
     if (!family) throw new Error(`line ${i + 1}: ${name} has no TYPE`);
     const value = m[4] === '+Inf' ? Infinity : m[4] === '-Inf' ? -Infinity : Number(m[4]);
     if (Number.isNaN(value) && m[4] !== 'NaN') throw new Error(`line ${i + 1}: bad value ${m[4] ?? ''}`);

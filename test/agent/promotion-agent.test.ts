@@ -41,7 +41,8 @@ afterEach(async () => {
   await sim.close();
 });
 
-const rollout = async (a: RunningAgent): Promise<Rollout | undefined> => ((await a.status()) as StatusWithRollouts).gates.find((r) => r.deployment === KEY);
+const rollout = async (a: RunningAgent): Promise<Rollout | undefined> =>
+  ((await a.status()) as StatusWithRollouts).gates.find((r) => r.deployment === KEY);
 
 describe('agent with promotion gates', () => {
   it('keeps the soak clock across a SIGKILL between two passes, then promotes and reports it', async () => {
@@ -62,7 +63,10 @@ describe('agent with promotion gates', () => {
     // A new process: its first pass finds the soak 4 h old, not restarted.
     const second = await startAgent(['--source', repo], env, stateDir);
     agent = second;
-    await second.until('the first pass after the restart', (s) => s.passes >= 1 && s.conditions.find((c) => c.type === 'Reconciling')?.status !== 'True');
+    await second.until(
+      'the first pass after the restart',
+      (s) => s.passes >= 1 && s.conditions.find((c) => c.type === 'Reconciling')?.status !== 'True',
+    );
     const after = await rollout(second);
     expect(after?.soak.elapsedMs).toBeGreaterThanOrEqual(4 * HOUR * 1000);
     expect(after?.line).toMatch(/^Deployment\/seven-zip-24-08 {2}wave 1\/3: soak 4h\d*m?\/6h/);
@@ -71,8 +75,14 @@ describe('agent with promotion gates', () => {
     await sim.advance(2.5 * HOUR);
     const promoted = (await second.reconcile()) as StatusWithRollouts;
     expect((await sim.state()).deployments[0]).toMatchObject({ status: 'Running', currentWave: 2 });
-    expect(promoted.gates.find((r) => r.deployment === KEY)).toMatchObject({ wave: 1, verdict: 'Pass', tenants: [{ name: 'Contoso', verdict: 'Pass' }] });
-    expect(promoted.events.filter((e) => e.reason === 'WaveAdvanced' && e.object === KEY).map((e) => e.message)).toEqual([expect.stringMatching(/^wave 1 → 2 of 3: soaked;/)]);
+    expect(promoted.gates.find((r) => r.deployment === KEY)).toMatchObject({
+      wave: 1,
+      verdict: 'Pass',
+      tenants: [{ name: 'Contoso', verdict: 'Pass' }],
+    });
+    expect(promoted.events.filter((e) => e.reason === 'WaveAdvanced' && e.object === KEY).map((e) => e.message)).toEqual([
+      expect.stringMatching(/^wave 1 → 2 of 3: soaked;/),
+    ]);
     expect(await second.counter('packsync_gate_actions_total', { action: 'skip-wave' })).toBe(1);
     expect(await second.counter('packsync_gate_verdict', { deployment: KEY, verdict: 'Pass' })).toBe(1);
     expect(await second.counter('packsync_wave_success_ratio', { deployment: KEY, wave: '1', tenant: 'Contoso' })).toBeGreaterThan(0.9);

@@ -7,7 +7,14 @@ import { describe, expect, it } from 'vitest';
 import { buildProgram } from '../../src/cli/program.js';
 import type { CliIo } from '../../src/cli/io.js';
 
-const io: CliIo = { stdout: () => undefined, stderr: () => undefined, setExitCode: () => undefined, isTTY: false, env: {}, cwd: process.cwd() };
+const io: CliIo = {
+  stdout: () => undefined,
+  stderr: () => undefined,
+  setExitCode: () => undefined,
+  isTTY: false,
+  env: {},
+  cwd: process.cwd(),
+};
 const SHARED = ['--prune', '--prune-all', '--adopt', '--allow-replace', '--drift'];
 
 function flags(command: string): Map<string, { description: string; default: unknown }> {

@@ -37,9 +37,16 @@ const until = <T>(what: string, probe: () => Promise<T | undefined | false>, tim
 
 async function push(sign: (body: string) => Record<string, string>, ref = 'refs/heads/main'): Promise<Response> {
   const body = JSON.stringify({ ref });
-  return fetch(`${base}/webhook`, { method: 'POST', headers: { 'content-type': 'application/json', 'x-github-event': 'push', ...sign(body) }, body });
+  return fetch(`${base}/webhook`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', 'x-github-event': 'push', ...sign(body) },
+    body,
+  });
 }
-const github = (body: string): Record<string, string> => ({ 'x-hub-signature-256': signBody(SECRET, body), 'x-github-delivery': `d-${Math.random()}` });
+const github = (body: string): Record<string, string> => ({
+  'x-hub-signature-256': signBody(SECRET, body),
+  'x-github-delivery': `d-${Math.random()}`,
+});
 
 beforeAll(async () => {
   sim = await startTestSimulator();
@@ -55,7 +62,19 @@ beforeAll(async () => {
   const port = await freePort();
   base = `http://127.0.0.1:${port}`;
   agent = spawnCli(
-    ['run', '--source', daemon.url(repo), '--ref', 'main', '--listen', `127.0.0.1:${port}`, '--webhook-secret-file', secretFile, '--log-format', 'json'],
+    [
+      'run',
+      '--source',
+      daemon.url(repo),
+      '--ref',
+      'main',
+      '--listen',
+      `127.0.0.1:${port}`,
+      '--webhook-secret-file',
+      secretFile,
+      '--log-format',
+      'json',
+    ],
     { PACKSYNC_API_URL: sim.url, PACKSYNC_API_KEY: sim.key, PACKSYNC_STATE_DIR: stateDir, HOME: stateDir },
   );
 });
@@ -69,7 +88,10 @@ afterAll(async () => {
 describe('packsync run following a git repository', () => {
   it('applies the first commit on startup and reports it as ready', async () => {
     const head = await repo.commit('no-op to know the head');
-    await until('first apply', async () => (await status()).lastAppliedRevision !== null && (await status()).lastAppliedRevision !== undefined);
+    await until(
+      'first apply',
+      async () => (await status()).lastAppliedRevision !== null && (await status()).lastAppliedRevision !== undefined,
+    );
     // The startup pass may have seen the first or the second commit; a webhook brings the head.
     expect((await push(github)).status).toBe(202);
     await until('head applied', async () => (await status()).lastAppliedRevision === head);
@@ -83,7 +105,11 @@ describe('packsync run following a git repository', () => {
   it('refuses a missing or wrong signature with 401', async () => {
     // That a refusal triggers nothing is decided before the answer is sent: sidecar-triggers.test.ts
     // checks it without waiting for a pass that does not come.
-    for (const sign of [(): Record<string, string> => ({}), (): Record<string, string> => ({ 'x-hub-signature-256': signBody('wrong-secret-wrong-secret', '{}') }), (): Record<string, string> => ({ 'x-gitlab-token': 'nope' })]) {
+    for (const sign of [
+      (): Record<string, string> => ({}),
+      (): Record<string, string> => ({ 'x-hub-signature-256': signBody('wrong-secret-wrong-secret', '{}') }),
+      (): Record<string, string> => ({ 'x-gitlab-token': 'nope' }),
+    ]) {
       const r = await push(sign);
       expect(r.status).toBe(401);
       expect(await r.json()).toMatchObject({ error: expect.any(String) as string });
@@ -144,7 +170,9 @@ describe('packsync run following a git repository', () => {
     const m = parsePrometheus(await res.text());
     expect(m.get('packsync_reconcile_passes_total')?.find((s) => s.labels.result === 'Succeeded')?.value).toBeGreaterThanOrEqual(2);
     expect(m.get('packsync_reconcile_passes_total')?.find((s) => s.labels.result === 'Invalid')?.value).toBe(2);
-    expect(m.get('packsync_api_requests_total')?.some((s) => s.labels.operation === 'stopDeployment' && s.labels.code === '200')).toBe(true);
+    expect(m.get('packsync_api_requests_total')?.some((s) => s.labels.operation === 'stopDeployment' && s.labels.code === '200')).toBe(
+      true,
+    );
     expect(m.get('packsync_objects')?.length).toBeGreaterThan(0);
     expect(m.get('packsync_last_applied_timestamp_seconds')?.[0]?.value).toBeGreaterThan(1.7e9);
     expect(m.has('packsync_process_resident_memory_bytes')).toBe(true);

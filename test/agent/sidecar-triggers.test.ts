@@ -17,13 +17,27 @@ let sidecar: Sidecar;
 
 beforeAll(async () => {
   const status = new StatusTracker({ source: '/repo' });
-  sidecar = await startSidecar({ host: '127.0.0.1', port: 0, metrics: createMetrics(false), status, ready: () => true, trigger: (r) => triggers.push(r), webhookSecret: SECRET, trackedRef: 'refs/heads/main', logger: pino({ level: 'silent' }) });
+  sidecar = await startSidecar({
+    host: '127.0.0.1',
+    port: 0,
+    metrics: createMetrics(false),
+    status,
+    ready: () => true,
+    trigger: (r) => triggers.push(r),
+    webhookSecret: SECRET,
+    trackedRef: 'refs/heads/main',
+    logger: pino({ level: 'silent' }),
+  });
 });
 afterAll(() => sidecar.close());
 
 const body = JSON.stringify({ ref: 'refs/heads/main' });
 const hook = (headers: Record<string, string>, b = body): Promise<Response> =>
-  fetch(`${sidecar.url}/webhook`, { method: 'POST', headers: { 'content-type': 'application/json', 'x-github-event': 'push', ...headers }, body: b });
+  fetch(`${sidecar.url}/webhook`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', 'x-github-event': 'push', ...headers },
+    body: b,
+  });
 
 describe('sidecar triggers', () => {
   it('a missing or wrong signature, token or bearer is refused with 401 and triggers nothing', async () => {

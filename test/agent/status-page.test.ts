@@ -29,7 +29,8 @@ import type { TestSim } from '../support/sim.js';
 
 const CHROMIUM = '/usr/bin/chromium';
 const haveChromium = existsSync(CHROMIUM);
-if (!haveChromium) console.warn(`status page browser test skipped: ${CHROMIUM} is absent (apt-get install -y chromium; .ci/run installs it)`);
+if (!haveChromium)
+  console.warn(`status page browser test skipped: ${CHROMIUM} is absent (apt-get install -y chromium; .ci/run installs it)`);
 
 const SECRET = 'status-page-webhook-secret-0123456789';
 const MARKUP = '<img src=x onerror=alert(1)>';
@@ -52,7 +53,12 @@ function bigStatus(n: number): AgentStatus {
     gate: { wave: 2, verdict: i % 10 === 0 ? 'holding' : 'before' },
     soakHours: 48,
     successRate: 96.5,
-    tenants: Array.from({ length: 6 }, (_, t) => ({ tenantId: `t${t}`, tenant: `Tenant ${t} Ltd`, wave: 1 + Math.floor(t / 2), status: t < 2 ? 'Completed' : t < 4 ? 'InProgress' : 'Pending' })),
+    tenants: Array.from({ length: 6 }, (_, t) => ({
+      tenantId: `t${t}`,
+      tenant: `Tenant ${t} Ltd`,
+      wave: 1 + Math.floor(t / 2),
+      status: t < 2 ? 'Completed' : t < 4 ? 'InProgress' : 'Pending',
+    })),
   }));
   s.objects = Array.from({ length: 3 * n }, (_, i) => ({
     key: `${['Package', 'Flow', 'Deployment'][i % 3]!}/app-${i}`,
@@ -60,10 +66,36 @@ function bigStatus(n: number): AgentStatus {
     name: `app-${i}`,
     outcome: i % 7 === 0 ? ('failed' as const) : ('unchanged' as const),
     reasons: [],
-    ...(i % 7 === 0 ? { error: { code: 'API_CONFLICT', message: 'the service refused the change because another one is running' }, source: { file: 'deployments/app.yaml', line: i, column: 3 } } : {}),
+    ...(i % 7 === 0
+      ? {
+          error: { code: 'API_CONFLICT', message: 'the service refused the change because another one is running' },
+          source: { file: 'deployments/app.yaml', line: i, column: 3 },
+        }
+      : {}),
   }));
-  for (let i = 0; i < 60; i++) s.events.push({ time: now, lastTimestamp: now, count: 3, type: 'Warning', severity: 'error', reason: 'ApplyFailed', object: `Deployment/app-${i}`, message: 'HTTP_409: the service refused the change because another one is running', revision: 'a'.repeat(40) });
-  for (let i = 0; i < 120; i++) s.history.push({ revision: 'b'.repeat(40), trigger: 'interval', startedAt: now, durationMs: 1234, result: 'Failed', counts: {}, writes: 3, message: '3 object(s) failed; first: Deployment/app-1: HTTP_409 the service refused the change' });
+  for (let i = 0; i < 60; i++)
+    s.events.push({
+      time: now,
+      lastTimestamp: now,
+      count: 3,
+      type: 'Warning',
+      severity: 'error',
+      reason: 'ApplyFailed',
+      object: `Deployment/app-${i}`,
+      message: 'HTTP_409: the service refused the change because another one is running',
+      revision: 'a'.repeat(40),
+    });
+  for (let i = 0; i < 120; i++)
+    s.history.push({
+      revision: 'b'.repeat(40),
+      trigger: 'interval',
+      startedAt: now,
+      durationMs: 1234,
+      result: 'Failed',
+      counts: {},
+      writes: 3,
+      message: '3 object(s) failed; first: Deployment/app-1: HTTP_409 the service refused the change',
+    });
   return s;
 }
 
@@ -81,7 +113,7 @@ describe('status page rendering', () => {
     const s = bigStatus(1);
     s.objects[0]!.error = { code: 'INTERNAL', message: MARKUP };
     s.rollouts[0]!.app = `"><script>alert(1)</script>`;
-    s.problems = [{ file: `a<b>.yaml`, line: 1, column: 2, pointer: '', rule: 'r', message: `'&"` , severity: 'error' }];
+    s.problems = [{ file: `a<b>.yaml`, line: 1, column: 2, pointer: '', rule: 'r', message: `'&"`, severity: 'error' }];
     const html = renderStatusPage({ status: s, ready: false });
     expect(html).not.toContain('<img');
     expect(html).not.toContain('<script>');
@@ -103,7 +135,10 @@ describe.skipIf(!haveChromium)('status page in headless Chromium', () => {
     sim = await startTestSimulator();
     repo = await writeRepo({ wave: 2 });
     // A tenant upload to a tenant that does not exist: a failing object whose message carries markup.
-    await writeFile(join(repo, 'uploads.yaml'), `apiVersion: packsync.dev/v1\nkind: TenantUpload\nmetadata:\n  name: pwsh-nowhere\nspec:\n  tenant: "${MARKUP}"\n  package: pwsh-7-4-6\n`);
+    await writeFile(
+      join(repo, 'uploads.yaml'),
+      `apiVersion: packsync.dev/v1\nkind: TenantUpload\nmetadata:\n  name: pwsh-nowhere\nspec:\n  tenant: "${MARKUP}"\n  package: pwsh-7-4-6\n`,
+    );
     api = createApiClient({ baseUrl: sim.url, apiKey: sim.key });
     const status = new StatusTracker({ source: repo, ref: '', path: '' });
     const metrics = createMetrics(false);
@@ -118,7 +153,17 @@ describe.skipIf(!haveChromium)('status page in headless Chromium', () => {
       passTimeoutMs: 60_000,
       backoff: { baseMs: 60_000, maxMs: 60_000 },
     });
-    sidecar = await startSidecar({ host: '127.0.0.1', port: 0, metrics, status, ready: () => agent.ready(), trigger: (r) => agent.trigger(r), webhookSecret: SECRET, trackedRef: null, logger: pino({ level: 'silent' }) });
+    sidecar = await startSidecar({
+      host: '127.0.0.1',
+      port: 0,
+      metrics,
+      status,
+      ready: () => agent.ready(),
+      trigger: (r) => agent.trigger(r),
+      webhookSecret: SECRET,
+      trackedRef: null,
+      logger: pino({ level: 'silent' }),
+    });
     agent.trigger('startup');
     await agent.idle();
     // Devices report over the virtual hours after a wave becomes current (design §6): let three
@@ -129,7 +174,16 @@ describe.skipIf(!haveChromium)('status page in headless Chromium', () => {
     const { chromium } = await import('playwright-core');
     browser = await chromium.launch({
       executablePath: CHROMIUM,
-      args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+      args: [
+        '--headless',
+        '--no-sandbox',
+        '--disable-gpu',
+        '--disable-quic',
+        '--no-first-run',
+        '--disable-background-networking',
+        '--disable-component-update',
+        '--disable-sync',
+      ],
     });
   });
 
@@ -172,7 +226,9 @@ describe.skipIf(!haveChromium)('status page in headless Chromium', () => {
     expect(classes[1]).toBe('InProgress');
     expect(classes.slice(2).every((c) => c === 'Pending')).toBe(true);
     expect(await tenants.first().getAttribute('title')).toMatch(/\(wave 1\): Completed$/);
-    const bar = await row.locator('.bar i').evaluate((e) => (globalThis as unknown as { getComputedStyle: (x: unknown) => { width: string } }).getComputedStyle(e).width);
+    const bar = await row
+      .locator('.bar i')
+      .evaluate((e) => (globalThis as unknown as { getComputedStyle: (x: unknown) => { width: string } }).getComputedStyle(e).width);
     expect(parseFloat(bar)).toBeCloseTo(80 * (2 / 3), 0);
 
     const counts = await page.locator('#counts').innerText();
@@ -195,8 +251,18 @@ describe.skipIf(!haveChromium)('status page in headless Chromium', () => {
     }
     // Every view's data is in /status too.
     const s = JSON.parse(json) as AgentStatus;
-    expect(s.rollouts.find((r) => r.deployment === 'Deployment/seven-zip-24-08')).toMatchObject({ flow: 'seven-zip', package: 'seven-zip-24-08', status: 'Running', currentWave: 2, waveCount: 3, gate: { wave: 2, verdict: 'holding' } });
-    expect(s.objects.find((o) => o.key === 'TenantUpload/pwsh-nowhere')).toMatchObject({ outcome: 'failed', source: { file: 'uploads.yaml', line: 6, column: 11 } });
+    expect(s.rollouts.find((r) => r.deployment === 'Deployment/seven-zip-24-08')).toMatchObject({
+      flow: 'seven-zip',
+      package: 'seven-zip-24-08',
+      status: 'Running',
+      currentWave: 2,
+      waveCount: 3,
+      gate: { wave: 2, verdict: 'holding' },
+    });
+    expect(s.objects.find((o) => o.key === 'TenantUpload/pwsh-nowhere')).toMatchObject({
+      outcome: 'failed',
+      source: { file: 'uploads.yaml', line: 6, column: 11 },
+    });
 
     const shot = await page.screenshot({ fullPage: true });
     expect(shot.length).toBeGreaterThan(10_000);

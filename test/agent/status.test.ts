@@ -3,7 +3,16 @@ import { describe, expect, it } from 'vitest';
 import { HISTORY_LIMIT, StatusTracker } from '../../src/agent/status.js';
 import type { PassRecord } from '../../src/agent/status.js';
 
-const pass = (result: PassRecord['result'], revision: string, message = 'm', writes = 0): PassRecord => ({ revision, trigger: 't', startedAt: 'x', durationMs: 1, result, counts: {}, writes, message });
+const pass = (result: PassRecord['result'], revision: string, message = 'm', writes = 0): PassRecord => ({
+  revision,
+  trigger: 't',
+  startedAt: 'x',
+  durationMs: 1,
+  result,
+  counts: {},
+  writes,
+  message,
+});
 
 describe('status', () => {
   it('moves Ready/Stalled like Flux and keeps the last applied revision through an invalid one', () => {
@@ -41,7 +50,13 @@ describe('status', () => {
     expect(s.event({ ...e, message: 'stopped outside packsync (again, reworded)' })).toBe(false);
     expect(s.event(e)).toBe(false);
     expect(s.status.events).toHaveLength(1);
-    expect(s.status.events[0]).toMatchObject({ count: 3, type: 'Warning', severity: 'info', time: '2023-11-14T22:13:21.000Z', lastTimestamp: '2023-11-14T22:13:23.000Z' });
+    expect(s.status.events[0]).toMatchObject({
+      count: 3,
+      type: 'Warning',
+      severity: 'info',
+      time: '2023-11-14T22:13:21.000Z',
+      lastTimestamp: '2023-11-14T22:13:23.000Z',
+    });
     expect(s.event({ ...e, revision: 'r2' })).toBe(true);
     expect(s.event({ ...e, revision: 'r2', reason: 'WaveAdvanced', wave: 2 })).toBe(true);
     expect(s.event({ ...e, revision: 'r2', reason: 'WaveAdvanced', wave: 3 })).toBe(true);
@@ -57,7 +72,11 @@ describe('status', () => {
     const s = new StatusTracker({ source: 'x' });
     expect(s.condition('Drifted')).toMatchObject({ status: 'False', reason: 'InSync' });
     s.drifted(['Deployment/a']);
-    expect(s.condition('Drifted')).toMatchObject({ status: 'True', reason: 'DriftDetected', message: '1 object(s) changed outside packsync: Deployment/a' });
+    expect(s.condition('Drifted')).toMatchObject({
+      status: 'True',
+      reason: 'DriftDetected',
+      message: '1 object(s) changed outside packsync: Deployment/a',
+    });
     s.drifted([]);
     expect(s.condition('Drifted')).toMatchObject({ status: 'False' });
   });

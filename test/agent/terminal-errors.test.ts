@@ -25,10 +25,15 @@ afterEach(async () => {
 
 async function failedPass(base: string): Promise<AgentStatus> {
   const status = async (): Promise<AgentStatus> => (await (await fetch(`${base}/status`)).json()) as AgentStatus;
-  return until('a failed pass', async () => {
-    const s = await status();
-    return s.history[0]?.result === 'Failed' ? s : undefined;
-  }, 20_000, { detail: status });
+  return until(
+    'a failed pass',
+    async () => {
+      const s = await status();
+      return s.history[0]?.result === 'Failed' ? s : undefined;
+    },
+    20_000,
+    { detail: status },
+  );
 }
 
 /** Starts the simulator, lets `prepare` set it up, then the agent with the key `keyOf` picks. */
@@ -58,7 +63,10 @@ describe('failure classes in the agent loop', () => {
 
   it('an unavailable service is transient: the agent backs off and has a retry scheduled', async () => {
     // The key is right: only the injected 5xx answers fail the pass.
-    const base = await startAgent((x) => x.key, (x) => x.admin('PUT', '/_sim/faults', { '5xx': 1 }));
+    const base = await startAgent(
+      (x) => x.key,
+      (x) => x.admin('PUT', '/_sim/faults', { '5xx': 1 }),
+    );
     const s = await failedPass(base);
     expect(s.conditions.find((c) => c.type === 'Stalled')).toMatchObject({ status: 'False', reason: 'RetryScheduled' });
     expect(s.nextPassAt).not.toBeNull();

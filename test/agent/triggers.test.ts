@@ -27,7 +27,12 @@ afterEach(async () => {
 });
 
 /** An in-process agent over a directory source, against `s`. */
-async function inProcessAgent(s: TestSim, repo: string, apiOpts: { retry?: { maxAttempts: number } } = {}, extra: Partial<AgentOptions> = {}): Promise<{ agent: Agent; status: StatusTracker; api: ApiClient }> {
+async function inProcessAgent(
+  s: TestSim,
+  repo: string,
+  apiOpts: { retry?: { maxAttempts: number } } = {},
+  extra: Partial<AgentOptions> = {},
+): Promise<{ agent: Agent; status: StatusTracker; api: ApiClient }> {
   const api = createApiClient({ baseUrl: s.url, apiKey: s.key, ...apiOpts });
   const status = new StatusTracker({ source: repo });
   const agent = new Agent({
@@ -50,11 +55,14 @@ describe('triggers', () => {
     const repo = await writeRepo();
     const port = await freePort();
     const state = await tempDir('packsync-state-');
-    const p = spawnCli(['run', '--source', repo, '--watch', '--schedule', '*/2 * * * * *', '--listen', `127.0.0.1:${port}`, '--log-level', 'warn'], {
-      PACKSYNC_API_URL: sim.url,
-      PACKSYNC_API_KEY: sim.key,
-      PACKSYNC_STATE_DIR: state,
-    });
+    const p = spawnCli(
+      ['run', '--source', repo, '--watch', '--schedule', '*/2 * * * * *', '--listen', `127.0.0.1:${port}`, '--log-level', 'warn'],
+      {
+        PACKSYNC_API_URL: sim.url,
+        PACKSYNC_API_KEY: sim.key,
+        PACKSYNC_STATE_DIR: state,
+      },
+    );
     try {
       const status = async (): Promise<AgentStatus> => (await (await fetch(`http://127.0.0.1:${port}/status`)).json()) as AgentStatus;
       const first = await until('the first apply', async () => ((await status()).lastAppliedRevision ? status() : undefined), 15_000);
@@ -65,10 +73,14 @@ describe('triggers', () => {
       await writeFile(join(repo, 'deployments.yaml'), deploymentsYaml({ state: 'stopped' }));
       await until('the edit applied', async () => (await status()).lastAppliedRevision !== first.lastAppliedRevision, 15_000);
       expect((await sim.writes()).slice(before)).toEqual(['POST /v1/flow/deployment/{id}/stop']);
-      const s = await until('a schedule pass and a watch pass', async () => {
-        const x = await status();
-        return x.history.some((h) => h.trigger === 'schedule') && x.history.some((h) => h.trigger === 'watch') ? x : undefined;
-      }, 15_000);
+      const s = await until(
+        'a schedule pass and a watch pass',
+        async () => {
+          const x = await status();
+          return x.history.some((h) => h.trigger === 'schedule') && x.history.some((h) => h.trigger === 'watch') ? x : undefined;
+        },
+        15_000,
+      );
       expect(s.history.every((h) => h.result === 'Succeeded')).toBe(true);
     } finally {
       p.child.kill('SIGTERM');
@@ -130,14 +142,21 @@ describe('run --once', () => {
     await writeFile(join(repo, 'deployments.yaml'), deploymentsYaml().replace('state: running', 'state: runing'));
     const bad = await spawnCli(['run', '--source', repo, '--once', '--log-level', 'silent'], env).done;
     expect(bad.code).toBe(1);
-    expect(JSON.parse(bad.stdout.trim())).toMatchObject({ result: 'Invalid', message: expect.stringMatching(/deployments\.yaml:\d+:\d+/) as string });
+    expect(JSON.parse(bad.stdout.trim())).toMatchObject({
+      result: 'Invalid',
+      message: expect.stringMatching(/deployments\.yaml:\d+:\d+/) as string,
+    });
   });
 });
 
 describe('run without a trigger', () => {
   it('refuses with a message naming the triggers and exits 1, before any pass', async () => {
     const repo = await writeRepo();
-    const r = await spawnCli(['run', '--source', repo, '--log-level', 'silent'], { PACKSYNC_API_URL: 'http://127.0.0.1:9', PACKSYNC_API_KEY: 'k', PACKSYNC_STATE_DIR: await tempDir('packsync-state-') }).done;
+    const r = await spawnCli(['run', '--source', repo, '--log-level', 'silent'], {
+      PACKSYNC_API_URL: 'http://127.0.0.1:9',
+      PACKSYNC_API_KEY: 'k',
+      PACKSYNC_STATE_DIR: await tempDir('packsync-state-'),
+    }).done;
     expect(r.code).toBe(1);
     expect(r.stderr).toMatch(/run needs a trigger: --interval DURATION, --schedule CRON, --watch .*--listen HOST:PORT .*--once/);
     expect(r.stdout).toBe('');
@@ -169,7 +188,10 @@ describe('per-object heal backoff', () => {
       await stopOutside();
       await pass('they stopped it again');
       expect(await starts()).toBe(1); // held: reported, not healed
-      expect(status.status.objects.find((o) => o.key === 'Deployment/seven-zip-24-08')).toMatchObject({ drift: true, driftHandling: 'held' });
+      expect(status.status.objects.find((o) => o.key === 'Deployment/seven-zip-24-08')).toMatchObject({
+        drift: true,
+        driftHandling: 'held',
+      });
       expect(status.status.events.some((e) => e.reason === 'DriftDetected' && e.message.includes('heal held by backoff'))).toBe(true);
       // The agent schedules a pass for when the hold ends (10 ms after, so the hold has surely ended).
       expect(status.status.nextPassAt).toBe(new Date(healedAt + 60_000 + 10).toISOString());

@@ -23,7 +23,12 @@ beforeAll(async () => {
   base = await tempDir('packsync-verify-config-');
   await mkdir(join(base, 'manifests'));
   await mkdir(join(base, 'empty'));
-  env = { PACKSYNC_API_URL: 'http://127.0.0.1:9', PACKSYNC_API_KEY: 'unused-key-for-config-tests', PACKSYNC_STATE_DIR: join(base, 'state'), HOME: base };
+  env = {
+    PACKSYNC_API_URL: 'http://127.0.0.1:9',
+    PACKSYNC_API_KEY: 'unused-key-for-config-tests',
+    PACKSYNC_STATE_DIR: join(base, 'state'),
+    HOME: base,
+  };
   sshOnly = join(base, 'ssh');
   await mkdir(sshOnly);
   await writeAllowedSigners(sshOnly, [{ principal: 'alice@example.com', key: await sshKey(base, 'alice') }]);

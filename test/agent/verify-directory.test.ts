@@ -25,8 +25,16 @@ let stateDir: string;
 let current: string;
 
 async function once(state = stateDir): Promise<{ code: number | null; out: { revision: string | null; result: string } }> {
-  const r = await spawnCli(['run', '--source', current, '--verify-mode', 'head', '--trusted-keys', trusted, '--once', '--log-format', 'json'], { PACKSYNC_API_URL: sim.url, PACKSYNC_API_KEY: sim.key, PACKSYNC_STATE_DIR: state, HOME: state }).done;
-  const last = r.stdout.trim().split('\n').filter((l) => l.startsWith('{"revision"')).pop() ?? 'null';
+  const r = await spawnCli(
+    ['run', '--source', current, '--verify-mode', 'head', '--trusted-keys', trusted, '--once', '--log-format', 'json'],
+    { PACKSYNC_API_URL: sim.url, PACKSYNC_API_KEY: sim.key, PACKSYNC_STATE_DIR: state, HOME: state },
+  ).done;
+  const last =
+    r.stdout
+      .trim()
+      .split('\n')
+      .filter((l) => l.startsWith('{"revision"'))
+      .pop() ?? 'null';
   return { code: r.code, out: JSON.parse(last) as { revision: string | null; result: string } };
 }
 

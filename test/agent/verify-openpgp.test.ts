@@ -28,11 +28,17 @@ let stateDir: string;
 let keys: { alice: GpgKey; mallory: GpgKey };
 let first: string;
 
-const verified = (s: AgentStatusView): { status: string; reason: string; message: string } | undefined => s.conditions.find((c) => c.type === 'SourceVerified');
+const verified = (s: AgentStatusView): { status: string; reason: string; message: string } | undefined =>
+  s.conditions.find((c) => c.type === 'SourceVerified');
 
 async function pushChange(who: typeof alice, key: GpgKey, state: 'running' | 'stopped'): Promise<{ commit: string; s: AgentStatusView }> {
   await writeFile(join(repo.work, 'deployments.yaml'), deploymentsYaml({ state }));
-  const commit = await commitAs(repo.work, who, { format: 'openpgp', fingerprint: key.fingerprint, gnupgHome: key.gnupgHome }, `deployments ${state}`);
+  const commit = await commitAs(
+    repo.work,
+    who,
+    { format: 'openpgp', fingerprint: key.fingerprint, gnupgHome: key.gnupgHome },
+    `deployments ${state}`,
+  );
   await git(repo.work, 'push', '-q', '--force', 'origin', 'HEAD:main');
   return { commit, s: await agent.reconcile() };
 }
@@ -52,7 +58,11 @@ beforeAll(async () => {
   await git(repo.work, 'push', '-q', '--force', 'origin', 'HEAD:main');
   stateDir = await tempDir('packsync-verify-pgp-');
   // No GNUPGHOME for the agent: it must use its own keyring, never the signer's.
-  agent = await startAgent(['--source', repo.fileUrl, '--ref', 'main', '--verify-mode', 'head', '--trusted-keys', trusted], { PACKSYNC_API_URL: sim.url, PACKSYNC_API_KEY: sim.key, PACKSYNC_STATE_DIR: stateDir, HOME: stateDir }, stateDir);
+  agent = await startAgent(
+    ['--source', repo.fileUrl, '--ref', 'main', '--verify-mode', 'head', '--trusted-keys', trusted],
+    { PACKSYNC_API_URL: sim.url, PACKSYNC_API_KEY: sim.key, PACKSYNC_STATE_DIR: stateDir, HOME: stateDir },
+    stateDir,
+  );
 });
 
 afterAll(async () => {
@@ -84,7 +94,9 @@ describe('run --verify-mode head with OpenPGP signatures', () => {
     const before = (await sim.writes()).length;
     const { commit, s } = await pushChange(mallory, keys.alice, 'stopped');
     expect(verified(s)?.message).toContain(commit);
-    expect(verified(s)?.message).toContain(`signed by Alice <alice@example.com> (${keys.alice.fingerprint}) but committed by mallory@example.com`);
+    expect(verified(s)?.message).toContain(
+      `signed by Alice <alice@example.com> (${keys.alice.fingerprint}) but committed by mallory@example.com`,
+    );
     expect((await sim.writes()).length).toBe(before);
     expect(await agent.counter('packsync_source_verification_total', { result: 'failed' })).toBe(2);
   });

@@ -27,10 +27,15 @@ let trusted: string;
 let stateDir: string;
 let base: string;
 
-const verified = (s: AgentStatusView): { status: string; reason: string; message: string } | undefined => s.conditions.find((c) => c.type === 'SourceVerified');
+const verified = (s: AgentStatusView): { status: string; reason: string; message: string } | undefined =>
+  s.conditions.find((c) => c.type === 'SourceVerified');
 
 function start(): Promise<RunningAgent> {
-  return startAgent(['--source', repo.fileUrl, '--ref', 'main', '--verify-mode', 'range', '--trusted-keys', trusted], { PACKSYNC_API_URL: sim.url, PACKSYNC_API_KEY: sim.key, PACKSYNC_STATE_DIR: stateDir, HOME: stateDir }, stateDir);
+  return startAgent(
+    ['--source', repo.fileUrl, '--ref', 'main', '--verify-mode', 'range', '--trusted-keys', trusted],
+    { PACKSYNC_API_URL: sim.url, PACKSYNC_API_KEY: sim.key, PACKSYNC_STATE_DIR: stateDir, HOME: stateDir },
+    stateDir,
+  );
 }
 
 async function change(state: 'running' | 'stopped', signer: Signer, message: string): Promise<string> {

@@ -25,7 +25,8 @@ let agent: RunningAgent;
 let keys: { alice: SshKey; bob: SshKey; mallory: SshKey };
 let first: string;
 
-const verified = (s: AgentStatusView): { status: string; reason: string; message: string } | undefined => s.conditions.find((c) => c.type === 'SourceVerified');
+const verified = (s: AgentStatusView): { status: string; reason: string; message: string } | undefined =>
+  s.conditions.find((c) => c.type === 'SourceVerified');
 
 beforeAll(async () => {
   sim = await startTestSimulator();
@@ -45,7 +46,11 @@ beforeAll(async () => {
   first = await commitAs(repo.work, alice, { format: 'ssh', keyFile: keys.alice.keyFile }, 'signed manifests');
   await push();
   const stateDir = await tempDir('packsync-verify-state-');
-  agent = await startAgent(['--source', repo.fileUrl, '--ref', 'main', '--verify-mode', 'head', '--trusted-keys', trusted], { PACKSYNC_API_URL: sim.url, PACKSYNC_API_KEY: sim.key, PACKSYNC_STATE_DIR: stateDir, HOME: stateDir }, stateDir);
+  agent = await startAgent(
+    ['--source', repo.fileUrl, '--ref', 'main', '--verify-mode', 'head', '--trusted-keys', trusted],
+    { PACKSYNC_API_URL: sim.url, PACKSYNC_API_KEY: sim.key, PACKSYNC_STATE_DIR: stateDir, HOME: stateDir },
+    stateDir,
+  );
 });
 
 afterAll(async () => {
@@ -58,7 +63,10 @@ async function push(): Promise<void> {
 }
 
 /** Commits a change to deployments.yaml as Alice, signed as given, pushes it and runs a pass. */
-async function pushChange(state: 'running' | 'stopped', signer: Parameters<typeof commitAs>[2]): Promise<{ commit: string; s: AgentStatusView }> {
+async function pushChange(
+  state: 'running' | 'stopped',
+  signer: Parameters<typeof commitAs>[2],
+): Promise<{ commit: string; s: AgentStatusView }> {
   await writeFile(join(repo.work, 'deployments.yaml'), deploymentsYaml({ state }));
   const commit = await commitAs(repo.work, alice, signer, `deployments ${state}`);
   await push();
@@ -89,7 +97,9 @@ describe('run --verify-mode head with SSH signatures', () => {
     expect((await fetch(`${agent.base}/readyz`)).status).toBe(200);
     // Another pass on the same refused head: still nothing written, and no second event.
     const again = await agent.reconcile();
-    expect(again.events.filter((e) => e.reason === 'VerificationFailed' && e.revision === commit)).toEqual([expect.objectContaining({ object: `Source/${repo.fileUrl}` })]);
+    expect(again.events.filter((e) => e.reason === 'VerificationFailed' && e.revision === commit)).toEqual([
+      expect.objectContaining({ object: `Source/${repo.fileUrl}` }),
+    ]);
     expect((await sim.writes()).length).toBe(before);
     expect(await agent.counter('packsync_source_verification_total', { result: 'failed' })).toBe(1);
   });

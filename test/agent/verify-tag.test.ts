@@ -24,7 +24,8 @@ let agent: RunningAgent;
 let signed: Signer;
 let release: string;
 
-const verified = (s: AgentStatusView): { status: string; reason: string; message: string } | undefined => s.conditions.find((c) => c.type === 'SourceVerified');
+const verified = (s: AgentStatusView): { status: string; reason: string; message: string } | undefined =>
+  s.conditions.find((c) => c.type === 'SourceVerified');
 
 /** Tags HEAD as `release` (signed or not, always annotated) and force-pushes the tag. */
 async function tagRelease(signer: Signer, message: string): Promise<void> {
@@ -48,7 +49,11 @@ beforeAll(async () => {
   release = await git(repo.work, 'rev-parse', 'HEAD');
   await tagRelease(signed, 'release 1');
   const stateDir = await tempDir('packsync-verify-tag-');
-  agent = await startAgent(['--source', repo.fileUrl, '--ref', 'release', '--verify-mode', 'tag', '--trusted-keys', trusted], { PACKSYNC_API_URL: sim.url, PACKSYNC_API_KEY: sim.key, PACKSYNC_STATE_DIR: stateDir, HOME: stateDir }, stateDir);
+  agent = await startAgent(
+    ['--source', repo.fileUrl, '--ref', 'release', '--verify-mode', 'tag', '--trusted-keys', trusted],
+    { PACKSYNC_API_URL: sim.url, PACKSYNC_API_KEY: sim.key, PACKSYNC_STATE_DIR: stateDir, HOME: stateDir },
+    stateDir,
+  );
 });
 
 afterAll(async () => {

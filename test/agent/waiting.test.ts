@@ -32,13 +32,19 @@ let base: string;
 
 const status = async (): Promise<AgentStatus> => (await (await fetch(`${base}/status`)).json()) as AgentStatus;
 
-const until = <T>(what: string, probe: () => Promise<T | undefined | false>, timeoutMs: number): Promise<T> => waitUntil(what, probe, timeoutMs, { detail: () => status() });
+const until = <T>(what: string, probe: () => Promise<T | undefined | false>, timeoutMs: number): Promise<T> =>
+  waitUntil(what, probe, timeoutMs, { detail: () => status() });
 
 async function webhook(): Promise<void> {
   const body = JSON.stringify({ ref: 'refs/heads/main' });
   const res = await fetch(`${base}/webhook`, {
     method: 'POST',
-    headers: { 'content-type': 'application/json', 'x-github-event': 'push', 'x-hub-signature-256': signBody(SECRET, body), 'x-github-delivery': `d-${Math.random()}` },
+    headers: {
+      'content-type': 'application/json',
+      'x-github-event': 'push',
+      'x-hub-signature-256': signBody(SECRET, body),
+      'x-github-delivery': `d-${Math.random()}`,
+    },
     body,
   });
   expect(res.status).toBe(202);
@@ -51,7 +57,9 @@ async function reconcileNow(): Promise<void> {
 
 /** Successful writes whose normalised route is `route`, after journal position `afterSeq` (status 0 is a call still in flight). */
 async function writesTo(route: string, afterSeq = 0): Promise<JournalEntry[]> {
-  return (await sim.journal(true)).filter((e) => e.seq > afterSeq && e.status >= 200 && e.status < 300 && `${e.method} ${normalisePath(e.path)}` === route);
+  return (await sim.journal(true)).filter(
+    (e) => e.seq > afterSeq && e.status >= 200 && e.status < 300 && `${e.method} ${normalisePath(e.path)}` === route,
+  );
 }
 
 const lastSeq = async (): Promise<number> => (await sim.journal()).reduce((n, e) => Math.max(n, e.seq), 0);
@@ -96,20 +104,36 @@ beforeAll(async () => {
   base = `http://127.0.0.1:${port}`;
   // Default drift policy on purpose: the second test is about it.
   agent = spawnCli(
-    ['run', '--source', repo.fileUrl, '--ref', 'main', '--listen', `127.0.0.1:${port}`, '--webhook-secret-file', secretFile, '--log-format', 'json'],
+    [
+      'run',
+      '--source',
+      repo.fileUrl,
+      '--ref',
+      'main',
+      '--listen',
+      `127.0.0.1:${port}`,
+      '--webhook-secret-file',
+      secretFile,
+      '--log-format',
+      'json',
+    ],
     { PACKSYNC_API_URL: sim.url, PACKSYNC_API_KEY: sim.key, PACKSYNC_STATE_DIR: stateDir, HOME: stateDir },
   );
   // The first imports take 32 virtual seconds: move the clock on instead of waiting for them.
-  await until('the initial repository converged', async () => {
-    const deployments = (await sim.state()).deployments;
-    if (deployments.length === 2) return true;
-    if ((await sim.state()).packages.some((p) => p.state === 'Pending' || p.state === 'Running')) await sim.advance(40);
-    // Throws (and the probe is retried) until the agent listens.
-    const passes = (await status()).passes;
-    await reconcileNow();
-    await until('the triggered pass', async () => (await status()).passes > passes, 15_000);
-    return false;
-  }, 50_000);
+  await until(
+    'the initial repository converged',
+    async () => {
+      const deployments = (await sim.state()).deployments;
+      if (deployments.length === 2) return true;
+      if ((await sim.state()).packages.some((p) => p.state === 'Pending' || p.state === 'Running')) await sim.advance(40);
+      // Throws (and the probe is retried) until the agent listens.
+      const passes = (await status()).passes;
+      await reconcileNow();
+      await until('the triggered pass', async () => (await status()).passes > passes, 15_000);
+      return false;
+    },
+    50_000,
+  );
 });
 
 afterAll(async () => {
@@ -128,16 +152,21 @@ describe('packsync run while a package is processing', () => {
     await writeFile(join(repo.work, 'firefox.yaml'), FIREFOX);
     const first = await repo.commit('add Firefox 133');
     await webhook();
-    const [imported] = await until('the Firefox import', async () => {
-      const xs = await writesTo('POST /v1/app/import/{id}', start);
-      return xs.length > 0 ? xs : undefined;
-    }, 15_000);
+    const [imported] = await until(
+      'the Firefox import',
+      async () => {
+        const xs = await writesTo('POST /v1/app/import/{id}', start);
+        return xs.length > 0 ? xs : undefined;
+      },
+      15_000,
+    );
     expect(imported).toBeDefined();
 
     // Commit 2, while Firefox is processing: stop 7-Zip.
     await writeFile(join(repo.work, 'deployments.yaml'), deploymentsYaml({ state: 'stopped' }));
     const second = await repo.commit('emergency stop of 7-Zip');
-    const firefoxState = async (): Promise<string | undefined> => (await sim.state()).packages.find((p) => p.productName.includes('Firefox') && p.productVersion === '133.0')?.state;
+    const firefoxState = async (): Promise<string | undefined> =>
+      (await sim.state()).packages.find((p) => p.productName.includes('Firefox') && p.productVersion === '133.0')?.state;
     expect(['Pending', 'Running']).toContain(await firefoxState());
     const triggered = Date.now();
     await webhook();
@@ -146,26 +175,41 @@ describe('packsync run while a package is processing', () => {
     expect(latencyMs).toBeLessThan(5_000);
     // It really happened while the import was still processing (32 virtual seconds, real time).
     expect(['Pending', 'Running']).toContain(await firefoxState());
-    expect((await writesTo('POST /v1/flow/deployment/{id}/stop', start)).map((e) => e.path)).toEqual([`/v1/flow/deployment/${seven!.id}/stop`]);
-    expect((await writesTo('POST /v1/flow/{id}/add-deployment', start))).toHaveLength(0);
+    expect((await writesTo('POST /v1/flow/deployment/{id}/stop', start)).map((e) => e.path)).toEqual([
+      `/v1/flow/deployment/${seven!.id}/stop`,
+    ]);
+    expect(await writesTo('POST /v1/flow/{id}/add-deployment', start)).toHaveLength(0);
 
     // The pass that left Firefox waiting succeeded (waiting is not a failure) and said so.
-    const waitingPass = await until('a pass of the second commit', async () => (await status()).history.find((h) => h.revision === second), 10_000);
+    const waitingPass = await until(
+      'a pass of the second commit',
+      async () => (await status()).history.find((h) => h.revision === second),
+      10_000,
+    );
     expect(waitingPass.result).toBe('Succeeded');
     expect(waitingPass.message).toMatch(/waiting on the service/);
     expect((await status()).objects.find((o) => o.key === 'Deployment/firefox-133')).toMatchObject({ outcome: 'skipped', waiting: true });
     // Between passes /status says the revision is applied but still converging, not idle.
-    await until('Reconciling=WaitingOnService', async () => (await status()).conditions.find((c) => c.type === 'Reconciling' && c.status === 'True' && c.reason === 'WaitingOnService'), 10_000);
+    await until(
+      'Reconciling=WaitingOnService',
+      async () =>
+        (await status()).conditions.find((c) => c.type === 'Reconciling' && c.status === 'True' && c.reason === 'WaitingOnService'),
+      10_000,
+    );
 
     // The import finishes; the requeued pass (no trigger from the test) adds the deployment.
     await sim.advance(40);
     await until('the Firefox deployment', async () => (await writesTo('POST /v1/flow/{id}/add-deployment', start)).length > 0, 20_000);
     // Nothing waits any more once the pass that added it has finished: no requeue follows it.
-    const s = await until('the pass that added it finished, nothing waiting', async () => {
-      const x = await status();
-      const ff = x.objects.find((o) => o.key === 'Deployment/firefox-133');
-      return ff && !ff.waiting && ff.outcome !== 'skipped' && x.nextPassAt === null ? x : undefined;
-    }, 20_000);
+    const s = await until(
+      'the pass that added it finished, nothing waiting',
+      async () => {
+        const x = await status();
+        const ff = x.objects.find((o) => o.key === 'Deployment/firefox-133');
+        return ff && !ff.waiting && ff.outcome !== 'skipped' && x.nextPassAt === null ? x : undefined;
+      },
+      20_000,
+    );
     expect(s.history.some((h) => h.trigger === 'requeue: waiting on the service' && h.result === 'Succeeded')).toBe(true);
     expect(s.lastAppliedRevision).toBe(second);
     expect(s.history.find((h) => h.revision === first)?.result).toBe('Succeeded');
@@ -187,10 +231,14 @@ describe('packsync run while a package is processing', () => {
     const passes = (await status()).passes;
     await reconcileNow();
     // The pass that read the live state after the stop is the one that reports its drift.
-    const s = await until('a pass that saw the console stop', async () => {
-      const x = await status();
-      return x.passes > passes && x.objects.find((o) => o.key === 'Deployment/firefox-133')?.drift === true ? x : undefined;
-    }, 15_000);
+    const s = await until(
+      'a pass that saw the console stop',
+      async () => {
+        const x = await status();
+        return x.passes > passes && x.objects.find((o) => o.key === 'Deployment/firefox-133')?.drift === true ? x : undefined;
+      },
+      15_000,
+    );
     expect(s.history[0]?.result).toBe('Succeeded');
     expect(await writesTo('POST /v1/flow/deployment/{id}/start', after)).toHaveLength(0);
     expect((await sim.state()).deployments.find((d) => d.id === firefox!.id)?.status).toBe('Stopped');

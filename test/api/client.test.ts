@@ -17,7 +17,10 @@ afterEach(async () => {
   server = undefined;
 });
 
-async function setup(handler: Handler, opts: Parameters<typeof makeClient>[1] = {}): Promise<{ s: TestServer; c: ApiClient; delays: number[] }> {
+async function setup(
+  handler: Handler,
+  opts: Parameters<typeof makeClient>[1] = {},
+): Promise<{ s: TestServer; c: ApiClient; delays: number[] }> {
   server = await startServer(handler);
   const h = makeClient(server.url, opts);
   client = h.client;
@@ -73,7 +76,9 @@ describe('auth and request shape', () => {
     );
     const bad = await rejection(c.createFlow({ name: '' }));
     expect(bad.code).toBe('API_BAD_REQUEST');
-    expect(bad.message).toBe('createFlow: 400 Bad Request: One or more validation errors occurred. (Name: required; Scope: must be 1, 2 or 4)');
+    expect(bad.message).toBe(
+      'createFlow: 400 Bad Request: One or more validation errors occurred. (Name: required; Scope: must be 1, 2 or 4)',
+    );
     const conflict = await rejection(c.startDeployment(UUID));
     expect(conflict.code).toBe('API_CONFLICT');
   });
@@ -122,7 +127,9 @@ describe('auth and request shape', () => {
   it('reports every attempt to onRequest', async () => {
     const events: RequestEvent[] = [];
     let n = 0;
-    const { c } = await setup((_req, res) => (++n === 1 ? problem(res, 503, 'busy') : json(res, 200, [])), { onRequest: (e) => events.push(e) });
+    const { c } = await setup((_req, res) => (++n === 1 ? problem(res, 503, 'busy') : json(res, 200, [])), {
+      onRequest: (e) => events.push(e),
+    });
     await c.listTenants();
     expect(events.map((e) => [e.operation, e.method, e.path, e.status, e.attempt])).toEqual([
       ['listTenants', 'GET', '/v1/tenant', 503, 1],
@@ -134,7 +141,9 @@ describe('auth and request shape', () => {
 describe('retries', () => {
   it('honours Retry-After in seconds on 429', async () => {
     let n = 0;
-    const { s, c, delays } = await setup((_req, res) => (++n < 3 ? problem(res, 429, 'Too Many Requests', { 'retry-after': '2' }) : json(res, 200, pkg())));
+    const { s, c, delays } = await setup((_req, res) =>
+      ++n < 3 ? problem(res, 429, 'Too Many Requests', { 'retry-after': '2' }) : json(res, 200, pkg()),
+    );
     const p = await c.getPackage(UUID);
     expect(p.id).toBe(UUID);
     expect(s.requests).toHaveLength(3);
@@ -194,7 +203,9 @@ describe('retries', () => {
 
   it('retries an unsafe POST on 429 (nothing took effect)', async () => {
     let n = 0;
-    const { s, c, delays } = await setup((_req, res) => (++n === 1 ? problem(res, 429, 'Too Many Requests', { 'retry-after': '1' }) : json(res, 200, UUID)));
+    const { s, c, delays } = await setup((_req, res) =>
+      ++n === 1 ? problem(res, 429, 'Too Many Requests', { 'retry-after': '1' }) : json(res, 200, UUID),
+    );
     expect(await c.createFlow({ name: 'x' })).toBe(UUID);
     expect(s.requests).toHaveLength(2);
     expect(delays).toEqual([1000]);
@@ -287,7 +298,13 @@ describe('timeouts and aborts', () => {
 
 describe('responses', () => {
   it('reads ids as a bare JSON string, {id}, {packageId}, {deploymentId} or an unquoted GUID', async () => {
-    const bodies = [JSON.stringify(UUID), JSON.stringify({ id: UUID }), JSON.stringify({ packageId: UUID }), JSON.stringify({ deploymentId: UUID }), UUID];
+    const bodies = [
+      JSON.stringify(UUID),
+      JSON.stringify({ id: UUID }),
+      JSON.stringify({ packageId: UUID }),
+      JSON.stringify({ deploymentId: UUID }),
+      UUID,
+    ];
     let n = 0;
     const { c } = await setup((_req, res) => {
       res.writeHead(200, { 'content-type': 'application/json' });
@@ -315,15 +332,27 @@ describe('responses', () => {
     const { c } = await setup((req, res) => {
       if (req.path.startsWith('/v1/package')) return json(res, 200, pkg({ state: 2 }));
       if (req.path.startsWith('/v1/flow/deployment')) return json(res, 200, { id: UUID, status: 'running', contentUpdateStatus: 1 });
-      if (req.path.startsWith('/v1/flow/')) return json(res, 200, { id: UUID, deployments: [{ id: UUID2, status: 4, contentUpdateStatus: 'NONE' }], currentDeployment: { id: UUID2, status: 'not_started' } });
+      if (req.path.startsWith('/v1/flow/'))
+        return json(res, 200, {
+          id: UUID,
+          deployments: [{ id: UUID2, status: 4, contentUpdateStatus: 'NONE' }],
+          currentDeployment: { id: UUID2, status: 'not_started' },
+        });
       if (req.path.startsWith('/v1/tenant/upload')) return json(res, 200, { id: UUID, state: 'canceled' });
-      return json(res, 200, [{ id: UUID, state: 'Running' }, { id: UUID2, state: 'SomethingNew' }]);
+      return json(res, 200, [
+        { id: UUID, state: 'Running' },
+        { id: UUID2, state: 'SomethingNew' },
+      ]);
     });
     expect((await c.getPackage(UUID)).state).toBe('Completed');
     const d = await c.getDeployment(UUID);
     expect([d.status, d.contentUpdateStatus]).toEqual(['Running', 'Running']);
     const f = await c.getFlow(UUID);
-    expect([f.deployments[0]!.status, f.deployments[0]!.contentUpdateStatus, f.currentDeployment!.status]).toEqual(['Failed', 'None', 'NotStarted']);
+    expect([f.deployments[0]!.status, f.deployments[0]!.contentUpdateStatus, f.currentDeployment!.status]).toEqual([
+      'Failed',
+      'None',
+      'NotStarted',
+    ]);
     expect((await c.getUploadTask(UUID)).state).toBe('Canceled');
     expect((await c.listTenantUploads(UUID)).items.map((t) => t.state)).toEqual(['Running', 'SomethingNew']);
   });
@@ -332,7 +361,9 @@ describe('responses', () => {
     let n = 0;
     const { c } = await setup((_req, res) =>
       ++n === 1
-        ? json(res, 200, [{ id: UUID }], { 'x-pagination': JSON.stringify({ totalCount: 1, itemsPerPage: 50, page: 1, totalPages: 1, hasNext: false, hasPrevious: false }) })
+        ? json(res, 200, [{ id: UUID }], {
+            'x-pagination': JSON.stringify({ totalCount: 1, itemsPerPage: 50, page: 1, totalPages: 1, hasNext: false, hasPrevious: false }),
+          })
         : json(res, 200, { items: [{ id: UUID2 }] }),
     );
     const a = await c.listRadarApps(UUID, { matched: true });
@@ -345,7 +376,10 @@ describe('responses', () => {
   it('returns binary bodies with content type and the Content-Disposition file name', async () => {
     const bytes = Buffer.from([0x25, 0x50, 0x44, 0x46, 0, 1, 2, 255]);
     const { s, c } = await setup((_req, res) => {
-      res.writeHead(200, { 'content-type': 'application/pdf', 'content-disposition': `attachment; filename="Dice 1.1.pdf"; filename*=UTF-8''Dice%201.1%20%C3%A9.pdf` });
+      res.writeHead(200, {
+        'content-type': 'application/pdf',
+        'content-disposition': `attachment; filename="Dice 1.1.pdf"; filename*=UTF-8''Dice%201.1%20%C3%A9.pdf`,
+      });
       res.end(bytes);
     });
     const r = await c.getPackageDocumentationPdf(UUID);
@@ -359,13 +393,15 @@ describe('responses', () => {
 
   it('routes every operation to its method and path', async () => {
     const { s, c } = await setup((req, res) => {
-      if (req.method === 'DELETE' || req.path.includes('/content/') || /\/(start|stop|refresh|skip-wave|update-content)$/.test(req.path)) return json(res, 200, undefined);
+      if (req.method === 'DELETE' || req.path.includes('/content/') || /\/(start|stop|refresh|skip-wave|update-content)$/.test(req.path))
+        return json(res, 200, undefined);
       if (req.path.endsWith('/banner') || req.path.endsWith('/logo') || req.path.endsWith('/pdf') || req.path.endsWith('/download')) {
         res.writeHead(200, { 'content-type': 'image/png' });
         res.end(Buffer.from([1]));
         return;
       }
-      if (/^\/v1\/(app|template|package|flow|tenant)$/.test(req.path) || /\/(showcase|verified|uploads|radar|devices)$/.test(req.path)) return json(res, 200, []);
+      if (/^\/v1\/(app|template|package|flow|tenant)$/.test(req.path) || /\/(showcase|verified|uploads|radar|devices)$/.test(req.path))
+        return json(res, 200, []);
       if (req.path.includes('/import/') || req.path.endsWith('/create') || req.path.endsWith('/add-deployment')) {
         return json(res, 200, req.path === '/v1/package/create' ? { id: UUID, state: 'WaitingForContent' } : UUID);
       }

@@ -64,7 +64,13 @@ describe('client ↔ simulator contract (all 38 operations)', () => {
     expect((await api.downloadPackage(imported, { format: 1 })).fileName).toMatch(/psadt\.zip$/);
     expect((await api.getPackageDocumentationPdf(imported)).body.subarray(0, 5).toString()).toBe('%PDF-');
 
-    const custom = await api.createPackage({ name: 'Contract Tool', sourceType: 'zip', version: '2.0', installCommand: 'install.cmd', detectionRules: [{ type: 'file', path: 'C:\\T', fileName: 't.exe', operator: 5, targetVersion: '2.0' }] });
+    const custom = await api.createPackage({
+      name: 'Contract Tool',
+      sourceType: 'zip',
+      version: '2.0',
+      installCommand: 'install.cmd',
+      detectionRules: [{ type: 'file', path: 'C:\\T', fileName: 't.exe', operator: 5, targetVersion: '2.0' }],
+    });
     expect(custom.state).toBe('WaitingForContent');
     const dir = await tempDir('packsync-content-');
     await mkdir(join(dir, 'sub'));
@@ -87,7 +93,12 @@ describe('client ↔ simulator contract (all 38 operations)', () => {
   it('flows, deployments, waves and tenant uploads', async () => {
     const pkg = await api.importApp(SEVEN_ZIP, { version: '24.08' });
     await sim.advance(60);
-    const flowId = await api.createFlow({ appId: SEVEN_ZIP, patchGroupId: fixtureId(1, 'patch-group', 'Servers'), flags: 1 | 16384, supersedenceHistoryCount: 2 });
+    const flowId = await api.createFlow({
+      appId: SEVEN_ZIP,
+      patchGroupId: fixtureId(1, 'patch-group', 'Servers'),
+      flags: 1 | 16384,
+      supersedenceHistoryCount: 2,
+    });
     const depId = await api.addDeployment(flowId, { packageId: pkg, startNow: false, version: '24.08' });
     const flow = await api.getFlow(flowId);
     expect(flow).toMatchObject({ name: '7-Zip', flags: 16385, supersedenceHistoryCount: 2 });
@@ -128,7 +139,11 @@ describe('client ↔ simulator contract (all 38 operations)', () => {
     }
     await expect(api.getFlow(fixtureId(5, 'nothing', 'here'))).rejects.toMatchObject({ code: 'API_NOT_FOUND', status: 404 });
     const bad = await api.importApp(SEVEN_ZIP, { version: '0.0.1' }).catch((x: unknown) => x);
-    expect(bad).toMatchObject({ code: 'API_BAD_REQUEST', status: 400, problem: { errors: { version: [expect.stringContaining('24.08')] } } });
+    expect(bad).toMatchObject({
+      code: 'API_BAD_REQUEST',
+      status: 400,
+      problem: { errors: { version: [expect.stringContaining('24.08')] } },
+    });
     await expect(api.createFlow({ name: 'x', supersedenceHistoryCount: 9 })).rejects.toMatchObject({ code: 'API_BAD_REQUEST' });
     await expect(api.searchApps({ itemsPerPage: 1001 })).rejects.toMatchObject({ code: 'API_BAD_REQUEST' });
   });
@@ -153,11 +168,44 @@ describe('client ↔ simulator contract (all 38 operations)', () => {
 
   it('called every one of the 38 operations, and the journal saw no 5xx', async () => {
     const all: OperationName[] = [
-      'searchApps', 'listShowcasedApps', 'listVerifiedApps', 'getApp', 'importApp', 'listTemplates', 'getTemplate', 'getTemplateBanner',
-      'getTemplateLogo', 'listPackages', 'getPackage', 'downloadPackage', 'getPackageDocumentationPdf', 'createPackage', 'uploadContentChunk',
-      'finalizeContent', 'listFlows', 'getFlow', 'createFlow', 'addDeployment', 'deleteFlow', 'getDeployment', 'deleteDeployment',
-      'startDeployment', 'stopDeployment', 'refreshDeployment', 'skipWave', 'updateContent', 'getWave', 'getWaveLive', 'listTenants',
-      'getTenant', 'uploadToTenant', 'getUploadTask', 'listTenantUploads', 'listRadarApps', 'listRadarAppDevices', 'listRadarEntryDevices',
+      'searchApps',
+      'listShowcasedApps',
+      'listVerifiedApps',
+      'getApp',
+      'importApp',
+      'listTemplates',
+      'getTemplate',
+      'getTemplateBanner',
+      'getTemplateLogo',
+      'listPackages',
+      'getPackage',
+      'downloadPackage',
+      'getPackageDocumentationPdf',
+      'createPackage',
+      'uploadContentChunk',
+      'finalizeContent',
+      'listFlows',
+      'getFlow',
+      'createFlow',
+      'addDeployment',
+      'deleteFlow',
+      'getDeployment',
+      'deleteDeployment',
+      'startDeployment',
+      'stopDeployment',
+      'refreshDeployment',
+      'skipWave',
+      'updateContent',
+      'getWave',
+      'getWaveLive',
+      'listTenants',
+      'getTenant',
+      'uploadToTenant',
+      'getUploadTask',
+      'listTenantUploads',
+      'listRadarApps',
+      'listRadarAppDevices',
+      'listRadarEntryDevices',
     ];
     expect(all.length).toBe(38);
     expect(all.filter((op) => !called.has(op))).toEqual([]);

@@ -74,7 +74,13 @@ export function json(res: ServerResponse, status: number, body: unknown, headers
   res.end(text);
 }
 
-export function problem(res: ServerResponse, status: number, title: string, headers: Record<string, string> = {}, extra: object = {}): void {
+export function problem(
+  res: ServerResponse,
+  status: number,
+  title: string,
+  headers: Record<string, string> = {},
+  extra: object = {},
+): void {
   json(res, status, { type: 'about:blank', title, status, traceId: `00-${Math.random().toString(16).slice(2)}-01`, ...extra }, headers);
 }
 

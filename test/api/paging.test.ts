@@ -57,7 +57,14 @@ describe('iterateAll', () => {
       const per = Number(req.query.get('itemsPerPage'));
       const totalPages = Math.ceil(items.length / per);
       json(res, 200, items.slice((page - 1) * per, page * per), {
-        'x-pagination': JSON.stringify({ totalCount: items.length, itemsPerPage: per, page, totalPages, hasNext: page < totalPages, hasPrevious: page > 1 }),
+        'x-pagination': JSON.stringify({
+          totalCount: items.length,
+          itemsPerPage: per,
+          page,
+          totalPages,
+          hasNext: page < totalPages,
+          hasPrevious: page > 1,
+        }),
       });
     });
     const h = makeClient(server.url);
@@ -82,7 +89,12 @@ describe('iterateAll', () => {
     client = h.client;
     const tenant = '3c8574eb-c0f6-426f-e557-08de6eb82a5e';
     const got: string[] = [];
-    for await (const a of h.client.iterate((q: RadarQuery, o?: CallOptions) => h.client.listRadarApps(tenant, q, o), { matched: true }, { itemsPerPage: 3 })) got.push(a.id);
+    for await (const a of h.client.iterate(
+      (q: RadarQuery, o?: CallOptions) => h.client.listRadarApps(tenant, q, o),
+      { matched: true },
+      { itemsPerPage: 3 },
+    ))
+      got.push(a.id);
     expect(got).toEqual(items.map((i) => i.id));
     expect(server.requests).toHaveLength(3);
   });
@@ -123,7 +135,10 @@ describe('iterateAll', () => {
 
   it('refuses a server that keeps answering page 1', async () => {
     const gen = iterateAll<number>(() =>
-      Promise.resolve({ items: [1], pagination: { totalCount: 9, itemsPerPage: 1, page: 1, totalPages: 9, hasNext: true, hasPrevious: false } }),
+      Promise.resolve({
+        items: [1],
+        pagination: { totalCount: 9, itemsPerPage: 1, page: 1, totalPages: 9, hasNext: true, hasPrevious: false },
+      }),
     );
     const e = await rejection(
       (async () => {

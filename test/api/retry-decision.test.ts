@@ -15,7 +15,12 @@ const NOW = Date.parse('2026-02-18T12:00:00Z');
 
 /** Backoff ceiling is 1000·2^(n-1) ms; a jitter of 0.5 makes the backoff exactly half of it. */
 function policy(maxAttempts = 3, random = (): number => 0.5): DecisionPolicy {
-  return { retry: new RetryPolicy({ maxAttempts, baseDelayMs: 1000, maxDelayMs: 20_000 }, random), nowMs: NOW, timeoutMs: 100, secrets: [KEY] };
+  return {
+    retry: new RetryPolicy({ maxAttempts, baseDelayMs: 1000, maxDelayMs: 20_000 }, random),
+    nowMs: NOW,
+    timeoutMs: 100,
+    secrets: [KEY],
+  };
 }
 
 const safe: DecisionRequest = { operation: 'getFlow', idempotent: true };
@@ -26,7 +31,13 @@ function answer(status: number, headers: IncomingHttpHeaders = {}, body = ''): A
 }
 
 function lost(code: string, flags: { timedOut?: boolean; aborted?: boolean } = {}): AttemptOutcome {
-  return { kind: 'error', cause: Object.assign(new Error(code), { code }), code, timedOut: flags.timedOut ?? false, aborted: flags.aborted ?? false };
+  return {
+    kind: 'error',
+    cause: Object.assign(new Error(code), { code }),
+    code,
+    timedOut: flags.timedOut ?? false,
+    aborted: flags.aborted ?? false,
+  };
 }
 
 function stop(d: RetryDecision): ApiError {
@@ -94,7 +105,11 @@ describe('decide: 5xx and 408', () => {
   });
 
   it('does not repeat a 4xx answer other than 408 and 429', () => {
-    for (const [status, code] of [[401, 'API_UNAUTHORIZED'], [404, 'API_NOT_FOUND'], [409, 'API_CONFLICT']] as const) {
+    for (const [status, code] of [
+      [401, 'API_UNAUTHORIZED'],
+      [404, 'API_NOT_FOUND'],
+      [409, 'API_CONFLICT'],
+    ] as const) {
       const e = stop(decide(safe, answer(status), 1, policy()));
       expect(e.code).toBe(code);
       expect(e.message).not.toMatch(/gave up/);

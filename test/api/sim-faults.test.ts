@@ -24,7 +24,13 @@ describe('client under simulator faults', () => {
   it('reads through 5xx, 429 and resets; every answer arrives and attempts stay bounded', async () => {
     sim = await startTestSimulator({ faults: '5xx=0.2,429=0.1,reset=0.1' });
     const attempts: number[] = [];
-    api = createApiClient({ baseUrl: sim.url, apiKey: sim.key, sleep: noSleep, retry: { maxAttempts: 8 }, onRequest: (e) => attempts.push(e.attempt) });
+    api = createApiClient({
+      baseUrl: sim.url,
+      apiKey: sim.key,
+      sleep: noSleep,
+      retry: { maxAttempts: 8 },
+      onRequest: (e) => attempts.push(e.attempt),
+    });
     for (let i = 0; i < 30; i++) expect((await api.listTenants()).items.length).toBe(4);
     const journal = await sim.journal();
     expect(journal.some((e) => e.fault === '5xx')).toBe(true);

@@ -66,7 +66,9 @@ describe('uploadContentDirectory', () => {
     expect(files).toEqual(expected);
 
     const chunks = server.requests.filter((r) => !r.path.endsWith('/finalize'));
-    expect(chunks.every((r) => r.path === `/v1/package/content/${UUID}` && r.headers['content-type'] === 'application/octet-stream')).toBe(true);
+    expect(chunks.every((r) => r.path === `/v1/package/content/${UUID}` && r.headers['content-type'] === 'application/octet-stream')).toBe(
+      true,
+    );
     expect(chunks.map((r) => r.rawQuery)).toEqual([
       'index=0&size=1&offset=0&chunk=0',
       'index=1&size=0&offset=0&chunk=0',
@@ -126,7 +128,9 @@ describe('uploadContentDirectory', () => {
     server = await startServer((_req, res) => json(res, 200, undefined));
     const h = makeClient(server.url);
     client = h.client;
-    const e = await rejection(h.client.uploadContentDirectory(UUID, dir, { chunkSize: 4, signal: ac.signal, onProgress: () => ac.abort() }));
+    const e = await rejection(
+      h.client.uploadContentDirectory(UUID, dir, { chunkSize: 4, signal: ac.signal, onProgress: () => ac.abort() }),
+    );
     expect(e.code).toBe('API_ABORTED');
     expect(server.requests).toHaveLength(1);
   });

@@ -50,7 +50,19 @@ const sorted = (xs: readonly string[]): string[] => [...xs].sort();
 describe('value tables match docs/api-model.md', () => {
   it('the doc has every table, each with distinct values', () => {
     expect([...doc.keys()].sort()).toEqual(
-      ['ContentUpdateStatus', 'DeploymentStatus', 'DetectionOperator', 'DownloadFormat', 'FlowFlags', 'PackageSource', 'PackageState', 'SourceType', 'TaskState', 'V1InstallerScope', 'WaveFlags'].sort(),
+      [
+        'ContentUpdateStatus',
+        'DeploymentStatus',
+        'DetectionOperator',
+        'DownloadFormat',
+        'FlowFlags',
+        'PackageSource',
+        'PackageState',
+        'SourceType',
+        'TaskState',
+        'V1InstallerScope',
+        'WaveFlags',
+      ].sort(),
     );
     for (const [name, t] of doc) expect(new Set(Object.values(t)).size, name).toBe(Object.keys(t).length);
   });
@@ -100,7 +112,8 @@ describe('value tables match docs/api-model.md', () => {
 
 describe('parseValueTables', () => {
   it('reads rows and refuses a malformed one, so the pin cannot pass on an empty parse', () => {
-    const md = '# x\n\n## Value tables\n\n### `A`\n\n| Name | Value | |\n|---|---|---|\n| `one` | 1 | seen |\n| `two` | 2 | |\n\n## Next\n\n### `B`\n';
+    const md =
+      '# x\n\n## Value tables\n\n### `A`\n\n| Name | Value | |\n|---|---|---|\n| `one` | 1 | seen |\n| `two` | 2 | |\n\n## Next\n\n### `B`\n';
     expect([...parseValueTables(md)]).toEqual([['A', { one: 1, two: 2 }]]);
     expect(() => parseValueTables(md.replace('| 2 |', '| two |'))).toThrow(/bad row in value table A/);
     expect(() => parseValueTables('# nothing')).toThrow(/no "## Value tables"/);

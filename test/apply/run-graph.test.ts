@@ -14,13 +14,19 @@ describe('runGraph', () => {
     let inFlight = 0;
     let peak = 0;
     const actions = [act('a'), act('b'), act('c'), act('d', ['a', 'b']), act('e', ['d']), act('f')];
-    const results = await runGraph(actions, 2, undefined, async (a) => {
-      inFlight++;
-      peak = Math.max(peak, inFlight);
-      await tick();
-      order.push(a.id);
-      inFlight--;
-    }, () => undefined);
+    const results = await runGraph(
+      actions,
+      2,
+      undefined,
+      async (a) => {
+        inFlight++;
+        peak = Math.max(peak, inFlight);
+        await tick();
+        order.push(a.id);
+        inFlight--;
+      },
+      () => undefined,
+    );
     expect(peak).toBe(2);
     expect(order.indexOf('d')).toBeGreaterThan(order.indexOf('a'));
     expect(order.indexOf('d')).toBeGreaterThan(order.indexOf('b'));
@@ -31,10 +37,16 @@ describe('runGraph', () => {
   it('skips only the dependents of a failed action; independent branches proceed', async () => {
     const events: ApplyEvent[] = [];
     const actions = [act('a'), act('b', ['a']), act('c', ['b']), act('x'), act('y', ['x'])];
-    const results = await runGraph(actions, 4, undefined, async (a) => {
-      await tick();
-      if (a.id === 'a') throw Object.assign(new Error('boom'), { code: 'API_CONFLICT' });
-    }, (e) => events.push(e));
+    const results = await runGraph(
+      actions,
+      4,
+      undefined,
+      async (a) => {
+        await tick();
+        if (a.id === 'a') throw Object.assign(new Error('boom'), { code: 'API_CONFLICT' });
+      },
+      (e) => events.push(e),
+    );
     expect(results.get('a')).toEqual({ status: 'failed', error: { code: 'API_CONFLICT', message: 'boom' } });
     expect(results.get('b')?.status).toBe('skipped');
     expect(results.get('c')?.status).toBe('skipped');
@@ -46,12 +58,22 @@ describe('runGraph', () => {
   it('a deferred wait is not a failure: its dependents are skipped as waiting, independent branches proceed', async () => {
     const events: ApplyEvent[] = [];
     const actions = [act('wait'), act('flow', ['wait']), act('deployment', ['flow']), act('stop')];
-    const results = await runGraph(actions, 4, undefined, async (a) => {
-      await tick();
-      if (a.id === 'wait') throw Object.assign(new Error('package p is still Running; a later pass continues'), { code: 'WAIT_DEFERRED' });
-    }, (e) => events.push(e));
+    const results = await runGraph(
+      actions,
+      4,
+      undefined,
+      async (a) => {
+        await tick();
+        if (a.id === 'wait')
+          throw Object.assign(new Error('package p is still Running; a later pass continues'), { code: 'WAIT_DEFERRED' });
+      },
+      (e) => events.push(e),
+    );
     expect(results.get('wait')?.status).toBe('waiting');
-    expect(results.get('flow')).toEqual({ status: 'skipped', error: { code: 'WAITING', message: 'waits for Flow/wait, still processing' } });
+    expect(results.get('flow')).toEqual({
+      status: 'skipped',
+      error: { code: 'WAITING', message: 'waits for Flow/wait, still processing' },
+    });
     expect(results.get('deployment')?.error?.code).toBe('WAITING');
     expect(results.get('stop')?.status).toBe('done');
     expect(events.filter((e) => e.type === 'action-failed')).toHaveLength(0);
@@ -62,11 +84,17 @@ describe('runGraph', () => {
     const ac = new AbortController();
     const finished: string[] = [];
     const actions = [act('a'), act('b', ['a']), act('c', ['b'])];
-    const results = await runGraph(actions, 1, ac.signal, async (a) => {
-      if (a.id === 'a') ac.abort();
-      await tick();
-      finished.push(a.id);
-    }, () => undefined);
+    const results = await runGraph(
+      actions,
+      1,
+      ac.signal,
+      async (a) => {
+        if (a.id === 'a') ac.abort();
+        await tick();
+        finished.push(a.id);
+      },
+      () => undefined,
+    );
     expect(finished).toEqual(['a']);
     expect(results.get('a')?.status).toBe('done');
     expect(results.get('b')?.error?.code).toBe('ABORTED');
@@ -74,6 +102,16 @@ describe('runGraph', () => {
   });
 
   it('finishes at once on an empty plan', async () => {
-    expect((await runGraph([], 4, undefined, () => Promise.resolve(), () => undefined)).size).toBe(0);
+    expect(
+      (
+        await runGraph(
+          [],
+          4,
+          undefined,
+          () => Promise.resolve(),
+          () => undefined,
+        )
+      ).size,
+    ).toBe(0);
   });
 });

@@ -15,7 +15,8 @@ let sim: TestSim;
 let api: ApiClient;
 let packageId: string;
 const noTick = (): void => undefined;
-const packageReads = async (): Promise<number> => (await sim.journal()).filter((e) => e.method === 'GET' && e.path === `/v1/package/${packageId}`).length;
+const packageReads = async (): Promise<number> =>
+  (await sim.journal()).filter((e) => e.method === 'GET' && e.path === `/v1/package/${packageId}`).length;
 
 beforeAll(async () => {
   sim = await startTestSimulator({ timeScale: 1 });
@@ -41,12 +42,16 @@ describe('waiting for package processing', () => {
     const newer = new AbortController();
     const t0 = Date.now();
     setTimeout(() => newer.abort(), 300);
-    const err = await waitForPackage(api, packageId, { ...DEFAULT_WAIT, intervalMs: 5_000, deferSignal: newer.signal }, noTick).catch((e: unknown) => e);
+    const err = await waitForPackage(api, packageId, { ...DEFAULT_WAIT, intervalMs: 5_000, deferSignal: newer.signal }, noTick).catch(
+      (e: unknown) => e,
+    );
     expect(errorCode(err)).toBe('WAIT_DEFERRED');
     expect(Date.now() - t0).toBeLessThan(1_500);
 
     const t1 = Date.now();
-    const err2 = await waitForPackage(api, packageId, { ...DEFAULT_WAIT, intervalMs: 5_000, deferAfterMs: 400 }, noTick).catch((e: unknown) => e);
+    const err2 = await waitForPackage(api, packageId, { ...DEFAULT_WAIT, intervalMs: 5_000, deferAfterMs: 400 }, noTick).catch(
+      (e: unknown) => e,
+    );
     expect(errorCode(err2)).toBe('WAIT_DEFERRED');
     expect(Date.now() - t1).toBeGreaterThanOrEqual(400);
     expect(Date.now() - t1).toBeLessThan(1_500);

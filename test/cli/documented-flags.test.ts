@@ -38,12 +38,15 @@ const flagsIn = (text: string): string[] => [...text.matchAll(/(?<![\w-])--[a-z]
 /** `--version`, `--help`: the program's own. */
 const PROGRAM = new Set(flagsIn(program.helpInformation().slice(program.helpInformation().indexOf('Options:'))));
 /** docs/performance.md documents `npm run bench -- --scenario NAME [--json] …`: the runner's usage line. */
-const BENCH = new Set(flagsIn(/usage: npm run bench -- (.*)\\n/.exec(await readFile(join(REPO_ROOT, 'bench', 'run.ts'), 'utf8'))?.[1] ?? ''));
+const BENCH = new Set(
+  flagsIn(/usage: npm run bench -- (.*)\\n/.exec(await readFile(join(REPO_ROOT, 'bench', 'run.ts'), 'utf8'))?.[1] ?? ''),
+);
 /** Other programs' flags the docs quote in prose: git's `--depth` and `--upload-pack`, Node's `--expose-gc` and heap snapshot flag. */
 const OTHER_PROGRAMS = new Set(['--depth', '--upload-pack', '--expose-gc', '--heapsnapshot-near-heap-limit']);
 const COMMANDS = [...HELP.keys()].map((k) => k.split(' ')[0]!).filter((v, i, a) => a.indexOf(v) === i);
 /** Flags of other programs the docs quote (git, npm, Chromium, Node): not packsync's. */
-const FOREIGN = /^(?:(?:npx |node \S+ )?(?:git|npm|npx (?!packsync)|node|curl|chromium|docker|kubectl|gpg|ssh-keygen|vitest|openssl|tsc)\b)/;
+const FOREIGN =
+  /^(?:(?:npx |node \S+ )?(?:git|npm|npx (?!packsync)|node|curl|chromium|docker|kubectl|gpg|ssh-keygen|vitest|openssl|tsc)\b)/;
 
 interface Use {
   file: string;
@@ -110,7 +113,9 @@ function uses(file: string, text: string): Use[] {
         if (FOREIGN.test(span)) continue;
         // "the simulator (`--fleet large`)": the one command name that is no common word, just before.
         if (/\bsimulator\b[^`]{0,40}$/i.test(u.text.slice(0, m.index)) && span.startsWith('--')) span = `packsync simulator ${span}`;
-        const cmd = /^(?:npx |node \S+ )?packsync (\w[\w-]*)(?: (\w+))?/.exec(span) ?? /^(\w[\w-]*)(?: (\w+))?(?:\s+(?:\[?--|[A-Z]|\S+ --)|$)/.exec(span);
+        const cmd =
+          /^(?:npx |node \S+ )?packsync (\w[\w-]*)(?: (\w+))?/.exec(span) ??
+          /^(\w[\w-]*)(?: (\w+))?(?:\s+(?:\[?--|[A-Z]|\S+ --)|$)/.exec(span);
         const base = cmd && COMMANDS.includes(cmd[1]!) ? cmd[1]! : undefined;
         const flags = [...span.matchAll(/(?<![\w-])--[a-z][a-z0-9-]*/g)].map((f) => f[0]);
         if (base) {
@@ -149,9 +154,7 @@ describe('documented flags', () => {
   it('every flag in README.md and docs/*.md exists in the --help of its command', async () => {
     const everywhere = new Set([...[...HELP.values()].flatMap((s) => [...s]), ...PROGRAM, ...BENCH, ...OTHER_PROGRAMS]);
     const missing = (await documented())
-      .filter((u) =>
-        u.command !== undefined ? !HELP.get(u.command)?.has(u.flag) : !everywhere.has(u.flag),
-      )
+      .filter((u) => (u.command !== undefined ? !HELP.get(u.command)?.has(u.flag) : !everywhere.has(u.flag)))
       .map((u) => `${u.file}:${u.line}: ${u.flag} (${u.command ?? 'any command'}) in ${u.text}`);
     expect(missing).toEqual([]);
   });
@@ -175,7 +178,10 @@ describe('documented flags', () => {
   });
 
   it('simulator --api-key shows its real default', () => {
-    const help = program.commands.find((c) => c.name() === 'simulator')!.helpInformation().replace(/\s+/g, ' ');
+    const help = program.commands
+      .find((c) => c.name() === 'simulator')!
+      .helpInformation()
+      .replace(/\s+/g, ' ');
     expect(help).toMatch(/--api-key <key> +an account key \(repeat for several isolated accounts\) \(default: sim-key\)/);
     expect(help).not.toMatch(/default: \[\]/);
   });

@@ -5,7 +5,12 @@ import { createProgressRenderer } from '../../src/cli/progress.js';
 describe('progress without a terminal', () => {
   it('says what waits at once, repeats it at least every heartbeat while it waits, and stops when it is done', async () => {
     const lines: string[] = [];
-    const render = createProgressRenderer((s) => lines.push(s), false, (s) => lines.push(s), 100);
+    const render = createProgressRenderer(
+      (s) => lines.push(s),
+      false,
+      (s) => lines.push(s),
+      100,
+    );
     render({ type: 'action-start', key: 'Package/pwsh', actionId: 'a', op: 'wait-package', description: 'wait' });
     render({ type: 'wait', key: 'Package/pwsh', what: 'package Running', elapsedMs: 0 });
     expect(lines).toEqual(['    … Package/pwsh: waiting, package Running (0 s)']);

@@ -12,7 +12,9 @@ interface Container {
 describe('agent heap limits', () => {
   it('sets the benchmarked NODE_OPTIONS on every packsync agent container with a 256Mi limit', async () => {
     for (const file of ['deploy/kubernetes/agent-git.yaml', 'deploy/kubernetes/sidecar-git-sync.yaml']) {
-      const docs = parseAllDocuments(await readFile(file, 'utf8')).map((d) => d.toJS() as { spec?: { template?: { spec?: { containers?: Container[] } } } });
+      const docs = parseAllDocuments(await readFile(file, 'utf8')).map(
+        (d) => d.toJS() as { spec?: { template?: { spec?: { containers?: Container[] } } } },
+      );
       const agents = docs.flatMap((d) => d.spec?.template?.spec?.containers ?? []).filter((c) => c.name === 'packsync');
       expect(agents.length, file).toBeGreaterThan(0);
       for (const c of agents) {

@@ -55,7 +55,7 @@ async function docs(): Promise<Doc[]> {
 function podSpec(d: Doc): { containers: Container[]; initContainers?: Container[]; securityContext?: Record<string, unknown> } | null {
   const spec = d.spec as Record<string, unknown> | undefined;
   if (d.kind === 'Deployment') return (spec?.template as { spec: never }).spec;
-  if (d.kind === 'CronJob') return ((spec?.jobTemplate as { spec: { template: { spec: never } } }).spec.template.spec);
+  if (d.kind === 'CronJob') return (spec?.jobTemplate as { spec: { template: { spec: never } } }).spec.template.spec;
   return null;
 }
 
@@ -66,11 +66,17 @@ describe('deploy/kubernetes', () => {
     const all = await docs();
     expect(all.length).toBeGreaterThanOrEqual(10);
     // The validator is not a no-op: a wrong type in a Deployment is caught.
-    const { Deployment } = (await import('kubernetes-models/apps/v1')) as unknown as Record<string, new (x: unknown) => { validate: () => void }>;
+    const { Deployment } = (await import('kubernetes-models/apps/v1')) as unknown as Record<
+      string,
+      new (x: unknown) => { validate: () => void }
+    >;
     expect(() => new Deployment!({ metadata: { name: 'x' }, spec: { replicas: 'one', selector: {}, template: {} } }).validate()).toThrow();
     for (const d of all) {
       const [group, version] = d.apiVersion.includes('/') ? d.apiVersion.split('/') : [null, d.apiVersion];
-      const mod = (await import(group ? `kubernetes-models/${group}/${version}` : `kubernetes-models/${version}`)) as Record<string, new (x: unknown) => { validate: () => void }>;
+      const mod = (await import(group ? `kubernetes-models/${group}/${version}` : `kubernetes-models/${version}`)) as Record<
+        string,
+        new (x: unknown) => { validate: () => void }
+      >;
       const Model = mod[d.kind];
       expect(Model, `${d.file}: ${d.apiVersion} ${d.kind}`).toBeDefined();
       const { file: _f, ...body } = d;
@@ -117,7 +123,11 @@ describe('deploy/kubernetes', () => {
       if (!pod) continue;
       expect(pod.securityContext, d.file).toMatchObject({ runAsNonRoot: true, seccompProfile: { type: 'RuntimeDefault' } });
       for (const c of [...pod.containers, ...(pod.initContainers ?? [])]) {
-        expect(c.securityContext, `${d.file}/${c.name}`).toMatchObject({ allowPrivilegeEscalation: false, readOnlyRootFilesystem: true, capabilities: { drop: ['ALL'] } });
+        expect(c.securityContext, `${d.file}/${c.name}`).toMatchObject({
+          allowPrivilegeEscalation: false,
+          readOnlyRootFilesystem: true,
+          capabilities: { drop: ['ALL'] },
+        });
         expect(c.resources?.requests && c.resources.limits, `${d.file}/${c.name}`).toBeTruthy();
         if (d.kind === 'Deployment' && c.image.includes('packsync')) {
           expect(c.livenessProbe, `${d.file}/${c.name}`).toMatchObject({ httpGet: { path: '/healthz' } });
@@ -144,29 +154,41 @@ describe('deploy/kubernetes', () => {
         const port = Number(listen!.split(':').pop());
         const http = c.ports?.find((p) => p.name === 'http');
         expect(http?.containerPort, `${where}: the http port is the --listen port`).toBe(port);
-        for (const [probe, path] of [[c.readinessProbe, '/readyz'], [c.livenessProbe, '/healthz']] as const) {
+        for (const [probe, path] of [
+          [c.readinessProbe, '/readyz'],
+          [c.livenessProbe, '/healthz'],
+        ] as const) {
           // An HTTP probe of exactly that path on that port: not /status, not an exec of a sync check.
           expect(probe, where).toBeDefined();
-          expect(Object.keys(probe!).filter((k) => ['httpGet', 'exec', 'tcpSocket', 'grpc'].includes(k)), where).toEqual(['httpGet']);
+          expect(
+            Object.keys(probe!).filter((k) => ['httpGet', 'exec', 'tcpSocket', 'grpc'].includes(k)),
+            where,
+          ).toEqual(['httpGet']);
           expect(probe!.httpGet, where).toEqual({ path, port: 'http' });
         }
         // /readyz stays 200 through an invalid or failed pass; a probe never restarts the agent for
         // one either (liveness is /healthz), and three failures are needed before the pod leaves.
         expect(c.readinessProbe!.failureThreshold ?? 3, where).toBeGreaterThanOrEqual(3);
         expect(c.livenessProbe!.httpGet!.path, where).not.toBe(c.readinessProbe!.httpGet!.path);
-        const scrape = (d.spec as { template: { metadata: { annotations?: Record<string, string> } } }).template.metadata.annotations?.['prometheus.io/port'];
+        const scrape = (d.spec as { template: { metadata: { annotations?: Record<string, string> } } }).template.metadata.annotations?.[
+          'prometheus.io/port'
+        ];
         if (scrape !== undefined) expect(Number(scrape), `${where}: metrics scraped on the --listen port`).toBe(port);
       }
     }
     expect(agents).toBeGreaterThanOrEqual(2);
   });
 
-  it('routes the Service (/webhook, /metrics) to the agents\' --listen port, which the readiness probe guards', async () => {
+  it("routes the Service (/webhook, /metrics) to the agents' --listen port, which the readiness probe guards", async () => {
     const all = await docs();
     const services = all.filter((d) => d.kind === 'Service');
     expect(services.length).toBeGreaterThanOrEqual(1);
     for (const svc of services) {
-      const spec = svc.spec as { selector: Record<string, string>; ports: { name?: string; port: number; targetPort?: string | number }[]; publishNotReadyAddresses?: boolean };
+      const spec = svc.spec as {
+        selector: Record<string, string>;
+        ports: { name?: string; port: number; targetPort?: string | number }[];
+        publishNotReadyAddresses?: boolean;
+      };
       // Readiness is truthful (§4a), so the Service need not publish not-ready pods to keep them.
       expect(spec.publishNotReadyAddresses ?? false, svc.file).toBe(false);
       const backends = all.filter((d) => {
@@ -177,13 +199,20 @@ describe('deploy/kubernetes', () => {
       expect(backends.length, `${svc.file}: Service ${svc.metadata.name} selects the agents`).toBeGreaterThanOrEqual(1);
       for (const d of backends) {
         const agent = podSpec(d)!.containers.find((c) => c.args?.[0] === 'run')!;
-        const port = Number(agent.args!.find((a) => a.startsWith('--listen='))!.split(':').pop());
+        const port = Number(
+          agent
+            .args!.find((a) => a.startsWith('--listen='))!
+            .split(':')
+            .pop(),
+        );
         for (const p of spec.ports) {
           const target = p.targetPort ?? p.port;
           const resolved = typeof target === 'number' ? target : agent.ports?.find((cp) => cp.name === target)?.containerPort;
           // Webhook deliveries and metrics scrapes go where the readiness probe looks: one port.
           expect(resolved, `${svc.file}: ${svc.metadata.name}:${p.port} → ${d.file}`).toBe(port);
-          expect(target, `${d.file}: the readiness probe and the Service use the same named port`).toBe(agent.readinessProbe!.httpGet!.port);
+          expect(target, `${d.file}: the readiness probe and the Service use the same named port`).toBe(
+            agent.readinessProbe!.httpGet!.port,
+          );
         }
       }
     }

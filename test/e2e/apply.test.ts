@@ -96,7 +96,10 @@ describe('apply against the simulator', () => {
     let before = (await sim.writes()).length;
     await writeFile(join(repo, 'deployments.yaml'), deploymentsYaml({ wave: 3 }));
     expect((await cli(['apply', '--auto-approve', repo], env)).code).toBe(0);
-    expect((await sim.writes()).slice(before)).toEqual(['POST /v1/flow/deployment/{id}/skip-wave', 'POST /v1/flow/deployment/{id}/skip-wave']);
+    expect((await sim.writes()).slice(before)).toEqual([
+      'POST /v1/flow/deployment/{id}/skip-wave',
+      'POST /v1/flow/deployment/{id}/skip-wave',
+    ]);
     before = (await sim.writes()).length;
     await writeFile(join(repo, 'deployments.yaml'), deploymentsYaml({ wave: 3, contentRevision: 1 }));
     expect((await cli(['apply', '--auto-approve', repo], env)).code).toBe(0);
@@ -105,7 +108,10 @@ describe('apply against the simulator', () => {
     expect((await cli(['apply', '--auto-approve', repo], env)).code).toBe(0);
     expect((await cli(['apply', '--auto-approve', repo], env)).code).toBe(0);
     // One call per change of contentRevision (1, then 2), none for the unchanged third apply.
-    expect((await sim.writes()).slice(before)).toEqual(['POST /v1/flow/deployment/{id}/update-content', 'POST /v1/flow/deployment/{id}/update-content']);
+    expect((await sim.writes()).slice(before)).toEqual([
+      'POST /v1/flow/deployment/{id}/update-content',
+      'POST /v1/flow/deployment/{id}/update-content',
+    ]);
   });
 
   it('prunes only what packsync created, deployments before flows, and only with --prune', async () => {
@@ -124,7 +130,12 @@ describe('apply against the simulator', () => {
     expect(pruned.code).toBe(0);
     expect((await sim.writes()).slice(before)).toEqual(['DELETE /v1/flow/deployment/{id}', 'DELETE /v1/flow/{id}']);
     const state = await sim.state();
-    expect(state.flows.filter((f) => !f.deleted).map((f) => f.name).sort()).toEqual(['Hand made', 'seven-zip']); // spec.name defaults to metadata.name (design §3)
+    expect(
+      state.flows
+        .filter((f) => !f.deleted)
+        .map((f) => f.name)
+        .sort(),
+    ).toEqual(['Hand made', 'seven-zip']); // spec.name defaults to metadata.name (design §3)
   });
 
   it('heals a deployment stopped outside git, or only reports it with --drift report', async () => {

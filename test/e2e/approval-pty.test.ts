@@ -24,7 +24,12 @@ let env: Record<string, string>;
 
 beforeEach(async () => {
   sim = await startTestSimulator();
-  env = { PACKSYNC_API_URL: sim.url, PACKSYNC_API_KEY: sim.key, PACKSYNC_STATE_DIR: await tempDir('packsync-state-'), TERM: 'xterm-256color' };
+  env = {
+    PACKSYNC_API_URL: sim.url,
+    PACKSYNC_API_KEY: sim.key,
+    PACKSYNC_STATE_DIR: await tempDir('packsync-state-'),
+    TERM: 'xterm-256color',
+  };
 });
 afterEach(async () => {
   await sim.close();
@@ -44,7 +49,10 @@ interface PtyRun {
  */
 function onTerminal(args: string[], e: Record<string, string>, answer?: string): Promise<PtyRun> {
   const cmd = [process.execPath, CLI_BIN, ...args].map(quote).join(' ');
-  const child = spawn('script', ['-qfec', cmd, '/dev/null'], { env: { PATH: process.env.PATH ?? '', ...e }, stdio: ['pipe', 'pipe', 'pipe'] });
+  const child = spawn('script', ['-qfec', cmd, '/dev/null'], {
+    env: { PATH: process.env.PATH ?? '', ...e },
+    stdio: ['pipe', 'pipe', 'pipe'],
+  });
   let screen = '';
   let answered = false;
   const onData = (d: Buffer): void => {
@@ -118,7 +126,10 @@ describe.skipIf(!HAS_SCRIPT)('apply on a terminal', () => {
     const before = await writeCount();
     // Drop pwsh (its deployment and flow are pruned) and change the 7-Zip flow (replaced).
     await writeFile(join(repo, 'deployments.yaml'), deploymentsYaml().split('---')[0]!);
-    await writeFile(join(repo, 'flows.yaml'), flowsYaml().split('---')[0]!.replace('flags: [startNewVersionsAutomatically, radarTracking]', 'flags: [radarTracking]'));
+    await writeFile(
+      join(repo, 'flows.yaml'),
+      flowsYaml().split('---')[0]!.replace('flags: [startNewVersionsAutomatically, radarTracking]', 'flags: [radarTracking]'),
+    );
     const r = await onTerminal(['apply', repo, '--prune', '--allow-replace'], env, 'no');
     expect(r.code).toBe(1);
     const prompt = r.screen.slice(r.screen.indexOf('Do you want to perform these actions?'));

@@ -16,6 +16,8 @@ describe('demo (npm start)', () => {
     expect(clean).toBeGreaterThan(applied);
     expect(r.stdout).toMatch(/No changes\. Live state matches the desired state\./);
     // examples/ has a deployment with promotion: the converged plan shows its gate line.
-    expect(r.stdout.slice(clean - 400)).toMatch(/Deployment\/contoso-agent-1-2-3 {2}wave 1\/1: soak \d+m\/12h; .*1 excluded \(no admin consent: Tailspin Toys\) → Inconclusive/);
+    expect(r.stdout.slice(clean - 400)).toMatch(
+      /Deployment\/contoso-agent-1-2-3 {2}wave 1\/1: soak \d+m\/12h; .*1 excluded \(no admin consent: Tailspin Toys\) → Inconclusive/,
+    );
   });
 });

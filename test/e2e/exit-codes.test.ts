@@ -141,7 +141,10 @@ describe('errors in the repository or the plan exit 1 with zero writes', () => {
     const json = await run(['plan', repo, '--detailed-exitcode', '--output', 'json']);
     expect(json.code).toBe(1);
     const plan = JSON.parse(json.stdout) as { objects: { key: string; change: string; error?: { code: string } }[] };
-    expect(plan.objects.find((o) => o.key === 'Package/seven-zip-24-08')).toMatchObject({ change: 'error', error: { code: 'REF_UNKNOWN' } });
+    expect(plan.objects.find((o) => o.key === 'Package/seven-zip-24-08')).toMatchObject({
+      change: 'error',
+      error: { code: 'REF_UNKNOWN' },
+    });
     expect(await writeCount()).toBe(0);
   });
 
@@ -149,7 +152,10 @@ describe('errors in the repository or the plan exit 1 with zero writes', () => {
     const repo = await writeRepo();
     await converge(repo);
     const before = await writeCount();
-    await writeFile(join(repo, 'flows.yaml'), flowsYaml().replace('flags: [startNewVersionsAutomatically, radarTracking]', 'flags: [radarTracking]'));
+    await writeFile(
+      join(repo, 'flows.yaml'),
+      flowsYaml().replace('flags: [startNewVersionsAutomatically, radarTracking]', 'flags: [radarTracking]'),
+    );
     const plan = await run(['plan', repo, '--detailed-exitcode']);
     expect(plan.stdout).toMatch(/Flow\/seven-zip requires replacement/);
     expect(plan.code).toBe(1);
@@ -273,7 +279,10 @@ describe('README CI snippet', () => {
     const bin = join(dir, '.bin');
     await mkdir(bin);
     // `npx packsync ARGS` → the built CLI; anything else through npx would be a README bug.
-    await writeFile(join(bin, 'npx'), `#!/bin/sh\n[ "$1" = packsync ] || { echo "unexpected npx $1" >&2; exit 99; }\nshift\nexec "${process.execPath}" "${CLI_BIN}" "$@"\n`);
+    await writeFile(
+      join(bin, 'npx'),
+      `#!/bin/sh\n[ "$1" = packsync ] || { echo "unexpected npx $1" >&2; exit 99; }\nshift\nexec "${process.execPath}" "${CLI_BIN}" "$@"\n`,
+    );
     await chmod(join(bin, 'npx'), 0o755);
     await cp(await copyExamples(), join(dir, 'manifests'), { recursive: true });
     return { dir, path: `${bin}:${process.env.PATH ?? ''}` };
@@ -291,15 +300,29 @@ describe('README CI snippet', () => {
       else stepEnv[k] = s.env![k]!;
     }
     return new Promise((resolve) => {
-      const child = spawn('bash', ['--noprofile', '--norc', '-eo', 'pipefail', '-c', s.run], { cwd, env: { PATH: path, ...stepEnv }, stdio: 'ignore' });
+      const child = spawn('bash', ['--noprofile', '--norc', '-eo', 'pipefail', '-c', s.run], {
+        cwd,
+        env: { PATH: path, ...stepEnv },
+        stdio: 'ignore',
+      });
       child.on('close', (code) => resolve(code));
     });
   }
 
   it('passes as written with the API env: validate, plan (exit 2 is success) into plan.md, apply converges, plan again is clean', async () => {
     const steps = await snippet();
-    expect(steps.map((s) => s.run.split(' ').slice(0, 3).join(' '))).toEqual(['npx packsync validate', 'npx packsync plan', 'npx packsync apply']);
-    for (const s of steps.slice(1)) expect(Object.keys(s.env ?? {}).sort(), s.run).toEqual(['AZURE_STORAGE_CONNECTION_STRING', 'PACKSYNC_API_KEY', 'PACKSYNC_API_URL', 'PACKSYNC_STATE_URL']);
+    expect(steps.map((s) => s.run.split(' ').slice(0, 3).join(' '))).toEqual([
+      'npx packsync validate',
+      'npx packsync plan',
+      'npx packsync apply',
+    ]);
+    for (const s of steps.slice(1))
+      expect(Object.keys(s.env ?? {}).sort(), s.run).toEqual([
+        'AZURE_STORAGE_CONNECTION_STRING',
+        'PACKSYNC_API_KEY',
+        'PACKSYNC_API_URL',
+        'PACKSYNC_STATE_URL',
+      ]);
     expect(steps[2]!.run).toMatch(/--auto-approve/);
     const { dir, path } = await checkout();
     expect(await step(steps[0]!, dir, path, true)).toBe(0);

@@ -40,7 +40,9 @@ function apply(args: string[], env: Record<string, string>): Promise<CliRun> {
 
 /** The YAML documents of one exported file, as plain objects. */
 async function docs(file: string): Promise<{ kind: string; metadata: { name: string }; spec: Record<string, unknown> }[]> {
-  return parseAllDocuments(await readFile(file, 'utf8')).map((d) => d.toJS() as { kind: string; metadata: { name: string }; spec: Record<string, unknown> });
+  return parseAllDocuments(await readFile(file, 'utf8')).map(
+    (d) => d.toJS() as { kind: string; metadata: { name: string }; spec: Record<string, unknown> },
+  );
 }
 
 async function contentDir(): Promise<string> {
@@ -71,8 +73,22 @@ function fullCustomBody(templateId: string): V1PackageCreateViewModel {
     runAnalysis: true,
     scriptTemplateId: templateId,
     detectionRules: [
-      { type: 'file', path: 'C:\\Program Files\\Contoso', fileName: 'agent.exe', is32Bit: false, operator: 5, targetVersion: '1.2.3', description: 'agent binary' },
-      { type: 'registry', keyPath: 'HKEY_LOCAL_MACHINE\\SOFTWARE\\Contoso\\Agent', valueName: 'Version', operator: 1, targetVersion: '1.2.3' },
+      {
+        type: 'file',
+        path: 'C:\\Program Files\\Contoso',
+        fileName: 'agent.exe',
+        is32Bit: false,
+        operator: 5,
+        targetVersion: '1.2.3',
+        description: 'agent binary',
+      },
+      {
+        type: 'registry',
+        keyPath: 'HKEY_LOCAL_MACHINE\\SOFTWARE\\Contoso\\Agent',
+        valueName: 'Version',
+        operator: 1,
+        targetVersion: '1.2.3',
+      },
       { type: 'msi', productCode: '{5F3A1C2B-0000-4000-8000-000000000001}' },
       { type: 'script', scriptContent: 'if (Test-Path "C:\\Contoso") { "installed" }' },
     ],
@@ -115,7 +131,10 @@ async function seed(s: TestSim, a: ApiClient): Promise<Seeded> {
   const zipFlow = await a.createFlow({ name: '7-Zip', appId: sevenZip.id, scope: 2, flags: 2 });
   await a.addDeployment(zipFlow, { packageId: zip, startNow: false });
 
-  const consenting = tenants.filter((t) => t.adminConsentGranted).slice(0, 2).map((t) => t.id);
+  const consenting = tenants
+    .filter((t) => t.adminConsentGranted)
+    .slice(0, 2)
+    .map((t) => t.id);
   const noConsent = tenants.find((t) => !t.adminConsentGranted)?.id;
   if (consenting.length < 2 || !noConsent) throw new Error('fixture tenants missing');
   for (const t of [...consenting, noConsent]) await a.uploadToTenant(t, { packageId: tool.id });
@@ -170,7 +189,9 @@ describe('export', () => {
     const r = await cli(['export', '--out', out], env);
     expect(r.stderr).toBe('');
     expect(r.code).toBe(0);
-    expect(r.stdout).toMatch(/Exported 4 packages, 2 flows, 2 deployments and 2 tenant uploads .*; 0 already owned by packsync .* and 1 others skipped\./);
+    expect(r.stdout).toMatch(
+      /Exported 4 packages, 2 flows, 2 deployments and 2 tenant uploads .*; 0 already owned by packsync .* and 1 others skipped\./,
+    );
 
     const packages = await docs(join(out, 'packages.yaml'));
     const agent = packages.find((p) => (p.spec.custom as { name?: string } | undefined)?.name === 'Contoso Agent');
@@ -186,8 +207,22 @@ describe('export', () => {
         userContext: true,
         scriptTemplate: PSADT,
         detectionRules: [
-          { type: 'file', path: 'C:\\Program Files\\Contoso', fileName: 'agent.exe', is32Bit: false, operator: 'greaterThanOrEqual', targetVersion: '1.2.3', description: 'agent binary' },
-          { type: 'registry', keyPath: 'HKEY_LOCAL_MACHINE\\SOFTWARE\\Contoso\\Agent', valueName: 'Version', operator: 'equal', targetVersion: '1.2.3' },
+          {
+            type: 'file',
+            path: 'C:\\Program Files\\Contoso',
+            fileName: 'agent.exe',
+            is32Bit: false,
+            operator: 'greaterThanOrEqual',
+            targetVersion: '1.2.3',
+            description: 'agent binary',
+          },
+          {
+            type: 'registry',
+            keyPath: 'HKEY_LOCAL_MACHINE\\SOFTWARE\\Contoso\\Agent',
+            valueName: 'Version',
+            operator: 'equal',
+            targetVersion: '1.2.3',
+          },
           { type: 'msi', productCode: '{5F3A1C2B-0000-4000-8000-000000000001}' },
           { type: 'script', scriptContent: 'if (Test-Path "C:\\Contoso") { "installed" }' },
         ],
@@ -234,17 +269,23 @@ describe('export', () => {
     const r = await cli(['export', '--out', out], env);
     expect(r.code).toBe(0);
     const noConsent = (await a.getTenant(seeded.noConsent)).defaultDomain;
-    expect(r.stdout).toContain(`skipped 1 TenantUpload: its last upload task ended Error, and adopting it would upload again: ${noConsent} / ${seeded.toolId}`);
+    expect(r.stdout).toContain(
+      `skipped 1 TenantUpload: its last upload task ended Error, and adopting it would upload again: ${noConsent} / ${seeded.toolId}`,
+    );
 
     const names = new Map((await docs(join(out, 'packages.yaml'))).map((p) => [p.metadata.name, p.spec]));
     const flows = await docs(join(out, 'flows.yaml'));
     const inFlows = new Set(flows.map((f) => f.spec.package).filter(Boolean));
     expect([...names.keys()].filter((n) => !inFlows.has(n)).sort()).toEqual(['7-zip-24.08', 'contoso-tool-2.0.0', 'powershell-7-7.4.6']);
-    expect(names.get('contoso-tool-2.0.0')).toEqual({ custom: { name: 'Contoso Tool', version: '2.0.0', sourceType: 'msi', content: 'content/contoso-tool-2.0.0' } });
+    expect(names.get('contoso-tool-2.0.0')).toEqual({
+      custom: { name: 'Contoso Tool', version: '2.0.0', sourceType: 'msi', content: 'content/contoso-tool-2.0.0' },
+    });
 
     const uploads = await docs(join(out, 'tenant-uploads.yaml'));
     const state = await s.state();
-    const domains = (await a.listTenants({ disablePaging: true })).items.filter((t) => seeded.consenting.includes(t.id)).map((t) => t.defaultDomain);
+    const domains = (await a.listTenants({ disablePaging: true })).items
+      .filter((t) => seeded.consenting.includes(t.id))
+      .map((t) => t.defaultDomain);
     expect(uploads.map((u) => u.spec).sort((x, y) => String(x.tenant).localeCompare(String(y.tenant)))).toEqual(
       domains.sort().map((tenant) => ({ tenant, package: 'contoso-tool-2.0.0' })),
     );
@@ -271,14 +312,24 @@ describe('export', () => {
     const r = await cli(['export', '--out', out], env);
     expect(r.code).toBe(0);
     expect(r.stdout).toMatch(/Exported 1 packages, 0 flows/);
-    expect(r.stdout).toContain(`skipped 1 Package: a newer live package has the same name and version (or app, version and scope), and --adopt takes the newest: 7-Zip 24.08 (${older})`);
-    expect((await docs(join(out, 'packages.yaml'))).map((d) => d.metadata)).toEqual([{ name: '7-zip-24.08', annotations: { 'packsync.dev/exported-from': newer } }]);
+    expect(r.stdout).toContain(
+      `skipped 1 Package: a newer live package has the same name and version (or app, version and scope), and --adopt takes the newest: 7-Zip 24.08 (${older})`,
+    );
+    expect((await docs(join(out, 'packages.yaml'))).map((d) => d.metadata)).toEqual([
+      { name: '7-zip-24.08', annotations: { 'packsync.dev/exported-from': newer } },
+    ]);
   });
 
   it('warns when the state holds a create an interrupted apply never recorded', async () => {
     const { env } = await start();
     const stateDir = await tempDir('packsync-state-');
-    const intent = { key: 'Package/seven-zip-24-08', op: 'import-package', at: '2026-01-01T00:00:00Z', knownIds: [], match: { appId: 'x', version: '24.08', scope: '1' } };
+    const intent = {
+      key: 'Package/seven-zip-24-08',
+      op: 'import-package',
+      at: '2026-01-01T00:00:00Z',
+      knownIds: [],
+      match: { appId: 'x', version: '24.08', scope: '1' },
+    };
     await writeFile(join(stateDir, 'inventory.json'), JSON.stringify({ version: 1, objects: {}, intents: { [intent.key]: intent } }));
     const r = await cli(['export', '--out', join(await tempDir('packsync-export-'), 'out'), '--state-dir', stateDir], env);
     expect(r.code).toBe(0);

@@ -30,14 +30,16 @@ describe('plan checks against the simulator', () => {
     const r = await cli(['plan', '--detailed-exitcode', repo], env);
     expect(r.code).toBe(1);
     expect(r.stdout).toContain('packages.yaml:8:14: REF_UNKNOWN: 7-Zip has no version 24.09; available: 24.08, 24.07, 23.01');
-    expect(r.stdout).toMatch(/custom\.yaml:18:11: REF_UNKNOWN: unknown tenant "fabrikan\.onmicrosoft\.com"; did you mean "fabrikam\.onmicrosoft\.com" \(Fabrikam, [0-9a-f-]{36}\)\?/);
+    expect(r.stdout).toMatch(
+      /custom\.yaml:18:11: REF_UNKNOWN: unknown tenant "fabrikan\.onmicrosoft\.com"; did you mean "fabrikam\.onmicrosoft\.com" \(Fabrikam, [0-9a-f-]{36}\)\?/,
+    );
     // The versions were read once per catalog app the packages name (7-Zip, PowerShell 7).
     const appReads = (await sim.journal()).filter((e) => e.method === 'GET' && normalisePath(e.path) === '/v1/app/{id}');
     expect(appReads).toHaveLength(2);
     expect(await sim.writes()).toEqual([]);
   });
 
-  it('a wave gate beyond the live flow\'s waves fails plan at spec.wave; a version already live is recorded, not replaced', async () => {
+  it("a wave gate beyond the live flow's waves fails plan at spec.wave; a version already live is recorded, not replaced", async () => {
     const repo = await writeRepo({ wave: 2 });
     const first = await cli(['apply', '--auto-approve', repo], env);
     expect(first.code).toBe(0);
@@ -46,7 +48,9 @@ describe('plan checks against the simulator', () => {
     await editFile(join(repo, 'deployments.yaml'), 'wave: 2', 'wave: 99');
     const gate = await cli(['plan', '--detailed-exitcode', repo], env);
     expect(gate.code).toBe(1);
-    expect(gate.stdout).toMatch(/deployments\.yaml:9:9: WAVE_OUT_OF_RANGE: wave 99 is beyond the last wave of flow "seven-zip", which has \d+ waves/);
+    expect(gate.stdout).toMatch(
+      /deployments\.yaml:9:9: WAVE_OUT_OF_RANGE: wave 99 is beyond the last wave of flow "seven-zip", which has \d+ waves/,
+    );
 
     // Writing down the version the live deployment already has (review row 22).
     await editFile(join(repo, 'deployments.yaml'), 'wave: 99', 'wave: 2\n  version: "24.08"');
@@ -68,6 +72,8 @@ describe('plan checks against the simulator', () => {
     await sim.admin('POST', `/_sim/packages/${zip.id}/state`, { state: 'Error', errorDetails: 'MSI analysis failed: not a valid MSI' });
     const r = await cli(['plan', '--detailed-exitcode', repo], env);
     expect(r.code).toBe(1);
-    expect(r.stdout).toContain(`PACKAGE_FAILED: live package ${zip.id} is in state Error: MSI analysis failed: not a valid MSI; change the spec to create a new one`);
+    expect(r.stdout).toContain(
+      `PACKAGE_FAILED: live package ${zip.id} is in state Error: MSI analysis failed: not a valid MSI; change the spec to create a new one`,
+    );
   });
 });

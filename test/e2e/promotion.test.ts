@@ -40,7 +40,8 @@ const apply = (repo: string, ...extra: string[]): ReturnType<typeof cli> => cli(
 const deployment = async (): Promise<{ status: string; currentWave: number }> => (await sim.state()).deployments[0]!;
 const writesSince = async (n: number): Promise<string[]> => (await sim.writes()).slice(n);
 const clockMs = async (): Promise<number> => ((await sim.admin('GET', '/_sim/clock')) as { epochMs: number }).epochMs;
-const entry = async (): Promise<Inventory['objects'][string]> => (JSON.parse(await readFile(join(stateDir, 'inventory.json'), 'utf8')) as Inventory).objects[KEY]!;
+const entry = async (): Promise<Inventory['objects'][string]> =>
+  (JSON.parse(await readFile(join(stateDir, 'inventory.json'), 'utf8')) as Inventory).objects[KEY]!;
 
 /** First apply creates and starts; the second is the first pass that sees wave 1 current. */
 async function rolledOut(repo: string): Promise<void> {
@@ -61,7 +62,9 @@ describe('promotion gates against the simulator', () => {
     await sim.advance(5 * HOUR);
     const soaking = await apply(repo);
     expect(soaking.code).toBe(0);
-    expect(soaking.stdout).toMatch(/Deployment\/seven-zip-24-08 {2}wave 1\/3: soak 5h\d*m?\/6h; success \d+\.\d% over \d+ devices → Inconclusive/);
+    expect(soaking.stdout).toMatch(
+      /Deployment\/seven-zip-24-08 {2}wave 1\/3: soak 5h\d*m?\/6h; success \d+\.\d% over \d+ devices → Inconclusive/,
+    );
     expect(await writesSince(writes)).toEqual([]);
 
     await sim.advance(1.5 * HOUR);
@@ -104,7 +107,9 @@ describe('promotion gates against the simulator', () => {
     // Past Pilot's 24 h delay, in later passes, even healing drift: never started again.
     await sim.advance(30 * HOUR);
     const later = await apply(repo);
-    expect(later.stdout).toMatch(/wave 1\/3: held since .*Contoso: .*`packsync resume Deployment\/seven-zip-24-08 --reason \.\.\.` releases it/);
+    expect(later.stdout).toMatch(
+      /wave 1\/3: held since .*Contoso: .*`packsync resume Deployment\/seven-zip-24-08 --reason \.\.\.` releases it/,
+    );
     expect((await apply(repo, '--drift', 'heal')).code).toBe(0);
     expect(await writesSince(writes)).toEqual(['POST /v1/flow/deployment/{id}/stop']);
     expect(await deployment()).toMatchObject({ status: 'Stopped', currentWave: 1 });
@@ -128,7 +133,11 @@ describe('promotion gates against the simulator', () => {
     await sim.advance(6.5 * HOUR);
     expect((await apply(repo)).stdout).toMatch(/wave 1\/3: soak 6h\d*m?\/6h; success 100\.0% over \d+ devices → Pass: skip to wave 2/);
     expect(await deployment()).toMatchObject({ status: 'Running', currentWave: 2 });
-    expect((await entry()).gateLog?.map((l) => `${l.action}@${l.wave}:${l.by}`)).toEqual(['stop@1:gate', 'resume@1:command', 'skip-wave@1:gate']);
+    expect((await entry()).gateLog?.map((l) => `${l.action}@${l.wave}:${l.by}`)).toEqual([
+      'stop@1:gate',
+      'resume@1:command',
+      'skip-wave@1:gate',
+    ]);
   });
 
   it('with too few devices takes no action, then holds at the deadline (onFailure: hold makes no call)', async () => {
@@ -141,7 +150,9 @@ describe('promotion gates against the simulator', () => {
     expect((await entry()).hold).toBeUndefined();
     await sim.advance(4 * HOUR);
     const held = await apply(repo);
-    expect(held.stdout).toMatch(/promotion gate failed on wave 1\/3: still inconclusive 4h after the soak \(deadline\): Contoso: 228 < 500/);
+    expect(held.stdout).toMatch(
+      /promotion gate failed on wave 1\/3: still inconclusive 4h after the soak \(deadline\): Contoso: 228 < 500/,
+    );
     expect(await writesSince(writes)).toEqual([]);
     expect((await entry()).hold).toMatchObject({ wave: 1, stopped: false });
     expect(await deployment()).toMatchObject({ status: 'Running', currentWave: 1 });

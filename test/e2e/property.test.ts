@@ -36,7 +36,9 @@ function yamlOf(m: Model): string {
   const docs: string[] = [];
   m.packages.forEach((p, i) => {
     const [app, versions] = CATALOG[p.app]!;
-    docs.push(`apiVersion: packsync.dev/v1\nkind: Package\nmetadata: { name: p${i} }\nspec:\n  catalog: { app: "${app}", version: "${versions[p.version % versions.length]!}" }\n`);
+    docs.push(
+      `apiVersion: packsync.dev/v1\nkind: Package\nmetadata: { name: p${i} }\nspec:\n  catalog: { app: "${app}", version: "${versions[p.version % versions.length]!}" }\n`,
+    );
   });
   m.flows.forEach((f, i) => {
     const extra = `${f.fromPatchGroup ? `\n  patchGroup: ${PILOT_FIRST}` : ''}${f.radar ? '\n  flags: [radarTracking]' : ''}`;
@@ -51,7 +53,9 @@ function yamlOf(m: Model): string {
     // beyond them is a plan error once the flow exists, which is not what this property is about.
     const waves = m.flows[d.flow % m.flows.length]?.fromPatchGroup ? 3 : 1;
     const wave = d.wave !== undefined && d.state === 'running' ? `\n  wave: ${Math.min(d.wave, waves)}` : '';
-    docs.push(`apiVersion: packsync.dev/v1\nkind: Deployment\nmetadata: { name: d${i} }\nspec:\n  flow: f${d.flow % m.flows.length}\n  package: p${d.pkg % m.packages.length}\n  state: ${d.state}${wave}\n`);
+    docs.push(
+      `apiVersion: packsync.dev/v1\nkind: Deployment\nmetadata: { name: d${i} }\nspec:\n  flow: f${d.flow % m.flows.length}\n  package: p${d.pkg % m.packages.length}\n  state: ${d.state}${wave}\n`,
+    );
   });
   return docs.join('---\n');
 }

@@ -72,7 +72,9 @@ const blobText = async (name: string): Promise<string> => (await container.getBl
 async function startApply(prefix: string, env: Record<string, string>): Promise<Spawned> {
   const p = run(['apply', '--auto-approve', repo, '--log-level', 'silent'], env);
   for (let i = 0; i < 600; i++) {
-    const props = await journal(prefix).getProperties().catch(() => null);
+    const props = await journal(prefix)
+      .getProperties()
+      .catch(() => null);
     if (props?.leaseState === 'leased' && props.metadata?.packsync_pid === String(p.child.pid) && (props.contentLength ?? 0) > 0) return p;
     await sleep(25);
   }
@@ -95,9 +97,20 @@ describe('remote state (azblob, Azurite)', () => {
     expect(props.leaseState).toBe('available');
     // Compacted at the end of the apply: the snapshot holds everything, the journal is empty.
     expect(props.contentLength).toBe(0);
-    const snap = JSON.parse(await blobText('team-a/inventory.json')) as { version: number; objects: Record<string, { id: string }>; intents: object };
+    const snap = JSON.parse(await blobText('team-a/inventory.json')) as {
+      version: number;
+      objects: Record<string, { id: string }>;
+      intents: object;
+    };
     expect(snap.version).toBe(1);
-    expect(Object.keys(snap.objects).sort()).toEqual(['Deployment/pwsh-7-4-6', 'Deployment/seven-zip-24-08', 'Flow/pwsh', 'Flow/seven-zip', 'Package/pwsh-7-4-6', 'Package/seven-zip-24-08']);
+    expect(Object.keys(snap.objects).sort()).toEqual([
+      'Deployment/pwsh-7-4-6',
+      'Deployment/seven-zip-24-08',
+      'Flow/pwsh',
+      'Flow/seven-zip',
+      'Package/pwsh-7-4-6',
+      'Package/seven-zip-24-08',
+    ]);
     expect(snap.intents).toEqual({});
     // Nothing of the state went to the local directory.
     expect(await readdir(env.PACKSYNC_STATE_DIR!)).toEqual([]);

@@ -70,7 +70,11 @@ describe('safe apply (issue 10 observations)', () => {
     const inv0 = await inventory();
     await editFile(join(repo, 'packages/seven-zip-24-08.yaml'), /name: seven-zip-24-08/, 'name: seven-zip');
     await editFile(join(repo, 'flows/seven-zip.yaml'), /name: seven-zip\n/, 'name: seven-zip-flow\n');
-    await editFile(join(repo, 'deployments/seven-zip-24-08.yaml'), /flow: seven-zip\n  package: seven-zip-24-08/, 'flow: seven-zip-flow\n  package: seven-zip');
+    await editFile(
+      join(repo, 'deployments/seven-zip-24-08.yaml'),
+      /flow: seven-zip\n  package: seven-zip-24-08/,
+      'flow: seven-zip-flow\n  package: seven-zip',
+    );
     const planned = await plan([repo, '--prune', '--detailed-exitcode']);
     expect(planned.code, planned.stdout + planned.stderr).toBe(2);
     expect(planned.stdout).toMatch(/Package\/seven-zip-24-08 has moved to Package\/seven-zip/);
@@ -94,7 +98,9 @@ describe('safe apply (issue 10 observations)', () => {
       [
         'apiVersion: packsync.dev/v1\nkind: Package\nmetadata: { name: vlc }\nspec:\n  catalog: { app: VLC media player, version: "3.0.21" }',
         'apiVersion: packsync.dev/v1\nkind: Flow\nmetadata: { name: vlc }\nspec: { app: VLC media player }',
-        ...(withDeployment ? ['apiVersion: packsync.dev/v1\nkind: Deployment\nmetadata: { name: vlc }\nspec: { flow: vlc, package: vlc, state: pending }'] : []),
+        ...(withDeployment
+          ? ['apiVersion: packsync.dev/v1\nkind: Deployment\nmetadata: { name: vlc }\nspec: { flow: vlc, package: vlc, state: pending }']
+          : []),
       ].join('\n---\n');
     const file = join(repo, 'vlc.yaml');
     await writeFile(file, vlc(true));
@@ -122,7 +128,9 @@ describe('safe apply (issue 10 observations)', () => {
     for (let i = 0; i < 2; i++) {
       const p = await plan([repo, '--detailed-exitcode', '-o', 'json']);
       expect(p.code).toBe(2);
-      const o = (JSON.parse(p.stdout) as { objects: { key: string; change: string; drift?: string }[] }).objects.find((x) => x.key === 'Deployment/pwsh-7-4-6');
+      const o = (JSON.parse(p.stdout) as { objects: { key: string; change: string; drift?: string }[] }).objects.find(
+        (x) => x.key === 'Deployment/pwsh-7-4-6',
+      );
       expect(o).toMatchObject({ change: 'drift', drift: 'reported' });
       const before = await writeCount();
       expect((await apply([repo])).code).toBe(0);
@@ -161,7 +169,10 @@ describe('safe apply (issue 10 observations)', () => {
     expect(again.code).toBe(0);
     const objs = (JSON.parse(again.stdout) as { objects: { key: string; change: string }[] }).objects;
     expect(objs.filter((o) => o.change !== 'none' && o.change !== 'orphan')).toEqual([]);
-    expect(objs.filter((o) => o.change === 'orphan').map((o) => o.key.split('#')[0])).toEqual(['Deployment/seven-zip-24-08', 'Package/seven-zip-24-08']);
+    expect(objs.filter((o) => o.change === 'orphan').map((o) => o.key.split('#')[0])).toEqual([
+      'Deployment/seven-zip-24-08',
+      'Package/seven-zip-24-08',
+    ]);
   });
 
   it('obs 10: a flow replacement creates first, deletes last, counts the destroyed deployment and speaks manifest words', async () => {

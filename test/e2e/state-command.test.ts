@@ -49,7 +49,14 @@ async function inventory(stateDir: string): Promise<Inventory> {
   return JSON.parse(await readFile(join(stateDir, 'inventory.json'), 'utf8')) as Inventory;
 }
 
-const OWNED = ['Deployment/pwsh-7-4-6', 'Deployment/seven-zip-24-08', 'Flow/pwsh', 'Flow/seven-zip', 'Package/pwsh-7-4-6', 'Package/seven-zip-24-08'];
+const OWNED = [
+  'Deployment/pwsh-7-4-6',
+  'Deployment/seven-zip-24-08',
+  'Flow/pwsh',
+  'Flow/seven-zip',
+  'Package/pwsh-7-4-6',
+  'Package/seven-zip-24-08',
+];
 
 describe('packsync state', () => {
   it('state list shows every owned object with its live id, kind and file, sorted by key, offline', async () => {
@@ -59,7 +66,11 @@ describe('packsync state', () => {
 
     const json = await cli(['state', 'list', '--output', 'json'], c.offline);
     expect(json.code, json.stderr).toBe(0);
-    const listing = JSON.parse(json.stdout) as { stateDir: string; objects: { key: string; id: string; kind: string; file: string | null; superseded: boolean }[]; intents: unknown[] };
+    const listing = JSON.parse(json.stdout) as {
+      stateDir: string;
+      objects: { key: string; id: string; kind: string; file: string | null; superseded: boolean }[];
+      intents: unknown[];
+    };
     expect(listing.stateDir).toBe(c.stateDir);
     expect(listing.objects.map((o) => o.key)).toEqual(OWNED);
     expect(listing.intents).toEqual([]);
@@ -96,7 +107,16 @@ describe('packsync state', () => {
     const text = await cli(['state', 'show', 'Deployment/pwsh-7-4-6'], c.offline);
     expect(text.code).toBe(0);
     const e = inv.objects['Deployment/pwsh-7-4-6']!;
-    for (const s of [`id: ${e.id}`, `specHash: ${e.specHash}`, `flowId: ${e.flowId ?? '?'}`, `packageId: ${e.packageId ?? '?'}`, 'appliedState: pending', 'flow: pwsh', 'file:']) expect(text.stdout).toContain(s);
+    for (const s of [
+      `id: ${e.id}`,
+      `specHash: ${e.specHash}`,
+      `flowId: ${e.flowId ?? '?'}`,
+      `packageId: ${e.packageId ?? '?'}`,
+      'appliedState: pending',
+      'flow: pwsh',
+      'file:',
+    ])
+      expect(text.stdout).toContain(s);
 
     const typo = await cli(['state', 'show', 'Deployment/pwsh-7-4-7'], c.offline);
     expect(typo.code).toBe(1);
@@ -220,7 +240,12 @@ describe('packsync state', () => {
 
     const list = await cli(['state', 'list', '-o', 'json'], c.offline);
     const objects = (JSON.parse(list.stdout) as { objects: { key: string; superseded: boolean }[] }).objects;
-    expect(objects.filter((o) => o.superseded).map((o) => o.key).sort()).toEqual([keptDep, keptPkg].sort());
+    expect(
+      objects
+        .filter((o) => o.superseded)
+        .map((o) => o.key)
+        .sort(),
+    ).toEqual([keptDep, keptPkg].sort());
     const text = await cli(['state', 'list'], c.offline);
     expect(text.stdout.split('\n').find((l) => l.startsWith(keptPkg))).toMatch(/superseded$/);
     expect(text.stdout).toContain('(2 superseded)');

@@ -28,11 +28,19 @@ afterAll(async () => {
   await sim.close();
 });
 
-const exists = (f: string): Promise<boolean> => access(f).then(() => true, () => false);
+const exists = (f: string): Promise<boolean> =>
+  access(f).then(
+    () => true,
+    () => false,
+  );
 const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
 
 async function startApply(stateDir: string): Promise<Spawned> {
-  const p = spawnCli(['apply', '--auto-approve', repo, '--log-level', 'silent'], { PACKSYNC_API_URL: sim.url, PACKSYNC_API_KEY: sim.key, PACKSYNC_STATE_DIR: stateDir });
+  const p = spawnCli(['apply', '--auto-approve', repo, '--log-level', 'silent'], {
+    PACKSYNC_API_URL: sim.url,
+    PACKSYNC_API_KEY: sim.key,
+    PACKSYNC_STATE_DIR: stateDir,
+  });
   // Held once the lock file names this process, and running once it made its first write.
   for (let i = 0; i < 400; i++) {
     const text = await readFile(join(stateDir, 'lock'), 'utf8').catch(() => '');
@@ -54,7 +62,11 @@ async function finish(p: Spawned): Promise<Awaited<Spawned['done']>> {
   return end;
 }
 
-const env = (stateDir: string): Record<string, string> => ({ PACKSYNC_API_URL: sim.url, PACKSYNC_API_KEY: sim.key, PACKSYNC_STATE_DIR: stateDir });
+const env = (stateDir: string): Record<string, string> => ({
+  PACKSYNC_API_URL: sim.url,
+  PACKSYNC_API_KEY: sim.key,
+  PACKSYNC_STATE_DIR: stateDir,
+});
 
 describe('state lock', () => {
   it('refuses a second apply and an agent on the same state, naming the holder; plan still reads', async () => {

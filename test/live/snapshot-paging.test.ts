@@ -15,7 +15,11 @@ afterEach(async () => {
 });
 
 const PER_PAGE = 2;
-const packages = Array.from({ length: 5 }, (_, i) => ({ id: `00000000-0000-4000-8000-00000000000${i}`, productName: `p${i}`, state: 'Completed' }));
+const packages = Array.from({ length: 5 }, (_, i) => ({
+  id: `00000000-0000-4000-8000-00000000000${i}`,
+  productName: `p${i}`,
+  state: 'Completed',
+}));
 
 describe('readLiveState against a 0-based server that ignores disablePaging', () => {
   it('reads every package exactly once', async () => {
@@ -24,7 +28,14 @@ describe('readLiveState against a 0-based server that ignores disablePaging', ()
       const page = Number(req.query.get('page') ?? 0);
       const totalPages = Math.ceil(items.length / PER_PAGE);
       json(res, 200, items.slice(page * PER_PAGE, (page + 1) * PER_PAGE), {
-        'x-pagination': JSON.stringify({ totalCount: items.length, itemsPerPage: PER_PAGE, page, totalPages, hasNext: page < totalPages - 1, hasPrevious: page > 0 }),
+        'x-pagination': JSON.stringify({
+          totalCount: items.length,
+          itemsPerPage: PER_PAGE,
+          page,
+          totalPages,
+          hasNext: page < totalPages - 1,
+          hasPrevious: page > 0,
+        }),
       });
     });
     const { client } = makeClient(`${server.url}/v1`);

@@ -101,7 +101,11 @@ describe('content listing: the digest describes exactly the uploaded files', () 
     await writeFile(join(root, 'secret.txt'), 's');
     await symlink(join(root, 'secret.txt'), join(content, 'escape'));
     const check = await inspectContent(root, await realpath(root), 'content/tool');
-    expect(check).toEqual({ ok: false, rule: 'content.symlink', message: 'content "content/tool": escape is a symlink to ../../secret.txt, outside the content directory' });
+    expect(check).toEqual({
+      ok: false,
+      rule: 'content.symlink',
+      message: 'content "content/tool": escape is a symlink to ../../secret.txt, outside the content directory',
+    });
 
     const sent = recorder();
     const e: unknown = await uploadContentDirectory(sent.client, ID, content).then(
@@ -109,7 +113,11 @@ describe('content listing: the digest describes exactly the uploaded files', () 
       (err: unknown) => err,
     );
     expect(e).toBeInstanceOf(ContentError);
-    expect(e).toMatchObject({ code: 'UPLOAD_INVALID_CONTENT', rule: 'content.symlink', message: 'content file escape is a symlink to ../../secret.txt, outside the content directory' });
+    expect(e).toMatchObject({
+      code: 'UPLOAD_INVALID_CONTENT',
+      rule: 'content.symlink',
+      message: 'content file escape is a symlink to ../../secret.txt, outside the content directory',
+    });
     expect(sent.finalized).toEqual([]);
   });
 });

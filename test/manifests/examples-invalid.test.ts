@@ -9,7 +9,10 @@ import { cli } from '../support/cli.js';
 import { EXAMPLES } from '../support/repo.js';
 
 const INVALID = join(EXAMPLES, 'invalid');
-const cases = (await readdir(INVALID, { withFileTypes: true })).filter((d) => d.isDirectory()).map((d) => d.name).sort();
+const cases = (await readdir(INVALID, { withFileTypes: true }))
+  .filter((d) => d.isDirectory())
+  .map((d) => d.name)
+  .sort();
 
 describe('examples', () => {
   it('validates examples/ (exit 0), skipping examples/invalid through .packsyncignore', async () => {

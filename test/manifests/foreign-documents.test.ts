@@ -11,17 +11,30 @@ describe('documents of other apiVersions', () => {
     const dir = await tempDir('packsync-foreign-');
     await mkdir(join(dir, 'deploy'));
     await writeFile(join(dir, 'packages.yaml'), packagesYaml());
-    await writeFile(join(dir, 'deploy', 'agent.yaml'), 'apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: packsync\nspec:\n  replicas: 1\n---\napiVersion: v1\nkind: Service\nmetadata:\n  name: packsync\nspec:\n  ports: [{ port: 8080 }]\n');
+    await writeFile(
+      join(dir, 'deploy', 'agent.yaml'),
+      'apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: packsync\nspec:\n  replicas: 1\n---\napiVersion: v1\nkind: Service\nmetadata:\n  name: packsync\nspec:\n  ports: [{ port: 8080 }]\n',
+    );
     const loaded = await loadManifests(dir);
     expect(loaded.problems).toEqual([
-      expect.objectContaining({ file: 'deploy/agent.yaml', line: 1, column: 13, rule: 'manifest.foreign', severity: 'warning', message: 'skipped 2 document(s) whose apiVersion is not packsync.dev/… (first: apps/v1 Deployment): not packsync manifests' }),
+      expect.objectContaining({
+        file: 'deploy/agent.yaml',
+        line: 1,
+        column: 13,
+        rule: 'manifest.foreign',
+        severity: 'warning',
+        message: 'skipped 2 document(s) whose apiVersion is not packsync.dev/… (first: apps/v1 Deployment): not packsync manifests',
+      }),
     ]);
     expect(loaded.desired?.packages.map((p) => p.metadata.name)).toEqual(['seven-zip-24-08', 'pwsh-7-4-6']);
   });
 
   it('does not let the YAML library print "Keys with collection values will be stringified"', async () => {
     const dir = await tempDir('packsync-yamlwarn-');
-    await writeFile(join(dir, 'odd.yaml'), 'apiVersion: packsync.dev/v1\nkind: Package\nmetadata:\n  name: odd\nspec:\n  ? [a, b]\n  : 1\n');
+    await writeFile(
+      join(dir, 'odd.yaml'),
+      'apiVersion: packsync.dev/v1\nkind: Package\nmetadata:\n  name: odd\nspec:\n  ? [a, b]\n  : 1\n',
+    );
     const warnings: string[] = [];
     const onWarning = (w: Error): void => {
       warnings.push(w.message);

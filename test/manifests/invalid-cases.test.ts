@@ -148,7 +148,14 @@ const repoCases: RepoCase[] = [
     name: 'a symlink inside content that leaves the content directory',
     files: { 'p.yaml': custom('content/tool') },
     setup: (dir) => symlink(join(dir, BASE_FILE), join(dir, 'content/tool/base.yaml')),
-    expect: [{ file: 'p.yaml', rule: 'content.symlink', at: '10:14', message: 'base.yaml is a symlink to ../../00-base.yaml, outside the content directory' }],
+    expect: [
+      {
+        file: 'p.yaml',
+        rule: 'content.symlink',
+        at: '10:14',
+        message: 'base.yaml is a symlink to ../../00-base.yaml, outside the content directory',
+      },
+    ],
   },
   {
     name: 'a broken symlink inside content',
@@ -159,7 +166,14 @@ const repoCases: RepoCase[] = [
   {
     name: 'duplicate names across files point at the second, naming the first',
     files: { 'a.yaml': deployment('rollout'), 'b/b.yaml': `# comment\n${deployment('rollout', 'stopped')}` },
-    expect: [{ file: 'b/b.yaml', rule: 'manifest.duplicate-name', at: '5:9', message: 'another Deployment has the same name (first at a.yaml:4:9)' }],
+    expect: [
+      {
+        file: 'b/b.yaml',
+        rule: 'manifest.duplicate-name',
+        at: '5:9',
+        message: 'another Deployment has the same name (first at a.yaml:4:9)',
+      },
+    ],
   },
   {
     name: 'several files with errors are all reported at once',
@@ -195,7 +209,14 @@ const repoCases: RepoCase[] = [
     files: {
       'agent.yaml': `${custom('x').replace('    content: x\n', '')}---\napiVersion: packsync.dev/v1\nkind: TenantUpload\nmetadata:\n  name: up\nspec:\n  tenant: contoso.onmicrosoft.com\n  package: tool\n`,
     },
-    expect: [{ file: 'agent.yaml', rule: 'content.required', at: '6:3', message: 'the service cannot finalize a custom package without uploaded files' }],
+    expect: [
+      {
+        file: 'agent.yaml',
+        rule: 'content.required',
+        at: '6:3',
+        message: 'the service cannot finalize a custom package without uploaded files',
+      },
+    ],
   },
 ];
 
@@ -214,7 +235,9 @@ describe('invalid repositories', () => {
   it('reports a path that does not exist', async () => {
     const missing = join(tmpdir(), 'packsync-no-such-dir-4711');
     const r = await loadManifests(missing);
-    expect(r.problems).toEqual([{ file: missing, line: 1, column: 1, pointer: '', rule: 'file.not-found', message: `${missing} does not exist`, severity: 'error' }]);
+    expect(r.problems).toEqual([
+      { file: missing, line: 1, column: 1, pointer: '', rule: 'file.not-found', message: `${missing} does not exist`, severity: 'error' },
+    ]);
     expect(r.desired).toBeNull();
   });
 });

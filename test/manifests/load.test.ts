@@ -45,7 +45,12 @@ describe('examples/', () => {
     const agent = d.packages[0]!;
     expect(agent.content).toMatchObject({ dir: join(EXAMPLES, 'content/contoso-agent/1.2.3'), files: 2 });
     expect(agent.content?.digest).toMatch(/^sha256:[0-9a-f]{64}$/);
-    expect(d.packages[2]!.spec.catalog).toEqual({ app: '7-Zip', version: '24.08', scope: 'machine', scriptTemplate: 'Default (PSADT 3.10.2)' });
+    expect(d.packages[2]!.spec.catalog).toEqual({
+      app: '7-Zip',
+      version: '24.08',
+      scope: 'machine',
+      scriptTemplate: 'Default (PSADT 3.10.2)',
+    });
     expect(d.packages[2]!.content).toBeUndefined();
   });
 
@@ -106,7 +111,8 @@ describe('content digest', () => {
 
   it('counts files and bytes, following symlinks that stay inside the content directory', async () => {
     const repo = await caseRepo({
-      'p.yaml': 'apiVersion: packsync.dev/v1\nkind: Package\nmetadata:\n  name: p\nspec:\n  custom:\n    name: P\n    version: "1"\n    sourceType: zip\n    installCommand: setup.cmd\n    content: ./content/tool/\n',
+      'p.yaml':
+        'apiVersion: packsync.dev/v1\nkind: Package\nmetadata:\n  name: p\nspec:\n  custom:\n    name: P\n    version: "1"\n    sourceType: zip\n    installCommand: setup.cmd\n    content: ./content/tool/\n',
     });
     await mkdir(join(repo, 'content/tool/sub'));
     await writeFile(join(repo, 'content/tool/sub/a.bin'), Buffer.alloc(1000, 1));
@@ -159,7 +165,8 @@ describe('files and documents', () => {
 
   it('treats YAML inside a custom package content directory as content, not manifests', async () => {
     const repo = await caseRepo({
-      'p.yaml': 'apiVersion: packsync.dev/v1\nkind: Package\nmetadata:\n  name: p\nspec:\n  custom:\n    name: P\n    version: "1"\n    sourceType: msi\n    content: content/tool\n',
+      'p.yaml':
+        'apiVersion: packsync.dev/v1\nkind: Package\nmetadata:\n  name: p\nspec:\n  custom:\n    name: P\n    version: "1"\n    sourceType: msi\n    content: content/tool\n',
       'content/tool/settings.yaml': 'server: example\n',
     });
     const r = await loadManifests(repo);
@@ -187,7 +194,8 @@ describe('files and documents', () => {
 
   it('loads a single file: problems name it as given, content resolves against its folder', async () => {
     const repo = await caseRepo({
-      'one.yaml': 'apiVersion: packsync.dev/v1\nkind: Package\nmetadata:\n  name: p\nspec:\n  custom:\n    name: P\n    version: "1"\n    sourceType: msi\n    content: content/tool\n---\napiVersion: packsync.dev/v1\nkind: Flow\nmetadata:\n  name: f\nspec:\n  package: p\n  scope: users\n',
+      'one.yaml':
+        'apiVersion: packsync.dev/v1\nkind: Package\nmetadata:\n  name: p\nspec:\n  custom:\n    name: P\n    version: "1"\n    sourceType: msi\n    content: content/tool\n---\napiVersion: packsync.dev/v1\nkind: Flow\nmetadata:\n  name: f\nspec:\n  package: p\n  scope: users\n',
     });
     const file = join(repo, 'one.yaml');
     const r = await loadManifests(file);
@@ -243,7 +251,9 @@ describe('files and documents', () => {
       'spec.catalog.app': { file: 'm.yaml', line: 7, column: 10 },
       'spec.catalog.version': { file: 'm.yaml', line: 8, column: 14 },
     });
-    expect(r.desired!.flows.find((f) => f.metadata.name === 'pwsh')!.positions).toEqual({ 'spec.app': { file: 'm.yaml', line: 31, column: 8 } });
+    expect(r.desired!.flows.find((f) => f.metadata.name === 'pwsh')!.positions).toEqual({
+      'spec.app': { file: 'm.yaml', line: 31, column: 8 },
+    });
   });
 
   it('keeps desired when there are only warnings', async () => {
@@ -300,7 +310,9 @@ describe('properties', () => {
 
   it('one enum value replaced by any other string gives exactly one schema.enum problem, on its line', async () => {
     const target = fc.constantFrom('state', 'flag', 'scope');
-    const bad = fc.string({ minLength: 0, maxLength: 30 }).filter((s) => !/[\n\r]/.test(s) && ![...STATES, 'machine', 'user', ...FLAGS].includes(s));
+    const bad = fc
+      .string({ minLength: 0, maxLength: 30 })
+      .filter((s) => !/[\n\r]/.test(s) && ![...STATES, 'machine', 'user', ...FLAGS].includes(s));
     await fc.assert(
       fc.asyncProperty(deploymentSpecArb, target, bad, fc.integer({ min: 0, max: 2 }), async (spec, field, value, index) => {
         let text: string;
@@ -314,7 +326,10 @@ describe('properties', () => {
           const flowSpec = { app: '7-Zip', flags, scope: field === 'scope' ? value : 'machine' };
           text = stringify({ apiVersion: 'packsync.dev/v1', kind: 'Flow', metadata: { name: 'f' }, spec: flowSpec });
           const lines = text.split('\n');
-          line = field === 'scope' ? lines.findIndex((l) => l.startsWith('  scope:')) + 1 : lines.findIndex((l) => l.startsWith('  flags:')) + 2 + index;
+          line =
+            field === 'scope'
+              ? lines.findIndex((l) => l.startsWith('  scope:')) + 1
+              : lines.findIndex((l) => l.startsWith('  flags:')) + 2 + index;
         }
         const dir = await repoWith({ 'base.yaml': BASE_YAML, 'm.yaml': text });
         const r = await loadManifests(dir);

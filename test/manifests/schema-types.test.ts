@@ -30,8 +30,14 @@ type Keys<T> = Record<keyof T, true>;
 type Required<T> = Record<RequiredKeys<T>, true>;
 
 // `source` and `positions` are added by the loader (where things were written), not fields of the schema.
-const envelope = { apiVersion: true, kind: true, metadata: true, spec: true } satisfies Record<Exclude<keyof FlowManifest, 'source' | 'positions'>, true>;
-const envelopeRequired = { apiVersion: true, kind: true, metadata: true, spec: true } satisfies Record<Exclude<RequiredKeys<FlowManifest>, 'source'>, true>;
+const envelope = { apiVersion: true, kind: true, metadata: true, spec: true } satisfies Record<
+  Exclude<keyof FlowManifest, 'source' | 'positions'>,
+  true
+>;
+const envelopeRequired = { apiVersion: true, kind: true, metadata: true, spec: true } satisfies Record<
+  Exclude<RequiredKeys<FlowManifest>, 'source'>,
+  true
+>;
 const metadata = { name: true, labels: true, annotations: true } satisfies Keys<Metadata>;
 const metadataRequired = { name: true } satisfies Required<Metadata>;
 const packageSpec = { suspend: true, catalog: true, custom: true } satisfies Keys<PackageSpec>;
@@ -77,8 +83,25 @@ const flowSpec = {
   scriptTemplate: true,
 } satisfies Keys<FlowSpec>;
 const flowRequired = {} satisfies Required<FlowSpec>;
-const deploymentSpec = { suspend: true, flow: true, package: true, version: true, state: true, wave: true, promotion: true, contentRevision: true } satisfies Keys<DeploymentSpec>;
-const promotionSpec = { soak: true, minDevices: true, successRate: true, maxFailureRate: true, deadline: true, onFailure: true, toWave: true } satisfies Keys<PromotionSpec>;
+const deploymentSpec = {
+  suspend: true,
+  flow: true,
+  package: true,
+  version: true,
+  state: true,
+  wave: true,
+  promotion: true,
+  contentRevision: true,
+} satisfies Keys<DeploymentSpec>;
+const promotionSpec = {
+  soak: true,
+  minDevices: true,
+  successRate: true,
+  maxFailureRate: true,
+  deadline: true,
+  onFailure: true,
+  toWave: true,
+} satisfies Keys<PromotionSpec>;
 const deploymentRequired = { flow: true, package: true } satisfies Required<DeploymentSpec>;
 const tenantUploadSpec = { suspend: true, tenant: true, package: true, uploadMsixAsWin32: true } satisfies Keys<TenantUploadSpec>;
 const tenantUploadRequired = { tenant: true, package: true } satisfies Required<TenantUploadSpec>;
@@ -124,13 +147,31 @@ const pkgSpec = prop(pkg, pkg, 'spec');
 const pkgCustom = prop(pkg, pkgSpec, 'custom');
 const pairs: Pair[] = [
   ...KINDS.map((k): Pair => ({ name: `${k} envelope`, root: schema(k), at: schema(k), keys: envelope, required: envelopeRequired })),
-  ...KINDS.map((k): Pair => ({ name: `${k} metadata`, root: schema(k), at: prop(schema(k), schema(k), 'metadata'), keys: metadata, required: metadataRequired })),
+  ...KINDS.map((k): Pair => ({
+    name: `${k} metadata`,
+    root: schema(k),
+    at: prop(schema(k), schema(k), 'metadata'),
+    keys: metadata,
+    required: metadataRequired,
+  })),
   { name: 'Package spec', root: pkg, at: pkgSpec, keys: packageSpec, required: {} },
   { name: 'Package spec.catalog', root: pkg, at: prop(pkg, pkgSpec, 'catalog'), keys: catalog, required: catalogRequired },
   { name: 'Package spec.custom', root: pkg, at: pkgCustom, keys: customSpec, required: customRequired },
-  { name: 'detection rule', root: pkg, at: deref(pkg, pkgCustom.properties?.detectionRules?.items), keys: detectionRule, required: detectionRuleRequired },
+  {
+    name: 'detection rule',
+    root: pkg,
+    at: deref(pkg, pkgCustom.properties?.detectionRules?.items),
+    keys: detectionRule,
+    required: detectionRuleRequired,
+  },
   { name: 'Flow spec', root: schema('Flow'), at: prop(schema('Flow'), schema('Flow'), 'spec'), keys: flowSpec, required: flowRequired },
-  { name: 'Deployment spec', root: schema('Deployment'), at: prop(schema('Deployment'), schema('Deployment'), 'spec'), keys: deploymentSpec, required: deploymentRequired },
+  {
+    name: 'Deployment spec',
+    root: schema('Deployment'),
+    at: prop(schema('Deployment'), schema('Deployment'), 'spec'),
+    keys: deploymentSpec,
+    required: deploymentRequired,
+  },
   {
     name: 'Deployment spec.promotion',
     root: schema('Deployment'),
@@ -138,7 +179,13 @@ const pairs: Pair[] = [
     keys: promotionSpec,
     required: {},
   },
-  { name: 'TenantUpload spec', root: schema('TenantUpload'), at: prop(schema('TenantUpload'), schema('TenantUpload'), 'spec'), keys: tenantUploadSpec, required: tenantUploadRequired },
+  {
+    name: 'TenantUpload spec',
+    root: schema('TenantUpload'),
+    at: prop(schema('TenantUpload'), schema('TenantUpload'), 'spec'),
+    keys: tenantUploadSpec,
+    required: tenantUploadRequired,
+  },
 ];
 
 describe('schemas and model types agree', () => {
@@ -207,7 +254,12 @@ describe('schema files', () => {
 
   it('the combined schema selects the kind schema by kind', () => {
     const v = validators().combined;
-    const ok = { apiVersion: 'packsync.dev/v1', kind: 'Deployment', metadata: { name: 'd' }, spec: { flow: 'f', package: 'p', state: 'running' } };
+    const ok = {
+      apiVersion: 'packsync.dev/v1',
+      kind: 'Deployment',
+      metadata: { name: 'd' },
+      spec: { flow: 'f', package: 'p', state: 'running' },
+    };
     expect(v(ok)).toBe(true);
     expect(v({ ...ok, spec: { ...ok.spec, state: 'runing' } })).toBe(false);
     expect(v({ ...ok, kind: 'Flow' })).toBe(false);

@@ -30,7 +30,11 @@ async function validate(args: string[], cwd = ROOT): Promise<{ code: number; std
 describe('packsync validate', () => {
   it('summarises a valid repository and exits 0', async () => {
     const r = await validate(['examples']);
-    expect(r).toEqual({ code: 0, stdout: '10 files, 10 documents valid (3 packages, 3 flows, 3 deployments, 1 tenant upload)\n', stderr: '' });
+    expect(r).toEqual({
+      code: 0,
+      stdout: '10 files, 10 documents valid (3 packages, 3 flows, 3 deployments, 1 tenant upload)\n',
+      stderr: '',
+    });
   });
 
   it('resolves the default path against the working directory', async () => {
@@ -79,10 +83,15 @@ describe('packsync validate', () => {
 
   it('writes GitHub Actions annotations with --output github', async () => {
     const dir = await tempDir('packsync-validate-');
-    await writeFile(join(dir, 'f.yaml'), 'apiVersion: packsync.dev/v1\nkind: Flow\nmetadata:\n  name: f\nspec:\n  app: 7-Zip\n  flgs: []\n');
+    await writeFile(
+      join(dir, 'f.yaml'),
+      'apiVersion: packsync.dev/v1\nkind: Flow\nmetadata:\n  name: f\nspec:\n  app: 7-Zip\n  flgs: []\n',
+    );
     const r = await validate(['.', '--output', 'github'], dir);
     expect(r.code).toBe(1);
-    expect(r.stdout).toBe('::error file=f.yaml,line=7,col=3,title=packsync schema.additional::Flow "f": unknown field spec.flgs (did you mean "flags"?)\n');
+    expect(r.stdout).toBe(
+      '::error file=f.yaml,line=7,col=3,title=packsync schema.additional::Flow "f": unknown field spec.flgs (did you mean "flags"?)\n',
+    );
     const ok = await validate(['examples', '--output', 'github']);
     expect(ok.code).toBe(0);
     expect(ok.stdout).toMatch(/^10 files, 10 documents valid/);

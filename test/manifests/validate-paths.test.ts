@@ -74,7 +74,10 @@ describe('validate PATH...', () => {
     const plain = await repo({ 'x/y.yaml': flow('y') }, null);
     expect(await repositoryRoot(join(plain, 'x'))).toBe(join(plain, 'x'));
     // Without a marker, the common parent of the given paths is the root: a's names are known to b.
-    const loose = await repo({ 'one/f.yaml': flow('seven-zip'), 'one/p.yaml': pkg('seven-zip-24-08'), 'two/d.yaml': dep('d', 'seven-zip', 'seven-zip-24-08') }, null);
+    const loose = await repo(
+      { 'one/f.yaml': flow('seven-zip'), 'one/p.yaml': pkg('seven-zip-24-08'), 'two/d.yaml': dep('d', 'seven-zip', 'seven-zip-24-08') },
+      null,
+    );
     const loaded = await loadRepository([join(loose, 'one'), join(loose, 'two', 'd.yaml')]);
     expect(loaded.root).toBe(loose);
     expect(loaded.problems).toEqual([]);
@@ -119,7 +122,8 @@ describe('validate PATH...', () => {
 
   it('holds back nothing for a broken file that is not a packsync manifest (a Helm template)', async () => {
     const dir = await repo({
-      'chart/templates/deployment.yaml': 'apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: {{ .Release.Name }}\n  labels: {{- include "x" . | nindent 4 }}\n',
+      'chart/templates/deployment.yaml':
+        'apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: {{ .Release.Name }}\n  labels: {{- include "x" . | nindent 4 }}\n',
       'manifests/d.yaml': dep('d', 'f', 'p'),
     });
     const r = await cli(['validate', 'manifests/d.yaml'], {}, dir);

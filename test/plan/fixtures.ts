@@ -1,4 +1,11 @@
-import type { V1AppVersionViewModel, V1AppViewModel, V1DeploymentViewModel, V1FlowDetailsViewModel, V1PackageViewModel, V1TenantViewModel } from '../../src/api/wire-types.js';
+import type {
+  V1AppVersionViewModel,
+  V1AppViewModel,
+  V1DeploymentViewModel,
+  V1FlowDetailsViewModel,
+  V1PackageViewModel,
+  V1TenantViewModel,
+} from '../../src/api/wire-types.js';
 import { emptyInventory } from '../../src/state/inventory-types.js';
 import type { Inventory } from '../../src/state/inventory-types.js';
 import { emptyLiveState } from '../../src/live/types.js';
@@ -12,12 +19,28 @@ export const NOW = new Date('2026-11-22T12:00:00Z');
 const src = { file: 'x.yaml', line: 1, column: 1 };
 
 export const APP_7ZIP: V1AppViewModel = {
-  id: '11111111-1111-4111-8111-111111111111', name: '7-Zip', publisherName: 'Igor Pavlov', description: '', shortDescription: '',
-  logoData: null, verified: true, showcased: false, machineScope: true, userScope: false, latestVersion: '24.08', tags: [], flags: 0,
+  id: '11111111-1111-4111-8111-111111111111',
+  name: '7-Zip',
+  publisherName: 'Igor Pavlov',
+  description: '',
+  shortDescription: '',
+  logoData: null,
+  verified: true,
+  showcased: false,
+  machineScope: true,
+  userScope: false,
+  latestVersion: '24.08',
+  tags: [],
+  flags: 0,
 };
 export const TENANT: V1TenantViewModel = {
-  id: '22222222-2222-4222-8222-222222222222', created: '2026-01-01T00:00:00+00:00', displayName: 'Contoso', defaultDomain: 'contoso.onmicrosoft.com',
-  backgroundColor: '#000000', flags: 1, adminConsentGranted: true,
+  id: '22222222-2222-4222-8222-222222222222',
+  created: '2026-01-01T00:00:00+00:00',
+  displayName: 'Contoso',
+  defaultDomain: 'contoso.onmicrosoft.com',
+  backgroundColor: '#000000',
+  flags: 1,
+  adminConsentGranted: true,
 };
 
 export function pkg(name: string, app = '7-Zip', version = '24.08', extra: Partial<PackageManifest['spec']> = {}): PackageManifest {
@@ -27,7 +50,13 @@ export function flow(name: string, spec: FlowManifest['spec'] = { app: '7-Zip' }
   return { apiVersion: 'packsync.dev/v1', kind: 'Flow', metadata: { name }, spec, source: src };
 }
 export function dep(name: string, flowName: string, pkgName: string, spec: Partial<DeploymentManifest['spec']> = {}): DeploymentManifest {
-  return { apiVersion: 'packsync.dev/v1', kind: 'Deployment', metadata: { name }, spec: { flow: flowName, package: pkgName, ...spec }, source: src };
+  return {
+    apiVersion: 'packsync.dev/v1',
+    kind: 'Deployment',
+    metadata: { name },
+    spec: { flow: flowName, package: pkgName, ...spec },
+    source: src,
+  };
 }
 export function upload(name: string, tenant: string, pkgName: string): TenantUploadManifest {
   return { apiVersion: 'packsync.dev/v1', kind: 'TenantUpload', metadata: { name }, spec: { tenant, package: pkgName }, source: src };
@@ -37,7 +66,13 @@ export function desired(parts: Partial<Omit<DesiredModel, 'root'>>): DesiredMode
 }
 /** The versions the catalog offers for 7-Zip, as the snapshot reads them (`GET /v1/app/{id}`). */
 export const VERSIONS_7ZIP: V1AppVersionViewModel[] = ['24.08', '24.07', '23.01'].map((version, i) => ({
-  id: `33333333-3333-4333-8333-00000000000${i + 1}`, version, createdDate: '2026-01-01T00:00:00+00:00', description: '', machineScope: true, userScope: false, storeApp: false,
+  id: `33333333-3333-4333-8333-00000000000${i + 1}`,
+  version,
+  createdDate: '2026-01-01T00:00:00+00:00',
+  description: '',
+  machineScope: true,
+  userScope: false,
+  storeApp: false,
 }));
 
 export function live(parts: Partial<LiveState> = {}): LiveState {
@@ -45,22 +80,69 @@ export function live(parts: Partial<LiveState> = {}): LiveState {
 }
 export function livePackage(id: string, extra: Partial<V1PackageViewModel> = {}): V1PackageViewModel {
   return {
-    id, appId: APP_7ZIP.id, created: '2026-11-01T00:00:00+00:00', productName: '7-Zip', manufacturer: 'Igor Pavlov', productVersion: '24.08',
-    state: 'Completed', fullProductName: '7-Zip 24.08', fileName: '7z.zip', size: 1, downloadAvailable: true, newVersionAvailable: false,
-    latestVersion: null, source: 2, isCustom: false, userScope: false, machineScope: true, importInfo: null, ...extra,
+    id,
+    appId: APP_7ZIP.id,
+    created: '2026-11-01T00:00:00+00:00',
+    productName: '7-Zip',
+    manufacturer: 'Igor Pavlov',
+    productVersion: '24.08',
+    state: 'Completed',
+    fullProductName: '7-Zip 24.08',
+    fileName: '7z.zip',
+    size: 1,
+    downloadAvailable: true,
+    newVersionAvailable: false,
+    latestVersion: null,
+    source: 2,
+    isCustom: false,
+    userScope: false,
+    machineScope: true,
+    importInfo: null,
+    ...extra,
   };
 }
-export function liveDeployment(id: string, flowId: string, packageId: string, extra: Partial<V1DeploymentViewModel> = {}): V1DeploymentViewModel {
+export function liveDeployment(
+  id: string,
+  flowId: string,
+  packageId: string,
+  extra: Partial<V1DeploymentViewModel> = {},
+): V1DeploymentViewModel {
   return {
-    id, flowId, packageId, version: '24.08', created: '2026-11-01T00:00:00+00:00', status: 'Running', currentWave: 1, currentWaveId: null,
-    waveCount: 3, startedAt: null, stoppedAt: null, completedAt: null, contentUpdateStatus: 'None', contentUpdatedAt: null, ...extra,
+    id,
+    flowId,
+    packageId,
+    version: '24.08',
+    created: '2026-11-01T00:00:00+00:00',
+    status: 'Running',
+    currentWave: 1,
+    currentWaveId: null,
+    waveCount: 3,
+    startedAt: null,
+    stoppedAt: null,
+    completedAt: null,
+    contentUpdateStatus: 'None',
+    contentUpdatedAt: null,
+    ...extra,
   };
 }
 export function liveFlow(id: string, name: string, deployments: V1DeploymentViewModel[] = []): V1FlowDetailsViewModel {
   return {
-    id, name, created: '2026-11-01T00:00:00+00:00', appId: APP_7ZIP.id, packageId: null, patchGroupId: null, scope: 1, flags: 0,
-    supersedenceHistoryCount: 0, templateId: null, deleted: false, tenantIds: [], deploymentCount: deployments.length,
-    waves: [], deployments, currentDeployment: null,
+    id,
+    name,
+    created: '2026-11-01T00:00:00+00:00',
+    appId: APP_7ZIP.id,
+    packageId: null,
+    patchGroupId: null,
+    scope: 1,
+    flags: 0,
+    supersedenceHistoryCount: 0,
+    templateId: null,
+    deleted: false,
+    tenantIds: [],
+    deploymentCount: deployments.length,
+    waves: [],
+    deployments,
+    currentDeployment: null,
   };
 }
 

@@ -9,7 +9,21 @@ import type { Inventory } from '../../src/state/inventory-types.js';
 import type { Manifest, SourcePosition } from '../../src/manifests/model.js';
 import { formatPlanMarkdown, formatPlanText } from '../../src/plan/format.js';
 import type { Plan } from '../../src/plan/types.js';
-import { TENANT, dep, desired, emptyInventory, flow, live, liveDeployment, liveFlow, livePackage, ops, pkg, run, upload } from './fixtures.js';
+import {
+  TENANT,
+  dep,
+  desired,
+  emptyInventory,
+  flow,
+  live,
+  liveDeployment,
+  liveFlow,
+  livePackage,
+  ops,
+  pkg,
+  run,
+  upload,
+} from './fixtures.js';
 
 const P1 = 'aaaaaaaa-0000-4000-8000-000000000001';
 const F1 = 'bbbbbbbb-0000-4000-8000-000000000001';
@@ -29,7 +43,15 @@ function object(p: Plan, key: string): Plan['objects'][number] {
 }
 
 function waves(n: number): V1WaveViewModel[] {
-  return Array.from({ length: n }, (_, i) => ({ id: `w${i + 1}`, flowId: F1, index: i + 1, name: `Wave ${i + 1}`, delayHours: 24, flags: 0, tenantIds: [] }));
+  return Array.from({ length: n }, (_, i) => ({
+    id: `w${i + 1}`,
+    flowId: F1,
+    index: i + 1,
+    name: `Wave ${i + 1}`,
+    delayHours: 24,
+    flags: 0,
+    tenantIds: [],
+  }));
 }
 
 /** Live: package P1, flow F1 with `waveCount` waves, and (optionally) deployment D1 of P1 in F1. */
@@ -44,12 +66,38 @@ function converged(withDeployment = true, deployment: Parameters<typeof dep>[3] 
   const inv = emptyInventory();
   const fresh = run(desired({ packages: [pkg('zip')], flows: [flow('zip')], deployments: [dep('zip', 'zip', 'zip', deployment)] }), live());
   for (const a of fresh.actions) {
-    if (a.op === 'import-package') inv.objects[a.key] = { kind: 'Package', name: 'zip', id: P1, specHash: a.record.specHash, spec: a.record.spec, revision: 'r0', updatedAt: 'x' };
-    if (a.op === 'create-flow') inv.objects[a.key] = { kind: 'Flow', name: 'zip', id: F1, specHash: a.record.specHash, spec: a.record.spec, revision: 'r0', updatedAt: 'x' };
+    if (a.op === 'import-package')
+      inv.objects[a.key] = {
+        kind: 'Package',
+        name: 'zip',
+        id: P1,
+        specHash: a.record.specHash,
+        spec: a.record.spec,
+        revision: 'r0',
+        updatedAt: 'x',
+      };
+    if (a.op === 'create-flow')
+      inv.objects[a.key] = {
+        kind: 'Flow',
+        name: 'zip',
+        id: F1,
+        specHash: a.record.specHash,
+        spec: a.record.spec,
+        revision: 'r0',
+        updatedAt: 'x',
+      };
     if (a.op === 'add-deployment' && withDeployment) {
       inv.objects[a.key] = {
-        kind: 'Deployment', name: 'zip', id: D1, specHash: a.record.specHash, spec: a.record.spec, revision: 'r0', updatedAt: 'x',
-        flowId: F1, packageId: P1, appliedState: a.record.appliedState,
+        kind: 'Deployment',
+        name: 'zip',
+        id: D1,
+        specHash: a.record.specHash,
+        spec: a.record.spec,
+        revision: 'r0',
+        updatedAt: 'x',
+        flowId: F1,
+        packageId: P1,
+        appliedState: a.record.appliedState,
       };
     }
   }
@@ -71,11 +119,16 @@ describe('catalog versions are checked at plan time (row 20)', () => {
   });
 
   it('an unknown versionId is a plan error at spec.catalog.versionId naming the available versions', () => {
-    const m = at(pkg('zip', '7-Zip', '24.08', { catalog: { app: '7-Zip', versionId: '33333333-3333-4333-8333-000000000009' } }), { 'spec.catalog.versionId': [8, 16] });
+    const m = at(pkg('zip', '7-Zip', '24.08', { catalog: { app: '7-Zip', versionId: '33333333-3333-4333-8333-000000000009' } }), {
+      'spec.catalog.versionId': [8, 16],
+    });
     const p = run(desired({ packages: [m] }), live());
     expect(object(p, 'Package/zip')).toMatchObject({
       change: 'error',
-      error: { code: 'REF_UNKNOWN', message: '7-Zip has no version id 33333333-3333-4333-8333-000000000009; available: 24.08, 24.07, 23.01' },
+      error: {
+        code: 'REF_UNKNOWN',
+        message: '7-Zip has no version id 33333333-3333-4333-8333-000000000009; available: 24.08, 24.07, 23.01',
+      },
       source: { line: 8, column: 16 },
     });
   });
@@ -87,17 +140,27 @@ describe('catalog versions are checked at plan time (row 20)', () => {
   });
 
   it('a catalog version in the catalog plans the import (matching ignores case)', () => {
-    expect(ops(run(desired({ packages: [pkg('zip', '7-zip', '23.01')] }), live()))).toEqual(['Package/zip:import-package', 'Package/zip:wait-package']);
+    expect(ops(run(desired({ packages: [pkg('zip', '7-zip', '23.01')] }), live()))).toEqual([
+      'Package/zip:import-package',
+      'Package/zip:wait-package',
+    ]);
   });
 });
 
 describe('the wave gate is checked against the live flow (row 10)', () => {
-  it('a wave gate beyond the flow\'s waves is a plan error at spec.wave, and nothing is skipped', () => {
+  it("a wave gate beyond the flow's waves is a plan error at spec.wave, and nothing is skipped", () => {
     const m = at(dep('zip', 'zip', 'zip', { wave: 99 }), { 'spec.wave': [9, 9] });
-    const p = run(desired({ packages: [pkg('zip')], flows: [flow('zip')], deployments: [m] }), liveWith(liveDeployment(D1, F1, P1)), converged());
+    const p = run(
+      desired({ packages: [pkg('zip')], flows: [flow('zip')], deployments: [m] }),
+      liveWith(liveDeployment(D1, F1, P1)),
+      converged(),
+    );
     expect(object(p, 'Deployment/zip')).toMatchObject({
       change: 'error',
-      error: { code: 'WAVE_OUT_OF_RANGE', message: 'wave 99 is beyond the last wave of flow "zip", which has 3 waves; use a wave from 1 to 3' },
+      error: {
+        code: 'WAVE_OUT_OF_RANGE',
+        message: 'wave 99 is beyond the last wave of flow "zip", which has 3 waves; use a wave from 1 to 3',
+      },
       source: { file: 'm.yaml', line: 9, column: 9 },
     });
     expect(p.actions).toEqual([]);
@@ -105,16 +168,31 @@ describe('the wave gate is checked against the live flow (row 10)', () => {
   });
 
   it('a wave gate beyond the waves of an existing flow is an error before the deployment is added', () => {
-    const p = run(desired({ packages: [pkg('zip')], flows: [flow('zip')], deployments: [dep('zip', 'zip', 'zip', { wave: 4 })] }), liveWith(undefined), converged(false));
+    const p = run(
+      desired({ packages: [pkg('zip')], flows: [flow('zip')], deployments: [dep('zip', 'zip', 'zip', { wave: 4 })] }),
+      liveWith(undefined),
+      converged(false),
+    );
     expect(object(p, 'Deployment/zip').change).toBe('error');
     expect(ops(p)).toEqual([]);
     // The last wave itself is fine.
-    const ok = run(desired({ packages: [pkg('zip')], flows: [flow('zip')], deployments: [dep('zip', 'zip', 'zip', { wave: 3 })] }), liveWith(undefined), converged(false));
+    const ok = run(
+      desired({ packages: [pkg('zip')], flows: [flow('zip')], deployments: [dep('zip', 'zip', 'zip', { wave: 3 })] }),
+      liveWith(undefined),
+      converged(false),
+    );
     expect(ops(ok)).toEqual(['Deployment/zip:add-deployment', 'Deployment/zip:skip-wave', 'Deployment/zip:skip-wave']);
   });
 
   it('a wave gate on a flow this pass creates is not checked: its wave count is not known yet', () => {
-    const p = run(desired({ packages: [pkg('zip')], flows: [flow('zip', { app: '7-Zip', patchGroup: '2f0c6a1e-1d2b-4c3d-8e9f-0a1b2c3d4e5f' })], deployments: [dep('zip', 'zip', 'zip', { wave: 5 })] }), live());
+    const p = run(
+      desired({
+        packages: [pkg('zip')],
+        flows: [flow('zip', { app: '7-Zip', patchGroup: '2f0c6a1e-1d2b-4c3d-8e9f-0a1b2c3d4e5f' })],
+        deployments: [dep('zip', 'zip', 'zip', { wave: 5 })],
+      }),
+      live(),
+    );
     expect(object(p, 'Deployment/zip').change).toBe('create');
     expect(ops(p).filter((o) => o.endsWith(':skip-wave'))).toHaveLength(4);
   });
@@ -144,18 +222,24 @@ describe('live-lookup errors point at the field and quote only the name (row 21)
     const p = run(desired({ packages: [pkg('zip')], tenantUploads: [m] }), live());
     const o = object(p, 'TenantUpload/u');
     expect(o.source).toEqual({ file: 'm.yaml', line: 7, column: 11 });
-    expect(o.error?.message).toBe(`unknown tenant "contoso.onmicrosoft.co"; did you mean "contoso.onmicrosoft.com" (Contoso, ${TENANT.id})?`);
+    expect(o.error?.message).toBe(
+      `unknown tenant "contoso.onmicrosoft.co"; did you mean "contoso.onmicrosoft.com" (Contoso, ${TENANT.id})?`,
+    );
     expect(formatPlanText(p)).toContain('m.yaml:7:11: REF_UNKNOWN: unknown tenant "contoso.onmicrosoft.co"');
   });
 
   it('an unknown catalog app points at spec.catalog.app; an unknown template at its scriptTemplate field', () => {
     const app = at(pkg('a', '7-Zipp'), { 'spec.catalog.app': [7, 10] });
-    const tpl = at(pkg('t', '7-Zip', '24.08', { catalog: { app: '7-Zip', version: '24.08', scriptTemplate: 'Nope' } }), { 'spec.catalog.scriptTemplate': [9, 21] });
+    const tpl = at(pkg('t', '7-Zip', '24.08', { catalog: { app: '7-Zip', version: '24.08', scriptTemplate: 'Nope' } }), {
+      'spec.catalog.scriptTemplate': [9, 21],
+    });
     const fl = at(flow('f', { app: '7-Zip', scriptTemplate: 'Nope' }), { 'spec.scriptTemplate': [8, 19] });
     const fa = at(flow('g', { app: 'Seven' }), { 'spec.app': [7, 8] });
     const p = run(desired({ packages: [app, tpl], flows: [fl, fa] }), live());
     expect(object(p, 'Package/a').source).toMatchObject({ line: 7, column: 10 });
-    expect(object(p, 'Package/a').error?.message).toBe('unknown catalog app "7-Zipp"; did you mean "7-Zip" (11111111-1111-4111-8111-111111111111)?');
+    expect(object(p, 'Package/a').error?.message).toBe(
+      'unknown catalog app "7-Zipp"; did you mean "7-Zip" (11111111-1111-4111-8111-111111111111)?',
+    );
     expect(object(p, 'Package/t')).toMatchObject({ error: { message: 'unknown script template "Nope"' }, source: { line: 9, column: 21 } });
     expect(object(p, 'Flow/f').source).toMatchObject({ line: 8, column: 19 });
     expect(object(p, 'Flow/g').source).toMatchObject({ line: 7, column: 8 });
@@ -168,7 +252,7 @@ describe('live-lookup errors point at the field and quote only the name (row 21)
 });
 
 describe('a failed package says why (row 21)', () => {
-  it('a live package in state Error carries the service\'s errorDetails', () => {
+  it("a live package in state Error carries the service's errorDetails", () => {
     const l = live({ packages: [livePackage(P1, { state: 'Error' })], packageErrors: { [P1]: 'MSI analysis failed: not a valid MSI' } });
     const p = run(desired({ packages: [pkg('zip')] }), l, converged());
     expect(object(p, 'Package/zip').error).toEqual({
@@ -179,7 +263,7 @@ describe('a failed package says why (row 21)', () => {
 });
 
 describe('writing down what is already true is no replacement (row 22)', () => {
-  it('a version equal to the live deployment\'s is recorded in the state with no API call', () => {
+  it("a version equal to the live deployment's is recorded in the state with no API call", () => {
     const p = run(
       desired({ packages: [pkg('zip')], flows: [flow('zip')], deployments: [dep('zip', 'zip', 'zip', { version: '24.08' })] }),
       liveWith(liveDeployment(D1, F1, P1, { version: '24.08' })),
@@ -204,13 +288,16 @@ describe('writing down what is already true is no replacement (row 22)', () => {
     expect(ops(p)).toEqual(['Deployment/zip:record']);
   });
 
-  it('a version different from the live deployment\'s still requires replacement', () => {
+  it("a version different from the live deployment's still requires replacement", () => {
     const p = run(
       desired({ packages: [pkg('zip')], flows: [flow('zip')], deployments: [dep('zip', 'zip', 'zip', { version: '24.07' })] }),
       liveWith(liveDeployment(D1, F1, P1, { version: '24.08' })),
       converged(),
     );
-    expect(object(p, 'Deployment/zip')).toMatchObject({ change: 'requires-replacement', fields: [{ field: 'version', from: null, to: '24.07' }] });
+    expect(object(p, 'Deployment/zip')).toMatchObject({
+      change: 'requires-replacement',
+      fields: [{ field: 'version', from: null, to: '24.07' }],
+    });
     expect(p.actions).toEqual([]);
   });
 });

@@ -3,7 +3,20 @@ import type { Inventory, InventoryEntry } from '../../src/state/inventory-types.
 import { formatPlanMarkdown, formatPlanText } from '../../src/plan/format.js';
 import { hashValue } from '../../src/plan/hash.js';
 import {
-  APP_7ZIP, TENANT, dep, desired, emptyInventory, flow, live, liveDeployment, liveFlow, livePackage, ops, pkg, run, upload,
+  APP_7ZIP,
+  TENANT,
+  dep,
+  desired,
+  emptyInventory,
+  flow,
+  live,
+  liveDeployment,
+  liveFlow,
+  livePackage,
+  ops,
+  pkg,
+  run,
+  upload,
 } from './fixtures.js';
 
 const P1 = 'aaaaaaaa-0000-4000-8000-000000000001';
@@ -14,14 +27,44 @@ const D1 = 'cccccccc-0000-4000-8000-000000000001';
 /** Inventory as a converged apply of pkg('zip') + flow('zip') + dep('zip') would leave it. */
 function converged(state: string = 'running', extra: Partial<InventoryEntry> = {}): Inventory {
   const inv = emptyInventory();
-  const fresh = run(desired({ packages: [pkg('zip')], flows: [flow('zip')], deployments: [dep('zip', 'zip', 'zip', { state: state as 'running' })] }), live());
+  const fresh = run(
+    desired({ packages: [pkg('zip')], flows: [flow('zip')], deployments: [dep('zip', 'zip', 'zip', { state: state as 'running' })] }),
+    live(),
+  );
   for (const a of fresh.actions) {
-    if (a.op === 'import-package') inv.objects[a.key] = { kind: 'Package', name: 'zip', id: P1, specHash: a.record.specHash, spec: a.record.spec, revision: 'r0', updatedAt: 'x' };
-    if (a.op === 'create-flow') inv.objects[a.key] = { kind: 'Flow', name: 'zip', id: F1, specHash: a.record.specHash, spec: a.record.spec, revision: 'r0', updatedAt: 'x' };
+    if (a.op === 'import-package')
+      inv.objects[a.key] = {
+        kind: 'Package',
+        name: 'zip',
+        id: P1,
+        specHash: a.record.specHash,
+        spec: a.record.spec,
+        revision: 'r0',
+        updatedAt: 'x',
+      };
+    if (a.op === 'create-flow')
+      inv.objects[a.key] = {
+        kind: 'Flow',
+        name: 'zip',
+        id: F1,
+        specHash: a.record.specHash,
+        spec: a.record.spec,
+        revision: 'r0',
+        updatedAt: 'x',
+      };
     if (a.op === 'add-deployment') {
       inv.objects[a.key] = {
-        kind: 'Deployment', name: 'zip', id: D1, specHash: a.record.specHash, spec: a.record.spec, revision: 'r0', updatedAt: 'x',
-        flowId: F1, packageId: P1, appliedState: a.record.appliedState, ...extra,
+        kind: 'Deployment',
+        name: 'zip',
+        id: D1,
+        specHash: a.record.specHash,
+        spec: a.record.spec,
+        revision: 'r0',
+        updatedAt: 'x',
+        flowId: F1,
+        packageId: P1,
+        appliedState: a.record.appliedState,
+        ...extra,
       };
     }
   }
@@ -30,7 +73,11 @@ function converged(state: string = 'running', extra: Partial<InventoryEntry> = {
 
 function liveWith(status: 'Running' | 'Stopped' | 'NotStarted' = 'Running', extra = {}) {
   const d = liveDeployment(D1, F1, P1, { status, ...extra });
-  return live({ packages: [livePackage(P1)], flows: [{ ...liveFlow(F1, 'zip', [d]), details: liveFlow(F1, 'zip', [d]) }], deployments: [d] });
+  return live({
+    packages: [livePackage(P1)],
+    flows: [{ ...liveFlow(F1, 'zip', [d]), details: liveFlow(F1, 'zip', [d]) }],
+    deployments: [d],
+  });
 }
 
 describe('planner', () => {
@@ -68,7 +115,11 @@ describe('planner', () => {
   });
 
   it('is deterministic: the same inputs give the same plan', () => {
-    const d = desired({ packages: [pkg('zip'), pkg('old', '7-Zip', '24.07')], flows: [flow('zip')], deployments: [dep('zip', 'zip', 'zip')] });
+    const d = desired({
+      packages: [pkg('zip'), pkg('old', '7-Zip', '24.07')],
+      flows: [flow('zip')],
+      deployments: [dep('zip', 'zip', 'zip')],
+    });
     expect(JSON.stringify(run(d, live()))).toBe(JSON.stringify(run(d, live())));
   });
 
@@ -127,7 +178,8 @@ describe('planner', () => {
 
   it('marks drift on the object as healed, reported or held (the agent reads this, never the message)', () => {
     const d = desired({ packages: [pkg('zip')], flows: [flow('zip')], deployments: [dep('zip', 'zip', 'zip', { state: 'running' })] });
-    const drift = (o: Partial<Parameters<typeof run>[3]>): unknown => run(d, liveWith('Stopped'), converged(), o).objects.find((x) => x.key === 'Deployment/zip')!.drift;
+    const drift = (o: Partial<Parameters<typeof run>[3]>): unknown =>
+      run(d, liveWith('Stopped'), converged(), o).objects.find((x) => x.key === 'Deployment/zip')!.drift;
     expect(drift({})).toBe('healed');
     expect(drift({ drift: 'report' })).toBe('reported');
     const held = run(d, liveWith('Stopped'), converged(), { driftHold: ['Deployment/zip'] });
@@ -214,7 +266,11 @@ describe('planner', () => {
     // Only the machine-scope sibling exists live: it must not be adopted for the user-scope manifest.
     const p = run(desired({ packages: [userPkg] }), live({ packages: [livePackage(P1)] }), inv);
     expect(ops(p)).toEqual(['Package/zip-user:import-package', 'Package/zip-user:wait-package']);
-    const found = run(desired({ packages: [userPkg] }), live({ packages: [livePackage(P1), livePackage(P2, { userScope: true, machineScope: false })] }), inv);
+    const found = run(
+      desired({ packages: [userPkg] }),
+      live({ packages: [livePackage(P1), livePackage(P2, { userScope: true, machineScope: false })] }),
+      inv,
+    );
     const rec = found.actions[0]!;
     expect(rec.op === 'record' && rec.entry.id).toBe(P2);
   });
@@ -223,16 +279,43 @@ describe('planner', () => {
     const inv = emptyInventory();
     const imp = run(desired({ packages: [pkg('zip')] }), live()).actions.find((a) => a.op === 'import-package');
     if (imp?.op !== 'import-package') throw new Error('expected an import');
-    inv.objects['Package/zip'] = { kind: 'Package', name: 'zip', id: P1, specHash: imp.record.specHash, spec: imp.record.spec, revision: 'r0', updatedAt: 'x' };
+    inv.objects['Package/zip'] = {
+      kind: 'Package',
+      name: 'zip',
+      id: P1,
+      specHash: imp.record.specHash,
+      spec: imp.record.spec,
+      revision: 'r0',
+      updatedAt: 'x',
+    };
     inv.intents['TenantUpload/up'] = { key: 'TenantUpload/up', op: 'tenant-upload', at: 'x', knownIds: [], match: {} };
-    const task = { id: 'task-1', created: 'x', startedAt: 'x', completedAt: null, supportsProgress: true, progress: 10, state: 'Running' as const, tenantId: TENANT.id, packageId: P1, errorDetails: null };
+    const task = {
+      id: 'task-1',
+      created: 'x',
+      startedAt: 'x',
+      completedAt: null,
+      supportsProgress: true,
+      progress: 10,
+      state: 'Running' as const,
+      tenantId: TENANT.id,
+      packageId: P1,
+      errorDetails: null,
+    };
     const l = live({ packages: [livePackage(P1)], uploads: { [TENANT.id]: [task] } });
     const p = run(desired({ packages: [pkg('zip')], tenantUploads: [upload('up', 'contoso.onmicrosoft.com', 'zip')] }), l, inv);
     expect(ops(p).filter((o) => o.startsWith('TenantUpload'))).toEqual(['TenantUpload/up:record', 'TenantUpload/up:wait-upload']);
   });
 
   it('lists objects in the order they run in text and markdown: packages, flows, deployments, uploads', () => {
-    const p = run(desired({ packages: [pkg('zip')], flows: [flow('zip')], deployments: [dep('zip', 'zip', 'zip')], tenantUploads: [upload('up', 'contoso.onmicrosoft.com', 'zip')] }), live());
+    const p = run(
+      desired({
+        packages: [pkg('zip')],
+        flows: [flow('zip')],
+        deployments: [dep('zip', 'zip', 'zip')],
+        tenantUploads: [upload('up', 'contoso.onmicrosoft.com', 'zip')],
+      }),
+      live(),
+    );
     for (const text of [formatPlanText(p), formatPlanMarkdown(p)]) {
       const at = ['Package/zip', 'Flow/zip', 'Deployment/zip', 'TenantUpload/up'].map((k) => text.indexOf(k));
       expect(at.every((x) => x >= 0)).toBe(true);
@@ -241,7 +324,11 @@ describe('planner', () => {
   });
 
   it('a renamed deployment with a change orders its state writes after the move record (regression: the two records of one key raced)', () => {
-    const d = desired({ packages: [pkg('zip')], flows: [flow('zip')], deployments: [dep('zip-renamed', 'zip', 'zip', { state: 'stopped' })] });
+    const d = desired({
+      packages: [pkg('zip')],
+      flows: [flow('zip')],
+      deployments: [dep('zip-renamed', 'zip', 'zip', { state: 'stopped' })],
+    });
     const p = run(d, liveWith(), converged());
     const o = p.objects.find((x) => x.key === 'Deployment/zip-renamed')!;
     expect(o.movedFrom).toBe('Deployment/zip');
@@ -289,7 +376,9 @@ describe('planner', () => {
     const p = run(d, live());
     const by = Object.fromEntries(p.objects.map((o) => [o.key, o]));
     expect(by['Package/bad']!.change).toBe('error');
-    expect(by['Package/bad']!.error!.message).toBe('unknown catalog app "7-Zipp"; did you mean "7-Zip" (11111111-1111-4111-8111-111111111111)?');
+    expect(by['Package/bad']!.error!.message).toBe(
+      'unknown catalog app "7-Zipp"; did you mean "7-Zip" (11111111-1111-4111-8111-111111111111)?',
+    );
     expect(by['Flow/bad']!.change).toBe('skipped');
     expect(by['Deployment/bad']!.change).toBe('skipped');
     expect(by['Deployment/zip']!.change).toBe('create');
@@ -298,7 +387,10 @@ describe('planner', () => {
   it('waits on a package that is still processing instead of failing', () => {
     const inv = converged();
     const d = desired({ packages: [pkg('zip')], flows: [flow('zip')], deployments: [dep('zip', 'zip', 'zip')] });
-    const l = live({ packages: [livePackage(P1, { state: 'Running' })], flows: [{ ...liveFlow(F1, 'zip'), details: liveFlow(F1, 'zip') }] });
+    const l = live({
+      packages: [livePackage(P1, { state: 'Running' })],
+      flows: [{ ...liveFlow(F1, 'zip'), details: liveFlow(F1, 'zip') }],
+    });
     const p = run(d, l, inv);
     expect(p.objects.find((o) => o.key === 'Package/zip')!.change).toBe('waiting');
     const add = p.actions.find((a) => a.op === 'add-deployment')!;
@@ -318,7 +410,9 @@ describe('planner', () => {
     const up = ok.actions.find((a) => a.op === 'tenant-upload');
     expect(up?.op === 'tenant-upload' && up.tenantId).toBe(TENANT.id);
     const bad = run(desired({ packages: [pkg('zip')], tenantUploads: [upload('u', 'contoso.onmicrosoft.co', 'zip')] }), liveWith(), inv);
-    expect(bad.objects.find((o) => o.key === 'TenantUpload/u')!.error!.message).toMatch(/unknown tenant "contoso.onmicrosoft.co"; did you mean "contoso.onmicrosoft.com/);
+    expect(bad.objects.find((o) => o.key === 'TenantUpload/u')!.error!.message).toMatch(
+      /unknown tenant "contoso.onmicrosoft.co"; did you mean "contoso.onmicrosoft.com/,
+    );
   });
 
   it('does not depend on live state it did not read to declare objects missing', () => {

@@ -31,7 +31,12 @@ const dep = (wave = 2, extra: Partial<V1DeploymentViewModel> = {}): V1Deployment
   liveDeployment('d1', 'f', 'p', { currentWave: wave, currentWaveId: `w${wave}`, waveCount: 2, ...extra });
 const counts = (rows: [V1TenantViewModel, number, number][], deploymentId = 'd1', waveId = 'w2'): WaveLiveRead => ({
   ok: true,
-  data: { waveId, deploymentId, updated: '', tenants: rows.map(([t, installed, failed]) => ({ tenantId: t.id, installed, failed, pending: 0, notApplicable: 0 })) },
+  data: {
+    waveId,
+    deploymentId,
+    updated: '',
+    tenants: rows.map(([t, installed, failed]) => ({ tenantId: t.id, installed, failed, pending: 0, notApplicable: 0 })),
+  },
 });
 const rules = promotionRules({ soak: '12h', minDevices: 20, successRate: '95%', maxFailureRate: '10%', deadline: '24h' });
 const record = (sinceHours: number, wave = 2): PromotionRecord => ({ deploymentId: 'd1', wave, since: at(sinceHours).toISOString() });
@@ -41,7 +46,11 @@ const input = (over: Partial<GateInput>): GateInput => ({
   live: dep(),
   waves: WAVES,
   tenants: [CONTOSO, FABRIKAM, TAILSPIN],
-  read: counts([[FABRIKAM, 100, 1], [CONTOSO, 200, 2], [TAILSPIN, 0, 0]]),
+  read: counts([
+    [FABRIKAM, 100, 1],
+    [CONTOSO, 200, 2],
+    [TAILSPIN, 0, 0],
+  ]),
   record: record(0),
   hold: undefined,
   now: at(13),
@@ -50,11 +59,24 @@ const input = (over: Partial<GateInput>): GateInput => ({
 
 describe('promotion values', () => {
   it('reads durations and rates as written in manifests', () => {
-    expect([parseDuration('30m'), parseDuration('2h'), parseDuration('1h30m'), parseDuration('3d')]).toEqual([30 * 60_000, 2 * H, 1.5 * H, 72 * H]);
+    expect([parseDuration('30m'), parseDuration('2h'), parseDuration('1h30m'), parseDuration('3d')]).toEqual([
+      30 * 60_000,
+      2 * H,
+      1.5 * H,
+      72 * H,
+    ]);
     expect(parseRate('95%')).toBe(0.95);
     expect(parseRate('97.5%')).toBe(0.975);
     expect(() => parseDuration('2 hours')).toThrow(/not a duration/);
-    expect(promotionRules({})).toMatchObject({ soakMs: 24 * H, minDevices: 20, successRate: 0.95, maxFailureRate: 0.1, deadlineMs: 72 * H, onFailure: 'stop', toWave: null });
+    expect(promotionRules({})).toMatchObject({
+      soakMs: 24 * H,
+      minDevices: 20,
+      successRate: 0.95,
+      maxFailureRate: 0.1,
+      deadlineMs: 72 * H,
+      onFailure: 'stop',
+      toWave: null,
+    });
   });
 });
 
@@ -76,7 +98,10 @@ describe('evaluateGate', () => {
   });
 
   it('fails fast on a tenant above maxFailureRate, soak or not; onFailure picks stop or hold', () => {
-    const read = counts([[FABRIKAM, 60, 40], [CONTOSO, 200, 2]]);
+    const read = counts([
+      [FABRIKAM, 60, 40],
+      [CONTOSO, 200, 2],
+    ]);
     const stop = evaluateGate(input({ read, now: at(1) })).report;
     expect(stop).toMatchObject({ verdict: 'Fail', action: 'stop' });
     expect(stop.reason).toBe('Fabrikam: 40.0% failed > 10.0% over 100 devices');
@@ -86,13 +111,24 @@ describe('evaluateGate', () => {
   });
 
   it('never judges a failure rate from fewer than minDevices reports', () => {
-    const { report } = evaluateGate(input({ read: counts([[FABRIKAM, 5, 5], [CONTOSO, 200, 2]]), now: at(13) }));
+    const { report } = evaluateGate(
+      input({
+        read: counts([
+          [FABRIKAM, 5, 5],
+          [CONTOSO, 200, 2],
+        ]),
+        now: at(13),
+      }),
+    );
     expect(report).toMatchObject({ verdict: 'Inconclusive', action: 'none', nextCheckAt: at(36).toISOString() });
     expect(report.line).toContain('1 of 2 tenants inconclusive (Fabrikam: 10 < 20)');
   });
 
   it('fails at the deadline when still inconclusive after the soak', () => {
-    const read = counts([[FABRIKAM, 3, 0], [CONTOSO, 200, 2]]);
+    const read = counts([
+      [FABRIKAM, 3, 0],
+      [CONTOSO, 200, 2],
+    ]);
     expect(evaluateGate(input({ read, now: at(35.9) })).report.verdict).toBe('Inconclusive');
     const late = evaluateGate(input({ read, now: at(36) })).report;
     expect(late).toMatchObject({ verdict: 'Fail', action: 'stop' });
@@ -100,13 +136,36 @@ describe('evaluateGate', () => {
   });
 
   it('a success rate between the two thresholds is inconclusive, not a pass', () => {
-    const { report } = evaluateGate(input({ read: counts([[FABRIKAM, 92, 8], [CONTOSO, 200, 2]]) }));
+    const { report } = evaluateGate(
+      input({
+        read: counts([
+          [FABRIKAM, 92, 8],
+          [CONTOSO, 200, 2],
+        ]),
+      }),
+    );
     expect(report.verdict).toBe('Inconclusive');
     expect(report.tenants[0]).toMatchObject({ verdict: 'Inconclusive', why: '92.0% < 95.0%' });
   });
 
   it('ignores live data of another deployment or another wave', () => {
-    for (const read of [counts([[FABRIKAM, 100, 0], [CONTOSO, 200, 0]], 'd0'), counts([[FABRIKAM, 100, 0], [CONTOSO, 200, 0]], 'd1', 'w1')]) {
+    for (const read of [
+      counts(
+        [
+          [FABRIKAM, 100, 0],
+          [CONTOSO, 200, 0],
+        ],
+        'd0',
+      ),
+      counts(
+        [
+          [FABRIKAM, 100, 0],
+          [CONTOSO, 200, 0],
+        ],
+        'd1',
+        'w1',
+      ),
+    ]) {
       const { report } = evaluateGate(input({ read }));
       expect(report).toMatchObject({ verdict: 'Inconclusive', devices: 0, action: 'none' });
       expect(report.line).toMatch(/ignored/);
@@ -126,7 +185,15 @@ describe('evaluateGate', () => {
 
   it('judges only reports after the resume baseline', () => {
     const rec = { ...record(0), baseline: { [FABRIKAM.id]: { installed: 60, failed: 40 } } };
-    const { report } = evaluateGate(input({ record: rec, read: counts([[FABRIKAM, 100, 41], [CONTOSO, 200, 2]]) }));
+    const { report } = evaluateGate(
+      input({
+        record: rec,
+        read: counts([
+          [FABRIKAM, 100, 41],
+          [CONTOSO, 200, 2],
+        ]),
+      }),
+    );
     expect(report.tenants[0]).toMatchObject({ installed: 40, failed: 1, verdict: 'Pass' });
     expect(report.verdict).toBe('Pass');
   });
@@ -141,7 +208,17 @@ describe('evaluateGate', () => {
     const err = evaluateGate(input({ read: { ok: false, error: { code: 'API_UNAVAILABLE', message: 'x' } } })).report;
     expect(err.verdict).toBeUndefined();
     expect(err).toMatchObject({ action: 'none', readError: { code: 'API_UNAVAILABLE' } });
-    const held = evaluateGate(input({ hold: { at: at(2).toISOString(), deploymentId: 'd1', wave: 2, reason: 'Fabrikam: 40.0% failed > 10.0% over 100 devices', stopped: true } })).report;
+    const held = evaluateGate(
+      input({
+        hold: {
+          at: at(2).toISOString(),
+          deploymentId: 'd1',
+          wave: 2,
+          reason: 'Fabrikam: 40.0% failed > 10.0% over 100 devices',
+          stopped: true,
+        },
+      }),
+    ).report;
     expect(held).toMatchObject({ action: 'none' });
     expect(held.verdict).toBeUndefined();
     expect(held.line).toMatch(/^Deployment\/seven-zip {2}wave 2\/2: held since 2026-11-22 02:00 \(wave 2\): Fabrikam: 40\.0% failed/);

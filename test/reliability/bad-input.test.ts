@@ -38,7 +38,10 @@ interface Case {
 /** Committed corpus files: `# rule: a|b` says which rule families may reject each. */
 async function corpusCases(): Promise<Case[]> {
   const out: Case[] = [];
-  for (const cat of (await readdir(CORPUS, { withFileTypes: true })).filter((d) => d.isDirectory()).map((d) => d.name).sort()) {
+  for (const cat of (await readdir(CORPUS, { withFileTypes: true }))
+    .filter((d) => d.isDirectory())
+    .map((d) => d.name)
+    .sort()) {
     for (const f of (await readdir(join(CORPUS, cat))).filter((x) => x.endsWith('.yaml')).sort()) {
       const bytes = await readFile(join(CORPUS, cat, f));
       const rule = /^# rule: (\S+)$/m.exec(bytes.toString('utf8'))?.[1];
@@ -74,8 +77,18 @@ async function bigFile(path: string, bytes: number): Promise<void> {
 
 /** Cases too big, binary or structural to commit: written at test time. */
 function generatedCases(): Case[] {
-  const file = (name: string, rules: string[], data: () => string | Buffer): Case => ({ name, rules, file: `zz-cases/${name}.yaml`, write: (repo) => put(repo, `zz-cases/${name}.yaml`, data()) });
-  const content = (name: string, rules: string[], make: (repo: string, outside: string, dir: string) => Promise<void>, path = `zz-content/${name}`): Case => ({
+  const file = (name: string, rules: string[], data: () => string | Buffer): Case => ({
+    name,
+    rules,
+    file: `zz-cases/${name}.yaml`,
+    write: (repo) => put(repo, `zz-cases/${name}.yaml`, data()),
+  });
+  const content = (
+    name: string,
+    rules: string[],
+    make: (repo: string, outside: string, dir: string) => Promise<void>,
+    path = `zz-content/${name}`,
+  ): Case => ({
     name,
     rules,
     file: `zz-cases/${name}.yaml`,
@@ -86,24 +99,62 @@ function generatedCases(): Case[] {
   });
   const doc = (name: string): string => `${H}kind: Flow\nmetadata:\n  name: ${name}\nspec:\n  app: 7-Zip\n`;
   return [
-    { name: 'file-50-mib', rules: ['file'], file: 'zz-cases/file-50-mib.yaml', write: (repo) => bigFile(join(repo, 'zz-cases/file-50-mib.yaml'), 50 * 1024 * 1024) },
-    { name: 'file-just-over-10-mib', rules: ['file'], file: 'zz-cases/file-just-over-10-mib.yaml', write: (repo) => bigFile(join(repo, 'zz-cases/file-just-over-10-mib.yaml'), 10 * 1024 * 1024 + 1) },
-    file('flow-nesting-million', ['yaml'], () => `${H}kind: Flow\nmetadata:\n  name: x\nspec:\n  app: ${'['.repeat(400_000)}${']'.repeat(400_000)}\n`),
+    {
+      name: 'file-50-mib',
+      rules: ['file'],
+      file: 'zz-cases/file-50-mib.yaml',
+      write: (repo) => bigFile(join(repo, 'zz-cases/file-50-mib.yaml'), 50 * 1024 * 1024),
+    },
+    {
+      name: 'file-just-over-10-mib',
+      rules: ['file'],
+      file: 'zz-cases/file-just-over-10-mib.yaml',
+      write: (repo) => bigFile(join(repo, 'zz-cases/file-just-over-10-mib.yaml'), 10 * 1024 * 1024 + 1),
+    },
+    file(
+      'flow-nesting-million',
+      ['yaml'],
+      () => `${H}kind: Flow\nmetadata:\n  name: x\nspec:\n  app: ${'['.repeat(400_000)}${']'.repeat(400_000)}\n`,
+    ),
     file('flow-nesting-unclosed', ['yaml'], () => `a: ${'['.repeat(300_000)}\n`),
     file('flow-nesting-mixed', ['yaml'], () => `a: ${'[{b: '.repeat(50_000)}1${'}]'.repeat(50_000)}\n`),
     file('block-nesting-deep', ['yaml'], () => `${Array.from({ length: 1400 }, (_, i) => `${' '.repeat(i)}k:`).join('\n')} 1\n`),
     file('binary-random', ['file'], () => Buffer.from(Array.from({ length: 8192 }, (_, i) => (i * 7919 + 13) % 256))),
-    file('binary-png', ['file'], () => Buffer.concat([Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0, 0, 0, 13]), Buffer.from('IHDR')])),
-    file('binary-gzip', ['file'], () => Buffer.from([0x1f, 0x8b, 0x08, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x03, 0x4b, 0x4c, 0x4a, 0x06, 0x00])),
+    file('binary-png', ['file'], () =>
+      Buffer.concat([Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0, 0, 0, 13]), Buffer.from('IHDR')]),
+    ),
+    file('binary-gzip', ['file'], () =>
+      Buffer.from([0x1f, 0x8b, 0x08, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x03, 0x4b, 0x4c, 0x4a, 0x06, 0x00]),
+    ),
     file('latin1-publisher', ['file'], () => Buffer.from(customDoc('content/x').replace('Corpus Ltd', 'Caf\xe9 Ltd'), 'latin1')),
-    file('windows-1252-quotes', ['file'], () => Buffer.concat([Buffer.from(`${H}kind: Flow\nmetadata:\n  name: x\nspec:\n  name: `), Buffer.from([0x93, 0x58, 0x94]), Buffer.from('\n  app: 7-Zip\n')])),
+    file('windows-1252-quotes', ['file'], () =>
+      Buffer.concat([
+        Buffer.from(`${H}kind: Flow\nmetadata:\n  name: x\nspec:\n  name: `),
+        Buffer.from([0x93, 0x58, 0x94]),
+        Buffer.from('\n  app: 7-Zip\n'),
+      ]),
+    ),
     file('utf16le-bom', ['file'], () => Buffer.concat([Buffer.from([0xff, 0xfe]), Buffer.from(doc('utf-sixteen'), 'utf16le')])),
     file('utf16be-bom', ['file'], () => Buffer.concat([Buffer.from([0xfe, 0xff]), Buffer.from(doc('utf-sixteen'), 'utf16le').swap16()])),
     file('utf16le-no-bom', ['file'], () => Buffer.from(doc('utf-sixteen'), 'utf16le')),
-    file('utf8-overlong-slash', ['file'], () => Buffer.concat([Buffer.from(`${H}kind: Flow\nmetadata:\n  name: x\nspec:\n  name: a`), Buffer.from([0xc0, 0xaf]), Buffer.from('b\n  app: 7-Zip\n')])),
-    file('utf8-lone-surrogate', ['file'], () => Buffer.concat([Buffer.from(`${H}kind: Flow\nmetadata:\n  name: x\nspec:\n  name: a`), Buffer.from([0xed, 0xa0, 0x80]), Buffer.from('\n  app: 7-Zip\n')])),
+    file('utf8-overlong-slash', ['file'], () =>
+      Buffer.concat([
+        Buffer.from(`${H}kind: Flow\nmetadata:\n  name: x\nspec:\n  name: a`),
+        Buffer.from([0xc0, 0xaf]),
+        Buffer.from('b\n  app: 7-Zip\n'),
+      ]),
+    ),
+    file('utf8-lone-surrogate', ['file'], () =>
+      Buffer.concat([
+        Buffer.from(`${H}kind: Flow\nmetadata:\n  name: x\nspec:\n  name: a`),
+        Buffer.from([0xed, 0xa0, 0x80]),
+        Buffer.from('\n  app: 7-Zip\n'),
+      ]),
+    ),
     file('utf8-truncated-at-end', ['file'], () => Buffer.concat([Buffer.from(doc('truncated')), Buffer.from([0xe2, 0x82])])),
-    file('nul-in-value', ['file'], () => `${H}kind: Flow\nmetadata:\n  name: x\nspec:\n  name: "a\u0000b"\n  app: 7-Zip\n`.replace('"a\u0000b"', 'a\u0000b')),
+    file('nul-in-value', ['file'], () =>
+      `${H}kind: Flow\nmetadata:\n  name: x\nspec:\n  name: "a\u0000b"\n  app: 7-Zip\n`.replace('"a\u0000b"', 'a\u0000b'),
+    ),
     content('content-symlink-dir-escape', ['content'], async (_repo, outside, dir) => {
       await mkdir(join(dir, '..'), { recursive: true });
       await symlink(outside, dir);

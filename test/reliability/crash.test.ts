@@ -60,7 +60,11 @@ describe('crash safety', () => {
     const sim = await startTestSimulator({ latencyMs: 10 });
     try {
       const repo = await writeRepo({ withCustom: true, wave: 2 });
-      const envFor = (stateDir: string): Record<string, string> => ({ PACKSYNC_API_URL: sim.url, PACKSYNC_API_KEY: sim.key, PACKSYNC_STATE_DIR: stateDir });
+      const envFor = (stateDir: string): Record<string, string> => ({
+        PACKSYNC_API_URL: sim.url,
+        PACKSYNC_API_KEY: sim.key,
+        PACKSYNC_STATE_DIR: stateDir,
+      });
 
       // The uninterrupted converge: its call count bounds the kill points, its state is the goal.
       const cleanDir = await tempDir('packsync-state-');

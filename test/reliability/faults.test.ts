@@ -30,7 +30,13 @@ const APPS = count(250, 30, 'PACKSYNC_FAULT_APPS');
 const FLOWS_PER_APP = 2;
 /** Virtual seconds per real second: imports finish in about half a second, while a wave (24 h) never elapses during the test. */
 const TIME_SCALE = 60;
-const CREATES = new Set(['POST /v1/app/import/{id}', 'POST /v1/flow/create', 'POST /v1/flow/{id}/add-deployment', 'POST /v1/package/create', 'POST /v1/tenant/{id}/upload']);
+const CREATES = new Set([
+  'POST /v1/app/import/{id}',
+  'POST /v1/flow/create',
+  'POST /v1/flow/{id}/add-deployment',
+  'POST /v1/package/create',
+  'POST /v1/tenant/{id}/upload',
+]);
 
 interface Run {
   sim: TestSim;
@@ -44,7 +50,13 @@ async function runOnce(repo: string, faults: string | undefined): Promise<Run> {
   return { sim, result, journal: await sim.journal() };
 }
 
-function attemptsSummary(events: readonly RequestEvent[]): { requests: number; attempts: number; retries: number; maxAttempt: number; byStatus: Record<string, number> } {
+function attemptsSummary(events: readonly RequestEvent[]): {
+  requests: number;
+  attempts: number;
+  retries: number;
+  maxAttempt: number;
+  byStatus: Record<string, number>;
+} {
   return {
     requests: events.filter((e) => e.attempt === 1).length,
     attempts: events.length,
@@ -73,7 +85,9 @@ describe('faults', () => {
     try {
       expect(clean.result.failures, 'no failure without faults').toEqual([]);
       expect(clean.result.converged).toBe(true);
-      expect(faulty.result.converged, `converged under faults; failures seen: ${faulty.result.failures.slice(0, 5).join(' | ')}`).toBe(true);
+      expect(faulty.result.converged, `converged under faults; failures seen: ${faulty.result.failures.slice(0, 5).join(' | ')}`).toBe(
+        true,
+      );
 
       const cleanState = await clean.sim.state();
       const faultyState = await faulty.sim.state();
@@ -141,7 +155,12 @@ describe('faults', () => {
       expect(duplicates(state)).toEqual([]);
       expect(normalise(state)).toEqual(normalise(await clean.sim.state()));
       expect(attemptsSummary(lossy.result.events).maxAttempt).toBeLessThanOrEqual(new RetryPolicy().maxAttempts);
-      await report('faults-lost-responses', { faults: 'reset=0.25', lostCreateResponses: countBy(lost), passes: lossy.result.passes, injected: faultsIn(lossy.journal) });
+      await report('faults-lost-responses', {
+        faults: 'reset=0.25',
+        lostCreateResponses: countBy(lost),
+        passes: lossy.result.passes,
+        injected: faultsIn(lossy.journal),
+      });
     } finally {
       await clean.sim.close();
       await lossy.sim.close();
@@ -163,10 +182,17 @@ describe('faults', () => {
       const repo = await tempDir('packsync-scope-');
       const pkg = (name: string, scope: string): string =>
         `apiVersion: packsync.dev/v1\nkind: Package\nmetadata:\n  name: ${name}\nspec:\n  catalog:\n    app: 7-Zip\n    version: "24.08"\n    scope: ${scope}\n`;
-      const dep = (name: string, p: string): string => `apiVersion: packsync.dev/v1\nkind: Deployment\nmetadata:\n  name: ${name}\nspec:\n  flow: seven-zip\n  package: ${p}\n  state: pending\n`;
+      const dep = (name: string, p: string): string =>
+        `apiVersion: packsync.dev/v1\nkind: Deployment\nmetadata:\n  name: ${name}\nspec:\n  flow: seven-zip\n  package: ${p}\n  state: pending\n`;
       await writeFile(
         join(repo, 'all.yaml'),
-        [pkg('zip-machine', 'machine'), pkg('zip-user', 'user'), 'apiVersion: packsync.dev/v1\nkind: Flow\nmetadata:\n  name: seven-zip\nspec:\n  app: 7-Zip\n', dep('d-machine', 'zip-machine'), dep('d-user', 'zip-user')].join('---\n'),
+        [
+          pkg('zip-machine', 'machine'),
+          pkg('zip-user', 'user'),
+          'apiVersion: packsync.dev/v1\nkind: Flow\nmetadata:\n  name: seven-zip\nspec:\n  app: 7-Zip\n',
+          dep('d-machine', 'zip-machine'),
+          dep('d-user', 'zip-user'),
+        ].join('---\n'),
       );
       let userImported = (): void => undefined;
       const userDone = new Promise<void>((r) => (userImported = r));
@@ -182,7 +208,9 @@ describe('faults', () => {
         // The sibling's import lands first; then this import takes effect and its answer is lost.
         await userDone;
         await real.importApp(appId, query, opts);
-        throw new ApiError('API_OUTCOME_UNKNOWN', 'importApp: connection lost (ECONNRESET); the request may have taken effect', { operation: 'importApp' });
+        throw new ApiError('API_OUTCOME_UNKNOWN', 'importApp: connection lost (ECONNRESET); the request may have taken effect', {
+          operation: 'importApp',
+        });
       };
       const api = new Proxy(real, {
         get: (target, prop, receiver): unknown => {
@@ -193,12 +221,22 @@ describe('faults', () => {
       });
       const stateDir = await tempDir('packsync-scope-state-');
       for (let pass = 0; pass < 3; pass++) {
-        await reconcile({ path: repo, api, stateDir, planOptions: DEFAULT_PLAN_OPTIONS, apply: true, applyOptions: { concurrency: 4, wait: { intervalMs: 50, maxIntervalMs: 200 } } });
+        await reconcile({
+          path: repo,
+          api,
+          stateDir,
+          planOptions: DEFAULT_PLAN_OPTIONS,
+          apply: true,
+          applyOptions: { concurrency: 4, wait: { intervalMs: 50, maxIntervalMs: 200 } },
+        });
       }
       expect(staged).toBe(true);
       const state = await sim.state();
       expect(duplicates(state)).toEqual([]);
-      expect(normalise(state).deployments.map((d) => d.replace(/ catalog \S+ /, ' '))).toEqual(['seven-zip 24.08 machine NotStarted wave 0', 'seven-zip 24.08 user NotStarted wave 0']);
+      expect(normalise(state).deployments.map((d) => d.replace(/ catalog \S+ /, ' '))).toEqual([
+        'seven-zip 24.08 machine NotStarted wave 0',
+        'seven-zip 24.08 user NotStarted wave 0',
+      ]);
     } finally {
       await real.close();
       await sim.close();

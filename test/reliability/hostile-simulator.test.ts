@@ -29,7 +29,10 @@ interface Answer {
 }
 
 /** A raw HTTP/1.1 client on a keep-alive agent: a reset after any answer shows up on the next call. */
-function client(url: string, key: string): { send: (method: string, path: string, body?: Buffer, contentType?: string, withKey?: boolean) => Promise<Answer>; close: () => void } {
+function client(
+  url: string,
+  key: string,
+): { send: (method: string, path: string, body?: Buffer, contentType?: string, withKey?: boolean) => Promise<Answer>; close: () => void } {
   const u = new URL(url);
   const agent = new HttpAgent({ keepAlive: true, maxSockets: 8 });
   return {
@@ -42,7 +45,9 @@ function client(url: string, key: string): { send: (method: string, path: string
         const req = request({ host: u.hostname, port: u.port, method, path, headers, agent }, (res) => {
           const chunks: Buffer[] = [];
           res.on('data', (c: Buffer) => chunks.push(c));
-          res.on('end', () => resolve({ status: res.statusCode ?? 0, contentType: String(res.headers['content-type'] ?? ''), body: Buffer.concat(chunks) }));
+          res.on('end', () =>
+            resolve({ status: res.statusCode ?? 0, contentType: String(res.headers['content-type'] ?? ''), body: Buffer.concat(chunks) }),
+          );
           res.on('error', reject);
         });
         req.on('error', (e) => reject(new Error(`${method} ${path}: ${(e as NodeJS.ErrnoException).code ?? e.message}`)));
@@ -110,17 +115,88 @@ const ROUTES: [string, string][] = [
 ];
 
 const QUERY_KEYS = [
-  'page', 'itemsPerPage', 'disablePaging', 'search', 'sortBy', 'sortDesc', 'index', 'size', 'offset', 'chunk', 'packageId', 'appId', 'version',
-  'versionId', 'scope', 'scriptTemplateId', 'wait', 'format', 'noScriptWrap', 'tenants[]', 'tenants', 'showDeleted', 'logo', 'matched',
-  'includeManaged', 'deleteFromIntune', 'uploadMsixAsWin32', 'PAGE', 'ItemsPerPage',
+  'page',
+  'itemsPerPage',
+  'disablePaging',
+  'search',
+  'sortBy',
+  'sortDesc',
+  'index',
+  'size',
+  'offset',
+  'chunk',
+  'packageId',
+  'appId',
+  'version',
+  'versionId',
+  'scope',
+  'scriptTemplateId',
+  'wait',
+  'format',
+  'noScriptWrap',
+  'tenants[]',
+  'tenants',
+  'showDeleted',
+  'logo',
+  'matched',
+  'includeManaged',
+  'deleteFromIntune',
+  'uploadMsixAsWin32',
+  'PAGE',
+  'ItemsPerPage',
 ];
 const NASTY_VALUES = [
-  '0', '-1', '1', '2', '1000', '1001', '-9007199254740993', '99999999999999999999', '9007199254740993', '1e400', '-0', 'NaN', 'Infinity', '0x10', '1.5',
-  'true', 'false', 'yes', '', ' ', '%', 'machine', 'user', 'both', 'IntuneWin', 'toString', '__proto__', 'constructor', 'name', 'created', '\u0000', 'é✓',
+  '0',
+  '-1',
+  '1',
+  '2',
+  '1000',
+  '1001',
+  '-9007199254740993',
+  '99999999999999999999',
+  '9007199254740993',
+  '1e400',
+  '-0',
+  'NaN',
+  'Infinity',
+  '0x10',
+  '1.5',
+  'true',
+  'false',
+  'yes',
+  '',
+  ' ',
+  '%',
+  'machine',
+  'user',
+  'both',
+  'IntuneWin',
+  'toString',
+  '__proto__',
+  'constructor',
+  'name',
+  'created',
+  '\u0000',
+  'é✓',
 ];
 const BAD_IDS = [
-  'not-a-uuid', '00000000-0000-0000-0000-000000000000', '%E0%A4%A', '%00', '%', '..', '%2e%2e', '%2F', 'ＡＢＣ', 'x'.repeat(3000), '12345678-1234-1234-1234-1234567890123',
-  '{id}', '-1', '%25', '%C0%AF', '__proto__', 'constructor',
+  'not-a-uuid',
+  '00000000-0000-0000-0000-000000000000',
+  '%E0%A4%A',
+  '%00',
+  '%',
+  '..',
+  '%2e%2e',
+  '%2F',
+  'ＡＢＣ',
+  'x'.repeat(3000),
+  '12345678-1234-1234-1234-1234567890123',
+  '{id}',
+  '-1',
+  '%25',
+  '%C0%AF',
+  '__proto__',
+  'constructor',
 ];
 
 interface Known {
@@ -180,7 +256,12 @@ async function checkState(sim: TestSim): Promise<void> {
     expect(TASK_STATES as readonly string[]).toContain(u.state);
   }
   // And the lists still answer.
-  for (const path of ['/v1/package?disablePaging=true', '/v1/flow?disablePaging=true&showDeleted=true', '/v1/tenant', '/v1/app?itemsPerPage=5']) {
+  for (const path of [
+    '/v1/package?disablePaging=true',
+    '/v1/flow?disablePaging=true&showDeleted=true',
+    '/v1/tenant',
+    '/v1/app?itemsPerPage=5',
+  ]) {
     expect(Array.isArray(await sim.admin('GET', path))).toBe(true);
   }
 }
@@ -207,7 +288,10 @@ describe('the simulator under hostile requests', () => {
     const statuses: Record<string, number> = {};
     const id = (kind: string): fc.Arbitrary<string> =>
       fc.oneof(
-        { weight: 4, arbitrary: fc.constantFrom(...(known.byKind[kind]?.length ? known.byKind[kind] : ['00000000-0000-0000-0000-000000000000'])) },
+        {
+          weight: 4,
+          arbitrary: fc.constantFrom(...(known.byKind[kind]?.length ? known.byKind[kind] : ['00000000-0000-0000-0000-000000000000'])),
+        },
         { weight: 1, arbitrary: fc.constantFrom(...known.all).map((x) => x.toUpperCase()) },
         { weight: 2, arbitrary: fc.constantFrom(...known.all) },
         { weight: 1, arbitrary: fc.uuid() },
@@ -216,7 +300,10 @@ describe('the simulator under hostile requests', () => {
     const route = fc.constantFrom(...ROUTES).chain(([method, pattern]) => {
       const slots = [...pattern.matchAll(/\{(\w+)\}/g)].map((m) => m[1]!);
       return fc.tuple(
-        fc.oneof({ weight: 8, arbitrary: fc.constant(method) }, { weight: 2, arbitrary: fc.constantFrom('GET', 'POST', 'DELETE', 'PUT', 'PATCH', 'OPTIONS') }),
+        fc.oneof(
+          { weight: 8, arbitrary: fc.constant(method) },
+          { weight: 2, arbitrary: fc.constantFrom('GET', 'POST', 'DELETE', 'PUT', 'PATCH', 'OPTIONS') },
+        ),
         fc.tuple(...slots.map((s) => id(s))).map((vals) => {
           let i = 0;
           return pattern.replace(/\{\w+\}/g, () => {
@@ -227,25 +314,82 @@ describe('the simulator under hostile requests', () => {
         }),
       );
     });
-    const queryValue = fc.oneof(fc.constantFrom(...NASTY_VALUES), fc.integer({ min: -1_000_000, max: 1_000_000 }).map(String), fc.string({ maxLength: 12 }), fc.constantFrom(...known.all));
-    const query = fc.tuple(fc.dictionary(fc.oneof(fc.constantFrom(...QUERY_KEYS), fc.string({ minLength: 1, maxLength: 6 })), queryValue, { maxKeys: 5 }), fc.boolean()).map(([q, broken]) => {
-      const s = new URLSearchParams(q).toString();
-      return (s ? `?${s}` : '') + (broken ? `${s ? '&' : '?'}%ZZ=%&a[=]&=x` : '');
-    });
+    const queryValue = fc.oneof(
+      fc.constantFrom(...NASTY_VALUES),
+      fc.integer({ min: -1_000_000, max: 1_000_000 }).map(String),
+      fc.string({ maxLength: 12 }),
+      fc.constantFrom(...known.all),
+    );
+    const query = fc
+      .tuple(
+        fc.dictionary(fc.oneof(fc.constantFrom(...QUERY_KEYS), fc.string({ minLength: 1, maxLength: 6 })), queryValue, { maxKeys: 5 }),
+        fc.boolean(),
+      )
+      .map(([q, broken]) => {
+        const s = new URLSearchParams(q).toString();
+        return (s ? `?${s}` : '') + (broken ? `${s ? '&' : '?'}%ZZ=%&a[=]&=x` : '');
+      });
     const anyValue = fc.oneof(fc.jsonValue({ maxDepth: 3 }), fc.constantFrom(...known.all), fc.constantFrom(...NASTY_VALUES));
-    const fields = ['name', 'sourceType', 'version', 'publisher', 'packageId', 'appId', 'patchGroupId', 'templateId', 'scriptTemplateId', 'scope', 'flags', 'supersedenceHistoryCount', 'startNow', 'files', 'detectionRules', 'installCommand', 'userContext', '__proto__', 'constructor'];
+    const fields = [
+      'name',
+      'sourceType',
+      'version',
+      'publisher',
+      'packageId',
+      'appId',
+      'patchGroupId',
+      'templateId',
+      'scriptTemplateId',
+      'scope',
+      'flags',
+      'supersedenceHistoryCount',
+      'startNow',
+      'files',
+      'detectionRules',
+      'installCommand',
+      'userContext',
+      '__proto__',
+      'constructor',
+    ];
     const body = fc.option(
-      fc.oneof(
-        fc.jsonValue({ maxDepth: 4 }).map((v) => Buffer.from(JSON.stringify(v) ?? 'null')),
-        fc.dictionary(fc.constantFrom(...fields), anyValue, { maxKeys: 6 }).map((o) => Buffer.from(JSON.stringify(o))),
-        fc.record({ files: fc.array(fc.record({ fileName: anyValue, fileSize: anyValue }, { requiredKeys: [] }), { maxLength: 4 }) }).map((o) => Buffer.from(JSON.stringify(o))),
-        fc.uint8Array({ maxLength: 2048 }).map((b) => Buffer.from(b)),
-        fc.constantFrom('{', '{"a":', '[1,2', 'null', '"str"', '\u0000', '{"__proto__": {"polluted": true}, "name": "p"}', '{"constructor": {"prototype": {"polluted": true}}}', `${'['.repeat(5000)}${']'.repeat(5000)}`).map((s) => Buffer.from(s)),
-        fc.integer({ min: MAX_BODY - 16, max: MAX_BODY + 64 * 1024 }).map((n) => Buffer.alloc(n, 0x7b)),
-      ).chain((b) => (b.length > 64 * 1024 ? fc.constantFrom(b, Buffer.from('{}')) : fc.constant(b))),
+      fc
+        .oneof(
+          fc.jsonValue({ maxDepth: 4 }).map((v) => Buffer.from(JSON.stringify(v) ?? 'null')),
+          fc.dictionary(fc.constantFrom(...fields), anyValue, { maxKeys: 6 }).map((o) => Buffer.from(JSON.stringify(o))),
+          fc
+            .record({ files: fc.array(fc.record({ fileName: anyValue, fileSize: anyValue }, { requiredKeys: [] }), { maxLength: 4 }) })
+            .map((o) => Buffer.from(JSON.stringify(o))),
+          fc.uint8Array({ maxLength: 2048 }).map((b) => Buffer.from(b)),
+          fc
+            .constantFrom(
+              '{',
+              '{"a":',
+              '[1,2',
+              'null',
+              '"str"',
+              '\u0000',
+              '{"__proto__": {"polluted": true}, "name": "p"}',
+              '{"constructor": {"prototype": {"polluted": true}}}',
+              `${'['.repeat(5000)}${']'.repeat(5000)}`,
+            )
+            .map((s) => Buffer.from(s)),
+          fc.integer({ min: MAX_BODY - 16, max: MAX_BODY + 64 * 1024 }).map((n) => Buffer.alloc(n, 0x7b)),
+        )
+        .chain((b) => (b.length > 64 * 1024 ? fc.constantFrom(b, Buffer.from('{}')) : fc.constant(b))),
       { freq: 3 },
     );
-    const contentType = fc.constantFrom(undefined, 'application/json', 'application/json; charset=utf-8', 'APPLICATION/JSON', 'text/plain', 'application/octet-stream', 'application/x-www-form-urlencoded', 'multipart/form-data; boundary=x', 'application/problem+json', '');
+    const contentType = fc.constantFrom(
+      undefined,
+      'application/json',
+      'application/json; charset=utf-8',
+      'APPLICATION/JSON',
+      'text/plain',
+      'application/octet-stream',
+      'application/x-www-form-urlencoded',
+      'multipart/form-data; boundary=x',
+      'application/problem+json',
+      '',
+    );
 
     await fc.assert(
       fc.asyncProperty(route, query, body, contentType, fc.boolean(), async ([method, path], q, b, ct, withKey) => {
@@ -319,7 +463,12 @@ describe('the simulator under hostile requests', () => {
   it('serves documents of packages whose names are not ASCII (the header was a 500)', async () => {
     const c = client(sim.url, sim.key);
     try {
-      const created = await c.send('POST', '/v1/package/create', Buffer.from(JSON.stringify({ name: 'Café ✓ "quoted"\r\nX-Injected: 1', sourceType: 'msi', version: '1.0' })), 'application/json');
+      const created = await c.send(
+        'POST',
+        '/v1/package/create',
+        Buffer.from(JSON.stringify({ name: 'Café ✓ "quoted"\r\nX-Injected: 1', sourceType: 'msi', version: '1.0' })),
+        'application/json',
+      );
       checkAnswer('create', created);
       const id = (json(created) as { id: string }).id;
       const pdf = await c.send('GET', `/v1/package/${id}/documentation/pdf`);
@@ -332,9 +481,23 @@ describe('the simulator under hostile requests', () => {
 
   it(`keeps chunk uploads consistent through ${CHUNK_RUNS} random sequences of gaps, overlaps, repeats and restarts`, async () => {
     const c = client(sim.url, sim.key);
-    type Kind = 'append' | 'repeat' | 'restart' | 'gap' | 'overlap' | 'wrong-chunk' | 'size-mismatch' | 'negative-offset' | 'huge-size' | 'bad-index';
+    type Kind =
+      'append' | 'repeat' | 'restart' | 'gap' | 'overlap' | 'wrong-chunk' | 'size-mismatch' | 'negative-offset' | 'huge-size' | 'bad-index';
     const op = fc.record({
-      kind: fc.constantFrom<Kind>('append', 'append', 'append', 'repeat', 'restart', 'gap', 'overlap', 'wrong-chunk', 'size-mismatch', 'negative-offset', 'huge-size', 'bad-index'),
+      kind: fc.constantFrom<Kind>(
+        'append',
+        'append',
+        'append',
+        'repeat',
+        'restart',
+        'gap',
+        'overlap',
+        'wrong-chunk',
+        'size-mismatch',
+        'negative-offset',
+        'huge-size',
+        'bad-index',
+      ),
       index: fc.integer({ min: 0, max: 2 }),
       size: fc.integer({ min: 1, max: 16 }),
     });
@@ -342,7 +505,12 @@ describe('the simulator under hostile requests', () => {
     await fc.assert(
       fc.asyncProperty(fc.array(op, { minLength: 1, maxLength: 25 }), async (ops) => {
         runs++;
-        const created = await c.send('POST', '/v1/package/create', Buffer.from(JSON.stringify({ name: `Chunks ${runs}`, sourceType: 'zip', version: '1.0.0' })), 'application/json');
+        const created = await c.send(
+          'POST',
+          '/v1/package/create',
+          Buffer.from(JSON.stringify({ name: `Chunks ${runs}`, sourceType: 'zip', version: '1.0.0' })),
+          'application/json',
+        );
         const pkg = (json(created) as { id: string }).id;
         const model = new Map<number, { received: number; chunks: number; last: { offset: number; size: number; chunk: number } }>();
         for (const o of ops) {
@@ -394,27 +562,50 @@ describe('the simulator under hostile requests', () => {
               ok = false;
               break;
           }
-          const a = await c.send('POST', `/v1/package/content/${pkg}?index=${index}&size=${size}&offset=${offset}&chunk=${chunk}`, Buffer.alloc(Math.min(bodyLength, 64), 0x61), 'application/octet-stream');
+          const a = await c.send(
+            'POST',
+            `/v1/package/content/${pkg}?index=${index}&size=${size}&offset=${offset}&chunk=${chunk}`,
+            Buffer.alloc(Math.min(bodyLength, 64), 0x61),
+            'application/octet-stream',
+          );
           checkAnswer(`chunk ${o.kind}`, a);
-          expect(a.status, `${o.kind} index ${index} offset ${offset} chunk ${chunk} size ${size}: ${a.body.toString('utf8')}`).toBe(ok ? 200 : 400);
+          expect(a.status, `${o.kind} index ${index} offset ${offset} chunk ${chunk} size ${size}: ${a.body.toString('utf8')}`).toBe(
+            ok ? 200 : 400,
+          );
           if (!ok) continue;
           if (offset === 0 && chunk === 0) model.set(index, { received: size, chunks: 1, last: { offset, size, chunk } });
-          else if (f && offset === f.received && chunk === f.chunks) model.set(index, { received: f.received + size, chunks: f.chunks + 1, last: { offset, size, chunk } });
+          else if (f && offset === f.received && chunk === f.chunks)
+            model.set(index, { received: f.received + size, chunks: f.chunks + 1, last: { offset, size, chunk } });
         }
         // Finalize with what the model says was received: it matches the bytes exactly when every
         // index from 0 up has content, and the package then completes; otherwise it ends in Error.
         const max = Math.max(-1, ...model.keys());
-        const files = Array.from({ length: Math.max(1, max + 1) }, (_, i) => ({ fileName: `f${i}.bin`, fileSize: model.get(i)?.received ?? 0 }));
+        const files = Array.from({ length: Math.max(1, max + 1) }, (_, i) => ({
+          fileName: `f${i}.bin`,
+          fileSize: model.get(i)?.received ?? 0,
+        }));
         const complete = max >= 0 && files.every((_, i) => model.has(i));
         const fin = await c.send('POST', `/v1/package/content/${pkg}/finalize`, Buffer.from(JSON.stringify({ files })), 'application/json');
         checkAnswer('finalize', fin);
         expect(fin.status).toBe(200);
         // A repeated finalize (a lost answer) is accepted; a different one conflicts; bytes after it are refused.
-        expect((await c.send('POST', `/v1/package/content/${pkg}/finalize`, Buffer.from(JSON.stringify({ files })), 'application/json')).status).toBe(200);
-        const other = await c.send('POST', `/v1/package/content/${pkg}/finalize`, Buffer.from(JSON.stringify({ files: [{ fileName: 'other.bin', fileSize: 1 }] })), 'application/json');
+        expect(
+          (await c.send('POST', `/v1/package/content/${pkg}/finalize`, Buffer.from(JSON.stringify({ files })), 'application/json')).status,
+        ).toBe(200);
+        const other = await c.send(
+          'POST',
+          `/v1/package/content/${pkg}/finalize`,
+          Buffer.from(JSON.stringify({ files: [{ fileName: 'other.bin', fileSize: 1 }] })),
+          'application/json',
+        );
         checkAnswer('second finalize', other);
         expect(other.status).toBe(409);
-        const late = await c.send('POST', `/v1/package/content/${pkg}?index=0&size=1&offset=0&chunk=0`, Buffer.from('a'), 'application/octet-stream');
+        const late = await c.send(
+          'POST',
+          `/v1/package/content/${pkg}?index=0&size=1&offset=0&chunk=0`,
+          Buffer.from('a'),
+          'application/octet-stream',
+        );
         checkAnswer('chunk after finalize', late);
         expect(late.status).toBe(400);
         await sim.advance(3600);
@@ -431,14 +622,31 @@ describe('the simulator under hostile requests', () => {
   it('keeps one deployment consistent under conflicting calls at once', async () => {
     const c = client(sim.url, sim.key);
     try {
-      const state = (await sim.admin('GET', '/_sim/state')) as { packages: { id: string; state: string; appId: string | null; isCustom: boolean }[] };
+      const state = (await sim.admin('GET', '/_sim/state')) as {
+        packages: { id: string; state: string; appId: string | null; isCustom: boolean }[];
+      };
       const pkg = state.packages.find((p) => p.state === 'Completed' && !p.isCustom && p.appId)!;
       for (let round = 0; round < 5; round++) {
-        const flow = json(await c.send('POST', '/v1/flow/create', Buffer.from(JSON.stringify({ name: `Race ${round}`, appId: pkg.appId })), 'application/json')) as string;
-        const dep = json(await c.send('POST', `/v1/flow/${flow}/add-deployment`, Buffer.from(JSON.stringify({ packageId: pkg.id, startNow: true })), 'application/json')) as string;
+        const flow = json(
+          await c.send(
+            'POST',
+            '/v1/flow/create',
+            Buffer.from(JSON.stringify({ name: `Race ${round}`, appId: pkg.appId })),
+            'application/json',
+          ),
+        ) as string;
+        const dep = json(
+          await c.send(
+            'POST',
+            `/v1/flow/${flow}/add-deployment`,
+            Buffer.from(JSON.stringify({ packageId: pkg.id, startNow: true })),
+            'application/json',
+          ),
+        ) as string;
         const calls: [string, string][] = [];
         for (let i = 0; i < 6; i++) {
-          for (const action of ['start', 'stop', 'skip-wave', 'update-content', 'refresh']) calls.push(['POST', `/v1/flow/deployment/${dep}/${action}`]);
+          for (const action of ['start', 'stop', 'skip-wave', 'update-content', 'refresh'])
+            calls.push(['POST', `/v1/flow/deployment/${dep}/${action}`]);
           calls.push(['GET', `/v1/flow/deployment/${dep}`]);
           calls.push(['POST', `/v1/flow/${flow}/add-deployment`]);
         }
@@ -446,7 +654,14 @@ describe('the simulator under hostile requests', () => {
         const answers = await Promise.all(
           calls
             .sort(() => Math.random() - 0.5)
-            .map(([m, p]) => c.send(m, p, p.endsWith('add-deployment') ? Buffer.from(JSON.stringify({ packageId: pkg.id })) : undefined, p.endsWith('add-deployment') ? 'application/json' : undefined)),
+            .map(([m, p]) =>
+              c.send(
+                m,
+                p,
+                p.endsWith('add-deployment') ? Buffer.from(JSON.stringify({ packageId: pkg.id })) : undefined,
+                p.endsWith('add-deployment') ? 'application/json' : undefined,
+              ),
+            ),
         );
         answers.forEach((a, i) => checkAnswer(`${calls[i]![0]} ${calls[i]![1]}`, a));
         // The flow is gone whatever the order: it and every deployment in it.

@@ -23,7 +23,8 @@ async function repoWith(files: Record<string, string | Buffer>): Promise<string>
   return dir;
 }
 
-const errors = (ps: readonly Problem[]): string[] => ps.filter((p) => p.severity === 'error').map((p) => `${p.file}:${p.line}:${p.column} ${p.rule}`);
+const errors = (ps: readonly Problem[]): string[] =>
+  ps.filter((p) => p.severity === 'error').map((p) => `${p.file}:${p.line}:${p.column} ${p.rule}`);
 
 const custom = (publisher: string): string =>
   `${H}kind: Package\nmetadata:\n  name: tool\nspec:\n  custom:\n    name: Tool\n    publisher: ${publisher}\n    version: 1.0.0\n    sourceType: msi\n    content: content/tool\n`;
@@ -70,7 +71,9 @@ describe('manifest loader regressions', () => {
   });
 
   it('refuses two million brackets quickly instead of running the process out of memory', async () => {
-    const repo = await repoWith({ 'deep.yaml': `${H}kind: Flow\nmetadata:\n  name: f\nspec:\n  app: ${'['.repeat(1_000_000)}${']'.repeat(1_000_000)}\n` });
+    const repo = await repoWith({
+      'deep.yaml': `${H}kind: Flow\nmetadata:\n  name: f\nspec:\n  app: ${'['.repeat(1_000_000)}${']'.repeat(1_000_000)}\n`,
+    });
     const heap = process.memoryUsage().heapUsed;
     const t0 = performance.now();
     // Past the 1 MiB default on purpose: the depth check must hold where an operator raised the limit.

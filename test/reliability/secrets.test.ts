@@ -38,7 +38,12 @@ const URL_PASSWORD = `pw-${randomBytes(12).toString('hex')}`;
 
 /** Every form a secret could leak in. */
 function forms(secret: string): string[] {
-  return [secret, Buffer.from(secret).toString('base64'), Buffer.from(`x-access-token:${secret}`).toString('base64'), encodeURIComponent(secret)].filter((f, i, a) => a.indexOf(f) === i);
+  return [
+    secret,
+    Buffer.from(secret).toString('base64'),
+    Buffer.from(`x-access-token:${secret}`).toString('base64'),
+    encodeURIComponent(secret),
+  ].filter((f, i, a) => a.indexOf(f) === i);
 }
 
 async function filesUnder(dir: string): Promise<string[]> {
@@ -64,7 +69,14 @@ describe('secrets and trust boundaries', () => {
 
   beforeAll(async () => {
     sim = await startTestSimulator();
-    secrets = { 'API key': sim.key, 'webhook secret': WEBHOOK_SECRET, 'git token': GIT_TOKEN, 'refused git token': WRONG_GIT_TOKEN, 'refused API key': WRONG_API_KEY, 'URL password': URL_PASSWORD };
+    secrets = {
+      'API key': sim.key,
+      'webhook secret': WEBHOOK_SECRET,
+      'git token': GIT_TOKEN,
+      'refused git token': WRONG_GIT_TOKEN,
+      'refused API key': WRONG_API_KEY,
+      'URL password': URL_PASSWORD,
+    };
     repo = await createRepo(async (dir) => {
       await writeFile(join(dir, 'packages.yaml'), packagesYaml());
       await writeFile(join(dir, 'flows.yaml'), flowsYaml());
@@ -96,18 +108,41 @@ describe('secrets and trust boundaries', () => {
     await run('validate', ['validate', repo.work], env, 0);
     await run('plan --output json', ['plan', repo.work, '--output', 'json', '--log-level', 'debug'], env, 0);
     await run('plan --out', ['plan', repo.work, '--out', join(work, 'saved.plan'), '--log-level', 'debug', '--log-format', 'json'], env, 0);
-    await run('apply saved plan', ['apply', '--auto-approve', join(work, 'saved.plan'), '--log-level', 'debug', '--log-format', 'json'], env, 0);
-    await run('apply --output json', ['apply', '--auto-approve', repo.work, '--output', 'json', '--log-level', 'debug', '--log-format', 'pretty'], env, 0);
+    await run(
+      'apply saved plan',
+      ['apply', '--auto-approve', join(work, 'saved.plan'), '--log-level', 'debug', '--log-format', 'json'],
+      env,
+      0,
+    );
+    await run(
+      'apply --output json',
+      ['apply', '--auto-approve', repo.work, '--output', 'json', '--log-level', 'debug', '--log-format', 'pretty'],
+      env,
+      0,
+    );
     await run('export', ['export', '--out', join(work, 'exported'), '--log-level', 'debug'], env, 0);
     const writes = countBy(await sim.writes());
     expect(writes['POST /v1/package/content/{id}']).toBeGreaterThan(0);
     expect(writes['POST /v1/tenant/{id}/upload']).toBe(1);
     // Refusals must not quote what they refuse.
-    await run('apply with a wrong API key', ['apply', '--auto-approve', repo.work, '--log-level', 'debug'], { ...env, PACKSYNC_API_KEY: WRONG_API_KEY }, 1);
+    await run(
+      'apply with a wrong API key',
+      ['apply', '--auto-approve', repo.work, '--log-level', 'debug'],
+      { ...env, PACKSYNC_API_KEY: WRONG_API_KEY },
+      1,
+    );
     const keyFile = join(work, 'api-key');
     await writeFile(keyFile, `${sim.key}\n`);
-    await run('plan with --api-key-file', ['plan', repo.work, '--api-key-file', keyFile, '--log-level', 'debug'], { PACKSYNC_API_URL: sim.url, PACKSYNC_STATE_DIR: stateDir }, 0);
-    await run('plan against an unreachable URL with a password', ['plan', repo.work, '--api-timeout', '2000', '--log-level', 'debug'], { ...env, PACKSYNC_API_URL: `http://user:${URL_PASSWORD}@127.0.0.1:1/` });
+    await run(
+      'plan with --api-key-file',
+      ['plan', repo.work, '--api-key-file', keyFile, '--log-level', 'debug'],
+      { PACKSYNC_API_URL: sim.url, PACKSYNC_STATE_DIR: stateDir },
+      0,
+    );
+    await run('plan against an unreachable URL with a password', ['plan', repo.work, '--api-timeout', '2000', '--log-level', 'debug'], {
+      ...env,
+      PACKSYNC_API_URL: `http://user:${URL_PASSWORD}@127.0.0.1:1/`,
+    });
 
     // The agent, following the repository over smart HTTP with the token, serving its endpoints.
     const secretFile = join(work, 'webhook-secret');
@@ -117,13 +152,34 @@ describe('secrets and trust boundaries', () => {
     // Its own state over an account the CLI converged: it takes the objects over (--adopt), as a lost state must not look like success.
     const agentState = await tempDir('packsync-secrets-agent-');
     const agent = spawnCli(
-      ['run', '--source', gitHttp.url('manifests.git'), '--ref', 'main', '--listen', `127.0.0.1:${port}`, '--webhook-secret-file', secretFile, '--log-format', 'json', '--log-level', 'debug', '--interval', '1h', '--adopt'],
+      [
+        'run',
+        '--source',
+        gitHttp.url('manifests.git'),
+        '--ref',
+        'main',
+        '--listen',
+        `127.0.0.1:${port}`,
+        '--webhook-secret-file',
+        secretFile,
+        '--log-format',
+        'json',
+        '--log-level',
+        'debug',
+        '--interval',
+        '1h',
+        '--adopt',
+      ],
       { ...env, PACKSYNC_STATE_DIR: agentState },
     );
     const webhook: Record<string, number> = {};
     try {
       // Readiness says the agent can work (design §4a), not that a pass has run: wait for the applied revision.
-      await until('the agent converged', async () => ((await (await fetch(`${base}/status`)).json()) as AgentStatus).lastAppliedRevision !== null, 30_000);
+      await until(
+        'the agent converged',
+        async () => ((await (await fetch(`${base}/status`)).json()) as AgentStatus).lastAppliedRevision !== null,
+        30_000,
+      );
       expect(gitHttp.stats.requests).toBeGreaterThan(gitHttp.stats.refused);
       for (const path of ['/healthz', '/readyz', '/status', '/metrics']) {
         const r = await fetch(`${base}${path}`);
@@ -132,14 +188,22 @@ describe('secrets and trust boundaries', () => {
       }
       const status = async (): Promise<AgentStatus> => (await (await fetch(`${base}/status`)).json()) as AgentStatus;
       // Counted by trigger, so a requeue or retry pass of the loop cannot be mistaken for one.
-      const webhookPasses = async (): Promise<number> => (await status()).history.filter((h) => h.trigger.startsWith('webhook') || h.trigger === 'manual').length;
+      const webhookPasses = async (): Promise<number> =>
+        (await status()).history.filter((h) => h.trigger.startsWith('webhook') || h.trigger === 'manual').length;
       const hook = async (headers: Record<string, string>, body: string | Buffer): Promise<Response> =>
-        fetch(`${base}/webhook`, { method: 'POST', headers: { 'content-type': 'application/json', 'x-github-event': 'push', ...headers }, body });
+        fetch(`${base}/webhook`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json', 'x-github-event': 'push', ...headers },
+          body,
+        });
       const body = JSON.stringify({ ref: 'refs/heads/main' });
       const missing = await hook({}, body);
       const wrong = await hook({ 'x-hub-signature-256': signBody(`${WEBHOOK_SECRET}x`, body), 'x-github-delivery': 'd-wrong' }, body);
       const gitlabWrong = await hook({ 'x-gitlab-token': WEBHOOK_SECRET.slice(0, -1) }, body);
-      const bearerWrong = await fetch(`${base}/reconcile`, { method: 'POST', headers: { authorization: `Bearer ${WEBHOOK_SECRET.slice(1)}` } });
+      const bearerWrong = await fetch(`${base}/reconcile`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${WEBHOOK_SECRET.slice(1)}` },
+      });
       webhook.missing = missing.status;
       webhook.wrong = wrong.status;
       webhook.gitlabWrong = gitlabWrong.status;
@@ -154,7 +218,7 @@ describe('secrets and trust boundaries', () => {
       const good = await hook(signed, body);
       webhook.signed = good.status;
       expect(good.status).toBe(202);
-      await until('the signed delivery\'s pass', async () => (await webhookPasses()) > 0, 5_000);
+      await until("the signed delivery's pass", async () => (await webhookPasses()) > 0, 5_000);
       expect(await webhookPasses()).toBe(1);
       const replay = await hook(signed, body);
       webhook.replayed = replay.status;
@@ -176,11 +240,14 @@ describe('secrets and trust boundaries', () => {
     }
 
     // A git token the server refuses: the fetch fails, and neither token shows in the error.
-    const refused = spawnCli(['run', '--source', gitHttp.url('manifests.git'), '--ref', 'main', '--once', '--log-format', 'json', '--log-level', 'debug'], {
-      ...env,
-      PACKSYNC_STATE_DIR: await tempDir('packsync-secrets-refused-'),
-      PACKSYNC_GIT_TOKEN: WRONG_GIT_TOKEN,
-    });
+    const refused = spawnCli(
+      ['run', '--source', gitHttp.url('manifests.git'), '--ref', 'main', '--once', '--log-format', 'json', '--log-level', 'debug'],
+      {
+        ...env,
+        PACKSYNC_STATE_DIR: await tempDir('packsync-secrets-refused-'),
+        PACKSYNC_GIT_TOKEN: WRONG_GIT_TOKEN,
+      },
+    );
     const r = await refused.done;
     capture('agent with a refused token', `${r.stdout}\n${r.stderr}`);
     expect(r.code).toBe(1);
@@ -205,7 +272,14 @@ describe('secrets and trust boundaries', () => {
     expect(hits).toEqual([]);
     const bytes = captured.reduce((n, c) => n + c.text.length, 0);
     expect(bytes).toBeGreaterThan(10_000);
-    await report('secrets', { sources: captured.length, bytesSearched: bytes, secrets: Object.keys(secrets), hits: hits.length, webhook, gitRequests: gitHttp.stats });
+    await report('secrets', {
+      sources: captured.length,
+      bytesSearched: bytes,
+      secrets: Object.keys(secrets),
+      hits: hits.length,
+      webhook,
+      gitRequests: gitHttp.stats,
+    });
   });
 
   describe('git URLs and refs cannot run commands or smuggle options', () => {
@@ -229,7 +303,21 @@ describe('secrets and trust boundaries', () => {
       expect(() => validateRemote(remote)).toThrow(expect.objectContaining({ code: 'SOURCE_INVALID' }) as Error);
     });
 
-    const refs = ['--output=/tmp/x', `--output=${marker}`, 'main;rm -rf /', 'main;rm -rf', '..', 'a/../b', 'main@{1}', '$(touch /tmp/x)', '`touch /tmp/x`', 'main\ntouch', 'HEAD:evil', '-c', ''];
+    const refs = [
+      '--output=/tmp/x',
+      `--output=${marker}`,
+      'main;rm -rf /',
+      'main;rm -rf',
+      '..',
+      'a/../b',
+      'main@{1}',
+      '$(touch /tmp/x)',
+      '`touch /tmp/x`',
+      'main\ntouch',
+      'HEAD:evil',
+      '-c',
+      '',
+    ];
     it.each(refs.map((r) => [JSON.stringify(r), r] as const))('refuses the ref %s', (_shown, ref) => {
       expect(() => validateRef(ref)).toThrow(expect.objectContaining({ code: 'SOURCE_INVALID' }) as Error);
     });
@@ -247,7 +335,9 @@ describe('secrets and trust boundaries', () => {
         expect(r.code, args.join(' ')).not.toBe(0);
         expect(`${r.stdout}${r.stderr}`).toMatch(/SOURCE_INVALID|SOURCE_PATH_INVALID|not a valid|refused|must be a relative path/);
       }
-      expect(() => new GitSource({ url: repo.fileUrl, ref: 'main', path: '../../etc', workDir: '/tmp/unused', env: {} })).toThrow(expect.objectContaining({ code: 'SOURCE_PATH_INVALID' }) as Error);
+      expect(() => new GitSource({ url: repo.fileUrl, ref: 'main', path: '../../etc', workDir: '/tmp/unused', env: {} })).toThrow(
+        expect.objectContaining({ code: 'SOURCE_PATH_INVALID' }) as Error,
+      );
       expect(existsSync(marker)).toBe(false);
     });
   });
@@ -272,7 +362,10 @@ describe('secrets and trust boundaries', () => {
       );
       await symlink(outside, join(dir, 'content/escape'));
       // And a manifest that is a symlink to a YAML file outside: never read at all.
-      await writeFile(join(outside, 'evil.yaml'), `apiVersion: packsync.dev/v1\nkind: Flow\nmetadata:\n  name: ${secret}\nspec:\n  app: 7-Zip\n`);
+      await writeFile(
+        join(outside, 'evil.yaml'),
+        `apiVersion: packsync.dev/v1\nkind: Flow\nmetadata:\n  name: ${secret}\nspec:\n  app: 7-Zip\n`,
+      );
       await symlink(join(outside, 'evil.yaml'), join(dir, 'evil.yaml'));
 
       const before = (await sim.journal(true)).length;

@@ -122,7 +122,10 @@ describe('soak', () => {
     const t0 = performance.now();
     try {
       for (let pass = 1; pass <= PASSES; pass++) {
-        const edit = pass <= 3 ? 'none' : (['toggle-7zip', 'toggle-pwsh', 'content-revision', 'annotation', 'comment', 'invalid-file', 'none'] as const)[rand(7)]!;
+        const edit =
+          pass <= 3
+            ? 'none'
+            : (['toggle-7zip', 'toggle-pwsh', 'content-revision', 'annotation', 'comment', 'invalid-file', 'none'] as const)[rand(7)]!;
         if (invalid) {
           await rm(join(repo, 'broken.yaml'), { force: true });
           invalid = false;
@@ -144,7 +147,10 @@ describe('soak', () => {
             await writeFile(join(repo, 'packages.yaml'), `# edited before pass ${pass}\n${packagesYaml()}`);
             break;
           case 'invalid-file':
-            await writeFile(join(repo, 'broken.yaml'), 'apiVersion: packsync.dev/v1\nkind: Deployment\nmetadata: {name: broken}\nspec: {flow: nowhere, package: nothing, state: maybe}\n');
+            await writeFile(
+              join(repo, 'broken.yaml'),
+              'apiVersion: packsync.dev/v1\nkind: Deployment\nmetadata: {name: broken}\nspec: {flow: nowhere, package: nothing, state: maybe}\n',
+            );
             invalid = true;
             break;
           case 'none':
@@ -166,10 +172,22 @@ describe('soak', () => {
     const ms = performance.now() - t0;
     const steady = samples.slice(Math.floor(samples.length / 4));
     const xs = steady.map((s) => s.pass);
-    const heapSlope = slope(xs, steady.map((s) => s.heap));
-    const rssSlope = slope(xs, steady.map((s) => s.rss));
-    const fdSlope = slope(xs, steady.map((s) => s.open));
-    const sockSlope = slope(xs, steady.map((s) => s.sockets));
+    const heapSlope = slope(
+      xs,
+      steady.map((s) => s.heap),
+    );
+    const rssSlope = slope(
+      xs,
+      steady.map((s) => s.rss),
+    );
+    const fdSlope = slope(
+      xs,
+      steady.map((s) => s.open),
+    );
+    const sockSlope = slope(
+      xs,
+      steady.map((s) => s.sockets),
+    );
     const first = steady[0]!;
     const last = steady[steady.length - 1]!;
     const maxOpen = (xs2: typeof steady): number => Math.max(...xs2.map((s) => s.open));
@@ -184,12 +202,16 @@ describe('soak', () => {
       edits,
       unhandledRejections: unhandled,
       heapSlopeBytesPerPass: Math.round(heapSlope),
-      heapMiB: { first: Math.round(first.heap / 1048576 * 10) / 10, last: Math.round(last.heap / 1048576 * 10) / 10 },
+      heapMiB: { first: Math.round((first.heap / 1048576) * 10) / 10, last: Math.round((last.heap / 1048576) * 10) / 10 },
       rssSlopeBytesPerPass: Math.round(rssSlope),
       rssMiB: { first: Math.round(first.rss / 1048576), last: Math.round(last.rss / 1048576) },
       fdSlopePerPass: Math.round(fdSlope * 1000) / 1000,
       openFds: { firstHalfMax: maxOpen(steady.slice(0, half)), secondHalfMax: maxOpen(steady.slice(half)) },
-      sockets: { slopePerPass: Math.round(sockSlope * 1000) / 1000, firstHalfMax: maxSockets(steady.slice(0, half)), secondHalfMax: maxSockets(steady.slice(half)) },
+      sockets: {
+        slopePerPass: Math.round(sockSlope * 1000) / 1000,
+        firstHalfMax: maxSockets(steady.slice(0, half)),
+        secondHalfMax: maxSockets(steady.slice(half)),
+      },
     };
     await report('soak', figures);
 

@@ -29,7 +29,10 @@ function rawHeaderLines(url: string, key: string): Promise<string[]> {
 
 /** A POST with no body but `Content-Type: application/octet-stream`, as aiohttp sends it for RoboPackCLI. */
 function bodilessPost(url: string, key: string): Promise<Response> {
-  return fetch(url, { method: 'POST', headers: { 'X-API-Key': key, 'Content-Type': 'application/octet-stream', Accept: 'application/json' } });
+  return fetch(url, {
+    method: 'POST',
+    headers: { 'X-API-Key': key, 'Content-Type': 'application/octet-stream', Accept: 'application/json' },
+  });
 }
 
 describe('simulator against the public evidence', () => {
@@ -43,7 +46,14 @@ describe('simulator against the public evidence', () => {
       expect(names(zero)).toHaveLength(10);
       expect(names(zero)).toEqual(names(one));
       expect(names(two).some((n) => names(one).includes(n))).toBe(false);
-      expect(JSON.parse(zero.headers.get('x-pagination')!)).toEqual({ totalCount: 25, itemsPerPage: 10, page: 1, totalPages: 3, hasNext: true, hasPrevious: false });
+      expect(JSON.parse(zero.headers.get('x-pagination')!)).toEqual({
+        totalCount: 25,
+        itemsPerPage: 10,
+        page: 1,
+        totalPages: 3,
+        hasNext: true,
+        hasPrevious: false,
+      });
       expect((await s.call('GET', '/v1/app?page=-1')).status).toBe(400);
     } finally {
       await s.sim.close();
@@ -85,7 +95,10 @@ describe('simulator against the public evidence', () => {
       expect(imp.status).toBe(200);
       const packageId = (await imp.json()) as string;
       await s.ok('POST', '/_sim/clock', { advanceSeconds: 60 });
-      const up = await bodilessPost(`${s.sim.url}/v1/tenant/${CONTOSO}/upload?packageId=${packageId}&uploadAsWin32App=true&wait=false`, s.key);
+      const up = await bodilessPost(
+        `${s.sim.url}/v1/tenant/${CONTOSO}/upload?packageId=${packageId}&uploadAsWin32App=true&wait=false`,
+        s.key,
+      );
       expect(up.status).toBe(200);
       expect(((await up.json()) as { state: string }).state).toBe('Running');
       const flowId = await s.ok<string>('POST', '/v1/flow/create', { appId: SEVEN_ZIP, name: 'octet' });
@@ -93,7 +106,8 @@ describe('simulator against the public evidence', () => {
       // One wave ("All tenants"): skip-wave completes the deployment, so it comes last.
       const actions = ['start', 'refresh', 'update-content', 'stop', 'start', 'skip-wave'];
       const statuses: string[] = [];
-      for (const action of actions) statuses.push(`${action} ${(await bodilessPost(`${s.sim.url}/v1/flow/deployment/${deploymentId}/${action}`, s.key)).status}`);
+      for (const action of actions)
+        statuses.push(`${action} ${(await bodilessPost(`${s.sim.url}/v1/flow/deployment/${deploymentId}/${action}`, s.key)).status}`);
       expect(statuses).toEqual(actions.map((a) => `${a} 200`));
     } finally {
       await s.sim.close();
@@ -105,7 +119,10 @@ describe('simulator against the public evidence', () => {
     for (const style of ['bare', 'object', 'text'] as const) {
       const s = await rawSim({ responseStyle: style });
       try {
-        const r = await fetch(`${s.sim.url}/v1/app/import/${SEVEN_ZIP}`, { method: 'POST', headers: { 'X-API-Key': s.key, 'Content-Length': '0' } });
+        const r = await fetch(`${s.sim.url}/v1/app/import/${SEVEN_ZIP}`, {
+          method: 'POST',
+          headers: { 'X-API-Key': s.key, 'Content-Length': '0' },
+        });
         expect(r.status).toBe(200);
         forms[style] = { contentType: r.headers.get('content-type'), body: await r.text() };
       } finally {
@@ -122,9 +139,14 @@ describe('simulator against the public evidence', () => {
 
   it('a standalone simulator runs at the default time scale unless told --time-scale 1, and its banner says which', async () => {
     const scales: Record<string, { printed: string; timeScale: number }> = {};
-    for (const [label, timeScale] of [['default', undefined], ['real', 1]] as const) {
+    for (const [label, timeScale] of [
+      ['default', undefined],
+      ['real', 1],
+    ] as const) {
       const printed: string[] = [];
-      const sim = await runSimulatorCommand({ port: 0, apiKeys: ['k'], seed: 1, fleet: 'none', ...(timeScale ? { timeScale } : {}) }, (l) => printed.push(l));
+      const sim = await runSimulatorCommand({ port: 0, apiKeys: ['k'], seed: 1, fleet: 'none', ...(timeScale ? { timeScale } : {}) }, (l) =>
+        printed.push(l),
+      );
       try {
         const clock = (await (await fetch(`${sim.url}/_sim/clock`, { headers: { 'X-API-Key': 'k' } })).json()) as { timeScale: number };
         scales[label] = { printed: printed.join('\n').split('\n')[0]!, timeScale: clock.timeScale };
@@ -133,7 +155,9 @@ describe('simulator against the public evidence', () => {
       }
     }
     expect(scales.default!.timeScale).toBe(DEFAULT_TIME_SCALE);
-    expect(scales.default!.printed).toContain(`time x${DEFAULT_TIME_SCALE}: ${DEFAULT_TIME_SCALE} virtual seconds per real second, --time-scale 1 for real time`);
+    expect(scales.default!.printed).toContain(
+      `time x${DEFAULT_TIME_SCALE}: ${DEFAULT_TIME_SCALE} virtual seconds per real second, --time-scale 1 for real time`,
+    );
     expect(scales.real!.timeScale).toBe(1);
     expect(scales.real!.printed).toContain('real time');
     expect(scales.real!.printed).not.toContain('time x');

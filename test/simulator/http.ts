@@ -5,7 +5,12 @@ import type { Simulator, SimulatorOptions } from '../../src/simulator/server.js'
 export interface Raw {
   sim: Simulator;
   key: string;
-  call: (method: string, path: string, body?: unknown, headers?: Record<string, string>) => Promise<{ status: number; headers: Headers; json: unknown; text: string; bytes: Buffer }>;
+  call: (
+    method: string,
+    path: string,
+    body?: unknown,
+    headers?: Record<string, string>,
+  ) => Promise<{ status: number; headers: Headers; json: unknown; text: string; bytes: Buffer }>;
   ok: <T = unknown>(method: string, path: string, body?: unknown) => Promise<T>;
 }
 
@@ -16,7 +21,11 @@ export async function rawSim(opts: SimulatorOptions = {}): Promise<Raw> {
     const isBuf = Buffer.isBuffer(body);
     const res = await fetch(`${sim.url}${path}`, {
       method,
-      headers: { 'X-API-Key': key, ...(body !== undefined ? { 'content-type': isBuf ? 'application/octet-stream' : 'application/json' } : {}), ...headers },
+      headers: {
+        'X-API-Key': key,
+        ...(body !== undefined ? { 'content-type': isBuf ? 'application/octet-stream' : 'application/json' } : {}),
+        ...headers,
+      },
       ...(body !== undefined ? { body: isBuf ? body : JSON.stringify(body) } : {}),
     });
     const bytes = Buffer.from(await res.arrayBuffer());
@@ -25,7 +34,7 @@ export async function rawSim(opts: SimulatorOptions = {}): Promise<Raw> {
     if (/json/.test(res.headers.get('content-type') ?? '') && text) json = JSON.parse(text);
     return { status: res.status, headers: res.headers, json, text, bytes };
   };
-  const ok = async <T,>(method: string, path: string, body?: unknown): Promise<T> => {
+  const ok = async <T>(method: string, path: string, body?: unknown): Promise<T> => {
     const r = await call(method, path, body);
     if (r.status !== 200) throw new Error(`${method} ${path}: ${r.status} ${r.text}`);
     return r.json as T;

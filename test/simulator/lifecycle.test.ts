@@ -30,8 +30,20 @@ describe('simulator state machines', () => {
     await advance(5);
     expect((await s.ok<{ state: string }>('GET', `/v1/package/${id}`)).state).toBe('Running');
     await advance(60);
-    const p = await s.ok<{ state: string; productVersion: string; newVersionAvailable: boolean; userScope: boolean; machineScope: boolean }>('GET', `/v1/package/${id}`);
-    expect(p).toMatchObject({ state: 'Completed', productVersion: '24.07', newVersionAvailable: true, userScope: true, machineScope: false });
+    const p = await s.ok<{
+      state: string;
+      productVersion: string;
+      newVersionAvailable: boolean;
+      userScope: boolean;
+      machineScope: boolean;
+    }>('GET', `/v1/package/${id}`);
+    expect(p).toMatchObject({
+      state: 'Completed',
+      productVersion: '24.07',
+      newVersionAvailable: true,
+      userScope: true,
+      machineScope: false,
+    });
   });
 
   it('rejects an unknown version with a 400 naming the field and the available versions', async () => {
@@ -106,7 +118,10 @@ describe('simulator state machines', () => {
   it('uploads to a tenant as a task that completes; wait=true blocks until it has', async () => {
     const pkg = await importedPackage();
     const fabrikam = fixtureId(1, 'tenant', 'fabrikam.onmicrosoft.com');
-    const task = await s.ok<{ id: string; state: string; tenantId: string; packageId: string }>('POST', `/v1/tenant/${fabrikam}/upload?packageId=${pkg}&uploadMsixAsWin32=true&wait=false`);
+    const task = await s.ok<{ id: string; state: string; tenantId: string; packageId: string }>(
+      'POST',
+      `/v1/tenant/${fabrikam}/upload?packageId=${pkg}&uploadMsixAsWin32=true&wait=false`,
+    );
     expect(task).toMatchObject({ state: 'Running', tenantId: fabrikam, packageId: pkg });
     await advance(41);
     expect((await s.ok<{ state: string }>('GET', `/v1/tenant/upload/${task.id}`)).state).toBe('Completed');
@@ -124,6 +139,9 @@ describe('simulator state machines', () => {
     const failing = await s.ok<{ id: string; state: string }>('POST', `/v1/tenant/${tailspin}/upload?packageId=${pkg}`);
     expect(failing.state).toBe('Running');
     await advance(41);
-    expect(await s.ok('GET', `/v1/tenant/upload/${failing.id}`)).toMatchObject({ state: 'Error', errorDetails: expect.stringContaining('admin consent') as string });
+    expect(await s.ok('GET', `/v1/tenant/upload/${failing.id}`)).toMatchObject({
+      state: 'Error',
+      errorDetails: expect.stringContaining('admin consent') as string,
+    });
   });
 });

@@ -38,7 +38,14 @@ describe('simulator protocol', () => {
     const s = await rawSim();
     try {
       const r = await s.call('GET', '/v1/app?ItemsPerPage=10&PAGE=3&sortBy=Name');
-      expect(JSON.parse(r.headers.get('x-pagination')!)).toEqual({ totalCount: 25, itemsPerPage: 10, page: 3, totalPages: 3, hasNext: false, hasPrevious: true });
+      expect(JSON.parse(r.headers.get('x-pagination')!)).toEqual({
+        totalCount: 25,
+        itemsPerPage: 10,
+        page: 3,
+        totalPages: 3,
+        hasNext: false,
+        hasPrevious: true,
+      });
       expect((r.json as unknown[]).length).toBe(5);
       const all = await s.ok<{ name: string }[]>('GET', '/v1/app?disablePaging=true&sortBy=name&sortDesc=true');
       expect(all.length).toBe(25);
@@ -69,9 +76,15 @@ describe('simulator protocol', () => {
   it('checks chunk order per file, accepts a repeated last chunk and a restart at offset 0, and finalize sizes', async () => {
     const s = await rawSim();
     try {
-      const pkg = await s.ok<{ id: string; state: string }>('POST', '/v1/package/create', { name: 'Tool', sourceType: 'MSI', version: '1.0', detectionRules: [{ type: 'file', path: 'C:\\x', fileName: 'a.exe', operator: 'greaterThanOrEqual', targetVersion: '1.0' }] });
+      const pkg = await s.ok<{ id: string; state: string }>('POST', '/v1/package/create', {
+        name: 'Tool',
+        sourceType: 'MSI',
+        version: '1.0',
+        detectionRules: [{ type: 'file', path: 'C:\\x', fileName: 'a.exe', operator: 'greaterThanOrEqual', targetVersion: '1.0' }],
+      });
       expect(pkg.state).toBe('WaitingForContent');
-      const up = (q: string, n: number): Promise<{ status: number }> => s.call('POST', `/v1/package/content/${pkg.id}?${q}`, Buffer.alloc(n, 1));
+      const up = (q: string, n: number): Promise<{ status: number }> =>
+        s.call('POST', `/v1/package/content/${pkg.id}?${q}`, Buffer.alloc(n, 1));
       expect((await up('index=0&size=4&offset=0&chunk=0', 4)).status).toBe(200);
       expect((await up('index=0&size=4&offset=8&chunk=2', 4)).status).toBe(400);
       expect((await up('index=0&size=4&offset=4&chunk=1', 4)).status).toBe(200);
@@ -79,12 +92,23 @@ describe('simulator protocol', () => {
       expect((await up('index=0&size=5&offset=8&chunk=2', 4)).status).toBe(400); // size lies
       expect((await up('index=1&size=3', 3)).status).toBe(200);
       expect((await up('index=0&size=2&offset=0&chunk=0', 2)).status).toBe(200); // restart file 0
-      const files = { files: [{ fileName: 'a.msi', fileSize: 2 }, { fileName: 'b\\c.txt', fileSize: 3 }] };
+      const files = {
+        files: [
+          { fileName: 'a.msi', fileSize: 2 },
+          { fileName: 'b\\c.txt', fileSize: 3 },
+        ],
+      };
       expect((await s.call('POST', `/v1/package/content/${pkg.id}/finalize`, files)).status).toBe(200);
       expect((await s.call('POST', `/v1/package/content/${pkg.id}/finalize`, files)).status).toBe(200); // idempotent
       expect((await up('index=0&size=2&offset=0&chunk=0', 2)).status).toBe(400); // bytes after finalize
       const details = await s.ok<{ state: string; files: unknown; detectionRules: { operator: number }[] }>('GET', `/v1/package/${pkg.id}`);
-      expect(details).toMatchObject({ state: 'Processing', files: [{ fileName: 'a.msi', fileSize: 2 }, { fileName: 'b/c.txt', fileSize: 3 }] });
+      expect(details).toMatchObject({
+        state: 'Processing',
+        files: [
+          { fileName: 'a.msi', fileSize: 2 },
+          { fileName: 'b/c.txt', fileSize: 3 },
+        ],
+      });
       expect(details.detectionRules[0]!.operator).toBe(5);
     } finally {
       await s.sim.close();
@@ -96,14 +120,28 @@ describe('simulator protocol', () => {
     try {
       const pkg = await s.ok<{ id: string }>('POST', '/v1/package/create', { name: 'Broken', sourceType: 'zip' });
       expect((await s.call('POST', `/v1/package/content/${pkg.id}?index=0&size=4`, Buffer.alloc(4))).status).toBe(200);
-      expect((await s.call('POST', `/v1/package/content/${pkg.id}/finalize`, { files: [{ fileName: 'a.zip', fileSize: 9 }, { fileName: 'b', fileSize: 1 }] })).status).toBe(200);
+      expect(
+        (
+          await s.call('POST', `/v1/package/content/${pkg.id}/finalize`, {
+            files: [
+              { fileName: 'a.zip', fileSize: 9 },
+              { fileName: 'b', fileSize: 1 },
+            ],
+          })
+        ).status,
+      ).toBe(200);
       expect((await s.call('POST', `/v1/package/content/${pkg.id}/finalize`, { files: [] })).status).toBe(409);
       await s.ok('POST', '/_sim/clock', { advanceSeconds: 60 });
       const p = await s.ok<{ state: string; errorDetails: string }>('GET', `/v1/package/${pkg.id}`);
       expect(p.state).toBe('Error');
       expect(p.errorDetails).toMatch(/a\.zip: 4 bytes were uploaded but fileSize says 9; no content was uploaded for file 1 \(b\)/);
       const dup = await s.ok<{ id: string }>('POST', '/v1/package/create', { name: 'Dup', sourceType: 'zip' });
-      const r = await s.call('POST', `/v1/package/content/${dup.id}/finalize`, { files: [{ fileName: 'a', fileSize: 0 }, { fileName: 'a', fileSize: 0 }] });
+      const r = await s.call('POST', `/v1/package/content/${dup.id}/finalize`, {
+        files: [
+          { fileName: 'a', fileSize: 0 },
+          { fileName: 'a', fileSize: 0 },
+        ],
+      });
       expect(r.json).toMatchObject({ errors: { 'files[1].fileName': [expect.stringContaining('listed twice')] } });
     } finally {
       await s.sim.close();
@@ -181,7 +219,11 @@ describe('simulator protocol', () => {
   it('keeps its state across a restart with --data-dir', async () => {
     const dataDir = await tempDir('packsync-sim-data-');
     const a = await startSimulator({ port: 0, apiKeys: ['persist'], dataDir });
-    await fetch(`${a.url}/v1/flow/create`, { method: 'POST', headers: { 'X-API-Key': 'persist', 'content-type': 'application/json' }, body: '{"name":"Kept"}' });
+    await fetch(`${a.url}/v1/flow/create`, {
+      method: 'POST',
+      headers: { 'X-API-Key': 'persist', 'content-type': 'application/json' },
+      body: '{"name":"Kept"}',
+    });
     await a.close();
     const b = await startSimulator({ port: 0, apiKeys: ['persist'], dataDir });
     try {

@@ -84,7 +84,9 @@ describe('wave live data', () => {
       await live(a.waveId);
     }
     const polled = await live(a.waveId);
-    expect(polled.tenants.map((t) => t.installed + t.failed + t.pending)).toEqual(once.tenants.map((t) => t.installed + t.failed + t.pending));
+    expect(polled.tenants.map((t) => t.installed + t.failed + t.pending)).toEqual(
+      once.tenants.map((t) => t.installed + t.failed + t.pending),
+    );
     expect(of(polled, CONTOSO).installed).toBeGreaterThan(of(once, CONTOSO).installed);
   });
 
@@ -92,7 +94,13 @@ describe('wave live data', () => {
     const { waveId } = await rollout();
     await advance(2 * HOUR);
     const before = of(await live(waveId), FABRIKAM);
-    const rules = { default: { failureRate: 0 }, rules: [{ tenant: 'fabrikam.onmicrosoft.com', failureRate: 1 }, { tenant: FABRIKAM, failureRate: 0 }] };
+    const rules = {
+      default: { failureRate: 0 },
+      rules: [
+        { tenant: 'fabrikam.onmicrosoft.com', failureRate: 1 },
+        { tenant: FABRIKAM, failureRate: 0 },
+      ],
+    };
     expect(await s.ok('PUT', '/_sim/outcomes', rules)).toEqual(rules);
     expect(await s.ok('GET', '/_sim/outcomes')).toEqual(rules);
     await advance(5 * HOUR);

@@ -4,7 +4,15 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { InventoryStore, loadInventory } from '../../src/state/inventory-store.js';
 
-const entry = (name: string, id: string) => ({ kind: 'Flow' as const, name, id, specHash: 'h', spec: { name }, revision: 'r', updatedAt: 't' });
+const entry = (name: string, id: string) => ({
+  kind: 'Flow' as const,
+  name,
+  id,
+  specHash: 'h',
+  spec: { name },
+  revision: 'r',
+  updatedAt: 't',
+});
 const intent = (name: string) => ({ key: `Flow/${name}`, op: 'create-flow', at: 't', knownIds: [], match: { name } });
 const lines = async (dir: string): Promise<Record<string, unknown>[]> =>
   (await readFile(join(dir, 'journal.jsonl'), 'utf8'))
@@ -79,7 +87,11 @@ describe('inventory store (snapshot + journal)', () => {
     expect(store.inventory).toEqual(old);
     await store.put(entry('b', 'id-b'));
     await store.close();
-    const snap = JSON.parse(await readFile(join(dir, 'inventory.json'), 'utf8')) as { seq: number; objects: Record<string, { id: string }>; intents: object };
+    const snap = JSON.parse(await readFile(join(dir, 'inventory.json'), 'utf8')) as {
+      seq: number;
+      objects: Record<string, { id: string }>;
+      intents: object;
+    };
     expect(snap.seq).toBe(1);
     expect(Object.fromEntries(Object.entries(snap.objects).map(([k, v]) => [k, v.id]))).toEqual({ 'Flow/a': 'id-a', 'Flow/b': 'id-b' });
     expect(snap.intents).toEqual({});
@@ -135,12 +147,21 @@ describe('inventory store (snapshot + journal)', () => {
   it('refuses a corrupt snapshot or a corrupt journal line before the end, with a clear message', async () => {
     const dir = await mkdtemp(join(tmpdir(), 'inv-'));
     await writeFile(join(dir, 'inventory.json'), '{"version": 1, "objects": {');
-    await expect(loadInventory(dir)).rejects.toMatchObject({ code: 'INVENTORY_UNREADABLE', message: expect.stringMatching(/inventory\.json is not valid JSON/) });
+    await expect(loadInventory(dir)).rejects.toMatchObject({
+      code: 'INVENTORY_UNREADABLE',
+      message: expect.stringMatching(/inventory\.json is not valid JSON/),
+    });
     await writeFile(join(dir, 'inventory.json'), '{"version": 7, "objects": {}}');
     await expect(loadInventory(dir)).rejects.toThrow(/unknown format \(version 7/);
     expect(await readFile(join(dir, 'inventory.json'), 'utf8')).toContain('"version": 7');
     await writeFile(join(dir, 'inventory.json'), '{"version": 1, "objects": {}}');
-    await writeFile(join(dir, 'journal.jsonl'), '{"seq":1,"op":"remove","key":"Flow/a"}\nnot json\n{"seq":3,"op":"remove","key":"Flow/b"}\n');
-    await expect(loadInventory(dir)).rejects.toMatchObject({ code: 'INVENTORY_UNREADABLE', message: expect.stringMatching(/journal\.jsonl line 2 is corrupt/) });
+    await writeFile(
+      join(dir, 'journal.jsonl'),
+      '{"seq":1,"op":"remove","key":"Flow/a"}\nnot json\n{"seq":3,"op":"remove","key":"Flow/b"}\n',
+    );
+    await expect(loadInventory(dir)).rejects.toMatchObject({
+      code: 'INVENTORY_UNREADABLE',
+      message: expect.stringMatching(/journal\.jsonl line 2 is corrupt/),
+    });
   });
 });

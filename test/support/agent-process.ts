@@ -34,17 +34,28 @@ export async function startAgent(args: string[], env: Record<string, string>, se
   const base = `http://127.0.0.1:${port}`;
   const secretFile = join(secretDir, `webhook-secret-${port}`);
   await writeFile(secretFile, `${SECRET}\n`);
-  const spawned = spawnCli(['run', ...args, '--listen', `127.0.0.1:${port}`, '--webhook-secret-file', secretFile, '--log-format', 'json'], env);
+  const spawned = spawnCli(
+    ['run', ...args, '--listen', `127.0.0.1:${port}`, '--webhook-secret-file', secretFile, '--log-format', 'json'],
+    env,
+  );
   const status = async (): Promise<AgentStatusView> => (await (await fetch(`${base}/status`)).json()) as AgentStatusView;
   const until = (what: string, probe: (s: AgentStatusView) => boolean, timeoutMs = 30_000): Promise<AgentStatusView> => {
     let last: AgentStatusView | null = null;
-    return poll(what, async () => {
-      last = await status();
-      return probe(last) ? last : undefined;
-    }, timeoutMs, {
-      giveUp: async () => (spawned.child.exitCode !== null ? `agent exited (${spawned.child.exitCode}): ${(await spawned.done).stderr.slice(-2000)}` : undefined),
-      detail: () => last,
-    });
+    return poll(
+      what,
+      async () => {
+        last = await status();
+        return probe(last) ? last : undefined;
+      },
+      timeoutMs,
+      {
+        giveUp: async () =>
+          spawned.child.exitCode !== null
+            ? `agent exited (${spawned.child.exitCode}): ${(await spawned.done).stderr.slice(-2000)}`
+            : undefined,
+        detail: () => last,
+      },
+    );
   };
   const idle = (s: AgentStatusView): boolean => s.conditions.find((c) => c.type === 'Reconciling')?.status !== 'True';
   const reconcile = async (): Promise<AgentStatusView> => {
@@ -57,7 +68,10 @@ export async function startAgent(args: string[], env: Record<string, string>, se
     // Only this family is parsed: prom-client prints "Nan" for a not-yet-sampled process gauge,
     // which the strict whole-document reader rejects and which is no concern of these tests.
     const text = await (await fetch(`${base}/metrics`)).text();
-    const family = text.split('\n').filter((l) => l.startsWith(`# TYPE ${name} `) || l.startsWith(`${name}{`) || l.startsWith(`${name} `)).join('\n');
+    const family = text
+      .split('\n')
+      .filter((l) => l.startsWith(`# TYPE ${name} `) || l.startsWith(`${name}{`) || l.startsWith(`${name} `))
+      .join('\n');
     const m = parsePrometheus(family);
     return m.get(name)?.find((x) => Object.entries(labels).every(([k, v]) => x.labels[k] === v))?.value ?? 0;
   };

@@ -21,7 +21,17 @@ export async function startAzurite(): Promise<Azurite> {
   const cwd = await tempDir('packsync-azurite-');
   const child = spawn(
     process.execPath,
-    [MAIN, '--blobHost', '127.0.0.1', '--blobPort', '0', '--inMemoryPersistence', '--skipApiVersionCheck', '--disableTelemetry', '--silent'],
+    [
+      MAIN,
+      '--blobHost',
+      '127.0.0.1',
+      '--blobPort',
+      '0',
+      '--inMemoryPersistence',
+      '--skipApiVersionCheck',
+      '--disableTelemetry',
+      '--silent',
+    ],
     { cwd, stdio: ['ignore', 'pipe', 'pipe'] },
   );
   let out = '';

@@ -12,7 +12,15 @@ const run = promisify(execFile);
 export async function git(cwd: string, ...args: string[]): Promise<string> {
   const { stdout } = await run('git', args, {
     cwd,
-    env: { PATH: process.env.PATH ?? '', HOME: cwd, GIT_AUTHOR_NAME: 'Test', GIT_AUTHOR_EMAIL: 't@example.com', GIT_COMMITTER_NAME: 'Test', GIT_COMMITTER_EMAIL: 't@example.com', GIT_CONFIG_NOSYSTEM: '1' },
+    env: {
+      PATH: process.env.PATH ?? '',
+      HOME: cwd,
+      GIT_AUTHOR_NAME: 'Test',
+      GIT_AUTHOR_EMAIL: 't@example.com',
+      GIT_COMMITTER_NAME: 'Test',
+      GIT_COMMITTER_EMAIL: 't@example.com',
+      GIT_CONFIG_NOSYSTEM: '1',
+    },
   });
   return stdout.trim();
 }
@@ -55,7 +63,11 @@ export interface GitDaemon {
 export async function startGitDaemon(repo: TestRepo): Promise<GitDaemon> {
   const base = join(repo.bare, '..');
   const port = await freePort();
-  const child: ChildProcess = spawn('git', ['daemon', '--reuseaddr', '--export-all', `--base-path=${base}`, `--port=${port}`, '--listen=127.0.0.1', base], { stdio: ['ignore', 'ignore', 'pipe'] });
+  const child: ChildProcess = spawn(
+    'git',
+    ['daemon', '--reuseaddr', '--export-all', `--base-path=${base}`, `--port=${port}`, '--listen=127.0.0.1', base],
+    { stdio: ['ignore', 'ignore', 'pipe'] },
+  );
   let stderr = '';
   child.stderr?.on('data', (d: Buffer) => (stderr += d.toString()));
   await until('git daemon to serve', async () => (await git(base, 'ls-remote', `git://127.0.0.1:${port}/manifests.git`), true), 5_000, {

@@ -78,7 +78,10 @@ spec:
 }
 
 export function deploymentsYaml(o: RepoOptions = {}): string {
-  const extra = [o.wave !== undefined ? `  wave: ${o.wave}` : '', o.contentRevision !== undefined ? `  contentRevision: ${o.contentRevision}` : '']
+  const extra = [
+    o.wave !== undefined ? `  wave: ${o.wave}` : '',
+    o.contentRevision !== undefined ? `  contentRevision: ${o.contentRevision}` : '',
+  ]
     .filter(Boolean)
     .join('\n');
   return `apiVersion: packsync.dev/v1

@@ -13,7 +13,12 @@ export interface UntilOptions {
   giveUp?: () => string | undefined | Promise<string | undefined>;
 }
 
-export async function until<T>(what: string, probe: () => T | undefined | false | Promise<T | undefined | false>, timeoutMs = 20_000, o: UntilOptions = {}): Promise<T> {
+export async function until<T>(
+  what: string,
+  probe: () => T | undefined | false | Promise<T | undefined | false>,
+  timeoutMs = 20_000,
+  o: UntilOptions = {},
+): Promise<T> {
   const end = Date.now() + timeoutMs;
   for (;;) {
     const reason = await o.giveUp?.();
@@ -25,7 +30,13 @@ export async function until<T>(what: string, probe: () => T | undefined | false 
       // not there yet
     }
     if (Date.now() > end) {
-      const detail = o.detail ? `; ${JSON.stringify(await Promise.resolve().then(o.detail).catch(() => null))}` : '';
+      const detail = o.detail
+        ? `; ${JSON.stringify(
+            await Promise.resolve()
+              .then(o.detail)
+              .catch(() => null),
+          )}`
+        : '';
       throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}${detail}`);
     }
     await new Promise((r) => setTimeout(r, o.intervalMs ?? 100));

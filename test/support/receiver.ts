@@ -38,7 +38,11 @@ export async function startReceiver(): Promise<Receiver> {
     url,
     requests,
     answer,
-    waitFor: (n) => until(`${n} request(s) at the receiver`, () => requests.length >= n && requests, 10_000, { intervalMs: 20, detail: () => requests.map((r) => r.path) }),
+    waitFor: (n) =>
+      until(`${n} request(s) at the receiver`, () => requests.length >= n && requests, 10_000, {
+        intervalMs: 20,
+        detail: () => requests.map((r) => r.path),
+      }),
     close: () =>
       new Promise<void>((r) => {
         server.close(() => r());

@@ -42,7 +42,9 @@ export interface GpgKey {
 export async function gpgKey(gnupgHome: string, person: Person): Promise<GpgKey> {
   await mkdir(gnupgHome, { recursive: true, mode: 0o700 });
   const env = { PATH: process.env.PATH ?? '', GNUPGHOME: gnupgHome, HOME: gnupgHome };
-  await run('gpg', ['--batch', '--passphrase', '', '--quick-gen-key', `${person.name} <${person.email}>`, 'ed25519', 'sign', 'never'], { env });
+  await run('gpg', ['--batch', '--passphrase', '', '--quick-gen-key', `${person.name} <${person.email}>`, 'ed25519', 'sign', 'never'], {
+    env,
+  });
   const list = (await run('gpg', ['--batch', '--with-colons', '--list-keys', person.email], { env })).stdout;
   const fingerprint = /^fpr:+([0-9A-F]+):/m.exec(list)?.[1] ?? '';
   const armored = (await run('gpg', ['--batch', '--armor', '--export', fingerprint], { env })).stdout;

@@ -36,7 +36,8 @@ export async function startTestSimulator(opts: SimulatorOptions = {}): Promise<T
     url: sim.url,
     key,
     journal,
-    writes: async () => (await journal(true)).filter((e) => e.status >= 200 && e.status < 300).map((e) => `${e.method} ${normalisePath(e.path)}`),
+    writes: async () =>
+      (await journal(true)).filter((e) => e.status >= 200 && e.status < 300).map((e) => `${e.method} ${normalisePath(e.path)}`),
     state: async () => (await admin('GET', '/_sim/state')) as SimState,
     advance: async (seconds) => {
       await admin('POST', '/_sim/clock', { advanceSeconds: seconds });

@@ -48,12 +48,19 @@ export class NotifyConfigError extends PacksyncError<'USAGE'> {
 
 /** A glob over `Kind/name` as a whole-string regular expression. */
 export function globToRegExp(glob: string): RegExp {
-  return new RegExp(`^${glob.replace(/[.+^${}()|[\]\\]/g, '\\$&').replace(/\*/g, '.*').replace(/\?/g, '.')}$`);
+  return new RegExp(
+    `^${glob
+      .replace(/[.+^${}()|[\]\\]/g, '\\$&')
+      .replace(/\*/g, '.*')
+      .replace(/\?/g, '.')}$`,
+  );
 }
 
 export async function loadNotificationConfig(file: string): Promise<NotificationConfig> {
   const text = await readFile(file, 'utf8').catch((e: unknown) => {
-    throw new NotifyConfigError(`--notifications ${file}: ${(e as NodeJS.ErrnoException).code === 'ENOENT' ? 'no such file' : String((e as Error).message)}`);
+    throw new NotifyConfigError(
+      `--notifications ${file}: ${(e as NodeJS.ErrnoException).code === 'ENOENT' ? 'no such file' : String((e as Error).message)}`,
+    );
   });
   let doc: unknown;
   try {
@@ -63,7 +70,8 @@ export async function loadNotificationConfig(file: string): Promise<Notification
   }
   const where = (s: string): string => `--notifications ${file}: ${s}`;
   const root = (doc ?? {}) as { providers?: unknown; alerts?: unknown };
-  if (!Array.isArray(root.providers) || root.providers.length === 0) throw new NotifyConfigError(where('needs a non-empty providers: list'));
+  if (!Array.isArray(root.providers) || root.providers.length === 0)
+    throw new NotifyConfigError(where('needs a non-empty providers: list'));
   const base = dirname(file);
   const secretOf = async (p: Record<string, unknown>, field: string, i: number): Promise<string | null> => {
     const v = p[field];
@@ -84,36 +92,47 @@ export async function loadNotificationConfig(file: string): Promise<Notification
     const type = str('type') as ProviderType | null;
     if (!name) throw new NotifyConfigError(where(`providers[${i}] needs a name`));
     if (providers.some((x) => x.name === name)) throw new NotifyConfigError(where(`provider name "${name}" is used twice`));
-    if (!type || !PROVIDER_TYPES.includes(type)) throw new NotifyConfigError(where(`provider "${name}": type must be one of ${PROVIDER_TYPES.join(', ')}`));
+    if (!type || !PROVIDER_TYPES.includes(type))
+      throw new NotifyConfigError(where(`provider "${name}": type must be one of ${PROVIDER_TYPES.join(', ')}`));
     const known = new Set(['name', 'type', 'address', 'addressFile', 'tokenFile', 'secretFile', 'channel', 'repository']);
     const unknown = Object.keys(p).filter((k) => !known.has(k));
     if (unknown.length > 0) throw new NotifyConfigError(where(`provider "${name}": unknown field ${unknown.join(', ')}`));
     const address = (await secretOf(p, 'addressFile', i)) ?? str('address');
     const token = await secretOf(p, 'tokenFile', i);
     const secret = await secretOf(p, 'secretFile', i);
-    if ((type === 'teams' || type === 'webhook' || (type === 'slack' && !token)) && !address) throw new NotifyConfigError(where(`provider "${name}" (${type}) needs addressFile (the webhook URL)`));
-    if (type === 'azuredevops' && !address) throw new NotifyConfigError(where(`provider "${name}" (azuredevops) needs address: the organization URL, e.g. https://dev.azure.com/ORG`));
+    if ((type === 'teams' || type === 'webhook' || (type === 'slack' && !token)) && !address)
+      throw new NotifyConfigError(where(`provider "${name}" (${type}) needs addressFile (the webhook URL)`));
+    if (type === 'azuredevops' && !address)
+      throw new NotifyConfigError(
+        where(`provider "${name}" (azuredevops) needs address: the organization URL, e.g. https://dev.azure.com/ORG`),
+      );
     if (COMMIT_STATUS_TYPES.has(type) && !token) throw new NotifyConfigError(where(`provider "${name}" (${type}) needs tokenFile`));
-    if (type === 'slack' && token && !str('channel')) throw new NotifyConfigError(where(`provider "${name}" (slack with a bot token) needs channel`));
+    if (type === 'slack' && token && !str('channel'))
+      throw new NotifyConfigError(where(`provider "${name}" (slack with a bot token) needs channel`));
     const repository = str('repository');
-    if (repository !== null && !/^[^/\s]+\/[^/\s]+$/.test(repository)) throw new NotifyConfigError(where(`provider "${name}": repository must be owner/repo`));
-    if (address !== null && !/^https?:\/\//.test(address)) throw new NotifyConfigError(where(`provider "${name}": the address must be an http(s) URL`));
+    if (repository !== null && !/^[^/\s]+\/[^/\s]+$/.test(repository))
+      throw new NotifyConfigError(where(`provider "${name}": repository must be owner/repo`));
+    if (address !== null && !/^https?:\/\//.test(address))
+      throw new NotifyConfigError(where(`provider "${name}": the address must be an http(s) URL`));
     providers.push({ name, type, address, token, secret, channel: str('channel'), repository });
   }
   const alerts: Alert[] = [];
   for (const [i, raw] of (Array.isArray(root.alerts) ? (root.alerts as unknown[]) : []).entries()) {
     const a = (raw ?? {}) as Record<string, unknown>;
-    if (typeof a.provider !== 'string' || !providers.some((p) => p.name === a.provider)) throw new NotifyConfigError(where(`alerts[${i}].provider must name a provider`));
+    if (typeof a.provider !== 'string' || !providers.some((p) => p.name === a.provider))
+      throw new NotifyConfigError(where(`alerts[${i}].provider must name a provider`));
     const severity = a.severity ?? 'info';
     if (severity !== 'info' && severity !== 'error') throw new NotifyConfigError(where(`alerts[${i}].severity must be info or error`));
     let reasons: EventReason[] | null = null;
     if (a.reasons !== undefined) {
-      if (!Array.isArray(a.reasons) || a.reasons.some((r) => !EVENT_REASONS.includes(r as EventReason))) throw new NotifyConfigError(where(`alerts[${i}].reasons must be a list of ${EVENT_REASONS.join(', ')}`));
+      if (!Array.isArray(a.reasons) || a.reasons.some((r) => !EVENT_REASONS.includes(r as EventReason)))
+        throw new NotifyConfigError(where(`alerts[${i}].reasons must be a list of ${EVENT_REASONS.join(', ')}`));
       reasons = a.reasons as EventReason[];
     }
     let objects: RegExp[] | null = null;
     if (a.objects !== undefined) {
-      if (!Array.isArray(a.objects) || a.objects.some((o) => typeof o !== 'string')) throw new NotifyConfigError(where(`alerts[${i}].objects must be a list of globs such as "Deployment/*"`));
+      if (!Array.isArray(a.objects) || a.objects.some((o) => typeof o !== 'string'))
+        throw new NotifyConfigError(where(`alerts[${i}].objects must be a list of globs such as "Deployment/*"`));
       objects = (a.objects as string[]).map(globToRegExp);
     }
     alerts.push({ provider: a.provider, severity, reasons, objects });

@@ -46,10 +46,17 @@ export interface DeliveryResult {
 /** One POST; a 2xx (and, for Slack's API, `ok: true`) is a delivery. Nothing in the result names the URL. */
 export async function deliver(req: OutgoingRequest, timeoutMs = 10_000): Promise<DeliveryResult> {
   try {
-    const res = await fetch(req.url, { method: 'POST', headers: req.headers, body: req.body, signal: AbortSignal.timeout(timeoutMs), redirect: 'error' });
+    const res = await fetch(req.url, {
+      method: 'POST',
+      headers: req.headers,
+      body: req.body,
+      signal: AbortSignal.timeout(timeoutMs),
+      redirect: 'error',
+    });
     const text = await res.text();
     if (res.status < 200 || res.status > 299) return { ok: false, status: res.status, error: `HTTP ${res.status}` };
-    if (res.headers.get('content-type')?.includes('json') && /"ok"\s*:\s*false/.test(text)) return { ok: false, status: res.status, error: 'the receiver answered ok: false' };
+    if (res.headers.get('content-type')?.includes('json') && /"ok"\s*:\s*false/.test(text))
+      return { ok: false, status: res.status, error: 'the receiver answered ok: false' };
     return { ok: true, status: res.status };
   } catch (e) {
     const code = (e as { cause?: { code?: string } }).cause?.code ?? (e as Error).name;
@@ -93,7 +100,9 @@ export class Notifier {
       let opens: string[] = [];
       if (e.reason === 'Recovered') {
         // Only answer failures this provider was told about, for the same object.
-        opens = Object.entries(sent).filter(([k, r]) => k.startsWith(`${p.name}|`) && r.open && r.object === (e.object ?? '')).map(([k]) => k);
+        opens = Object.entries(sent)
+          .filter(([k, r]) => k.startsWith(`${p.name}|`) && r.open && r.object === (e.object ?? ''))
+          .map(([k]) => k);
         if (opens.length === 0 || rec) continue;
       } else if (rec) {
         const wait = (this.o.reminderMs ?? REMINDER_BACKOFF_MS)[Math.min(rec.reminders, 2)]!;
@@ -101,11 +110,22 @@ export class Notifier {
         extra = { reminder: rec.reminders + 1 };
       }
       const note = toNotification(e, t.toISOString(), extra);
-      this.send(p, e.reason, () => chatRequest(p, note), () => {
-        delete sent[key];
-        sent[key] = { at: t.toISOString(), reminders: rec && e.reason !== 'Recovered' ? rec.reminders + 1 : 0, object: e.object ?? '', reason: e.reason, open: e.severity === 'error' };
-        for (const k of opens) sent[k]!.open = false;
-      });
+      this.send(
+        p,
+        e.reason,
+        () => chatRequest(p, note),
+        () => {
+          delete sent[key];
+          sent[key] = {
+            at: t.toISOString(),
+            reminders: rec && e.reason !== 'Recovered' ? rec.reminders + 1 : 0,
+            object: e.object ?? '',
+            reason: e.reason,
+            open: e.severity === 'error',
+          };
+          for (const k of opens) sent[k]!.open = false;
+        },
+      );
     }
   }
 
@@ -142,15 +162,27 @@ export class Notifier {
       // Recorded at once so a post queued meanwhile compares with the newest state; undone if it is not delivered.
       delete statuses[key];
       statuses[key] = state;
-      this.send(p, reason, () => commitStatusRequest(p, repo, revision, state, description), () => undefined, () => {
-        if (statuses[key] !== state) return;
-        if (before === undefined) delete statuses[key];
-        else statuses[key] = before;
-      });
+      this.send(
+        p,
+        reason,
+        () => commitStatusRequest(p, repo, revision, state, description),
+        () => undefined,
+        () => {
+          if (statuses[key] !== state) return;
+          if (before === undefined) delete statuses[key];
+          else statuses[key] = before;
+        },
+      );
     }
   }
 
-  private send(p: Provider, reason: string, build: () => OutgoingRequest, onSent: () => void, onFailed: () => void = () => undefined): void {
+  private send(
+    p: Provider,
+    reason: string,
+    build: () => OutgoingRequest,
+    onSent: () => void,
+    onFailed: () => void = () => undefined,
+  ): void {
     const job = (async (): Promise<void> => {
       const req = build();
       const waits = [0, ...(this.o.retryMs ?? DELIVERY_RETRY_MS)];
@@ -161,7 +193,8 @@ export class Notifier {
         if (last.ok) break;
         // A 4xx other than 408/429 will not get better by itself.
         if (last.status >= 400 && last.status < 500 && last.status !== 408 && last.status !== 429) break;
-        if (i < waits.length - 1) this.o.logger.debug({ provider: p.name, reason, attempt: i + 1, error: last.error }, 'notification delivery failed; retrying');
+        if (i < waits.length - 1)
+          this.o.logger.debug({ provider: p.name, reason, attempt: i + 1, error: last.error }, 'notification delivery failed; retrying');
       }
       this.o.metrics?.notifications.inc({ provider: p.name, reason, result: last.ok ? 'sent' : 'failed' });
       if (last.ok) {
@@ -169,7 +202,10 @@ export class Notifier {
         await this.o.store.save();
       } else {
         onFailed();
-        this.o.logger.warn({ provider: p.name, type: p.type, reason, status: last.status }, `notification to ${p.name} not delivered: ${last.error ?? 'unknown'}`);
+        this.o.logger.warn(
+          { provider: p.name, type: p.type, reason, status: last.status },
+          `notification to ${p.name} not delivered: ${last.error ?? 'unknown'}`,
+        );
       }
     })();
     this.inFlight.add(job);

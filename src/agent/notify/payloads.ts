@@ -28,7 +28,11 @@ export interface OutgoingRequest {
 
 export type CommitState = 'pending' | 'success' | 'failure';
 
-export function toNotification(e: { reason: EventReason; severity: Severity; object?: string; revision: string | null; message: string; count: number; wave?: number }, timestamp: string, extra: Record<string, string | number | boolean> = {}): NotificationEvent {
+export function toNotification(
+  e: { reason: EventReason; severity: Severity; object?: string; revision: string | null; message: string; count: number; wave?: number },
+  timestamp: string,
+  extra: Record<string, string | number | boolean> = {},
+): NotificationEvent {
   return {
     reason: e.reason,
     severity: e.severity,
@@ -92,7 +96,14 @@ export function chatRequest(p: Provider, e: NotificationEvent): OutgoingRequest 
               type: 'AdaptiveCard',
               version: '1.4',
               body: [
-                { type: 'TextBlock', text: title(e), weight: 'Bolder', size: 'Medium', wrap: true, color: e.severity === 'error' ? 'Attention' : 'Good' },
+                {
+                  type: 'TextBlock',
+                  text: title(e),
+                  weight: 'Bolder',
+                  size: 'Medium',
+                  wrap: true,
+                  color: e.severity === 'error' ? 'Attention' : 'Good',
+                },
                 { type: 'TextBlock', text: e.message, wrap: true },
                 { type: 'FactSet', facts: facts.map(([t, value]) => ({ title: t, value })) },
               ],
@@ -117,7 +128,11 @@ export function chatRequest(p: Provider, e: NotificationEvent): OutgoingRequest 
     }
     case 'webhook': {
       const body = JSON.stringify(e);
-      return { url: p.address!, headers: { ...JSON_HEADERS, ...(p.secret ? { 'x-packsync-signature': signature(p.secret, body) } : {}) }, body };
+      return {
+        url: p.address!,
+        headers: { ...JSON_HEADERS, ...(p.secret ? { 'x-packsync-signature': signature(p.secret, body) } : {}) },
+        body,
+      };
     }
     default:
       throw new Error(`${p.type} sets commit statuses; it takes no events`);
@@ -130,20 +145,31 @@ export function chatRequest(p: Provider, e: NotificationEvent): OutgoingRequest 
  */
 export function repositoryOf(p: Provider, sourceUrl: string): string | null {
   if (p.repository) return p.repository;
-  const path = /^[\w.-]+@[\w.-]+:(.*)$/.exec(sourceUrl)?.[1] ?? (() => {
-    try {
-      return new URL(sourceUrl).pathname;
-    } catch {
-      return '';
-    }
-  })();
-  const parts = decodeURIComponent(path).replace(/\.git$/, '').split('/').filter(Boolean);
+  const path =
+    /^[\w.-]+@[\w.-]+:(.*)$/.exec(sourceUrl)?.[1] ??
+    (() => {
+      try {
+        return new URL(sourceUrl).pathname;
+      } catch {
+        return '';
+      }
+    })();
+  const parts = decodeURIComponent(path)
+    .replace(/\.git$/, '')
+    .split('/')
+    .filter(Boolean);
   const git = parts.indexOf('_git');
   if (git > 0 && parts[git + 1]) return `${parts[git - 1]}/${parts[git + 1]}`;
   return parts.length >= 2 ? `${parts[parts.length - 2]}/${parts[parts.length - 1]}` : null;
 }
 
-export function commitStatusRequest(p: Provider, repository: string, sha: string, state: CommitState, description: string): OutgoingRequest {
+export function commitStatusRequest(
+  p: Provider,
+  repository: string,
+  sha: string,
+  state: CommitState,
+  description: string,
+): OutgoingRequest {
   const context = `packsync/${p.name}`;
   const [owner, repo] = repository.split('/') as [string, string];
   const desc = description.slice(0, 139);
@@ -152,7 +178,12 @@ export function commitStatusRequest(p: Provider, repository: string, sha: string
       const base = (p.address ?? 'https://api.github.com').replace(/\/$/, '');
       return {
         url: `${base}/repos/${encodeURIComponent(owner)}/${encodeURIComponent(repo)}/statuses/${sha}`,
-        headers: { ...JSON_HEADERS, accept: 'application/vnd.github+json', authorization: `Bearer ${p.token ?? ''}`, 'x-github-api-version': '2022-11-28' },
+        headers: {
+          ...JSON_HEADERS,
+          accept: 'application/vnd.github+json',
+          authorization: `Bearer ${p.token ?? ''}`,
+          'x-github-api-version': '2022-11-28',
+        },
         body: JSON.stringify({ state, context, description: desc }),
       };
     }

@@ -47,7 +47,10 @@ function listApps(ctx: RouteContext, only?: 'showcased' | 'verified'): ReturnTyp
   if (verified !== undefined) apps = apps.filter((a) => a.verified === verified);
   apps = searchFilter(apps, q, (a) => `${a.name} ${a.publisherName} ${a.tags.join(' ')}`);
   const logo = q.bool('logo') ?? false;
-  return paged(apps.map((a) => appView(a, logo)), q);
+  return paged(
+    apps.map((a) => appView(a, logo)),
+    q,
+  );
 }
 
 function findApp(ctx: RouteContext, id: string): CatalogApp {
@@ -91,10 +94,18 @@ export function registerCatalogRoutes(r: Router): void {
     const version = q.str('version');
     const versionId = q.uuid('versionId');
     if (version !== undefined && versionId !== undefined) throw badRequest('versionId', 'Give either version or versionId, not both.');
-    const v = versionId !== undefined ? a.versions.find((x) => x.id === versionId) : version !== undefined ? a.versions.find((x) => x.version === version) : a.versions[0];
+    const v =
+      versionId !== undefined
+        ? a.versions.find((x) => x.id === versionId)
+        : version !== undefined
+          ? a.versions.find((x) => x.version === version)
+          : a.versions[0];
     if (!v) {
       const field = versionId !== undefined ? 'versionId' : 'version';
-      throw badRequest(field, `${a.name} has no version ${versionId ?? version ?? ''}; available: ${a.versions.map((x) => x.version).join(', ')}.`);
+      throw badRequest(
+        field,
+        `${a.name} has no version ${versionId ?? version ?? ''}; available: ${a.versions.map((x) => x.version).join(', ')}.`,
+      );
     }
     const scope = importScope(q);
     const tpl = templateId(ctx, 'scriptTemplateId', q.uuid('scriptTemplateId'));
@@ -110,7 +121,7 @@ export function registerCatalogRoutes(r: Router): void {
       state: 'Pending',
       fullProductName: `${a.name} ${v.version}`,
       fileName,
-      size: 1_048_576 + (a.name.length * 7919 + v.version.length * 104_729) % 50_000_000,
+      size: 1_048_576 + ((a.name.length * 7919 + v.version.length * 104_729) % 50_000_000),
       downloadAvailable: false,
       newVersionAvailable: v.version !== latest,
       latestVersion: latest,
@@ -120,7 +131,10 @@ export function registerCatalogRoutes(r: Router): void {
       machineScope: scope !== INSTALLER_SCOPE.user,
       importInfo: {
         app: { publisher: a.publisherName, name: a.name, description: a.description },
-        program: { installCommand: 'Deploy-Application.exe -DeploymentType Install', uninstallCommand: 'Deploy-Application.exe -DeploymentType Uninstall' },
+        program: {
+          installCommand: 'Deploy-Application.exe -DeploymentType Install',
+          uninstallCommand: 'Deploy-Application.exe -DeploymentType Uninstall',
+        },
       },
       errorDetails: null,
       issues: [],

@@ -8,7 +8,13 @@
  *   any --update-content--> contentUpdateStatus Running --60 s--> Completed (409 while Running)
  */
 import { randomUUID } from 'node:crypto';
-import type { V1DeploymentViewModel, V1FlowDetailsViewModel, V1WaveDetailsViewModel, V1WaveLiveDataViewModel, V1WaveViewModel } from '../../api/wire-types.js';
+import type {
+  V1DeploymentViewModel,
+  V1FlowDetailsViewModel,
+  V1WaveDetailsViewModel,
+  V1WaveLiveDataViewModel,
+  V1WaveViewModel,
+} from '../../api/wire-types.js';
 import type { Account, DeploymentRec, FlowRec } from '../account.js';
 import { DURATIONS, deploymentView, flowView } from '../account.js';
 import { dotnetTime } from '../clock.js';
@@ -40,7 +46,9 @@ function flowDetails(a: Account, f: FlowRec): V1FlowDetailsViewModel {
     ...flowView(f, deps.length),
     waves: f.waves,
     deployments: deps.map(deploymentView),
-    currentDeployment: current ? { id: current.id, packageId: current.packageId, version: current.version, status: current.status, currentWave: current.currentWave } : null,
+    currentDeployment: current
+      ? { id: current.id, packageId: current.packageId, version: current.version, status: current.status, currentWave: current.currentWave }
+      : null,
   };
 }
 
@@ -93,7 +101,10 @@ export function registerFlowRoutes(r: Router): void {
     flows = searchFilter(flows, q, (f) => f.name);
     const counts = new Map<string, number>();
     for (const d of ctx.account.deployments.values()) counts.set(d.flowId, (counts.get(d.flowId) ?? 0) + 1);
-    return paged(flows.map((f) => flowView(f, counts.get(f.id) ?? 0)), q);
+    return paged(
+      flows.map((f) => flowView(f, counts.get(f.id) ?? 0)),
+      q,
+    );
   });
   r.add('GET', '/v1/flow/:id', 'getFlow', (ctx) => ({ json: flowDetails(ctx.account, findFlow(ctx, ctx.params.id, true)) }));
   r.add('POST', '/v1/flow/create', 'createFlow', (ctx) => {
@@ -112,12 +123,21 @@ export function registerFlowRoutes(r: Router): void {
     // Package-based flows normalise scope to machine, as RobopackPS's help says the service does.
     const scope = pkg ? INSTALLER_SCOPE.machine : (enumInput('scope', b.scope, INSTALLER_SCOPE) ?? INSTALLER_SCOPE.machine);
     const shc = b.supersedenceHistoryCount ?? 0;
-    if (typeof shc !== 'number' || !Number.isInteger(shc) || shc < 0 || shc > 8) throw badRequest('supersedenceHistoryCount', 'supersedenceHistoryCount must be between 0 and 8.');
+    if (typeof shc !== 'number' || !Number.isInteger(shc) || shc < 0 || shc > 8)
+      throw badRequest('supersedenceHistoryCount', 'supersedenceHistoryCount must be between 0 and 8.');
     const name = (optString(b, 'name') ?? '').trim() || app?.name || pkg?.productName;
     if (!name) throw badRequest('name', 'The name field is required when neither appId nor packageId is given.');
     const id = randomUUID();
     const waveSpecs = group?.waves ?? [{ name: 'All tenants', delayHours: 24, tenantIds: fx.tenants.map((t) => t.id) }];
-    const waves: V1WaveViewModel[] = waveSpecs.map((w, i) => ({ id: randomUUID(), flowId: id, index: i + 1, name: w.name, delayHours: w.delayHours, flags: 0, tenantIds: [...w.tenantIds] }));
+    const waves: V1WaveViewModel[] = waveSpecs.map((w, i) => ({
+      id: randomUUID(),
+      flowId: id,
+      index: i + 1,
+      name: w.name,
+      delayHours: w.delayHours,
+      flags: 0,
+      tenantIds: [...w.tenantIds],
+    }));
     const flow: FlowRec = {
       id,
       name,
@@ -180,7 +200,9 @@ export function registerFlowRoutes(r: Router): void {
     return {};
   });
 
-  r.add('GET', '/v1/flow/deployment/:id', 'getDeployment', (ctx) => ({ json: deploymentView(findDeployment(ctx)) satisfies V1DeploymentViewModel }));
+  r.add('GET', '/v1/flow/deployment/:id', 'getDeployment', (ctx) => ({
+    json: deploymentView(findDeployment(ctx)) satisfies V1DeploymentViewModel,
+  }));
   r.add('DELETE', '/v1/flow/deployment/:id', 'deleteDeployment', (ctx) => {
     const d = findDeployment(ctx);
     ctx.query.bool('deleteFromIntune');
@@ -233,7 +255,10 @@ export function registerFlowRoutes(r: Router): void {
     const d = waveDeployment(ctx.account, flow);
     const entered = d?.waveEnteredMs?.[wave.index - 1];
     const pkg = d ? ctx.account.packages.get(d.packageId) : undefined;
-    const subject = d && entered !== undefined ? { deploymentId: d.id, packageId: d.packageId, appId: pkg?.appId ?? flow.appId, enteredMs: entered, runs: d.runs ?? [] } : undefined;
+    const subject =
+      d && entered !== undefined
+        ? { deploymentId: d.id, packageId: d.packageId, appId: pkg?.appId ?? flow.appId, enteredMs: entered, runs: d.runs ?? [] }
+        : undefined;
     const body: V1WaveLiveDataViewModel = {
       waveId: wave.id,
       deploymentId: d?.id ?? null,

@@ -35,7 +35,8 @@ function detectionRules(value: unknown): MemDetectionRule[] {
     if (raw === null || typeof raw !== 'object') throw badRequest(f, `${f} must be an object.`);
     const r = raw as Record<string, unknown>;
     const type = typeof r.type === 'string' ? r.type.toLowerCase() : '';
-    if (!(RULE_TYPES as readonly string[]).includes(type)) throw badRequest(`${f}.type`, `${f}.type must be one of ${RULE_TYPES.join(', ')}.`);
+    if (!(RULE_TYPES as readonly string[]).includes(type))
+      throw badRequest(`${f}.type`, `${f}.type must be one of ${RULE_TYPES.join(', ')}.`);
     const operator = enumInput(`${f}.operator`, r.operator, DETECTION_OPERATORS);
     const rule: MemDetectionRule = { type: type as MemDetectionRule['type'] };
     for (const k of ['path', 'fileName', 'targetVersion', 'keyPath', 'valueName', 'productCode', 'scriptContent', 'description'] as const) {
@@ -52,7 +53,12 @@ function detectionRules(value: unknown): MemDetectionRule[] {
 /** A name in any case, or a number looked up in the table (never a position in a list). */
 function sourceType(value: unknown): SourceType {
   const names = Object.keys(SOURCE_TYPES) as (keyof typeof SOURCE_TYPES)[];
-  const hit = typeof value === 'string' ? names.find((n) => n === value.toLowerCase()) : typeof value === 'number' ? names.find((n) => SOURCE_TYPES[n] === value) : undefined;
+  const hit =
+    typeof value === 'string'
+      ? names.find((n) => n === value.toLowerCase())
+      : typeof value === 'number'
+        ? names.find((n) => SOURCE_TYPES[n] === value)
+        : undefined;
   if (!hit) throw badRequest('sourceType', `sourceType must be one of ${names.join(', ')}.`);
   return hit;
 }
@@ -74,13 +80,22 @@ export function registerPackageRoutes(r: Router): void {
     const readme = `${p.fullProductName}\nFormat: ${fmt}\nScript wrapped: ${String(!(ctx.query.bool('noScriptWrap') ?? false))}\n`;
     const body = storedZip([
       { name: 'README.txt', data: Buffer.from(readme) },
-      { name: 'package.json', data: Buffer.from(JSON.stringify({ id: p.id, name: p.productName, version: p.productVersion, files: p.files }, null, 2)) },
+      {
+        name: 'package.json',
+        data: Buffer.from(JSON.stringify({ id: p.id, name: p.productName, version: p.productVersion, files: p.files }, null, 2)),
+      },
     ]);
     return { binary: { contentType: 'application/zip', body, fileName: `${p.fullProductName}.${fmt.toLowerCase()}.zip` } };
   });
   r.add('GET', '/v1/package/:id/documentation/pdf', 'getPackageDocumentationPdf', (ctx) => {
     const p = findPackage(ctx, ctx.params.id);
-    const body = textPdf([`${p.fullProductName}`, `Publisher: ${p.manufacturer}`, `State: ${p.state}`, `Created: ${p.created}`, `Install: ${p.installCommand ?? '(inferred)'}`]);
+    const body = textPdf([
+      `${p.fullProductName}`,
+      `Publisher: ${p.manufacturer}`,
+      `State: ${p.state}`,
+      `Created: ${p.created}`,
+      `Install: ${p.installCommand ?? '(inferred)'}`,
+    ]);
     return { binary: { contentType: 'application/pdf', body, fileName: `${p.fullProductName}.pdf` } };
   });
 
@@ -138,7 +153,8 @@ export function registerPackageRoutes(r: Router): void {
     const offset = q.int('offset', 0) ?? 0;
     const chunk = q.int('chunk', 0) ?? 0;
     if (!p.isCustom) throw conflict(`Package ${p.id} is a catalog package; only custom packages take content.`);
-    if (p.state !== 'WaitingForContent') throw badRequest('id', `Package ${p.id} is ${p.state}; content can only be uploaded before finalize.`);
+    if (p.state !== 'WaitingForContent')
+      throw badRequest('id', `Package ${p.id} is ${p.state}; content can only be uploaded before finalize.`);
     if (ctx.body.length > MAX_CHUNK) throw new HttpProblem(413, `A chunk may be at most ${MAX_CHUNK} bytes.`);
     if (ctx.body.length !== size) throw badRequest('size', `size is ${size} but the body has ${ctx.body.length} bytes.`);
     const key = String(index);
@@ -152,7 +168,10 @@ export function registerPackageRoutes(r: Router): void {
     } else if (fp?.last && fp.last.offset === offset && fp.last.size === size && fp.last.chunk === chunk) {
       // An exact repeat of the last chunk: a retry whose first answer was lost.
     } else {
-      throw badRequest('offset', `File ${index} expects chunk ${fp?.chunks ?? 0} at offset ${fp?.received ?? 0}, got chunk ${chunk} at offset ${offset}.`);
+      throw badRequest(
+        'offset',
+        `File ${index} expects chunk ${fp?.chunks ?? 0} at offset ${fp?.received ?? 0}, got chunk ${chunk} at offset ${offset}.`,
+      );
     }
     ctx.account.touch();
     return {};
@@ -188,7 +207,9 @@ export function registerPackageRoutes(r: Router): void {
       if (got === undefined) mismatches.push(`no content was uploaded for file ${i} (${f.fileName})`);
       else if (got !== f.fileSize) mismatches.push(`${f.fileName}: ${got} bytes were uploaded but fileSize says ${f.fileSize}`);
     });
-    const extra = Object.keys(p.uploads).map(Number).filter((i) => i >= files.length);
+    const extra = Object.keys(p.uploads)
+      .map(Number)
+      .filter((i) => i >= files.length);
     if (extra.length > 0) mismatches.push(`content was uploaded for file index ${extra.join(', ')} but files lists only ${files.length}`);
     p.failure = mismatches.length > 0 ? `Finalize does not match the uploaded content: ${mismatches.join('; ')}.` : null;
     p.files = files;

@@ -16,7 +16,12 @@ function findTenant(ctx: RouteContext, id: string | undefined): V1TenantDetailsV
 }
 
 export function registerTenantRoutes(r: Router): void {
-  r.add('GET', '/v1/tenant', 'listTenants', (ctx) => paged(ctx.account.fixtures.tenants.map(({ intune: _i, ...t }) => t), ctx.query));
+  r.add('GET', '/v1/tenant', 'listTenants', (ctx) =>
+    paged(
+      ctx.account.fixtures.tenants.map(({ intune: _i, ...t }) => t),
+      ctx.query,
+    ),
+  );
   r.add('GET', '/v1/tenant/:id', 'getTenant', (ctx) => ({ json: findTenant(ctx, ctx.params.id) }));
   r.add('POST', '/v1/tenant/:id/upload', 'uploadToTenant', async (ctx) => {
     const tenant = findTenant(ctx, ctx.params.id);
@@ -70,7 +75,10 @@ export function registerTenantRoutes(r: Router): void {
     if (matched !== undefined) apps = apps.filter((a) => a.matched === matched);
     if (!includeManaged) apps = apps.filter((a) => !a.managed);
     if (!includeModern) apps = apps.filter((a) => !a.modernApp);
-    return paged(searchFilter(apps, q, (a) => `${a.name} ${a.publisher}`), q);
+    return paged(
+      searchFilter(apps, q, (a) => `${a.name} ${a.publisher}`),
+      q,
+    );
   });
   r.add('GET', '/v1/tenant/:tenantId/radar/:appId/devices', 'listRadarAppDevices', (ctx) => {
     const tenant = findTenant(ctx, ctx.params.tenantId);

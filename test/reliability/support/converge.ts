@@ -53,10 +53,14 @@ export async function converge(url: string, key: string, repo: string, o: Conver
         return null;
       });
       if (out === null) continue;
-      if (out.kind === 'invalid') throw new Error(`the repository is invalid: ${out.problems.map((p) => `${p.file}:${p.line}:${p.column}: ${p.message}`).join('; ')}`);
+      if (out.kind === 'invalid')
+        throw new Error(
+          `the repository is invalid: ${out.problems.map((p) => `${p.file}:${p.line}:${p.column}: ${p.message}`).join('; ')}`,
+        );
       const r = out.result;
       if (out.plan.errors.length > 0) failures.push(...out.plan.errors);
-      for (const f of r?.objects.filter((x) => x.outcome === 'failed') ?? []) failures.push(`${f.key}: ${f.error?.code ?? ''} ${f.error?.message ?? ''}`);
+      for (const f of r?.objects.filter((x) => x.outcome === 'failed') ?? [])
+        failures.push(`${f.key}: ${f.error?.code ?? ''} ${f.error?.message ?? ''}`);
       if (r && r.failed === 0 && r.writes === 0 && out.plan.errors.length === 0 && !out.plan.objects.some((x) => x.change === 'waiting')) {
         converged = true;
         break;

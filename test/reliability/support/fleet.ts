@@ -58,7 +58,9 @@ export async function writeFleet(shape: FleetShape, dir?: string): Promise<Fleet
     for (const [vi, version] of app.versions.entries()) {
       const name = `app${i}-v${vi}`;
       pkgs.push(name);
-      docs.push(`apiVersion: packsync.dev/v1\nkind: Package\nmetadata:\n  name: ${name}\nspec:\n  catalog:\n    app: ${JSON.stringify(app.name)}\n    version: ${JSON.stringify(version)}\n`);
+      docs.push(
+        `apiVersion: packsync.dev/v1\nkind: Package\nmetadata:\n  name: ${name}\nspec:\n  catalog:\n    app: ${JSON.stringify(app.name)}\n    version: ${JSON.stringify(version)}\n`,
+      );
     }
     await writeFile(join(root, 'packages', `app${i}.yaml`), docs.join('---\n'));
     for (let f = 0; f < shape.flowsPerApp; f++) {
@@ -70,7 +72,9 @@ export async function writeFleet(shape: FleetShape, dir?: string): Promise<Fleet
       pkgs.forEach((p, k) => {
         const gate = f === 0 && k === 0 ? '  wave: 2\n' : '';
         const state = k === 0 ? 'running' : SECOND_STATES[(i + f) % SECOND_STATES.length]!;
-        fdocs.push(`apiVersion: packsync.dev/v1\nkind: Deployment\nmetadata:\n  name: ${flow}-${p}\nspec:\n  flow: ${flow}\n  package: ${p}\n  state: ${state}\n${gate}`);
+        fdocs.push(
+          `apiVersion: packsync.dev/v1\nkind: Deployment\nmetadata:\n  name: ${flow}-${p}\nspec:\n  flow: ${flow}\n  package: ${p}\n  state: ${state}\n${gate}`,
+        );
         deployments++;
       });
       await writeFile(join(root, 'flows', `${flow}.yaml`), fdocs.join('---\n'));
