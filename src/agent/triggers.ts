@@ -4,6 +4,7 @@
  */
 import { watch } from 'chokidar';
 import { schedule, validate } from 'node-cron';
+import type { RequestQueue } from '../state/request-queue.js';
 import { PacksyncError } from '../util/errors.js';
 
 export interface Trigger {
@@ -79,6 +80,37 @@ export async function watchTrigger(dir: string, fire: (reason: string) => void, 
     stop: async () => {
       if (timer) clearTimeout(timer);
       await watcher.close();
+    },
+  };
+}
+
+/**
+ * Fires when `promote` or `resume` queued a request for this agent (it holds the state lock), so the
+ * waiting command gets its answer within about a second instead of at the next interval. Fires once
+ * per new set of queued requests: a request that a pass cannot take (an invalid revision is never
+ * planned) does not turn into a pass a second.
+ */
+export function requestTrigger(queue: Pick<RequestQueue, 'pending'>, fire: (reason: string) => void, everyMs = 1000): Trigger {
+  let seen = '';
+  let busy = false;
+  const timer = setInterval(() => {
+    if (busy) return;
+    busy = true;
+    void queue
+      .pending()
+      .then((ids) => {
+        const now = ids.join(',');
+        if (ids.length > 0 && now !== seen) fire('request');
+        seen = now;
+      })
+      .catch(() => undefined)
+      .finally(() => (busy = false));
+  }, everyMs);
+  timer.unref();
+  return {
+    stop: () => {
+      clearInterval(timer);
+      return Promise.resolve();
     },
   };
 }

@@ -109,10 +109,7 @@ export async function buildRuntime(
     timeoutMs: positiveInt(opts.apiTimeout, '--api-timeout', 1),
     ...(extra.onRequest ? { onRequest: extra.onRequest } : {}),
   });
-  const stateDir = resolveStateDir(opts, io);
-  const stateUrl = opts.stateUrl ?? io.env.PACKSYNC_STATE_URL;
-  if (stateUrl) secrets.push(...connectionSecrets(io.env.AZURE_STORAGE_CONNECTION_STRING));
-  const state = openState({ stateDir, stateUrl, env: io.env, warn: (m) => io.stderr(`Warning: ${m}`) });
+  const { stateDir, state } = openCommandState(opts, io, secrets);
   const close = async (): Promise<void> => {
     await state.close();
     await api.close();
@@ -125,6 +122,21 @@ export async function buildRuntime(
     });
   }
   return { api, stateDir, state, logger, secrets, close };
+}
+
+/**
+ * The state a command works on: `--state-url`/`PACKSYNC_STATE_URL` (remote) or the state directory.
+ * The offline `state` commands use it without an API client; the connection string joins `secrets`.
+ */
+export function openCommandState(
+  opts: Pick<CommonOptions, 'stateDir' | 'stateUrl'>,
+  io: CliIo,
+  secrets: string[] = [],
+): { stateDir: string; state: State } {
+  const stateDir = resolveStateDir(opts, io);
+  const stateUrl = opts.stateUrl ?? io.env.PACKSYNC_STATE_URL;
+  if (stateUrl) secrets.push(...connectionSecrets(io.env.AZURE_STORAGE_CONNECTION_STRING));
+  return { stateDir, state: openState({ stateDir, stateUrl, env: io.env, warn: (m) => io.stderr(`Warning: ${m}`) }) };
 }
 
 /** `--state-dir`, else env `PACKSYNC_STATE_DIR`, else `./.packsync`; offline commands (`state`) use it too. */

@@ -1,140 +1,126 @@
 /**
  * `packsync promote Deployment/NAME [--reason T]` and `packsync resume Deployment/NAME --reason T`
- * (design §3, §5): the two ways a person overrides a promotion gate. Both read live state (the
- * deployment, its current wave's counts, the service's clock) and record what they did in the
- * state, where plan, the agent's status and its events pick it up. `promote` skips one wave now and
- * is refused while the deployment is held; `resume` makes no API write: it releases the hold, and
- * the next pass starts the deployment if git says running, with a new soak and the counts seen now
- * as the baseline the gate judges from.
+ * (design §3, §5): the two ways a person overrides a promotion gate. `promote` skips one wave now and
+ * is refused while the deployment is held; `resume` makes no API write: it releases the hold, and the
+ * next pass starts the deployment if git says running (`engine/gate-actions.ts`).
+ *
+ * Both edit the state, which has one writer (design §4). When the lock is free the command takes it
+ * and does the work itself. When an apply or the agent holds it (the usual case: the agent runs all
+ * the time), the command queues a request for that process, which carries it out at the start of
+ * its next pass; the command waits for the outcome (`--wait`, default 120 s) and exits 0 only once
+ * it was carried out. A request no pass took in time is withdrawn: nothing happened, exit 1.
  */
 import type { Command } from 'commander';
-import type { PacksyncApi } from '../api/operations.js';
-import { errorCode } from '../util/errors.js';
-import { InventoryStore } from '../state/inventory-store.js';
-import type { InventoryEntry, PromotionRecord } from '../state/inventory-types.js';
-import { addCommonOptions, buildRuntime } from './common.js';
-import type { CommonOptions } from './common.js';
+import { randomBytes } from 'node:crypto';
+import { checkGateCommand, runGateCommand } from '../engine/gate-actions.js';
+import type { GateCommand, GateCommandInput } from '../engine/gate-actions.js';
+import type { RequestOutcome } from '../state/request-queue.js';
+import { PacksyncError, errorCode, isErrorCode } from '../util/errors.js';
+import type { ErrorCode } from '../util/errors.js';
+import { addCommonOptions, buildRuntime, positiveInt } from './common.js';
+import type { CommonOptions, Runtime } from './common.js';
 import type { CliIo } from './io.js';
 import { UsageError } from './io.js';
 import { parseStateKey, requireKnown } from './state-keys.js';
-import { PacksyncError } from '../util/errors.js';
-
-/** Why promote or resume refused (exit 1); callers match on `code`. */
-export class GateCommandError extends PacksyncError<'GATE_HELD' | 'GATE_NOT_RUNNING' | 'GATE_NOT_HELD' | 'GATE_NO_DEPLOYMENT'> {}
 
 interface GateCommandOptions extends CommonOptions {
   reason?: string;
+  wait: string;
 }
+
+/** A queued request the lock's holder refused, failed or did not take in time. */
+class GateRequestError extends PacksyncError<'GATE_REQUEST_TIMEOUT'> {}
 
 export function registerGateCommands(program: Command, io: CliIo): void {
-  addCommonOptions(
-    program
-      .command('promote')
-      .description('skip a deployment to its next wave now (recorded; refused while a promotion gate holds it)')
-      .argument('<deployment>', 'Deployment/NAME')
-      .option('--reason <text>', 'why, recorded in the state, status and events'),
-  ).action(async (arg: string, opts: GateCommandOptions) => {
-    await withEntry(arg, opts, io, async (key, entry, store, api) => {
-      if (entry.hold) {
-        throw new GateCommandError(
-          'GATE_HELD',
-          `${key} is held by its promotion gate (wave ${entry.hold.wave}): ${entry.hold.reason}; release it with \`packsync resume ${key} --reason ...\` first`,
-        );
-      }
-      const live = await api.getDeployment(entry.id);
-      if (live.status !== 'Running')
-        throw new GateCommandError(
-          'GATE_NOT_RUNNING',
-          `${key} is ${live.status} (wave ${live.currentWave}/${live.waveCount}): only a running deployment can skip a wave`,
-        );
-      const from = live.currentWave;
-      try {
-        await api.skipWave(entry.id);
-      } catch (e) {
-        // skip-wave is not idempotent: after a lost answer, skip only if the first one did not land.
-        if (errorCode(e) !== 'API_OUTCOME_UNKNOWN') throw e;
-        const after = await api.getDeployment(entry.id);
-        if (after.status === 'Running' && after.currentWave <= from) await api.skipWave(entry.id);
-      }
-      const at = serviceNow(api);
-      const reason = opts.reason ?? 'promoted by hand';
-      const promotion: PromotionRecord = { deploymentId: entry.id, wave: from + 1, since: at };
-      await store.put(
-        { ...entry, promotion, gateLog: log(entry, { at, action: 'promote', wave: from, by: 'command', reason }), updatedAt: at },
-        false,
-      );
-      const to = from >= live.waveCount ? 'completed the rollout' : `wave ${from + 1}/${live.waveCount}`;
-      io.stdout(
-        `Promoted ${key}: wave ${from}/${live.waveCount} → ${to} (skip-wave called; reason: ${reason}). The soak of the new wave starts now.`,
-      );
-    });
-  });
+  const waitOption = (c: Command): Command =>
+    c.option('--wait <seconds>', 'while an apply or the agent holds the state: how long to wait for it to carry this out', '120');
+  waitOption(
+    addCommonOptions(
+      program
+        .command('promote')
+        .description('skip a deployment to its next wave now (recorded; refused while a promotion gate holds it)')
+        .argument('<deployment>', 'Deployment/NAME')
+        .option('--reason <text>', 'why, recorded in the state, status and events'),
+    ),
+  ).action((arg: string, opts: GateCommandOptions) => gateCommand('promote', arg, opts, io));
 
-  addCommonOptions(
-    program
-      .command('resume')
-      .description('release a deployment held by a failed promotion gate (no API write; the next pass starts it if git says running)')
-      .argument('<deployment>', 'Deployment/NAME')
-      .requiredOption('--reason <text>', 'why it is safe to go on, recorded in the state, status and events'),
-  ).action(async (arg: string, opts: GateCommandOptions) => {
-    await withEntry(arg, opts, io, async (key, entry, store, api) => {
-      const hold = entry.hold;
-      if (!hold) throw new GateCommandError('GATE_NOT_HELD', `${key} is not held by a promotion gate; nothing to resume`);
-      const live = await api.getDeployment(entry.id);
-      // The counts seen now are the baseline: the gate judges only installs that report after it.
-      const baseline: NonNullable<PromotionRecord['baseline']> = {};
-      if (live.currentWaveId) {
-        const data = await api.getWaveLive(live.currentWaveId);
-        if (data.deploymentId === live.id)
-          for (const t of data.tenants) baseline[t.tenantId] = { installed: t.installed, failed: t.failed };
-      }
-      const at = serviceNow(api);
-      const reason = opts.reason ?? '';
-      const { hold: _released, ...rest } = entry;
-      const promotion: PromotionRecord = { deploymentId: live.id, wave: live.currentWave, since: at, baseline };
-      await store.put(
-        { ...rest, promotion, gateLog: log(entry, { at, action: 'resume', wave: live.currentWave, by: 'command', reason }), updatedAt: at },
-        false,
-      );
-      const reports = Object.values(baseline).reduce((n, c) => n + c.installed + c.failed, 0);
-      io.stdout(
-        [
-          `Released ${key} (held since ${hold.at} on wave ${hold.wave}: ${hold.reason}). No API call was made.`,
-          `It is ${live.status} on wave ${live.currentWave}/${live.waveCount}; the next apply or agent pass starts it if git says running.`,
-          `The soak of wave ${live.currentWave} restarts now, and the gate judges only reports after the ${reports.toLocaleString('en-US')} seen at this resume.`,
-        ].join('\n'),
-      );
-    });
-  });
+  waitOption(
+    addCommonOptions(
+      program
+        .command('resume')
+        .description('release a deployment held by a failed promotion gate (no API write; the next pass starts it if git says running)')
+        .argument('<deployment>', 'Deployment/NAME')
+        .requiredOption('--reason <text>', 'why it is safe to go on, recorded in the state, status and events'),
+    ),
+  ).action((arg: string, opts: GateCommandOptions) => gateCommand('resume', arg, opts, io));
 }
 
-async function withEntry(
-  arg: string,
-  opts: GateCommandOptions,
-  io: CliIo,
-  run: (key: string, entry: InventoryEntry, store: InventoryStore, api: PacksyncApi) => Promise<void>,
-): Promise<void> {
+async function gateCommand(command: GateCommand, arg: string, opts: GateCommandOptions, io: CliIo): Promise<void> {
   const k = parseStateKey(arg, 'DEPLOYMENT');
   if (k.kind !== 'Deployment' || k.superseded) throw new UsageError(`"${arg}" is not a deployment: write Deployment/NAME`);
   if (opts.reason !== undefined && opts.reason.trim() === '') throw new UsageError('--reason must not be empty');
+  const waitMs = positiveInt(opts.wait, '--wait', 1) * 1000;
+  const input: GateCommandInput = { command, key: k.key, reason: opts.reason };
   const rt = await buildRuntime(opts, io);
   try {
-    const store = await InventoryStore.open(rt.stateDir);
-    requireKnown(store.inventory, k, 'DEPLOYMENT', rt.stateDir);
-    const entry = store.inventory.objects[k.key];
-    if (!entry)
-      throw new GateCommandError('GATE_NO_DEPLOYMENT', `${k.key} has no live deployment yet (only a pending create); apply it first`);
-    await run(k.key, entry, store, rt.api);
-    await store.rewrite();
+    const locked = await rt.state.lock().then(
+      () => true,
+      (e: unknown) => {
+        // Held by a running apply or agent: ask it (directory state only); anything else is an error.
+        if (errorCode(e) === 'STATE_LOCKED' && rt.state.requests) return false;
+        throw e;
+      },
+    );
+    if (locked) await runLocked(input, rt, io);
+    else await runQueued(input, rt, io, waitMs);
   } finally {
     await rt.close();
   }
 }
 
-function serviceNow(api: PacksyncApi): string {
-  return (api.serviceTime?.() ?? new Date()).toISOString();
+async function runLocked(input: GateCommandInput, rt: Runtime, io: CliIo): Promise<void> {
+  const store = await rt.state.openStore();
+  try {
+    requireKnown(store.inventory, parseStateKey(input.key, 'DEPLOYMENT'), 'DEPLOYMENT', rt.state.location);
+    for (const line of await runGateCommand(input, store, rt.api)) io.stdout(line);
+    await store.rewrite();
+  } finally {
+    await store.close();
+  }
 }
 
-function log(entry: InventoryEntry, e: NonNullable<InventoryEntry['gateLog']>[number]): NonNullable<InventoryEntry['gateLog']> {
-  return [...(entry.gateLog ?? []), e].slice(-20);
+async function runQueued(input: GateCommandInput, rt: Runtime, io: CliIo, waitMs: number): Promise<void> {
+  const queue = rt.state.requests!;
+  // The refusals the state alone decides come at once, without queueing anything.
+  const inv = await rt.state.read();
+  requireKnown(inv, parseStateKey(input.key, 'DEPLOYMENT'), 'DEPLOYMENT', rt.state.location);
+  checkGateCommand(input, inv.objects[input.key]);
+  const id = `${new Date().toISOString().replace(/[:.]/g, '-')}-${process.pid}-${randomBytes(4).toString('hex')}`;
+  await queue.put({
+    id,
+    command: input.command,
+    key: input.key,
+    ...(input.reason ? { reason: input.reason } : {}),
+    at: new Date().toISOString(),
+    pid: process.pid,
+  });
+  io.stderr(
+    `The state is locked by a running apply or agent: queued this ${input.command} for it (carried out at the start of its next pass).`,
+  );
+  const deadline = Date.now() + waitMs;
+  let outcome: RequestOutcome | null = null;
+  for (;;) {
+    outcome = await queue.outcome(id);
+    if (outcome) break;
+    if (Date.now() >= deadline && (await queue.withdraw(id)))
+      throw new GateRequestError(
+        'GATE_REQUEST_TIMEOUT',
+        `no pass of the process holding the state took this ${input.command} within ${waitMs / 1000} s; withdrawn, nothing changed (try again, or a longer --wait)`,
+      );
+    await new Promise((r) => setTimeout(r, 200));
+  }
+  // The holder's refusal or failure, with the code it reported.
+  if (!outcome.ok)
+    throw new PacksyncError(isErrorCode(outcome.code ?? '') ? (outcome.code as ErrorCode) : 'INTERNAL', outcome.lines.join('\n'));
+  for (const line of outcome.lines) io.stdout(line);
 }

@@ -90,7 +90,7 @@ export function registerRunCommand(program: Command, io: CliIo): void {
       { Agent },
       { createMetrics },
       { StatusTracker },
-      { intervalTrigger, parseDuration, scheduleTrigger, watchTrigger },
+      { intervalTrigger, parseDuration, requestTrigger, scheduleTrigger, watchTrigger },
       { loadTrustedKeys, VerifyConfigError },
       { VerifiedSource, verifiableDirectory, verifiableGit },
     ] = await Promise.all([
@@ -259,6 +259,7 @@ export function registerRunCommand(program: Command, io: CliIo): void {
       if (f.schedule) triggers.push(scheduleTrigger(f.schedule, fire));
       if (intervalMs !== undefined) triggers.push(intervalTrigger(intervalMs, fire));
       if (f.watch && watchDir) triggers.push(await watchTrigger(watchDir, fire));
+      if (rt.state.requests) triggers.push(requestTrigger(rt.state.requests, fire));
       let sidecar: Sidecar | null = null;
       if (listen) {
         sidecar = await startSidecar({

@@ -5,9 +5,8 @@
  */
 import type { Command } from 'commander';
 import { Option } from 'commander';
-import { InventoryStore, loadInventory } from '../state/inventory-store.js';
-import type { InventoryEntry } from '../state/inventory-types.js';
-import { resolveStateDir } from './common.js';
+import type { Inventory, InventoryEntry } from '../state/inventory-types.js';
+import { openCommandState } from './common.js';
 import type { CliIo } from './io.js';
 import { forgetEntries, moveEntry, supersededKeys } from './state-edit.js';
 import { formatListText, formatShowText, listState } from './state-format.js';
@@ -16,6 +15,7 @@ import type { StateKey } from './state-keys.js';
 
 interface StateOptions {
   stateDir?: string;
+  stateUrl?: string;
 }
 
 interface OutputOptions extends StateOptions {
@@ -27,7 +27,12 @@ export function registerStateCommand(program: Command, io: CliIo): void {
     .command('state')
     .description('inspect and repair the state (what packsync owns); offline: no API call, rm forgets and never deletes live');
   const stateDir = (c: Command): Command =>
-    c.option('--state-dir <dir>', 'where the inventory lives (env PACKSYNC_STATE_DIR, default ./.packsync)');
+    c
+      .option('--state-dir <dir>', 'where the inventory lives (env PACKSYNC_STATE_DIR, default ./.packsync)')
+      .option(
+        '--state-url <url>',
+        'remote state, azblob://CONTAINER/PREFIX (env PACKSYNC_STATE_URL; credentials from AZURE_STORAGE_CONNECTION_STRING)',
+      );
   const output = (): Option => new Option('-o, --output <format>', 'output format').choices(['text', 'json']).default('text');
 
   stateDir(
@@ -36,8 +41,8 @@ export function registerStateCommand(program: Command, io: CliIo): void {
       .description('one line per owned object (key, live id, kind, file, superseded), then pending creates')
       .addOption(output()),
   ).action(async (opts: OutputOptions) => {
-    const dir = resolveStateDir(opts, io);
-    const listing = listState(await loadInventory(dir), dir);
+    const { state: st } = openCommandState(opts, io);
+    const listing = listState(await st.read(), st.location);
     io.stdout(opts.output === 'json' ? JSON.stringify(listing, null, 2) : formatListText(listing));
   });
 
@@ -48,10 +53,10 @@ export function registerStateCommand(program: Command, io: CliIo): void {
       .argument('<key>', 'Kind/name')
       .addOption(output()),
   ).action(async (arg: string, opts: OutputOptions) => {
-    const dir = resolveStateDir(opts, io);
-    const inv = await loadInventory(dir);
+    const { state: st } = openCommandState(opts, io);
+    const inv = await st.read();
     const k = parseStateKey(arg, 'KEY');
-    requireKnown(inv, k, 'KEY', dir);
+    requireKnown(inv, k, 'KEY', st.location);
     const entry = inv.objects[k.key];
     const intent = inv.intents[k.key];
     if (opts.output === 'json')
@@ -66,15 +71,16 @@ export function registerStateCommand(program: Command, io: CliIo): void {
       .argument('<old>', 'Kind/name')
       .argument('<new>', 'Kind/new-name'),
   ).action(async (oldArg: string, newArg: string, opts: StateOptions) => {
-    const dir = resolveStateDir(opts, io);
     const from = parseStateKey(oldArg, 'OLD');
     const to = parseStateKey(newArg, 'NEW');
     checkManifestName(from, 'OLD');
     checkManifestName(to, 'NEW');
-    requireKnown(await loadInventory(dir), from, 'OLD', dir);
-    const store = await InventoryStore.open(dir);
-    const r = moveEntry(store.inventory, from, to, new Date().toISOString());
-    await store.rewrite();
+    const r = await editLocked(
+      opts,
+      io,
+      (inv, where) => requireKnown(inv, from, 'OLD', where),
+      (inv) => moveEntry(inv, from, to, new Date().toISOString()),
+    );
     io.stdout(`Moved ${from.key} to ${to.key}.`);
     const extra = r.moved.slice(1).map(([a, b]) => `${a} → ${b}`);
     if (extra.length > 0) io.stdout(`  with its superseded entries: ${extra.join(', ')}`);
@@ -97,25 +103,58 @@ export function registerStateCommand(program: Command, io: CliIo): void {
       .description('forget state entries: packsync stops owning them; the live objects are never deleted')
       .argument('<key...>', 'Kind/name'),
   ).action(async (args: string[], opts: StateOptions) => {
-    const dir = resolveStateDir(opts, io);
-    const inv = await loadInventory(dir);
-    // Every key is checked before anything is forgotten: a typo in the third key forgets nothing.
     const keys = dedupe(args.map((a) => parseStateKey(a, 'KEY')));
-    for (const k of keys) requireKnown(inv, k, 'KEY', dir);
-    const store = await InventoryStore.open(dir);
-    const forgotten = forgetEntries(store.inventory, keys);
-    await store.rewrite();
+    const { forgotten, left } = await editLocked(
+      opts,
+      io,
+      // Every key is checked before anything is forgotten: a typo in the third key forgets nothing.
+      (inv, where) => keys.forEach((k) => requireKnown(inv, k, 'KEY', where)),
+      (inv) => ({
+        forgotten: forgetEntries(inv, keys),
+        left: keys.filter((k) => !k.superseded).flatMap((k) => supersededKeys(inv, k.key).map(([key]) => key)),
+      }),
+    );
     for (const f of forgotten)
       io.stdout(`Forgot ${f.key}${f.entry ? ` (live id ${f.entry.id}${from(f.entry)})` : ''}${f.intent ? ' and its pending create' : ''}.`);
     io.stdout(
       'No API call was made: the live objects are untouched and no longer owned by packsync. A manifest that still describes one makes the next plan report a conflict (`apply --adopt` takes it back); prune never deletes them.',
     );
-    const left = keys.filter((k) => !k.superseded).flatMap((k) => supersededKeys(store.inventory, k.key).map(([key]) => key));
     if (left.length > 0)
       io.stdout(
         `Still in the state (superseded, --prune deletes them): ${left.join(', ')}; forget them too with \`packsync state rm ${left.join(' ')}\`.`,
       );
   });
+}
+
+/**
+ * An edit of the state under its lock (one writer per state, design §4): a running apply or agent
+ * makes `mv` and `rm` exit 1 naming the holder instead of interleaving writes with them. `check`
+ * runs before the lock is taken (a refused edit creates and writes nothing) and again on the state
+ * read under the lock, which is the one edited.
+ */
+async function editLocked<T>(
+  opts: StateOptions,
+  io: CliIo,
+  check: (inv: Inventory, where: string) => void,
+  edit: (inv: Inventory) => T,
+): Promise<T> {
+  const { state } = openCommandState(opts, io);
+  check(await state.read(), state.location);
+  await state.lock();
+  try {
+    const store = await state.openStore();
+    try {
+      check(store.inventory, state.location);
+      const result = edit(store.inventory);
+      await store.rewrite();
+      return result;
+    } finally {
+      // Releases the journal's file handle (it leaked before: "closing file descriptor on GC").
+      await store.close();
+    }
+  } finally {
+    await state.close();
+  }
 }
 
 function from(e: InventoryEntry): string {

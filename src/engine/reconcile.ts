@@ -18,6 +18,7 @@ import type { DesiredModel, Problem } from '../manifests/model.js';
 import { digestValue, hashValue, liveDigest } from '../plan/hash.js';
 import { plan as computePlan } from '../plan/planner.js';
 import type { Plan, PlanOptions } from '../plan/types.js';
+import { carryOutRequests } from './gate-requests.js';
 import { planScope } from './scope.js';
 
 export interface PlanPassInput {
@@ -84,6 +85,8 @@ export async function planPass(input: PlanPassInput): Promise<PlanPassOutput> {
   const desired = loaded.desired;
   const revision = input.revision ?? desiredRevision(desired);
   const store = await openStore(input.state ?? input.stateDir);
+  // Requests queued for this process while it holds the lock (promote/resume), before planning.
+  await carryOutRequests(input.state, store, input.api);
   const snap = await readLiveState(input.api, desired, store.inventory, {
     ...(input.readConcurrency ? { concurrency: input.readConcurrency } : {}),
     ...(input.signal ? { signal: input.signal } : {}),

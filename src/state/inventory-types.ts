@@ -75,6 +75,8 @@ export interface GateLogEntry {
   wave: number;
   by: 'gate' | 'command';
   reason: string;
+  /** The queued request a command's entry carried out (`promote`/`resume` while the state was locked). */
+  request?: string;
 }
 
 /** Recorded before every create call; resolved on the next run by finding the object live. */

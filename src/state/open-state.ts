@@ -10,11 +10,14 @@ import type { AzureBlobBackend } from './azblob-backend.js';
 import { DirectoryBackend } from './dir-backend.js';
 import { InventoryStore, readBackend } from './inventory-store.js';
 import type { Inventory } from './inventory-types.js';
+import { RequestQueue } from './request-queue.js';
 import { StateError } from './state-errors.js';
 
 export interface State {
   /** For messages: `state directory /x` or `remote state azblob://c/p`. */
   readonly description: string;
+  /** Where, for messages that say "the state in …": the directory, or `azblob://c/p`. */
+  readonly location: string;
   /** Reads the inventory without the lock and without writing (plan, export). */
   read(): Promise<Inventory>;
   /** Opens the store a pass records into (remote state writes only under the lock). */
@@ -23,6 +26,13 @@ export interface State {
   lock(): Promise<void>;
   /** Releases the lock, if held. */
   close(): Promise<void>;
+  /** Whether this process holds the lock now. */
+  held(): boolean;
+  /**
+   * Requests queued for the lock's holder (`promote`/`resume` while an apply or agent runs); a
+   * directory state only: remote state refuses those commands while locked (docs/promotion.md).
+   */
+  readonly requests: RequestQueue | null;
 }
 
 export interface StateOptions {
@@ -49,6 +59,7 @@ function directoryState(dir: string, warn: (message: string) => void): State {
   let held: HeldLock | null = null;
   return {
     description: backend.description,
+    location: dir,
     read: async () => (await readBackend(backend)).inventory,
     openStore: () => InventoryStore.openOn(backend),
     lock: async () => {
@@ -59,6 +70,8 @@ function directoryState(dir: string, warn: (message: string) => void): State {
       held = null;
       await h?.release();
     },
+    held: () => held !== null,
+    requests: new RequestQueue(dir),
   };
 }
 
@@ -85,6 +98,7 @@ function remoteState(url: string, o: StateOptions): State {
   const display = `azblob://${loc.container}${loc.prefix ? `/${loc.prefix}` : ''}`;
   const connection = o.env.AZURE_STORAGE_CONNECTION_STRING;
   let backend: Promise<AzureBlobBackend> | null = null;
+  let locked = false;
   // The SDK loads only when remote state is used: other commands keep their startup time.
   const get = (): Promise<AzureBlobBackend> =>
     (backend ??= (async () => {
@@ -108,11 +122,18 @@ function remoteState(url: string, o: StateOptions): State {
     })());
   return {
     description: `remote state ${display}`,
+    location: display,
     read: async () => (await readBackend(await get())).inventory,
     openStore: async () => InventoryStore.openOn(await get()),
-    lock: async () => (await get()).lock(o.warn),
+    lock: async () => {
+      await (await get()).lock(o.warn);
+      locked = true;
+    },
     close: async () => {
+      locked = false;
       if (backend) await (await backend).unlock();
     },
+    held: () => locked,
+    requests: null,
   };
 }

@@ -61,6 +61,7 @@ export const ERROR_CODES = {
   GATE_NOT_HELD: 'terminal',
   GATE_NOT_RUNNING: 'terminal',
   GATE_NO_DEPLOYMENT: 'terminal',
+  GATE_REQUEST_TIMEOUT: 'terminal',
   // Sources.
   SOURCE_INVALID: 'terminal',
   SOURCE_PATH_INVALID: 'terminal',

@@ -7,6 +7,7 @@
 import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
+import { lockDirectory } from '../../src/state/dir-lock.js';
 import type { Inventory } from '../../src/state/inventory-types.js';
 import { cli } from '../support/cli.js';
 import { writeRepo } from '../support/manifests.js';
@@ -223,6 +224,36 @@ describe('packsync state', () => {
     expect(rm.stderr).toContain('did you mean "Flow/pwsh"?');
 
     expect(await readFile(file, 'utf8')).toBe(bytes);
+  });
+
+  it('state mv and rm take the state lock (exit 1 naming the holder); promote and resume queue for the holder and withdraw when it never passes: nothing changes', async () => {
+    const c = await converged();
+    const file = join(c.stateDir, 'inventory.json');
+    const bytes = await readFile(file, 'utf8');
+    const journal = (await c.sim.journal(true)).length;
+    // A real holder: this test process (alive, same host), as a running apply or agent would be.
+    const held = await lockDirectory(c.stateDir, () => undefined);
+    try {
+      for (const r of [
+        await cli(['state', 'mv', 'Deployment/pwsh-7-4-6', 'Deployment/powershell'], c.offline),
+        await cli(['state', 'rm', 'Deployment/pwsh-7-4-6'], c.offline),
+      ]) {
+        expect(r.code).toBe(1);
+        expect(r.stderr).toContain(`STATE_LOCKED: the state directory ${c.stateDir} is locked by pid ${process.pid}`);
+      }
+      // A holder that never passes: the queued promote is withdrawn after --wait (test/e2e/gate-requests.test.ts).
+      const promote = await cli(['promote', 'Deployment/pwsh-7-4-6', '--reason', 'now', '--wait', '1'], c.env);
+      expect(promote.code).toBe(1);
+      expect(promote.stderr).toContain('GATE_REQUEST_TIMEOUT');
+    } finally {
+      await held.release();
+    }
+    expect(await readFile(file, 'utf8')).toBe(bytes);
+    expect((await c.sim.journal(true)).length).toBe(journal);
+    // Released: the same edit goes through.
+    const mv = await cli(['state', 'mv', 'Deployment/pwsh-7-4-6', 'Deployment/powershell'], c.offline);
+    expect(mv.code, mv.stderr).toBe(0);
+    expect(Object.keys((await inventory(c.stateDir)).objects)).toContain('Deployment/powershell');
   });
 
   it('superseded entries show as such, move with their main key, and a revert after the rename still reuses them', async () => {

@@ -1,0 +1,107 @@
+/**
+ * The two manual overrides of a promotion gate (design §3), shared by the `promote`/`resume`
+ * commands (when they hold the state lock themselves) and by a locked pass that runs them for a
+ * queued request (when an apply or agent holds the lock: `gate-requests.ts`). Both read live state
+ * and record what they did in the deployment's state entry; `promote` also calls skip-wave.
+ */
+import type { PacksyncApi } from '../api/operations.js';
+import type { InventoryStore } from '../state/inventory-store.js';
+import type { GateLogEntry, InventoryEntry, PromotionRecord } from '../state/inventory-types.js';
+import { PacksyncError, errorCode } from '../util/errors.js';
+
+/** Why promote or resume refused (exit 1); callers match on `code`. */
+export class GateCommandError extends PacksyncError<'GATE_HELD' | 'GATE_NOT_RUNNING' | 'GATE_NOT_HELD' | 'GATE_NO_DEPLOYMENT'> {}
+
+export type GateCommand = 'promote' | 'resume';
+
+export interface GateCommandInput {
+  command: GateCommand;
+  key: string;
+  reason?: string | undefined;
+  /** A queued request's id, recorded in the gate log so a request is never carried out twice. */
+  request?: string;
+}
+
+/** Refusals that need only the state (no API call): checked before a request is queued, too. */
+export function checkGateCommand(input: GateCommandInput, entry: InventoryEntry | undefined): InventoryEntry {
+  const { key, command } = input;
+  if (!entry) throw new GateCommandError('GATE_NO_DEPLOYMENT', `${key} has no live deployment yet (only a pending create); apply it first`);
+  if (command === 'promote' && entry.hold)
+    throw new GateCommandError(
+      'GATE_HELD',
+      `${key} is held by its promotion gate (wave ${entry.hold.wave}): ${entry.hold.reason}; release it with \`packsync resume ${key} --reason ...\` first`,
+    );
+  if (command === 'resume' && !entry.hold)
+    throw new GateCommandError('GATE_NOT_HELD', `${key} is not held by a promotion gate; nothing to resume`);
+  return entry;
+}
+
+/** Runs the command against the store's entry; returns the lines that say what it did. */
+export async function runGateCommand(input: GateCommandInput, store: InventoryStore, api: PacksyncApi): Promise<string[]> {
+  const entry = checkGateCommand(input, store.inventory.objects[input.key]);
+  return input.command === 'promote' ? promote(input, entry, store, api) : resume(input, entry, store, api);
+}
+
+async function promote(input: GateCommandInput, entry: InventoryEntry, store: InventoryStore, api: PacksyncApi): Promise<string[]> {
+  const { key } = input;
+  const live = await api.getDeployment(entry.id);
+  if (live.status !== 'Running')
+    throw new GateCommandError(
+      'GATE_NOT_RUNNING',
+      `${key} is ${live.status} (wave ${live.currentWave}/${live.waveCount}): only a running deployment can skip a wave`,
+    );
+  const from = live.currentWave;
+  try {
+    await api.skipWave(entry.id);
+  } catch (e) {
+    // skip-wave is not idempotent: after a lost answer, skip only if the first one did not land.
+    if (errorCode(e) !== 'API_OUTCOME_UNKNOWN') throw e;
+    const after = await api.getDeployment(entry.id);
+    if (after.status === 'Running' && after.currentWave <= from) await api.skipWave(entry.id);
+  }
+  const at = serviceNow(api);
+  const reason = input.reason ?? 'promoted by hand';
+  const promotion: PromotionRecord = { deploymentId: entry.id, wave: from + 1, since: at };
+  const logged = log(entry, { at, action: 'promote', wave: from, by: 'command', reason, ...requestOf(input) });
+  await store.put({ ...entry, promotion, gateLog: logged, updatedAt: at }, false);
+  const to = from >= live.waveCount ? 'completed the rollout' : `wave ${from + 1}/${live.waveCount}`;
+  return [
+    `Promoted ${key}: wave ${from}/${live.waveCount} → ${to} (skip-wave called; reason: ${reason}). The soak of the new wave starts now.`,
+  ];
+}
+
+async function resume(input: GateCommandInput, entry: InventoryEntry, store: InventoryStore, api: PacksyncApi): Promise<string[]> {
+  const { key } = input;
+  const hold = entry.hold!;
+  const live = await api.getDeployment(entry.id);
+  // The counts seen now are the baseline: the gate judges only installs that report after it.
+  const baseline: NonNullable<PromotionRecord['baseline']> = {};
+  if (live.currentWaveId) {
+    const data = await api.getWaveLive(live.currentWaveId);
+    if (data.deploymentId === live.id) for (const t of data.tenants) baseline[t.tenantId] = { installed: t.installed, failed: t.failed };
+  }
+  const at = serviceNow(api);
+  const reason = input.reason ?? '';
+  const { hold: _released, ...rest } = entry;
+  const promotion: PromotionRecord = { deploymentId: live.id, wave: live.currentWave, since: at, baseline };
+  const logged = log(entry, { at, action: 'resume', wave: live.currentWave, by: 'command', reason, ...requestOf(input) });
+  await store.put({ ...rest, promotion, gateLog: logged, updatedAt: at }, false);
+  const reports = Object.values(baseline).reduce((n, c) => n + c.installed + c.failed, 0);
+  return [
+    `Released ${key} (held since ${hold.at} on wave ${hold.wave}: ${hold.reason}). No API call was made.`,
+    `It is ${live.status} on wave ${live.currentWave}/${live.waveCount}; the next apply or agent pass starts it if git says running.`,
+    `The soak of wave ${live.currentWave} restarts now, and the gate judges only reports after the ${reports.toLocaleString('en-US')} seen at this resume.`,
+  ];
+}
+
+function requestOf(input: GateCommandInput): { request?: string } {
+  return input.request ? { request: input.request } : {};
+}
+
+function serviceNow(api: PacksyncApi): string {
+  return (api.serviceTime?.() ?? new Date()).toISOString();
+}
+
+function log(entry: InventoryEntry, e: GateLogEntry): GateLogEntry[] {
+  return [...(entry.gateLog ?? []), e].slice(-20);
+}
