@@ -184,3 +184,13 @@ export interface PacksyncApi {
 
 /** Names of the 38 operations (the directory upload is a composite, the service clock no call). */
 export type OperationName = Exclude<keyof PacksyncApi, 'uploadContentDirectory' | 'serviceTime'>;
+
+/** List operations whose only argument is a paging query. */
+export type PagedListOperation =
+  'searchApps' | 'listShowcasedApps' | 'listVerifiedApps' | 'listTemplates' | 'listPackages' | 'listFlows' | 'listTenants';
+/** The item type of a paged list operation. */
+export type ItemOf<K extends PagedListOperation> = Awaited<ReturnType<PacksyncApi[K]>> extends Page<infer T> ? T : never;
+export type QueryOf<K extends PagedListOperation> = Omit<
+  NonNullable<Parameters<PacksyncApi[K]>[0]>,
+  'page' | 'itemsPerPage' | 'disablePaging'
+>;

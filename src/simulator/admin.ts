@@ -5,7 +5,7 @@
  */
 import type { DeploymentStatus, PackageState } from '../api/wire-types.js';
 import type { Account } from './account.js';
-import { deploymentView, taskView } from './account.js';
+import { deploymentView, taskView } from './views.js';
 import type { VirtualClock } from './clock.js';
 import { dotnetTime } from './clock.js';
 import type { FaultInjector } from './faults.js';

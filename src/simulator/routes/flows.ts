@@ -16,7 +16,8 @@ import type {
   V1WaveViewModel,
 } from '../../api/wire-types.js';
 import type { Account, DeploymentRec, FlowRec } from '../account.js';
-import { DURATIONS, deploymentView, flowView } from '../account.js';
+import { DURATIONS } from '../account.js';
+import { deploymentView, flowView } from '../views.js';
 import { dotnetTime } from '../clock.js';
 import { paged, searchFilter } from '../paging.js';
 import { badRequest, conflict, notFound } from '../problems.js';

@@ -8,7 +8,8 @@
 import { randomUUID } from 'node:crypto';
 import type { MemDetectionRule, SourceType, UploadFileInfoViewModel } from '../../api/wire-types.js';
 import type { PackageRec } from '../account.js';
-import { DURATIONS, listPackageView, packageView } from '../account.js';
+import { DURATIONS } from '../account.js';
+import { listPackageView, packageView } from '../views.js';
 import { dotnetTime } from '../clock.js';
 import { storedZip, textPdf } from '../media.js';
 import { paged, searchFilter } from '../paging.js';

@@ -2,7 +2,8 @@
 import { randomUUID } from 'node:crypto';
 import type { V1TenantDetailsViewModel } from '../../api/wire-types.js';
 import type { TaskRec } from '../account.js';
-import { DURATIONS, taskView } from '../account.js';
+import { DURATIONS } from '../account.js';
+import { taskView } from '../views.js';
 import { dotnetTime } from '../clock.js';
 import { paged, searchFilter } from '../paging.js';
 import { badRequest, conflict, notFound } from '../problems.js';
