@@ -18,6 +18,7 @@ import type { State } from '../state/open-state.js';
 import type { PlanOptions } from '../plan/types.js';
 import { logApplyEvent } from './apply-log.js';
 import type { SourceRevision } from './git-source.js';
+import { ServiceClockRate } from './service-clock.js';
 import { HealBackoff } from './heal-backoff.js';
 import type { Backoff } from './heal-backoff.js';
 import type { AgentMetrics } from './metrics.js';
@@ -89,6 +90,8 @@ export class Agent {
   private readonly heals: HealBackoff;
   private readonly rollouts: RolloutTracker;
   private readonly now: () => number;
+  /** Gate delays are on the service's clock; the wake-up timer is local (service-clock.ts). */
+  private readonly serviceClock = new ServiceClockRate();
 
   constructor(private readonly o: AgentOptions) {
     this.now = o.now ?? ((): number => Date.now());
@@ -227,6 +230,7 @@ export class Agent {
         this.heals.record(out.plan.objects);
         await this.observer.planned(out, revision, signals.hard);
         gateDelay = this.rollouts.pass(out.plan.gates ?? [], out.result?.objects ?? [], revision);
+        this.serviceClock.observe(this.now(), this.o.api.serviceTime?.()?.getTime());
         metrics.objects.reset();
         for (const o of outcome.objects ?? []) metrics.objects.inc({ kind: o.kind, outcome: o.outcome });
       }
@@ -293,7 +297,7 @@ export class Agent {
     const healAt = this.heals.nextWakeAt();
     // One second late: the service's Date has second resolution. At most a day ahead: a week-long
     // deadline must not overflow the timer (and is looked at daily).
-    const gateAt = gateDelay === null ? null : now + Math.min(gateDelay, 86_400_000) + 1000;
+    const gateAt = gateDelay === null ? null : now + Math.min(this.serviceClock.toLocal(gateDelay), 86_400_000) + 1000;
     if (gateAt !== null && (healAt === null || gateAt < healAt))
       this.scheduleRetry(gateAt - now, 'promotion gate: a soak or deadline ends');
     else if (healAt !== null) this.scheduleRetry(healAt - now + 10, 'heal backoff elapsed');
