@@ -11,6 +11,7 @@ const { values } = parseArgs({
     scenario: { type: 'string' },
     json: { type: 'boolean', default: false },
     list: { type: 'boolean', default: false },
+    help: { type: 'boolean', short: 'h', default: false },
     // Read by the scenarios themselves.
     'size-mib': { type: 'string' }, // upload: content size, default 1024
     rounds: { type: 'string' }, // upload: alternating rounds, default 2
@@ -22,11 +23,13 @@ const { values } = parseArgs({
   },
 });
 const names = Object.keys(SCENARIOS);
-if (values.list === true || typeof values.scenario !== 'string') {
+// --help and --list print the usage and succeed; no scenario is a usage error.
+const asked = values.list === true || values.help === true;
+if (asked || typeof values.scenario !== 'string') {
   process.stdout.write(
     `scenarios: ${names.join(', ')}\nusage: npm run bench -- --scenario NAME [--json] [--size-mib N] [--rounds N] [--runs N] [--flows N] [--heap-snapshot] [--cpu-profile] [--kill-after-s N]\n`,
   );
-  process.exit(values.list === true ? 0 : 2);
+  process.exit(asked ? 0 : 2);
 }
 const run = SCENARIOS[values.scenario];
 if (!run) {

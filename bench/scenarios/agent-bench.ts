@@ -12,7 +12,7 @@ import { signBody } from '../../src/agent/webhook.js';
 import { git } from '../../test/support/git.js';
 import { freePort } from '../../test/support/port.js';
 import { CLI } from '../support.js';
-import type { ExternalSim } from '../support.js';
+import type { TestSim } from '../../test/support/sim.js';
 import { tempDir } from '../../test/support/temp-dir.js';
 
 export function percentile(xs: number[], p: number): number {
@@ -50,7 +50,7 @@ export interface BenchAgent {
 }
 
 /** Commits `work` as `main`, pushes it to a bare origin and starts `packsync run` following it. */
-export async function startBenchAgent(sim: Pick<ExternalSim, 'url' | 'key'>, work: string, extraArgs: string[] = []): Promise<BenchAgent> {
+export async function startBenchAgent(sim: Pick<TestSim, 'url' | 'key'>, work: string, extraArgs: string[] = []): Promise<BenchAgent> {
   const tmp = await tempDir('packsync-agent-bench-');
   const origin = join(tmp, 'origin.git');
   await git(tmp, 'init', '-q', '--bare', '-b', 'main', origin);

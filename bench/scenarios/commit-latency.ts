@@ -10,8 +10,8 @@
  */
 import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { createApiClient } from '../../src/api/client.js';
-import { fleetApps, startExternalSim, writeFleetRepo } from '../support.js';
+import { writeFleet } from '../../test/support/fleet.js';
+import { startSimulatorProcess } from '../../test/support/sim.js';
 import { git } from '../../test/support/git.js';
 import { percentile, setState, sleep, startBenchAgent } from './agent-bench.js';
 import type { BenchAgent } from './agent-bench.js';
@@ -31,13 +31,12 @@ export const commitLatency: Scenario = async (log, args) => {
     flows,
     deploymentsPerFlow: 5,
     packages: Math.max(5, Math.ceil((flows * 2) / 5) * 5),
-    states: { [TARGET]: 'stopped' as const },
+    state: (flow: number, k: number) => (flow === 0 && k === 0 ? ('stopped' as const) : undefined),
   };
-  const sim = await startExternalSim(['--fleet', 'large', '--latency', String(LATENCY_MS), '--time-scale', '3600']);
-  const api = createApiClient({ baseUrl: sim.url, apiKey: sim.key });
+  const sim = await startSimulatorProcess({ fleet: 'large', latencyMs: LATENCY_MS, timeScale: 3600 });
   let agent: BenchAgent | undefined;
   try {
-    const work = await writeFleetRepo(await fleetApps(api, shape.packages / shape.deploymentsPerFlow), shape);
+    const work = (await writeFleet(shape)).dir;
     agent = await startBenchAgent(sim, work);
     const { status, waitApplied, stateDir } = agent;
     log(`converging ${flows} flows, ${flows * 5} deployments, ${shape.packages} packages through the agent (not timed)…`);
@@ -104,7 +103,6 @@ export const commitLatency: Scenario = async (log, args) => {
     };
   } finally {
     await agent?.stop();
-    await api.close();
-    await sim.stop();
+    await sim.close();
   }
 };

@@ -8,8 +8,9 @@ import { spawn } from 'node:child_process';
 import { mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createApiClient } from '../../src/api/client.js';
-import { CLI, fleetApps, startExternalSim, writeFleetRepo } from '../support.js';
+import { CLI } from '../support.js';
+import { writeFleet } from '../../test/support/fleet.js';
+import { startSimulatorProcess } from '../../test/support/sim.js';
 import type { Scenario } from './types.js';
 import { round } from './types.js';
 
@@ -25,10 +26,9 @@ export const crash10x: Scenario = async (log, args) => {
   const flows = typeof args.flows === 'string' ? Number(args.flows) : 3000;
   const killAfterMs = (typeof args['kill-after-s'] === 'string' ? Number(args['kill-after-s']) : 45) * 1000;
   const shape = { flows, deploymentsPerFlow: 5, packages: Math.min(1000, flows * 2) };
-  const sim = await startExternalSim(['--fleet', 'large', '--latency', '20', '--rate-limit', String(RATE), '--time-scale', '3600']);
-  const api = createApiClient({ baseUrl: sim.url, apiKey: sim.key, concurrency: 16 });
+  const sim = await startSimulatorProcess({ fleet: 'large', latencyMs: 20, rateLimit: RATE, timeScale: 3600 });
   try {
-    const repo = await writeFleetRepo(await fleetApps(api, shape.packages / shape.deploymentsPerFlow), shape);
+    const repo = (await writeFleet(shape)).dir;
     const stateDir = await mkdtemp(join(tmpdir(), 'packsync-bench-'));
     const env = { ...process.env, PACKSYNC_API_URL: sim.url, PACKSYNC_API_KEY: sim.key, PACKSYNC_STATE_DIR: stateDir };
     const args16 = ['--concurrency', '16', '--api-concurrency', '16', '--api-rate-limit', String(RATE), '--log-level', 'silent'];
@@ -45,17 +45,17 @@ export const crash10x: Scenario = async (log, args) => {
         });
       });
 
-    const j0 = await sim.journalLength();
+    const j0 = await sim.journalCount();
     const killed = await run(['apply', '--auto-approve', repo, ...args16], killAfterMs);
-    const callsBeforeKill = (await sim.journalLength()) - j0;
+    const callsBeforeKill = (await sim.journalCount()) - j0;
     if (killed.signal !== 'SIGKILL') throw new Error(`the first apply ended before the kill (exit ${killed.code}): ${killed.out}`);
     log(`killed after ${killAfterMs / 1000} s and ${callsBeforeKill} calls`);
 
-    const j1 = await sim.journalLength();
+    const j1 = await sim.journalCount();
     const t1 = performance.now();
     const resumed = await run(['apply', '--auto-approve', repo, ...args16]);
     const resumeMs = performance.now() - t1;
-    const resumeCalls = (await sim.journalLength()) - j1;
+    const resumeCalls = (await sim.journalCount()) - j1;
     if (resumed.code !== 0) throw new Error(`the resumed apply failed (exit ${resumed.code}): ${resumed.out}`);
     const plan = await run(['plan', repo, '--detailed-exitcode', '--log-level', 'silent']);
 
@@ -87,7 +87,6 @@ export const crash10x: Scenario = async (log, args) => {
       baseline: {},
     };
   } finally {
-    await api.close();
-    await sim.stop();
+    await sim.close();
   }
 };

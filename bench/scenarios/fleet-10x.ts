@@ -21,7 +21,9 @@ import { writeHeapSnapshot } from 'node:v8';
 import { createApiClient } from '../../src/api/client.js';
 import { applyPlanned, planPass, reconcile } from '../../src/engine/reconcile.js';
 import { DEFAULT_PLAN_OPTIONS } from '../../src/plan/types.js';
-import { AGENT_NODE_OPTIONS, RUN, fleetApps, startExternalSim, writeFleetRepo } from '../support.js';
+import { AGENT_NODE_OPTIONS, RUN } from '../support.js';
+import { writeFleet } from '../../test/support/fleet.js';
+import { startSimulatorProcess } from '../../test/support/sim.js';
 import type { ScenarioArgs, Scenario } from './types.js';
 import { round } from './types.js';
 
@@ -42,22 +44,13 @@ async function cpuMs(pid: number | undefined): Promise<number> {
 
 export async function runFleet(flows: number, log: (s: string) => void, args: ScenarioArgs): Promise<Record<string, number>> {
   const shape = { flows, deploymentsPerFlow: 5, packages: Math.min(1000, flows * 2) };
-  const sim = await startExternalSim([
-    '--fleet',
-    'large',
-    '--latency',
-    String(LATENCY_MS),
-    '--rate-limit',
-    String(RATE),
-    '--time-scale',
-    '3600',
-  ]);
+  const sim = await startSimulatorProcess({ fleet: 'large', latencyMs: LATENCY_MS, rateLimit: RATE, timeScale: 3600 });
   const api = createApiClient({ baseUrl: sim.url, apiKey: sim.key, concurrency: CONCURRENCY, rateLimit: { perSecond: RATE } });
   try {
-    const repo = await writeFleetRepo(await fleetApps(api, shape.packages / shape.deploymentsPerFlow), shape);
+    const repo = (await writeFleet(shape)).dir;
     const stateDir = await mkdtemp(join(tmpdir(), 'packsync-bench-'));
     log(`${flows} flows, ${flows * 5} deployments, ${shape.packages} packages: converging…`);
-    const j0 = await sim.journalLength();
+    const j0 = await sim.journalCount();
     const c0 = await cpuMs(sim.child.pid);
     const t0 = performance.now();
     // Only the count survives the converge: its plan and desired model are not kept alive into the
@@ -73,7 +66,7 @@ export async function runFleet(flows: number, log: (s: string) => void, args: Sc
     }).then((first) => (first.kind === 'planned' ? (first.result?.failed ?? 0) : -1));
     const convergeMs = performance.now() - t0;
     const convergeSimCpu = (await cpuMs(sim.child.pid)) - c0;
-    const convergeCalls = (await sim.journalLength()) - j0;
+    const convergeCalls = (await sim.journalCount()) - j0;
     if (failed !== 0) throw new Error(`the fleet did not converge (${failed} failed)`);
     const afterConverge = peakRssMiB();
     log(
@@ -88,7 +81,7 @@ export async function runFleet(flows: number, log: (s: string) => void, args: Sc
       await profiler.post('Profiler.enable');
       await profiler.post('Profiler.start');
     }
-    const j1 = await sim.journalLength();
+    const j1 = await sim.journalCount();
     const c1 = await cpuMs(sim.child.pid);
     const t1 = performance.now();
     // planPass + applyPlanned is what reconcile() runs; split here so a heap snapshot can be taken
@@ -108,7 +101,7 @@ export async function runFleet(flows: number, log: (s: string) => void, args: Sc
       log(`CPU profile of the no-op pass: ${file}`);
     }
     const noopSimCpu = (await cpuMs(sim.child.pid)) - c1;
-    const noopReads = (await sim.journalLength()) - j1;
+    const noopReads = (await sim.journalCount()) - j1;
     if (!pass.result) throw new Error('no-op pass failed');
     if (pass.result.writes !== 0) throw new Error(`the no-op pass wrote ${pass.result.writes} times`);
     const peak = peakRssMiB();
@@ -131,7 +124,7 @@ export async function runFleet(flows: number, log: (s: string) => void, args: Sc
     };
   } finally {
     await api.close();
-    await sim.stop();
+    await sim.close();
   }
 }
 

@@ -8,7 +8,9 @@ import { loadInventory } from '../../src/state/inventory-store.js';
 import { reconcile } from '../../src/engine/reconcile.js';
 import { DEFAULT_PLAN_OPTIONS } from '../../src/plan/types.js';
 import { fixtureId } from '../../src/simulator/fixture-ids.js';
-import { fleetApps, rssMiB, startExternalSim, writeFleetRepo } from '../support.js';
+import { rssMiB } from '../support.js';
+import { fleetApps, writeFleet } from '../../test/support/fleet.js';
+import { startSimulatorProcess } from '../../test/support/sim.js';
 import type { Scenario } from './types.js';
 import { round } from './types.js';
 import { tempDir } from '../../test/support/temp-dir.js';
@@ -17,10 +19,10 @@ const SHAPE = { flows: 300, deploymentsPerFlow: 5, packages: 600 };
 const LATENCY_MS = 20;
 
 export const noopLarge: Scenario = async (log) => {
-  const sim = await startExternalSim(['--fleet', 'large', '--latency', String(LATENCY_MS), '--time-scale', '3600']);
+  const sim = await startSimulatorProcess({ fleet: 'large', latencyMs: LATENCY_MS, timeScale: 3600 });
   const api = createApiClient({ baseUrl: sim.url, apiKey: sim.key, concurrency: 16 });
   try {
-    const repo = await writeFleetRepo(await fleetApps(api, SHAPE.packages / SHAPE.deploymentsPerFlow), SHAPE);
+    const repo = (await writeFleet(SHAPE)).dir;
     const stateDir = await tempDir('packsync-bench-');
     log('converging the fleet first (not timed)…');
     const first = await reconcile({
@@ -33,18 +35,18 @@ export const noopLarge: Scenario = async (log) => {
     });
     if (first.kind !== 'planned' || (first.result?.failed ?? 1) > 0) throw new Error('the fleet did not converge');
 
-    const j0 = await sim.journalLength();
+    const j0 = await sim.journalCount();
     const t0 = performance.now();
     const pass = await reconcile({ path: repo, api, stateDir, planOptions: DEFAULT_PLAN_OPTIONS, apply: true, readConcurrency: 16 });
     const wallMs = performance.now() - t0;
-    const j1 = await sim.journalLength();
+    const j1 = await sim.journalCount();
     const rss = rssMiB();
     if (pass.kind !== 'planned' || !pass.result) throw new Error('no-op pass failed');
     log(`no-op pass: ${round(wallMs)} ms, ${j1 - j0 - 0} calls, ${pass.result.writes} writes, rss ${rss} MiB`);
 
     // Baseline: refresh one object at a time with one GET each, as imperative scripts do.
     const inv = await loadInventory(stateDir);
-    const b0 = await sim.journalLength();
+    const b0 = await sim.journalCount();
     const tb = performance.now();
     for (const e of Object.values(inv.objects)) {
       if (e.kind === 'Package') await api.getPackage(e.id);
@@ -52,7 +54,7 @@ export const noopLarge: Scenario = async (log) => {
       else if (e.kind === 'Deployment') await api.getDeployment(e.id);
     }
     const baseMs = performance.now() - tb;
-    const baseReads = (await sim.journalLength()) - b0;
+    const baseReads = (await sim.journalCount()) - b0;
     log(`baseline sequential refresh: ${round(baseMs)} ms, ${baseReads} reads (ratio ${round(baseMs / wallMs, 1)}×)`);
     return {
       metrics: { wallMs: round(wallMs), reads: pass.plan.reads ?? j1 - j0, writes: pass.result.writes, rssMiB: rss },
@@ -60,28 +62,19 @@ export const noopLarge: Scenario = async (log) => {
     };
   } finally {
     await api.close();
-    await sim.stop();
+    await sim.close();
   }
 };
 
 export const convergeLarge: Scenario = async (log) => {
   const RATE = 200;
   const CONCURRENCY = 16;
-  const sim = await startExternalSim([
-    '--fleet',
-    'large',
-    '--latency',
-    String(LATENCY_MS),
-    '--rate-limit',
-    String(RATE),
-    '--time-scale',
-    '3600',
-  ]);
+  const sim = await startSimulatorProcess({ fleet: 'large', latencyMs: LATENCY_MS, rateLimit: RATE, timeScale: 3600 });
   const api = createApiClient({ baseUrl: sim.url, apiKey: sim.key, concurrency: CONCURRENCY, rateLimit: { perSecond: RATE } });
   try {
-    const repo = await writeFleetRepo(await fleetApps(api, SHAPE.packages / SHAPE.deploymentsPerFlow), SHAPE);
+    const repo = (await writeFleet(SHAPE)).dir;
     const stateDir = await tempDir('packsync-bench-');
-    const j0 = await sim.journalLength();
+    const j0 = await sim.journalCount();
     const t0 = performance.now();
     const out = await reconcile({
       path: repo,
@@ -93,7 +86,7 @@ export const convergeLarge: Scenario = async (log) => {
       applyOptions: { concurrency: CONCURRENCY },
     });
     const wallMs = performance.now() - t0;
-    const calls = (await sim.journalLength()) - j0;
+    const calls = (await sim.journalCount()) - j0;
     const boundMs = Math.max((calls / RATE) * 1000, (calls * LATENCY_MS) / CONCURRENCY);
     const failed = out.kind === 'planned' ? (out.result?.failed ?? 0) : -1;
     log(
@@ -105,7 +98,7 @@ export const convergeLarge: Scenario = async (log) => {
     };
   } finally {
     await api.close();
-    await sim.stop();
+    await sim.close();
   }
 };
 
@@ -124,16 +117,16 @@ export const noopGrowth: Scenario = async (log) => {
   ];
   const metrics: Record<string, number> = {};
   for (const c of cases) {
-    const sim = await startExternalSim(['--fleet', c.fleet, '--latency', String(LATENCY_MS), '--time-scale', '3600']);
+    const sim = await startSimulatorProcess({ fleet: c.fleet, latencyMs: LATENCY_MS, timeScale: 3600 });
     const api = createApiClient({ baseUrl: sim.url, apiKey: sim.key, concurrency: 16 });
     try {
       const shape = {
         flows: c.flows,
         deploymentsPerFlow: 5,
         packages: c.flows * 2,
-        ...(c.waves3 ? { patchGroup: fixtureId(1, 'patch-group', 'Pilot first') } : {}),
+        ...(c.waves3 ? { patchGroup: () => fixtureId(1, 'patch-group', 'Pilot first') } : {}),
       };
-      const repo = await writeFleetRepo(await fleetApps(api, shape.packages / shape.deploymentsPerFlow), shape);
+      const repo = (await writeFleet(shape, fleetApps(c.fleet))).dir;
       const stateDir = await tempDir('packsync-bench-');
       const first = await reconcile({
         path: repo,
@@ -144,11 +137,11 @@ export const noopGrowth: Scenario = async (log) => {
         applyOptions: { concurrency: 16 },
       });
       if (first.kind !== 'planned' || (first.result?.failed ?? 1) > 0) throw new Error(`${c.name}: the fleet did not converge`);
-      const j0 = await sim.journalLength();
+      const j0 = await sim.journalCount();
       const t0 = performance.now();
       const pass = await reconcile({ path: repo, api, stateDir, planOptions: DEFAULT_PLAN_OPTIONS, apply: true, readConcurrency: 16 });
       const wallMs = performance.now() - t0;
-      const calls = (await sim.journalLength()) - j0;
+      const calls = (await sim.journalCount()) - j0;
       if (pass.kind !== 'planned' || !pass.result) throw new Error(`${c.name}: no-op pass failed`);
       if (pass.result.writes !== 0) throw new Error(`${c.name}: the no-op pass wrote ${pass.result.writes} times`);
       log(
@@ -158,7 +151,7 @@ export const noopGrowth: Scenario = async (log) => {
       metrics[`wallMs${c.name}`] = round(wallMs);
     } finally {
       await api.close();
-      await sim.stop();
+      await sim.close();
     }
   }
   const per = (a: string, b: string): number => round((metrics[`calls${a}`] ?? 0) / (metrics[`calls${b}`] ?? 1), 2);

@@ -11,7 +11,9 @@ import { createApiClient } from '../../src/api/client.js';
 import { reconcile } from '../../src/engine/reconcile.js';
 import { DEFAULT_PLAN_OPTIONS } from '../../src/plan/types.js';
 import { fixtureId } from '../../src/simulator/fixture-ids.js';
-import { fleetApps, rssMiB, startExternalSim, writeFleetRepo } from '../support.js';
+import { rssMiB } from '../support.js';
+import { writeFleet } from '../../test/support/fleet.js';
+import { startSimulatorProcess } from '../../test/support/sim.js';
 import type { Scenario } from './types.js';
 import { round } from './types.js';
 import { tempDir } from '../../test/support/temp-dir.js';
@@ -25,15 +27,15 @@ interface Journal {
 }
 
 export const gates300: Scenario = async (log) => {
-  const sim = await startExternalSim(['--fleet', 'large', '--latency', String(LATENCY_MS), '--time-scale', '1']);
+  const sim = await startSimulatorProcess({ fleet: 'large', latencyMs: LATENCY_MS, timeScale: 1 });
   const api = createApiClient({ baseUrl: sim.url, apiKey: sim.key, concurrency: CONCURRENCY });
   try {
-    const plain = await writeFleetRepo(await fleetApps(api, DEPLOYMENTS), {
+    const plain = await writeFleet({
       flows: DEPLOYMENTS,
       deploymentsPerFlow: 1,
       packages: DEPLOYMENTS,
-      patchGroup: fixtureId(1, 'patch-group', 'Ring 1'),
-    });
+      patchGroup: () => fixtureId(1, 'patch-group', 'Ring 1'),
+    }).then((f) => f.dir);
     const gated = await tempDir('packsync-gates-');
     await cp(plain, gated, { recursive: true });
     for (const f of await readdir(join(gated, 'flows'))) {
@@ -64,7 +66,7 @@ export const gates300: Scenario = async (log) => {
     await sim.admin('POST', '/_sim/clock', { advanceSeconds: 3 * 3600 });
 
     const timed = async (repo: string): Promise<{ wallMs: number; reads: number; liveReads: number; writes: number; gates: number }> => {
-      const j0 = await sim.journalLength();
+      const j0 = await sim.journalCount();
       const t0 = performance.now();
       const pass = await reconcile({
         path: repo,
@@ -107,6 +109,6 @@ export const gates300: Scenario = async (log) => {
     };
   } finally {
     await api.close();
-    await sim.stop();
+    await sim.close();
   }
 };

@@ -16,9 +16,9 @@
  */
 import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { createApiClient } from '../../src/api/client.js';
-import { fleetApps, startExternalSim, writeFleetRepo } from '../support.js';
-import type { ExternalSim } from '../support.js';
+import { fleetApps, writeFleet } from '../../test/support/fleet.js';
+import { startSimulatorProcess } from '../../test/support/sim.js';
+import type { TestSim } from '../../test/support/sim.js';
 import { git } from '../../test/support/git.js';
 import { percentile, setState, sleep, startBenchAgent } from './agent-bench.js';
 import type { BenchAgent } from './agent-bench.js';
@@ -45,13 +45,12 @@ interface SimPackage {
   state: string;
 }
 
-const journal = async (sim: ExternalSim): Promise<JournalEntry[]> =>
-  (await sim.admin('GET', '/_sim/journal?writes=true')) as JournalEntry[];
-const lastSeq = async (sim: ExternalSim): Promise<number> => (await journal(sim)).reduce((n, e) => Math.max(n, e.seq), 0);
+const journal = async (sim: TestSim): Promise<JournalEntry[]> => (await sim.admin('GET', '/_sim/journal?writes=true')) as JournalEntry[];
+const lastSeq = async (sim: TestSim): Promise<number> => (await journal(sim)).reduce((n, e) => Math.max(n, e.seq), 0);
 
 /** Polls the journal until a successful write matching `match` appears after `seen`; returns the ms since `t0`. */
 async function writeSeen(
-  sim: ExternalSim,
+  sim: TestSim,
   seen: number,
   match: (e: JournalEntry) => boolean,
   t0: number,
@@ -74,17 +73,15 @@ export const stopLatency: Scenario = async (log, args) => {
     flows,
     deploymentsPerFlow: 5,
     packages: Math.max(5, Math.ceil((flows * 2) / 5) * 5),
-    states: { [TARGET]: 'running' as const },
   };
-  const sim = await startExternalSim(['--fleet', 'large', '--latency', String(LATENCY_MS), '--time-scale', '1']);
-  const api = createApiClient({ baseUrl: sim.url, apiKey: sim.key });
+  const sim = await startSimulatorProcess({ fleet: 'large', latencyMs: LATENCY_MS, timeScale: 1 });
   let agent: BenchAgent | undefined;
   try {
     const appCount = shape.packages / shape.deploymentsPerFlow;
-    const apps = await fleetApps(api, appCount + 1);
+    const apps = fleetApps();
     const extra = apps[appCount];
     if (!extra) throw new Error('the catalog has too few apps for the processing package');
-    const work = await writeFleetRepo(apps.slice(0, appCount), shape);
+    const work = (await writeFleet(shape, apps.slice(0, appCount))).dir;
     agent = await startBenchAgent(sim, work);
     const a = agent;
     const head = await git(work, 'rev-parse', 'HEAD');
@@ -137,7 +134,7 @@ export const stopLatency: Scenario = async (log, args) => {
     // A new package, flow and deployment; the import is held Running for the whole phase.
     await writeFile(
       join(work, 'processing.yaml'),
-      `apiVersion: packsync.dev/v1\nkind: Package\nmetadata:\n  name: processing\nspec:\n  catalog:\n    app: ${JSON.stringify(extra.name)}\n    version: ${JSON.stringify(extra.versions?.[0] ?? extra.latestVersion)}\n---\n` +
+      `apiVersion: packsync.dev/v1\nkind: Package\nmetadata:\n  name: processing\nspec:\n  catalog:\n    app: ${JSON.stringify(extra.name)}\n    version: ${JSON.stringify(extra.versions[0])}\n---\n` +
         `apiVersion: packsync.dev/v1\nkind: Flow\nmetadata:\n  name: processing\nspec:\n  app: ${JSON.stringify(extra.name)}\n---\n` +
         'apiVersion: packsync.dev/v1\nkind: Deployment\nmetadata:\n  name: processing\nspec:\n  flow: processing\n  package: processing\n  state: running\n',
     );
@@ -209,7 +206,6 @@ export const stopLatency: Scenario = async (log, args) => {
     };
   } finally {
     await agent?.stop();
-    await api.close();
-    await sim.stop();
+    await sim.close();
   }
 };

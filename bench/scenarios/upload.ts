@@ -9,8 +9,8 @@ import { Agent, request } from 'node:http';
 import { mkdir, open, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { createApiClient } from '../../src/api/client.js';
-import { startExternalSim } from '../support.js';
-import type { ExternalSim } from '../support.js';
+import { startSimulatorProcess } from '../../test/support/sim.js';
+import type { TestSim } from '../../test/support/sim.js';
 import type { Scenario, ScenarioArgs } from './types.js';
 import { round } from './types.js';
 import { tempDir } from '../../test/support/temp-dir.js';
@@ -67,7 +67,7 @@ function rssSampler(): { stop: () => { startMiB: number; peakMiB: number } } {
 }
 
 /** The baseline: one plain node:http POST per 4 MiB chunk, read from the file into one buffer. */
-async function plainPost(sim: ExternalSim, file: string, bytes: number): Promise<void> {
+async function plainPost(sim: TestSim, file: string, bytes: number): Promise<void> {
   const agent = new Agent({ keepAlive: true, maxSockets: 1 });
   const url = new URL('/_sim/sink', sim.url);
   const buf = Buffer.allocUnsafe(CHUNK);
@@ -117,7 +117,7 @@ export const upload: Scenario = async (log, args) => {
   const tw = performance.now();
   await writeContent(file, bytes);
   log(`wrote ${sizeMiB} MiB of content in ${round(performance.now() - tw)} ms`);
-  const sim = await startExternalSim(['--fleet', 'none']);
+  const sim = await startSimulatorProcess({ fleet: 'none' });
   const api = createApiClient({ baseUrl: sim.url, apiKey: sim.key, concurrency: 4 });
   try {
     const ours = async (i: number): Promise<{ ms: number; growth: number }> => {
@@ -165,7 +165,7 @@ export const upload: Scenario = async (log, args) => {
     };
   } finally {
     await api.close();
-    await sim.stop();
+    await sim.close();
     await rm(dir, { recursive: true, force: true });
   }
 };

@@ -17,7 +17,6 @@ import { reconcile } from '../engine/reconcile.js';
 import type { State } from '../state/open-state.js';
 import type { PlanOptions } from '../plan/types.js';
 import { logApplyEvent } from './apply-log.js';
-import type { SourceRevision } from './git-source.js';
 import { ServiceClockRate } from './service-clock.js';
 import { HealBackoff } from './heal-backoff.js';
 import type { Backoff } from './heal-backoff.js';
@@ -27,13 +26,8 @@ import { PassObserver } from './pass-observer.js';
 import { passOutcome } from './pass-outcome.js';
 import type { PassOutcome } from './pass-outcome.js';
 import { passSignals } from './pass-signals.js';
+import type { PassSource } from './sources.js';
 import type { PassResult, StatusTracker } from './status.js';
-
-export interface PassSource {
-  sync: () => Promise<SourceRevision>;
-  /** The tracked ref for webhook matching; null for a directory. */
-  ref: string | null;
-}
 
 export interface AgentOptions {
   source: PassSource;

@@ -2,21 +2,13 @@
  * `packsync run`: the GitOps agent. Follows a git repository (or watches a directory), reconciles
  * on a schedule, an interval, file changes, webhooks and manual triggers, and serves probes,
  * status and metrics. SIGTERM/SIGINT stop it gracefully: no new call starts, the call in flight
- * finishes, the inventory is saved, exit 0 within 10 seconds.
+ * finishes, the inventory is saved, exit 0 within 10 seconds. This file parses and checks the flags;
+ * the agent builds its source, triggers and sidecar from them (agent/start.ts, agent/sources.ts).
  */
 import type { Command } from 'commander';
 import { Option } from 'commander';
-import { readFile, stat } from 'node:fs/promises';
-import { join, resolve } from 'node:path';
-import type { Sidecar } from '../agent/http-server.js';
-import type { PassSource } from '../agent/loop.js';
-import type { Trigger } from '../agent/triggers.js';
-import type { AgentMetrics } from '../agent/metrics.js';
-import type { NotificationConfig } from '../agent/notify/config.js';
-import type { Notifier } from '../agent/notify/notifier.js';
-import type { StatusTracker } from '../agent/status.js';
-import type { Logger } from 'pino';
-import { redactUrl } from '../agent/redact-url.js';
+import { readFile } from 'node:fs/promises';
+import { resolve } from 'node:path';
 import { addCommonOptions, buildRuntime, positiveInt } from './common.js';
 import type { CommonOptions } from './common.js';
 import type { CliIo } from './io.js';
@@ -41,11 +33,6 @@ interface RunFlags extends CommonOptions, PlanFlags {
   verifyMode?: 'head' | 'tag' | 'range';
   notifications?: string;
   trustedKeys?: string;
-}
-
-/** A git URL (scheme or scp-like) rather than a local directory. */
-export function isGitUrl(s: string): boolean {
-  return /^[a-z][a-z0-9+.-]*:\/\//i.test(s) || /^[\w.-]+@[\w.-]+:/.test(s) || /::/.test(s);
 }
 
 export function registerRunCommand(program: Command, io: CliIo): void {
@@ -84,24 +71,12 @@ export function registerRunCommand(program: Command, io: CliIo): void {
       .option('--once', 'run one pass and exit (0 in sync, 1 failed or invalid)'),
   ).action(async (f: RunFlags) => {
     // The agent's modules (git, chokidar, node-cron, prom-client) load only when `run` runs.
-    const [
-      { GitSource },
-      { startSidecar, parseListen },
-      { Agent },
-      { createMetrics },
-      { StatusTracker },
-      { intervalTrigger, parseDuration, requestTrigger, scheduleTrigger, watchTrigger },
-      { loadTrustedKeys, VerifyConfigError },
-      { VerifiedSource, verifiableDirectory, verifiableGit },
-    ] = await Promise.all([
-      import('../agent/git-source.js'),
+    const [{ parseListen }, { createMetrics }, { parseDuration }, { VerifyConfigError }, { runAgent }] = await Promise.all([
       import('../agent/http-server.js'),
-      import('../agent/loop.js'),
       import('../agent/metrics.js'),
-      import('../agent/status.js'),
       import('../agent/triggers.js'),
       import('../agent/verify-keys.js'),
-      import('../agent/verify-source.js'),
+      import('../agent/start.js'),
     ]);
     // Without a trigger the agent would run one pass and then wait for nothing.
     if (!f.once && !f.interval && !f.schedule && !f.watch && !f.listen) {
@@ -123,11 +98,11 @@ export function registerRunCommand(program: Command, io: CliIo): void {
     }
     if (io.env.PACKSYNC_GIT_TOKEN) secrets.push(io.env.PACKSYNC_GIT_TOKEN);
     if (f.gitTokenFile) secrets.push((await readFile(resolve(io.cwd, f.gitTokenFile), 'utf8')).trim());
-    const notifyConfig = f.notifications
+    const notifications = f.notifications
       ? await (await import('../agent/notify/config.js')).loadNotificationConfig(resolve(io.cwd, f.notifications))
       : null;
     // Webhook URLs and tokens are secrets: scrubbed from every log line.
-    for (const p of notifyConfig?.providers ?? [])
+    for (const p of notifications?.providers ?? [])
       secrets.push(...[p.address, p.token, p.secret].filter((x): x is string => x !== null && x.length >= 8));
     const passTimeoutMs = parseDuration(f.passTimeout, '--pass-timeout');
     const intervalMs = f.interval ? parseDuration(f.interval, '--interval') : undefined;
@@ -142,185 +117,48 @@ export function registerRunCommand(program: Command, io: CliIo): void {
         metrics.apiDuration.observe({ operation: e.operation }, e.durationMs / 1000);
       },
     });
-    // Whatever fails while the agent starts (a refused source, bad keys), the state's lock is
-    // released: in-process callers and tests run on (regression: a refused source kept the lock).
+    let once: Awaited<ReturnType<typeof runAgent>>;
     try {
-      const logger = rt.logger;
-      const keys =
-        f.verifyMode && f.trustedKeys
-          ? await loadTrustedKeys({ dir: resolve(io.cwd, f.trustedKeys), gnupgHome: join(rt.stateDir, 'gnupg'), env: io.env }).catch(
-              async (e: unknown) => {
-                await rt.close();
-                throw e;
-              },
-            )
-          : null;
-      const status = new StatusTracker({
-        source: isGitUrl(f.source) ? redactUrl(f.source) : resolve(io.cwd, f.source),
-        ref: isGitUrl(f.source) ? f.ref : '',
-        path: f.path ?? '',
-      });
-      const verifying = (
-        s: ConstructorParameters<typeof VerifiedSource>[0]['source'],
-        sourceName: string,
-      ): InstanceType<typeof VerifiedSource> =>
-        new VerifiedSource({
-          mode: f.verifyMode!,
-          keys: keys!,
-          source: s,
-          stateDir: rt.stateDir,
-          sourceName,
-          ref: f.ref,
-          env: io.env,
-          status,
-          counter: metrics.sourceVerification,
-          logger,
-        });
-      let verified: InstanceType<typeof VerifiedSource> | null = null;
-      let source: PassSource;
-      let watchDir: string | null = null;
-      if (isGitUrl(f.source)) {
-        const git = new GitSource({
-          url: f.source,
+      once = await runAgent({
+        source: {
+          source: f.source,
           ref: f.ref,
           ...(f.path ? { path: f.path } : {}),
-          workDir: join(rt.stateDir, 'source'),
-          ...(f.gitTokenFile ? { tokenFile: resolve(io.cwd, f.gitTokenFile) } : {}),
-          ...(f.gitSshKeyFile ? { sshKeyFile: resolve(io.cwd, f.gitSshKeyFile) } : {}),
+          cwd: io.cwd,
+          ...(f.gitTokenFile ? { tokenFile: f.gitTokenFile } : {}),
+          ...(f.gitSshKeyFile ? { sshKeyFile: f.gitSshKeyFile } : {}),
+          ...(f.verifyMode && f.trustedKeys ? { verify: { mode: f.verifyMode, trustedKeys: f.trustedKeys } } : {}),
           env: io.env,
-          ...(f.verifyMode === 'range' ? { fullHistory: true } : {}),
-        });
-        source = { sync: () => git.sync(), ref: f.ref };
-        if (keys) {
-          const v = (verified = verifying(verifiableGit(git), git.displayUrl));
-          source = { sync: () => v.sync(), ref: f.ref };
-        }
-        if (f.watch) throw new UsageError('--watch needs a directory --source (for git sources use --interval, --schedule or the webhook)');
-      } else {
-        const dir = resolve(io.cwd, f.source, f.path ?? '.');
-        const st = await stat(dir).catch(() => null);
-        if (!st?.isDirectory()) throw new UsageError(`--source ${f.source} is neither a git URL nor a directory`);
-        source = { sync: () => Promise.resolve({ dir, revision: null, label: dir }), ref: null };
-        if (keys) {
-          // A git work tree (git-sync): the verified commit is what is applied, not the files as they lie.
-          const sourceDir = resolve(io.cwd, f.source);
-          const v = (verified = verifying(
-            verifiableDirectory({
-              sourceDir,
-              ...(f.path ? { path: f.path } : {}),
-              ref: f.ref,
-              keys,
-              exportDir: join(rt.stateDir, 'verified-tree'),
-              env: io.env,
-            }),
-            sourceDir,
-          ));
-          source = { sync: () => v.sync(), ref: null };
-        }
-        watchDir = dir;
-      }
-      const verifiedNow = verified;
-      const notifier = notifyConfig ? await startNotifier(notifyConfig, rt.stateDir, status, metrics, logger) : null;
-      const flushNotifications = (): Promise<unknown> =>
-        notifier ? Promise.race([notifier.flush(), new Promise((r) => setTimeout(r, 5000).unref())]) : Promise.resolve();
-      const agent = new Agent({
-        source,
+        },
         api: rt.api,
         stateDir: rt.stateDir,
         state: rt.state,
+        logger: rt.logger,
+        metrics,
         planOptions: planOptionsFrom({ ...f, drift: f.drift ?? 'report' }),
         concurrency,
         readConcurrency,
-        logger,
-        metrics,
-        status,
         passTimeoutMs,
-        ...(intervalMs !== undefined ? { expectedIntervalMs: intervalMs } : {}),
-        ...(verifiedNow ? { sourceReady: () => verifiedNow.headVerified } : {}),
-        // One pass and exit: nothing would continue a deferred wait, so --once waits like apply does.
-        ...(f.once ? { waitBudgetMs: Infinity } : {}),
+        ...(f.schedule ? { schedule: f.schedule } : {}),
+        ...(intervalMs !== undefined ? { intervalMs } : {}),
+        watch: f.watch === true,
+        ...(listen ? { listen } : {}),
+        webhookSecret,
+        notifications,
+        once: f.once === true,
       });
-      if (f.once) {
-        agent.trigger('once');
-        await agent.idle();
-        await flushNotifications();
-        await rt.close();
-        const last = status.status.history[0];
-        const r = last?.result;
-        // A directory source has its revision (the digest) only once the pass loaded it.
-        io.stdout(
-          JSON.stringify({ revision: status.status.lastAttemptedRevision ?? last?.revision ?? null, result: r, message: last?.message }),
-        );
-        io.setExitCode(r === 'Succeeded' && (verifiedNow?.headVerified ?? true) ? 0 : 1);
-        return;
-      }
-      const triggers: Trigger[] = [];
-      const fire = (reason: string): void => agent.trigger(reason);
-      if (f.schedule) triggers.push(scheduleTrigger(f.schedule, fire));
-      if (intervalMs !== undefined) triggers.push(intervalTrigger(intervalMs, fire));
-      if (f.watch && watchDir) triggers.push(await watchTrigger(watchDir, fire));
-      if (rt.state.requests) triggers.push(requestTrigger(rt.state.requests, fire));
-      let sidecar: Sidecar | null = null;
-      if (listen) {
-        sidecar = await startSidecar({
-          ...listen,
-          metrics,
-          status,
-          ready: () => agent.ready(),
-          trigger: fire,
-          webhookSecret,
-          trackedRef: source.ref,
-          logger,
-        });
-        logger.info({ url: sidecar.url }, 'serving / (status page) /healthz /readyz /status /metrics /webhook /reconcile');
-      }
-      logger.info(
-        { source: status.status.source.source, ref: source.ref, ...(f.verifyMode ? { verifyMode: f.verifyMode } : {}) },
-        'agent started',
-      );
-      agent.trigger('startup');
-      await new Promise<void>((resolveStop) => {
-        const stop = (signal: string): void => {
-          process.off('SIGINT', onInt);
-          process.off('SIGTERM', onTerm);
-          logger.info({ signal }, 'shutting down: no new calls; waiting for the call in flight');
-          resolveStop();
-        };
-        const onInt = (): void => stop('SIGINT');
-        const onTerm = (): void => stop('SIGTERM');
-        process.on('SIGINT', onInt);
-        process.on('SIGTERM', onTerm);
-      });
-      await Promise.all(triggers.map((t) => t.stop()));
-      await agent.stop();
-      await flushNotifications();
-      await sidecar?.close();
-      await rt.close();
-      logger.info('stopped');
     } catch (e) {
+      // Whatever fails while the agent starts (a refused source, bad keys), the state's lock is
+      // released: in-process callers and tests run on (regression: a refused source kept the lock).
       await rt.close().catch(() => undefined);
       throw e;
     }
+    await rt.close();
+    if (!once) {
+      rt.logger.info('stopped');
+      return;
+    }
+    io.stdout(JSON.stringify({ revision: once.revision, result: once.result, message: once.message }));
+    io.setExitCode(once.ok ? 0 : 1);
   });
-}
-
-/** Notifications listen to the status: every event occurrence, and each pass's start and end. */
-async function startNotifier(
-  config: NotificationConfig,
-  stateDir: string,
-  status: StatusTracker,
-  metrics: AgentMetrics,
-  logger: Logger,
-): Promise<Notifier> {
-  const [{ Notifier }, { NotifyStore }] = await Promise.all([import('../agent/notify/notifier.js'), import('../agent/notify/store.js')]);
-  const notifier = new Notifier({
-    config,
-    store: await NotifyStore.open(stateDir),
-    sourceUrl: status.status.source.source ?? '',
-    logger,
-    metrics,
-  });
-  status.log.onEvent((e) => notifier.onEvent(e));
-  status.onPass((p) => (p.phase === 'start' ? notifier.passStarted(p.revision) : notifier.passFinished(p.revision, p.ok, p.message)));
-  return notifier;
 }

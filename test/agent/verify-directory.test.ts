@@ -6,17 +6,15 @@
 import { symlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { createRepo } from '../support/git.js';
 import type { TestRepo } from '../support/git.js';
-import { deploymentsYaml, flowsYaml, packagesYaml } from '../support/manifests.js';
+import { deploymentsYaml } from '../support/manifests.js';
 import { tempDir } from '../support/repo.js';
-import { commitAs, sshKey, writeAllowedSigners } from '../support/signing.js';
+import { ALICE as alice, commitAs, signedRepo, verifyingEnv } from '../support/signing.js';
 import type { Signer } from '../support/signing.js';
 import { startTestSimulator } from '../support/sim.js';
 import type { TestSim } from '../support/sim.js';
 import { spawnCli } from '../support/spawn-cli.js';
 
-const alice = { name: 'Alice', email: 'alice@example.com' };
 let sim: TestSim;
 let repo: TestRepo;
 let signed: Signer;
@@ -27,7 +25,7 @@ let current: string;
 async function once(state = stateDir): Promise<{ code: number | null; out: { revision: string | null; result: string } }> {
   const r = await spawnCli(
     ['run', '--source', current, '--verify-mode', 'head', '--trusted-keys', trusted, '--once', '--log-format', 'json'],
-    { PACKSYNC_API_URL: sim.url, PACKSYNC_API_KEY: sim.key, PACKSYNC_STATE_DIR: state, HOME: state },
+    verifyingEnv(sim, state),
   ).done;
   const last =
     r.stdout
@@ -40,15 +38,7 @@ async function once(state = stateDir): Promise<{ code: number | null; out: { rev
 
 beforeAll(async () => {
   sim = await startTestSimulator();
-  trusted = await tempDir('packsync-trusted-');
-  const key = await sshKey(trusted, 'alice-key');
-  signed = { format: 'ssh', keyFile: key.keyFile };
-  await writeAllowedSigners(trusted, [{ principal: 'alice@example.com', key }]);
-  repo = await createRepo(async (dir) => {
-    await writeFile(join(dir, 'packages.yaml'), packagesYaml());
-    await writeFile(join(dir, 'flows.yaml'), flowsYaml());
-    await writeFile(join(dir, 'deployments.yaml'), deploymentsYaml());
-  });
+  ({ repo, trusted, signer: signed } = await signedRepo());
   stateDir = await tempDir('packsync-verify-dir-');
   current = join(await tempDir('packsync-gitsync-'), 'current');
   await symlink(repo.work, current);

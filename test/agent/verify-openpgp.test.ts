@@ -10,16 +10,23 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startAgent } from '../support/agent-process.js';
 import type { AgentStatusView, RunningAgent } from '../support/agent-process.js';
-import { createRepo, git } from '../support/git.js';
+import { git } from '../support/git.js';
 import type { TestRepo } from '../support/git.js';
-import { deploymentsYaml, flowsYaml, packagesYaml } from '../support/manifests.js';
+import { deploymentsYaml } from '../support/manifests.js';
 import { tempDir } from '../support/repo.js';
-import { commitAs, gpgKey, stopGpgAgent } from '../support/signing.js';
+import {
+  ALICE as alice,
+  commitAs,
+  gpgKey,
+  manifestRepo,
+  sourceVerified as verified,
+  stopGpgAgent,
+  verifyingEnv,
+} from '../support/signing.js';
 import type { GpgKey } from '../support/signing.js';
 import { startTestSimulator } from '../support/sim.js';
 import type { TestSim } from '../support/sim.js';
 
-const alice = { name: 'Alice', email: 'alice@example.com' };
 const mallory = { name: 'Mallory', email: 'mallory@example.com' };
 let sim: TestSim;
 let repo: TestRepo;
@@ -27,9 +34,6 @@ let agent: RunningAgent;
 let stateDir: string;
 let keys: { alice: GpgKey; mallory: GpgKey };
 let first: string;
-
-const verified = (s: AgentStatusView): { status: string; reason: string; message: string } | undefined =>
-  s.conditions.find((c) => c.type === 'SourceVerified');
 
 async function pushChange(who: typeof alice, key: GpgKey, state: 'running' | 'stopped'): Promise<{ commit: string; s: AgentStatusView }> {
   await writeFile(join(repo.work, 'deployments.yaml'), deploymentsYaml({ state }));
@@ -49,18 +53,13 @@ beforeAll(async () => {
   keys = { alice: await gpgKey(home, alice), mallory: await gpgKey(home, mallory) };
   const trusted = await tempDir('packsync-trusted-');
   await writeFile(join(trusted, 'alice.asc'), keys.alice.armored);
-  repo = await createRepo(async (dir) => {
-    await writeFile(join(dir, 'packages.yaml'), packagesYaml());
-    await writeFile(join(dir, 'flows.yaml'), flowsYaml());
-    await writeFile(join(dir, 'deployments.yaml'), deploymentsYaml());
-  });
+  repo = await manifestRepo();
   first = await commitAs(repo.work, alice, { format: 'openpgp', fingerprint: keys.alice.fingerprint, gnupgHome: home }, 'signed manifests');
   await git(repo.work, 'push', '-q', '--force', 'origin', 'HEAD:main');
   stateDir = await tempDir('packsync-verify-pgp-');
-  // No GNUPGHOME for the agent: it must use its own keyring, never the signer's.
   agent = await startAgent(
     ['--source', repo.fileUrl, '--ref', 'main', '--verify-mode', 'head', '--trusted-keys', trusted],
-    { PACKSYNC_API_URL: sim.url, PACKSYNC_API_KEY: sim.key, PACKSYNC_STATE_DIR: stateDir, HOME: stateDir },
+    verifyingEnv(sim, stateDir),
     stateDir,
   );
 });

@@ -8,17 +8,16 @@ import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startAgent } from '../support/agent-process.js';
-import type { AgentStatusView, RunningAgent } from '../support/agent-process.js';
-import { createRepo, git } from '../support/git.js';
+import type { RunningAgent } from '../support/agent-process.js';
+import { git } from '../support/git.js';
 import type { TestRepo } from '../support/git.js';
-import { deploymentsYaml, flowsYaml, packagesYaml } from '../support/manifests.js';
+import { deploymentsYaml } from '../support/manifests.js';
 import { tempDir } from '../support/repo.js';
-import { commitAs, sshKey, writeAllowedSigners } from '../support/signing.js';
+import { ALICE as alice, commitAs, signedRepo, sourceVerified as verified, verifyingEnv } from '../support/signing.js';
 import type { Signer } from '../support/signing.js';
 import { startTestSimulator } from '../support/sim.js';
 import type { TestSim } from '../support/sim.js';
 
-const alice = { name: 'Alice', email: 'alice@example.com' };
 let sim: TestSim;
 let repo: TestRepo;
 let agent: RunningAgent | null = null;
@@ -27,13 +26,10 @@ let trusted: string;
 let stateDir: string;
 let base: string;
 
-const verified = (s: AgentStatusView): { status: string; reason: string; message: string } | undefined =>
-  s.conditions.find((c) => c.type === 'SourceVerified');
-
 function start(): Promise<RunningAgent> {
   return startAgent(
     ['--source', repo.fileUrl, '--ref', 'main', '--verify-mode', 'range', '--trusted-keys', trusted],
-    { PACKSYNC_API_URL: sim.url, PACKSYNC_API_KEY: sim.key, PACKSYNC_STATE_DIR: stateDir, HOME: stateDir },
+    verifyingEnv(sim, stateDir),
     stateDir,
   );
 }
@@ -47,16 +43,7 @@ const push = (): Promise<string> => git(repo.work, 'push', '-q', '--force', 'ori
 
 beforeAll(async () => {
   sim = await startTestSimulator();
-  const keyDir = await tempDir('packsync-keys-');
-  trusted = await tempDir('packsync-trusted-');
-  const key = await sshKey(keyDir, 'alice');
-  signed = { format: 'ssh', keyFile: key.keyFile };
-  await writeAllowedSigners(trusted, [{ principal: 'alice@example.com', key }]);
-  repo = await createRepo(async (dir) => {
-    await writeFile(join(dir, 'packages.yaml'), packagesYaml());
-    await writeFile(join(dir, 'flows.yaml'), flowsYaml());
-    await writeFile(join(dir, 'deployments.yaml'), deploymentsYaml());
-  });
+  ({ repo, trusted, signer: signed } = await signedRepo());
   // The first run checks only the head: the unsigned seed commit below it is history before trust began.
   base = await commitAs(repo.work, alice, signed, 'signed base');
   await push();

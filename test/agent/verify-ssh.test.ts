@@ -9,24 +9,28 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startAgent } from '../support/agent-process.js';
 import type { AgentStatusView, RunningAgent } from '../support/agent-process.js';
-import { createRepo, git } from '../support/git.js';
+import { git } from '../support/git.js';
 import type { TestRepo } from '../support/git.js';
-import { deploymentsYaml, flowsYaml, packagesYaml } from '../support/manifests.js';
+import { deploymentsYaml } from '../support/manifests.js';
 import { tempDir } from '../support/repo.js';
-import { commitAs, sshKey, writeAllowedSigners } from '../support/signing.js';
+import {
+  ALICE as alice,
+  commitAs,
+  manifestRepo,
+  sourceVerified as verified,
+  sshKey,
+  verifyingEnv,
+  writeAllowedSigners,
+} from '../support/signing.js';
 import type { SshKey } from '../support/signing.js';
 import { startTestSimulator } from '../support/sim.js';
 import type { TestSim } from '../support/sim.js';
 
-const alice = { name: 'Alice', email: 'alice@example.com' };
 let sim: TestSim;
 let repo: TestRepo;
 let agent: RunningAgent;
 let keys: { alice: SshKey; bob: SshKey; mallory: SshKey };
 let first: string;
-
-const verified = (s: AgentStatusView): { status: string; reason: string; message: string } | undefined =>
-  s.conditions.find((c) => c.type === 'SourceVerified');
 
 beforeAll(async () => {
   sim = await startTestSimulator();
@@ -38,17 +42,13 @@ beforeAll(async () => {
     { principal: 'alice@example.com', key: keys.alice },
     { principal: 'bob@example.com', key: keys.bob },
   ]);
-  repo = await createRepo(async (dir) => {
-    await writeFile(join(dir, 'packages.yaml'), packagesYaml());
-    await writeFile(join(dir, 'flows.yaml'), flowsYaml());
-    await writeFile(join(dir, 'deployments.yaml'), deploymentsYaml());
-  });
+  repo = await manifestRepo();
   first = await commitAs(repo.work, alice, { format: 'ssh', keyFile: keys.alice.keyFile }, 'signed manifests');
   await push();
   const stateDir = await tempDir('packsync-verify-state-');
   agent = await startAgent(
     ['--source', repo.fileUrl, '--ref', 'main', '--verify-mode', 'head', '--trusted-keys', trusted],
-    { PACKSYNC_API_URL: sim.url, PACKSYNC_API_KEY: sim.key, PACKSYNC_STATE_DIR: stateDir, HOME: stateDir },
+    verifyingEnv(sim, stateDir),
     stateDir,
   );
 });

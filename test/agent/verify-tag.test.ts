@@ -7,25 +7,21 @@ import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startAgent } from '../support/agent-process.js';
-import type { AgentStatusView, RunningAgent } from '../support/agent-process.js';
-import { createRepo, git } from '../support/git.js';
+import type { RunningAgent } from '../support/agent-process.js';
+import { git } from '../support/git.js';
 import type { TestRepo } from '../support/git.js';
-import { deploymentsYaml, flowsYaml, packagesYaml } from '../support/manifests.js';
+import { deploymentsYaml } from '../support/manifests.js';
 import { tempDir } from '../support/repo.js';
-import { commitAs, gitAs, sshKey, writeAllowedSigners } from '../support/signing.js';
+import { ALICE as alice, commitAs, gitAs, signedRepo, sourceVerified as verified, verifyingEnv } from '../support/signing.js';
 import type { Signer } from '../support/signing.js';
 import { startTestSimulator } from '../support/sim.js';
 import type { TestSim } from '../support/sim.js';
 
-const alice = { name: 'Alice', email: 'alice@example.com' };
 let sim: TestSim;
 let repo: TestRepo;
 let agent: RunningAgent;
 let signed: Signer;
 let release: string;
-
-const verified = (s: AgentStatusView): { status: string; reason: string; message: string } | undefined =>
-  s.conditions.find((c) => c.type === 'SourceVerified');
 
 /** Tags HEAD as `release` (signed or not, always annotated) and force-pushes the tag. */
 async function tagRelease(signer: Signer, message: string): Promise<void> {
@@ -35,23 +31,16 @@ async function tagRelease(signer: Signer, message: string): Promise<void> {
 
 beforeAll(async () => {
   sim = await startTestSimulator();
-  const keyDir = await tempDir('packsync-keys-');
-  const trusted = await tempDir('packsync-trusted-');
-  const key = await sshKey(keyDir, 'alice');
-  signed = { format: 'ssh', keyFile: key.keyFile };
-  await writeAllowedSigners(trusted, [{ principal: 'alice@example.com', key }]);
-  repo = await createRepo(async (dir) => {
-    await writeFile(join(dir, 'packages.yaml'), packagesYaml());
-    await writeFile(join(dir, 'flows.yaml'), flowsYaml());
-    await writeFile(join(dir, 'deployments.yaml'), deploymentsYaml());
-  });
+  const setup = await signedRepo();
+  ({ repo, signer: signed } = setup);
+  const trusted = setup.trusted;
   // In tag mode the commits themselves need no signature: the release tag vouches for them.
   release = await git(repo.work, 'rev-parse', 'HEAD');
   await tagRelease(signed, 'release 1');
   const stateDir = await tempDir('packsync-verify-tag-');
   agent = await startAgent(
     ['--source', repo.fileUrl, '--ref', 'release', '--verify-mode', 'tag', '--trusted-keys', trusted],
-    { PACKSYNC_API_URL: sim.url, PACKSYNC_API_KEY: sim.key, PACKSYNC_STATE_DIR: stateDir, HOME: stateDir },
+    verifyingEnv(sim, stateDir),
     stateDir,
   );
 });

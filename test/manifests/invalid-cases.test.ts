@@ -1,7 +1,7 @@
 /**
  * Every way a manifest can be wrong, each with the rule id, the exact line:column and the message
  * a person sees. Two tables: the files of `test/fixtures/invalid/` (each states what it expects in
- * its `# expect:` / `# warn:` header lines), and cases below that need more than one YAML file
+ * its `# expect:` / `# warn:` header lines, test/support/expect-header.ts), and cases below that need more than one YAML file
  * (content directories, symlinks, several files).
  */
 import { mkdir, readdir, readFile, symlink, writeFile } from 'node:fs/promises';
@@ -13,6 +13,7 @@ import { loadManifests } from '../../src/manifests/load.js';
 import type { LoadOptions } from '../../src/manifests/load.js';
 import type { Problem } from '../../src/manifests/model.js';
 import { BASE_FILE, caseRepo } from './invalid-support.js';
+import { parseExpectHeader } from '../support/expect-header.js';
 import { tempDir } from '../support/temp-dir.js';
 
 const FIXTURES = fileURLToPath(new URL('../fixtures/invalid/', import.meta.url));
@@ -25,13 +26,14 @@ interface Expected {
   message: string;
 }
 
+/** A fixture pins each problem whole: one rule id, its position and a message. */
 function parseHeader(file: string, text: string): Expected[] {
-  const out: Expected[] = [];
-  for (const line of text.split('\n')) {
-    const m = /^# (expect|warn): (\S+) (\d+:\d+) (.*)$/.exec(line);
-    if (m) out.push({ severity: m[1] === 'warn' ? 'warning' : 'error', file, rule: m[2]!, at: m[3]!, message: m[4]! });
-  }
-  return out;
+  return parseExpectHeader(text).map((e) => {
+    const [rule, ...more] = e.rules;
+    if (!rule || more.length > 0 || !rule.includes('.') || e.at === null || e.message === null)
+      throw new Error(`${file}: a fixture's header pins one rule id, LINE:COL and a message`);
+    return { severity: e.severity, file, rule, at: e.at, message: e.message };
+  });
 }
 
 function checkProblems(problems: readonly Problem[], expected: readonly Expected[]): void {

@@ -14,6 +14,7 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Problem } from '../../src/manifests/model.js';
 import { cli } from '../support/cli.js';
+import { parseExpectHeader, ruleMatches } from '../support/expect-header.js';
 import { writeRepo } from '../support/manifests.js';
 import { tempDir } from '../support/repo.js';
 import { startTestSimulator } from '../support/sim.js';
@@ -35,7 +36,7 @@ interface Case {
   write: (repo: string, outside: string) => Promise<void>;
 }
 
-/** Committed corpus files: `# rule: a|b` says which rule families may reject each. */
+/** Committed corpus files: their `# expect: a|b` header says which rule families may reject each (test/support/expect-header.ts). */
 async function corpusCases(): Promise<Case[]> {
   const out: Case[] = [];
   for (const cat of (await readdir(CORPUS, { withFileTypes: true }))
@@ -44,10 +45,10 @@ async function corpusCases(): Promise<Case[]> {
     .sort()) {
     for (const f of (await readdir(join(CORPUS, cat))).filter((x) => x.endsWith('.yaml')).sort()) {
       const bytes = await readFile(join(CORPUS, cat, f));
-      const rule = /^# rule: (\S+)$/m.exec(bytes.toString('utf8'))?.[1];
-      if (!rule) throw new Error(`${cat}/${f} has no "# rule:" header`);
+      const expected = parseExpectHeader(bytes.toString('utf8'));
+      if (expected.length !== 1 || expected[0]!.severity !== 'error') throw new Error(`${cat}/${f} needs one "# expect:" header line`);
       const file = `zz-cases/${cat}-${f}`;
-      out.push({ name: `${cat}/${f}`, rules: rule.split('|'), file, write: (repo) => put(repo, file, bytes) });
+      out.push({ name: `${cat}/${f}`, rules: expected[0]!.rules, file, write: (repo) => put(repo, file, bytes) });
     }
   }
   return out;
@@ -283,7 +284,7 @@ describe('bad input', async () => {
       const mine = errors.filter((p) => p.file === c.file);
       expect(mine.length, `an error points into ${c.file}:\n${shown}`).toBeGreaterThan(0);
       expect(
-        mine.some((p) => c.rules.some((r) => p.rule.startsWith(`${r}.`))),
+        mine.some((p) => c.rules.some((r) => ruleMatches(r, p.rule))),
         `an error of rule ${c.rules.join(' or ')}.* in ${c.file}:\n${shown}`,
       ).toBe(true);
       // The last good revision stays in force, and the status says why.

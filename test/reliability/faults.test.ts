@@ -16,13 +16,15 @@ import { RetryPolicy } from '../../src/api/retry.js';
 import { INSTALLER_SCOPE } from '../../src/api/wire-types.js';
 import { reconcile } from '../../src/engine/reconcile.js';
 import { DEFAULT_PLAN_OPTIONS } from '../../src/plan/types.js';
+import { writeFleet } from '../support/fleet.js';
+import type { DeploymentState, FleetShape } from '../support/fleet.js';
+import { PILOT_FIRST } from '../support/manifests.js';
 import { tempDir } from '../support/repo.js';
 import { countBy, normalisePath, startTestSimulator } from '../support/sim.js';
 import type { JournalEntry, TestSim } from '../support/sim.js';
 import { converge } from './support/converge.js';
 import type { ConvergeResult } from './support/converge.js';
 import { count, FULL, report } from './support/env.js';
-import { writeFleet } from './support/fleet.js';
 import { duplicates, normalise } from './support/state.js';
 
 const FAULTS = '5xx=0.1,429=0.05,reset=0.02,latency=5ms';
@@ -37,6 +39,26 @@ const CREATES = new Set([
   'POST /v1/package/create',
   'POST /v1/tenant/{id}/upload',
 ]);
+
+const SECOND_STATES: DeploymentState[] = ['running', 'pending', 'stopped'];
+
+/**
+ * `apps` catalog apps, two packages each (its two versions), `flowsPerApp` flows per app deploying
+ * both. The first flow of an app inherits the three-wave "Pilot first" patch group and gates its
+ * first deployment at wave 2 (one skip-wave, a call that is NOT safe to repeat); the second
+ * deployment of the f-th flow of app i is running, pending or stopped by (i + f) mod 3.
+ */
+function faultFleet(apps: number, flowsPerApp: number): FleetShape {
+  const first = (flow: number): boolean => flow < apps;
+  return {
+    flows: apps * flowsPerApp,
+    deploymentsPerFlow: 2,
+    packages: apps * 2,
+    patchGroup: (flow) => (first(flow) ? PILOT_FIRST : undefined),
+    wave: (flow, k) => (first(flow) && k === 0 ? 2 : undefined),
+    state: (flow, k) => (k === 0 ? 'running' : SECOND_STATES[((flow % apps) + Math.floor(flow / apps)) % SECOND_STATES.length]!),
+  };
+}
 
 interface Run {
   sim: TestSim;
@@ -79,7 +101,7 @@ function lostCreates(journal: readonly JournalEntry[]): string[] {
 
 describe('faults', () => {
   it(`converges the large fleet (${APPS * FLOWS_PER_APP} flows, ${APPS * FLOWS_PER_APP * 2} deployments) under ${FAULTS} to the same state as without faults`, async () => {
-    const fleet = await writeFleet({ apps: APPS, flowsPerApp: FLOWS_PER_APP });
+    const fleet = await writeFleet(faultFleet(APPS, FLOWS_PER_APP));
     const clean = await runOnce(fleet.dir, undefined);
     const faulty = await runOnce(fleet.dir, FAULTS);
     try {
@@ -144,7 +166,7 @@ describe('faults', () => {
 
   it('never duplicates a create whose response was lost after it took effect (reset=0.25)', async () => {
     // About fifty creates at 12.5 % lost answers each: a lost create is all but certain.
-    const fleet = await writeFleet({ apps: 6, flowsPerApp: 2 });
+    const fleet = await writeFleet(faultFleet(6, 2));
     const clean = await runOnce(fleet.dir, undefined);
     const lossy = await runOnce(fleet.dir, 'reset=0.25,latency=2ms');
     try {

@@ -16,9 +16,9 @@ import { runInNewContext } from 'node:vm';
 import { describe, expect, it } from 'vitest';
 import { packagesYaml, writeRepo } from '../support/manifests.js';
 import { HISTORY_LIMIT } from '../../src/agent/status.js';
+import { startSimulatorProcess } from '../support/sim.js';
 import { startAgent } from './support/agent.js';
 import { count, FULL, report, slope } from './support/env.js';
-import { startExternalSim } from './support/external-sim.js';
 
 const PASSES = count(500, 80, 'PACKSYNC_SOAK_PASSES');
 const FAULTS = '5xx=0.02,429=0.002,reset=0.005,latency=1ms';
@@ -97,7 +97,7 @@ spec:
 describe('soak', () => {
   it(`runs ${PASSES} agent passes with random edits: memory, descriptors and sockets stay flat, no unhandled rejection`, async () => {
     // A minute of virtual time a second: imports finish in half a second, a wave (24 h) never elapses.
-    const sim = await startExternalSim(['--faults', FAULTS, '--time-scale', '60', '--seed', '7']);
+    const sim = await startSimulatorProcess({ faults: FAULTS, timeScale: 60, seed: 7 });
     let unhandled = 0;
     const onUnhandled = (): void => {
       unhandled++;
@@ -166,7 +166,7 @@ describe('soak', () => {
       }
     } finally {
       await a.close();
-      await sim.stop();
+      await sim.close();
       process.off('unhandledRejection', onUnhandled);
     }
     const ms = performance.now() - t0;

@@ -1,9 +1,9 @@
 /** Raw HTTP helpers for simulator tests: no packsync client in between. */
-import { startSimulator } from '../../src/simulator/server.js';
-import type { Simulator, SimulatorOptions } from '../../src/simulator/server.js';
+import { startTestSimulator } from '../support/sim.js';
+import type { SimStartOptions, TestSim } from '../support/sim.js';
 
 export interface Raw {
-  sim: Simulator;
+  sim: TestSim;
   key: string;
   call: (
     method: string,
@@ -14,9 +14,10 @@ export interface Raw {
   ok: <T = unknown>(method: string, path: string, body?: unknown) => Promise<T>;
 }
 
-export async function rawSim(opts: SimulatorOptions = {}): Promise<Raw> {
-  const key = 'k-test';
-  const sim = await startSimulator({ port: 0, fleet: 'small', ...opts, apiKeys: [key, ...(opts.apiKeys ?? [])] });
+/** The simulator in real time (time x1) unless asked otherwise: these tests drive its clock themselves. */
+export async function rawSim(opts: SimStartOptions = {}): Promise<Raw> {
+  const sim = await startTestSimulator({ timeScale: 1, ...opts });
+  const key = sim.key;
   const call: Raw['call'] = async (method, path, body, headers = {}) => {
     const isBuf = Buffer.isBuffer(body);
     const res = await fetch(`${sim.url}${path}`, {

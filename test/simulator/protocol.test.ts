@@ -2,7 +2,7 @@
 import { describe, expect, it } from 'vitest';
 import { fixtureId } from '../../src/simulator/fixture-ids.js';
 import { parseFaultSpec } from '../../src/simulator/faults.js';
-import { startSimulator } from '../../src/simulator/server.js';
+import { startTestSimulator } from '../support/sim.js';
 import { rawSim } from './http.js';
 import { tempDir } from '../support/temp-dir.js';
 
@@ -218,14 +218,14 @@ describe('simulator protocol', () => {
 
   it('keeps its state across a restart with --data-dir', async () => {
     const dataDir = await tempDir('packsync-sim-data-');
-    const a = await startSimulator({ port: 0, apiKeys: ['persist'], dataDir });
+    const a = await startTestSimulator({ key: 'persist', dataDir });
     await fetch(`${a.url}/v1/flow/create`, {
       method: 'POST',
       headers: { 'X-API-Key': 'persist', 'content-type': 'application/json' },
       body: '{"name":"Kept"}',
     });
     await a.close();
-    const b = await startSimulator({ port: 0, apiKeys: ['persist'], dataDir });
+    const b = await startTestSimulator({ key: 'persist', dataDir });
     try {
       const flows = (await (await fetch(`${b.url}/v1/flow`, { headers: { 'X-API-Key': 'persist' } })).json()) as { name: string }[];
       expect(flows.map((f) => f.name)).toEqual(['Kept']);

@@ -6,6 +6,11 @@ import { execFile } from 'node:child_process';
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
+import type { AgentStatus } from '../../src/agent/status.js';
+import { createRepo } from './git.js';
+import type { TestRepo } from './git.js';
+import { deploymentsYaml, flowsYaml, packagesYaml } from './manifests.js';
+import { tempDir } from './temp-dir.js';
 
 const run = promisify(execFile);
 
@@ -87,4 +92,45 @@ export async function commitAs(work: string, who: Person, signer: Signer, messag
 /** Writes `allowed_signers` binding each principal to its key. */
 export async function writeAllowedSigners(dir: string, entries: { principal: string; key: SshKey }[]): Promise<void> {
   await writeFile(join(dir, 'allowed_signers'), entries.map((e) => `${e.principal} ${e.key.publicLine}`).join('\n') + '\n');
+}
+
+export const ALICE: Person = { name: 'Alice', email: 'alice@example.com' };
+
+/** A repository whose unsigned seed commit holds the standard manifests (packages, flows, deployments). */
+export function manifestRepo(): Promise<TestRepo> {
+  return createRepo(async (dir) => {
+    await writeFile(join(dir, 'packages.yaml'), packagesYaml());
+    await writeFile(join(dir, 'flows.yaml'), flowsYaml());
+    await writeFile(join(dir, 'deployments.yaml'), deploymentsYaml());
+  });
+}
+
+export interface SignedRepo {
+  repo: TestRepo;
+  /** The `--trusted-keys` directory: `allowed_signers` trusting `key` as alice@example.com. */
+  trusted: string;
+  key: SshKey;
+  /** Signs as Alice's `key`. */
+  signer: Signer;
+}
+
+/** The manifest repository, and Alice's ssh key trusted under her e-mail (the key file kept outside the trusted directory). */
+export async function signedRepo(): Promise<SignedRepo> {
+  const key = await sshKey(await tempDir('packsync-keys-'), 'alice');
+  const trusted = await tempDir('packsync-trusted-');
+  await writeAllowedSigners(trusted, [{ principal: ALICE.email, key }]);
+  return { repo: await manifestRepo(), trusted, key, signer: { format: 'ssh', keyFile: key.keyFile } };
+}
+
+/**
+ * The environment of a verifying agent: the simulator, and `stateDir` as its state and HOME. No
+ * GNUPGHOME: the agent must use its own keyring, never the signer's.
+ */
+export function verifyingEnv(sim: { url: string; key: string }, stateDir: string): Record<string, string> {
+  return { PACKSYNC_API_URL: sim.url, PACKSYNC_API_KEY: sim.key, PACKSYNC_STATE_DIR: stateDir, HOME: stateDir };
+}
+
+/** The SourceVerified condition of an agent status. */
+export function sourceVerified(s: AgentStatus): AgentStatus['conditions'][number] | undefined {
+  return s.conditions.find((c) => c.type === 'SourceVerified');
 }

@@ -3,7 +3,10 @@ import { spawn } from 'node:child_process';
 import type { ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 
-export const CLI_BIN = fileURLToPath(new URL('../../dist/src/cli/main.js', import.meta.url));
+// Run from test/support (vitest), the build is dist/ at the root; compiled into dist/test/support
+// (bench/ imports these helpers), it is the dist/ this file is in.
+const IN_DIST = /[/\\]dist[/\\]test[/\\]support[/\\][^/\\]+$/.test(fileURLToPath(import.meta.url));
+export const CLI_BIN = fileURLToPath(new URL(IN_DIST ? '../../src/cli/main.js' : '../../dist/src/cli/main.js', import.meta.url));
 
 export interface Spawned {
   child: ChildProcess;

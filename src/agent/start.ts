@@ -1,0 +1,160 @@
+/**
+ * The agent as `packsync run` starts it: source, status, notifications, triggers and the sidecar
+ * around one `Agent`. Either one pass (`once`), or a loop until SIGTERM/SIGINT, which stops it
+ * gracefully: no new call starts, the call in flight finishes, the inventory is saved.
+ */
+import type { Logger } from 'pino';
+import type { PacksyncApi } from '../api/operations.js';
+import type { PlanOptions } from '../plan/types.js';
+import type { State } from '../state/open-state.js';
+import { startSidecar } from './http-server.js';
+import type { Sidecar } from './http-server.js';
+import { Agent } from './loop.js';
+import type { AgentMetrics } from './metrics.js';
+import type { NotificationConfig } from './notify/config.js';
+import type { Notifier } from './notify/notifier.js';
+import { buildSource, sourceIdentity } from './sources.js';
+import type { SourceSettings } from './sources.js';
+import { StatusTracker } from './status.js';
+import type { PassResult } from './status.js';
+import { intervalTrigger, requestTrigger, scheduleTrigger, watchTrigger } from './triggers.js';
+import type { Trigger } from './triggers.js';
+
+export interface AgentRunOptions {
+  source: SourceSettings;
+  /** The runtime the command built: its state is locked for the agent's lifetime. */
+  api: PacksyncApi;
+  stateDir: string;
+  state: State;
+  logger: Logger;
+  metrics: AgentMetrics;
+  planOptions: PlanOptions;
+  concurrency: number;
+  readConcurrency: number;
+  passTimeoutMs: number;
+  schedule?: string;
+  intervalMs?: number;
+  watch: boolean;
+  listen?: { host: string; port: number };
+  webhookSecret: string | null;
+  notifications: NotificationConfig | null;
+  /** One pass, then return its outcome. */
+  once: boolean;
+}
+
+/** The outcome of a single pass (`once`). */
+export interface OncePass {
+  revision: string | null;
+  result: PassResult | undefined;
+  message: string | undefined;
+  /** Succeeded, and the head was not refused by verification. */
+  ok: boolean;
+}
+
+/** Runs the agent; resolves after a stop signal (null), or after the single pass with its outcome. */
+export async function runAgent(o: AgentRunOptions): Promise<OncePass | null> {
+  const { logger, metrics } = o;
+  const status = new StatusTracker(sourceIdentity(o.source));
+  const { source, verified, watchDir } = await buildSource(o.source, {
+    stateDir: o.stateDir,
+    watch: o.watch,
+    status,
+    metrics,
+    logger,
+  });
+  const notifier = o.notifications ? await startNotifier(o.notifications, o.stateDir, status, metrics, logger) : null;
+  const flushNotifications = (): Promise<unknown> =>
+    notifier ? Promise.race([notifier.flush(), new Promise((r) => setTimeout(r, 5000).unref())]) : Promise.resolve();
+  const agent = new Agent({
+    source,
+    api: o.api,
+    stateDir: o.stateDir,
+    state: o.state,
+    planOptions: o.planOptions,
+    concurrency: o.concurrency,
+    readConcurrency: o.readConcurrency,
+    logger,
+    metrics,
+    status,
+    passTimeoutMs: o.passTimeoutMs,
+    ...(o.intervalMs !== undefined ? { expectedIntervalMs: o.intervalMs } : {}),
+    ...(verified ? { sourceReady: () => verified.headVerified } : {}),
+    // One pass and exit: nothing would continue a deferred wait, so `once` waits like apply does.
+    ...(o.once ? { waitBudgetMs: Infinity } : {}),
+  });
+  if (o.once) {
+    agent.trigger('once');
+    await agent.idle();
+    await flushNotifications();
+    const last = status.status.history[0];
+    // A directory source has its revision (the digest) only once the pass loaded it.
+    const revision = status.status.lastAttemptedRevision ?? last?.revision ?? null;
+    return { revision, result: last?.result, message: last?.message, ok: last?.result === 'Succeeded' && (verified?.headVerified ?? true) };
+  }
+  const triggers: Trigger[] = [];
+  const fire = (reason: string): void => agent.trigger(reason);
+  if (o.schedule) triggers.push(scheduleTrigger(o.schedule, fire));
+  if (o.intervalMs !== undefined) triggers.push(intervalTrigger(o.intervalMs, fire));
+  if (o.watch && watchDir) triggers.push(await watchTrigger(watchDir, fire));
+  // promote/resume queue requests while this agent holds the state: answer them within a second.
+  if (o.state.requests) triggers.push(requestTrigger(o.state.requests, fire));
+  let sidecar: Sidecar | null = null;
+  if (o.listen) {
+    sidecar = await startSidecar({
+      ...o.listen,
+      metrics,
+      status,
+      ready: () => agent.ready(),
+      trigger: fire,
+      webhookSecret: o.webhookSecret,
+      trackedRef: source.ref,
+      logger,
+    });
+    logger.info({ url: sidecar.url }, 'serving / (status page) /healthz /readyz /status /metrics /webhook /reconcile');
+  }
+  const verifyMode = o.source.verify?.mode;
+  logger.info({ source: status.status.source.source, ref: source.ref, ...(verifyMode ? { verifyMode } : {}) }, 'agent started');
+  agent.trigger('startup');
+  logger.info({ signal: await stopSignal() }, 'shutting down: no new calls; waiting for the call in flight');
+  await Promise.all(triggers.map((t) => t.stop()));
+  await agent.stop();
+  await flushNotifications();
+  await sidecar?.close();
+  return null;
+}
+
+/** Resolves with the first SIGINT or SIGTERM, and stops listening for both. */
+function stopSignal(): Promise<string> {
+  return new Promise((resolveStop) => {
+    const stop = (signal: string): void => {
+      process.off('SIGINT', onInt);
+      process.off('SIGTERM', onTerm);
+      resolveStop(signal);
+    };
+    const onInt = (): void => stop('SIGINT');
+    const onTerm = (): void => stop('SIGTERM');
+    process.on('SIGINT', onInt);
+    process.on('SIGTERM', onTerm);
+  });
+}
+
+/** Notifications listen to the status: every event occurrence, and each pass's start and end. */
+async function startNotifier(
+  config: NotificationConfig,
+  stateDir: string,
+  status: StatusTracker,
+  metrics: AgentMetrics,
+  logger: Logger,
+): Promise<Notifier> {
+  const [{ Notifier }, { NotifyStore }] = await Promise.all([import('./notify/notifier.js'), import('./notify/store.js')]);
+  const notifier = new Notifier({
+    config,
+    store: await NotifyStore.open(stateDir),
+    sourceUrl: status.status.source.source ?? '',
+    logger,
+    metrics,
+  });
+  status.log.onEvent((e) => notifier.onEvent(e));
+  status.onPass((p) => (p.phase === 'start' ? notifier.passStarted(p.revision) : notifier.passFinished(p.revision, p.ok, p.message)));
+  return notifier;
+}
