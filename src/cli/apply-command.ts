@@ -12,6 +12,7 @@ import { applyPlanned, applySavedPlan, planPass } from '../engine/reconcile.js';
 import { formatPlanText } from '../plan/format.js';
 import type { Plan } from '../plan/types.js';
 import { planVerdict } from '../plan/verdict.js';
+import type { PlanVerdict } from '../plan/verdict.js';
 import { approve } from './approval.js';
 import { addCommonOptions, buildRuntime, positiveInt, useColor } from './common.js';
 import type { CommonOptions } from './common.js';
@@ -67,9 +68,11 @@ export function registerApplyCommand(program: Command, io: CliIo): void {
     });
     try {
       let plan: Plan;
+      let verdict: PlanVerdict;
       let result: ApplyResult | undefined;
       if (saved) {
         plan = saved.plan;
+        verdict = planVerdict(plan);
         if (text) io.stdout(formatPlanText(plan, { color: useColor(opts, io) }));
         result = await applySavedPlan(saved, rt.api, rt.state, applyOptions, readConcurrency);
       } else {
@@ -93,7 +96,7 @@ export function registerApplyCommand(program: Command, io: CliIo): void {
           io.setExitCode(1);
           return;
         }
-        const verdict = planVerdict(plan);
+        verdict = planVerdict(plan);
         const approval = verdict.changes ? await approve(plan, io, opts.autoApprove === true) : 'approved';
         if (approval !== 'approved' || hard.signal.aborted) {
           if (!text) io.stdout(JSON.stringify({ plan }, null, 2));
@@ -103,9 +106,9 @@ export function registerApplyCommand(program: Command, io: CliIo): void {
         result = await applyPlanned(planned, rt.api, applyOptions);
       }
       if (opts.output === 'json') io.stdout(JSON.stringify({ plan, result }, null, 2));
-      else if (result && !hard.signal.aborted) io.stdout(resultText(result, plan));
+      else if (result && !hard.signal.aborted) io.stdout(resultText(result, plan, verdict));
       if (hard.signal.aborted) return;
-      if (!result || result.failed > 0 || planVerdict(plan).failing.length > 0) io.setExitCode(1);
+      if (!result || result.failed > 0 || verdict.failing.length > 0) io.setExitCode(1);
     } finally {
       release?.();
       await rt.close();
@@ -113,9 +116,9 @@ export function registerApplyCommand(program: Command, io: CliIo): void {
   });
 }
 
-export function resultText(r: ApplyResult, plan: Plan): string {
+export function resultText(r: ApplyResult, plan: Plan, verdict: PlanVerdict = planVerdict(plan)): string {
   const c = r.counts;
-  const failing = planVerdict(plan).failing;
+  const failing = verdict.failing;
   const trouble = r.failed > 0 || failing.length > 0;
   const lines = [
     '',
