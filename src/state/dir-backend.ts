@@ -3,12 +3,15 @@
  * rename, directory fsync) and `journal.jsonl` (appended; fdatasync when a record must be durable).
  * Nothing is created until the first write, so `plan` against a new directory leaves no trace.
  */
-import { mkdir, open, readFile, rename, unlink } from 'node:fs/promises';
+import { mkdir, open, readFile } from 'node:fs/promises';
 import type { FileHandle } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { BackendStats, StateBackend } from './backend.js';
 import { newStats } from './backend.js';
 import { InventoryError } from './state-errors.js';
+import { syncDir, writeAtomic } from './durable-file.js';
+
+export { writeAtomic } from './durable-file.js';
 
 export const SNAPSHOT_FILE = 'inventory.json';
 export const JOURNAL_FILE = 'journal.jsonl';
@@ -85,32 +88,4 @@ async function readIfExists(file: string): Promise<string | null> {
     if ((e as NodeJS.ErrnoException).code === 'ENOENT') return null;
     throw new InventoryError(`cannot read ${file}: ${(e as Error).message}`, { cause: e });
   }
-}
-
-async function syncDir(dir: string): Promise<void> {
-  const d = await open(dir, 'r');
-  try {
-    await d.sync();
-  } finally {
-    await d.close();
-  }
-}
-
-/** Replaces `file` so that a crash at any moment leaves the old or the new content, never a torn one. */
-export async function writeAtomic(file: string, text: string): Promise<void> {
-  const tmp = `${file}.tmp-${process.pid}-${Math.random().toString(36).slice(2)}`;
-  const fh = await open(tmp, 'w', 0o600);
-  try {
-    await fh.writeFile(text);
-    await fh.sync();
-  } finally {
-    await fh.close();
-  }
-  try {
-    await rename(tmp, file);
-  } catch (e) {
-    await unlink(tmp).catch(() => undefined);
-    throw e;
-  }
-  await syncDir(join(file, '..'));
 }

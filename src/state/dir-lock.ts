@@ -5,11 +5,12 @@
  * a crash (SIGKILL, OOM kill) leaves the file behind and must not need a human to clear it.
  */
 import { readFileSync, unlinkSync } from 'node:fs';
-import { link, mkdir, open, readFile, rename, unlink } from 'node:fs/promises';
+import { link, mkdir, readFile, rename, unlink } from 'node:fs/promises';
 import { hostname } from 'node:os';
 import { join } from 'node:path';
 import { holderText, pidAlive } from './holder.js';
 import type { Holder } from './holder.js';
+import { writeDurably } from './durable-file.js';
 import { onProcessEnd } from './release-on-exit.js';
 import { StateError } from './state-errors.js';
 
@@ -58,13 +59,7 @@ export async function lockDirectory(dir: string, warn: (message: string) => void
 
 async function createExclusive(file: string, text: string): Promise<boolean> {
   try {
-    const fh = await open(file, 'wx', 0o600);
-    try {
-      await fh.writeFile(text);
-      await fh.sync();
-    } finally {
-      await fh.close();
-    }
+    await writeDurably(file, text, 'wx');
     return true;
   } catch (e) {
     if ((e as NodeJS.ErrnoException).code === 'EEXIST') return false;

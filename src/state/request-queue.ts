@@ -9,7 +9,7 @@
  */
 import { mkdir, readFile, readdir, rename, unlink } from 'node:fs/promises';
 import { join } from 'node:path';
-import { writeAtomic } from './dir-backend.js';
+import { writeAtomic } from './durable-file.js';
 
 export interface QueuedRequest {
   id: string;
