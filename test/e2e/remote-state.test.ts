@@ -117,6 +117,16 @@ describe('remote state (azblob, Azurite)', () => {
 
     const plan = await run(['plan', repo, '--detailed-exitcode'], env).done;
     expect(plan.code, plan.stdout + plan.stderr).toBe(0);
+
+    // The offline state commands read and edit the remote state too (mv under the blob lease).
+    const offline = { PACKSYNC_STATE_URL: env.PACKSYNC_STATE_URL!, AZURE_STORAGE_CONNECTION_STRING: azurite.connectionString };
+    const list = await run(['state', 'list', '--output', 'json'], offline).done;
+    expect(list.code, list.stderr).toBe(0);
+    expect((JSON.parse(list.stdout) as { objects: { key: string }[] }).objects.map((o) => o.key)).toEqual(Object.keys(snap.objects).sort());
+    const mv = await run(['state', 'mv', 'Deployment/pwsh-7-4-6', 'Deployment/powershell'], offline).done;
+    expect(mv.code, mv.stderr).toBe(0);
+    expect(Object.keys((JSON.parse(await blobText('team-a/inventory.json')) as typeof snap).objects)).toContain('Deployment/powershell');
+    expect((await journal('team-a').getProperties()).leaseState).toBe('available');
   }, 120_000);
 
   it('after SIGKILL during apply, the next apply takes over the dead lease and converges with no duplicate', async () => {
