@@ -6,6 +6,7 @@ import { CST, Composer, LineCounter, Parser, isAlias, isMap, isScalar, isSeq } f
 import type { Document, Node, Pair, ParsedNode, YAMLError } from 'yaml';
 import type { Problem } from './model.js';
 import { flowTooDeep, MAX_DEPTH, tokensTooDeep } from './nesting.js';
+import { unclosedOpening } from './flow-brackets.js';
 
 export type Segment = string | number;
 
@@ -234,6 +235,17 @@ function yamlProblem(
   const base = problemBase(file, at);
   if (opening) {
     return { ...base, rule: 'yaml.syntax', message: `YAML: Missing closing ${quote}quote for the string that starts here`, severity };
+  }
+  const close = /end with an? ([\]}])/.exec(e.message)?.[1] as ']' | '}' | undefined;
+  const bracket = close === undefined ? undefined : unclosedOpening(text, e.pos[0], close, quoted);
+  if (close !== undefined && bracket !== undefined) {
+    const what = close === ']' ? 'flow sequence' : 'flow mapping';
+    return {
+      ...problemBase(file, pos(bracket)),
+      rule: 'yaml.syntax',
+      message: `YAML: unclosed ${close === ']' ? '[' : '{'}: the ${what} that starts here must end with ${close} (noticed at line ${at.line})`,
+      severity,
+    };
   }
   if (e.code === 'DUPLICATE_KEY') {
     const key = keyAt(text, e.pos[0]);
