@@ -16,6 +16,7 @@ import type { GateReport } from './promotion.js';
 import { NameIndex } from '../live/resolve.js';
 import { packageNaturalKey } from '../live/identity.js';
 import type { Change, IdRef, ObjectPlan, PlanAction, PlanOptions, PlanScope } from './types.js';
+import { OP } from './ops.js';
 
 type DistributiveOmit<T, K extends PropertyKey> = T extends unknown ? Omit<T, K> : never;
 export type NewAction = DistributiveOmit<PlanAction, 'id' | 'key'>;
@@ -167,13 +168,13 @@ export class PlanContext {
     const name = newKey.slice(newKey.indexOf('/') + 1);
     const moved: InventoryEntry = { ...entry, name, updatedAt: this.timestamp() };
     const rec = this.action(newKey, {
-      op: 'record',
+      op: OP.record,
       dependsOn: [],
       description: `move ${from} to ${newKey} in the state (no API call)`,
       entry: moved,
       resolvesIntent: false,
     });
-    const forget = this.action(from, { op: 'forget', dependsOn: [rec], description: `forget ${from} (moved to ${newKey})` });
+    const forget = this.action(from, { op: OP.forget, dependsOn: [rec], description: `forget ${from} (moved to ${newKey})` });
     return { entry: moved, actions: [rec, forget] };
   }
 
@@ -186,7 +187,7 @@ export class PlanContext {
     const name = `${entry.name.split('#')[0] ?? entry.name}#${entry.id}`;
     const kept: InventoryEntry = { ...entry, name, superseded: { at: this.timestamp() } };
     return this.action(`${entry.kind}/${name}`, {
-      op: 'record',
+      op: OP.record,
       dependsOn,
       description: `keep ${key} (${entry.id}) in the state as superseded`,
       entry: kept,
@@ -201,14 +202,14 @@ export class PlanContext {
     const restored: InventoryEntry = { ...rest, name, updatedAt: this.timestamp() };
     if (this.file !== undefined) restored.file = this.file;
     const rec = this.action(key, {
-      op: 'record',
+      op: OP.record,
       dependsOn,
       description: `reuse ${entry.id} kept from an earlier version`,
       entry: restored,
       resolvesIntent: false,
     });
     const forget = this.action(supersededKey, {
-      op: 'forget',
+      op: OP.forget,
       dependsOn: [rec],
       description: `forget ${supersededKey} (reused as ${key})`,
     });
@@ -261,7 +262,7 @@ export class PlanContext {
     full.key = key;
     if (this.file !== undefined) {
       if ('record' in full && !full.key.includes('#')) full.record.file = this.file;
-      else if (full.op === 'record' && full.entry.superseded === undefined) full.entry.file = this.file;
+      else if (full.op === OP.record && full.entry.superseded === undefined) full.entry.file = this.file;
     }
     this.actions.push(full);
     return id;

@@ -13,7 +13,9 @@ import { planGate, promotionTargetError } from './plan-promotion.js';
 import { waveGateError } from './wave-gate.js';
 import { addActions, present } from './deployment-add.js';
 import type { DeploymentRecord } from './deployment-add.js';
-import { reconcileExisting, statusAsState, versionAlreadyLive } from './deployment-reconcile.js';
+import { reconcileExisting, versionAlreadyLive } from './deployment-reconcile.js';
+import { statusAsState } from './deployment-decisions.js';
+import { OP } from './ops.js';
 
 /** Default when a manifest leaves `state` out: deploying is the point of a Deployment. */
 export const DEFAULT_DEPLOYMENT_STATE: DeploymentState = 'running';
@@ -194,7 +196,7 @@ function planLiveDeployment(
       updatedAt: ctx.timestamp(),
     };
     const rec = ctx.action(key, {
-      op: 'record',
+      op: OP.record,
       dependsOn: deps,
       description: resolves ? `adopt deployment ${live.id} added by an interrupted run` : `adopt existing deployment ${live.id}`,
       entry: adoptEntry,
@@ -223,7 +225,7 @@ function planLiveDeployment(
     // Writing down what is already true (design §4 compares identity against live): record it.
     const now: InventoryEntry = { ...entry, specHash, spec: identity };
     const rec = ctx.action(key, {
-      op: 'record',
+      op: OP.record,
       dependsOn: deps,
       description: 'record the version in the state (already live, no API call)',
       entry: { ...now, updatedAt: ctx.timestamp() },
@@ -257,7 +259,7 @@ function planLiveDeployment(
       return;
     }
     const del = ctx.action(key, {
-      op: 'delete-deployment',
+      op: OP.deleteDeployment,
       dependsOn: deps,
       description: `delete deployment ${live.id} to replace it`,
       deploymentId: live.id,

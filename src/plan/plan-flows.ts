@@ -12,6 +12,7 @@ import { diffFields, hashValue } from './hash.js';
 import { decideUnowned, oldest } from './ownership.js';
 import { ResolveError } from '../live/resolve.js';
 import type { IdRef } from './types.js';
+import { OP } from './ops.js';
 
 interface FlowTarget {
   body: V1FlowCreateViewModel;
@@ -134,7 +135,7 @@ function planFlowEntry(ctx: PlanContext, m: FlowManifest): { from: string; actio
     );
     const deleteAfter = [create];
     const del = ctx.action(`Flow/${m.metadata.name}#${liveNow.id}`, {
-      op: 'delete-flow',
+      op: OP.deleteFlow,
       dependsOn: deleteAfter,
       description: `delete the replaced flow ${liveNow.id}`,
       flowId: liveNow.id,
@@ -203,8 +204,8 @@ function createFlowAction(
   return ctx.action(
     key,
     packageRef
-      ? { op: 'create-flow', dependsOn, description, body, packageRef, record, match, knownIds }
-      : { op: 'create-flow', dependsOn, description, body, record, match, knownIds },
+      ? { op: OP.createFlow, dependsOn, description, body, packageRef, record, match, knownIds }
+      : { op: OP.createFlow, dependsOn, description, body, record, match, knownIds },
   );
 }
 
@@ -217,7 +218,7 @@ function adoptFlow(
   resolvesIntent: boolean,
 ): void {
   const id = ctx.action(key, {
-    op: 'record',
+    op: OP.record,
     dependsOn: [],
     description: resolvesIntent ? `adopt flow ${live.id} created by an interrupted run` : `adopt existing flow ${live.id}`,
     entry: {

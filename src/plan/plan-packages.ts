@@ -13,6 +13,7 @@ import { decideUnowned, newest } from './ownership.js';
 import { catalogTarget, customTarget, naturalKeyOf, packageFields, usable } from './package-targets.js';
 import type { CatalogTarget, CustomTarget } from './package-targets.js';
 import type { ObjectPlan } from './types.js';
+import { OP } from './ops.js';
 
 const IN_FLIGHT = new Set(['Pending', 'Running', 'Processing']);
 
@@ -134,7 +135,7 @@ function planPackageEntry(
   let last: string;
   if (target.kind === 'catalog') {
     last = ctx.action(key, {
-      op: 'import-package',
+      op: OP.importPackage,
       dependsOn: first.slice(),
       description: `import ${target.appName} ${target.version}`,
       appId: target.appId,
@@ -146,7 +147,7 @@ function planPackageEntry(
     actions.push(last);
   } else {
     last = ctx.action(key, {
-      op: 'create-package',
+      op: OP.createPackage,
       dependsOn: first.slice(),
       description: `create ${target.body.name} ${target.body.version ?? ''}`.trim(),
       body: target.body,
@@ -158,7 +159,7 @@ function planPackageEntry(
     actions.push(last);
     if (m.content) {
       last = ctx.action(key, {
-        op: 'upload-content',
+        op: OP.uploadContent,
         dependsOn: [last],
         description: `upload ${m.content.files} files (${m.content.bytes} bytes)`,
         packageKey: key,
@@ -168,7 +169,7 @@ function planPackageEntry(
       actions.push(last);
     }
   }
-  last = ctx.action(key, { op: 'wait-package', dependsOn: [last], description: 'wait for processing', packageKey: key });
+  last = ctx.action(key, { op: OP.waitPackage, dependsOn: [last], description: 'wait for processing', packageKey: key });
   actions.push(last);
   // An exact copy: the pushed-to array keeps spare room, and this one lives as long as the plan.
   ctx.object('Package', m.metadata.name, change, { source: m.source, reasons, fields, actions: actions.slice() }, key);
@@ -179,14 +180,14 @@ function planExisting(ctx: PlanContext, m: PackageManifest, key: string, live: V
   const ref: RefState = { ref: { id: live.id }, readyAfter: null, blockedBy: null, isNew: false };
   if (m.spec.custom && m.content && phase === 'created' && live.state === 'WaitingForContent') {
     const up = ctx.action(key, {
-      op: 'upload-content',
+      op: OP.uploadContent,
       dependsOn: [],
       description: `upload ${m.content.files} files (${m.content.bytes} bytes), resuming an interrupted upload`,
       packageKey: key,
       dir: m.content.dir,
       digest: m.content.digest,
     });
-    const wait = ctx.action(key, { op: 'wait-package', dependsOn: [up], description: 'wait for processing', packageKey: key });
+    const wait = ctx.action(key, { op: OP.waitPackage, dependsOn: [up], description: 'wait for processing', packageKey: key });
     ctx.object(
       'Package',
       m.metadata.name,
@@ -196,7 +197,7 @@ function planExisting(ctx: PlanContext, m: PackageManifest, key: string, live: V
     );
     ctx.packageRefs.set(m.metadata.name, { ...ref, readyAfter: wait });
   } else if (IN_FLIGHT.has(live.state) || live.state === 'WaitingForContent') {
-    const wait = ctx.action(key, { op: 'wait-package', dependsOn: [], description: 'wait for processing', packageKey: key });
+    const wait = ctx.action(key, { op: OP.waitPackage, dependsOn: [], description: 'wait for processing', packageKey: key });
     ctx.object('Package', m.metadata.name, 'waiting', { source: m.source, reasons: [`package is ${live.state}`], actions: [wait] }, key);
     ctx.packageRefs.set(m.metadata.name, { ...ref, readyAfter: wait });
   } else if (live.state === 'Error') {
@@ -230,7 +231,7 @@ function adopt(
 ): void {
   const uploaded = !m.content || live.state !== 'WaitingForContent';
   const id = ctx.action(key, {
-    op: 'record',
+    op: OP.record,
     dependsOn: [],
     description: resolvesIntent ? `adopt ${live.id} created by an interrupted run` : `adopt existing ${live.id}`,
     entry: {
@@ -251,7 +252,7 @@ function adopt(
   let last = id;
   if (!uploaded && m.content) {
     last = ctx.action(key, {
-      op: 'upload-content',
+      op: OP.uploadContent,
       dependsOn: [last],
       description: `upload ${m.content.files} files (${m.content.bytes} bytes)`,
       packageKey: key,
@@ -261,7 +262,7 @@ function adopt(
     actions.push(last);
   }
   if (live.state !== 'Completed') {
-    last = ctx.action(key, { op: 'wait-package', dependsOn: [last], description: 'wait for processing', packageKey: key });
+    last = ctx.action(key, { op: OP.waitPackage, dependsOn: [last], description: 'wait for processing', packageKey: key });
     actions.push(last);
   }
   ctx.object(

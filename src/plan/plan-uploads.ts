@@ -9,6 +9,7 @@ import type { PlanContext } from './context.js';
 import { hashValue } from './hash.js';
 import { newest } from './ownership.js';
 import { ResolveError } from '../live/resolve.js';
+import { OP } from './ops.js';
 
 export function planTenantUpload(ctx: PlanContext, m: TenantUploadManifest): void {
   const name = m.metadata.name;
@@ -56,7 +57,7 @@ export function planTenantUpload(ctx: PlanContext, m: TenantUploadManifest): voi
       return;
     }
     if (owned.state === 'Running' || owned.state === 'Pending') {
-      const wait = ctx.action(key, { op: 'wait-upload', dependsOn: [], description: `wait for upload task ${owned.id}`, taskId: owned.id });
+      const wait = ctx.action(key, { op: OP.waitUpload, dependsOn: [], description: `wait for upload task ${owned.id}`, taskId: owned.id });
       ctx.object('TenantUpload', name, 'waiting', { source: m.source, reasons: [`upload task is ${owned.state}`], actions: [wait] }, key);
       return;
     }
@@ -71,7 +72,7 @@ export function planTenantUpload(ctx: PlanContext, m: TenantUploadManifest): voi
       const found = fresh ?? newest(forPackage);
       if (found) {
         const rec = ctx.action(key, {
-          op: 'record',
+          op: OP.record,
           dependsOn: [],
           description: `adopt upload task ${found.id}`,
           entry: {
@@ -93,7 +94,7 @@ export function planTenantUpload(ctx: PlanContext, m: TenantUploadManifest): voi
         const actions = [rec];
         if (running)
           actions.push(
-            ctx.action(key, { op: 'wait-upload', dependsOn: [rec], description: `wait for upload task ${found.id}`, taskId: found.id }),
+            ctx.action(key, { op: OP.waitUpload, dependsOn: [rec], description: `wait for upload task ${found.id}`, taskId: found.id }),
           );
         ctx.object(
           'TenantUpload',
@@ -126,7 +127,7 @@ export function planTenantUpload(ctx: PlanContext, m: TenantUploadManifest): voi
     reasons.push(entry.packageId !== packageId ? 'the package has a new live version' : 'upload task not found live');
   }
   const up = ctx.action(key, {
-    op: 'tenant-upload',
+    op: OP.tenantUpload,
     dependsOn: pkg.readyAfter ? [pkg.readyAfter] : [],
     description: `upload ${m.spec.package} to ${m.spec.tenant}`,
     tenantId,
