@@ -126,9 +126,7 @@ export async function runAction(a: PlanAction, d: ActionDeps): Promise<void> {
       return;
     }
     case OP.deleteFlow:
-      await deleteIgnoringMissing(d, () => api.deleteFlow(a.flowId, {}, opts));
-      if (store.inventory.objects[a.key]?.id === a.flowId) await store.remove(a.key);
-      return;
+      return deleteOwned(d, a.key, a.flowId, () => api.deleteFlow(a.flowId, {}, opts));
     case OP.addDeployment: {
       const flowId = resolveRef(a.flowRef, store);
       const packageId = resolveRef(a.packageRef, store);
@@ -194,9 +192,7 @@ export async function runAction(a: PlanAction, d: ActionDeps): Promise<void> {
       return;
     }
     case OP.deleteDeployment:
-      await deleteIgnoringMissing(d, () => api.deleteDeployment(a.deploymentId, {}, opts));
-      if (store.inventory.objects[a.key]?.id === a.deploymentId) await store.remove(a.key);
-      return;
+      return deleteOwned(d, a.key, a.deploymentId, () => api.deleteDeployment(a.deploymentId, {}, opts));
     case OP.tenantUpload: {
       const packageId = resolveRef(a.packageRef, store);
       const before = (await api.listTenantUploads(a.tenantId, { disablePaging: true }, opts)).items;
@@ -211,24 +207,10 @@ export async function runAction(a: PlanAction, d: ActionDeps): Promise<void> {
         },
       );
       await store.put({ ...entryBase('TenantUpload', taskId, a.record), tenantId: a.tenantId, packageId });
-      await waitForUpload(
-        api,
-        taskId,
-        d.wait,
-        (s, ms) => d.emit({ type: 'wait', key: a.key, what: `upload ${s}`, elapsedMs: ms }),
-        d.signal,
-      );
-      return;
+      return followUpload(d, a.key, taskId);
     }
     case OP.waitUpload:
-      await waitForUpload(
-        api,
-        a.taskId,
-        d.wait,
-        (s, ms) => d.emit({ type: 'wait', key: a.key, what: `upload ${s}`, elapsedMs: ms }),
-        d.signal,
-      );
-      return;
+      return followUpload(d, a.key, a.taskId);
     case OP.record:
       await store.put({ ...a.entry, revision: d.revision, updatedAt: at() }, a.resolvesIntent);
       return;
@@ -283,7 +265,8 @@ async function createOnce(d: ActionDeps, create: () => Promise<string>, lookup: 
   }
 }
 
-async function deleteIgnoringMissing(d: ActionDeps, del: () => Promise<void>): Promise<void> {
+/** Deletes a live object and forgets the state entry that owns it (if it still names that id). */
+async function deleteOwned(d: ActionDeps, key: string, id: string, del: () => Promise<void>): Promise<void> {
   d.countWrite();
   try {
     await del();
@@ -291,4 +274,10 @@ async function deleteIgnoringMissing(d: ActionDeps, del: () => Promise<void>): P
     // Already gone (deleted outside, or a retry of a delete that took effect) is the goal state.
     if (errorCode(e) !== 'API_NOT_FOUND') throw e;
   }
+  if (d.store.inventory.objects[key]?.id === id) await d.store.remove(key);
+}
+
+/** Waits for an upload task to end, reporting its state while it runs. */
+function followUpload(d: ActionDeps, key: string, taskId: string): Promise<void> {
+  return waitForUpload(d.api, taskId, d.wait, (s, ms) => d.emit({ type: 'wait', key, what: `upload ${s}`, elapsedMs: ms }), d.signal);
 }

@@ -10,6 +10,7 @@ import type { PlanContext } from './context.js';
 import { appliedEntry, decideContent, decideState, decideWave, driftPolicy, needsRecord, settle, willRun } from './deployment-decisions.js';
 import type { Step } from './deployment-decisions.js';
 import { OP } from './ops.js';
+import { recordAction } from './state-writes.js';
 import type { Change, DriftHandling, ObjectPlan } from './types.js';
 
 export interface Reconciled {
@@ -62,14 +63,7 @@ export function reconcileExisting(
   }
   const updated = appliedEntry(entry, state, m.spec.contentRevision, content.writes.length > 0, live);
   if (needsRecord(entry, updated, wrote)) {
-    const rec = ctx.action(key, {
-      op: OP.record,
-      dependsOn: prev,
-      description: 'record applied state',
-      entry: { ...updated, updatedAt: ctx.timestamp() },
-      resolvesIntent: false,
-    });
-    out.actions.push(rec);
+    out.actions.push(recordAction(ctx, key, prev, 'record applied state', updated));
     out.change = 'update';
   }
   return out;

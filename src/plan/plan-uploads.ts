@@ -3,27 +3,21 @@
  * new live package version is uploaded again.
  */
 import type { TenantUploadManifest } from '../manifests/model.js';
-import { positionOf } from '../manifests/positions.js';
 import { idOf } from './context.js';
 import type { PlanContext } from './context.js';
 import { hashValue } from './hash.js';
 import { newest } from './ownership.js';
-import { ResolveError } from '../live/resolve.js';
 import { OP } from './ops.js';
+import { planResolveError } from './not-planned.js';
 
 export function planTenantUpload(ctx: PlanContext, m: TenantUploadManifest): void {
   const name = m.metadata.name;
   const key = `TenantUpload/${name}`;
-  if (m.spec.suspend) {
-    ctx.object('TenantUpload', name, 'skipped', { source: m.source, reasons: ['suspended'] }, key);
-    return;
-  }
   let tenantId: string;
   try {
     tenantId = ctx.tenants.resolve(m.spec.tenant, 'spec.tenant').id;
   } catch (e) {
-    if (!(e instanceof ResolveError)) throw e;
-    ctx.object('TenantUpload', name, 'error', { source: positionOf(m, e.field), error: { code: e.code, message: e.message } }, key);
+    planResolveError(ctx, m, key, e);
     return;
   }
   const pkg = ctx.packageRefs.get(m.spec.package);
