@@ -7,6 +7,7 @@
 import type { Logger } from 'pino';
 import type { PacksyncApi } from '../api/operations.js';
 import type { ApplyEvent } from '../apply/events.js';
+import { OP } from '../plan/ops.js';
 import type { ReconcileOutput } from '../engine/reconcile.js';
 import type { AgentMetrics } from './metrics.js';
 import { redactUrl } from './redact-url.js';
@@ -36,13 +37,13 @@ export class PassObserver {
     const s = this.o.status;
     switch (e.type) {
       case 'action-start':
-        if (e.op !== 'record') s.progress(e.key, 'working', e.description);
+        if (e.op !== OP.record) s.progress(e.key, 'working', e.description);
         return;
       case 'wait':
         s.progress(e.key, 'waiting', e.what, e.elapsedMs);
         return;
       case 'action-done':
-        if (e.op !== 'record') s.progress(e.key, 'done', e.description, e.durationMs);
+        if (e.op !== OP.record) s.progress(e.key, 'done', e.description, e.durationMs);
         return;
       case 'action-failed':
         s.progress(e.key, 'failed', `${e.description}: ${e.code}`);

@@ -8,11 +8,12 @@ import type { Intent, InventoryEntry } from '../state/inventory-types.js';
 import type { InventoryStore } from '../state/inventory-store.js';
 import type { IdRef, PlanAction } from '../plan/types.js';
 import { scopeOfPackage } from '../live/identity.js';
-import { errorCode } from '../util/errors.js';
+import { errorCode, PacksyncError } from '../util/errors.js';
 import { ApplyError } from './errors.js';
 import { waitForPackage, waitForUpload } from './wait.js';
 import type { WaitOptions } from './wait.js';
 import type { ApplyEvent } from './events.js';
+import { OP } from '../plan/ops.js';
 
 export interface ActionDeps {
   api: PacksyncApi;
@@ -51,7 +52,7 @@ export async function runAction(a: PlanAction, d: ActionDeps): Promise<void> {
   };
 
   switch (a.op) {
-    case 'import-package': {
+    case OP.importPackage: {
       await intent(a.match, a.knownIds);
       const id = await createOnce(
         d,
@@ -71,7 +72,7 @@ export async function runAction(a: PlanAction, d: ActionDeps): Promise<void> {
       await store.put(entryBase('Package', id, a.record));
       return;
     }
-    case 'create-package': {
+    case OP.createPackage: {
       await intent(a.match, a.knownIds);
       const id = await createOnce(
         d,
@@ -90,7 +91,7 @@ export async function runAction(a: PlanAction, d: ActionDeps): Promise<void> {
       });
       return;
     }
-    case 'upload-content': {
+    case OP.uploadContent: {
       const id = resolveRef({ key: a.packageKey }, store);
       d.countWrite();
       await api.uploadContentDirectory(id, a.dir, {
@@ -100,7 +101,7 @@ export async function runAction(a: PlanAction, d: ActionDeps): Promise<void> {
       await store.patch(a.key, { phase: 'uploaded', updatedAt: at() });
       return;
     }
-    case 'wait-package':
+    case OP.waitPackage:
       await waitForPackage(
         api,
         resolveRef({ key: a.packageKey }, store),
@@ -109,7 +110,7 @@ export async function runAction(a: PlanAction, d: ActionDeps): Promise<void> {
         d.signal,
       );
       return;
-    case 'create-flow': {
+    case OP.createFlow: {
       const body = { ...a.body };
       if (a.packageRef) body.packageId = resolveRef(a.packageRef, store);
       await intent(a.match, a.knownIds);
@@ -124,11 +125,9 @@ export async function runAction(a: PlanAction, d: ActionDeps): Promise<void> {
       await store.put(entryBase('Flow', id, a.record));
       return;
     }
-    case 'delete-flow':
-      await deleteIgnoringMissing(d, () => api.deleteFlow(a.flowId, {}, opts));
-      if (store.inventory.objects[a.key]?.id === a.flowId) await store.remove(a.key);
-      return;
-    case 'add-deployment': {
+    case OP.deleteFlow:
+      return deleteOwned(d, a.key, a.flowId, () => api.deleteFlow(a.flowId, {}, opts));
+    case OP.addDeployment: {
       const flowId = resolveRef(a.flowRef, store);
       const packageId = resolveRef(a.packageRef, store);
       await intent({ flowId, packageId }, []);
@@ -151,22 +150,22 @@ export async function runAction(a: PlanAction, d: ActionDeps): Promise<void> {
       });
       return;
     }
-    case 'start':
-    case 'stop': {
+    case OP.start:
+    case OP.stop: {
       const id = resolveRef(a.deploymentRef, store);
       d.countWrite();
       try {
-        await (a.op === 'start' ? api.startDeployment(id, opts) : api.stopDeployment(id, opts));
+        await (a.op === OP.start ? api.startDeployment(id, opts) : api.stopDeployment(id, opts));
       } catch (e) {
         // A retried call whose first attempt took effect answers 409: check before failing.
         if (!['API_CONFLICT', 'API_OUTCOME_UNKNOWN'].includes(errorCode(e))) throw e;
         const live = await api.getDeployment(id, opts);
-        const ok = a.op === 'start' ? live.status === 'Running' || live.status === 'Completed' : live.status === 'Stopped';
+        const ok = a.op === OP.start ? live.status === 'Running' || live.status === 'Completed' : live.status === 'Stopped';
         if (!ok) throw e;
       }
       return;
     }
-    case 'skip-wave': {
+    case OP.skipWave: {
       const id = resolveRef(a.deploymentRef, store);
       const live = await api.getDeployment(id, opts);
       if (live.status !== 'Running' || live.currentWave >= a.untilWave) return;
@@ -180,7 +179,7 @@ export async function runAction(a: PlanAction, d: ActionDeps): Promise<void> {
       }
       return;
     }
-    case 'update-content': {
+    case OP.updateContent: {
       const id = resolveRef(a.deploymentRef, store);
       d.countWrite();
       try {
@@ -192,11 +191,9 @@ export async function runAction(a: PlanAction, d: ActionDeps): Promise<void> {
       }
       return;
     }
-    case 'delete-deployment':
-      await deleteIgnoringMissing(d, () => api.deleteDeployment(a.deploymentId, {}, opts));
-      if (store.inventory.objects[a.key]?.id === a.deploymentId) await store.remove(a.key);
-      return;
-    case 'tenant-upload': {
+    case OP.deleteDeployment:
+      return deleteOwned(d, a.key, a.deploymentId, () => api.deleteDeployment(a.deploymentId, {}, opts));
+    case OP.tenantUpload: {
       const packageId = resolveRef(a.packageRef, store);
       const before = (await api.listTenantUploads(a.tenantId, { disablePaging: true }, opts)).items;
       const knownIds = before.filter((t) => t.packageId === packageId).map((t) => t.id);
@@ -210,31 +207,17 @@ export async function runAction(a: PlanAction, d: ActionDeps): Promise<void> {
         },
       );
       await store.put({ ...entryBase('TenantUpload', taskId, a.record), tenantId: a.tenantId, packageId });
-      await waitForUpload(
-        api,
-        taskId,
-        d.wait,
-        (s, ms) => d.emit({ type: 'wait', key: a.key, what: `upload ${s}`, elapsedMs: ms }),
-        d.signal,
-      );
-      return;
+      return followUpload(d, a.key, taskId);
     }
-    case 'wait-upload':
-      await waitForUpload(
-        api,
-        a.taskId,
-        d.wait,
-        (s, ms) => d.emit({ type: 'wait', key: a.key, what: `upload ${s}`, elapsedMs: ms }),
-        d.signal,
-      );
-      return;
-    case 'record':
+    case OP.waitUpload:
+      return followUpload(d, a.key, a.taskId);
+    case OP.record:
       await store.put({ ...a.entry, revision: d.revision, updatedAt: at() }, a.resolvesIntent);
       return;
-    case 'forget':
+    case OP.forget:
       await store.remove(a.key);
       return;
-    case 'gate': {
+    case OP.gate: {
       // Merged into the entry as it is now (after this object's record), never from the plan's copy.
       const e = store.inventory.objects[a.key];
       if (!e) return;
@@ -247,7 +230,14 @@ export async function runAction(a: PlanAction, d: ActionDeps): Promise<void> {
       await store.put(next, false);
       return;
     }
+    default:
+      // Exhaustive over the op table (plan/ops.ts): an op without a case here does not compile.
+      return unknownOp(a);
   }
+}
+
+function unknownOp(a: never): never {
+  throw new PacksyncError('INTERNAL', `unknown plan action op ${String((a as { op?: unknown }).op)}`);
 }
 
 function resolveRef(ref: IdRef, store: InventoryStore): string {
@@ -275,7 +265,8 @@ async function createOnce(d: ActionDeps, create: () => Promise<string>, lookup: 
   }
 }
 
-async function deleteIgnoringMissing(d: ActionDeps, del: () => Promise<void>): Promise<void> {
+/** Deletes a live object and forgets the state entry that owns it (if it still names that id). */
+async function deleteOwned(d: ActionDeps, key: string, id: string, del: () => Promise<void>): Promise<void> {
   d.countWrite();
   try {
     await del();
@@ -283,4 +274,10 @@ async function deleteIgnoringMissing(d: ActionDeps, del: () => Promise<void>): P
     // Already gone (deleted outside, or a retry of a delete that took effect) is the goal state.
     if (errorCode(e) !== 'API_NOT_FOUND') throw e;
   }
+  if (d.store.inventory.objects[key]?.id === id) await d.store.remove(key);
+}
+
+/** Waits for an upload task to end, reporting its state while it runs. */
+function followUpload(d: ActionDeps, key: string, taskId: string): Promise<void> {
+  return waitForUpload(d.api, taskId, d.wait, (s, ms) => d.emit({ type: 'wait', key, what: `upload ${s}`, elapsedMs: ms }), d.signal);
 }

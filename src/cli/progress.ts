@@ -5,6 +5,7 @@
  * heartbeat), so a CI log never sits silent for a minute and looks hung.
  */
 import type { ApplyEvent } from '../apply/events.js';
+import { isWaitOp, OP } from '../plan/ops.js';
 
 /** Human byte counts: KiB under a MiB, so small uploads do not read "0.0 MiB". */
 const mib = (n: number): string => (n < 1048576 ? `${(n / 1024).toFixed(1)} KiB` : `${(n / 1048576).toFixed(1)} MiB`);
@@ -60,12 +61,12 @@ export function createProgressRenderer(
     if (!tty && (e.type === 'action-done' || e.type === 'action-failed' || e.type === 'action-skipped')) settle(e.key);
     switch (e.type) {
       case 'action-start':
-        if (e.op !== 'record') status(`${e.key}: ${e.description} …`);
+        if (e.op !== OP.record) status(`${e.key}: ${e.description} …`);
         return;
       case 'action-done':
-        if (e.op !== 'record' && e.op !== 'gate' && e.op !== 'wait-package' && e.op !== 'wait-upload')
+        if (e.op !== OP.record && e.op !== OP.gate && !isWaitOp(e.op))
           line(`  ✓ ${e.key}: ${e.description} (${(e.durationMs / 1000).toFixed(1)} s)`);
-        else if (e.op !== 'record') line(`  ✓ ${e.key}: ready (${(e.durationMs / 1000).toFixed(1)} s)`);
+        else if (e.op !== OP.record) line(`  ✓ ${e.key}: ready (${(e.durationMs / 1000).toFixed(1)} s)`);
         return;
       case 'action-failed':
         line(`  ✗ ${e.key}: ${e.description} failed: ${e.code}: ${e.message}`);

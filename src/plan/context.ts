@@ -16,6 +16,7 @@ import type { GateReport } from './promotion.js';
 import { NameIndex } from '../live/resolve.js';
 import { packageNaturalKey } from '../live/identity.js';
 import type { Change, IdRef, ObjectPlan, PlanAction, PlanOptions, PlanScope } from './types.js';
+import { OP } from './ops.js';
 
 type DistributiveOmit<T, K extends PropertyKey> = T extends unknown ? Omit<T, K> : never;
 export type NewAction = DistributiveOmit<PlanAction, 'id' | 'key'>;
@@ -159,85 +160,6 @@ export class PlanContext {
     return { from, entry };
   }
 
-  /**
-   * The state writes of a move: the entry under its new name, the old key forgotten. No API call.
-   * Returns the entry as the new key now owns it, and the two action ids.
-   */
-  moveActions(newKey: string, from: string, entry: InventoryEntry): { entry: InventoryEntry; actions: string[] } {
-    const name = newKey.slice(newKey.indexOf('/') + 1);
-    const moved: InventoryEntry = { ...entry, name, updatedAt: this.timestamp() };
-    const rec = this.action(newKey, {
-      op: 'record',
-      dependsOn: [],
-      description: `move ${from} to ${newKey} in the state (no API call)`,
-      entry: moved,
-      resolvesIntent: false,
-    });
-    const forget = this.action(from, { op: 'forget', dependsOn: [rec], description: `forget ${from} (moved to ${newKey})` });
-    return { entry: moved, actions: [rec, forget] };
-  }
-
-  /**
-   * Keeps the entry a replacement supersedes (design §4): it stays in the state while it exists live,
-   * so a revert reuses it and --prune can delete it. Runs before the create: a crash in between
-   * leaves a duplicate record of the old id (ignored), never a lost one.
-   */
-  supersedeAction(key: string, entry: InventoryEntry, dependsOn: string[] = []): string {
-    const name = `${entry.name.split('#')[0] ?? entry.name}#${entry.id}`;
-    const kept: InventoryEntry = { ...entry, name, superseded: { at: this.timestamp() } };
-    return this.action(`${entry.kind}/${name}`, {
-      op: 'record',
-      dependsOn,
-      description: `keep ${key} (${entry.id}) in the state as superseded`,
-      entry: kept,
-      resolvesIntent: false,
-    });
-  }
-
-  /** Restores a superseded entry as the main entry of `key` (a revert): state writes only. */
-  restoreActions(key: string, supersededKey: string, entry: InventoryEntry, dependsOn: string[] = []): string[] {
-    const name = key.slice(key.indexOf('/') + 1);
-    const { superseded: _s, ...rest } = entry;
-    const restored: InventoryEntry = { ...rest, name, updatedAt: this.timestamp() };
-    if (this.file !== undefined) restored.file = this.file;
-    const rec = this.action(key, {
-      op: 'record',
-      dependsOn,
-      description: `reuse ${entry.id} kept from an earlier version`,
-      entry: restored,
-      resolvesIntent: false,
-    });
-    const forget = this.action(supersededKey, {
-      op: 'forget',
-      dependsOn: [rec],
-      description: `forget ${supersededKey} (reused as ${key})`,
-    });
-    return [rec, forget];
-  }
-
-  /**
-   * Folds a detected rename into the object planned for `key`: the state writes go first, the
-   * object says where it moved from, and an otherwise unchanged object shows as a move.
-   */
-  markMoved(key: string, from: string, actions: string[]): void {
-    for (let i = this.objects.length - 1; i >= 0; i--) {
-      const o = this.objects[i];
-      if (o?.key !== key) continue;
-      o.movedFrom = from;
-      // The object's own state writes (a record of applied state, a superseded entry) come after
-      // the move's record of the same key, never before it: runGraph would otherwise race them.
-      const record = actions[0];
-      if (record !== undefined) {
-        const own = new Set(o.actions);
-        for (const a of this.actions) if (own.has(a.id) && !a.dependsOn.includes(record)) a.dependsOn.push(record);
-      }
-      o.actions = [...actions, ...o.actions];
-      o.reasons = [`${from} has moved to ${key}`, ...o.reasons];
-      if (o.change === 'none') o.change = 'move';
-      return;
-    }
-  }
-
   /** Notes the manifest file of the object being planned; every record written for it carries it. */
   setFile(file: string | undefined): void {
     this.file = file;
@@ -261,7 +183,7 @@ export class PlanContext {
     full.key = key;
     if (this.file !== undefined) {
       if ('record' in full && !full.key.includes('#')) full.record.file = this.file;
-      else if (full.op === 'record' && full.entry.superseded === undefined) full.entry.file = this.file;
+      else if (full.op === OP.record && full.entry.superseded === undefined) full.entry.file = this.file;
     }
     this.actions.push(full);
     return id;

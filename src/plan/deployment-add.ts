@@ -4,6 +4,7 @@
  */
 import type { DeploymentManifest, DeploymentState } from '../manifests/model.js';
 import type { PlanContext } from './context.js';
+import { OP } from './ops.js';
 
 export function addActions(
   ctx: PlanContext,
@@ -20,15 +21,15 @@ export function addActions(
   const add = ctx.action(
     key,
     m.spec.version !== undefined
-      ? { op: 'add-deployment', dependsOn: deps, description, flowRef, packageRef, version: m.spec.version, startNow, record }
-      : { op: 'add-deployment', dependsOn: deps, description, flowRef, packageRef, startNow, record },
+      ? { op: OP.addDeployment, dependsOn: deps, description, flowRef, packageRef, version: m.spec.version, startNow, record }
+      : { op: OP.addDeployment, dependsOn: deps, description, flowRef, packageRef, startNow, record },
   );
   const actions = [add];
   if (state === 'running' && m.spec.wave !== undefined) {
     let prev = add;
     for (let w = 1; w < m.spec.wave; w++) {
       prev = ctx.action(key, {
-        op: 'skip-wave',
+        op: OP.skipWave,
         dependsOn: [prev],
         description: `skip wave ${w} → ${w + 1}`,
         deploymentRef: { key },

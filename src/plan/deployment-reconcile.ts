@@ -1,14 +1,17 @@
 /**
- * An owned deployment that exists live, reconciled in place: its state (start, stop, drift and
- * what cannot be healed), the manual wave gate, and contentRevision; and how identity changes that
- * are already true live are recognised.
+ * An owned deployment that exists live, reconciled in place: the decisions of
+ * deployment-decisions.ts (state, wave gate, contentRevision) become actions, in that order; and
+ * how identity changes that are already true live are recognised.
  */
 import type { V1DeploymentViewModel } from '../api/wire-types.js';
 import type { DeploymentManifest, DeploymentState } from '../manifests/model.js';
 import type { InventoryEntry } from '../state/inventory-types.js';
 import type { PlanContext } from './context.js';
+import { appliedEntry, decideContent, decideState, decideWave, driftPolicy, needsRecord, settle, willRun } from './deployment-decisions.js';
+import type { Step } from './deployment-decisions.js';
+import { OP } from './ops.js';
+import { recordAction } from './state-writes.js';
 import type { Change, DriftHandling, ObjectPlan } from './types.js';
-import { pastGateReason } from './wave-gate.js';
 
 export interface Reconciled {
   change: Change;
@@ -27,110 +30,42 @@ export function reconcileExisting(
   entry: InventoryEntry,
   deps: string[],
 ): Reconciled {
-  const ref = { id: live.id };
   const out: Reconciled = { change: 'none', reasons: [], fields: [], actions: [] };
+  const ref = { id: live.id };
   let prev: string[] = deps;
-  const write = (op: 'start' | 'stop' | 'skip-wave' | 'update-content', description: string, untilWave = 0): void => {
-    const id =
-      op === 'skip-wave'
-        ? ctx.action(key, { op, dependsOn: prev, description, deploymentRef: ref, untilWave })
-        : ctx.action(key, { op, dependsOn: prev, description, deploymentRef: ref });
-    out.actions.push(id);
-    prev = [id];
+  // Each decision's writes run in a chain after the ones before them.
+  const take = (step: Step): void => {
+    out.reasons.push(...step.reasons);
+    out.fields.push(...step.fields);
+    for (const w of step.writes) {
+      const id =
+        w.op === OP.skipWave
+          ? ctx.action(key, { op: w.op, dependsOn: prev, description: w.description, deploymentRef: ref, untilWave: w.untilWave })
+          : ctx.action(key, { op: w.op, dependsOn: prev, description: w.description, deploymentRef: ref });
+      out.actions.push(id);
+      prev = [id];
+    }
   };
-  // The agent holds healing of an object it healed moments ago (per-object backoff, design §4a), so
-  // a fight with someone in the web console cannot become a loop: held drift is only reported.
-  const held = ctx.options.driftHold?.includes(key) === true;
-  const heal = ctx.options.drift === 'heal' && !held;
-  const policy = held ? 'heal held by backoff' : ctx.options.drift;
-  let drifted = false;
-  let unhealable = false;
 
-  if (entry.hold && state === 'running' && (live.status === 'NotStarted' || live.status === 'Stopped')) {
-    // Held by a failed promotion gate: never started again by packsync, not even to heal drift,
-    // until `packsync resume` releases it (design §3).
-    out.reasons.push(
-      `held by its promotion gate (wave ${entry.hold.wave}): ${entry.hold.reason}; \`packsync resume ${key} --reason ...\` releases it`,
-    );
-  } else if (state === 'running' && (live.status === 'NotStarted' || live.status === 'Stopped')) {
-    if (live.status === 'Stopped' && entry.appliedState === 'running') {
-      drifted = true;
-      out.reasons.push(`stopped outside packsync while git says running (drift: ${policy})`);
-      if (heal) write('start', 'start again (heal drift)');
-    } else {
-      out.fields.push({ field: 'state', from: statusAsState(live), to: 'running' });
-      write('start', 'start');
-    }
-  } else if (state === 'stopped' && live.status === 'Running') {
-    if (entry.appliedState === 'stopped') {
-      drifted = true;
-      out.reasons.push(`started outside packsync while git says stopped (drift: ${policy})`);
-      if (heal) write('stop', 'stop again (heal drift)');
-    } else {
-      out.fields.push({ field: 'state', from: 'running', to: 'stopped' });
-      write('stop', 'stop');
-    }
-  } else if (state === 'pending' && live.status !== 'NotStarted') {
-    // Drift no call can heal: the API cannot un-start a deployment. Reported on every pass (never
-    // shown as a change, never forgotten) until git says running or stopped.
-    unhealable = true;
-    out.reasons.push(
-      `is ${live.status} (wave ${live.currentWave}/${live.waveCount}) while git says pending: started outside git; a started deployment cannot return to pending, so set state: running or stopped`,
-    );
-  }
+  const policy = driftPolicy(ctx.options, key);
+  const decision = decideState(key, state, live, entry, policy);
+  take(decision);
+  take(decideWave(m.spec.wave, willRun(state, live, decision), live));
+  const content = decideContent(m.spec.contentRevision, entry.contentRevision, live);
+  take(content);
 
-  const willRun = state === 'running' && (live.status === 'Running' || out.actions.length > 0);
-  const gate = m.spec.wave;
-  if (gate !== undefined && willRun) {
-    const current = Math.max(live.currentWave, 1);
-    const target = live.waveCount > 0 ? Math.min(gate, live.waveCount) : gate;
-    if (current < target) {
-      out.fields.push({ field: 'wave', from: current, to: target });
-      for (let w = current; w < target; w++) write('skip-wave', `skip wave ${w} → ${w + 1}`, w + 1);
-    }
-    const past = pastGateReason(gate, live);
-    if (past) out.reasons.push(past);
-  }
-
-  const wantRev = m.spec.contentRevision;
-  if (wantRev !== undefined && entry.contentRevision !== wantRev) {
-    if (live.status === 'NotStarted') {
-      out.reasons.push('contentRevision recorded: content is fresh until the deployment starts');
-    } else if (live.contentUpdateStatus === 'Running') {
-      out.reasons.push('a content update is already running');
-    } else {
-      out.fields.push({ field: 'contentRevision', from: entry.contentRevision ?? null, to: wantRev });
-      write('update-content', `update content (revision ${wantRev})`);
-    }
-  }
-
-  if (drifted) out.drift = held ? 'held' : heal ? 'healed' : 'reported';
-  if (unhealable && out.actions.length === 0) {
-    out.drift = 'reported';
+  const wrote = out.actions.length > 0;
+  const end = settle(decision, policy, wrote);
+  if (end.drift) out.drift = end.drift;
+  if (end.reportOnly) {
     out.change = 'drift';
     return out;
   }
-  if (drifted && !heal) {
-    // Report only: keep the recorded state so the drift stays visible on every pass.
-    out.change = 'drift';
-    return out;
+  const updated = appliedEntry(entry, state, m.spec.contentRevision, content.writes.length > 0, live);
+  if (needsRecord(entry, updated, wrote)) {
+    out.actions.push(recordAction(ctx, key, prev, 'record applied state', updated));
+    out.change = 'update';
   }
-  // A hold keeps the applied state the gate recorded, so releasing it makes the start a change.
-  const updated: InventoryEntry = { ...entry, appliedState: entry.hold ? (entry.appliedState ?? state) : state };
-  if (wantRev !== undefined && (out.actions.some((a) => a.endsWith(':update-content')) || live.status === 'NotStarted')) {
-    updated.contentRevision = wantRev;
-  }
-  if (out.actions.length > 0 || updated.appliedState !== entry.appliedState || updated.contentRevision !== entry.contentRevision) {
-    const rec = ctx.action(key, {
-      op: 'record',
-      dependsOn: prev,
-      description: 'record applied state',
-      entry: { ...updated, updatedAt: ctx.timestamp() },
-      resolvesIntent: false,
-    });
-    out.actions.push(rec);
-  }
-  if (out.actions.length > 0) out.change = 'update';
   return out;
 }
 
@@ -161,10 +96,4 @@ export function versionAlreadyLive(
   return packageVersion !== undefined && packageVersion === live.version
     ? `version left out: the live deployment has its package's version "${live.version}", as an add without a version would: recorded in the state, no API call`
     : undefined;
-}
-
-export function statusAsState(live: V1DeploymentViewModel): DeploymentState {
-  if (live.status === 'NotStarted') return 'pending';
-  if (live.status === 'Stopped') return 'stopped';
-  return 'running';
 }

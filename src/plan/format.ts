@@ -3,6 +3,7 @@
  * is) and `markdown` (ready for a pull-request comment). Pure: strings out.
  */
 import type { Change, ObjectPlan, Plan, PlanSummary } from './types.js';
+import { OP } from './ops.js';
 
 const SYMBOL: Record<Change, string> = {
   create: '+',
@@ -106,7 +107,7 @@ export function formatPlanText(plan: Plan, opts: { color?: boolean; verbose?: bo
       lines.push(`    ${o.source ? `${o.source.file}:${o.source.line}:${o.source.column}: ` : ''}${o.error.code}: ${o.error.message}`);
     for (const id of o.actions) {
       const a = actionsById.get(id);
-      if (a && a.op !== 'record' && !(a.op === 'gate' && a.quiet)) lines.push(`    - ${a.description}`);
+      if (a && a.op !== OP.record && !(a.op === OP.gate && a.quiet)) lines.push(`    - ${a.description}`);
     }
   }
   if (shown.every((o) => o.change === 'none') && plan.errors.length === 0) lines.push('No changes. Live state matches the desired state.');

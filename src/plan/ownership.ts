@@ -5,7 +5,11 @@
  * several matches wins is the kind's own rule (`pick`): the newest package or upload task, the
  * oldest flow.
  */
+import type { Manifest } from '../manifests/model.js';
+import type { InventoryEntry } from '../state/inventory-types.js';
 import type { PlanContext } from './context.js';
+import { OP } from './ops.js';
+import type { RecordSpec } from './types.js';
 
 export type Unowned<T> =
   /** Created by an interrupted run of packsync: adopt it, resolving the intent. */
@@ -33,6 +37,44 @@ export function decideUnowned<T extends { id: string }>(
   const adoptable = ctx.options.adopt ? pick(candidates) : undefined;
   if (adoptable) return { kind: 'adopt', live: adoptable };
   return { kind: 'conflict', ids: candidates.map((c) => c.id) };
+}
+
+/**
+ * The record that takes a live object over, said the same way for every kind: `what` names it in
+ * the description, `extra` holds the kind's own fields (a package's phase and content digest).
+ */
+export function adoptRecord(
+  ctx: PlanContext,
+  key: string,
+  m: Manifest,
+  liveId: string,
+  record: RecordSpec,
+  resolvesIntent: boolean,
+  what: string,
+  extra: Partial<InventoryEntry> = {},
+): string {
+  return ctx.action(key, {
+    op: OP.record,
+    dependsOn: [],
+    description: resolvesIntent ? `adopt ${what} created by an interrupted run` : `adopt existing ${what}`,
+    entry: {
+      kind: m.kind,
+      name: m.metadata.name,
+      id: liveId,
+      specHash: record.specHash,
+      spec: record.spec,
+      revision: null,
+      ...(record.annotations ? { annotations: record.annotations } : {}),
+      ...extra,
+      updatedAt: ctx.timestamp(),
+    },
+    resolvesIntent,
+  });
+}
+
+/** The adopted object's reason line. */
+export function adoptReason(resolvesIntent: boolean, noun: string): string {
+  return resolvesIntent ? 'resolved a create interrupted by a crash' : `adopting an existing live ${noun} (--adopt)`;
 }
 
 const byCreated = <T extends { created: string }>(a: T, b: T): number => (a.created < b.created ? -1 : a.created > b.created ? 1 : 0);

@@ -13,7 +13,10 @@ import { planGate, promotionTargetError } from './plan-promotion.js';
 import { waveGateError } from './wave-gate.js';
 import { addActions, present } from './deployment-add.js';
 import type { DeploymentRecord } from './deployment-add.js';
-import { reconcileExisting, statusAsState, versionAlreadyLive } from './deployment-reconcile.js';
+import { reconcileExisting, versionAlreadyLive } from './deployment-reconcile.js';
+import { statusAsState } from './deployment-decisions.js';
+import { OP } from './ops.js';
+import { markMoved, moveActions, recordAction, restoreActions, supersedeAction } from './state-writes.js';
 
 /** Default when a manifest leaves `state` out: deploying is the point of a Deployment. */
 export const DEFAULT_DEPLOYMENT_STATE: DeploymentState = 'running';
@@ -21,10 +24,6 @@ export const DEFAULT_DEPLOYMENT_STATE: DeploymentState = 'running';
 export function planDeployment(ctx: PlanContext, m: DeploymentManifest): void {
   const name = m.metadata.name;
   const key = `Deployment/${name}`;
-  if (m.spec.suspend) {
-    ctx.object('Deployment', name, 'skipped', { source: m.source, reasons: ['suspended'] }, key);
-    return;
-  }
   const flow = ctx.flowRefs.get(m.spec.flow);
   const pkg = ctx.packageRefs.get(m.spec.package);
   if (!flow || !pkg) {
@@ -76,7 +75,7 @@ export function planDeployment(ctx: PlanContext, m: DeploymentManifest): void {
       reasons.push(`live deployment ${entry.id} not found (deleted outside packsync); adding it again`);
     } else if (entry && previous && !flow.replaces) {
       // The old deployment (of the previous package or flow) stays live: keep it, say so (design §4).
-      first.push(ctx.supersedeAction(key, entry, deps));
+      first.push(supersedeAction(ctx, key, entry, deps));
       reasons.push(
         `a new deployment is added (the package or flow has a new live version); the previous deployment ${previous.id} (${previous.status}, wave ${previous.currentWave}/${previous.waveCount}) stays live and in the state as superseded: --prune deletes it, a revert reuses it`,
       );
@@ -107,8 +106,8 @@ export function planDeployment(ctx: PlanContext, m: DeploymentManifest): void {
     const kept = ctx.superseded(key).find(([, e]) => e.id === live.id);
     if (kept) {
       const acts: string[] = [];
-      if (entry && ctx.deploymentsById.has(entry.id)) acts.push(ctx.supersedeAction(key, entry, deps));
-      const [restore, forget] = ctx.restoreActions(key, kept[0], kept[1], acts.length > 0 ? acts.slice() : deps);
+      if (entry && ctx.deploymentsById.has(entry.id)) acts.push(supersedeAction(ctx, key, entry, deps));
+      const [restore, forget] = restoreActions(ctx, key, kept[0], kept[1], acts.length > 0 ? acts.slice() : deps);
       const { superseded: _s, ...rest } = kept[1];
       // The reconcile's own record of this key comes after the restore's, never before it.
       const r = reconcileExisting(ctx, key, m, state, live, { ...rest, name }, [restore ?? '', ...deps].filter(Boolean));
@@ -133,7 +132,7 @@ export function planDeployment(ctx: PlanContext, m: DeploymentManifest): void {
     // A rename of the key that owns it: planned as the owner, the move folded in afterwards.
     const mv = ctx.claimMove(key, live.id);
     if (mv) {
-      const r = ctx.moveActions(key, mv.from, mv.entry);
+      const r = moveActions(ctx, key, mv.from, mv.entry);
       owner = r.entry;
       moved = { from: mv.from, actions: r.actions };
     }
@@ -141,7 +140,7 @@ export function planDeployment(ctx: PlanContext, m: DeploymentManifest): void {
   try {
     planLiveDeployment(ctx, m, key, state, live, owner, deps, record, specHash, identity);
   } finally {
-    if (moved) ctx.markMoved(key, moved.from, moved.actions);
+    if (moved) markMoved(ctx, key, moved.from, moved.actions);
   }
 }
 
@@ -194,7 +193,7 @@ function planLiveDeployment(
       updatedAt: ctx.timestamp(),
     };
     const rec = ctx.action(key, {
-      op: 'record',
+      op: OP.record,
       dependsOn: deps,
       description: resolves ? `adopt deployment ${live.id} added by an interrupted run` : `adopt existing deployment ${live.id}`,
       entry: adoptEntry,
@@ -222,13 +221,7 @@ function planLiveDeployment(
   if (already) {
     // Writing down what is already true (design §4 compares identity against live): record it.
     const now: InventoryEntry = { ...entry, specHash, spec: identity };
-    const rec = ctx.action(key, {
-      op: 'record',
-      dependsOn: deps,
-      description: 'record the version in the state (already live, no API call)',
-      entry: { ...now, updatedAt: ctx.timestamp() },
-      resolvesIntent: false,
-    });
+    const rec = recordAction(ctx, key, deps, 'record the version in the state (already live, no API call)', now);
     const r = reconcileExisting(ctx, key, m, state, live, now, [rec]);
     const o = ctx.object(
       'Deployment',
@@ -257,7 +250,7 @@ function planLiveDeployment(
       return;
     }
     const del = ctx.action(key, {
-      op: 'delete-deployment',
+      op: OP.deleteDeployment,
       dependsOn: deps,
       description: `delete deployment ${live.id} to replace it`,
       deploymentId: live.id,

@@ -5,13 +5,14 @@
 import { FLOW_FLAGS, INSTALLER_SCOPE } from '../api/wire-types.js';
 import type { V1FlowCreateViewModel } from '../api/wire-types.js';
 import type { FlowManifest } from '../manifests/model.js';
-import { positionOf } from '../manifests/positions.js';
 import type { LiveFlow } from '../live/types.js';
-import type { PlanContext } from './context.js';
+import type { PlanContext, RefState } from './context.js';
 import { diffFields, hashValue } from './hash.js';
-import { decideUnowned, oldest } from './ownership.js';
-import { ResolveError } from '../live/resolve.js';
-import type { IdRef } from './types.js';
+import { adoptReason, adoptRecord, decideUnowned, oldest } from './ownership.js';
+import type { RecordSpec } from './types.js';
+import { OP } from './ops.js';
+import { asItIs, blockedRef, planResolveError } from './not-planned.js';
+import { markMoved, moveActions, supersedeAction } from './state-writes.js';
 
 interface FlowTarget {
   body: V1FlowCreateViewModel;
@@ -24,7 +25,7 @@ export function flowFlagsToMask(names: readonly (keyof typeof FLOW_FLAGS)[]): nu
 
 export function planFlow(ctx: PlanContext, m: FlowManifest): void {
   const moved = planFlowEntry(ctx, m);
-  if (moved) ctx.markMoved(`Flow/${m.metadata.name}`, moved.from, moved.actions);
+  if (moved) markMoved(ctx, `Flow/${m.metadata.name}`, moved.from, moved.actions);
 }
 
 /** Plans one flow; returns the rename it detected, if any, for the caller to fold into the object. */
@@ -33,35 +34,18 @@ function planFlowEntry(ctx: PlanContext, m: FlowManifest): { from: string; actio
   let entry = ctx.entry(key);
   let liveNow = entry ? ctx.flowsById.get(entry.id) : undefined;
   let moved: { from: string; actions: string[] } | undefined;
-  if (m.spec.suspend) {
-    ctx.object('Flow', m.metadata.name, 'skipped', { source: m.source, reasons: ['suspended'] }, key);
-    ctx.flowRefs.set(m.metadata.name, {
-      ref: liveNow ? { id: liveNow.id } : null,
-      readyAfter: null,
-      blockedBy: liveNow ? null : `${key} is suspended`,
-      isNew: false,
-    });
-    return moved;
-  }
   let target: FlowTarget;
   try {
     target = flowTarget(ctx, m);
   } catch (e) {
-    if (!(e instanceof ResolveError)) throw e;
-    ctx.object('Flow', m.metadata.name, 'error', { source: positionOf(m, e.field), error: { code: e.code, message: e.message } }, key);
-    ctx.flowRefs.set(m.metadata.name, { ref: null, readyAfter: null, blockedBy: `${key} has an error`, isNew: false });
+    planResolveError(ctx, m, key, e, ctx.flowRefs);
     return moved;
   }
   // A flow on a package that cannot be used this pass cannot be created either.
   const pkg = m.spec.package ? ctx.packageRefs.get(m.spec.package) : undefined;
   if (pkg?.blockedBy) {
     ctx.object('Flow', m.metadata.name, 'skipped', { source: m.source, reasons: [`not planned: ${pkg.blockedBy}`] }, key);
-    ctx.flowRefs.set(m.metadata.name, {
-      ref: liveNow ? { id: liveNow.id } : null,
-      readyAfter: null,
-      blockedBy: liveNow ? null : pkg.blockedBy,
-      isNew: false,
-    });
+    ctx.flowRefs.set(m.metadata.name, asItIs(liveNow?.id, pkg.blockedBy));
     return moved;
   }
   const specHash = hashValue(target.spec);
@@ -74,7 +58,7 @@ function planFlowEntry(ctx: PlanContext, m: FlowManifest): { from: string; actio
     for (const f of sameName) {
       const mv = ctx.claimMove(key, f.id);
       if (!mv) continue;
-      const r = ctx.moveActions(key, mv.from, mv.entry);
+      const r = moveActions(ctx, key, mv.from, mv.entry);
       entry = r.entry;
       liveNow = f;
       moved = { from: mv.from, actions: r.actions };
@@ -122,19 +106,11 @@ function planFlowEntry(ctx: PlanContext, m: FlowManifest): { from: string; actio
     // Create first, add the deployments to the new flow, delete the old flow last (design §4): the
     // account is never without the flow, and a failed create deletes nothing. The old entry is kept
     // as superseded until its delete lands, so a failed delete is still owned and retried by prune.
-    const keep = ctx.supersedeAction(key, entry);
-    const create = createFlowAction(
-      ctx,
-      key,
-      target,
-      record,
-      pkg?.ref ?? null,
-      [keep, ...(pkg?.readyAfter ? [pkg.readyAfter] : [])],
-      (ctx.flowsByName.get(name) ?? []).map((f) => f.id),
-    );
+    const keep = supersedeAction(ctx, key, entry);
+    const create = createFlowAction(ctx, key, target, record, pkg, sameName, [keep]);
     const deleteAfter = [create];
     const del = ctx.action(`Flow/${m.metadata.name}#${liveNow.id}`, {
-      op: 'delete-flow',
+      op: OP.deleteFlow,
       dependsOn: deleteAfter,
       description: `delete the replaced flow ${liveNow.id}`,
       flowId: liveNow.id,
@@ -168,33 +144,32 @@ function planFlowEntry(ctx: PlanContext, m: FlowManifest): { from: string; actio
       },
       key,
     );
-    ctx.flowRefs.set(m.metadata.name, { ref: null, readyAfter: null, blockedBy: `${key} is in conflict`, isNew: false });
+    ctx.flowRefs.set(m.metadata.name, blockedRef(`${key} is in conflict`));
     return moved;
   }
   const reasons = entry && ctx.live.read.flows ? [`live flow ${entry.id} not found (deleted outside packsync); creating it again`] : [];
-  const create = createFlowAction(
-    ctx,
-    key,
-    target,
-    record,
-    pkg?.ref ?? null,
-    pkg?.readyAfter ? [pkg.readyAfter] : [],
-    sameName.map((f) => f.id),
-  );
+  const create = createFlowAction(ctx, key, target, record, pkg, sameName);
   ctx.object('Flow', m.metadata.name, 'create', { source: m.source, reasons, actions: [create] }, key);
   ctx.flowRefs.set(m.metadata.name, { ref: { key }, readyAfter: create, blockedBy: null, isNew: true });
   return moved;
 }
 
+/**
+ * The create of the flow, after `first` and the package it is built on; the live flows of the same
+ * name are known, so an interrupted create is told apart from them.
+ */
 function createFlowAction(
   ctx: PlanContext,
   key: string,
   target: FlowTarget,
-  record: { specHash: string; spec: unknown; annotations?: Record<string, string> },
-  packageRef: IdRef | null,
-  dependsOn: string[],
-  knownIds: string[],
+  record: RecordSpec,
+  pkg: RefState | undefined,
+  sameName: readonly LiveFlow[],
+  first: string[] = [],
 ): string {
+  const packageRef = pkg?.ref ?? null;
+  const dependsOn = [...first, ...(pkg?.readyAfter ? [pkg.readyAfter] : [])];
+  const knownIds = sameName.map((f) => f.id);
   const name = target.body.name ?? key.slice('Flow/'.length);
   const description = `create flow "${name}"${target.body.patchGroupId ? ' from a patch group' : ''}`;
   const body = target.body;
@@ -203,8 +178,8 @@ function createFlowAction(
   return ctx.action(
     key,
     packageRef
-      ? { op: 'create-flow', dependsOn, description, body, packageRef, record, match, knownIds }
-      : { op: 'create-flow', dependsOn, description, body, record, match, knownIds },
+      ? { op: OP.createFlow, dependsOn, description, body, packageRef, record, match, knownIds }
+      : { op: OP.createFlow, dependsOn, description, body, record, match, knownIds },
   );
 }
 
@@ -216,29 +191,14 @@ function adoptFlow(
   record: { specHash: string; spec: unknown; annotations?: Record<string, string> },
   resolvesIntent: boolean,
 ): void {
-  const id = ctx.action(key, {
-    op: 'record',
-    dependsOn: [],
-    description: resolvesIntent ? `adopt flow ${live.id} created by an interrupted run` : `adopt existing flow ${live.id}`,
-    entry: {
-      kind: 'Flow',
-      name: m.metadata.name,
-      id: live.id,
-      specHash: record.specHash,
-      spec: record.spec,
-      revision: null,
-      ...(record.annotations ? { annotations: record.annotations } : {}),
-      updatedAt: ctx.timestamp(),
-    },
-    resolvesIntent,
-  });
+  const id = adoptRecord(ctx, key, m, live.id, record, resolvesIntent, `flow ${live.id}`);
   ctx.object(
     'Flow',
     m.metadata.name,
     'adopt',
     {
       source: m.source,
-      reasons: [resolvesIntent ? 'resolved a create interrupted by a crash' : 'adopting an existing live flow (--adopt)'],
+      reasons: [adoptReason(resolvesIntent, 'flow')],
       actions: [id],
     },
     key,

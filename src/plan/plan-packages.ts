@@ -3,40 +3,30 @@
  * live package; the old one stays live and in the state as superseded, so a revert reuses it.
  */
 import type { V1PackageViewModel } from '../api/wire-types.js';
-import { ResolveError } from '../live/resolve.js';
 import type { PackageManifest } from '../manifests/model.js';
-import { positionOf } from '../manifests/positions.js';
 import type { InventoryEntry } from '../state/inventory-types.js';
 import type { PlanContext, RefState } from './context.js';
 import { hashValue } from './hash.js';
-import { decideUnowned, newest } from './ownership.js';
+import { adoptReason, adoptRecord, decideUnowned, newest } from './ownership.js';
 import { catalogTarget, customTarget, naturalKeyOf, packageFields, usable } from './package-targets.js';
 import type { CatalogTarget, CustomTarget } from './package-targets.js';
 import type { ObjectPlan } from './types.js';
+import { OP } from './ops.js';
+import { blockedRef, planResolveError } from './not-planned.js';
+import { markMoved, moveActions, restoreActions, supersedeAction } from './state-writes.js';
 
 const IN_FLIGHT = new Set(['Pending', 'Running', 'Processing']);
+
+type PackageContent = NonNullable<PackageManifest['content']>;
 
 export function planPackage(ctx: PlanContext, m: PackageManifest): void {
   const key = `Package/${m.metadata.name}`;
   const entry = ctx.entry(key);
-  if (m.spec.suspend) {
-    ctx.object('Package', m.metadata.name, 'skipped', { source: m.source, reasons: ['suspended'] }, key);
-    const live = entry ? ctx.packagesById.get(entry.id) : undefined;
-    ctx.packageRefs.set(m.metadata.name, {
-      ref: live ? { id: live.id } : null,
-      readyAfter: null,
-      blockedBy: live ? null : `${key} is suspended`,
-      isNew: false,
-    });
-    return;
-  }
   let target: CatalogTarget | CustomTarget;
   try {
     target = m.spec.catalog ? catalogTarget(ctx, m) : customTarget(ctx, m);
   } catch (e) {
-    if (!(e instanceof ResolveError)) throw e;
-    ctx.object('Package', m.metadata.name, 'error', { source: positionOf(m, e.field), error: { code: e.code, message: e.message } }, key);
-    ctx.packageRefs.set(m.metadata.name, { ref: null, readyAfter: null, blockedBy: `${key} has an error`, isNew: false });
+    planResolveError(ctx, m, key, e, ctx.packageRefs);
     return;
   }
   const specHash = hashValue({ spec: target.spec, content: m.content?.digest ?? null });
@@ -48,9 +38,9 @@ export function planPackage(ctx: PlanContext, m: PackageManifest): void {
     for (const p of matches) {
       const mv = ctx.claimMove(key, p.id);
       if (!mv) continue;
-      const moved = ctx.moveActions(key, mv.from, mv.entry);
+      const moved = moveActions(ctx, key, mv.from, mv.entry);
       planPackageEntry(ctx, m, key, target, record, moved.entry, matches);
-      ctx.markMoved(key, mv.from, moved.actions);
+      markMoved(ctx, key, mv.from, moved.actions);
       return;
     }
   }
@@ -88,8 +78,8 @@ function planPackageEntry(
     // A revert: the spec matches a package packsync created before and kept as superseded.
     const kept = ctx.superseded(key).find(([, e]) => e.specHash === specHash && usable(ctx.packagesById.get(e.id)));
     if (kept) {
-      const acts = live ? [ctx.supersedeAction(key, entry)] : [];
-      acts.push(...ctx.restoreActions(key, kept[0], kept[1], acts.slice()));
+      const acts = live ? [supersedeAction(ctx, key, entry)] : [];
+      acts.push(...restoreActions(ctx, key, kept[0], kept[1], acts.slice()));
       ctx.object(
         'Package',
         m.metadata.name,
@@ -110,7 +100,7 @@ function planPackageEntry(
     change = 'replace';
     reasons.push('spec or content changed: the API cannot update a package, so a new live package is created');
     if (live) {
-      first.push(ctx.supersedeAction(key, entry));
+      first.push(supersedeAction(ctx, key, entry));
       reasons.push(`the previous package ${live.id} stays live and in the state as superseded (a revert reuses it)`);
     }
   } else if (entry && !live && ctx.live.read.packages) {
@@ -126,7 +116,7 @@ function planPackageEntry(
       },
       key,
     );
-    ctx.packageRefs.set(m.metadata.name, { ref: null, readyAfter: null, blockedBy: `${key} is in conflict`, isNew: false });
+    ctx.packageRefs.set(m.metadata.name, blockedRef(`${key} is in conflict`));
     return;
   }
   const knownIds = matches.map((p) => p.id);
@@ -134,7 +124,7 @@ function planPackageEntry(
   let last: string;
   if (target.kind === 'catalog') {
     last = ctx.action(key, {
-      op: 'import-package',
+      op: OP.importPackage,
       dependsOn: first.slice(),
       description: `import ${target.appName} ${target.version}`,
       appId: target.appId,
@@ -146,7 +136,7 @@ function planPackageEntry(
     actions.push(last);
   } else {
     last = ctx.action(key, {
-      op: 'create-package',
+      op: OP.createPackage,
       dependsOn: first.slice(),
       description: `create ${target.body.name} ${target.body.version ?? ''}`.trim(),
       body: target.body,
@@ -157,18 +147,11 @@ function planPackageEntry(
     });
     actions.push(last);
     if (m.content) {
-      last = ctx.action(key, {
-        op: 'upload-content',
-        dependsOn: [last],
-        description: `upload ${m.content.files} files (${m.content.bytes} bytes)`,
-        packageKey: key,
-        dir: m.content.dir,
-        digest: m.content.digest,
-      });
+      last = uploadAction(ctx, key, m.content, [last]);
       actions.push(last);
     }
   }
-  last = ctx.action(key, { op: 'wait-package', dependsOn: [last], description: 'wait for processing', packageKey: key });
+  last = waitAction(ctx, key, [last]);
   actions.push(last);
   // An exact copy: the pushed-to array keeps spare room, and this one lives as long as the plan.
   ctx.object('Package', m.metadata.name, change, { source: m.source, reasons, fields, actions: actions.slice() }, key);
@@ -178,15 +161,8 @@ function planPackageEntry(
 function planExisting(ctx: PlanContext, m: PackageManifest, key: string, live: V1PackageViewModel, phase: string | undefined): void {
   const ref: RefState = { ref: { id: live.id }, readyAfter: null, blockedBy: null, isNew: false };
   if (m.spec.custom && m.content && phase === 'created' && live.state === 'WaitingForContent') {
-    const up = ctx.action(key, {
-      op: 'upload-content',
-      dependsOn: [],
-      description: `upload ${m.content.files} files (${m.content.bytes} bytes), resuming an interrupted upload`,
-      packageKey: key,
-      dir: m.content.dir,
-      digest: m.content.digest,
-    });
-    const wait = ctx.action(key, { op: 'wait-package', dependsOn: [up], description: 'wait for processing', packageKey: key });
+    const up = uploadAction(ctx, key, m.content, [], ', resuming an interrupted upload');
+    const wait = waitAction(ctx, key, [up]);
     ctx.object(
       'Package',
       m.metadata.name,
@@ -196,7 +172,7 @@ function planExisting(ctx: PlanContext, m: PackageManifest, key: string, live: V
     );
     ctx.packageRefs.set(m.metadata.name, { ...ref, readyAfter: wait });
   } else if (IN_FLIGHT.has(live.state) || live.state === 'WaitingForContent') {
-    const wait = ctx.action(key, { op: 'wait-package', dependsOn: [], description: 'wait for processing', packageKey: key });
+    const wait = waitAction(ctx, key, []);
     ctx.object('Package', m.metadata.name, 'waiting', { source: m.source, reasons: [`package is ${live.state}`], actions: [wait] }, key);
     ctx.packageRefs.set(m.metadata.name, { ...ref, readyAfter: wait });
   } else if (live.state === 'Error') {
@@ -229,39 +205,19 @@ function adopt(
   resolvesIntent: boolean,
 ): void {
   const uploaded = !m.content || live.state !== 'WaitingForContent';
-  const id = ctx.action(key, {
-    op: 'record',
-    dependsOn: [],
-    description: resolvesIntent ? `adopt ${live.id} created by an interrupted run` : `adopt existing ${live.id}`,
-    entry: {
-      kind: 'Package',
-      name: m.metadata.name,
-      id: live.id,
-      specHash: record.specHash,
-      spec: record.spec,
-      revision: null,
-      ...(record.annotations ? { annotations: record.annotations } : {}),
-      ...(m.spec.custom ? { phase: uploaded ? 'uploaded' : 'created' } : {}),
-      ...(m.content ? { contentDigest: m.content.digest } : {}),
-      updatedAt: ctx.timestamp(),
-    },
-    resolvesIntent,
-  });
+  const own = {
+    ...(m.spec.custom ? { phase: uploaded ? ('uploaded' as const) : ('created' as const) } : {}),
+    ...(m.content ? { contentDigest: m.content.digest } : {}),
+  };
+  const id = adoptRecord(ctx, key, m, live.id, record, resolvesIntent, live.id, own);
   const actions = [id];
   let last = id;
   if (!uploaded && m.content) {
-    last = ctx.action(key, {
-      op: 'upload-content',
-      dependsOn: [last],
-      description: `upload ${m.content.files} files (${m.content.bytes} bytes)`,
-      packageKey: key,
-      dir: m.content.dir,
-      digest: m.content.digest,
-    });
+    last = uploadAction(ctx, key, m.content, [last]);
     actions.push(last);
   }
   if (live.state !== 'Completed') {
-    last = ctx.action(key, { op: 'wait-package', dependsOn: [last], description: 'wait for processing', packageKey: key });
+    last = waitAction(ctx, key, [last]);
     actions.push(last);
   }
   ctx.object(
@@ -270,10 +226,21 @@ function adopt(
     'adopt',
     {
       source: m.source,
-      reasons: [resolvesIntent ? 'resolved a create interrupted by a crash' : 'adopting an existing live package (--adopt)'],
+      reasons: [adoptReason(resolvesIntent, 'package')],
       actions,
     },
     key,
   );
   ctx.packageRefs.set(m.metadata.name, { ref: { id: live.id }, readyAfter: last, blockedBy: null, isNew: false });
+}
+
+/** Uploads the package's content (after its create, or resuming an interrupted upload: `note`). */
+function uploadAction(ctx: PlanContext, key: string, content: PackageContent, dependsOn: string[], note = ''): string {
+  const description = `upload ${content.files} files (${content.bytes} bytes)${note}`;
+  return ctx.action(key, { op: OP.uploadContent, dependsOn, description, packageKey: key, dir: content.dir, digest: content.digest });
+}
+
+/** Follows the package's processing in the service to its end. */
+function waitAction(ctx: PlanContext, key: string, dependsOn: string[]): string {
+  return ctx.action(key, { op: OP.waitPackage, dependsOn, description: 'wait for processing', packageKey: key });
 }

@@ -12,6 +12,7 @@ import type { PlanContext } from './context.js';
 import { evaluateGate } from './promotion.js';
 import type { Change, FieldChange, GateStateChange } from './types.js';
 import type { ErrorCode } from '../util/errors.js';
+import { OP } from './ops.js';
 
 /** The parts of a deployment's planned object the gate may add to. */
 export interface GateTarget {
@@ -75,7 +76,7 @@ export function planGate(
   const at = now.toISOString();
   let prev = t.actions.slice(-1);
   const gate = (set: GateStateChange, quiet: boolean, description: string): void => {
-    const id = ctx.action(key, { op: 'gate', dependsOn: prev, description, set, quiet });
+    const id = ctx.action(key, { op: OP.gate, dependsOn: prev, description, set, quiet });
     t.actions.push(id);
     prev = [id];
   };
@@ -84,7 +85,7 @@ export function planGate(
     case 'skip-wave': {
       const last = wave >= live.waveCount;
       const skip = ctx.action(key, {
-        op: 'skip-wave',
+        op: OP.skipWave,
         dependsOn: prev,
         description: last
           ? `complete the rollout: skip the last wave ${wave} (promotion gate passed)`
@@ -112,7 +113,7 @@ export function planGate(
       const stop = report.action === 'stop';
       if (stop) {
         const id = ctx.action(key, {
-          op: 'stop',
+          op: OP.stop,
           dependsOn: prev,
           description: `stop (promotion gate failed on wave ${wave})`,
           deploymentRef: { id: live.id },

@@ -6,6 +6,7 @@
  */
 import type { InventoryEntry } from '../state/inventory-types.js';
 import type { PlanContext } from './context.js';
+import { OP } from './ops.js';
 
 export const PRUNE_ANNOTATION = 'packsync.dev/prune';
 
@@ -22,18 +23,18 @@ export function planPrune(ctx: PlanContext, isDesired: (key: string) => boolean)
       continue;
     }
     if (e.annotations?.[PRUNE_ANNOTATION] === 'disabled') {
-      const id = ctx.action(key, { op: 'forget', dependsOn: [], description: 'forget (prune disabled by annotation)' });
+      const id = ctx.action(key, { op: OP.forget, dependsOn: [], description: 'forget (prune disabled by annotation)' });
       ctx.object(e.kind, e.name, 'forget', { reasons: [`${PRUNE_ANNOTATION}: disabled; stop managing without deleting`], actions: [id] });
       continue;
     }
     if (e.kind === 'Deployment') {
       const live = ctx.deploymentsById.get(e.id);
       if (!live) {
-        const id = ctx.action(key, { op: 'forget', dependsOn: [], description: 'forget (already gone live)' });
+        const id = ctx.action(key, { op: OP.forget, dependsOn: [], description: 'forget (already gone live)' });
         ctx.object(e.kind, e.name, 'forget', { reasons: ['already deleted live'], actions: [id] });
         continue;
       }
-      const id = ctx.action(key, { op: 'delete-deployment', dependsOn: [], description: `delete deployment ${e.id}`, deploymentId: e.id });
+      const id = ctx.action(key, { op: OP.deleteDeployment, dependsOn: [], description: `delete deployment ${e.id}`, deploymentId: e.id });
       ctx.object(e.kind, e.name, 'delete', { actions: [id] });
       const list = deploymentDeletes.get(live.flowId) ?? [];
       list.push(id);
@@ -41,7 +42,7 @@ export function planPrune(ctx: PlanContext, isDesired: (key: string) => boolean)
     } else if (e.kind === 'Flow') {
       deletesLater.push([key, e]);
     } else {
-      const id = ctx.action(key, { op: 'forget', dependsOn: [], description: 'forget (the API cannot delete this kind)' });
+      const id = ctx.action(key, { op: OP.forget, dependsOn: [], description: 'forget (the API cannot delete this kind)' });
       ctx.object(e.kind, e.name, 'forget', {
         reasons: ['the API cannot delete packages or tenant uploads; packsync stops managing it'],
         actions: [id],
@@ -50,12 +51,12 @@ export function planPrune(ctx: PlanContext, isDesired: (key: string) => boolean)
   }
   for (const [key, e] of deletesLater) {
     if (!ctx.flowsById.has(e.id)) {
-      const id = ctx.action(key, { op: 'forget', dependsOn: [], description: 'forget (already gone live)' });
+      const id = ctx.action(key, { op: OP.forget, dependsOn: [], description: 'forget (already gone live)' });
       ctx.object(e.kind, e.name, 'forget', { reasons: ['already deleted live'], actions: [id] });
       continue;
     }
     const id = ctx.action(key, {
-      op: 'delete-flow',
+      op: OP.deleteFlow,
       dependsOn: deploymentDeletes.get(e.id) ?? [],
       description: `delete flow ${e.id}`,
       flowId: e.id,

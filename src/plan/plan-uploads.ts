@@ -3,26 +3,21 @@
  * new live package version is uploaded again.
  */
 import type { TenantUploadManifest } from '../manifests/model.js';
-import { positionOf } from '../manifests/positions.js';
 import { idOf } from './context.js';
 import type { PlanContext } from './context.js';
 import { hashValue } from './hash.js';
 import { newest } from './ownership.js';
-import { ResolveError } from '../live/resolve.js';
+import { OP } from './ops.js';
+import { planResolveError } from './not-planned.js';
 
 export function planTenantUpload(ctx: PlanContext, m: TenantUploadManifest): void {
   const name = m.metadata.name;
   const key = `TenantUpload/${name}`;
-  if (m.spec.suspend) {
-    ctx.object('TenantUpload', name, 'skipped', { source: m.source, reasons: ['suspended'] }, key);
-    return;
-  }
   let tenantId: string;
   try {
     tenantId = ctx.tenants.resolve(m.spec.tenant, 'spec.tenant').id;
   } catch (e) {
-    if (!(e instanceof ResolveError)) throw e;
-    ctx.object('TenantUpload', name, 'error', { source: positionOf(m, e.field), error: { code: e.code, message: e.message } }, key);
+    planResolveError(ctx, m, key, e);
     return;
   }
   const pkg = ctx.packageRefs.get(m.spec.package);
@@ -56,7 +51,7 @@ export function planTenantUpload(ctx: PlanContext, m: TenantUploadManifest): voi
       return;
     }
     if (owned.state === 'Running' || owned.state === 'Pending') {
-      const wait = ctx.action(key, { op: 'wait-upload', dependsOn: [], description: `wait for upload task ${owned.id}`, taskId: owned.id });
+      const wait = ctx.action(key, { op: OP.waitUpload, dependsOn: [], description: `wait for upload task ${owned.id}`, taskId: owned.id });
       ctx.object('TenantUpload', name, 'waiting', { source: m.source, reasons: [`upload task is ${owned.state}`], actions: [wait] }, key);
       return;
     }
@@ -71,7 +66,7 @@ export function planTenantUpload(ctx: PlanContext, m: TenantUploadManifest): voi
       const found = fresh ?? newest(forPackage);
       if (found) {
         const rec = ctx.action(key, {
-          op: 'record',
+          op: OP.record,
           dependsOn: [],
           description: `adopt upload task ${found.id}`,
           entry: {
@@ -93,7 +88,7 @@ export function planTenantUpload(ctx: PlanContext, m: TenantUploadManifest): voi
         const actions = [rec];
         if (running)
           actions.push(
-            ctx.action(key, { op: 'wait-upload', dependsOn: [rec], description: `wait for upload task ${found.id}`, taskId: found.id }),
+            ctx.action(key, { op: OP.waitUpload, dependsOn: [rec], description: `wait for upload task ${found.id}`, taskId: found.id }),
           );
         ctx.object(
           'TenantUpload',
@@ -126,7 +121,7 @@ export function planTenantUpload(ctx: PlanContext, m: TenantUploadManifest): voi
     reasons.push(entry.packageId !== packageId ? 'the package has a new live version' : 'upload task not found live');
   }
   const up = ctx.action(key, {
-    op: 'tenant-upload',
+    op: OP.tenantUpload,
     dependsOn: pkg.readyAfter ? [pkg.readyAfter] : [],
     description: `upload ${m.spec.package} to ${m.spec.tenant}`,
     tenantId,

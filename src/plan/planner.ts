@@ -4,7 +4,7 @@
  */
 import type { Inventory } from '../state/inventory-types.js';
 import type { LiveState } from '../live/types.js';
-import type { DesiredModel, Kind } from '../manifests/model.js';
+import type { DesiredModel, Kind, Manifest } from '../manifests/model.js';
 import { PlanContext } from './context.js';
 import { digestValue, liveDigest } from './hash.js';
 import { planDeployment } from './plan-deployments.js';
@@ -12,6 +12,8 @@ import { planFlow } from './plan-flows.js';
 import { planPackage } from './plan-packages.js';
 import { planPrune } from './plan-prune.js';
 import { planTenantUpload } from './plan-uploads.js';
+import { planSuspended } from './not-planned.js';
+import type { Dependents } from './not-planned.js';
 import { isChangeAction, PLAN_VERSION } from './types.js';
 import type { Change, ObjectPlan, Plan, PlanOptions, PlanScope, PlanSummary } from './types.js';
 
@@ -39,15 +41,17 @@ export function plan(input: PlanInput): Plan {
       'refusing to prune: the desired set is empty, which would delete everything packsync owns (use --prune-all if that is really intended)',
     );
   } else {
-    // Every record written for an object carries the manifest file it was planned from.
-    const each = <M extends { source: { file: string } }>(ms: readonly M[], planOne: (c: PlanContext, m: M) => void): void => {
+    // Every record written for an object carries the manifest file it was planned from; a
+    // suspended object is skipped here, the same way for every kind.
+    const each = <M extends Manifest>(ms: readonly M[], planOne: (c: PlanContext, m: M) => void, dependents?: Dependents): void => {
       for (const m of ms) {
         ctx.setFile(fileOf(m));
-        planOne(ctx, m);
+        if (m.spec.suspend) planSuspended(ctx, m, dependents);
+        else planOne(ctx, m);
       }
     };
-    each(desired.packages, planPackage);
-    each(desired.flows, planFlow);
+    each(desired.packages, planPackage, { refs: ctx.packageRefs, live: ctx.packagesById });
+    each(desired.flows, planFlow, { refs: ctx.flowRefs, live: ctx.flowsById });
     each(desired.deployments, planDeployment);
     each(desired.tenantUploads, planTenantUpload);
     ctx.setFile(undefined);

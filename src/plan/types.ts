@@ -8,6 +8,7 @@ import type { GateHold, GateLogEntry, InventoryEntry, PromotionRecord } from '..
 import type { GateReport } from './promotion.js';
 import type { Kind } from '../manifests/model.js';
 import type { ErrorCode } from '../util/errors.js';
+import { isWaitOp, OP } from './ops.js';
 
 export const PLAN_VERSION = 1;
 
@@ -81,7 +82,7 @@ export interface RecordSpec {
 
 export type PlanAction =
   | (ActionBase & {
-      op: 'import-package';
+      op: typeof OP.importPackage;
       appId: string;
       query: ImportQuery;
       record: RecordSpec;
@@ -89,7 +90,7 @@ export type PlanAction =
       knownIds: string[];
     })
   | (ActionBase & {
-      op: 'create-package';
+      op: typeof OP.createPackage;
       body: V1PackageCreateViewModel;
       record: RecordSpec & { contentDigest?: string };
       match: { name: string; version: string };
@@ -97,10 +98,10 @@ export type PlanAction =
       /** Upload follows in its own action; without content the package is finalized empty. */
       hasContent: boolean;
     })
-  | (ActionBase & { op: 'upload-content'; packageKey: string; dir: string; digest: string })
-  | (ActionBase & { op: 'wait-package'; packageKey: string })
+  | (ActionBase & { op: typeof OP.uploadContent; packageKey: string; dir: string; digest: string })
+  | (ActionBase & { op: typeof OP.waitPackage; packageKey: string })
   | (ActionBase & {
-      op: 'create-flow';
+      op: typeof OP.createFlow;
       body: V1FlowCreateViewModel;
       /** For package-based flows: the package whose live id goes into `packageId`. */
       packageRef?: IdRef;
@@ -108,41 +109,39 @@ export type PlanAction =
       match: { name: string };
       knownIds: string[];
     })
-  | (ActionBase & { op: 'delete-flow'; flowId: string })
+  | (ActionBase & { op: typeof OP.deleteFlow; flowId: string })
   | (ActionBase & {
-      op: 'add-deployment';
+      op: typeof OP.addDeployment;
       flowRef: IdRef;
       packageRef: IdRef;
       version?: string;
       startNow: boolean;
       record: RecordSpec & { appliedState: string; contentRevision?: number };
     })
-  | (ActionBase & { op: 'start' | 'stop' | 'update-content'; deploymentRef: IdRef })
+  | (ActionBase & { op: typeof OP.start | typeof OP.stop | typeof OP.updateContent; deploymentRef: IdRef })
   /**
    * skip-wave is not idempotent, so the applier re-reads the deployment first and skips only while
    * its current wave is below `untilWave`: a retried or repeated pass can never over-skip.
    */
-  | (ActionBase & { op: 'skip-wave'; deploymentRef: IdRef; untilWave: number })
-  | (ActionBase & { op: 'delete-deployment'; deploymentId: string })
+  | (ActionBase & { op: typeof OP.skipWave; deploymentRef: IdRef; untilWave: number })
+  | (ActionBase & { op: typeof OP.deleteDeployment; deploymentId: string })
   | (ActionBase & {
-      op: 'tenant-upload';
+      op: typeof OP.tenantUpload;
       tenantId: string;
       packageRef: IdRef;
       uploadMsixAsWin32: boolean;
       record: RecordSpec;
     })
-  | (ActionBase & { op: 'wait-upload'; taskId: string })
+  | (ActionBase & { op: typeof OP.waitUpload; taskId: string })
   /**
    * State-only write of a deployment's promotion gate (soak clock, hold, log), merged into its
    * entry after the object's other actions. `quiet`: bookkeeping only (the soak clock of a wave
    * seen for the first time): not a change, not shown, run by every apply and agent pass.
    */
-  | (ActionBase & { op: 'gate'; set: GateStateChange; quiet: boolean })
+  | (ActionBase & { op: typeof OP.gate; set: GateStateChange; quiet: boolean })
   /** Inventory-only writes: adopt an object, refresh recorded fields, or forget it. */
-  | (ActionBase & { op: 'record'; entry: InventoryEntry; resolvesIntent: boolean })
-  | (ActionBase & { op: 'forget' });
-
-export type ActionOp = PlanAction['op'];
+  | (ActionBase & { op: typeof OP.record; entry: InventoryEntry; resolvesIntent: boolean })
+  | (ActionBase & { op: typeof OP.forget });
 
 export interface GateStateChange {
   promotion?: PromotionRecord;
@@ -154,7 +153,7 @@ export interface GateStateChange {
 
 /** Writes to the service or the state that a plan's actions make (waits and gate bookkeeping are not changes). */
 export function isChangeAction(a: PlanAction): boolean {
-  return a.op !== 'wait-package' && a.op !== 'wait-upload' && !(a.op === 'gate' && a.quiet);
+  return !isWaitOp(a.op) && !(a.op === OP.gate && a.quiet);
 }
 
 export interface PlanSummary {

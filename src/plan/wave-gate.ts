@@ -40,6 +40,6 @@ export function waveGateError(
 }
 
 /** A reason line (not a change) when the live deployment is already past the gate. */
-export function pastGateReason(gate: number | undefined, live: V1DeploymentViewModel): string | undefined {
+export function pastGateReason(gate: number | undefined, live: Pick<V1DeploymentViewModel, 'currentWave'>): string | undefined {
   return gate !== undefined && live.currentWave > gate ? `live wave ${live.currentWave} is past the gate wave ${gate}` : undefined;
 }
