@@ -59,6 +59,10 @@ export function reconcileExisting(
   if (end.drift) out.drift = end.drift;
   if (end.reportOnly) {
     out.change = 'drift';
+    // A new contentRevision is git's change, not drift: its update runs, and is recorded, even while
+    // the state drift is only reported (regression: update-content was planned again every pass).
+    if (content.writes.length > 0 && m.spec.contentRevision !== undefined)
+      out.actions.push(recordAction(ctx, key, prev, 'record content revision', { ...entry, contentRevision: m.spec.contentRevision }));
     return out;
   }
   const updated = appliedEntry(entry, state, m.spec.contentRevision, content.writes.length > 0, live);

@@ -211,6 +211,19 @@ describe('planner', () => {
     expect(again.actions).toEqual([]);
   });
 
+  it('a new contentRevision of a deployment stopped outside packsync is updated once and recorded while the drift is only reported (regression: update-content planned again every pass)', () => {
+    const d = desired({ packages: [pkg('zip')], flows: [flow('zip')], deployments: [dep('zip', 'zip', 'zip', { contentRevision: 2 })] });
+    const p = run(d, liveWith('Stopped'), converged('running', { contentRevision: 1 }), { drift: 'report' });
+    expect(p.objects.find((o) => o.key === 'Deployment/zip')).toMatchObject({ change: 'drift', drift: 'reported' });
+    expect(ops(p)).toEqual(['Deployment/zip:update-content', 'Deployment/zip:record']);
+    const rec = p.actions.find((a) => a.op === 'record');
+    expect(rec?.op === 'record' && rec.entry).toMatchObject({ contentRevision: 2, appliedState: 'running' });
+    // The next pass, with the revision recorded: the drift is still reported, nothing is called.
+    const again = run(d, liveWith('Stopped'), converged('running', { contentRevision: 2 }), { drift: 'report' });
+    expect(again.actions).toEqual([]);
+    expect(again.objects.find((o) => o.key === 'Deployment/zip')).toMatchObject({ change: 'drift', drift: 'reported' });
+  });
+
   it('prunes only owned objects, deployments before their flows, and only with prune', () => {
     const inv = converged();
     const d = desired({ packages: [pkg('zip')] });
