@@ -12,17 +12,9 @@ import { startAgent } from '../support/agent-process.js';
 import type { AgentStatusView, RunningAgent } from '../support/agent-process.js';
 import { git } from '../support/git.js';
 import type { TestRepo } from '../support/git.js';
-import { deploymentsYaml } from '../support/manifests.js';
+import { deploymentsYaml, manifestRepo } from '../support/manifests.js';
 import { tempDir } from '../support/repo.js';
-import {
-  ALICE as alice,
-  commitAs,
-  gpgKey,
-  manifestRepo,
-  sourceVerified as verified,
-  stopGpgAgent,
-  verifyingEnv,
-} from '../support/signing.js';
+import { ALICE as alice, commitAs, gpgKey, sourceVerified as verified, stopGpgAgent, verifyingEnv } from '../support/signing.js';
 import type { GpgKey } from '../support/signing.js';
 import { startTestSimulator } from '../support/sim.js';
 import type { TestSim } from '../support/sim.js';

@@ -11,17 +11,9 @@ import { startAgent } from '../support/agent-process.js';
 import type { AgentStatusView, RunningAgent } from '../support/agent-process.js';
 import { git } from '../support/git.js';
 import type { TestRepo } from '../support/git.js';
-import { deploymentsYaml } from '../support/manifests.js';
+import { deploymentsYaml, manifestRepo } from '../support/manifests.js';
 import { tempDir } from '../support/repo.js';
-import {
-  ALICE as alice,
-  commitAs,
-  manifestRepo,
-  sourceVerified as verified,
-  sshKey,
-  verifyingEnv,
-  writeAllowedSigners,
-} from '../support/signing.js';
+import { ALICE as alice, commitAs, sourceVerified as verified, sshKey, verifyingEnv, writeAllowedSigners } from '../support/signing.js';
 import type { SshKey } from '../support/signing.js';
 import { startTestSimulator } from '../support/sim.js';
 import type { TestSim } from '../support/sim.js';

@@ -6,6 +6,8 @@
 import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { fixtureId } from '../../src/simulator/fixture-ids.js';
+import { createRepo } from './git.js';
+import type { TestRepo } from './git.js';
 import { tempDir } from './repo.js';
 
 export const PILOT_FIRST = fixtureId(1, 'patch-group', 'Pilot first');
@@ -104,15 +106,23 @@ export async function writeManifests(dir: string, o: RepoOptions = {}): Promise<
   await writeFile(join(dir, 'deployments.yaml'), deploymentsYaml(o));
 }
 
+/** A git repository whose seed commit holds the standard manifests (packages, flows, deployments). */
+export function manifestRepo(o: RepoOptions = {}): Promise<TestRepo> {
+  return createRepo((dir) => writeManifests(dir, o));
+}
+
 /** Writes a repository; returns its path. */
 export async function writeRepo(o: RepoOptions = {}): Promise<string> {
   const dir = await tempDir('packsync-repo-');
   await writeManifests(dir, o);
-  if (o.withCustom) {
-    await writeFile(join(dir, 'custom.yaml'), customYaml());
-    await mkdir(join(dir, 'content/contoso-agent/bin'), { recursive: true });
-    await writeFile(join(dir, 'content/contoso-agent/ContosoAgent.msi'), Buffer.alloc(5 * 1024 * 1024 + 17, 7));
-    await writeFile(join(dir, 'content/contoso-agent/bin/config.json'), '{"server":"https://agent.contoso.example"}\n');
-  }
+  if (o.withCustom) await writeCustomUpload(dir);
   return dir;
+}
+
+/** custom.yaml (a custom package and its tenant upload) and its content folder: a 5 MiB MSI and a config file. */
+export async function writeCustomUpload(dir: string): Promise<void> {
+  await writeFile(join(dir, 'custom.yaml'), customYaml());
+  await mkdir(join(dir, 'content/contoso-agent/bin'), { recursive: true });
+  await writeFile(join(dir, 'content/contoso-agent/ContosoAgent.msi'), Buffer.alloc(5 * 1024 * 1024 + 17, 7));
+  await writeFile(join(dir, 'content/contoso-agent/bin/config.json'), '{"server":"https://agent.contoso.example"}\n');
 }

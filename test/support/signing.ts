@@ -7,9 +7,8 @@ import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import type { AgentStatus } from '../../src/agent/status.js';
-import { createRepo } from './git.js';
 import type { TestRepo } from './git.js';
-import { deploymentsYaml, flowsYaml, packagesYaml } from './manifests.js';
+import { manifestRepo } from './manifests.js';
 import { tempDir } from './temp-dir.js';
 
 const run = promisify(execFile);
@@ -95,15 +94,6 @@ export async function writeAllowedSigners(dir: string, entries: { principal: str
 }
 
 export const ALICE: Person = { name: 'Alice', email: 'alice@example.com' };
-
-/** A repository whose unsigned seed commit holds the standard manifests (packages, flows, deployments). */
-export function manifestRepo(): Promise<TestRepo> {
-  return createRepo(async (dir) => {
-    await writeFile(join(dir, 'packages.yaml'), packagesYaml());
-    await writeFile(join(dir, 'flows.yaml'), flowsYaml());
-    await writeFile(join(dir, 'deployments.yaml'), deploymentsYaml());
-  });
-}
 
 export interface SignedRepo {
   repo: TestRepo;

@@ -13,10 +13,11 @@ export interface Spawned {
   done: Promise<{ code: number | null; signal: NodeJS.Signals | null; stdout: string; stderr: string }>;
 }
 
-export function spawnCli(args: string[], env: Record<string, string>): Spawned {
+/** `output: 'inherit'` passes the child's output through (benchmarks); `done` then holds none of it. */
+export function spawnCli(args: string[], env: Record<string, string | undefined>, output: 'pipe' | 'inherit' = 'pipe'): Spawned {
   const child = spawn(process.execPath, [CLI_BIN, ...args], {
     env: { PATH: process.env.PATH ?? '', ...env },
-    stdio: ['ignore', 'pipe', 'pipe'],
+    stdio: ['ignore', output, output],
   });
   let stdout = '';
   let stderr = '';
