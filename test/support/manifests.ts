@@ -106,6 +106,16 @@ export async function writeManifests(dir: string, o: RepoOptions = {}): Promise<
   await writeFile(join(dir, 'deployments.yaml'), deploymentsYaml(o));
 }
 
+/** The state keys of what the standard repository (packages, flows, deployments) owns, sorted. */
+export const STANDARD_KEYS: readonly string[] = [
+  'Deployment/pwsh-7-4-6',
+  'Deployment/seven-zip-24-08',
+  'Flow/pwsh',
+  'Flow/seven-zip',
+  'Package/pwsh-7-4-6',
+  'Package/seven-zip-24-08',
+];
+
 /** A git repository whose seed commit holds the standard manifests (packages, flows, deployments). */
 export function manifestRepo(o: RepoOptions = {}): Promise<TestRepo> {
   return createRepo((dir) => writeManifests(dir, o));

@@ -28,3 +28,14 @@ export function spawnCli(args: string[], env: Record<string, string | undefined>
   });
   return { child, done };
 }
+
+/** Waits for `p`, moving the simulator's clock on (10 virtual minutes every 200 ms) so package processing ends in moments. */
+export async function finishAdvancing(p: Spawned, sim: { advance: (seconds: number) => Promise<void> }): Promise<Awaited<Spawned['done']>> {
+  let done = false;
+  const end = p.done.finally(() => (done = true));
+  while (!done) {
+    await sim.advance(600);
+    await Promise.race([end, new Promise((r) => setTimeout(r, 200))]);
+  }
+  return end;
+}
