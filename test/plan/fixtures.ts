@@ -18,21 +18,29 @@ import type { Plan, PlanOptions } from '../../src/plan/types.js';
 export const NOW = new Date('2026-11-22T12:00:00Z');
 const src = { file: 'x.yaml', line: 1, column: 1 };
 
-export const APP_7ZIP: V1AppViewModel = {
-  id: '11111111-1111-4111-8111-111111111111',
-  name: '7-Zip',
+/** A catalog app as `GET /v1/app` lists it. */
+export function catalogApp(id: string, name: string, extra: Partial<V1AppViewModel> = {}): V1AppViewModel {
+  return {
+    id,
+    name,
+    publisherName: 'Vendor',
+    description: '',
+    shortDescription: '',
+    logoData: null,
+    verified: true,
+    showcased: false,
+    machineScope: true,
+    userScope: false,
+    latestVersion: '1.0',
+    tags: [],
+    flags: 0,
+    ...extra,
+  };
+}
+export const APP_7ZIP = catalogApp('11111111-1111-4111-8111-111111111111', '7-Zip', {
   publisherName: 'Igor Pavlov',
-  description: '',
-  shortDescription: '',
-  logoData: null,
-  verified: true,
-  showcased: false,
-  machineScope: true,
-  userScope: false,
   latestVersion: '24.08',
-  tags: [],
-  flags: 0,
-};
+});
 export const TENANT: V1TenantViewModel = {
   id: '22222222-2222-4222-8222-222222222222',
   created: '2026-01-01T00:00:00+00:00',
