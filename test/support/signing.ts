@@ -8,7 +8,9 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import type { AgentStatus } from '../../src/agent/status.js';
 import type { TestRepo } from './git.js';
-import { manifestRepo } from './manifests.js';
+import { startAgent } from './agent-process.js';
+import type { RunningAgent } from './agent-process.js';
+import { deploymentsYaml, manifestRepo } from './manifests.js';
 import { tempDir } from './temp-dir.js';
 
 const run = promisify(execFile);
@@ -118,6 +120,25 @@ export async function signedRepo(): Promise<SignedRepo> {
  */
 export function verifyingEnv(sim: { url: string; key: string }, stateDir: string): Record<string, string> {
   return { PACKSYNC_API_URL: sim.url, PACKSYNC_API_KEY: sim.key, PACKSYNC_STATE_DIR: stateDir, HOME: stateDir };
+}
+
+/** Writes deployments.yaml with 7-Zip `state` in `work` and commits it as `who`, signed by `signer`; returns the commit. */
+export async function commitDeployments(work: string, who: Person, signer: Signer, state: 'running' | 'stopped', message: string): Promise<string> {
+  await writeFile(join(work, 'deployments.yaml'), deploymentsYaml({ state }));
+  return commitAs(work, who, signer, message);
+}
+
+/** `packsync run` following `repo` at `ref`, verifying in `mode` against the keys in `trusted`; its state and HOME are `stateDir`. */
+export function startVerifyingAgent(
+  sim: { url: string; key: string },
+  repo: TestRepo,
+  o: { mode: 'head' | 'range' | 'tag'; trusted: string; stateDir: string; ref?: string },
+): Promise<RunningAgent> {
+  return startAgent(
+    ['--source', repo.fileUrl, '--ref', o.ref ?? 'main', '--verify-mode', o.mode, '--trusted-keys', o.trusted],
+    verifyingEnv(sim, o.stateDir),
+    o.stateDir,
+  );
 }
 
 /** The SourceVerified condition of an agent status. */
