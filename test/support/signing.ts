@@ -123,7 +123,13 @@ export function verifyingEnv(sim: { url: string; key: string }, stateDir: string
 }
 
 /** Writes deployments.yaml with 7-Zip `state` in `work` and commits it as `who`, signed by `signer`; returns the commit. */
-export async function commitDeployments(work: string, who: Person, signer: Signer, state: 'running' | 'stopped', message: string): Promise<string> {
+export async function commitDeployments(
+  work: string,
+  who: Person,
+  signer: Signer,
+  state: 'running' | 'stopped',
+  message: string,
+): Promise<string> {
   await writeFile(join(work, 'deployments.yaml'), deploymentsYaml({ state }));
   return commitAs(work, who, signer, message);
 }
