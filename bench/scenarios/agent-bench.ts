@@ -3,17 +3,15 @@
  * bare one served over file://, `packsync run` in its own process following it with a webhook
  * secret, and the calls that time a push: edit, commit, push, signed webhook, watch the journal.
  */
-import { spawn } from 'node:child_process';
-import type { ChildProcess } from 'node:child_process';
-import { writeFile } from 'node:fs/promises';
+import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { AgentStatus } from '../../src/agent/status.js';
 import { signBody } from '../../src/agent/webhook.js';
 import { git } from '../../test/support/git.js';
-import { freePort } from '../../test/support/port.js';
-import { CLI } from '../support.js';
-import type { TestSim } from '../../test/support/sim.js';
+import { spawnAgent } from '../../test/support/agent-process.js';
+import type { JournalEntry, TestSim } from '../../test/support/sim.js';
 import { tempDir } from '../../test/support/temp-dir.js';
+import type { ScenarioArgs } from './types.js';
 
 export function percentile(xs: number[], p: number): number {
   const s = [...xs].sort((a, b) => a - b);
@@ -30,6 +28,57 @@ export function setState(text: string, name: string, state: string): string {
 }
 
 export const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
+
+/**
+ * `--runs` and `--flows` of an agent scenario (whole numbers >= 1), and the fleet they ask for:
+ * five deployments a flow, two packages a flow rounded up to whole apps, at least five.
+ */
+export function agentFleetArgs(
+  args: ScenarioArgs,
+  defaults: { runs: number; flows: number },
+): { runs: number; flows: number; shape: { flows: number; deploymentsPerFlow: number; packages: number } } {
+  const runs = Number(args.runs ?? defaults.runs);
+  const flows = Number(args.flows ?? defaults.flows);
+  if (!Number.isInteger(runs) || runs < 1) throw new Error('--runs must be a whole number >= 1');
+  if (!Number.isInteger(flows) || flows < 1) throw new Error('--flows must be a whole number >= 1');
+  return { runs, flows, shape: { flows, deploymentsPerFlow: 5, packages: Math.max(5, Math.ceil((flows * 2) / 5) * 5) } };
+}
+
+/** The service id of Deployment `name` in the agent's inventory. */
+export async function deploymentId(stateDir: string, name: string): Promise<string> {
+  const inv = JSON.parse(await readFile(join(stateDir, 'inventory.json'), 'utf8')) as { objects: Record<string, { id: string }> };
+  const id = inv.objects[`Deployment/${name}`]?.id;
+  if (!id) throw new Error(`${name} is not in the agent's inventory`);
+  return id;
+}
+
+/** Sets `state:` of Deployment `name` in `file` of the working repository `work` and commits it (not pushed); returns the commit. */
+export async function commitState(work: string, file: string, name: string, state: string): Promise<string> {
+  const path = join(work, file);
+  await writeFile(path, setState(await readFile(path, 'utf8'), name, state));
+  await git(work, 'commit', '-q', '-am', `${name}: ${state}`);
+  return git(work, 'rev-parse', 'HEAD');
+}
+
+/** The simulator's write journal (status 0: a call still in flight, recorded before its answer). */
+export const lastSeq = async (sim: Pick<TestSim, 'journal'>): Promise<number> =>
+  (await sim.journal(true)).reduce((n, e) => Math.max(n, e.seq), 0);
+
+/** Polls the journal until a write matching `match` appears after `seen`; returns the ms since `t0`. */
+export async function writeSeen(
+  sim: Pick<TestSim, 'journal'>,
+  seen: number,
+  match: (e: JournalEntry) => boolean,
+  t0: number,
+  timeoutMs: number,
+  what: string,
+): Promise<number> {
+  for (const until = Date.now() + timeoutMs; Date.now() < until;) {
+    if ((await sim.journal(true)).some((e) => e.seq > seen && match(e))) return performance.now() - t0;
+    await sleep(10);
+  }
+  throw new Error(`${what} did not appear within ${timeoutMs} ms`);
+}
 
 /** The part of the agent's /status the scenarios read. */
 export type AgentStatusView = Pick<AgentStatus, 'lastAppliedRevision' | 'conditions' | 'history'>;
@@ -61,28 +110,17 @@ export async function startBenchAgent(sim: Pick<TestSim, 'url' | 'key'>, work: s
   await git(work, 'push', '-q', 'origin', 'main');
 
   const secret = 'bench-webhook-secret-0123456789';
-  const secretFile = join(tmp, 'webhook-secret');
   const keyFile = join(tmp, 'api-key');
-  await writeFile(secretFile, `${secret}\n`, { mode: 0o600 });
   await writeFile(keyFile, `${sim.key}\n`, { mode: 0o600 });
   const stateDir = join(tmp, 'state');
-  const port = await freePort();
-  const url = `http://127.0.0.1:${port}`;
   const env = { ...process.env };
   for (const k of Object.keys(env)) if (k.startsWith('PACKSYNC_')) delete env[k];
-  const child: ChildProcess = spawn(
-    process.execPath,
+  const { spawned, base: url } = await spawnAgent(
     [
-      CLI,
-      'run',
       '--source',
       `file://${origin}`,
       '--ref',
       'main',
-      '--listen',
-      `127.0.0.1:${port}`,
-      '--webhook-secret-file',
-      secretFile,
       '--log-level',
       'warn',
       '--api-url',
@@ -93,7 +131,8 @@ export async function startBenchAgent(sim: Pick<TestSim, 'url' | 'key'>, work: s
       stateDir,
       ...extraArgs,
     ],
-    { stdio: ['ignore', 'inherit', 'inherit'], env },
+    env,
+    { secret, secretDir: tmp, output: 'inherit' },
   );
   const status = async (): Promise<AgentStatusView | null> => {
     try {
@@ -135,11 +174,9 @@ export async function startBenchAgent(sim: Pick<TestSim, 'url' | 'key'>, work: s
       ),
     reconcile: () => post('/reconcile', { authorization: `Bearer ${secret}` }, ''),
     stop: async () => {
-      if (child.exitCode !== null) return;
-      await new Promise<void>((resolve) => {
-        child.once('close', () => resolve());
-        child.kill('SIGTERM');
-      });
+      if (spawned.child.exitCode !== null) return;
+      spawned.child.kill('SIGTERM');
+      await spawned.done;
     },
   };
 }

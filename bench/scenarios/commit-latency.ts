@@ -8,12 +8,11 @@
  * The edited deployment starts `stopped` (added, never started): each start restarts its wave clock,
  * so with one-second runs it never reaches Completed (where neither start nor stop applies).
  */
-import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { writeFleet } from '../../test/support/fleet.js';
 import { startSimulatorProcess } from '../../test/support/sim.js';
 import { git } from '../../test/support/git.js';
-import { percentile, setState, sleep, startBenchAgent } from './agent-bench.js';
+import { agentFleetArgs, commitState, deploymentId, lastSeq, percentile, startBenchAgent, writeSeen } from './agent-bench.js';
 import type { BenchAgent } from './agent-bench.js';
 import type { Scenario } from './types.js';
 import { round } from './types.js';
@@ -23,16 +22,9 @@ const TARGET = 'dep-0-0';
 const TARGET_FILE = join('flows', 'flow-0.yaml');
 
 export const commitLatency: Scenario = async (log, args) => {
-  const runs = Number(args.runs ?? 20);
-  const flows = Number(args.flows ?? 50);
-  if (!Number.isInteger(runs) || runs < 1) throw new Error('--runs must be a whole number >= 1');
-  if (!Number.isInteger(flows) || flows < 1) throw new Error('--flows must be a whole number >= 1');
-  const shape = {
-    flows,
-    deploymentsPerFlow: 5,
-    packages: Math.max(5, Math.ceil((flows * 2) / 5) * 5),
-    state: (flow: number, k: number) => (flow === 0 && k === 0 ? ('stopped' as const) : undefined),
-  };
+  const fleet = agentFleetArgs(args, { runs: 20, flows: 50 });
+  const { runs, flows } = fleet;
+  const shape = { ...fleet.shape, state: (flow: number, k: number) => (flow === 0 && k === 0 ? ('stopped' as const) : undefined) };
   const sim = await startSimulatorProcess({ fleet: 'large', latencyMs: LATENCY_MS, timeScale: 3600 });
   let agent: BenchAgent | undefined;
   try {
@@ -43,9 +35,7 @@ export const commitLatency: Scenario = async (log, args) => {
     // Converged, not only applied: a pass does not block on imports, so the last ones may still
     // be processing when the revision is first applied.
     await agent.waitConverged(await git(work, 'rev-parse', 'HEAD'), 150_000);
-    const inv = JSON.parse(await readFile(join(stateDir, 'inventory.json'), 'utf8')) as { objects: Record<string, { id: string }> };
-    const id = inv.objects[`Deployment/${TARGET}`]?.id;
-    if (!id) throw new Error(`${TARGET} is not in the agent's inventory`);
+    const id = await deploymentId(stateDir, TARGET);
 
     const times: number[] = [];
     const pushes: number[] = [];
@@ -54,26 +44,15 @@ export const commitLatency: Scenario = async (log, args) => {
     for (let r = 0; r < runs; r++) {
       state = state === 'stopped' ? 'running' : 'stopped';
       const want = `/v1/flow/deployment/${id}/${state === 'running' ? 'start' : 'stop'}`;
-      const file = join(work, TARGET_FILE);
-      await writeFile(file, setState(await readFile(file, 'utf8'), TARGET, state));
-      await git(work, 'commit', '-q', '-am', `${TARGET}: ${state}`);
-      const sha = await git(work, 'rev-parse', 'HEAD');
-      const seen = ((await sim.admin('GET', '/_sim/journal?writes=true')) as { seq: number }[]).reduce((n, e) => Math.max(n, e.seq), 0);
+      const sha = await commitState(work, TARGET_FILE, TARGET, state);
+      const seen = await lastSeq(sim);
 
       const t0 = performance.now();
       await git(work, 'push', '-q', 'origin', 'main');
       pushes.push(performance.now() - t0);
       await agent.webhook();
-      let ms = -1;
-      for (const until = Date.now() + 30_000; Date.now() < until;) {
-        const writes = (await sim.admin('GET', '/_sim/journal?writes=true')) as { seq: number; path: string; status: number }[];
-        if (writes.some((e) => e.seq > seen && e.path === want && e.status < 300)) {
-          ms = performance.now() - t0;
-          break;
-        }
-        await sleep(10);
-      }
-      if (ms < 0) throw new Error(`run ${r + 1}: ${want} did not appear within 30 s`);
+      // Counted from the journal's record of the call (status 0 while in flight), not its answer.
+      const ms = await writeSeen(sim, seen, (e) => e.path === want && e.status < 300, t0, 30_000, `run ${r + 1}: ${want}`);
       times.push(ms);
       log(`run ${r + 1}: ${state === 'running' ? 'start' : 'stop'} visible after ${round(ms)} ms`);
       // Let the pass finish (record, status) so the next push does not queue behind it.

@@ -11,6 +11,7 @@ import { fixtureId } from '../../src/simulator/fixture-ids.js';
 import { rssMiB } from '../support.js';
 import { fleetApps, writeFleet } from '../../test/support/fleet.js';
 import { startSimulatorProcess } from '../../test/support/sim.js';
+import { convergeFirst, timedPass } from './passes.js';
 import type { Scenario } from './types.js';
 import { round } from './types.js';
 import { tempDir } from '../../test/support/temp-dir.js';
@@ -25,24 +26,11 @@ export const noopLarge: Scenario = async (log) => {
     const repo = (await writeFleet(SHAPE)).dir;
     const stateDir = await tempDir('packsync-bench-');
     log('converging the fleet first (not timed)…');
-    const first = await reconcile({
-      path: repo,
-      api,
-      stateDir,
-      planOptions: DEFAULT_PLAN_OPTIONS,
-      apply: true,
-      applyOptions: { concurrency: 16 },
-    });
-    if (first.kind !== 'planned' || (first.result?.failed ?? 1) > 0) throw new Error('the fleet did not converge');
+    await convergeFirst(api, repo, stateDir, 16);
 
-    const j0 = await sim.journalCount();
-    const t0 = performance.now();
-    const pass = await reconcile({ path: repo, api, stateDir, planOptions: DEFAULT_PLAN_OPTIONS, apply: true, readConcurrency: 16 });
-    const wallMs = performance.now() - t0;
-    const j1 = await sim.journalCount();
+    const { pass, wallMs, calls } = await timedPass(sim, api, repo, stateDir, 16, 'no-op pass');
     const rss = rssMiB();
-    if (pass.kind !== 'planned' || !pass.result) throw new Error('no-op pass failed');
-    log(`no-op pass: ${round(wallMs)} ms, ${j1 - j0 - 0} calls, ${pass.result.writes} writes, rss ${rss} MiB`);
+    log(`no-op pass: ${round(wallMs)} ms, ${calls} calls, ${pass.result.writes} writes, rss ${rss} MiB`);
 
     // Baseline: refresh one object at a time with one GET each, as imperative scripts do.
     const inv = await loadInventory(stateDir);
@@ -57,7 +45,7 @@ export const noopLarge: Scenario = async (log) => {
     const baseReads = (await sim.journalCount()) - b0;
     log(`baseline sequential refresh: ${round(baseMs)} ms, ${baseReads} reads (ratio ${round(baseMs / wallMs, 1)}×)`);
     return {
-      metrics: { wallMs: round(wallMs), reads: pass.plan.reads ?? j1 - j0, writes: pass.result.writes, rssMiB: rss },
+      metrics: { wallMs: round(wallMs), reads: pass.plan.reads ?? calls, writes: pass.result.writes, rssMiB: rss },
       baseline: { wallMs: round(baseMs), reads: baseReads, ratio: round(baseMs / wallMs, 1) },
     };
   } finally {
@@ -128,21 +116,8 @@ export const noopGrowth: Scenario = async (log) => {
       };
       const repo = (await writeFleet(shape, fleetApps(c.fleet))).dir;
       const stateDir = await tempDir('packsync-bench-');
-      const first = await reconcile({
-        path: repo,
-        api,
-        stateDir,
-        planOptions: DEFAULT_PLAN_OPTIONS,
-        apply: true,
-        applyOptions: { concurrency: 16 },
-      });
-      if (first.kind !== 'planned' || (first.result?.failed ?? 1) > 0) throw new Error(`${c.name}: the fleet did not converge`);
-      const j0 = await sim.journalCount();
-      const t0 = performance.now();
-      const pass = await reconcile({ path: repo, api, stateDir, planOptions: DEFAULT_PLAN_OPTIONS, apply: true, readConcurrency: 16 });
-      const wallMs = performance.now() - t0;
-      const calls = (await sim.journalCount()) - j0;
-      if (pass.kind !== 'planned' || !pass.result) throw new Error(`${c.name}: no-op pass failed`);
+      await convergeFirst(api, repo, stateDir, 16, `${c.name}: the fleet`);
+      const { pass, wallMs, calls } = await timedPass(sim, api, repo, stateDir, 16, `${c.name}: no-op pass`);
       if (pass.result.writes !== 0) throw new Error(`${c.name}: the no-op pass wrote ${pass.result.writes} times`);
       log(
         `${c.flows} flows, ${c.flows * 5} deployments, ${shape.packages} packages (${c.fleet} fleet${c.waves3 ? ', 3 waves' : ''}): ${calls} calls, ${round(wallMs)} ms`,

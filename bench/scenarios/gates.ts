@@ -14,6 +14,7 @@ import { fixtureId } from '../../src/simulator/fixture-ids.js';
 import { rssMiB } from '../support.js';
 import { writeFleet } from '../../test/support/fleet.js';
 import { startSimulatorProcess } from '../../test/support/sim.js';
+import { convergeFirst, timedPass } from './passes.js';
 import type { Scenario } from './types.js';
 import { round } from './types.js';
 import { tempDir } from '../../test/support/temp-dir.js';
@@ -52,33 +53,14 @@ export const gates300: Scenario = async (log) => {
     log(`converging ${DEPLOYMENTS} gated deployments first (not timed)…`);
     // Imports finish on the virtual clock: move it while the first apply waits for them.
     const ticker = setInterval(() => void sim.admin('POST', '/_sim/clock', { advanceSeconds: 30 }).catch(() => undefined), 200);
-    const first = await reconcile({
-      path: gated,
-      api,
-      stateDir,
-      planOptions: DEFAULT_PLAN_OPTIONS,
-      apply: true,
-      applyOptions: { concurrency: CONCURRENCY },
-    }).finally(() => clearInterval(ticker));
-    if (first.kind !== 'planned' || (first.result?.failed ?? 1) > 0) throw new Error('the fleet did not converge');
+    await convergeFirst(api, gated, stateDir, CONCURRENCY).finally(() => clearInterval(ticker));
     // The pass that first sees every wave current (records the soak clocks), then three hours of reports.
     await reconcile({ path: gated, api, stateDir, planOptions: DEFAULT_PLAN_OPTIONS, apply: true, readConcurrency: CONCURRENCY });
     await sim.admin('POST', '/_sim/clock', { advanceSeconds: 3 * 3600 });
 
     const timed = async (repo: string): Promise<{ wallMs: number; reads: number; liveReads: number; writes: number; gates: number }> => {
-      const j0 = await sim.journalCount();
-      const t0 = performance.now();
-      const pass = await reconcile({
-        path: repo,
-        api,
-        stateDir,
-        planOptions: DEFAULT_PLAN_OPTIONS,
-        apply: true,
-        readConcurrency: CONCURRENCY,
-      });
-      const wallMs = performance.now() - t0;
-      if (pass.kind !== 'planned' || !pass.result) throw new Error('pass failed');
-      const journal = ((await sim.admin('GET', '/_sim/journal')) as Journal[]).slice(j0);
+      const { pass, wallMs, journalStart } = await timedPass(sim, api, repo, stateDir, CONCURRENCY);
+      const journal = ((await sim.admin('GET', '/_sim/journal')) as Journal[]).slice(journalStart);
       return {
         wallMs,
         reads: pass.plan.reads ?? 0,

@@ -6,65 +6,28 @@
  */
 import { emptyInventory } from '../../src/state/inventory-types.js';
 import { emptyLiveState } from '../../src/live/types.js';
+import type { LiveState } from '../../src/live/types.js';
 import type { DesiredModel } from '../../src/manifests/model.js';
 import { plan } from '../../src/plan/planner.js';
 import { DEFAULT_PLAN_OPTIONS } from '../../src/plan/types.js';
+import { catalogApp, dep, desired as desiredModel, flow, pkg } from '../../test/plan/fixtures.js';
 import type { Scenario } from './types.js';
 import { median, round } from './types.js';
 
-const src = { file: 'bench.yaml', line: 1, column: 1 };
-
-export function synthetic(n: number): { desired: DesiredModel; live: ReturnType<typeof emptyLiveState> } {
+export function synthetic(n: number): { desired: DesiredModel; live: LiveState } {
   const live = emptyLiveState();
-  for (let i = 0; i < 1000; i++) {
-    live.apps.push({
-      id: `00000000-0000-4000-8000-${String(i).padStart(12, '0')}`,
-      name: `App ${i}`,
-      publisherName: 'Vendor',
-      description: '',
-      shortDescription: '',
-      logoData: null,
-      verified: true,
-      showcased: false,
-      machineScope: true,
-      userScope: false,
-      latestVersion: '1.0',
-      tags: [],
-      flags: 0,
-    });
-  }
+  for (let i = 0; i < 1000; i++) live.apps.push(catalogApp(`00000000-0000-4000-8000-${String(i).padStart(12, '0')}`, `App ${i}`));
   const P = Math.max(1, Math.round(n * 0.2));
   const F = Math.max(1, Math.round(n * 0.2));
   const D = n - P - F;
-  const desired: DesiredModel = { root: '/bench', packages: [], flows: [], deployments: [], tenantUploads: [] };
-  for (let i = 0; i < P; i++) {
-    desired.packages.push({
-      apiVersion: 'packsync.dev/v1',
-      kind: 'Package',
-      metadata: { name: `p${i}` },
-      spec: { catalog: { app: `App ${i % 1000}`, version: `${i}.0` } },
-      source: src,
-    });
-  }
-  for (let i = 0; i < F; i++) {
-    desired.flows.push({
-      apiVersion: 'packsync.dev/v1',
-      kind: 'Flow',
-      metadata: { name: `f${i}` },
-      spec: { app: `App ${i % 1000}`, flags: ['radarTracking'] },
-      source: src,
-    });
-  }
-  for (let i = 0; i < D; i++) {
-    desired.deployments.push({
-      apiVersion: 'packsync.dev/v1',
-      kind: 'Deployment',
-      metadata: { name: `d${i}` },
-      spec: { flow: `f${i % F}`, package: `p${(i * 7) % P}`, state: 'running', wave: 2 },
-      source: src,
-    });
-  }
-  return { desired, live };
+  return {
+    desired: desiredModel({
+      packages: Array.from({ length: P }, (_, i) => pkg(`p${i}`, `App ${i % 1000}`, `${i}.0`)),
+      flows: Array.from({ length: F }, (_, i) => flow(`f${i}`, { app: `App ${i % 1000}`, flags: ['radarTracking'] })),
+      deployments: Array.from({ length: D }, (_, i) => dep(`d${i}`, `f${i % F}`, `p${(i * 7) % P}`, { state: 'running', wave: 2 })),
+    }),
+    live,
+  };
 }
 
 function timePlan(n: number, runs: number): number {

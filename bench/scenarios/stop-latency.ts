@@ -14,13 +14,14 @@
  *   agent is waiting on it. Afterwards the import is released and the time until the waiting
  *   deployment is added by the agent's own requeued pass is reported too.
  */
-import { readFile, writeFile } from 'node:fs/promises';
+import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { fleetApps, writeFleet } from '../../test/support/fleet.js';
+import { catalogPackageDoc, deploymentDoc, flowDoc, yamlDocs } from '../../test/support/manifests.js';
 import { startSimulatorProcess } from '../../test/support/sim.js';
-import type { TestSim } from '../../test/support/sim.js';
+import type { JournalEntry } from '../../test/support/sim.js';
 import { git } from '../../test/support/git.js';
-import { percentile, setState, sleep, startBenchAgent } from './agent-bench.js';
+import { agentFleetArgs, commitState, deploymentId, lastSeq, percentile, sleep, startBenchAgent, writeSeen } from './agent-bench.js';
 import type { BenchAgent } from './agent-bench.js';
 import type { Scenario } from './types.js';
 import { round } from './types.js';
@@ -28,14 +29,6 @@ import { round } from './types.js';
 const LATENCY_MS = 20;
 const TARGET = 'dep-0-0';
 const TARGET_FILE = join('flows', 'flow-0.yaml');
-
-interface JournalEntry {
-  seq: number;
-  method: string;
-  path: string;
-  /** 0 while the call is still in flight: the journal records a request before its answer. */
-  status: number;
-}
 
 const ok = (e: JournalEntry): boolean => e.status >= 200 && e.status < 300;
 
@@ -45,35 +38,8 @@ interface SimPackage {
   state: string;
 }
 
-const journal = async (sim: TestSim): Promise<JournalEntry[]> => (await sim.admin('GET', '/_sim/journal?writes=true')) as JournalEntry[];
-const lastSeq = async (sim: TestSim): Promise<number> => (await journal(sim)).reduce((n, e) => Math.max(n, e.seq), 0);
-
-/** Polls the journal until a successful write matching `match` appears after `seen`; returns the ms since `t0`. */
-async function writeSeen(
-  sim: TestSim,
-  seen: number,
-  match: (e: JournalEntry) => boolean,
-  t0: number,
-  timeoutMs: number,
-  what: string,
-): Promise<number> {
-  for (const until = Date.now() + timeoutMs; Date.now() < until;) {
-    if ((await journal(sim)).some((e) => e.seq > seen && ok(e) && match(e))) return performance.now() - t0;
-    await sleep(10);
-  }
-  throw new Error(`${what} did not appear within ${timeoutMs} ms`);
-}
-
 export const stopLatency: Scenario = async (log, args) => {
-  const runs = Number(args.runs ?? 15);
-  const flows = Number(args.flows ?? 10);
-  if (!Number.isInteger(runs) || runs < 1) throw new Error('--runs must be a whole number >= 1');
-  if (!Number.isInteger(flows) || flows < 1) throw new Error('--flows must be a whole number >= 1');
-  const shape = {
-    flows,
-    deploymentsPerFlow: 5,
-    packages: Math.max(5, Math.ceil((flows * 2) / 5) * 5),
-  };
+  const { runs, flows, shape } = agentFleetArgs(args, { runs: 15, flows: 10 });
   const sim = await startSimulatorProcess({ fleet: 'large', latencyMs: LATENCY_MS, timeScale: 1 });
   let agent: BenchAgent | undefined;
   try {
@@ -96,18 +62,10 @@ export const stopLatency: Scenario = async (log, args) => {
       await a.reconcile().catch(() => undefined); // not listening yet on the first round
       await sleep(500);
     }
-    const inv = JSON.parse(await readFile(join(a.stateDir, 'inventory.json'), 'utf8')) as { objects: Record<string, { id: string }> };
-    const id = inv.objects[`Deployment/${TARGET}`]?.id;
-    if (!id) throw new Error(`${TARGET} is not in the agent's inventory`);
+    const id = await deploymentId(a.stateDir, TARGET);
     const stopPath = `/v1/flow/deployment/${id}/stop`;
     const startPath = `/v1/flow/deployment/${id}/start`;
-    const file = join(work, TARGET_FILE);
-
-    const commit = async (state: string): Promise<string> => {
-      await writeFile(file, setState(await readFile(file, 'utf8'), TARGET, state));
-      await git(work, 'commit', '-q', '-am', `${TARGET}: ${state}`);
-      return git(work, 'rev-parse', 'HEAD');
-    };
+    const commit = (state: string): Promise<string> => commitState(work, TARGET_FILE, TARGET, state);
     /** One timed stop (push → webhook → stop call in the journal), then an untimed restart. */
     const stopOnce = async (): Promise<number> => {
       await commit('stopped');
@@ -115,12 +73,12 @@ export const stopLatency: Scenario = async (log, args) => {
       const t0 = performance.now();
       await git(work, 'push', '-q', 'origin', 'main');
       await a.webhook();
-      const ms = await writeSeen(sim, seen, (e) => e.path === stopPath, t0, 60_000, 'the stop call');
+      const ms = await writeSeen(sim, seen, (e) => ok(e) && e.path === stopPath, t0, 60_000, 'the stop call');
       const again = await commit('running');
       const seen2 = await lastSeq(sim);
       await git(work, 'push', '-q', 'origin', 'main');
       await a.webhook();
-      await writeSeen(sim, seen2, (e) => e.path === startPath, performance.now(), 60_000, 'the start call');
+      await writeSeen(sim, seen2, (e) => ok(e) && e.path === startPath, performance.now(), 60_000, 'the start call');
       await a.waitApplied(again, 60_000);
       return ms;
     };
@@ -134,17 +92,19 @@ export const stopLatency: Scenario = async (log, args) => {
     // A new package, flow and deployment; the import is held Running for the whole phase.
     await writeFile(
       join(work, 'processing.yaml'),
-      `apiVersion: packsync.dev/v1\nkind: Package\nmetadata:\n  name: processing\nspec:\n  catalog:\n    app: ${JSON.stringify(extra.name)}\n    version: ${JSON.stringify(extra.versions[0])}\n---\n` +
-        `apiVersion: packsync.dev/v1\nkind: Flow\nmetadata:\n  name: processing\nspec:\n  app: ${JSON.stringify(extra.name)}\n---\n` +
-        'apiVersion: packsync.dev/v1\nkind: Deployment\nmetadata:\n  name: processing\nspec:\n  flow: processing\n  package: processing\n  state: running\n',
+      yamlDocs(
+        catalogPackageDoc('processing', JSON.stringify(extra.name), extra.versions[0]),
+        flowDoc('processing', JSON.stringify(extra.name)),
+        deploymentDoc('processing', 'processing', 'running'),
+      ),
     );
     await git(work, 'add', '-A');
     await git(work, 'commit', '-q', '-m', 'add a package that will be processing');
     const seenAdd = await lastSeq(sim);
     await git(work, 'push', '-q', 'origin', 'main');
     await a.webhook();
-    await writeSeen(sim, seenAdd, (e) => e.path.startsWith('/v1/app/import/'), performance.now(), 30_000, 'the import');
-    const appId = (await journal(sim))
+    await writeSeen(sim, seenAdd, (e) => ok(e) && e.path.startsWith('/v1/app/import/'), performance.now(), 30_000, 'the import');
+    const appId = (await sim.journal(true))
       .find((e) => e.seq > seenAdd && ok(e) && e.path.startsWith('/v1/app/import/'))
       ?.path.split('/')
       .pop();
@@ -161,7 +121,7 @@ export const stopLatency: Scenario = async (log, args) => {
       log(`run ${r + 1}: stop visible after ${round(ours[r]!)} ms while an import is processing`);
     }
     const added = async (): Promise<boolean> =>
-      (await journal(sim)).some((e) => e.seq > seenAdd && ok(e) && /\/v1\/flow\/[^/]+\/add-deployment$/.test(e.path));
+      (await sim.journal(true)).some((e) => e.seq > seenAdd && ok(e) && /\/v1\/flow\/[^/]+\/add-deployment$/.test(e.path));
     const still = ((await sim.admin('GET', '/_sim/state')) as { packages: SimPackage[] }).packages.find((p) => p.id === imported.id)?.state;
     if (still !== 'Running' || (await added()))
       throw new Error(`the import did not stay processing for the whole phase (state ${still ?? '?'})`);
@@ -173,12 +133,12 @@ export const stopLatency: Scenario = async (log, args) => {
     const releaseMs = await writeSeen(
       sim,
       seenRelease,
-      (e) => /\/v1\/flow\/[^/]+\/add-deployment$/.test(e.path),
+      (e) => ok(e) && /\/v1\/flow\/[^/]+\/add-deployment$/.test(e.path),
       t1,
       30_000,
       'the waiting deployment',
     );
-    const imports = (await journal(sim)).filter((e) => e.seq > seenAdd && ok(e) && e.path.startsWith('/v1/app/import/')).length;
+    const imports = (await sim.journal(true)).filter((e) => e.seq > seenAdd && ok(e) && e.path.startsWith('/v1/app/import/')).length;
     if (imports !== 1) throw new Error(`the processing package was imported ${imports} times`);
 
     const p50 = percentile(ours, 50);

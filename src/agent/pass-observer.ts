@@ -141,21 +141,9 @@ export class PassObserver {
     const gated = new Set((out.plan.gates ?? []).map((g) => g.key));
     for (const r of list) {
       const prev = this.lastRollouts.get(r.deployment);
-      if (gated.has(r.deployment)) {
-        this.lastRollouts.set(r.deployment, { id: r.id, wave: r.currentWave, status: r.status });
-        // Completed on the service's own schedule: same identity as the tracker's, so never twice.
-        if (prev?.id === r.id && r.status === 'Completed' && prev.status !== 'Completed')
-          status.event({
-            reason: 'RolloutCompleted',
-            object: r.deployment,
-            message: `${r.app} ${r.version} completed all ${r.waveCount} wave(s)`,
-            revision,
-            wave: r.waveCount,
-          });
-        continue;
-      }
       this.lastRollouts.set(r.deployment, { id: r.id, wave: r.currentWave, status: r.status });
-      if (r.gate?.verdict === 'holding')
+      const ungated = !gated.has(r.deployment);
+      if (ungated && r.gate?.verdict === 'holding')
         status.event({
           reason: 'GateHeld',
           object: r.deployment,
@@ -165,7 +153,7 @@ export class PassObserver {
         });
       // The first sight of a deployment (after a start or a restart) is a baseline, not a change.
       if (!prev || prev.id !== r.id) continue;
-      if (r.currentWave > prev.wave && r.status === 'Running')
+      if (ungated && r.currentWave > prev.wave && r.status === 'Running')
         status.event({
           reason: 'WaveAdvanced',
           object: r.deployment,
@@ -173,6 +161,8 @@ export class PassObserver {
           revision,
           wave: r.currentWave,
         });
+      // Gated ones too (completion comes on the service's own schedule): the event's identity is the
+      // gate tracker's, so it is never reported twice.
       if (r.status === 'Completed' && prev.status !== 'Completed')
         status.event({
           reason: 'RolloutCompleted',

@@ -78,21 +78,22 @@ export function storedZip(entries: { name: string; data: Buffer }[]): Buffer {
   for (const e of entries) {
     const name = Buffer.from(e.name, 'utf8');
     const crc = crc32(e.data);
+    // Both headers carry the same run of CRC, compressed and uncompressed size, and name length.
+    const sizes = (header: Buffer, at: number): void => {
+      header.writeUInt32LE(crc, at);
+      header.writeUInt32LE(e.data.length, at + 4);
+      header.writeUInt32LE(e.data.length, at + 8);
+      header.writeUInt16LE(name.length, at + 12);
+    };
     const local = Buffer.alloc(30);
     local.writeUInt32LE(0x04034b50, 0);
     local.writeUInt16LE(20, 4);
-    local.writeUInt32LE(crc, 14);
-    local.writeUInt32LE(e.data.length, 18);
-    local.writeUInt32LE(e.data.length, 22);
-    local.writeUInt16LE(name.length, 26);
+    sizes(local, 14);
     const central = Buffer.alloc(46);
     central.writeUInt32LE(0x02014b50, 0);
     central.writeUInt16LE(20, 4);
     central.writeUInt16LE(20, 6);
-    central.writeUInt32LE(crc, 16);
-    central.writeUInt32LE(e.data.length, 20);
-    central.writeUInt32LE(e.data.length, 24);
-    central.writeUInt16LE(name.length, 28);
+    sizes(central, 16);
     central.writeUInt32LE(offset, 42);
     locals.push(local, name, e.data);
     centrals.push(central, name);

@@ -18,9 +18,8 @@ import { createApiClient } from '../../src/api/client.js';
 import { DEFAULT_PLAN_OPTIONS } from '../../src/plan/types.js';
 import { startAgent } from '../support/agent-process.js';
 import type { RunningAgent } from '../support/agent-process.js';
-import { createRepo } from '../support/git.js';
 import type { TestRepo } from '../support/git.js';
-import { deploymentsYaml, flowsYaml, packagesYaml, writeRepo } from '../support/manifests.js';
+import { deploymentsYaml, manifestRepo, writeRepo } from '../support/manifests.js';
 import { until as poll } from '../support/poll.js';
 import { startReceiver } from '../support/receiver.js';
 import type { Receiver } from '../support/receiver.js';
@@ -55,11 +54,7 @@ const until = <T>(what: string, probe: () => T | undefined | false, ms = 30_000)
 beforeAll(async () => {
   sim = await startTestSimulator();
   rx = await startReceiver();
-  repo = await createRepo(async (dir) => {
-    await writeFile(join(dir, 'packages.yaml'), packagesYaml());
-    await writeFile(join(dir, 'flows.yaml'), flowsYaml());
-    await writeFile(join(dir, 'deployments.yaml'), deploymentsYaml());
-  });
+  repo = await manifestRepo();
   const dir = await tempDir('packsync-notify-agent-');
   await mkdir(join(dir, 'secrets'));
   await writeFile(join(dir, 'secrets', 'hook-url'), `${rx.url}/hook\n`);

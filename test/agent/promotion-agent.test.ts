@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { startAgent } from '../support/agent-process.js';
 import type { AgentStatusView, RunningAgent } from '../support/agent-process.js';
-import { gatedYaml } from '../support/promotion.js';
+import { gatedYaml } from '../support/manifests.js';
 import { tempDir } from '../support/repo.js';
 import { startTestSimulator } from '../support/sim.js';
 import type { TestSim } from '../support/sim.js';

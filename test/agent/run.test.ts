@@ -10,15 +10,14 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { AgentStatus } from '../../src/agent/status.js';
 import { signBody } from '../../src/agent/webhook.js';
 import { loadInventory } from '../../src/state/inventory-store.js';
-import { createRepo, startGitDaemon } from '../support/git.js';
+import { startGitDaemon } from '../support/git.js';
 import type { GitDaemon, TestRepo } from '../support/git.js';
-import { deploymentsYaml, flowsYaml, packagesYaml } from '../support/manifests.js';
+import { spawnAgent } from '../support/agent-process.js';
+import { deploymentsYaml, manifestRepo } from '../support/manifests.js';
 import { until as waitUntil } from '../support/poll.js';
-import { freePort } from '../support/port.js';
 import { tempDir } from '../support/repo.js';
 import { startTestSimulator } from '../support/sim.js';
 import type { TestSim } from '../support/sim.js';
-import { spawnCli } from '../support/spawn-cli.js';
 import type { Spawned } from '../support/spawn-cli.js';
 import { parsePrometheus } from './prometheus.js';
 
@@ -50,33 +49,14 @@ const github = (body: string): Record<string, string> => ({
 
 beforeAll(async () => {
   sim = await startTestSimulator();
-  repo = await createRepo(async (dir) => {
-    await writeFile(join(dir, 'packages.yaml'), packagesYaml());
-    await writeFile(join(dir, 'flows.yaml'), flowsYaml());
-    await writeFile(join(dir, 'deployments.yaml'), deploymentsYaml());
-  });
+  repo = await manifestRepo();
   daemon = await startGitDaemon(repo);
   stateDir = await tempDir('packsync-agent-state-');
-  const secretFile = join(stateDir, '..', `secret-${Date.now()}`);
-  await writeFile(secretFile, `${SECRET}\n`);
-  const port = await freePort();
-  base = `http://127.0.0.1:${port}`;
-  agent = spawnCli(
-    [
-      'run',
-      '--source',
-      daemon.url(repo),
-      '--ref',
-      'main',
-      '--listen',
-      `127.0.0.1:${port}`,
-      '--webhook-secret-file',
-      secretFile,
-      '--log-format',
-      'json',
-    ],
+  ({ spawned: agent, base } = await spawnAgent(
+    ['--source', daemon.url(repo), '--ref', 'main', '--log-format', 'json'],
     { PACKSYNC_API_URL: sim.url, PACKSYNC_API_KEY: sim.key, PACKSYNC_STATE_DIR: stateDir, HOME: stateDir },
-  );
+    { secret: SECRET },
+  ));
 });
 
 afterAll(async () => {

@@ -8,20 +8,19 @@
 import { stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startAgent } from '../support/agent-process.js';
 import type { AgentStatusView, RunningAgent } from '../support/agent-process.js';
 import { git } from '../support/git.js';
 import type { TestRepo } from '../support/git.js';
-import { deploymentsYaml } from '../support/manifests.js';
+import { manifestRepo } from '../support/manifests.js';
 import { tempDir } from '../support/repo.js';
 import {
   ALICE as alice,
   commitAs,
+  commitDeployments,
   gpgKey,
-  manifestRepo,
   sourceVerified as verified,
   stopGpgAgent,
-  verifyingEnv,
+  startVerifyingAgent,
 } from '../support/signing.js';
 import type { GpgKey } from '../support/signing.js';
 import { startTestSimulator } from '../support/sim.js';
@@ -36,13 +35,8 @@ let keys: { alice: GpgKey; mallory: GpgKey };
 let first: string;
 
 async function pushChange(who: typeof alice, key: GpgKey, state: 'running' | 'stopped'): Promise<{ commit: string; s: AgentStatusView }> {
-  await writeFile(join(repo.work, 'deployments.yaml'), deploymentsYaml({ state }));
-  const commit = await commitAs(
-    repo.work,
-    who,
-    { format: 'openpgp', fingerprint: key.fingerprint, gnupgHome: key.gnupgHome },
-    `deployments ${state}`,
-  );
+  const signer = { format: 'openpgp' as const, fingerprint: key.fingerprint, gnupgHome: key.gnupgHome };
+  const commit = await commitDeployments(repo.work, who, signer, state, `deployments ${state}`);
   await git(repo.work, 'push', '-q', '--force', 'origin', 'HEAD:main');
   return { commit, s: await agent.reconcile() };
 }
@@ -57,11 +51,7 @@ beforeAll(async () => {
   first = await commitAs(repo.work, alice, { format: 'openpgp', fingerprint: keys.alice.fingerprint, gnupgHome: home }, 'signed manifests');
   await git(repo.work, 'push', '-q', '--force', 'origin', 'HEAD:main');
   stateDir = await tempDir('packsync-verify-pgp-');
-  agent = await startAgent(
-    ['--source', repo.fileUrl, '--ref', 'main', '--verify-mode', 'head', '--trusted-keys', trusted],
-    verifyingEnv(sim, stateDir),
-    stateDir,
-  );
+  agent = await startVerifyingAgent(sim, repo, { mode: 'head', trusted, stateDir });
 });
 
 afterAll(async () => {

@@ -4,16 +4,19 @@
  * the unsigned commit behind it through); an unsigned commit in the middle of a three-commit push is
  * refused by name; a history without it is applied.
  */
-import { writeFile } from 'node:fs/promises';
-import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startAgent } from '../support/agent-process.js';
 import type { RunningAgent } from '../support/agent-process.js';
 import { git } from '../support/git.js';
 import type { TestRepo } from '../support/git.js';
-import { deploymentsYaml } from '../support/manifests.js';
 import { tempDir } from '../support/repo.js';
-import { ALICE as alice, commitAs, signedRepo, sourceVerified as verified, verifyingEnv } from '../support/signing.js';
+import {
+  ALICE as alice,
+  commitAs,
+  commitDeployments,
+  signedRepo,
+  sourceVerified as verified,
+  startVerifyingAgent,
+} from '../support/signing.js';
 import type { Signer } from '../support/signing.js';
 import { startTestSimulator } from '../support/sim.js';
 import type { TestSim } from '../support/sim.js';
@@ -27,17 +30,11 @@ let stateDir: string;
 let base: string;
 
 function start(): Promise<RunningAgent> {
-  return startAgent(
-    ['--source', repo.fileUrl, '--ref', 'main', '--verify-mode', 'range', '--trusted-keys', trusted],
-    verifyingEnv(sim, stateDir),
-    stateDir,
-  );
+  return startVerifyingAgent(sim, repo, { mode: 'range', trusted, stateDir });
 }
 
-async function change(state: 'running' | 'stopped', signer: Signer, message: string): Promise<string> {
-  await writeFile(join(repo.work, 'deployments.yaml'), deploymentsYaml({ state }));
-  return commitAs(repo.work, alice, signer, message);
-}
+const change = (state: 'running' | 'stopped', signer: Signer, message: string): Promise<string> =>
+  commitDeployments(repo.work, alice, signer, state, message);
 
 const push = (): Promise<string> => git(repo.work, 'push', '-q', '--force', 'origin', 'HEAD:main');
 

@@ -4,22 +4,19 @@
  * is applied; unsigned, untrusted and principal-mismatched commits are refused (nothing written,
  * the last verified revision stays in force, one event each); the next trusted commit applies.
  */
-import { writeFile } from 'node:fs/promises';
-import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startAgent } from '../support/agent-process.js';
 import type { AgentStatusView, RunningAgent } from '../support/agent-process.js';
 import { git } from '../support/git.js';
 import type { TestRepo } from '../support/git.js';
-import { deploymentsYaml } from '../support/manifests.js';
+import { manifestRepo } from '../support/manifests.js';
 import { tempDir } from '../support/repo.js';
 import {
   ALICE as alice,
   commitAs,
-  manifestRepo,
+  commitDeployments,
   sourceVerified as verified,
   sshKey,
-  verifyingEnv,
+  startVerifyingAgent,
   writeAllowedSigners,
 } from '../support/signing.js';
 import type { SshKey } from '../support/signing.js';
@@ -46,11 +43,7 @@ beforeAll(async () => {
   first = await commitAs(repo.work, alice, { format: 'ssh', keyFile: keys.alice.keyFile }, 'signed manifests');
   await push();
   const stateDir = await tempDir('packsync-verify-state-');
-  agent = await startAgent(
-    ['--source', repo.fileUrl, '--ref', 'main', '--verify-mode', 'head', '--trusted-keys', trusted],
-    verifyingEnv(sim, stateDir),
-    stateDir,
-  );
+  agent = await startVerifyingAgent(sim, repo, { mode: 'head', trusted, stateDir });
 });
 
 afterAll(async () => {
@@ -67,8 +60,7 @@ async function pushChange(
   state: 'running' | 'stopped',
   signer: Parameters<typeof commitAs>[2],
 ): Promise<{ commit: string; s: AgentStatusView }> {
-  await writeFile(join(repo.work, 'deployments.yaml'), deploymentsYaml({ state }));
-  const commit = await commitAs(repo.work, alice, signer, `deployments ${state}`);
+  const commit = await commitDeployments(repo.work, alice, signer, state, `deployments ${state}`);
   await push();
   return { commit, s: await agent.reconcile() };
 }

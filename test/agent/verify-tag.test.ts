@@ -6,13 +6,12 @@
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startAgent } from '../support/agent-process.js';
 import type { RunningAgent } from '../support/agent-process.js';
 import { git } from '../support/git.js';
 import type { TestRepo } from '../support/git.js';
 import { deploymentsYaml } from '../support/manifests.js';
 import { tempDir } from '../support/repo.js';
-import { ALICE as alice, commitAs, gitAs, signedRepo, sourceVerified as verified, verifyingEnv } from '../support/signing.js';
+import { ALICE as alice, commitAs, gitAs, signedRepo, sourceVerified as verified, startVerifyingAgent } from '../support/signing.js';
 import type { Signer } from '../support/signing.js';
 import { startTestSimulator } from '../support/sim.js';
 import type { TestSim } from '../support/sim.js';
@@ -38,11 +37,7 @@ beforeAll(async () => {
   release = await git(repo.work, 'rev-parse', 'HEAD');
   await tagRelease(signed, 'release 1');
   const stateDir = await tempDir('packsync-verify-tag-');
-  agent = await startAgent(
-    ['--source', repo.fileUrl, '--ref', 'release', '--verify-mode', 'tag', '--trusted-keys', trusted],
-    verifyingEnv(sim, stateDir),
-    stateDir,
-  );
+  agent = await startVerifyingAgent(sim, repo, { mode: 'tag', trusted, stateDir, ref: 'release' });
 });
 
 afterAll(async () => {

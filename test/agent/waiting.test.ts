@@ -13,15 +13,13 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { AgentStatus } from '../../src/agent/status.js';
 import { signBody } from '../../src/agent/webhook.js';
-import { createRepo } from '../support/git.js';
 import type { TestRepo } from '../support/git.js';
-import { deploymentsYaml, flowsYaml, packagesYaml } from '../support/manifests.js';
+import { spawnAgent } from '../support/agent-process.js';
+import { catalogPackageDoc, deploymentDoc, deploymentsYaml, flowDoc, manifestRepo, yamlDocs } from '../support/manifests.js';
 import { until as waitUntil } from '../support/poll.js';
-import { freePort } from '../support/port.js';
 import { tempDir } from '../support/repo.js';
 import { normalisePath, startTestSimulator } from '../support/sim.js';
 import type { JournalEntry, TestSim } from '../support/sim.js';
-import { spawnCli } from '../support/spawn-cli.js';
 import type { Spawned } from '../support/spawn-cli.js';
 
 const SECRET = 'webhook-secret-waiting-0123456789';
@@ -64,61 +62,22 @@ async function writesTo(route: string, afterSeq = 0): Promise<JournalEntry[]> {
 
 const lastSeq = async (): Promise<number> => (await sim.journal()).reduce((n, e) => Math.max(n, e.seq), 0);
 
-const FIREFOX = `apiVersion: packsync.dev/v1
-kind: Package
-metadata:
-  name: firefox-133
-spec:
-  catalog:
-    app: Mozilla Firefox
-    version: "133.0"
----
-apiVersion: packsync.dev/v1
-kind: Flow
-metadata:
-  name: firefox
-spec:
-  app: Mozilla Firefox
----
-apiVersion: packsync.dev/v1
-kind: Deployment
-metadata:
-  name: firefox-133
-spec:
-  flow: firefox
-  package: firefox-133
-  state: running
-`;
+const FIREFOX = yamlDocs(
+  catalogPackageDoc('firefox-133', 'Mozilla Firefox', '133.0'),
+  flowDoc('firefox', 'Mozilla Firefox'),
+  deploymentDoc('firefox-133', 'firefox', 'running'),
+);
 
 beforeAll(async () => {
   sim = await startTestSimulator({ timeScale: 1 });
-  repo = await createRepo(async (dir) => {
-    await writeFile(join(dir, 'packages.yaml'), packagesYaml());
-    await writeFile(join(dir, 'flows.yaml'), flowsYaml());
-    await writeFile(join(dir, 'deployments.yaml'), deploymentsYaml());
-  });
+  repo = await manifestRepo();
   const stateDir = await tempDir('packsync-agent-state-');
-  const secretFile = join(stateDir, '..', `secret-${Date.now()}-${Math.random()}`);
-  await writeFile(secretFile, `${SECRET}\n`);
-  const port = await freePort();
-  base = `http://127.0.0.1:${port}`;
   // Default drift policy on purpose: the second test is about it.
-  agent = spawnCli(
-    [
-      'run',
-      '--source',
-      repo.fileUrl,
-      '--ref',
-      'main',
-      '--listen',
-      `127.0.0.1:${port}`,
-      '--webhook-secret-file',
-      secretFile,
-      '--log-format',
-      'json',
-    ],
+  ({ spawned: agent, base } = await spawnAgent(
+    ['--source', repo.fileUrl, '--ref', 'main', '--log-format', 'json'],
     { PACKSYNC_API_URL: sim.url, PACKSYNC_API_KEY: sim.key, PACKSYNC_STATE_DIR: stateDir, HOME: stateDir },
-  );
+    { secret: SECRET },
+  ));
   // The first imports take 32 virtual seconds: move the clock on instead of waiting for them.
   await until(
     'the initial repository converged',

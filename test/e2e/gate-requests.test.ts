@@ -11,7 +11,7 @@ import { lockDirectory } from '../../src/state/dir-lock.js';
 import type { Inventory } from '../../src/state/inventory-types.js';
 import { cli } from '../support/cli.js';
 import { until } from '../support/poll.js';
-import { gatedYaml } from '../support/promotion.js';
+import { gatedYaml } from '../support/manifests.js';
 import { tempDir } from '../support/repo.js';
 import { startTestSimulator } from '../support/sim.js';
 import type { TestSim } from '../support/sim.js';

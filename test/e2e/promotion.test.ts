@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { Inventory } from '../../src/state/inventory-types.js';
 import { cli } from '../support/cli.js';
-import { gatedYaml } from '../support/promotion.js';
+import { gatedYaml } from '../support/manifests.js';
 import { tempDir } from '../support/repo.js';
 import { startTestSimulator } from '../support/sim.js';
 import type { TestSim } from '../support/sim.js';

@@ -11,11 +11,11 @@ import type { ContainerClient } from '@azure/storage-blob';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startAzurite } from '../support/azurite.js';
 import type { Azurite } from '../support/azurite.js';
-import { writeRepo } from '../support/manifests.js';
+import { STANDARD_KEYS, writeRepo } from '../support/manifests.js';
 import { tempDir } from '../support/repo.js';
 import { startTestSimulator } from '../support/sim.js';
 import type { TestSim } from '../support/sim.js';
-import { spawnCli } from '../support/spawn-cli.js';
+import { finishAdvancing, spawnCli } from '../support/spawn-cli.js';
 import type { Spawned } from '../support/spawn-cli.js';
 import { duplicates } from '../reliability/support/state.js';
 
@@ -54,16 +54,7 @@ function run(args: string[], env: Record<string, string>): Spawned {
   return p;
 }
 
-/** Waits for a process, moving the simulator's clock on so package processing ends in moments. */
-async function finish(p: Spawned): Promise<Awaited<Spawned['done']>> {
-  let done = false;
-  const end = p.done.finally(() => (done = true));
-  while (!done) {
-    await sim.advance(600);
-    await Promise.race([end, sleep(200)]);
-  }
-  return end;
-}
+const finish = (p: Spawned): ReturnType<typeof finishAdvancing> => finishAdvancing(p, sim);
 
 const journal = (prefix: string) => container.getAppendBlobClient(`${prefix}/journal.jsonl`);
 const blobText = async (name: string): Promise<string> => (await container.getBlobClient(name).downloadToBuffer()).toString('utf8');
@@ -103,14 +94,7 @@ describe('remote state (azblob, Azurite)', () => {
       intents: object;
     };
     expect(snap.version).toBe(1);
-    expect(Object.keys(snap.objects).sort()).toEqual([
-      'Deployment/pwsh-7-4-6',
-      'Deployment/seven-zip-24-08',
-      'Flow/pwsh',
-      'Flow/seven-zip',
-      'Package/pwsh-7-4-6',
-      'Package/seven-zip-24-08',
-    ]);
+    expect(Object.keys(snap.objects).sort()).toEqual(STANDARD_KEYS);
     expect(snap.intents).toEqual({});
     // Nothing of the state went to the local directory.
     expect(await readdir(env.PACKSYNC_STATE_DIR!)).toEqual([]);

@@ -10,7 +10,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { lockDirectory } from '../../src/state/dir-lock.js';
 import type { Inventory } from '../../src/state/inventory-types.js';
 import { cli } from '../support/cli.js';
-import { writeRepo } from '../support/manifests.js';
+import { STANDARD_KEYS, writeRepo } from '../support/manifests.js';
 import { editFile, tempDir } from '../support/repo.js';
 import { startTestSimulator } from '../support/sim.js';
 import type { TestSim } from '../support/sim.js';
@@ -50,15 +50,6 @@ async function inventory(stateDir: string): Promise<Inventory> {
   return JSON.parse(await readFile(join(stateDir, 'inventory.json'), 'utf8')) as Inventory;
 }
 
-const OWNED = [
-  'Deployment/pwsh-7-4-6',
-  'Deployment/seven-zip-24-08',
-  'Flow/pwsh',
-  'Flow/seven-zip',
-  'Package/pwsh-7-4-6',
-  'Package/seven-zip-24-08',
-];
-
 describe('packsync state', () => {
   it('state list shows every owned object with its live id, kind and file, sorted by key, offline', async () => {
     const c = await converged();
@@ -73,7 +64,7 @@ describe('packsync state', () => {
       intents: unknown[];
     };
     expect(listing.stateDir).toBe(c.stateDir);
-    expect(listing.objects.map((o) => o.key)).toEqual(OWNED);
+    expect(listing.objects.map((o) => o.key)).toEqual(STANDARD_KEYS);
     expect(listing.intents).toEqual([]);
     for (const o of listing.objects) {
       expect(o.id).toBe(inv.objects[o.key]?.id);
@@ -89,7 +80,7 @@ describe('packsync state', () => {
     const text = await cli(['state', 'list'], c.offline);
     expect(text.code, text.stderr).toBe(0);
     const rows = text.stdout.split('\n').filter((l) => /^(Package|Flow|Deployment|TenantUpload)\//.test(l));
-    expect(rows.map((r) => r.split(/\s+/)[0])).toEqual(OWNED);
+    expect(rows.map((r) => r.split(/\s+/)[0])).toEqual(STANDARD_KEYS);
     for (const r of rows) expect(r).toContain(inv.objects[r.split(/\s+/)[0] ?? '']?.id ?? 'missing');
     expect(text.stdout).toContain(`6 entries in ${c.stateDir}.`);
 
@@ -189,7 +180,7 @@ describe('packsync state', () => {
     expect((await c.sim.journal()).some((e) => e.method === 'DELETE')).toBe(false);
     expect((await c.sim.state()).deployments.map((d) => d.id)).toContain(id);
     const inv = await inventory(c.stateDir);
-    expect(Object.keys(inv.objects).sort()).toEqual(OWNED.filter((k) => k !== 'Deployment/seven-zip-24-08'));
+    expect(Object.keys(inv.objects).sort()).toEqual(STANDARD_KEYS.filter((k) => k !== 'Deployment/seven-zip-24-08'));
 
     const plan = await cli(['plan', c.repo], c.env);
     expect(plan.code).toBe(1);
@@ -349,7 +340,7 @@ describe('packsync state', () => {
     const env = { PACKSYNC_STATE_DIR: c.stateDir };
     const list = await spawnCli(['state', 'list'], env).done;
     expect(list.code, list.stderr).toBe(0);
-    for (const k of OWNED) expect(list.stdout).toContain(k);
+    for (const k of STANDARD_KEYS) expect(list.stdout).toContain(k);
 
     const mv = await spawnCli(['state', 'mv', 'Package/pwsh-7-4-6', 'Package/pwsh'], env).done;
     expect(mv.code, mv.stderr).toBe(0);

@@ -14,7 +14,7 @@ import { writeRepo } from '../support/manifests.js';
 import { tempDir } from '../support/repo.js';
 import { startTestSimulator } from '../support/sim.js';
 import type { TestSim } from '../support/sim.js';
-import { spawnCli } from '../support/spawn-cli.js';
+import { finishAdvancing, spawnCli } from '../support/spawn-cli.js';
 import type { Spawned } from '../support/spawn-cli.js';
 
 let sim: TestSim;
@@ -51,16 +51,7 @@ async function startApply(stateDir: string): Promise<Spawned> {
   throw new Error(`apply never took the lock: ${(await p.done).stderr}`);
 }
 
-/** Waits for a process, moving the simulator's clock on so package processing ends in moments. */
-async function finish(p: Spawned): Promise<Awaited<Spawned['done']>> {
-  let done = false;
-  const end = p.done.finally(() => (done = true));
-  while (!done) {
-    await sim.advance(600);
-    await Promise.race([end, sleep(200)]);
-  }
-  return end;
-}
+const finish = (p: Spawned): ReturnType<typeof finishAdvancing> => finishAdvancing(p, sim);
 
 const env = (stateDir: string): Record<string, string> => ({
   PACKSYNC_API_URL: sim.url,

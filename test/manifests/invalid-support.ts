@@ -1,42 +1,12 @@
 /** The repository every invalid case is loaded beside, so references in a case can resolve. */
 import { mkdir, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
+import { PWSH_FLOW, PWSH_PACKAGE, SEVEN_ZIP_FLOW, SEVEN_ZIP_PACKAGE, yamlDocs } from '../support/manifests.js';
 import { tempDir } from '../support/temp-dir.js';
 
 export const BASE_FILE = '00-base.yaml';
 
-export const BASE_YAML = `apiVersion: packsync.dev/v1
-kind: Package
-metadata:
-  name: seven-zip-24-08
-spec:
-  catalog:
-    app: 7-Zip
-    version: "24.08"
----
-apiVersion: packsync.dev/v1
-kind: Package
-metadata:
-  name: pwsh-7-4-6
-spec:
-  catalog:
-    app: PowerShell 7
-    version: "7.4.6"
----
-apiVersion: packsync.dev/v1
-kind: Flow
-metadata:
-  name: seven-zip
-spec:
-  app: 7-Zip
----
-apiVersion: packsync.dev/v1
-kind: Flow
-metadata:
-  name: pwsh
-spec:
-  app: PowerShell 7
-`;
+export const BASE_YAML = yamlDocs(SEVEN_ZIP_PACKAGE, PWSH_PACKAGE, SEVEN_ZIP_FLOW, PWSH_FLOW);
 
 /** A temp repository: the base manifests, a content directory `content/tool`, and `files`. */
 export async function caseRepo(files: Record<string, string | Buffer>): Promise<string> {

@@ -7,7 +7,7 @@ import type {
   V1TenantViewModel,
 } from '../../src/api/wire-types.js';
 import { emptyInventory } from '../../src/state/inventory-types.js';
-import type { Inventory } from '../../src/state/inventory-types.js';
+import type { Inventory, InventoryEntry } from '../../src/state/inventory-types.js';
 import { emptyLiveState } from '../../src/live/types.js';
 import type { LiveState } from '../../src/live/types.js';
 import type { DeploymentManifest, DesiredModel, FlowManifest, PackageManifest, TenantUploadManifest } from '../../src/manifests/model.js';
@@ -18,21 +18,29 @@ import type { Plan, PlanOptions } from '../../src/plan/types.js';
 export const NOW = new Date('2026-11-22T12:00:00Z');
 const src = { file: 'x.yaml', line: 1, column: 1 };
 
-export const APP_7ZIP: V1AppViewModel = {
-  id: '11111111-1111-4111-8111-111111111111',
-  name: '7-Zip',
+/** A catalog app as `GET /v1/app` lists it. */
+export function catalogApp(id: string, name: string, extra: Partial<V1AppViewModel> = {}): V1AppViewModel {
+  return {
+    id,
+    name,
+    publisherName: 'Vendor',
+    description: '',
+    shortDescription: '',
+    logoData: null,
+    verified: true,
+    showcased: false,
+    machineScope: true,
+    userScope: false,
+    latestVersion: '1.0',
+    tags: [],
+    flags: 0,
+    ...extra,
+  };
+}
+export const APP_7ZIP = catalogApp('11111111-1111-4111-8111-111111111111', '7-Zip', {
   publisherName: 'Igor Pavlov',
-  description: '',
-  shortDescription: '',
-  logoData: null,
-  verified: true,
-  showcased: false,
-  machineScope: true,
-  userScope: false,
   latestVersion: '24.08',
-  tags: [],
-  flags: 0,
-};
+});
 export const TENANT: V1TenantViewModel = {
   id: '22222222-2222-4222-8222-222222222222',
   created: '2026-01-01T00:00:00+00:00',
@@ -154,3 +162,40 @@ export function ops(p: Plan): string[] {
   return p.actions.map((a) => `${a.key}:${a.op}`);
 }
 export { emptyInventory };
+
+/** The ids a converged 'zip' package, flow and deployment have (see `convergedZip`). */
+export const P1 = 'aaaaaaaa-0000-4000-8000-000000000001';
+export const F1 = 'bbbbbbbb-0000-4000-8000-000000000001';
+export const D1 = 'cccccccc-0000-4000-8000-000000000001';
+
+/**
+ * The inventory a converged apply of pkg('zip') + flow('zip') + dep('zip', 'zip', 'zip', `spec`)
+ * leaves, with ids P1, F1 and D1; the deployment's entry has `entry` on top, or is left out when
+ * `entry` is null.
+ */
+export function convergedZip(spec: Partial<DeploymentManifest['spec']> = {}, entry: Partial<InventoryEntry> | null = {}): Inventory {
+  const inv = emptyInventory();
+  const fresh = run(desired({ packages: [pkg('zip')], flows: [flow('zip')], deployments: [dep('zip', 'zip', 'zip', spec)] }), live());
+  const base = (kind: InventoryEntry['kind'], id: string, r: Pick<InventoryEntry, 'specHash' | 'spec'>): InventoryEntry => ({
+    kind,
+    name: 'zip',
+    id,
+    specHash: r.specHash,
+    spec: r.spec,
+    revision: 'r0',
+    updatedAt: 'x',
+  });
+  for (const a of fresh.actions) {
+    if (a.op === 'import-package') inv.objects[a.key] = base('Package', P1, a.record);
+    if (a.op === 'create-flow') inv.objects[a.key] = base('Flow', F1, a.record);
+    if (a.op === 'add-deployment' && entry !== null)
+      inv.objects[a.key] = {
+        ...base('Deployment', D1, a.record),
+        flowId: F1,
+        packageId: P1,
+        appliedState: a.record.appliedState,
+        ...entry,
+      };
+  }
+  return inv;
+}

@@ -10,10 +10,13 @@ import type { Manifest, SourcePosition } from '../../src/manifests/model.js';
 import { formatPlanMarkdown, formatPlanText } from '../../src/plan/format.js';
 import type { Plan } from '../../src/plan/types.js';
 import {
+  D1,
+  F1,
+  P1,
   TENANT,
+  convergedZip,
   dep,
   desired,
-  emptyInventory,
   flow,
   live,
   liveDeployment,
@@ -24,10 +27,6 @@ import {
   run,
   upload,
 } from './fixtures.js';
-
-const P1 = 'aaaaaaaa-0000-4000-8000-000000000001';
-const F1 = 'bbbbbbbb-0000-4000-8000-000000000001';
-const D1 = 'cccccccc-0000-4000-8000-000000000001';
 
 /** A manifest with the field positions the loader would record. */
 function at<M extends Manifest>(m: M, positions: Record<string, [number, number]>): M {
@@ -62,47 +61,8 @@ function liveWith(d: V1DeploymentViewModel | undefined, waveCount = 3) {
 }
 
 /** The inventory a converged apply of pkg/flow/dep('zip') leaves (the deployment only with `withDeployment`). */
-function converged(withDeployment = true, deployment: Parameters<typeof dep>[3] = {}): Inventory {
-  const inv = emptyInventory();
-  const fresh = run(desired({ packages: [pkg('zip')], flows: [flow('zip')], deployments: [dep('zip', 'zip', 'zip', deployment)] }), live());
-  for (const a of fresh.actions) {
-    if (a.op === 'import-package')
-      inv.objects[a.key] = {
-        kind: 'Package',
-        name: 'zip',
-        id: P1,
-        specHash: a.record.specHash,
-        spec: a.record.spec,
-        revision: 'r0',
-        updatedAt: 'x',
-      };
-    if (a.op === 'create-flow')
-      inv.objects[a.key] = {
-        kind: 'Flow',
-        name: 'zip',
-        id: F1,
-        specHash: a.record.specHash,
-        spec: a.record.spec,
-        revision: 'r0',
-        updatedAt: 'x',
-      };
-    if (a.op === 'add-deployment' && withDeployment) {
-      inv.objects[a.key] = {
-        kind: 'Deployment',
-        name: 'zip',
-        id: D1,
-        specHash: a.record.specHash,
-        spec: a.record.spec,
-        revision: 'r0',
-        updatedAt: 'x',
-        flowId: F1,
-        packageId: P1,
-        appliedState: a.record.appliedState,
-      };
-    }
-  }
-  return inv;
-}
+const converged = (withDeployment = true, deployment: Parameters<typeof dep>[3] = {}): Inventory =>
+  convergedZip(deployment, withDeployment ? {} : null);
 
 describe('catalog versions are checked at plan time (row 20)', () => {
   it('catalog version not in the catalog is a plan error naming the available versions', () => {

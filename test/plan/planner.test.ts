@@ -4,7 +4,11 @@ import { formatPlanMarkdown, formatPlanText } from '../../src/plan/format.js';
 import { hashValue } from '../../src/plan/hash.js';
 import {
   APP_7ZIP,
+  D1,
+  F1,
+  P1,
   TENANT,
+  convergedZip,
   dep,
   desired,
   emptyInventory,
@@ -19,57 +23,11 @@ import {
   upload,
 } from './fixtures.js';
 
-const P1 = 'aaaaaaaa-0000-4000-8000-000000000001';
 const P2 = 'aaaaaaaa-0000-4000-8000-000000000002';
-const F1 = 'bbbbbbbb-0000-4000-8000-000000000001';
-const D1 = 'cccccccc-0000-4000-8000-000000000001';
 
 /** Inventory as a converged apply of pkg('zip') + flow('zip') + dep('zip') would leave it. */
-function converged(state: string = 'running', extra: Partial<InventoryEntry> = {}): Inventory {
-  const inv = emptyInventory();
-  const fresh = run(
-    desired({ packages: [pkg('zip')], flows: [flow('zip')], deployments: [dep('zip', 'zip', 'zip', { state: state as 'running' })] }),
-    live(),
-  );
-  for (const a of fresh.actions) {
-    if (a.op === 'import-package')
-      inv.objects[a.key] = {
-        kind: 'Package',
-        name: 'zip',
-        id: P1,
-        specHash: a.record.specHash,
-        spec: a.record.spec,
-        revision: 'r0',
-        updatedAt: 'x',
-      };
-    if (a.op === 'create-flow')
-      inv.objects[a.key] = {
-        kind: 'Flow',
-        name: 'zip',
-        id: F1,
-        specHash: a.record.specHash,
-        spec: a.record.spec,
-        revision: 'r0',
-        updatedAt: 'x',
-      };
-    if (a.op === 'add-deployment') {
-      inv.objects[a.key] = {
-        kind: 'Deployment',
-        name: 'zip',
-        id: D1,
-        specHash: a.record.specHash,
-        spec: a.record.spec,
-        revision: 'r0',
-        updatedAt: 'x',
-        flowId: F1,
-        packageId: P1,
-        appliedState: a.record.appliedState,
-        ...extra,
-      };
-    }
-  }
-  return inv;
-}
+const converged = (state: string = 'running', extra: Partial<InventoryEntry> = {}): Inventory =>
+  convergedZip({ state: state as 'running' }, extra);
 
 function liveWith(status: 'Running' | 'Stopped' | 'NotStarted' = 'Running', extra = {}) {
   const d = liveDeployment(D1, F1, P1, { status, ...extra });

@@ -19,9 +19,9 @@ import { signBody } from '../../src/agent/webhook.js';
 import { cli } from '../support/cli.js';
 import { createRepo } from '../support/git.js';
 import type { TestRepo } from '../support/git.js';
-import { customYaml, deploymentsYaml, flowsYaml, packagesYaml } from '../support/manifests.js';
+import { spawnAgent } from '../support/agent-process.js';
+import { customYaml, writeCustomUpload, writeManifests } from '../support/manifests.js';
 import { until } from '../support/poll.js';
-import { freePort } from '../support/port.js';
 import { tempDir } from '../support/repo.js';
 import { countBy, startTestSimulator } from '../support/sim.js';
 import type { TestSim } from '../support/sim.js';
@@ -78,13 +78,8 @@ describe('secrets and trust boundaries', () => {
       'URL password': URL_PASSWORD,
     };
     repo = await createRepo(async (dir) => {
-      await writeFile(join(dir, 'packages.yaml'), packagesYaml());
-      await writeFile(join(dir, 'flows.yaml'), flowsYaml());
-      await writeFile(join(dir, 'deployments.yaml'), deploymentsYaml({ wave: 2 }));
-      await writeFile(join(dir, 'custom.yaml'), customYaml());
-      await mkdir(join(dir, 'content/contoso-agent/bin'), { recursive: true });
-      await writeFile(join(dir, 'content/contoso-agent/ContosoAgent.msi'), Buffer.alloc(5 * 1024 * 1024 + 17, 7));
-      await writeFile(join(dir, 'content/contoso-agent/bin/config.json'), '{"server":"https://agent.contoso.example"}\n');
+      await writeManifests(dir, { wave: 2 });
+      await writeCustomUpload(dir);
     });
     gitHttp = await startGitHttp(join(repo.bare, '..'), GIT_TOKEN);
   });
@@ -145,23 +140,18 @@ describe('secrets and trust boundaries', () => {
     });
 
     // The agent, following the repository over smart HTTP with the token, serving its endpoints.
-    const secretFile = join(work, 'webhook-secret');
-    await writeFile(secretFile, `${WEBHOOK_SECRET}\n`);
-    const port = await freePort();
-    const base = `http://127.0.0.1:${port}`;
     // Its own state over an account the CLI converged: it takes the objects over (--adopt), as a lost state must not look like success.
     const agentState = await tempDir('packsync-secrets-agent-');
-    const agent = spawnCli(
+    const {
+      spawned: agent,
+      base,
+      secretFile,
+    } = await spawnAgent(
       [
-        'run',
         '--source',
         gitHttp.url('manifests.git'),
         '--ref',
         'main',
-        '--listen',
-        `127.0.0.1:${port}`,
-        '--webhook-secret-file',
-        secretFile,
         '--log-format',
         'json',
         '--log-level',
@@ -171,6 +161,7 @@ describe('secrets and trust boundaries', () => {
         '--adopt',
       ],
       { ...env, PACKSYNC_STATE_DIR: agentState },
+      { secret: WEBHOOK_SECRET, secretDir: work },
     );
     const webhook: Record<string, number> = {};
     try {

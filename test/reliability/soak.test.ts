@@ -14,7 +14,7 @@ import { join } from 'node:path';
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import { describe, expect, it } from 'vitest';
-import { packagesYaml, writeRepo } from '../support/manifests.js';
+import { deploymentsYaml, flowDoc, packagesYaml, PWSH_FLOW, writeRepo, yamlDocs } from '../support/manifests.js';
 import { HISTORY_LIMIT } from '../../src/agent/status.js';
 import { startSimulatorProcess } from '../support/sim.js';
 import { startAgent } from './support/agent.js';
@@ -57,42 +57,11 @@ function heapAfterGc(): number {
   return process.memoryUsage().heapUsed;
 }
 
-const FLOWS = `apiVersion: packsync.dev/v1
-kind: Flow
-metadata:
-  name: seven-zip
-  annotations:
-    soak/edit: "EDIT"
-spec:
-  app: 7-Zip
----
-apiVersion: packsync.dev/v1
-kind: Flow
-metadata:
-  name: pwsh
-spec:
-  app: PowerShell 7
-`;
+/** Flows without a patch group, so no wave gates a pass; `EDIT` is replaced by the annotation edit. */
+const FLOWS = yamlDocs(flowDoc('seven-zip', '7-Zip', [], ['annotations:', '  soak/edit: "EDIT"']), PWSH_FLOW);
 
-const deployments = (zip: string, pwsh: string, revision: number): string => `apiVersion: packsync.dev/v1
-kind: Deployment
-metadata:
-  name: seven-zip-24-08
-spec:
-  flow: seven-zip
-  package: seven-zip-24-08
-  state: ${zip}
-  contentRevision: ${revision}
----
-apiVersion: packsync.dev/v1
-kind: Deployment
-metadata:
-  name: pwsh-7-4-6
-spec:
-  flow: pwsh
-  package: pwsh-7-4-6
-  state: ${pwsh}
-`;
+const deployments = (zip: 'running' | 'stopped', pwsh: 'running' | 'stopped', revision: number): string =>
+  deploymentsYaml({ state: zip, pwshState: pwsh, contentRevision: revision });
 
 describe('soak', () => {
   it(`runs ${PASSES} agent passes with random edits: memory, descriptors and sockets stay flat, no unhandled rejection`, async () => {
@@ -115,8 +84,8 @@ describe('soak', () => {
     const results: Record<string, number> = {};
     const edits: Record<string, number> = {};
     const samples: { pass: number; heap: number; rss: number; open: number; sockets: number }[] = [];
-    let zip = 'running';
-    let pwsh = 'running';
+    let zip: 'running' | 'stopped' = 'running';
+    let pwsh: 'running' | 'stopped' = 'running';
     let revision = 0;
     let invalid = false;
     const t0 = performance.now();

@@ -9,6 +9,7 @@ import { parsePrometheus } from '../agent/prometheus.js';
 import { freePort } from './port.js';
 import { until as poll } from './poll.js';
 import { spawnCli } from './spawn-cli.js';
+import { tempDir } from './temp-dir.js';
 import type { Spawned } from './spawn-cli.js';
 
 /** `/status` as the agent serves it (JSON of `AgentStatus`). */
@@ -29,16 +30,36 @@ export interface RunningAgent {
 
 const SECRET = 'verify-test-secret-0123456789abcdef';
 
-export async function startAgent(args: string[], env: Record<string, string>, secretDir: string): Promise<RunningAgent> {
+export interface SpawnAgentOptions {
+  /** The webhook (and /reconcile) secret. */
+  secret: string;
+  /** Where its file is written; default a fresh temp folder (apart from the agent's state). */
+  secretDir?: string;
+  output?: 'pipe' | 'inherit';
+}
+
+export interface SpawnedAgent {
+  spawned: Spawned;
+  /** `http://127.0.0.1:<port>` it listens on. */
+  base: string;
+  secretFile: string;
+  /** GET /status (throws while the agent is not listening yet). */
+  status: () => Promise<AgentStatusView>;
+}
+
+/** `packsync run <args> --listen <a free port> --webhook-secret-file <secret>`, as its own process. */
+export async function spawnAgent(args: string[], env: Record<string, string | undefined>, o: SpawnAgentOptions): Promise<SpawnedAgent> {
   const port = await freePort();
   const base = `http://127.0.0.1:${port}`;
-  const secretFile = join(secretDir, `webhook-secret-${port}`);
-  await writeFile(secretFile, `${SECRET}\n`);
-  const spawned = spawnCli(
-    ['run', ...args, '--listen', `127.0.0.1:${port}`, '--webhook-secret-file', secretFile, '--log-format', 'json'],
-    env,
-  );
+  const secretFile = join(o.secretDir ?? (await tempDir('packsync-agent-secret-')), `webhook-secret-${port}`);
+  await writeFile(secretFile, `${o.secret}\n`, { mode: 0o600 });
+  const spawned = spawnCli(['run', ...args, '--listen', `127.0.0.1:${port}`, '--webhook-secret-file', secretFile], env, o.output);
   const status = async (): Promise<AgentStatusView> => (await (await fetch(`${base}/status`)).json()) as AgentStatusView;
+  return { spawned, base, secretFile, status };
+}
+
+export async function startAgent(args: string[], env: Record<string, string>, secretDir: string): Promise<RunningAgent> {
+  const { spawned, base, status } = await spawnAgent([...args, '--log-format', 'json'], env, { secret: SECRET, secretDir });
   const until = (what: string, probe: (s: AgentStatusView) => boolean, timeoutMs = 30_000): Promise<AgentStatusView> => {
     let last: AgentStatusView | null = null;
     return poll(

@@ -7,9 +7,10 @@ import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import type { AgentStatus } from '../../src/agent/status.js';
-import { createRepo } from './git.js';
 import type { TestRepo } from './git.js';
-import { deploymentsYaml, flowsYaml, packagesYaml } from './manifests.js';
+import { startAgent } from './agent-process.js';
+import type { RunningAgent } from './agent-process.js';
+import { deploymentsYaml, manifestRepo } from './manifests.js';
 import { tempDir } from './temp-dir.js';
 
 const run = promisify(execFile);
@@ -96,15 +97,6 @@ export async function writeAllowedSigners(dir: string, entries: { principal: str
 
 export const ALICE: Person = { name: 'Alice', email: 'alice@example.com' };
 
-/** A repository whose unsigned seed commit holds the standard manifests (packages, flows, deployments). */
-export function manifestRepo(): Promise<TestRepo> {
-  return createRepo(async (dir) => {
-    await writeFile(join(dir, 'packages.yaml'), packagesYaml());
-    await writeFile(join(dir, 'flows.yaml'), flowsYaml());
-    await writeFile(join(dir, 'deployments.yaml'), deploymentsYaml());
-  });
-}
-
 export interface SignedRepo {
   repo: TestRepo;
   /** The `--trusted-keys` directory: `allowed_signers` trusting `key` as alice@example.com. */
@@ -128,6 +120,31 @@ export async function signedRepo(): Promise<SignedRepo> {
  */
 export function verifyingEnv(sim: { url: string; key: string }, stateDir: string): Record<string, string> {
   return { PACKSYNC_API_URL: sim.url, PACKSYNC_API_KEY: sim.key, PACKSYNC_STATE_DIR: stateDir, HOME: stateDir };
+}
+
+/** Writes deployments.yaml with 7-Zip `state` in `work` and commits it as `who`, signed by `signer`; returns the commit. */
+export async function commitDeployments(
+  work: string,
+  who: Person,
+  signer: Signer,
+  state: 'running' | 'stopped',
+  message: string,
+): Promise<string> {
+  await writeFile(join(work, 'deployments.yaml'), deploymentsYaml({ state }));
+  return commitAs(work, who, signer, message);
+}
+
+/** `packsync run` following `repo` at `ref`, verifying in `mode` against the keys in `trusted`; its state and HOME are `stateDir`. */
+export function startVerifyingAgent(
+  sim: { url: string; key: string },
+  repo: TestRepo,
+  o: { mode: 'head' | 'range' | 'tag'; trusted: string; stateDir: string; ref?: string },
+): Promise<RunningAgent> {
+  return startAgent(
+    ['--source', repo.fileUrl, '--ref', o.ref ?? 'main', '--verify-mode', o.mode, '--trusted-keys', o.trusted],
+    verifyingEnv(sim, o.stateDir),
+    o.stateDir,
+  );
 }
 
 /** The SourceVerified condition of an agent status. */

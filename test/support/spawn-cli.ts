@@ -13,10 +13,11 @@ export interface Spawned {
   done: Promise<{ code: number | null; signal: NodeJS.Signals | null; stdout: string; stderr: string }>;
 }
 
-export function spawnCli(args: string[], env: Record<string, string>): Spawned {
+/** `output: 'inherit'` passes the child's output through (benchmarks); `done` then holds none of it. */
+export function spawnCli(args: string[], env: Record<string, string | undefined>, output: 'pipe' | 'inherit' = 'pipe'): Spawned {
   const child = spawn(process.execPath, [CLI_BIN, ...args], {
     env: { PATH: process.env.PATH ?? '', ...env },
-    stdio: ['ignore', 'pipe', 'pipe'],
+    stdio: ['ignore', output, output],
   });
   let stdout = '';
   let stderr = '';
@@ -26,4 +27,15 @@ export function spawnCli(args: string[], env: Record<string, string>): Spawned {
     child.on('close', (code, signal) => resolve({ code, signal, stdout, stderr }));
   });
   return { child, done };
+}
+
+/** Waits for `p`, moving the simulator's clock on (10 virtual minutes every 200 ms) so package processing ends in moments. */
+export async function finishAdvancing(p: Spawned, sim: { advance: (seconds: number) => Promise<void> }): Promise<Awaited<Spawned['done']>> {
+  let done = false;
+  const end = p.done.finally(() => (done = true));
+  while (!done) {
+    await sim.advance(600);
+    await Promise.race([end, new Promise((r) => setTimeout(r, 200))]);
+  }
+  return end;
 }
