@@ -15,7 +15,7 @@ import { compare, sortProblems } from './sort-problems.js';
 import { checkRules } from './rules.js';
 import type { DocRecord } from './rules.js';
 import { decodeManifest } from './encoding.js';
-import { fieldPositions } from './positions.js';
+import { fieldPositions, prelocatePaths } from './positions.js';
 import { listYamlFiles, walkSkips } from './walk.js';
 import { parseYamlFile } from './yaml-source.js';
 import type { ParsedFile } from './yaml-source.js';
@@ -199,7 +199,7 @@ async function loadSources(
       held.all = true;
       continue;
     }
-    parsed.push(parseYamlFile(rel, decoded.text));
+    parsed.push(parseYamlFile(rel, decoded.text, { prelocate: prelocatePaths }));
   }
   if (how.contentFilter) {
     const absOf = new Map(sources.map((s) => [s.file, s.abs]));

@@ -28,6 +28,8 @@ export interface ParsedDocument {
   start: Position;
   /** True when the YAML parser reported no error for this document. */
   ok: boolean;
+  /** Positions located while parsing (`ParseOptions.prelocate`), by `locatedKey`. */
+  located: ReadonlyMap<string, Position>;
   locate: (segments: readonly Segment[], mode: LocateMode) => Position;
   /** The source text of the scalar at `segments` (e.g. `24.10` where the data says 24.1). */
   sourceText: (segments: readonly Segment[]) => string | undefined;
@@ -46,7 +48,19 @@ export interface ParsedFile {
   broken: { kind?: string; name?: string }[];
 }
 
-export function parseYamlFile(file: string, text: string): ParsedFile {
+export interface ParseOptions {
+  /**
+   * Paths whose positions (mode 'value') are located while the composed document is alive: the
+   * loader needs these for every valid document (`fieldPositions`), and locating them later would
+   * compose every file a second time.
+   */
+  prelocate?: (value: unknown) => readonly (readonly Segment[])[];
+}
+
+/** The key of a located path in `ParsedDocument.located`. */
+export const locatedKey = (segments: readonly Segment[], mode: LocateMode): string => `${mode}\u0000${segments.join('\u0000')}`;
+
+export function parseYamlFile(file: string, text: string, opts: ParseOptions = {}): ParsedFile {
   const tooDeep = (p: Position): ParsedFile => {
     const message = `collections nested more than ${MAX_DEPTH} deep: the file is not read any further`;
     return {
@@ -134,13 +148,21 @@ export function parseYamlFile(file: string, text: string): ParsedFile {
         });
       }
     }
+    const located = new Map<string, Position>();
+    if (ok && value !== undefined && opts.prelocate) {
+      for (const segments of opts.prelocate(value))
+        located.set(locatedKey(segments, 'value'), pos(locateOffset(doc, contents, segments, 'value')));
+    }
     documents.push({
       file,
       index,
       value,
       start: pos(contents.range[0]),
       ok: ok && value !== undefined,
+      located,
       locate: (segments, mode) => {
+        const known = located.get(locatedKey(segments, mode));
+        if (known) return known;
         const c = composedAgain(index);
         return pos(locateOffset(c.doc, c.contents, segments, mode));
       },
