@@ -17,11 +17,13 @@ function isPlainObject(v: unknown): v is Record<string, unknown> {
   return v !== null && typeof v === 'object' && !Array.isArray(v);
 }
 
-export function checkDocument(d: ParsedDocument): {
+export interface CheckResult {
   record?: DocRecord;
   problems: Problem[];
   foreign?: { file: string; line: number; column: number; what: string };
-} {
+}
+
+export function checkDocument(d: ParsedDocument): CheckResult {
   if (!d.ok) return { problems: [] }; // the YAML errors are already reported
   // Another group's document (apps/v1, v1, …) is not a packsync manifest; a packsync.dev typo still is one.
   const av = isPlainObject(d.value) ? d.value.apiVersion : undefined;

@@ -15,6 +15,8 @@ import { StateError } from './state-errors.js';
 export interface State {
   /** For messages: `state directory /x` or `remote state azblob://c/p`. */
   readonly description: string;
+  /** The state directory when the state is local (the manifest cache is kept there); undefined for remote state. */
+  readonly localDir?: string;
   /** Reads the inventory without the lock and without writing (plan, export). */
   read(): Promise<Inventory>;
   /** Opens the store a pass records into (remote state writes only under the lock). */
@@ -49,6 +51,7 @@ function directoryState(dir: string, warn: (message: string) => void): State {
   let held: HeldLock | null = null;
   return {
     description: backend.description,
+    localDir: dir,
     read: async () => (await readBackend(backend)).inventory,
     openStore: () => InventoryStore.openOn(backend),
     lock: async () => {
