@@ -3,9 +3,9 @@
  * when its bytes are known; its documents are checked, or their checks taken from the cache; at the
  * end, the cache is replaced by the entries of this load's files that may be cached.
  */
-import { checkDocument } from './check-document.js';
+import { checkDocument, manifestPrefix } from './check-document.js';
 import type { CheckResult } from './check-document.js';
-import { documentHandle, recomposer } from './document-handle.js';
+import { documentHandle, locatedKey, recomposer } from './document-handle.js';
 import type { Kind } from './model.js';
 import type { CachedFile, ManifestCache } from './parse-cache.js';
 import { jsonExact, sha256 } from './parse-cache.js';
@@ -66,35 +66,47 @@ export class CachedLoad {
  */
 export function cacheEntry(f: ParsedFile, checks: readonly CheckResult[]): string | undefined {
   if (f.problems.length > 0 || f.broken.length > 0 || checks.length !== f.documents.length) return undefined;
-  const entry: CachedFile = { documents: [] };
+  const entry: CachedFile = [];
   for (let i = 0; i < f.documents.length; i++) {
     const d = f.documents[i]!;
     const { record, problems, foreign } = checks[i]!;
-    if (!d.ok || !record || problems.length > 0 || foreign || !jsonExact(d.value)) return undefined;
-    entry.documents.push({
-      index: d.index,
-      value: d.value,
-      start: [d.start.line, d.start.column],
-      located: [...d.located].map(([k, p]) => [k, p.line, p.column]),
-      kind: record.kind,
-      name: record.name ?? null,
-      valid: record.valid,
-      prefix: record.prefix,
-    });
+    if (!d.ok || !record?.valid || problems.length > 0 || foreign || !jsonExact(d.value)) return undefined;
+    const located: [number, number][] = [];
+    for (const segments of prelocatePaths(d.value)) {
+      const p = d.located.get(locatedKey(segments, 'value'));
+      if (!p) return undefined;
+      located.push([p.line, p.column]);
+    }
+    entry.push([d.index, d.start.line, d.start.column, located, d.value]);
   }
   return JSON.stringify(entry);
 }
 
-/** What parsing and checking the file would give: its documents (positions beyond the cached ones compose `text` on demand) and their checks. */
+/**
+ * What parsing and checking the file would give: its documents (a position beyond the cached ones
+ * composes `text` on demand) and their checks, as `checkDocument` gives them for a valid manifest.
+ */
 export function fromCacheEntry(file: string, text: string, entry: CachedFile): { parsed: ParsedFile; checks: CheckResult[] } {
   const again = recomposer(text);
   const checks: CheckResult[] = [];
-  const documents = entry.documents.map((e) => {
-    const located = new Map<string, Position>(e.located.map(([k, line, column]) => [k, { line, column }]));
-    const start = { line: e.start[0], column: e.start[1] };
-    const doc = documentHandle(file, text, again, { index: e.index, value: e.value, start, ok: true, located });
-    const data = e.value as Record<string, unknown>;
-    checks.push({ record: { doc, kind: e.kind as Kind, name: e.name ?? undefined, data, valid: e.valid, prefix: e.prefix }, problems: [] });
+  const documents = entry.map(([index, line, column, positions, value]) => {
+    const located = new Map<string, Position>();
+    prelocatePaths(value).forEach((segments, i) => {
+      const p = positions[i]!;
+      located.set(locatedKey(segments, 'value'), { line: p[0], column: p[1] });
+    });
+    const doc = documentHandle(file, text, again, { index, value, start: { line, column }, ok: true, located });
+    const data = value as { kind: Kind; metadata?: { name?: unknown } };
+    const name = typeof data.metadata?.name === 'string' ? data.metadata.name : undefined;
+    const record = {
+      doc,
+      kind: data.kind,
+      name,
+      data: value as Record<string, unknown>,
+      valid: true,
+      prefix: manifestPrefix(data.kind, name),
+    };
+    checks.push({ record, problems: [] });
     return doc;
   });
   return { parsed: { file, documents, problems: [], broken: [] }, checks };

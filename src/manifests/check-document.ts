@@ -17,6 +17,11 @@ function isPlainObject(v: unknown): v is Record<string, unknown> {
   return v !== null && typeof v === 'object' && !Array.isArray(v);
 }
 
+/** How messages about a manifest begin: `Flow "pwsh": `. */
+export function manifestPrefix(kind: Kind, name: string | undefined): string {
+  return name === undefined ? `${kind}: ` : `${kind} "${name}": `;
+}
+
 export interface CheckResult {
   record?: DocRecord;
   problems: Problem[];
@@ -86,7 +91,7 @@ export function checkDocument(d: ParsedDocument): CheckResult {
     return { problems };
   }
   const k = kind as Kind;
-  const prefix = name === undefined ? `${k}: ` : `${k} "${name}": `;
+  const prefix = manifestPrefix(k, name);
   const validate = validators().byKind[k];
   const ok = validate(v);
   // apiVersion was checked above with a better message.

@@ -15,30 +15,37 @@
  */
 import { createHash, randomBytes } from 'node:crypto';
 import { readdirSync, readFileSync } from 'node:fs';
-import { mkdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
+import { mkdir, open, readFile, rename, rm, stat } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { KIND_SCHEMAS } from './schemas.js';
 
-/** One cached file: for each document, its index in the file, value, start, located positions and check. */
-export interface CachedFile {
-  documents: {
-    index: number;
-    value: unknown;
-    start: [line: number, column: number];
-    located: [key: string, line: number, column: number][];
-    kind: string;
-    name: string | null;
-    valid: boolean;
-    prefix: string;
-  }[];
-}
+/**
+ * One cached file: for each document that the file's manifests were read from (each passed its
+ * schema with no problem), its index in the file, the line and column it starts at, those of the
+ * paths `prelocatePaths` gives for its value (in that order), and its value. Kind, name and message
+ * prefix follow from the value, as the schema check derived them.
+ */
+export type CachedFile = [index: number, line: number, column: number, located: [line: number, column: number][], value: unknown][];
 
 const FORMAT = 'packsync-manifest-cache';
 export const CACHE_FILE = join('cache', 'manifests-v1.jsonl');
 
 export const sha256 = (bytes: Uint8Array | string): string => createHash('sha256').update(bytes).digest('hex');
+
+export interface IdentityInputs {
+  packsync: string;
+  yaml: string;
+  ajv: string;
+  schemas: unknown;
+  /** The loader's source files, each as its name and contents. */
+  code: string[];
+}
+
+export function cacheIdentity(i: IdentityInputs): string {
+  return sha256(JSON.stringify(i));
+}
 
 let identityMemo: string | undefined;
 
@@ -52,12 +59,17 @@ export function identity(): string {
   const here = dirname(fileURLToPath(import.meta.url));
   const require = createRequire(import.meta.url);
   const version = (name: string): string => (require(`${name}/package.json`) as { version: string }).version;
-  const h = createHash('sha256');
-  h.update(JSON.stringify({ packsync: packsyncVersion(here), yaml: version('yaml'), ajv: version('ajv'), schemas: KIND_SCHEMAS }));
-  for (const f of readdirSync(here).sort()) {
-    if (/\.(js|ts)$/.test(f) && !f.endsWith('.d.ts')) h.update(f).update(readFileSync(join(here, f)));
-  }
-  identityMemo = h.digest('hex');
+  const code = readdirSync(here)
+    .filter((f) => /\.(js|ts)$/.test(f) && !f.endsWith('.d.ts'))
+    .sort()
+    .map((f) => `${f} ${readFileSync(join(here, f), 'utf8')}`);
+  identityMemo = cacheIdentity({
+    packsync: packsyncVersion(here),
+    yaml: version('yaml'),
+    ajv: version('ajv'),
+    schemas: KIND_SCHEMAS,
+    code,
+  });
   return identityMemo;
 }
 
@@ -156,12 +168,28 @@ export class ManifestCache {
       ))
     )
       return;
-    const body = [...this.entries].map(([k, v]) => `${k} ${v}\n`).join('');
-    const header = JSON.stringify({ format: FORMAT, identity: identity(), body: sha256(body) });
+    // Written in pieces, never as one string: at 3,000 flow files the cache is megabytes, and the
+    // agent's heap is capped (AGENT_NODE_OPTIONS).
+    const body = createHash('sha256');
+    for (const [k, v] of this.entries) body.update(`${k} ${v}\n`);
+    const header = JSON.stringify({ format: FORMAT, identity: identity(), body: body.digest('hex') });
     const tmp = `${this.file}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`;
     try {
       await mkdir(dirname(this.file), { recursive: true });
-      await writeFile(tmp, `${header}\n${body}`);
+      const fh = await open(tmp, 'w');
+      try {
+        let piece = `${header}\n`;
+        for (const [k, v] of this.entries) {
+          piece += `${k} ${v}\n`;
+          if (piece.length >= 1 << 16) {
+            await fh.write(piece);
+            piece = '';
+          }
+        }
+        await fh.write(piece);
+      } finally {
+        await fh.close();
+      }
       await rename(tmp, this.file);
     } catch {
       // A cache that cannot be written is only slower next time.
