@@ -55,22 +55,24 @@ let identityMemo: string | undefined;
  * not), the versions of `yaml` and `ajv`, and the schemas.
  */
 export function identity(): string {
-  if (identityMemo !== undefined) return identityMemo;
-  const here = dirname(fileURLToPath(import.meta.url));
-  const require = createRequire(import.meta.url);
-  const version = (name: string): string => (require(`${name}/package.json`) as { version: string }).version;
-  const code = readdirSync(here)
-    .filter((f) => /\.(js|ts)$/.test(f) && !f.endsWith('.d.ts'))
-    .sort()
-    .map((f) => `${f} ${readFileSync(join(here, f), 'utf8')}`);
-  identityMemo = cacheIdentity({
-    packsync: packsyncVersion(here),
-    yaml: version('yaml'),
-    ajv: version('ajv'),
-    schemas: KIND_SCHEMAS,
-    code,
-  });
+  identityMemo ??= computeIdentity();
   return identityMemo;
+}
+
+function computeIdentity(): string {
+  try {
+    const here = dirname(fileURLToPath(import.meta.url));
+    const require = createRequire(import.meta.url);
+    const version = (name: string): string => (require(`${name}/package.json`) as { version: string }).version;
+    const code = readdirSync(here)
+      .filter((f) => /\.(js|ts)$/.test(f) && !f.endsWith('.d.ts'))
+      .sort()
+      .map((f) => `${f} ${readFileSync(join(here, f), 'utf8')}`);
+    return cacheIdentity({ packsync: packsyncVersion(here), yaml: version('yaml'), ajv: version('ajv'), schemas: KIND_SCHEMAS, code });
+  } catch {
+    // Unknown (an unusual install): this process's entries are good for this process only.
+    return `unknown-${randomBytes(16).toString('hex')}`;
+  }
 }
 
 /** The version in packsync's package.json, found upwards from `dir` (src/ and dist/src/ alike). */
@@ -105,15 +107,20 @@ export function jsonExact(v: unknown): boolean {
 export class ManifestCache {
   /** sha256 of a file's bytes → its entry, as JSON (parsed anew on each hit: nothing shared is handed out). */
   private entries = new Map<string, string>();
-  private read: Promise<void> | null = null;
+  /** The entries are in memory (always, without a file); with a file, only from `open` to `commit`. */
+  private loaded = false;
+  /** The file holds exactly `entries` (read from it, or written). */
+  private onDisk = false;
 
   /** `file`: where the cache is kept between processes; undefined keeps it in memory only. */
   constructor(readonly file?: string) {}
 
-  /** Reads the file once, on the first load (later loads trust memory). */
+  /** Reads the file, unless the entries are in memory. */
   async open(): Promise<void> {
-    this.read ??= this.readFile();
-    await this.read;
+    if (this.loaded) return;
+    this.entries = await this.readFile();
+    this.onDisk = this.entries.size > 0;
+    this.loaded = true;
   }
 
   get(sha: string): CachedFile | undefined {
@@ -131,43 +138,52 @@ export class ManifestCache {
     return this.entries.get(sha);
   }
 
-  /** Replaces the entries with those of the last load; writes the file when they changed. */
+  /**
+   * Replaces the entries with those of the last load and writes the file when they changed. Once the
+   * file holds them, memory lets them go until the next load reads them again (a few megabytes at
+   * 3,000 files, against a heap capped at 128 MiB through the converge and plan that follow).
+   */
   async commit(next: Map<string, string>): Promise<void> {
     const same = next.size === this.entries.size && [...next].every(([k, v]) => this.entries.get(k) === v);
     this.entries = next;
-    if (!same) await this.writeFile();
+    if (!same) this.onDisk = await this.writeFile();
+    if (this.file !== undefined && this.onDisk) {
+      this.entries = new Map();
+      this.loaded = false;
+    }
   }
 
-  private async readFile(): Promise<void> {
-    if (this.file === undefined) return;
+  private async readFile(): Promise<Map<string, string>> {
+    const entries = new Map<string, string>();
+    if (this.file === undefined) return entries;
     const text = await readFile(this.file, 'utf8').catch(() => '');
     const nl = text.indexOf('\n');
-    if (nl < 0) return;
+    if (nl < 0) return entries;
     let header: { format?: unknown; identity?: unknown; body?: unknown };
     try {
       header = JSON.parse(text.slice(0, nl)) as typeof header;
     } catch {
-      return;
+      return entries;
     }
     const body = text.slice(nl + 1);
     // A torn or edited file is ignored whole (and rewritten by the next load).
-    if (header.format !== FORMAT || header.identity !== identity() || header.body !== sha256(body)) return;
+    if (header.format !== FORMAT || header.identity !== identity() || header.body !== sha256(body)) return entries;
     for (const line of body.split('\n')) {
-      if (line.length > 65 && line[64] === ' ') this.entries.set(line.slice(0, 64), line.slice(65));
+      if (line.length > 65 && line[64] === ' ') entries.set(line.slice(0, 64), line.slice(65));
     }
+    return entries;
   }
 
-  private async writeFile(): Promise<void> {
-    if (this.file === undefined) return;
+  /** True when the file now holds the entries. */
+  private async writeFile(): Promise<boolean> {
+    if (this.file === undefined) return false;
     const stateDir = dirname(dirname(this.file));
     // The cache never creates a state directory: a `plan` in a fresh checkout leaves no trace.
-    if (
-      !(await stat(stateDir).then(
-        (s) => s.isDirectory(),
-        () => false,
-      ))
-    )
-      return;
+    const isDir = await stat(stateDir).then(
+      (s) => s.isDirectory(),
+      () => false,
+    );
+    if (!isDir) return false;
     // Written in pieces, never as one string: at 3,000 flow files the cache is megabytes, and the
     // agent's heap is capped (AGENT_NODE_OPTIONS).
     const body = createHash('sha256');
@@ -191,9 +207,11 @@ export class ManifestCache {
         await fh.close();
       }
       await rename(tmp, this.file);
+      return true;
     } catch {
       // A cache that cannot be written is only slower next time.
       await rm(tmp, { force: true }).catch(() => undefined);
+      return false;
     }
   }
 }

@@ -3,7 +3,7 @@
  * again, and the cache never changes a result. "Parsed" is counted at the YAML composer, the step a
  * hit skips; results are compared with a load that has no cache at all.
  */
-import { appendFile, cp, readFile, writeFile } from 'node:fs/promises';
+import { appendFile, cp, readFile, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it, vi } from 'vitest';
@@ -75,6 +75,17 @@ describe('a load with the manifest cache', () => {
     const again = await load(repo, new ManifestCache(cache.file));
     expect(again.composed).toBe(0);
     expect(again.result).toEqual(first.result);
+  });
+
+  it('with a file, keeps its entries there between loads, not in memory (the agent heap is capped)', async () => {
+    const repo = await examples();
+    const cache = await diskCache();
+    await load(repo, cache);
+    expect((await load(repo, cache)).composed).toBe(0);
+    await rm(cache.file!);
+    const after = await load(repo, cache);
+    expect(after.composed).toBe(after.result.files.length);
+    expect((await load(repo, cache)).composed).toBe(0);
   });
 
   it('ignores a cache file written by another packsync, loader or schema set, and rewrites it', async () => {
