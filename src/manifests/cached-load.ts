@@ -29,10 +29,10 @@ export class CachedLoad {
     if (!this.cache) return parseYamlFile(file, text, { prelocate: prelocatePaths });
     const sha = sha256(bytes);
     const hit = this.cache.get(sha);
-    const f = hit ? fromCacheEntry(file, text, hit) : { parsed: parseYamlFile(file, text, { prelocate: prelocatePaths }), checks: [] };
+    const f = (hit && fromCacheEntry(file, text, hit)) || { parsed: parseYamlFile(file, text, { prelocate: prelocatePaths }), checks: [] };
     this.shaOf.set(f.parsed, sha);
     this.checksOf.set(f.parsed, f.checks);
-    if (hit) this.hits.add(f.parsed);
+    if (f.checks.length > 0) this.hits.add(f.parsed);
     return f.parsed;
   }
 
@@ -86,7 +86,12 @@ export function cacheEntry(f: ParsedFile, checks: readonly CheckResult[]): strin
  * What parsing and checking the file would give: its documents (a position beyond the cached ones
  * composes `text` on demand) and their checks, as `checkDocument` gives them for a valid manifest.
  */
-export function fromCacheEntry(file: string, text: string, entry: CachedFile): { parsed: ParsedFile; checks: CheckResult[] } {
+export function fromCacheEntry(file: string, text: string, entry: CachedFile): { parsed: ParsedFile; checks: CheckResult[] } | undefined {
+  // An entry not of the shape written (which digest and identity should rule out) is a miss, never a failed load.
+  if (!Array.isArray(entry) || entry.length === 0) return undefined;
+  for (const d of entry) {
+    if (!Array.isArray(d) || !Array.isArray(d[3]) || d[3].length !== prelocatePaths(d[4]).length) return undefined;
+  }
   const again = recomposer(text);
   const checks: CheckResult[] = [];
   const documents = entry.map(([index, line, column, positions, value]) => {

@@ -132,6 +132,23 @@ describe('a load with the manifest cache', () => {
     expect((await load(repo, new ManifestCache(cache.file))).composed).toBe(0);
   });
 
+  it('treats an entry not of the shape it writes as a miss, not a failed load', async () => {
+    const repo = await examples();
+    const cache = await diskCache();
+    const expected = (await load(repo, cache)).result;
+    const written = await readFile(cache.file!, 'utf8');
+    const nl = written.indexOf('\n');
+    const lines = written.slice(nl + 1).split('\n');
+    lines[0] = `${lines[0]!.slice(0, 64)} {"x":1}`;
+    lines[1] = `${lines[1]!.slice(0, 64)} [[0,1,1,[],{"kind":"Flow","spec":{"app":"a"}}]]`;
+    const body = lines.join('\n');
+    const header = { ...(JSON.parse(written.slice(0, nl)) as object), body: sha256(body) };
+    await writeFile(cache.file!, `${JSON.stringify(header)}\n${body}`);
+    const reread = await load(repo, new ManifestCache(cache.file));
+    expect(reread.composed).toBe(2);
+    expect(reread.result).toEqual(expected);
+  });
+
   it('never serves a file that had a problem of its own; the problems are found again each time', async () => {
     const repo = await examples();
     const bad = join(repo, 'flows', 'pwsh.yaml');
