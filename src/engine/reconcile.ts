@@ -14,6 +14,7 @@ import { readLiveState } from '../live/snapshot.js';
 import type { LiveState } from '../live/types.js';
 import { loadManifests } from '../manifests/load.js';
 import type { LoadOptions } from '../manifests/load.js';
+import { manifestCacheFor } from '../manifests/parse-cache.js';
 import type { DesiredModel, Problem } from '../manifests/model.js';
 import { digestValue, hashValue, liveDigest } from '../plan/hash.js';
 import { plan as computePlan } from '../plan/planner.js';
@@ -77,7 +78,10 @@ export function desiredRevision(desired: DesiredModel): string {
 /** Load, validate, read live and plan. Nothing is written. */
 export async function planPass(input: PlanPassInput): Promise<PlanPassOutput> {
   const now = input.now ?? ((): Date => new Date());
-  const loaded = await loadManifests(input.path, input.loadOptions);
+  // Files unchanged since the last load are not parsed again: the agent's passes reuse the
+  // process's cache; a local state directory keeps it for the next process too (remote state: memory only).
+  const cache = manifestCacheFor(input.state ? input.state.localDir : input.stateDir);
+  const loaded = await loadManifests(input.path, { cache, ...input.loadOptions });
   const errors = loaded.problems.filter((p) => p.severity === 'error');
   if (errors.length > 0 || !loaded.desired) {
     return { kind: 'invalid', problems: loaded.problems, revision: input.revision ?? null };

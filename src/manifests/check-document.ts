@@ -17,11 +17,18 @@ function isPlainObject(v: unknown): v is Record<string, unknown> {
   return v !== null && typeof v === 'object' && !Array.isArray(v);
 }
 
-export function checkDocument(d: ParsedDocument): {
+/** How messages about a manifest begin: `Flow "pwsh": `. */
+export function manifestPrefix(kind: Kind, name: string | undefined): string {
+  return name === undefined ? `${kind}: ` : `${kind} "${name}": `;
+}
+
+export interface CheckResult {
   record?: DocRecord;
   problems: Problem[];
   foreign?: { file: string; line: number; column: number; what: string };
-} {
+}
+
+export function checkDocument(d: ParsedDocument): CheckResult {
   if (!d.ok) return { problems: [] }; // the YAML errors are already reported
   // Another group's document (apps/v1, v1, …) is not a packsync manifest; a packsync.dev typo still is one.
   const av = isPlainObject(d.value) ? d.value.apiVersion : undefined;
@@ -84,7 +91,7 @@ export function checkDocument(d: ParsedDocument): {
     return { problems };
   }
   const k = kind as Kind;
-  const prefix = name === undefined ? `${k}: ` : `${k} "${name}": `;
+  const prefix = manifestPrefix(k, name);
   const validate = validators().byKind[k];
   const ok = validate(v);
   // apiVersion was checked above with a better message.

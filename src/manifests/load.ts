@@ -10,14 +10,14 @@ import { isInside } from '../api/content-files.js';
 import { mapLimit } from '../util/map-limit.js';
 import { API_VERSION } from './model.js';
 import type { DeploymentManifest, DesiredModel, FlowManifest, Kind, PackageManifest, Problem, TenantUploadManifest } from './model.js';
-import { checkDocument } from './check-document.js';
+import { CachedLoad } from './cached-load.js';
 import { compare, sortProblems } from './sort-problems.js';
 import { checkRules } from './rules.js';
 import type { DocRecord } from './rules.js';
 import { decodeManifest } from './encoding.js';
 import { fieldPositions } from './positions.js';
 import { listYamlFiles, walkSkips } from './walk.js';
-import { parseYamlFile } from './yaml-source.js';
+import type { ManifestCache } from './parse-cache.js';
 import type { ParsedFile } from './yaml-source.js';
 
 export interface LoadOptions {
@@ -25,6 +25,8 @@ export interface LoadOptions {
   maxFileBytes?: number;
   /** Follow symlinked files and folders while looking for manifests. Default false. */
   followSymlinks?: boolean;
+  /** Reuse what unchanged files loaded to before (parse-cache.ts); none by default. */
+  cache?: ManifestCache;
 }
 
 export interface LoadResult {
@@ -164,6 +166,8 @@ async function loadSources(
   // Names a file that could not be read or parsed may define: references to them are held back.
   const held = { all: false, kinds: new Set<string>(), names: new Set<string>() };
   let parsed: ParsedFile[] = [];
+  const cached = new CachedLoad(opts.cache);
+  await cached.open();
   // Reads overlap (the disk and the page cache answer faster in parallel: validate-5k sat idle half
   // the time awaiting one file after another); decoding and parsing stay in order.
   const read = await mapLimit(sources, 16, async ({ file, abs }): Promise<{ rel: string; bytes?: Buffer; problem?: Problem }> => {
@@ -199,7 +203,7 @@ async function loadSources(
       held.all = true;
       continue;
     }
-    parsed.push(parseYamlFile(rel, decoded.text));
+    parsed.push(cached.parse(rel, bytes, decoded.text));
   }
   if (how.contentFilter) {
     const absOf = new Map(sources.map((s) => [s.file, s.abs]));
@@ -224,9 +228,9 @@ async function loadSources(
       else if (b.name === undefined) held.kinds.add(b.kind);
       else held.names.add(`${b.kind}/${b.name}`);
     }
-    for (const d of f.documents) {
+    for (const [i, d] of f.documents.entries()) {
       if (isShown) documents++;
-      const checked = checkDocument(d);
+      const checked = cached.check(f, i, d);
       if (checked.foreign) {
         if (isShown) foreign.push(checked.foreign);
         continue;
@@ -251,6 +255,8 @@ async function loadSources(
   const heldBack = (kind: Kind, name: string): boolean => held.all || held.kinds.has(kind) || held.names.has(`${kind}/${name}`);
   const rules = await checkRules(records, root, rootReal, heldBack);
   problems.push(...rules.problems);
+
+  await cached.commit(parsed);
 
   const known = new Set(sources.map((s) => s.file));
   const sorted = sortProblems(problems.filter((p) => reported.has(p.file) || !known.has(p.file)));

@@ -22,6 +22,17 @@ const LIVE_FIELDS: Record<Kind, readonly string[]> = {
   TenantUpload: ['spec.tenant', 'spec.package'],
 };
 
+const TO_WAVE = ['spec', 'promotion', 'toWave'] as const;
+
+/** The paths the loader locates for a valid document of this value (its kind's live fields, a Deployment's toWave). */
+export function prelocatePaths(value: unknown): string[][] {
+  const kind = (value as { kind?: unknown } | null)?.kind;
+  const fields = typeof kind === 'string' && Object.hasOwn(LIVE_FIELDS, kind) ? LIVE_FIELDS[kind as Kind] : [];
+  const out = fields.map((f) => f.split('.')).filter((segments) => valueAt(value, segments) !== undefined);
+  if (kind === 'Deployment' && valueAt(value, TO_WAVE) !== undefined) out.push([...TO_WAVE]);
+  return out;
+}
+
 /** Dotted path → position, for the fields of `kind` present in `data`; undefined when none is. */
 export function fieldPositions(doc: ParsedDocument, kind: Kind, data: unknown): Record<string, SourcePosition> | undefined {
   let out: Record<string, SourcePosition> | undefined;

@@ -2,9 +2,10 @@
  * YAML with positions: every document of a file is parsed with a LineCounter so any JSON pointer
  * into it can be turned back into the 1-based line and column a person sees in an editor.
  */
-import { CST, Composer, LineCounter, Parser, isAlias, isMap, isScalar, isSeq } from 'yaml';
-import type { Document, Node, Pair, ParsedNode, YAMLError } from 'yaml';
+import { CST, Composer, LineCounter, Parser, isScalar } from 'yaml';
+import type { Document, YAMLError } from 'yaml';
 import type { Problem } from './model.js';
+import { documentHandle, locatedKey, locateOffset, recomposer } from './document-handle.js';
 import { flowTooDeep, MAX_DEPTH, tokensTooDeep } from './nesting.js';
 import { unclosedOpening } from './flow-brackets.js';
 
@@ -29,6 +30,8 @@ export interface ParsedDocument {
   start: Position;
   /** True when the YAML parser reported no error for this document. */
   ok: boolean;
+  /** Positions located while parsing (`ParseOptions.prelocate`), by `locatedKey`. */
+  located: ReadonlyMap<string, Position>;
   locate: (segments: readonly Segment[], mode: LocateMode) => Position;
   /** The source text of the scalar at `segments` (e.g. `24.10` where the data says 24.1). */
   sourceText: (segments: readonly Segment[]) => string | undefined;
@@ -47,7 +50,16 @@ export interface ParsedFile {
   broken: { kind?: string; name?: string }[];
 }
 
-export function parseYamlFile(file: string, text: string): ParsedFile {
+export interface ParseOptions {
+  /**
+   * Paths whose positions (mode 'value') are located while the composed document is alive: the
+   * loader needs these for every valid document (`fieldPositions`), and locating them later would
+   * compose every file a second time.
+   */
+  prelocate?: (value: unknown) => readonly (readonly Segment[])[];
+}
+
+export function parseYamlFile(file: string, text: string, opts: ParseOptions = {}): ParsedFile {
   const tooDeep = (p: Position): ParsedFile => {
     const message = `collections nested more than ${MAX_DEPTH} deep: the file is not read any further`;
     return {
@@ -93,12 +105,8 @@ export function parseYamlFile(file: string, text: string): ParsedFile {
   // files held ~90 MB (heap snapshot, docs/performance.md fleet-10x). Positions are needed only to
   // report a problem, so the documents are not kept: the first position asked for parses the file
   // again (the same text composes to the same documents).
-  let again: Document.Parsed[] | null = null;
-  const composedAgain = (index: number): { doc: Document.Parsed; contents: ParsedNode } => {
-    again ??= Array.from(new Composer({ prettyErrors: false, uniqueKeys: true, strict: true }).compose(new Parser().parse(text)));
-    const doc = again[index]!;
-    return { doc, contents: doc.contents! };
-  };
+  // The composed documents are not kept (document-handle.ts): a position no one located composes the text again.
+  const again = recomposer(text);
   // A file with no documents composes to an empty list.
   const list: Document.Parsed[] = docs;
   list.forEach((doc, index) => {
@@ -135,24 +143,14 @@ export function parseYamlFile(file: string, text: string): ParsedFile {
         });
       }
     }
-    documents.push({
-      file,
-      index,
-      value,
-      start: pos(contents.range[0]),
-      ok: ok && value !== undefined,
-      locate: (segments, mode) => {
-        const c = composedAgain(index);
-        return pos(locateOffset(c.doc, c.contents, segments, mode));
-      },
-      sourceText: (segments) => {
-        const c = composedAgain(index);
-        const found = walk(c.doc, c.contents, segments);
-        const node = found.node;
-        if (found.missing > 0 || !node?.range || !isScalar(node)) return undefined;
-        return text.slice(node.range[0], node.range[1]).trim();
-      },
-    });
+    const located = new Map<string, Position>();
+    if (ok && value !== undefined && opts.prelocate) {
+      for (const segments of opts.prelocate(value))
+        located.set(locatedKey(segments, 'value'), pos(locateOffset(doc, contents, segments, 'value')));
+    }
+    documents.push(
+      documentHandle(file, text, again, { index, value, start: pos(contents.range[0]), ok: ok && value !== undefined, located }),
+    );
   });
   return { file, documents, problems, broken };
 }
@@ -261,56 +259,4 @@ function yamlProblem(
 function keyAt(text: string, offset: number): string {
   const m = /^[^:\n]*/.exec(text.slice(offset));
   return (m?.[0] ?? '').trim();
-}
-
-interface Walked {
-  node: Node | null;
-  /** The key of the last pair walked through, if the last step was a mapping lookup. */
-  key: Node | null;
-  /** How many trailing segments could not be found. */
-  missing: number;
-}
-
-function walk(doc: Document.Parsed, root: ParsedNode, segments: readonly Segment[]): Walked {
-  let node: Node | null = root;
-  let key: Node | null = null;
-  for (let i = 0; i < segments.length; i++) {
-    const seg = segments[i];
-    if (isAlias(node)) node = (node.resolve(doc) as Node | undefined) ?? null;
-    let next: Node | null | undefined;
-    let nextKey: Node | null = null;
-    if (isMap(node)) {
-      const pair: Pair | undefined = node.items.find((p) => String(isScalar(p.key) ? p.key.value : p.key) === String(seg));
-      if (pair) {
-        next = (pair.value as Node | null) ?? null;
-        nextKey = pair.key as Node;
-      }
-    } else if (isSeq(node)) {
-      next = node.items[Number(seg)] as Node | undefined;
-    }
-    if (next === undefined) return { node, key, missing: segments.length - i };
-    key = nextKey;
-    node = next;
-  }
-  return { node, key, missing: 0 };
-}
-
-function start(n: Node | null): number | undefined {
-  return n?.range?.[0];
-}
-
-function locateOffset(doc: Document.Parsed, root: ParsedNode, segments: readonly Segment[], mode: LocateMode): number {
-  const w = walk(doc, root, segments);
-  const fallback = root.range[0];
-  if (w.missing > 0) {
-    // The path ends inside a mapping that lacks it: point at that mapping's key (or the mapping).
-    return start(w.key) ?? start(w.node) ?? fallback;
-  }
-  if (mode === 'key') return start(w.key) ?? start(w.node) ?? fallback;
-  if (mode === 'container') return start(w.key) ?? start(w.node) ?? fallback;
-  // An empty value (`state:`) has no text of its own: point at its key.
-  if (w.node === null || (isScalar(w.node) && w.node.value === null && w.node.range && w.node.range[0] === w.node.range[1])) {
-    return start(w.key) ?? fallback;
-  }
-  return start(w.node) ?? start(w.key) ?? fallback;
 }

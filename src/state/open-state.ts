@@ -18,6 +18,8 @@ export interface State {
   readonly description: string;
   /** Where, for messages that say "the state in …": the directory, or `azblob://c/p`. */
   readonly location: string;
+  /** The state directory when the state is local (the manifest cache is kept there); undefined for remote state. */
+  readonly localDir?: string;
   /** Reads the inventory without the lock and without writing (plan, export). */
   read(): Promise<Inventory>;
   /** Opens the store a pass records into (remote state writes only under the lock). */
@@ -60,6 +62,7 @@ function directoryState(dir: string, warn: (message: string) => void): State {
   return {
     description: backend.description,
     location: dir,
+    localDir: dir,
     read: async () => (await readBackend(backend)).inventory,
     openStore: () => InventoryStore.openOn(backend),
     lock: async () => {

@@ -1,0 +1,118 @@
+/**
+ * One load's use of the manifest cache (parse-cache.ts): a file is parsed, or taken from the cache
+ * when its bytes are known; its documents are checked, or their checks taken from the cache; at the
+ * end, the cache is replaced by the entries of this load's files that may be cached.
+ */
+import { checkDocument, manifestPrefix } from './check-document.js';
+import type { CheckResult } from './check-document.js';
+import { documentHandle, locatedKey, recomposer } from './document-handle.js';
+import type { Kind } from './model.js';
+import type { CachedFile, ManifestCache } from './parse-cache.js';
+import { jsonExact, sha256 } from './parse-cache.js';
+import { prelocatePaths } from './positions.js';
+import type { ParsedDocument, ParsedFile, Position } from './yaml-source.js';
+import { parseYamlFile } from './yaml-source.js';
+
+export class CachedLoad {
+  /** Per file: the sha256 of its bytes (with a cache), and its checks (in document order). */
+  private readonly shaOf = new Map<ParsedFile, string>();
+  private readonly checksOf = new Map<ParsedFile, CheckResult[]>();
+  private readonly hits = new Set<ParsedFile>();
+
+  constructor(private readonly cache: ManifestCache | undefined) {}
+
+  open(): Promise<void> {
+    return this.cache?.open() ?? Promise.resolve();
+  }
+
+  parse(file: string, bytes: Uint8Array, text: string): ParsedFile {
+    if (!this.cache) return parseYamlFile(file, text, { prelocate: prelocatePaths });
+    const sha = sha256(bytes);
+    const hit = this.cache.get(sha);
+    const f = (hit && fromCacheEntry(file, text, hit)) || { parsed: parseYamlFile(file, text, { prelocate: prelocatePaths }), checks: [] };
+    this.shaOf.set(f.parsed, sha);
+    this.checksOf.set(f.parsed, f.checks);
+    if (f.checks.length > 0) this.hits.add(f.parsed);
+    return f.parsed;
+  }
+
+  /** The check of the `index`th document of `f` (documents are checked in order, once). */
+  check(f: ParsedFile, index: number, d: ParsedDocument): CheckResult {
+    if (this.hits.has(f)) return this.checksOf.get(f)![index]!;
+    const checked = checkDocument(d);
+    this.checksOf.get(f)?.push(checked);
+    return checked;
+  }
+
+  /** Keeps the entries of `files` (the load's files, after content files were set aside), and only those. */
+  async commit(files: readonly ParsedFile[]): Promise<void> {
+    const cache = this.cache;
+    if (!cache) return;
+    const next = new Map<string, string>();
+    for (const f of files) {
+      const sha = this.shaOf.get(f);
+      if (sha === undefined) continue;
+      const json = this.hits.has(f) ? cache.json(sha) : cacheEntry(f, this.checksOf.get(f) ?? []);
+      if (json !== undefined) next.set(sha, json);
+    }
+    await cache.commit(next);
+  }
+}
+
+/**
+ * The entry of a file, as JSON; undefined when it must not be cached: it had a problem of its own
+ * (YAML, schema, a foreign document: problems are always computed fresh), or a value JSON would
+ * not give back exactly.
+ */
+export function cacheEntry(f: ParsedFile, checks: readonly CheckResult[]): string | undefined {
+  if (f.problems.length > 0 || f.broken.length > 0 || checks.length !== f.documents.length) return undefined;
+  const entry: CachedFile = [];
+  for (let i = 0; i < f.documents.length; i++) {
+    const d = f.documents[i]!;
+    const { record, problems, foreign } = checks[i]!;
+    if (!d.ok || !record?.valid || problems.length > 0 || foreign || !jsonExact(d.value)) return undefined;
+    const located: [number, number][] = [];
+    for (const segments of prelocatePaths(d.value)) {
+      const p = d.located.get(locatedKey(segments, 'value'));
+      if (!p) return undefined;
+      located.push([p.line, p.column]);
+    }
+    entry.push([d.index, d.start.line, d.start.column, located, d.value]);
+  }
+  return JSON.stringify(entry);
+}
+
+/**
+ * What parsing and checking the file would give: its documents (a position beyond the cached ones
+ * composes `text` on demand) and their checks, as `checkDocument` gives them for a valid manifest.
+ */
+export function fromCacheEntry(file: string, text: string, entry: CachedFile): { parsed: ParsedFile; checks: CheckResult[] } | undefined {
+  // An entry not of the shape written (which digest and identity should rule out) is a miss, never a failed load.
+  if (!Array.isArray(entry) || entry.length === 0) return undefined;
+  for (const d of entry) {
+    if (!Array.isArray(d) || !Array.isArray(d[3]) || d[3].length !== prelocatePaths(d[4]).length) return undefined;
+  }
+  const again = recomposer(text);
+  const checks: CheckResult[] = [];
+  const documents = entry.map(([index, line, column, positions, value]) => {
+    const located = new Map<string, Position>();
+    prelocatePaths(value).forEach((segments, i) => {
+      const p = positions[i]!;
+      located.set(locatedKey(segments, 'value'), { line: p[0], column: p[1] });
+    });
+    const doc = documentHandle(file, text, again, { index, value, start: { line, column }, ok: true, located });
+    const data = value as { kind: Kind; metadata?: { name?: unknown } };
+    const name = typeof data.metadata?.name === 'string' ? data.metadata.name : undefined;
+    const record = {
+      doc,
+      kind: data.kind,
+      name,
+      data: value as Record<string, unknown>,
+      valid: true,
+      prefix: manifestPrefix(data.kind, name),
+    };
+    checks.push({ record, problems: [] });
+    return doc;
+  });
+  return { parsed: { file, documents, problems: [], broken: [] }, checks };
+}
