@@ -5,7 +5,7 @@
  * at all).
  */
 import { readFile, realpath, stat } from 'node:fs/promises';
-import { dirname, join, relative, resolve, sep } from 'node:path';
+import { dirname, relative, resolve, sep } from 'node:path';
 import { isInside } from '../api/content-files.js';
 import { mapLimit } from '../util/map-limit.js';
 import { API_VERSION } from './model.js';
@@ -16,6 +16,7 @@ import { checkRules } from './rules.js';
 import type { DocRecord } from './rules.js';
 import { decodeManifest } from './encoding.js';
 import { fieldPositions } from './positions.js';
+import { commonParent, repositoryRoot } from './repository-root.js';
 import { listYamlFiles, walkSkips } from './walk.js';
 import type { ManifestCache } from './parse-cache.js';
 import type { ParsedFile } from './yaml-source.js';
@@ -64,36 +65,6 @@ export interface RepositoryLoadOptions extends LoadOptions {
 export interface RepositoryLoadResult extends LoadResult {
   /** The repository root the names were resolved against. */
   root: string;
-}
-
-async function exists(p: string): Promise<boolean> {
-  return stat(p).then(
-    () => true,
-    () => false,
-  );
-}
-
-/** The deepest folder holding all of `dirs` (absolute). */
-export function commonParent(dirs: readonly string[]): string {
-  let common = dirs[0] ?? resolve('.');
-  for (const d of dirs.slice(1)) {
-    while (!isInside(common, d)) common = dirname(common);
-  }
-  return common;
-}
-
-/**
- * The repository a folder belongs to: the nearest folder, from `dir` upwards, holding `.git` or
- * `.packsyncignore`; else `dir` itself. A folder that repository does not walk (listed in its
- * `.packsyncignore`, hidden) is a repository of its own, as each of `examples/invalid/*` is.
- */
-export async function repositoryRoot(dir: string): Promise<string> {
-  for (let d = dir; ; d = dirname(d)) {
-    if ((await exists(join(d, '.git'))) || (await exists(join(d, '.packsyncignore')))) {
-      return d !== dir && (await walkSkips(d, relative(d, dir))) ? dir : d;
-    }
-    if (dirname(d) === d) return dir;
-  }
 }
 
 /**
@@ -311,3 +282,4 @@ function withoutContentFiles(files: ParsedFile[], root: string, absOf: (file: st
 }
 
 export { sortProblems } from './sort-problems.js';
+export { commonParent, repositoryRoot };
