@@ -22,6 +22,8 @@ RUN apt-get update \
 WORKDIR /app
 COPY --from=build /src/node_modules ./node_modules
 COPY --from=build /src/dist/src ./dist/src
+# The compiled code imports the schemas from dist/schemas (tsc emits the JSON next to it).
+COPY --from=build /src/dist/schemas ./dist/schemas
 COPY --from=build /src/schemas ./schemas
 COPY package.json README.md ./
 COPY examples ./examples
