@@ -42,7 +42,15 @@ const BENCH = new Set(
   flagsIn(/usage: npm run bench -- (.*)\\n/.exec(await readFile(join(REPO_ROOT, 'bench', 'run.ts'), 'utf8'))?.[1] ?? ''),
 );
 /** Other programs' flags the docs quote in prose: git's `--depth` and `--upload-pack`, Node's `--expose-gc` and heap snapshot flag. */
-const OTHER_PROGRAMS = new Set(['--depth', '--upload-pack', '--expose-gc', '--heapsnapshot-near-heap-limit']);
+const OTHER_PROGRAMS = new Set([
+  '--depth',
+  '--upload-pack',
+  '--expose-gc',
+  '--heapsnapshot-near-heap-limit',
+  '--max-old-space-size',
+  '--max-semi-space-size',
+  '--trace-gc',
+]);
 const COMMANDS = [...HELP.keys()].map((k) => k.split(' ')[0]!).filter((v, i, a) => a.indexOf(v) === i);
 /** Flags of other programs the docs quote (git, npm, Chromium, Node): not packsync's. */
 const FOREIGN =
