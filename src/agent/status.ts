@@ -11,18 +11,8 @@ import type { EventInput } from './events.js';
 export type { AgentEvent } from './events.js';
 export { EVENT_LIMIT } from './events.js';
 
-export type {
-  AgentStatus,
-  Condition,
-  ConditionReason,
-  ConditionStatus,
-  ConditionType,
-  ObjectProgress,
-  ObjectStatus,
-  PassListener,
-  PassRecord,
-  PassResult,
-} from './status-types.js';
+// Everything the status is made of, for the modules that import the tracker.
+export type * from './status-types.js';
 export { CONDITION_REASONS } from './status-types.js';
 import type {
   AgentStatus,
