@@ -14,6 +14,6 @@ export const RUN = fileURLToPath(new URL('./run.js', import.meta.url));
  * host's memory and lets garbage pile up far past what is live (fleet-10x: 479 MiB RSS for under
  * 130 MiB live), which in a 256 MiB container is an OOM kill.
  */
-export const AGENT_NODE_OPTIONS = '--max-old-space-size=128 --max-semi-space-size=4';
+export const AGENT_NODE_OPTIONS = '--max-old-space-size=112 --max-semi-space-size=4';
 
 export const rssMiB = (): number => Math.round((process.memoryUsage().rss / 1048576) * 10) / 10;
