@@ -39,6 +39,23 @@ describe('plan checks against the simulator', () => {
     expect(await sim.writes()).toEqual([]);
   });
 
+  it('a converged repository reads no catalog app; a version edited in place is checked again, and an unknown one fails the plan (regression: one app read per followed app on every pass)', async () => {
+    const repo = await writeRepo();
+    expect((await cli(['apply', '--auto-approve', repo], env)).code).toBe(0);
+    const appReads = async (): Promise<number> =>
+      (await sim.journal()).filter((e) => e.method === 'GET' && normalisePath(e.path) === '/v1/app/{id}').length;
+    const before = await appReads();
+    const noop = await cli(['plan', '--detailed-exitcode', repo], env);
+    expect(noop.code, noop.stdout).toBe(0);
+    expect(await appReads()).toBe(before);
+
+    await editFile(join(repo, 'packages.yaml'), 'version: "24.08"', 'version: "24.09"');
+    const edited = await cli(['plan', '--detailed-exitcode', repo], env);
+    expect(edited.code).toBe(1);
+    expect(edited.stdout).toContain('packages.yaml:8:14: REF_UNKNOWN: 7-Zip has no version 24.09; available: 24.08, 24.07, 23.01');
+    expect(await appReads()).toBe(before + 1);
+  });
+
   it("a wave gate beyond the live flow's waves fails plan at spec.wave; a version already live is recorded, not replaced", async () => {
     const repo = await writeRepo({ wave: 2 });
     const first = await cli(['apply', '--auto-approve', repo], env);
