@@ -107,16 +107,27 @@ async function runQueued(input: GateCommandInput, rt: Runtime, io: CliIo, waitMs
   io.stderr(
     `The state is locked by a running apply or agent: queued this ${input.command} for it (carried out at the start of its next pass).`,
   );
-  const deadline = Date.now() + waitMs;
+  let deadline = Date.now() + waitMs;
+  let taken = false;
   let outcome: RequestOutcome | null = null;
   for (;;) {
     outcome = await queue.outcome(id);
     if (outcome) break;
-    if (Date.now() >= deadline && (await queue.withdraw(id)))
-      throw new GateRequestError(
-        'GATE_REQUEST_TIMEOUT',
-        `no pass of the process holding the state took this ${input.command} within ${waitMs / 1000} s; withdrawn, nothing changed (try again, or a longer --wait)`,
-      );
+    if (Date.now() >= deadline) {
+      if (!taken && (await queue.withdraw(id)))
+        throw new GateRequestError(
+          'GATE_REQUEST_TIMEOUT',
+          `no pass of the process holding the state took this ${input.command} within ${waitMs / 1000} s; withdrawn, nothing changed (try again, or a longer --wait)`,
+        );
+      // A pass has it: give it as long again to answer, never forever (its process may have died).
+      if (taken)
+        throw new GateRequestError(
+          'GATE_REQUEST_TIMEOUT',
+          `the process holding the state took this ${input.command} but gave no answer within ${(2 * waitMs) / 1000} s; it may have been carried out: \`packsync state show ${input.key}\` shows the gate log`,
+        );
+      taken = true;
+      deadline = Date.now() + waitMs;
+    }
     await new Promise((r) => setTimeout(r, 200));
   }
   // The holder's refusal or failure, with the code it reported.

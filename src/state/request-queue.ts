@@ -40,25 +40,34 @@ export class RequestQueue {
     await writeAtomic(join(this.dir, `${r.id}.json`), `${JSON.stringify(r)}\n`);
   }
 
-  /** Ids of queued requests, oldest first (ids start with the time they were made). */
+  /**
+   * Ids of requests to carry out, oldest first (ids start with the time they were made): queued ones,
+   * and ones a pass claimed but never finished (its process died; only the lock's holder calls this,
+   * so a claimed request seen here has no one working on it).
+   */
   async pending(): Promise<string[]> {
     const names = await readdir(this.dir).catch(() => [] as string[]);
-    return names
-      .filter((n) => n.endsWith('.json') && !n.endsWith('.result.json') && !n.includes('.tmp-'))
-      .map((n) => n.slice(0, -'.json'.length))
-      .sort();
+    const ids = names
+      .filter((n) => !n.includes('.tmp-') && !n.endsWith('.result.json') && (n.endsWith('.json') || n.endsWith('.taken')))
+      .map((n) => n.slice(0, n.lastIndexOf('.')));
+    return [...new Set(ids)].sort();
   }
 
-  /** Claims a request for this pass; null when another pass or its command took it first. */
+  /**
+   * Claims a request for this pass (or takes back one a dead holder claimed); null when its command
+   * withdrew it first. The pass that carries it out must tell a request already done by its id.
+   */
   async claim(id: string): Promise<QueuedRequest | null> {
     const taken = join(this.dir, `${id}.taken`);
+    await rename(join(this.dir, `${id}.json`), taken).catch(() => undefined);
+    let text: string;
     try {
-      await rename(join(this.dir, `${id}.json`), taken);
+      text = await readFile(taken, 'utf8');
     } catch {
       return null;
     }
     try {
-      return JSON.parse(await readFile(taken, 'utf8')) as QueuedRequest;
+      return JSON.parse(text) as QueuedRequest;
     } catch {
       await this.finish(id, { ok: false, code: 'USAGE', lines: ['the queued request could not be read'] });
       return null;
