@@ -3,7 +3,8 @@
  * restart (a fresh start would otherwise check only the head and let an unsigned commit behind it
  * through) and so the last verified manifests stay in force when the agent comes back up.
  */
-import { mkdir, readFile, rename, writeFile } from 'node:fs/promises';
+import { mkdir, readFile } from 'node:fs/promises';
+import { writeAtomic } from '../state/durable-file.js';
 import { join } from 'node:path';
 
 export interface VerifiedRevision {
@@ -39,7 +40,5 @@ export async function loadVerifiedRevision(stateDir: string, source: string, ref
 /** Written atomically (temp file + rename), so a crash leaves the old or the new record. */
 export async function saveVerifiedRevision(stateDir: string, v: VerifiedRevision): Promise<void> {
   await mkdir(stateDir, { recursive: true });
-  const tmp = join(stateDir, `${FILE}.${process.pid}.tmp`);
-  await writeFile(tmp, `${JSON.stringify(v, null, 2)}\n`);
-  await rename(tmp, join(stateDir, FILE));
+  await writeAtomic(join(stateDir, FILE), `${JSON.stringify(v, null, 2)}\n`);
 }

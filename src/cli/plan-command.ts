@@ -1,7 +1,7 @@
 import type { Command } from 'commander';
 import { Option } from 'commander';
 import { resolve } from 'node:path';
-import { writeAtomic } from '../state/inventory-store.js';
+import { writeAtomic } from '../state/durable-file.js';
 import { planPass } from '../engine/reconcile.js';
 import { formatPlanJson, formatPlanMarkdown, formatPlanText } from '../plan/format.js';
 import { gitCommitOf } from './git-commit.js';

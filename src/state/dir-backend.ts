@@ -11,8 +11,6 @@ import { newStats } from './backend.js';
 import { InventoryError } from './state-errors.js';
 import { syncDir, writeAtomic } from './durable-file.js';
 
-export { writeAtomic } from './durable-file.js';
-
 export const SNAPSHOT_FILE = 'inventory.json';
 export const JOURNAL_FILE = 'journal.jsonl';
 

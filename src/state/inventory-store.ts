@@ -26,7 +26,6 @@ import type { JournalChange, LoadedState } from './journal.js';
 import { StateError } from './state-errors.js';
 
 export { InventoryError } from './state-errors.js';
-export { writeAtomic } from './dir-backend.js';
 
 /** Reads a state directory (snapshot + journal) without writing anything. */
 export async function loadInventory(stateDir: string): Promise<Inventory> {

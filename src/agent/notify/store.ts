@@ -3,7 +3,8 @@
  * passes and restarts, reminders keep their backoff, and a commit status identical to the newest
  * one for that sha and context is not posted again. Written atomically (temp file + rename).
  */
-import { mkdir, readFile, rename, writeFile } from 'node:fs/promises';
+import { mkdir, readFile } from 'node:fs/promises';
+import { writeAtomic } from '../../state/durable-file.js';
 import { join } from 'node:path';
 
 export interface SentRecord {
@@ -60,9 +61,7 @@ export class NotifyStore {
       .then(async () => {
         const dir = join(file, '..');
         await mkdir(dir, { recursive: true, mode: 0o700 });
-        const tmp = `${file}.${process.pid}.tmp`;
-        await writeFile(tmp, text, { mode: 0o600 });
-        await rename(tmp, file);
+        await writeAtomic(file, text);
       })
       .catch(() => undefined);
     return this.chain;
