@@ -15,7 +15,7 @@ const { values } = parseArgs({
     // Read by the scenarios themselves.
     'size-mib': { type: 'string' }, // upload: content size, default 1024
     rounds: { type: 'string' }, // upload: alternating rounds, default 2
-    runs: { type: 'string' }, // commit-latency: pushes, default 20; stop-latency: stops per phase, default 15
+    runs: { type: 'string' }, // commit-latency: pushes, default 20; stop-latency: stops per phase, default 15; install-cold: default 3
     flows: { type: 'string' }, // commit-latency: fleet size in flows, default 50; stop-latency: default 10; fleet-10x: default 3000
     'heap-snapshot': { type: 'boolean' }, // fleet-10x: write a heap snapshot after the converge
     'cpu-profile': { type: 'boolean' }, // fleet-10x: CPU profile of the no-op pass

@@ -2,6 +2,7 @@ import { cliStartup } from './cli-startup.js';
 import { commitLatency } from './commit-latency.js';
 import { convergeLarge, noopGrowth, noopLarge } from './fleet.js';
 import { gates300 } from './gates.js';
+import { installCold } from './install-cold.js';
 import { crash10x } from './crash-10x.js';
 import { fleet10x, fleetGrowth } from './fleet-10x.js';
 import { planScale } from './plan-scale.js';
@@ -24,4 +25,5 @@ export const SCENARIOS: Record<string, Scenario> = {
   'fleet-10x': fleet10x,
   'fleet-growth': fleetGrowth,
   'crash-10x': crash10x,
+  'install-cold': installCold,
 };
