@@ -1,9 +1,11 @@
 /**
  * Builds dist/ once before the suite: the e2e tests spawn the real CLI binary (crash tests kill it
- * with SIGKILL), and a stale build would test yesterday's code.
+ * with SIGKILL), and a stale build would test yesterday's code. It emits without type checking
+ * (`--noCheck`, ~4 s instead of ~10 s; the same files, since `isolatedModules` makes every file's
+ * output independent of types): vitest itself never checks types, `npm run typecheck` does, in CI too.
  */
 import { execFileSync } from 'node:child_process';
 
 export default function setup(): void {
-  execFileSync(process.execPath, ['node_modules/typescript/bin/tsc', '-p', 'tsconfig.build.json'], { stdio: 'inherit' });
+  execFileSync(process.execPath, ['node_modules/typescript/bin/tsc', '-p', 'tsconfig.build.json', '--noCheck'], { stdio: 'inherit' });
 }
