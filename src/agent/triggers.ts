@@ -86,7 +86,7 @@ export async function watchTrigger(dir: string, fire: (reason: string) => void, 
 
 /**
  * Fires when `promote` or `resume` queued a request for this agent (it holds the state lock), so the
- * waiting command gets its answer within about a second instead of at the next interval. Fires once
+ * waiting command gets its answer within one poll (`everyMs`) instead of at the next interval. Fires once
  * per new set of queued requests: a request that a pass cannot take (an invalid revision is never
  * planned) does not turn into a pass a second.
  */

@@ -66,8 +66,8 @@ async function gateCommand(command: GateCommand, arg: string, opts: GateCommandO
     const locked = await rt.state.lock().then(
       () => true,
       (e: unknown) => {
-        // Held by a running apply or agent: ask it (directory state only); anything else is an error.
-        if (errorCode(e) === 'STATE_LOCKED' && rt.state.requests) return false;
+        // Held by a running apply or agent: ask it; anything else is an error.
+        if (errorCode(e) === 'STATE_LOCKED') return false;
         throw e;
       },
     );
@@ -90,7 +90,7 @@ async function runLocked(input: GateCommandInput, rt: Runtime, io: CliIo): Promi
 }
 
 async function runQueued(input: GateCommandInput, rt: Runtime, io: CliIo, waitMs: number): Promise<void> {
-  const queue = rt.state.requests!;
+  const queue = rt.state.requests;
   // The refusals the state alone decides come at once, without queueing anything.
   const inv = await rt.state.read();
   requireKnown(inv, parseStateKey(input.key, 'DEPLOYMENT'), 'DEPLOYMENT', rt.state.location);
@@ -128,7 +128,7 @@ async function runQueued(input: GateCommandInput, rt: Runtime, io: CliIo, waitMs
       taken = true;
       deadline = Date.now() + waitMs;
     }
-    await new Promise((r) => setTimeout(r, 200));
+    await new Promise((r) => setTimeout(r, queue.pollMs.outcome));
   }
   // The holder's refusal or failure, with the code it reported.
   if (!outcome.ok)

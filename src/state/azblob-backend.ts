@@ -22,6 +22,7 @@ import { newStats } from './backend.js';
 import { holderText, pidAlive } from './holder.js';
 import type { Holder } from './holder.js';
 import { onProcessEnd } from './release-on-exit.js';
+import { call } from './azblob-call.js';
 import { StateError } from './state-errors.js';
 
 export const LEASE_SECONDS = 60;
@@ -243,21 +244,5 @@ async function downloadText(blob: BlockBlobClient | AppendBlobClient): Promise<{
   } catch (e) {
     if ((e as { status?: number }).status === 404) return null;
     throw e;
-  }
-}
-
-/** Runs an SDK call; a failure becomes a StateError that names the step, the status and the code only. */
-async function call<T>(what: string, fn: () => Promise<T>): Promise<T> {
-  try {
-    return await fn();
-  } catch (e) {
-    const r = e as { statusCode?: number; code?: string; details?: { errorCode?: string } };
-    const azureCode = r.details?.errorCode ?? r.code;
-    const err = new StateError(
-      'STATE_REMOTE_ERROR',
-      `cannot ${what} (${r.statusCode ?? 'no response'}${azureCode ? ` ${azureCode}` : ''})`,
-    );
-    Object.assign(err, { status: r.statusCode, azureCode });
-    throw err;
   }
 }

@@ -6,11 +6,14 @@
  */
 import { lockDirectory } from './dir-lock.js';
 import type { HeldLock } from './dir-lock.js';
+import type { ContainerClient } from '@azure/storage-blob';
 import type { AzureBlobBackend } from './azblob-backend.js';
 import { DirectoryBackend } from './dir-backend.js';
 import { InventoryStore, readBackend } from './inventory-store.js';
 import type { Inventory } from './inventory-types.js';
-import { RequestQueue } from './request-queue.js';
+import { BlobRequestQueue } from './azblob-requests.js';
+import { DirectoryRequestQueue } from './request-queue.js';
+import type { RequestQueue } from './request-queue.js';
 import { StateError } from './state-errors.js';
 
 export interface State {
@@ -30,11 +33,8 @@ export interface State {
   close(): Promise<void>;
   /** Whether this process holds the lock now. */
   held(): boolean;
-  /**
-   * Requests queued for the lock's holder (`promote`/`resume` while an apply or agent runs); a
-   * directory state only: remote state refuses those commands while locked (docs/promotion.md).
-   */
-  readonly requests: RequestQueue | null;
+  /** Requests queued for the lock's holder (`promote`/`resume` while an apply or agent runs). */
+  readonly requests: RequestQueue;
 }
 
 export interface StateOptions {
@@ -74,7 +74,7 @@ function directoryState(dir: string, warn: (message: string) => void): State {
       await h?.release();
     },
     held: () => held !== null,
-    requests: new RequestQueue(dir),
+    requests: new DirectoryRequestQueue(dir),
   };
 }
 
@@ -100,28 +100,29 @@ function remoteState(url: string, o: StateOptions): State {
   const loc = parseStateUrl(url);
   const display = `azblob://${loc.container}${loc.prefix ? `/${loc.prefix}` : ''}`;
   const connection = o.env.AZURE_STORAGE_CONNECTION_STRING;
+  let container: Promise<ContainerClient> | null = null;
   let backend: Promise<AzureBlobBackend> | null = null;
   let locked = false;
   // The SDK loads only when remote state is used: other commands keep their startup time.
-  const get = (): Promise<AzureBlobBackend> =>
-    (backend ??= (async () => {
+  const getContainer = (): Promise<ContainerClient> =>
+    (container ??= (async () => {
       if (!connection)
         throw new StateError(
           'STATE_CONFIG',
           `${display} needs AZURE_STORAGE_CONNECTION_STRING (the storage account's connection string, from a CI secret)`,
         );
-      const [{ BlobServiceClient }, { AzureBlobBackend }] = await Promise.all([
-        import('@azure/storage-blob'),
-        import('./azblob-backend.js'),
-      ]);
-      let service;
+      const { BlobServiceClient } = await import('@azure/storage-blob');
       try {
-        service = BlobServiceClient.fromConnectionString(connection);
+        return BlobServiceClient.fromConnectionString(connection).getContainerClient(loc.container);
       } catch {
         // The SDK's message may quote the connection string: say only that it did not parse.
         throw new StateError('STATE_CONFIG', 'AZURE_STORAGE_CONNECTION_STRING is not a valid storage connection string');
       }
-      return new AzureBlobBackend(service.getContainerClient(loc.container), loc.prefix, display);
+    })());
+  const get = (): Promise<AzureBlobBackend> =>
+    (backend ??= (async () => {
+      const [c, { AzureBlobBackend }] = await Promise.all([getContainer(), import('./azblob-backend.js')]);
+      return new AzureBlobBackend(c, loc.prefix, display);
     })());
   return {
     description: `remote state ${display}`,
@@ -137,6 +138,6 @@ function remoteState(url: string, o: StateOptions): State {
       if (backend) await (await backend).unlock();
     },
     held: () => locked,
-    requests: null,
+    requests: new BlobRequestQueue(getContainer, loc.prefix),
   };
 }

@@ -28,7 +28,37 @@ export interface RequestOutcome {
   lines: string[];
 }
 
-export class RequestQueue {
+/**
+ * Where requests wait: a directory (this file) or blobs (`azblob-requests.ts`), with the same
+ * contract: exactly one of a pass's `claim` and a command's `withdraw` wins.
+ */
+export interface RequestQueue {
+  /** How often a waiting command looks for its outcome, and the agent for new requests (ms). */
+  readonly pollMs: { outcome: number; pending: number };
+  put(r: QueuedRequest): Promise<void>;
+  /**
+   * Ids of requests to carry out, oldest first (ids start with the time they were made): queued ones,
+   * and ones a pass claimed but never finished (its process died; only the lock's holder calls this,
+   * so a claimed request seen here has no one working on it).
+   */
+  pending(): Promise<string[]>;
+  /**
+   * Claims a request for this pass (or takes back one a dead holder claimed); null when its command
+   * withdrew it first. The pass that carries it out must tell a request already done by its id.
+   */
+  claim(id: string): Promise<QueuedRequest | null>;
+  finish(id: string, outcome: RequestOutcome): Promise<void>;
+  /** The outcome once the holder carried the request out (and removes it), else null. */
+  outcome(id: string): Promise<RequestOutcome | null>;
+  /** Takes back a request no pass claimed yet: true when withdrawn, false when a pass has it. */
+  withdraw(id: string): Promise<boolean>;
+}
+
+/** A request whose text does not parse is answered, not carried out. */
+export const UNREADABLE: RequestOutcome = { ok: false, code: 'USAGE', lines: ['the queued request could not be read'] };
+
+export class DirectoryRequestQueue implements RequestQueue {
+  readonly pollMs = { outcome: 200, pending: 1000 };
   private readonly dir: string;
 
   constructor(stateDir: string) {
@@ -40,11 +70,6 @@ export class RequestQueue {
     await writeAtomic(join(this.dir, `${r.id}.json`), `${JSON.stringify(r)}\n`);
   }
 
-  /**
-   * Ids of requests to carry out, oldest first (ids start with the time they were made): queued ones,
-   * and ones a pass claimed but never finished (its process died; only the lock's holder calls this,
-   * so a claimed request seen here has no one working on it).
-   */
   async pending(): Promise<string[]> {
     const names = await readdir(this.dir).catch(() => [] as string[]);
     const ids = names
@@ -53,10 +78,6 @@ export class RequestQueue {
     return [...new Set(ids)].sort();
   }
 
-  /**
-   * Claims a request for this pass (or takes back one a dead holder claimed); null when its command
-   * withdrew it first. The pass that carries it out must tell a request already done by its id.
-   */
   async claim(id: string): Promise<QueuedRequest | null> {
     const taken = join(this.dir, `${id}.taken`);
     await rename(join(this.dir, `${id}.json`), taken).catch(() => undefined);
@@ -69,7 +90,7 @@ export class RequestQueue {
     try {
       return JSON.parse(text) as QueuedRequest;
     } catch {
-      await this.finish(id, { ok: false, code: 'USAGE', lines: ['the queued request could not be read'] });
+      await this.finish(id, UNREADABLE);
       return null;
     }
   }
@@ -79,7 +100,6 @@ export class RequestQueue {
     await unlink(join(this.dir, `${id}.taken`)).catch(() => undefined);
   }
 
-  /** The outcome once the holder carried the request out (and removes it), else null. */
   async outcome(id: string): Promise<RequestOutcome | null> {
     const file = join(this.dir, `${id}.result.json`);
     let text: string;
@@ -92,7 +112,7 @@ export class RequestQueue {
     return JSON.parse(text) as RequestOutcome;
   }
 
-  /** Takes back a request no pass claimed yet: true when withdrawn, false when a pass has it. */
+  // Unlinking the queued file races the claim's rename: only one of them finds it.
   async withdraw(id: string): Promise<boolean> {
     try {
       await unlink(join(this.dir, `${id}.json`));

@@ -1,0 +1,21 @@
+/**
+ * Every Azure SDK call of the remote state goes through `call`: a failure becomes a StateError that
+ * names the step, the HTTP status and the service's error code only, because the SDK's own messages
+ * may include request URLs, and a SAS token in a connection string travels in them.
+ */
+import { StateError } from './state-errors.js';
+
+export async function call<T>(what: string, fn: () => Promise<T>): Promise<T> {
+  try {
+    return await fn();
+  } catch (e) {
+    const r = e as { statusCode?: number; code?: string; details?: { errorCode?: string } };
+    const azureCode = r.details?.errorCode ?? r.code;
+    const err = new StateError(
+      'STATE_REMOTE_ERROR',
+      `cannot ${what} (${r.statusCode ?? 'no response'}${azureCode ? ` ${azureCode}` : ''})`,
+    );
+    Object.assign(err, { status: r.statusCode, azureCode });
+    throw err;
+  }
+}
