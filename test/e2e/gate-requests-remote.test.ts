@@ -43,21 +43,22 @@ afterEach(async () => {
 });
 
 /** A gated deployment applied into remote state under `prefix`; returns the env that reaches it. */
-async function setUp(prefix: string): Promise<{ env: Record<string, string>; repo: string }> {
+async function setUp(prefix: string): Promise<{ env: Record<string, string>; repo: string; localDir: string }> {
   sim = await startTestSimulator({ timeScale: 60 });
+  const localDir = await tempDir('packsync-local-');
   const env = {
     PACKSYNC_API_URL: sim.url,
     PACKSYNC_API_KEY: sim.key,
     PACKSYNC_STATE_URL: `azblob://packsync-state/${prefix}`,
     AZURE_STORAGE_CONNECTION_STRING: azurite.connectionString,
-    PACKSYNC_STATE_DIR: await tempDir('packsync-local-'),
+    PACKSYNC_STATE_DIR: localDir,
   };
   const repo = await tempDir('packsync-repo-');
   await writeFile(join(repo, 'all.yaml'), gatedYaml('soak: 6h'));
   const applied = await cli(['apply', '--auto-approve', repo], env);
   expect(applied.code, applied.stderr).toBe(0);
   expect((await sim.state()).deployments[0]).toMatchObject({ status: 'Running', currentWave: 1 });
-  return { env, repo };
+  return { env, repo, localDir };
 }
 
 const leaseHolder = async (prefix: string): Promise<string | undefined> => {
@@ -76,7 +77,7 @@ const requestBlobs = async (prefix: string): Promise<string[]> => {
 
 describe('promote while the agent holds a remote state', () => {
   it('is queued in the container, carried out by the agent once, and the command exits 0', async () => {
-    const { env, repo } = await setUp('agent-promote');
+    const { env, repo, localDir } = await setUp('agent-promote');
     agent = spawnCli(['run', '--source', repo, '--interval', '1h', '--log-level', 'silent'], env);
     const pid = String(agent.child.pid);
     await until('the agent holds the lease', async () => (await leaseHolder('agent-promote')) === pid);
@@ -88,7 +89,7 @@ describe('promote while the agent holds a remote state', () => {
     expect((await sim.state()).deployments[0]).toMatchObject({ status: 'Running', currentWave: 2 });
     expect(await requestBlobs('agent-promote')).toEqual([]);
     // Recorded by the agent in the remote state, with the request's id.
-    const state = openState({ stateDir: env.PACKSYNC_STATE_DIR, stateUrl: env.PACKSYNC_STATE_URL, env, warn: () => undefined });
+    const state = openState({ stateDir: localDir, stateUrl: env.PACKSYNC_STATE_URL, env, warn: () => undefined });
     const entry = (await state.read()).objects[KEY]!;
     expect(entry.gateLog?.filter((e) => e.action === 'promote').map((e) => e.request !== undefined)).toEqual([true]);
     // The agent still holds the lease: the command never took it.
@@ -96,9 +97,9 @@ describe('promote while the agent holds a remote state', () => {
   }, 120_000);
 
   it('a request no pass takes within --wait is withdrawn: exit 1, no call, no blob left', async () => {
-    const { env } = await setUp('no-pass');
+    const { env, localDir } = await setUp('no-pass');
     // A holder that never passes: this test process holds the lease.
-    const holder = openState({ stateDir: env.PACKSYNC_STATE_DIR, stateUrl: env.PACKSYNC_STATE_URL, env, warn: () => undefined });
+    const holder = openState({ stateDir: localDir, stateUrl: env.PACKSYNC_STATE_URL, env, warn: () => undefined });
     await holder.lock();
     try {
       const writes = (await sim.writes()).length;
