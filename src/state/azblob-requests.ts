@@ -13,7 +13,7 @@
 import type { ContainerClient } from '@azure/storage-blob';
 import { call } from './azblob-call.js';
 import type { QueuedRequest, RequestOutcome, RequestQueue } from './request-queue.js';
-import { UNREADABLE } from './request-queue.js';
+import { parseClaimed } from './request-queue.js';
 
 type Claim = 'taken' | 'withdrawn';
 
@@ -59,12 +59,7 @@ export class BlobRequestQueue implements RequestQueue {
       await this.remove(`${id}.claim`);
       return null;
     }
-    try {
-      return JSON.parse(text) as QueuedRequest;
-    } catch {
-      await this.finish(id, UNREADABLE);
-      return null;
-    }
+    return parseClaimed(this, id, text);
   }
 
   async finish(id: string, outcome: RequestOutcome): Promise<void> {

@@ -54,8 +54,15 @@ export interface RequestQueue {
   withdraw(id: string): Promise<boolean>;
 }
 
-/** A request whose text does not parse is answered, not carried out. */
-export const UNREADABLE: RequestOutcome = { ok: false, code: 'USAGE', lines: ['the queued request could not be read'] };
+/** A claimed request's text; one that does not parse is answered as unreadable, not carried out. */
+export async function parseClaimed(q: RequestQueue, id: string, text: string): Promise<QueuedRequest | null> {
+  try {
+    return JSON.parse(text) as QueuedRequest;
+  } catch {
+    await q.finish(id, { ok: false, code: 'USAGE', lines: ['the queued request could not be read'] });
+    return null;
+  }
+}
 
 export class DirectoryRequestQueue implements RequestQueue {
   readonly pollMs = { outcome: 200, pending: 1000 };
@@ -87,12 +94,7 @@ export class DirectoryRequestQueue implements RequestQueue {
     } catch {
       return null;
     }
-    try {
-      return JSON.parse(text) as QueuedRequest;
-    } catch {
-      await this.finish(id, UNREADABLE);
-      return null;
-    }
+    return parseClaimed(this, id, text);
   }
 
   async finish(id: string, outcome: RequestOutcome): Promise<void> {
