@@ -32,7 +32,11 @@ export interface RolloutStatus {
   nextCheckAt?: string;
 }
 
-export function rolloutStatus(g: GateReport): RolloutStatus {
+/**
+ * `carriedOut`: this pass's stop or hold of a failed gate landed. The deployment is held from now on,
+ * although the hold enters the plan's gate report only at the next pass: the status says so at once.
+ */
+export function rolloutStatus(g: GateReport, carriedOut = false): RolloutStatus {
   const r: RolloutStatus = {
     deployment: g.key,
     deploymentId: g.deploymentId,
@@ -48,6 +52,8 @@ export function rolloutStatus(g: GateReport): RolloutStatus {
     line: g.line,
   };
   if (g.held) r.held = { at: g.held.at, wave: g.held.wave, reason: g.held.reason, stopped: g.held.stopped };
+  else if (carriedOut && (g.action === 'stop' || g.action === 'hold'))
+    r.held = { at: g.at, wave: g.wave, reason: g.reason, stopped: g.action === 'stop' };
   if (g.lastCommand) r.lastCommand = g.lastCommand;
   if (g.nextCheckAt) r.nextCheckAt = g.nextCheckAt;
   return r;
@@ -67,7 +73,8 @@ export class RolloutTracker {
   /** Records one pass's gates. Returns the local delay (ms) until a gate may change its verdict, or null. */
   pass(gates: readonly GateReport[], outcomes: readonly ObjectOutcome[], revision: string | null): number | null {
     const { status, metrics } = this;
-    status.status.gates = gates.map(rolloutStatus);
+    const done = new Map(outcomes.map((o) => [o.key, o.outcome !== 'failed' && o.outcome !== 'skipped']));
+    status.status.gates = gates.map((g) => rolloutStatus(g, done.get(g.key) === true));
     // The board's rows (built from the live state by the pass observer) carry their gate too.
     const byKey = new Map(status.status.gates.map((g) => [g.deployment, g]));
     for (const r of status.status.rollouts) {
@@ -77,7 +84,6 @@ export class RolloutTracker {
     }
     metrics.waveSuccessRatio.reset();
     metrics.gateVerdict.reset();
-    const done = new Map(outcomes.map((o) => [o.key, o.outcome !== 'failed' && o.outcome !== 'skipped']));
     const first = this.seen === null;
     const seen = (this.seen ??= new Set());
     let next: number | null = null;
@@ -87,18 +93,24 @@ export class RolloutTracker {
       for (const t of g.tenants)
         if (t.successRate !== null)
           metrics.waveSuccessRatio.set({ deployment: g.key, wave: String(g.wave), tenant: t.name }, t.successRate);
-      // The event's identity includes the wave: the same verdict on the next wave is a new event.
-      const event = (reason: EventReason, message: string): void => {
-        status.event({ reason, object: g.key, message, revision, wave: g.wave });
+      // The event's identity includes the wave: the same verdict on the next wave is a new event. A
+      // hold is identified by the wave it was held on, an advance by the wave it started (as the
+      // board's ungated WaveAdvanced is), so a promote and a gate's advance never share one.
+      const event = (reason: EventReason, message: string, wave = g.wave): void => {
+        status.event({ reason, object: g.key, message, revision, wave });
       };
       if (g.held)
-        event('GateHeld', `held on wave ${g.held.wave}/${g.waveCount}${g.held.stopped ? ' (stopped)' : ' (no call)'}: ${g.held.reason}`);
+        event(
+          'GateHeld',
+          `held on wave ${g.held.wave}/${g.waveCount}${g.held.stopped ? ' (stopped)' : ' (no call)'}: ${g.held.reason}`,
+          g.held.wave,
+        );
       if (g.action !== 'none' && done.get(g.key) === true) {
         metrics.gateActions.inc({ action: g.action });
         if (g.action === 'skip-wave') {
           if (g.wave >= g.waveCount)
-            event('RolloutCompleted', `completed after wave ${g.wave}/${g.waveCount} passed its gate: ${g.reason}`);
-          else event('WaveAdvanced', `wave ${g.wave} → ${g.wave + 1} of ${g.waveCount}: ${g.reason}`);
+            event('RolloutCompleted', `completed after wave ${g.wave}/${g.waveCount} passed its gate: ${g.reason}`, g.waveCount);
+          else event('WaveAdvanced', `wave ${g.wave} → ${g.wave + 1} of ${g.waveCount}: ${g.reason}`, g.wave + 1);
         } else {
           event('GateFailed', `wave ${g.wave}/${g.waveCount}: ${g.reason}`);
           event('GateHeld', `held on wave ${g.wave}/${g.waveCount}${g.action === 'stop' ? ' (stopped)' : ' (no call)'}: ${g.reason}`);
@@ -110,7 +122,7 @@ export class RolloutTracker {
         if (!first) {
           metrics.gateActions.inc({ action: c.action });
           if (c.action === 'promote')
-            event('WaveAdvanced', `wave ${c.wave} → ${c.wave + 1} of ${g.waveCount} by packsync promote: ${c.reason}`);
+            event('WaveAdvanced', `wave ${c.wave} → ${c.wave + 1} of ${g.waveCount} by packsync promote: ${c.reason}`, c.wave + 1);
           else if (c.action === 'resume') event('Recovered', `hold on wave ${c.wave} released by packsync resume: ${c.reason}`);
         }
       }
@@ -120,6 +132,24 @@ export class RolloutTracker {
         if (delay >= 0 && (next === null || delay < next)) next = delay;
       }
     }
+    const held = status.status.gates.filter((r) => r.held).map((r) => r.deployment);
+    const failed = status.status.rollouts.filter((r) => r.status === 'Failed').map((r) => r.deployment);
+    status.rolloutHealth(held, failed);
+    metrics.rolloutsHalted.set(new Set([...held, ...failed]).size);
     return next;
+  }
+
+  /**
+   * A pass that failed before judging (e.g. the live read failed): the last verdicts are no longer
+   * known, so every gate says `Unknown` rather than a stale verdict (holds stand: they are state).
+   */
+  passFailed(message: string): void {
+    const { status, metrics } = this;
+    for (const r of status.status.gates) {
+      if (r.verdict === 'Held') continue;
+      r.verdict = 'Unknown';
+      r.reason = `not judged: the last pass failed (${message})`;
+      for (const v of VERDICTS) metrics.gateVerdict.set({ deployment: r.deployment, verdict: v }, v === 'Unknown' ? 1 : 0);
+    }
   }
 }

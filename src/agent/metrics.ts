@@ -16,6 +16,7 @@ export interface AgentMetrics {
   ready: Gauge;
   sourceVerification: Counter<'result'>;
   driftedObjects: Gauge;
+  rolloutsHalted: Gauge;
   notifications: Counter<'provider' | 'reason' | 'result'>;
   waveSuccessRatio: Gauge<'deployment' | 'wave' | 'tenant'>;
   gateVerdict: Gauge<'deployment' | 'verdict'>;
@@ -94,6 +95,11 @@ export function createMetrics(withProcess = true): AgentMetrics {
     driftedObjects: new Gauge({
       name: 'packsync_drifted_objects',
       help: 'Objects changed outside packsync and not healed by the last pass (reported or held)',
+      registers,
+    }),
+    rolloutsHalted: new Gauge({
+      name: 'packsync_rollouts_halted',
+      help: 'Deployments held by their promotion gate or reported Failed by the service, as of the last pass',
       registers,
     }),
     notifications: new Counter({

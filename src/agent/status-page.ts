@@ -78,6 +78,7 @@ function banner(s: AgentStatus, ready: boolean, t: number): string {
   const h = health(s);
   const ready_ = s.conditions.find((c) => c.type === 'Ready');
   const drifted = s.conditions.find((c) => c.type === 'Drifted' && c.status === 'True');
+  const halted = s.conditions.find((c) => c.type === 'RolloutsHealthy' && c.status === 'False');
   const src = [s.source.source, s.source.ref ? `@ ${s.source.ref}` : '', s.source.path ? `(path ${s.source.path})` : '']
     .filter(Boolean)
     .join(' ');
@@ -88,6 +89,7 @@ function banner(s: AgentStatus, ready: boolean, t: number): string {
       ? `<p>Ready: ${esc(ready_.status)} (${esc(ready_.reason)}) ${esc(ready_.message)}</p>`
       : '',
     drifted ? `<p id=drifted>Drifted: ${esc(drifted.message)}</p>` : '',
+    halted ? `<p id=halted class=w>Rollouts not healthy: ${esc(halted.message)}</p>` : '',
     `<p>Source: <code>${esc(src)}</code></p>`,
     `<p id=applied>Applied: <code>${esc(short(s.lastAppliedRevision) || 'none yet')}</code>${s.lastAppliedAt ? ` ${esc(age(s.lastAppliedAt, t))}` : ''}${s.lastAppliedSigner ? `, signed by ${esc(s.lastAppliedSigner)}` : ''}${s.lastAttemptedRevision && s.lastAttemptedRevision !== s.lastAppliedRevision ? ` · attempted <code>${esc(short(s.lastAttemptedRevision))}</code>` : ''}</p>`,
     `<p>Next pass: ${s.nextPassAt ? esc(age(s.nextPassAt, t)) : 'on the next trigger'} · last pass ${esc(age(s.lastPassAt, t) || 'not yet')} · ${s.passes} pass(es) · /readyz ${ready ? 'ready' : 'not ready'}</p>`,

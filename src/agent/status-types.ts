@@ -9,7 +9,12 @@ import type { RolloutStatus } from './gate-tracker.js';
 import type { Rollout } from './rollouts.js';
 import type { ErrorCode } from '../util/errors.js';
 
-export type ConditionType = 'Ready' | 'Reconciling' | 'Stalled' | 'Drifted' | 'SourceVerified';
+/**
+ * `RolloutsHealthy`: False while a deployment is held by its promotion gate or reported Failed by the
+ * service. Ready stays True then (the pass did what git asks, the gate did its job), but the agent
+ * must not look green while a rollout is halted: this is the condition to alert on.
+ */
+export type ConditionType = 'Ready' | 'Reconciling' | 'Stalled' | 'Drifted' | 'RolloutsHealthy' | 'SourceVerified';
 
 /** Condition reasons: a closed, load-bearing vocabulary (alerts and dashboards match on them). */
 export const CONDITION_REASONS = [
@@ -18,6 +23,8 @@ export const CONDITION_REASONS = [
   'Healthy',
   'InSync',
   'DriftDetected',
+  'RolloutHeld',
+  'RolloutFailed',
   'ReconciliationSucceeded',
   'ReconciliationFailed',
   'ReconciliationAborted',

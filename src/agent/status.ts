@@ -58,6 +58,13 @@ export class StatusTracker {
         { type: 'Reconciling', status: 'False', reason: 'Idle', message: 'waiting for the first trigger', lastTransitionTime: t },
         { type: 'Stalled', status: 'False', reason: 'Healthy', message: '', lastTransitionTime: t },
         { type: 'Drifted', status: 'False', reason: 'InSync', message: '', lastTransitionTime: t },
+        {
+          type: 'RolloutsHealthy',
+          status: 'Unknown',
+          reason: 'Progressing',
+          message: 'no pass has judged the rollouts yet',
+          lastTransitionTime: t,
+        },
       ],
       objects: [],
       problems: [],
@@ -101,6 +108,26 @@ export class StatusTracker {
         'DriftDetected',
         `${keys.length} object(s) changed outside packsync: ${keys.slice(0, 5).join(', ')}${keys.length > 5 ? ', …' : ''}`,
       );
+  }
+
+  /** Rollouts halted by a promotion gate (held) or failed in the service: the RolloutsHealthy condition. */
+  rolloutHealth(held: string[], failed: string[]): void {
+    const list = (keys: string[]): string => `${keys.slice(0, 5).join(', ')}${keys.length > 5 ? ', …' : ''}`;
+    if (failed.length > 0)
+      this.set(
+        'RolloutsHealthy',
+        'False',
+        'RolloutFailed',
+        `${failed.length} rollout(s) failed in the service: ${list(failed)}${held.length > 0 ? `; ${held.length} held by their promotion gate` : ''}`,
+      );
+    else if (held.length > 0)
+      this.set(
+        'RolloutsHealthy',
+        'False',
+        'RolloutHeld',
+        `${held.length} rollout(s) held by their promotion gate: ${list(held)} (packsync resume releases one)`,
+      );
+    else this.set('RolloutsHealthy', 'True', 'Healthy', '');
   }
 
   condition(type: ConditionType): Condition {

@@ -73,6 +73,8 @@ export function alertMatches(a: Alert, e: Pick<AgentEvent, 'reason' | 'severity'
 
 export class Notifier {
   private readonly inFlight = new Set<Promise<void>>();
+  /** Deliveries under way by key: a second occurrence while the first is still being sent is not sent again. */
+  private readonly sending = new Set<string>();
   private readonly providers: Map<string, Provider>;
 
   constructor(private readonly o: NotifierOptions) {
@@ -95,6 +97,9 @@ export class Notifier {
     const t = this.now();
     for (const p of this.targets(e)) {
       const key = `${p.name}|${eventIdentity(e)}`;
+      // The same event twice in one pass (e.g. RolloutCompleted from the gate and from the board):
+      // the first delivery is still under way, so `sent` does not know it yet.
+      if (this.sending.has(key)) continue;
       const rec = sent[key];
       let extra: Record<string, string | number | boolean> = {};
       let opens: string[] = [];
@@ -110,11 +115,13 @@ export class Notifier {
         extra = { reminder: rec.reminders + 1 };
       }
       const note = toNotification(e, t.toISOString(), extra);
+      this.sending.add(key);
       this.send(
         p,
         e.reason,
         () => chatRequest(p, note),
         () => {
+          this.sending.delete(key);
           delete sent[key];
           sent[key] = {
             at: t.toISOString(),
@@ -125,6 +132,7 @@ export class Notifier {
           };
           for (const k of opens) sent[k]!.open = false;
         },
+        () => this.sending.delete(key),
       );
     }
   }
