@@ -3,7 +3,7 @@ import { Option } from 'commander';
 import { resolve } from 'node:path';
 import { writeAtomic } from '../state/durable-file.js';
 import { planPass } from '../engine/reconcile.js';
-import { formatPlanJson, formatPlanMarkdown, formatPlanText } from '../plan/format.js';
+import { formatPlanJson, formatPlanMarkdown, formatPlanText, formatProblemsMarkdown } from '../plan/format.js';
 import { gitCommitOf } from './git-commit.js';
 import { planExitCode } from '../plan/verdict.js';
 import { addCommonOptions, buildRuntime, positiveInt, useColor } from './common.js';
@@ -44,14 +44,7 @@ export function registerPlanCommand(program: Command, io: CliIo): void {
       if (out.kind === 'invalid') {
         // A PR bot posting the JSON or markdown gets the problems, never an empty document.
         if (opts.output === 'json') io.stdout(JSON.stringify({ valid: false, problems: out.problems }, null, 2));
-        else if (opts.output === 'markdown')
-          io.stdout(
-            [
-              '### packsync plan: invalid manifests',
-              '',
-              ...out.problems.map((p) => `- \`${p.file}:${p.line}:${p.column}\`: ${p.message}`),
-            ].join('\n'),
-          );
+        else if (opts.output === 'markdown') io.stdout(formatProblemsMarkdown(out.problems));
         io.stderr(problemLines(out.problems));
         io.setExitCode(1);
         return;

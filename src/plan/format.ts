@@ -3,7 +3,9 @@
  * is) and `markdown` (ready for a pull-request comment). Pure: strings out.
  */
 import type { Change, ObjectPlan, Plan, PlanSummary } from './types.js';
+import type { Problem } from '../manifests/model.js';
 import { OP } from './ops.js';
+import { codeSpan, htmlText, markdownText as md } from './markdown.js';
 
 const SYMBOL: Record<Change, string> = {
   create: '+',
@@ -122,8 +124,6 @@ export function formatPlanJson(plan: Plan): string {
   return JSON.stringify(plan, null, 2);
 }
 
-const md = (s: string): string => s.replace(/[|<>]/g, (c) => `\\${c}`);
-
 /** GitHub refuses comments over 65,536 characters; the plan stays well under with room for a bot's own text. */
 export const MARKDOWN_LIMIT = 60_000;
 
@@ -133,14 +133,22 @@ export const MARKDOWN_LIMIT = 60_000;
  * characters with a line saying how many objects were left out.
  */
 export function formatPlanMarkdown(plan: Plan, opts: { commit?: string | null } = {}): string {
-  const title = opts.commit ? ` for commit \`${opts.commit.slice(0, 12)}\`` : plan.revision ? ` for \`${plan.revision.slice(0, 19)}\`` : '';
+  const title = opts.commit
+    ? ` for commit ${codeSpan(opts.commit.slice(0, 12))}`
+    : plan.revision
+      ? ` for ${codeSpan(plan.revision.slice(0, 19))}`
+      : '';
   const out: string[] = [`### packsync plan${title}`, ''];
   if (plan.signer) out.push(`Signed by ${md(plan.signer)}`, '');
   for (const e of plan.errors) out.push(`> **Error:** ${md(e)}`, '');
   out.push(`**${summaryLine(plan.summary)}**`, '');
   const changed = byDependency(plan.objects.filter((o) => o.change !== 'none' || o.reasons.length > 0));
   const changing = changed.filter((o) => o.change !== 'none');
-  const gates = plan.gates && plan.gates.length > 0 ? ['', '**Rollouts**', '', ...plan.gates.map((g) => `- \`${md(g.line)}\``)] : [];
+  // A gate line is machine output with its own backtick quoting (`packsync resume …`): a code span
+  // (fenced longer than its backticks) shows it exactly as the text plan prints it, double spaces
+  // kept, and a tenant or reason text can never turn into emphasis, a link, an @mention or an
+  // issue reference the way it could in escaped prose.
+  const gates = plan.gates && plan.gates.length > 0 ? ['', '**Rollouts**', '', ...plan.gates.map((g) => `- ${codeSpan(g.line)}`)] : [];
   if (changing.length === 0) out.push('No changes. Live state matches the desired state.');
   if (changed.length === 0) {
     out.push(...gates);
@@ -149,13 +157,16 @@ export function formatPlanMarkdown(plan: Plan, opts: { commit?: string | null } 
   if (changing.length === 0) out.push('');
   const byChange = new Map<string, number>();
   for (const o of changed) byChange.set(LABEL[o.change], (byChange.get(LABEL[o.change]) ?? 0) + 1);
-  out.push(`<details><summary>${changed.length} object(s): ${[...byChange].map(([k, n]) => `${n} ${md(k)}`).join(', ')}</summary>`, '');
+  out.push(
+    `<details><summary>${changed.length} object(s): ${[...byChange].map(([k, n]) => `${n} ${htmlText(k)}`).join(', ')}</summary>`,
+    '',
+  );
   out.push('| | Object | Change | Details |', '|---|---|---|---|');
   const close = ['', '</details>'];
   let size = out.join('\n').length + 200;
   let shown = 0;
   for (const o of changed) {
-    const row = `| \`${SYMBOL[o.change]}\` | \`${o.key}\` | ${LABEL[o.change]} | ${details(o)} |`;
+    const row = `| ${codeSpan(SYMBOL[o.change], { inTable: true })} | ${codeSpan(o.key, { inTable: true })} | ${md(LABEL[o.change])} | ${details(o)} |`;
     if (size + row.length + 1 > MARKDOWN_LIMIT) break;
     out.push(row);
     size += row.length + 1;
@@ -175,4 +186,10 @@ function details(o: ObjectPlan): string {
     ...(o.error ? [`${o.source ? `${o.source.file}:${o.source.line}:${o.source.column}: ` : ''}${o.error.code}: ${o.error.message}`] : []),
   ];
   return parts.map(md).join('<br>');
+}
+
+/** The comment for a revision whose manifests are invalid: one line per problem, nothing planned. */
+export function formatProblemsMarkdown(problems: readonly Problem[]): string {
+  const lines = problems.map((p) => `- ${codeSpan(`${p.file}:${p.line}:${p.column}`)}: ${md(p.message)}`);
+  return ['### packsync plan: invalid manifests', '', ...lines].join('\n');
 }
