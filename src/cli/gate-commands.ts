@@ -12,8 +12,9 @@
  */
 import type { Command } from 'commander';
 import { randomBytes } from 'node:crypto';
-import { checkGateCommand, runGateCommand } from '../engine/gate-actions.js';
+import { GateCommandError, checkGateCommand, runGateCommand } from '../engine/gate-actions.js';
 import type { GateCommand, GateCommandInput } from '../engine/gate-actions.js';
+import type { Inventory } from '../state/inventory-types.js';
 import type { RequestOutcome } from '../state/request-queue.js';
 import { PacksyncError, errorCode, isErrorCode } from '../util/errors.js';
 import type { ErrorCode } from '../util/errors.js';
@@ -78,10 +79,15 @@ async function gateCommand(command: GateCommand, arg: string, opts: GateCommandO
   }
 }
 
+/** A key the state does not know is a deployment packsync does not own: `GATE_NO_DEPLOYMENT` (docs/errors.md), not `STATE_KEY`. */
+function requireDeployment(inv: Inventory, key: string, location: string): void {
+  requireKnown(inv, parseStateKey(key, 'DEPLOYMENT'), 'DEPLOYMENT', location, (m) => new GateCommandError('GATE_NO_DEPLOYMENT', m));
+}
+
 async function runLocked(input: GateCommandInput, rt: Runtime, io: CliIo): Promise<void> {
   const store = await rt.state.openStore();
   try {
-    requireKnown(store.inventory, parseStateKey(input.key, 'DEPLOYMENT'), 'DEPLOYMENT', rt.state.location);
+    requireDeployment(store.inventory, input.key, rt.state.location);
     for (const line of await runGateCommand(input, store, rt.api)) io.stdout(line);
     await store.rewrite();
   } finally {
@@ -93,7 +99,7 @@ async function runQueued(input: GateCommandInput, rt: Runtime, io: CliIo, waitMs
   const queue = rt.state.requests;
   // The refusals the state alone decides come at once, without queueing anything.
   const inv = await rt.state.read();
-  requireKnown(inv, parseStateKey(input.key, 'DEPLOYMENT'), 'DEPLOYMENT', rt.state.location);
+  requireDeployment(inv, input.key, rt.state.location);
   checkGateCommand(input, inv.objects[input.key]);
   const id = `${new Date().toISOString().replace(/[:.]/g, '-')}-${process.pid}-${randomBytes(4).toString('hex')}`;
   await queue.put({

@@ -64,12 +64,20 @@ export function knownKeys(inv: Inventory): Set<string> {
   return new Set([...Object.keys(inv.objects), ...Object.keys(inv.intents)]);
 }
 
-/** Throws when `k` names neither an entry nor a pending intent, with a did-you-mean when one is close. */
-export function requireKnown(inv: Inventory, k: StateKey, label: string, stateDir: string): void {
+/**
+ * Throws when `k` names neither an entry nor a pending intent, with a did-you-mean when one is
+ * close: a `StateKeyError` (`STATE_KEY`), or what `fail` makes of the message for a command whose
+ * documented code differs (`promote`/`resume`: `GATE_NO_DEPLOYMENT`).
+ */
+export function requireKnown(
+  inv: Inventory,
+  k: StateKey,
+  label: string,
+  stateDir: string,
+  fail: (message: string) => Error = (message) => new StateKeyError(message),
+): void {
   const known = knownKeys(inv);
   if (known.has(k.key)) return;
-  if (known.size === 0) throw new StateKeyError(`${label} "${k.key}" is not in the state: the state in ${stateDir} is empty`);
-  throw new StateKeyError(
-    `${label} "${k.key}" is not in the state in ${stateDir}${suggestion(k.key, known)}; \`packsync state list\` shows every key`,
-  );
+  if (known.size === 0) throw fail(`${label} "${k.key}" is not in the state: the state in ${stateDir} is empty`);
+  throw fail(`${label} "${k.key}" is not in the state in ${stateDir}${suggestion(k.key, known)}; \`packsync state list\` shows every key`);
 }

@@ -87,6 +87,32 @@ describe('promote and resume while the agent holds the state', () => {
     expect((await sim.writes()).slice(writes)).toEqual([]);
   });
 
+  it('a deployment not in the state is GATE_NO_DEPLOYMENT with the closest key, lock free or held, nothing queued (regression: it was STATE_KEY)', async () => {
+    const writes = (await sim.writes()).length;
+    const free = await cli(['promote', 'Deployment/seven-zip-24-8'], env);
+    expect(free.code).toBe(1);
+    expect(free.stderr).toContain('GATE_NO_DEPLOYMENT');
+    expect(free.stderr).not.toContain('STATE_KEY');
+    expect(free.stderr).toContain(`did you mean "${KEY}"?`);
+    const held = await lockDirectory(stateDir, () => undefined);
+    try {
+      for (const args of [
+        ['promote', 'Deployment/nope'],
+        ['resume', 'Deployment/seven-zip-24-8', '--reason', 'x'],
+      ]) {
+        const r = await cli(args, env);
+        expect(r.code).toBe(1);
+        expect(r.stderr).toContain('GATE_NO_DEPLOYMENT');
+        expect(r.stderr).not.toContain('queued');
+      }
+      expect(await requestFiles()).toEqual([]);
+    } finally {
+      await held.release();
+    }
+    expect((await sim.writes()).slice(writes)).toEqual([]);
+    expect((await entry()).gateLog ?? []).toEqual([]);
+  });
+
   it('a request no pass takes within --wait is withdrawn: exit 1, no call, nothing left queued', async () => {
     // A holder that never passes: this test process.
     const held = await lockDirectory(stateDir, () => undefined);
