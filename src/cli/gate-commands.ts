@@ -1,8 +1,9 @@
 /**
  * `packsync promote Deployment/NAME [--reason T]` and `packsync resume Deployment/NAME --reason T`
  * (design §3, §5): the two ways a person overrides a promotion gate. `promote` skips one wave now and
- * is refused while the deployment is held; `resume` makes no API write: it releases the hold, and the
- * next pass starts the deployment if git says running (`engine/gate-actions.ts`).
+ * is refused while the deployment is held; `resume` makes no API write: it releases the hold, and,
+ * when the gate had stopped the deployment, the next pass starts it if git says running
+ * (`engine/gate-actions.ts`).
  *
  * Both edit the state, which has one writer (design §4). When the lock is free the command takes it
  * and does the work itself. When an apply or the agent holds it (the usual case: the agent runs all
@@ -49,7 +50,9 @@ export function registerGateCommands(program: Command, io: CliIo): void {
     addCommonOptions(
       program
         .command('resume')
-        .description('release a deployment held by a failed promotion gate (no API write; the next pass starts it if git says running)')
+        .description(
+          'release a deployment held by a failed promotion gate (no API write; if the gate stopped it, the next pass starts it if git says running)',
+        )
         .argument('<deployment>', 'Deployment/NAME')
         .requiredOption('--reason <text>', 'why it is safe to go on, recorded in the state, status and events'),
     ),

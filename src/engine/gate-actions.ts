@@ -87,9 +87,14 @@ async function resume(input: GateCommandInput, entry: InventoryEntry, store: Inv
   const logged = log(entry, { at, action: 'resume', wave: live.currentWave, by: 'command', reason, ...requestOf(input) });
   await store.put({ ...rest, promotion, gateLog: logged, updatedAt: at }, false);
   const reports = Object.values(baseline).reduce((n, c) => n + c.installed + c.failed, 0);
+  // A hold of `onFailure: hold` made no call: the deployment never stopped, and there is nothing to start.
+  const next =
+    hold.stopped || live.status !== 'Running'
+      ? `It is ${live.status} on wave ${live.currentWave}/${live.waveCount}; the next apply or agent pass starts it if git says running.`
+      : `It is still Running on wave ${live.currentWave}/${live.waveCount} (the hold made no call, so there is nothing to start); the next apply or agent pass judges its gate again.`;
   return [
     `Released ${key} (held since ${hold.at} on wave ${hold.wave}: ${hold.reason}). No API call was made.`,
-    `It is ${live.status} on wave ${live.currentWave}/${live.waveCount}; the next apply or agent pass starts it if git says running.`,
+    next,
     `The soak of wave ${live.currentWave} restarts now, and the gate judges only reports after the ${reports.toLocaleString('en-US')} seen at this resume.`,
   ];
 }

@@ -101,7 +101,8 @@ export function planGate(
           log: { at, action: 'skip-wave', wave, by: 'gate', reason: report.reason },
         },
         false,
-        `record the promotion to wave ${wave + 1}`,
+        // Past the last wave there is no wave to promote to: the record keeps wave n+1 as the end.
+        last ? `record the completed rollout (wave ${wave}/${live.waveCount} was the last)` : `record the promotion to wave ${wave + 1}`,
       );
       t.fields.push({ field: 'wave', from: wave, to: last ? 'completed' : wave + 1 });
       t.reasons.push(`promotion gate passed on wave ${wave}/${live.waveCount}: ${report.reason}`);

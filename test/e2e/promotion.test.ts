@@ -123,6 +123,7 @@ describe('promotion gates against the simulator', () => {
     const resumed = await cli(['resume', KEY, '--reason', 'hotfix rolled into the package'], env);
     expect(resumed.code).toBe(0);
     expect(resumed.stdout).toMatch(/No API call was made/);
+    expect(resumed.stdout).toContain('It is Stopped on wave 1/3; the next apply or agent pass starts it if git says running.');
     expect(await writesSince(writes)).toEqual(['POST /v1/flow/deployment/{id}/stop']);
     const e = await entry();
     expect(e.hold).toBeUndefined();
@@ -157,6 +158,37 @@ describe('promotion gates against the simulator', () => {
     expect((await entry()).hold).toMatchObject({ wave: 1, stopped: false });
     expect(await deployment()).toMatchObject({ status: 'Running', currentWave: 1 });
     expect((await cli(['plan', repo], env)).stdout).toMatch(/wave 1\/3: held since/);
+  });
+
+  it('resume after onFailure: hold says the deployment is still running, not that a pass starts it (regression)', async () => {
+    const repo = await repoWith('soak: 2h\nminDevices: 500\ndeadline: 4h\nonFailure: hold');
+    await rolledOut(repo);
+    await sim.advance(7 * HOUR);
+    expect((await apply(repo)).code).toBe(0);
+    expect((await entry()).hold).toMatchObject({ wave: 1, stopped: false });
+    const writes = (await sim.writes()).length;
+    const resumed = await cli(['resume', KEY, '--reason', 'more devices enrolled'], env);
+    expect(resumed.code).toBe(0);
+    expect(resumed.stdout).toContain('It is still Running on wave 1/3 (the hold made no call, so there is nothing to start)');
+    expect(resumed.stdout).not.toContain('starts it');
+    // Nothing was started, by the resume or by the next pass: it never stopped.
+    expect((await apply(repo)).code).toBe(0);
+    expect(await writesSince(writes)).toEqual([]);
+    expect(await deployment()).toMatchObject({ status: 'Running', currentWave: 1 });
+  });
+
+  it('the pass that completes the rollout records it as completed, not as a promotion to wave 4 of 3 (regression)', async () => {
+    const repo = await repoWith('soak: 6h');
+    await rolledOut(repo);
+    for (const n of [1, 2]) expect((await cli(['promote', KEY, '--reason', `to ${n + 1}`], env)).code).toBe(0);
+    expect((await apply(repo)).code).toBe(0);
+    await sim.advance(6.5 * HOUR);
+    const done = await apply(repo);
+    expect(done.stdout).toMatch(/wave 3\/3: .* → Pass: complete the rollout/);
+    expect(done.stdout).toContain('record the completed rollout (wave 3/3 was the last)');
+    expect(done.stdout).not.toMatch(/wave 4/);
+    expect(await deployment()).toMatchObject({ status: 'Completed' });
+    expect((await entry()).gateLog?.map((l) => `${l.action}@${l.wave}`)).toEqual(['promote@1', 'promote@2', 'skip-wave@3']);
   });
 
   it('a failed live read (5xx, then 429) is an error of the pass: no action, exit 1', async () => {
