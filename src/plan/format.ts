@@ -59,7 +59,12 @@ const COLOUR: Partial<Record<Change, string>> = {
 };
 
 export function summaryLine(s: PlanSummary): string {
-  const extra = [s.waiting ? `${s.waiting} waiting` : '', s.blocked ? `${s.blocked} blocked` : ''].filter(Boolean);
+  // Reported drift is not blocked: nothing stops it from being healed but the policy.
+  const extra = [
+    s.waiting ? `${s.waiting} waiting` : '',
+    s.blocked ? `${s.blocked} blocked` : '',
+    s.drifted ? `${s.drifted} drifted (reported, not healed)` : '',
+  ].filter(Boolean);
   return `Plan: ${s.create} to create, ${s.change} to change, ${s.delete} to delete, ${s.unchanged} unchanged${extra.length ? `, ${extra.join(', ')}` : ''}.`;
 }
 

@@ -137,12 +137,12 @@ const BUCKET: Record<Change, keyof PlanSummary> = {
   skipped: 'blocked',
   conflict: 'blocked',
   'requires-replacement': 'blocked',
-  drift: 'blocked',
+  drift: 'drifted',
   error: 'blocked',
 };
 
 export function summarize(objects: readonly ObjectPlan[]): PlanSummary {
-  const s: PlanSummary = { create: 0, change: 0, delete: 0, unchanged: 0, waiting: 0, blocked: 0 };
+  const s: PlanSummary = { create: 0, change: 0, delete: 0, unchanged: 0, waiting: 0, blocked: 0, drifted: 0 };
   for (const o of objects) {
     s[BUCKET[o.change]]++;
     // Deployments a flow replacement destroys are deletes, whatever else the plan says (design §4).

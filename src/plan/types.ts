@@ -162,7 +162,10 @@ export interface PlanSummary {
   delete: number;
   unchanged: number;
   waiting: number;
+  /** Skipped, in conflict, needing a replacement, or in error. */
   blocked: number;
+  /** Live drift only reported (`--drift report`, or held by the agent's heal backoff), not healed. Added later: absent in older saved plans. */
+  drifted: number;
 }
 
 export interface Plan {

@@ -40,7 +40,7 @@ function planned(objects: ObjectPlan[], result?: ApplyResult, errors: string[] =
     options: DEFAULT_PLAN_OPTIONS,
     objects,
     actions: [],
-    summary: { create: 0, change: 0, delete: 0, unchanged: 0, waiting: 0, blocked: 0 },
+    summary: { create: 0, change: 0, delete: 0, unchanged: 0, waiting: 0, blocked: 0, drifted: 0 },
     errors,
     digests: { live: '', inventory: '' },
   };

@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import type { Inventory, InventoryEntry } from '../../src/state/inventory-types.js';
-import { formatPlanMarkdown, formatPlanText } from '../../src/plan/format.js';
+import { formatPlanJson, formatPlanMarkdown, formatPlanText } from '../../src/plan/format.js';
 import { hashValue } from '../../src/plan/hash.js';
+import type { Plan } from '../../src/plan/types.js';
 import {
   APP_7ZIP,
   D1,
@@ -132,6 +133,27 @@ describe('planner', () => {
     const report = run(d, liveWith('Stopped'), converged(), { drift: 'report' });
     expect(report.actions).toEqual([]);
     expect(report.objects.find((x) => x.key === 'Deployment/zip')!.change).toBe('drift');
+  });
+
+  it('counts drift that is only reported (or held by the heal backoff) as drifted in the summary, not blocked (regression: "1 blocked")', () => {
+    const d = desired({ packages: [pkg('zip')], flows: [flow('zip')], deployments: [dep('zip', 'zip', 'zip', { state: 'running' })] });
+    for (const opts of [{ drift: 'report' as const }, { driftHold: ['Deployment/zip'] }]) {
+      const p = run(d, liveWith('Stopped'), converged(), opts);
+      expect(p.summary).toMatchObject({ blocked: 0, drifted: 1 });
+      const line = formatPlanText(p).split('\n').at(-1);
+      expect(line).toBe('Plan: 0 to create, 0 to change, 0 to delete, 2 unchanged, 1 drifted (reported, not healed).');
+      // The JSON keeps every field it had (with `blocked` counting only what is blocked) and adds `drifted`.
+      expect(Object.keys((JSON.parse(formatPlanJson(p)) as Plan).summary)).toEqual([
+        'create',
+        'change',
+        'delete',
+        'unchanged',
+        'waiting',
+        'blocked',
+        'drifted',
+      ]);
+    }
+    expect(run(d, liveWith('Stopped'), converged()).summary).toMatchObject({ change: 1, blocked: 0, drifted: 0 });
   });
 
   it('marks drift on the object as healed, reported or held (the agent reads this, never the message)', () => {
