@@ -19,7 +19,10 @@ import { DEFAULT_OUTCOMES, OutcomeSpecError, parseOutcomes } from './wave-report
 
 export interface JournalEntry {
   seq: number;
+  /** The real clock when the call arrived (ISO). */
   time: string;
+  /** The virtual clock at that moment (ISO): what the call's `Date` header says, to the millisecond. */
+  serviceTime: string;
   method: string;
   path: string;
   query: Record<string, string | string[]>;

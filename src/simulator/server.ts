@@ -97,8 +97,10 @@ export async function startSimulator(opts: SimulatorOptions = {}): Promise<Simul
 
   const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
     const url = new URL(req.url ?? '/', 'http://simulator');
-    // Every answer carries the virtual clock (design §6): clients time promotion gates by it.
-    res.setHeader('date', new Date(clock.now()).toUTCString());
+    // Every answer carries the virtual clock (design §6): clients time promotion gates by it. The
+    // journal entry records the same instant, so calls line up with the gate clocks they saw.
+    const serviceNow = new Date(clock.now());
+    res.setHeader('date', serviceNow.toUTCString());
     const path = url.pathname.replace(/\/+$/, '') || '/';
     const method = (req.method ?? 'GET').toUpperCase();
     const instance = path;
@@ -159,6 +161,7 @@ export async function startSimulator(opts: SimulatorOptions = {}): Promise<Simul
     const entry: JournalEntry = {
       seq: slot.journal.length + 1,
       time: new Date().toISOString(),
+      serviceTime: serviceNow.toISOString(),
       method,
       path,
       query: query.toJSON(),

@@ -44,7 +44,7 @@ describe('createSlots and resetSlot', () => {
   it('reset gives a fresh account under the same name and empties the journal', () => {
     const slot = createSlots(['k'], fixtures, null, undefined).get('k')!;
     const before = slot.account;
-    slot.journal.push({ seq: 1, time: '', method: 'GET', path: '/v1/app', query: {}, status: 200 });
+    slot.journal.push({ seq: 1, time: '', serviceTime: '', method: 'GET', path: '/v1/app', query: {}, status: 200 });
     resetSlot(slot, fixtures);
     expect(slot.account).not.toBe(before);
     expect(slot.account.name).toBe(before.name);
