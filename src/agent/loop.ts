@@ -232,10 +232,8 @@ export class Agent {
       outcome = passOutcome({ kind: 'error', error: e, revision, stopped: this.stopCtl.signal.aborted });
       const sourceError = errorCode(e).startsWith('SOURCE_');
       if (sourceError) status.sourceFailed(outcome.message);
-      if (outcome.result === 'Failed') {
-        this.observer.crashed(revision, outcome.message, sourceError);
-        this.rollouts.passFailed(errorCode(e));
-      }
+      this.rollouts.passFailed(errorCode(e));
+      if (outcome.result === 'Failed') this.observer.crashed(revision, outcome.message, sourceError);
       logger.error({ code: errorCode(e), revision }, errorMessage(e));
     }
     signals.dispose();
