@@ -32,8 +32,10 @@ export function decideUnowned<T extends { id: string }>(
   pick: (xs: readonly T[]) => T | undefined,
   owned: boolean,
 ): Unowned<T> {
-  const free = candidates.filter((c) => otherHolder(ctx, key, c.id) === undefined);
   const intent = ctx.intent(key);
+  // The common case (owned, no pending intent) decides nothing: no per-candidate lookups at scale.
+  if (!intent && (owned || candidates.length === 0)) return { kind: 'none' };
+  const free = candidates.filter((c) => otherHolder(ctx, key, c.id) === undefined);
   if (intent) {
     const fresh = pick(free.filter((c) => !intent.knownIds.includes(c.id)));
     if (fresh) return { kind: 'intent', live: fresh };
