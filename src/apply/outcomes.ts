@@ -10,7 +10,8 @@ export const OUTCOME_OF_CHANGE: Record<Change, Outcome> = {
   adopt: 'configured',
   delete: 'deleted',
   move: 'configured',
-  forget: 'deleted',
+  // A forget is a state write only: counted as the plan counts it (a change), never as a delete.
+  forget: 'configured',
   none: 'unchanged',
   orphan: 'unchanged',
   waiting: 'unchanged',

@@ -4,6 +4,7 @@
  */
 import type { Kind, Problem } from './model.js';
 import { inspectContent } from './content.js';
+import { checkIdentities } from './identity-rules.js';
 import type { ContentInfo } from './content.js';
 import { displayPath, toPointer, valueAt } from './paths.js';
 import { didYouMean } from './suggest.js';
@@ -80,6 +81,12 @@ export async function checkRules(
       byName.set(r.name, r);
     }
   }
+
+  checkIdentities(
+    records,
+    (r) => r.name !== undefined && names.get(r.kind)?.get(r.name) === r,
+    (r, at, rule, message) => problems.push(problem(r, at, 'value', rule, message)),
+  );
 
   const ref = (r: DocRecord, segments: Segment[], target: Kind): void => {
     const value = str(r.data, segments);

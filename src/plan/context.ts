@@ -60,8 +60,16 @@ export class PlanContext {
   // internalises every one of them, and that dominated planning time at scale.
   private readonly entries: Map<string, InventoryEntry>;
   private readonly intents: Map<string, Intent>;
-  /** Live id → the main (not superseded) state key that owns it. */
+  /** Live id → the main (not superseded) state key that owns it (a desired one first, see below). */
   private readonly owners = new Map<string, string>();
+  /**
+   * Live id → every state key recording it, main and superseded, when there is more than one: one
+   * live object belongs to one key (design §4), so these are what a new key must not take over and
+   * what prune must not delete from under another key. Rare, so only the shared ids are kept.
+   */
+  private readonly shared = new Map<string, string[]>();
+  /** Live id → a superseded key recording it. */
+  private readonly kept = new Map<string, string>();
   /** Main key → its superseded entries (`Kind/name#id`), newest first. */
   private readonly supersededOf = new Map<string, [string, InventoryEntry][]>();
   /** Old key → new key, for renames detected this pass (prune leaves old keys alone). */
@@ -82,15 +90,22 @@ export class PlanContext {
     this.intents = new Map(Object.entries(inventory.intents));
     for (const [key, e] of this.entries) {
       const hash = key.indexOf('#');
+      const first = this.owners.get(e.id) ?? this.kept.get(e.id);
+      if (first !== undefined) this.shared.set(e.id, [...(this.shared.get(e.id) ?? [first]), key]);
       if (hash < 0) {
-        this.owners.set(e.id, key);
+        // Two main keys on one id (a state written before packsync refused that): the one git
+        // still describes owns it, so a rename is never inferred from the other.
+        const owner = this.owners.get(e.id);
+        if (owner === undefined || (!isDesired(owner) && isDesired(key))) this.owners.set(e.id, key);
         continue;
       }
+      if (!this.kept.has(e.id)) this.kept.set(e.id, key);
       const main = key.slice(0, hash);
       const list = this.supersededOf.get(main) ?? [];
       list.push([key, e]);
       this.supersededOf.set(main, list);
     }
+    for (const keys of this.shared.values()) keys.sort();
     this.apps = new NameIndex(
       'catalog app',
       live.apps,
@@ -140,6 +155,19 @@ export class PlanContext {
   /** The state key owning a live id (superseded entries excluded). */
   ownerOf(id: string): string | undefined {
     return this.owners.get(id);
+  }
+
+  /** Every state key recording live id `id` (main and superseded), sorted; empty when none. */
+  holdersOf(id: string): readonly string[] {
+    const keys = this.shared.get(id);
+    if (keys) return keys;
+    const one = this.owners.get(id) ?? this.kept.get(id);
+    return one !== undefined ? [one] : [];
+  }
+
+  /** Ids recorded under more than one state key, with those keys (sorted). */
+  sharedIds(): ReadonlyMap<string, readonly string[]> {
+    return this.shared;
   }
 
   /** Superseded entries kept for a main key (a revert reuses them). */

@@ -3,11 +3,13 @@
  * manifest but is not owned is adopted when a pending intent shows packsync created it (a crash
  * between the create and its record), adopted on `--adopt`, and otherwise a conflict. Which of
  * several matches wins is the kind's own rule (`pick`): the newest package or upload task, the
- * oldest flow.
+ * oldest flow. A match another state key already records is none of these: one live object
+ * belongs to one key, so it is an error naming that key, never adopted.
  */
 import type { Manifest } from '../manifests/model.js';
 import type { InventoryEntry } from '../state/inventory-types.js';
-import type { PlanContext } from './context.js';
+import type { PlanContext, RefState } from './context.js';
+import { blockedRef } from './not-planned.js';
 import { OP } from './ops.js';
 import type { RecordSpec } from './types.js';
 
@@ -18,6 +20,8 @@ export type Unowned<T> =
   | { kind: 'adopt'; live: T }
   /** Exists live, not owned, no --adopt: the plan fails (ownership honesty). */
   | { kind: 'conflict'; ids: string[] }
+  /** Every match is recorded in the state under another key (`holder`): an error, with or without --adopt. */
+  | { kind: 'owned'; id: string; holder: string }
   /** Nothing to decide: owned already, or nothing matches. */
   | { kind: 'none' };
 
@@ -29,14 +33,66 @@ export function decideUnowned<T extends { id: string }>(
   owned: boolean,
 ): Unowned<T> {
   const intent = ctx.intent(key);
+  // The common case (owned, no pending intent) decides nothing: no per-candidate lookups at scale.
+  if (!intent && (owned || candidates.length === 0)) return { kind: 'none' };
+  const free = candidates.filter((c) => otherHolder(ctx, key, c.id) === undefined);
   if (intent) {
-    const fresh = pick(candidates.filter((c) => !intent.knownIds.includes(c.id)));
+    const fresh = pick(free.filter((c) => !intent.knownIds.includes(c.id)));
     if (fresh) return { kind: 'intent', live: fresh };
   }
   if (owned || candidates.length === 0) return { kind: 'none' };
-  const adoptable = ctx.options.adopt ? pick(candidates) : undefined;
+  if (free.length === 0) {
+    const held = pick(candidates) ?? candidates[0];
+    const holder = held ? otherHolder(ctx, key, held.id) : undefined;
+    if (held && holder !== undefined) return { kind: 'owned', id: held.id, holder };
+  }
+  const adoptable = ctx.options.adopt ? pick(free) : undefined;
   if (adoptable) return { kind: 'adopt', live: adoptable };
-  return { kind: 'conflict', ids: candidates.map((c) => c.id) };
+  return { kind: 'conflict', ids: free.map((c) => c.id) };
+}
+
+/**
+ * The state key other than `key` (and its own superseded copies) that records live id `id`: a key
+ * git still describes first, then any main key, then a superseded copy kept for a revert.
+ */
+export function otherHolder(ctx: PlanContext, key: string, id: string): string | undefined {
+  const others = ctx.holdersOf(id).filter((k) => k !== key && !k.startsWith(`${key}#`) && ctx.moves.get(k) !== key);
+  return others.find((k) => !k.includes('#') && ctx.isDesired(k)) ?? others.find((k) => !k.includes('#')) ?? others[0];
+}
+
+/**
+ * Why `key` may not take over `what` (a live object `holder` records), with the way out: the
+ * holder's manifest still in git, a holder outside the applied path, a holder that moves to another
+ * key in this plan, or a superseded copy kept so a revert of its own key reuses it.
+ */
+export function ownedElsewhereMessage(ctx: PlanContext, key: string, holder: string, what: string): string {
+  const one = 'one live object belongs to one key';
+  const hash = holder.indexOf('#');
+  if (hash >= 0) {
+    return `${what} is kept in packsync's state by ${holder} (an earlier version of ${holder.slice(0, hash)}, kept so a revert reuses it), so ${key} cannot take it over: ${one}; forget the kept entry with \`packsync state rm ${holder}\`, then apply with --adopt`;
+  }
+  if (ctx.isDesired(holder)) {
+    return `${what} is already owned by ${holder}, which is still in git, so ${key} cannot create or adopt it: ${one}; remove one of the two manifests (removing ${holder}'s makes this a rename, moved in the state with no API call)`;
+  }
+  const to = ctx.moves.get(holder);
+  if (to !== undefined) return `${what} is owned by ${holder}, which moves to ${to} in this plan, so ${key} cannot take it over: ${one}`;
+  const e = ctx.entry(holder);
+  const outside = e?.file !== undefined && !ctx.inScope(e) ? ` (recorded from ${e.file}, outside the applied path)` : '';
+  return `${what} is owned by ${holder}${outside}, so ${key} cannot create or adopt it: ${one}; if ${holder}'s manifest is gone, apply a path that holds both files (the state then moves it) or run \`packsync state mv ${holder} ${key}\`, otherwise remove one of the two manifests`;
+}
+
+/** The object of a manifest whose live match another key owns: an error that blocks its dependents. */
+export function planOwnedElsewhere(
+  ctx: PlanContext,
+  m: Manifest,
+  key: string,
+  holder: string,
+  what: string,
+  refs?: Map<string, RefState>,
+): void {
+  const message = ownedElsewhereMessage(ctx, key, holder, what);
+  ctx.object(m.kind, m.metadata.name, 'error', { source: m.source, error: { code: 'OWNED_BY_ANOTHER_KEY', message } }, key);
+  refs?.set(m.metadata.name, blockedRef(`${key} has an error`));
 }
 
 /**
@@ -88,4 +144,49 @@ export function newest<T extends { created: string }>(xs: readonly T[]): T | und
 /** The first created of `xs` (flows: the one that has been there longest). */
 export function oldest<T extends { created: string }>(xs: readonly T[]): T | undefined {
   return [...xs].sort(byCreated)[0];
+}
+
+/**
+ * Keys git describes that share their live id with another key git describes: a state written
+ * before packsync refused that (an `--adopt` of an object another key owned). Nothing is planned
+ * for them: which one should own it is a person's call, and prune must never settle it by deleting.
+ */
+export function sharedDesiredKeys(ctx: PlanContext): Map<string, { id: string; others: string[] }> {
+  const out = new Map<string, { id: string; others: string[] }>();
+  for (const [id, keys] of ctx.sharedIds()) {
+    const desired = keys.filter((k) => !k.includes('#') && ctx.isDesired(k));
+    if (desired.length < 2) continue;
+    for (const k of desired) out.set(k, { id, others: desired.filter((o) => o !== k) });
+  }
+  return out;
+}
+
+/** The object of a key that shares its live id with other desired keys: an error naming them and the fix. */
+export function planSharedId(ctx: PlanContext, m: Manifest, key: string, id: string, others: string[], refs?: Map<string, RefState>): void {
+  const all = [key, ...others].sort();
+  // The key recorded last is most likely the one that took the object over by mistake.
+  const last = [...all].sort((a, b) => ((ctx.entry(a)?.updatedAt ?? '') < (ctx.entry(b)?.updatedAt ?? '') ? -1 : 1)).at(-1) ?? key;
+  const message = `the state records live ${m.kind.toLowerCase()} ${id} under ${all.join(' and ')}, and git describes each of them: one live object belongs to one key, so nothing is planned for them; forget the one that should not own it with \`packsync state rm ${last}\` (it forgets, never deletes; ${last} was recorded last)`;
+  ctx.object(m.kind, m.metadata.name, 'error', { source: m.source, error: { code: 'STATE_SHARED_ID', message } }, key);
+  refs?.set(m.metadata.name, blockedRef(`${key} has an error`));
+}
+
+/** Plan-wide lines for ownership errors: like conflicts, they stop the whole plan with zero writes. */
+export function ownershipErrors(objects: readonly { error?: { code: string } }[]): string[] {
+  let owned = 0;
+  let shared = 0;
+  for (const o of objects) {
+    if (o.error?.code === 'OWNED_BY_ANOTHER_KEY') owned++;
+    else if (o.error?.code === 'STATE_SHARED_ID') shared++;
+  }
+  const lines: string[] = [];
+  if (owned > 0)
+    lines.push(
+      `${owned} object(s) of this repository match live objects another key in packsync's state owns; nothing was changed: one live object belongs to one key`,
+    );
+  if (shared > 0)
+    lines.push(
+      `${shared} key(s) in packsync's state share a live object with another key git describes; nothing was changed: forget one of each with \`packsync state rm KEY\``,
+    );
+  return lines;
 }

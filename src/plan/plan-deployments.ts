@@ -16,6 +16,7 @@ import type { DeploymentRecord } from './deployment-add.js';
 import { reconcileExisting, versionAlreadyLive } from './deployment-reconcile.js';
 import { statusAsState } from './deployment-decisions.js';
 import { OP } from './ops.js';
+import { otherHolder, planOwnedElsewhere } from './ownership.js';
 import { markMoved, moveActions, recordAction, restoreActions, supersedeAction } from './state-writes.js';
 
 /** Default when a manifest leaves `state` out: deploying is the point of a Deployment. */
@@ -135,6 +136,13 @@ export function planDeployment(ctx: PlanContext, m: DeploymentManifest): void {
       const r = moveActions(ctx, key, mv.from, mv.entry);
       owner = r.entry;
       moved = { from: mv.from, actions: r.actions };
+    } else {
+      // Another key owns it and is not moving here: never adopted by this key (design §4).
+      const holder = otherHolder(ctx, key, live.id);
+      if (holder !== undefined) {
+        planOwnedElsewhere(ctx, m, key, holder, `the live deployment ${live.id} of flow ${live.flowId} and package ${live.packageId}`);
+        return;
+      }
     }
   }
   try {

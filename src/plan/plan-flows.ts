@@ -8,7 +8,7 @@ import type { FlowManifest } from '../manifests/model.js';
 import type { LiveFlow } from '../live/types.js';
 import type { PlanContext, RefState } from './context.js';
 import { diffFields, hashValue } from './hash.js';
-import { adoptReason, adoptRecord, decideUnowned, oldest } from './ownership.js';
+import { adoptReason, adoptRecord, decideUnowned, oldest, planOwnedElsewhere } from './ownership.js';
 import type { RecordSpec } from './types.js';
 import { OP } from './ops.js';
 import { asItIs, blockedRef, planResolveError } from './not-planned.js';
@@ -66,6 +66,10 @@ function planFlowEntry(ctx: PlanContext, m: FlowManifest): { from: string; actio
     }
   }
   const unowned = decideUnowned(ctx, key, sameName, oldest, entry !== undefined);
+  if (unowned.kind === 'owned') {
+    planOwnedElsewhere(ctx, m, key, unowned.holder, `the live flow "${name}" (${unowned.id})`, ctx.flowRefs);
+    return moved;
+  }
   if (unowned.kind === 'intent' || unowned.kind === 'adopt') {
     adoptFlow(ctx, m, key, unowned.live, record, unowned.kind === 'intent');
     return moved;

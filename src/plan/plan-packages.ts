@@ -7,7 +7,7 @@ import type { PackageManifest } from '../manifests/model.js';
 import type { InventoryEntry } from '../state/inventory-types.js';
 import type { PlanContext, RefState } from './context.js';
 import { hashValue } from './hash.js';
-import { adoptReason, adoptRecord, decideUnowned, newest } from './ownership.js';
+import { adoptReason, adoptRecord, decideUnowned, newest, planOwnedElsewhere } from './ownership.js';
 import { catalogTarget, customTarget, naturalKeyOf, packageFields, usable } from './package-targets.js';
 import type { CatalogTarget, CustomTarget } from './package-targets.js';
 import type { ObjectPlan } from './types.js';
@@ -60,6 +60,10 @@ function planPackageEntry(
   const live = entry ? ctx.packagesById.get(entry.id) : undefined;
   // A pending intent means a create may have taken effect before a crash: find it before anything else.
   const unowned = decideUnowned(ctx, key, matches, newest, entry !== undefined);
+  if (unowned.kind === 'owned') {
+    planOwnedElsewhere(ctx, m, key, unowned.holder, `the live package ${unowned.id}`, ctx.packageRefs);
+    return;
+  }
   if (unowned.kind === 'intent' || unowned.kind === 'adopt') {
     adopt(ctx, m, key, unowned.live, record, unowned.kind === 'intent');
     return;

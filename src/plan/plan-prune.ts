@@ -17,9 +17,12 @@ export function planPrune(ctx: PlanContext, isDesired: (key: string) => boolean)
   if (gone.length === 0) return;
   const deploymentDeletes = new Map<string, string[]>();
   const deletesLater: [string, InventoryEntry][] = [];
+  // Live ids a delete is planned for: a live object recorded under two gone keys is deleted once.
+  const deleting = new Map<string, string>();
   for (const [key, e] of gone) {
+    const keeper = keeperOf(ctx, key, e.id);
     if (!ctx.options.prune) {
-      ctx.object(e.kind, e.name, 'orphan', { reasons: [orphanReason(ctx, e)] });
+      ctx.object(e.kind, e.name, 'orphan', { reasons: [keeper ? sharedReason(e, key, keeper, 'orphan') : orphanReason(ctx, e)] });
       continue;
     }
     if (e.annotations?.[PRUNE_ANNOTATION] === 'disabled') {
@@ -27,6 +30,17 @@ export function planPrune(ctx: PlanContext, isDesired: (key: string) => boolean)
       ctx.object(e.kind, e.name, 'forget', { reasons: [`${PRUNE_ANNOTATION}: disabled; stop managing without deleting`], actions: [id] });
       continue;
     }
+    // One live object belongs to one key (design §4): never delete what another key still owns.
+    const deletedBy = deleting.get(e.id);
+    if (keeper !== undefined || deletedBy !== undefined) {
+      const id = ctx.action(key, { op: OP.forget, dependsOn: [], description: `forget ${key} (state only, nothing is deleted)` });
+      const reason = keeper
+        ? sharedReason(e, key, keeper, 'forget')
+        : `${e.kind.toLowerCase()} ${e.id} is deleted once, as ${deletedBy ?? ''}; ${key} is forgotten`;
+      ctx.object(e.kind, e.name, 'forget', { reasons: [reason], actions: [id] });
+      continue;
+    }
+    if (e.kind === 'Deployment' || e.kind === 'Flow') deleting.set(e.id, key);
     if (e.kind === 'Deployment') {
       const live = ctx.deploymentsById.get(e.id);
       if (!live) {
@@ -63,6 +77,28 @@ export function planPrune(ctx: PlanContext, isDesired: (key: string) => boolean)
     });
     ctx.object(e.kind, e.name, 'delete', { actions: [id] });
   }
+}
+
+/**
+ * Another main key recording live id `id` that prune must leave it to: one git still describes,
+ * one that moves to such a key this pass, or one outside the applied path (whether git describes
+ * it is not known here). A state written before packsync refused two keys on one id has these.
+ */
+function keeperOf(ctx: PlanContext, key: string, id: string): string | undefined {
+  const others = ctx.holdersOf(id).filter((k) => k !== key && !k.includes('#'));
+  if (others.length === 0) return undefined;
+  const keeps = (k: string): boolean => {
+    const e = ctx.entry(k);
+    return ctx.isDesired(k) || ctx.moves.has(k) || (e !== undefined && !ctx.inScope(e));
+  };
+  return others.find((k) => ctx.isDesired(k)) ?? others.find(keeps);
+}
+
+function sharedReason(e: InventoryEntry, key: string, keeper: string, change: 'orphan' | 'forget'): string {
+  const what = `live ${e.kind.toLowerCase()} ${e.id} is also recorded under ${keeper}, which packsync must leave it to (one live object belongs to one key)`;
+  return change === 'forget'
+    ? `${what}: ${key} is forgotten (state only), nothing is deleted`
+    : `${what}: --prune forgets ${key} and deletes nothing (or forget it now with \`packsync state rm ${key}\`)`;
 }
 
 /** A superseded copy of an id its main key still owns (a crash between keeping it and the create). */

@@ -6,7 +6,7 @@ import type { TenantUploadManifest } from '../manifests/model.js';
 import { idOf } from './context.js';
 import type { PlanContext } from './context.js';
 import { hashValue } from './hash.js';
-import { newest } from './ownership.js';
+import { newest, otherHolder, planOwnedElsewhere } from './ownership.js';
 import { OP } from './ops.js';
 import { planResolveError } from './not-planned.js';
 
@@ -41,7 +41,9 @@ export function planTenantUpload(ctx: PlanContext, m: TenantUploadManifest): voi
     ...(m.metadata.annotations ? { annotations: m.metadata.annotations } : {}),
   };
   const tasks = ctx.live.uploads[tenantId] ?? [];
-  const forPackage = packageId ? tasks.filter((t) => t.packageId === packageId) : [];
+  const matching = packageId ? tasks.filter((t) => t.packageId === packageId) : [];
+  // Tasks another key records are that key's (design §4): never adopted here, never a conflict.
+  const forPackage = matching.filter((t) => otherHolder(ctx, key, t.id) === undefined);
   const owned = entry && entry.packageId === packageId && entry.tenantId === tenantId ? tasks.find((t) => t.id === entry.id) : undefined;
 
   const reasons: string[] = [];
@@ -59,6 +61,11 @@ export function planTenantUpload(ctx: PlanContext, m: TenantUploadManifest): voi
       // Only uploadMsixAsWin32 changed: a manual upload is not kept up to date, so upload again.
       reasons.push('uploadMsixAsWin32 changed');
     } else reasons.push(`previous upload task ${owned.id} ended ${owned.state}; uploading again`);
+  } else if (!entry && forPackage.length === 0 && matching[0] !== undefined) {
+    const task = newest(matching) ?? matching[0];
+    const holder = otherHolder(ctx, key, task.id) ?? '';
+    planOwnedElsewhere(ctx, m, key, holder, `the upload of this package to this tenant (task ${task.id})`);
+    return;
   } else if (!entry && forPackage.length > 0) {
     const intent = ctx.intent(key);
     const fresh = newest(forPackage.filter((t) => !intent?.knownIds.includes(t.id)));

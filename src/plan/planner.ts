@@ -13,6 +13,7 @@ import { planPackage } from './plan-packages.js';
 import { planPrune } from './plan-prune.js';
 import { planTenantUpload } from './plan-uploads.js';
 import { planSuspended } from './not-planned.js';
+import { ownershipErrors, planSharedId, sharedDesiredKeys } from './ownership.js';
 import type { Dependents } from './not-planned.js';
 import { isChangeAction, PLAN_VERSION } from './types.js';
 import type { Change, ObjectPlan, Plan, PlanOptions, PlanScope, PlanSummary } from './types.js';
@@ -43,10 +44,13 @@ export function plan(input: PlanInput): Plan {
   } else {
     // Every record written for an object carries the manifest file it was planned from; a
     // suspended object is skipped here, the same way for every kind.
+    const shared = sharedDesiredKeys(ctx);
     const each = <M extends Manifest>(ms: readonly M[], planOne: (c: PlanContext, m: M) => void, dependents?: Dependents): void => {
       for (const m of ms) {
         ctx.setFile(fileOf(m));
-        if (m.spec.suspend) planSuspended(ctx, m, dependents);
+        const sharing = shared.size > 0 ? shared.get(`${m.kind}/${m.metadata.name}`) : undefined;
+        if (sharing) planSharedId(ctx, m, `${m.kind}/${m.metadata.name}`, sharing.id, sharing.others, dependents?.refs);
+        else if (m.spec.suspend) planSuspended(ctx, m, dependents);
         else planOne(ctx, m);
       }
     };
@@ -57,6 +61,7 @@ export function plan(input: PlanInput): Plan {
     ctx.setFile(undefined);
     planPrune(ctx, isDesired);
   }
+  errors.push(...ownershipErrors(ctx.objects));
   const conflicts = ctx.objects.filter((o) => o.change === 'conflict').length;
   if (conflicts > 0) errors.push(conflictSummary(conflicts, Object.keys(inventory.objects).length === 0));
   ctx.objects.sort(byKey);

@@ -36,6 +36,7 @@ export const ERROR_CODES = {
   REF_AMBIGUOUS: 'terminal',
   WAVE_OUT_OF_RANGE: 'terminal',
   PROMOTION_TO_WAVE: 'terminal',
+  OWNED_BY_ANOTHER_KEY: 'terminal',
   // Applying.
   APPLY_MISSING_DEPENDENCY: 'terminal',
   DEPENDENCY_FAILED: 'terminal',
@@ -54,6 +55,7 @@ export const ERROR_CODES = {
   STATE_REMOTE_ERROR: 'transient',
   STATE_CONFIG: 'terminal',
   STATE_NOT_LOCKED: 'terminal',
+  STATE_SHARED_ID: 'terminal',
   // Promotion gates.
   GATE_READ_FAILED: 'transient',
   GATE_READ_MISSING: 'transient',

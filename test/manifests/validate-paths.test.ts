@@ -35,7 +35,7 @@ describe('validate PATH...', () => {
       'flows/seven-zip.yaml': flow('seven-zip'),
       'deployments/a.yaml': dep('a', 'seven-zip', 'seven-zip-24-08'),
       'deployments/b.yaml': dep('b', 'seven-zip', 'pwsh-7-4-6'),
-      'packages/pwsh.yaml': pkg('pwsh-7-4-6'),
+      'packages/pwsh.yaml': pkg('pwsh-7-4-6', '"24.07"'),
       'tenant-uploads/broken.yaml': 'apiVersion: packsync.dev/v1\nkind: TenantUpload\nmetadata:\n  name: t\nspec: {}\n',
     });
     const r = await cli(['validate', 'deployments/a.yaml', 'flows/seven-zip.yaml', 'packages/'], {}, dir);
