@@ -10,9 +10,10 @@ import type { Plan, PlanAction } from '../plan/types.js';
 import { errorCode, errorMessage } from '../util/errors.js';
 import type { ApplyEvent } from './events.js';
 import type { InventoryStore } from '../state/inventory-store.js';
-import { OUTCOME_OF_CHANGE } from './outcomes.js';
+import { plannedOutcome } from './outcomes.js';
 import type { Outcome } from './outcomes.js';
 import { runAction } from './run-action.js';
+import { OP } from '../plan/ops.js';
 import { DEFAULT_WAIT } from './wait.js';
 import type { WaitOptions } from './wait.js';
 import type { ErrorCode } from '../util/errors.js';
@@ -87,7 +88,7 @@ export async function applyPlan(plan: Plan, api: PacksyncApi, store: InventorySt
   );
 
   const objects: ObjectOutcome[] = plan.objects.map((o) => {
-    const planned = OUTCOME_OF_CHANGE[o.change];
+    const planned = plannedOutcome(o);
     const base = { key: o.key, kind: o.kind, name: o.name };
     const own = o.actions.map((id) => results.get(id)).filter((r): r is ActionResult => r !== undefined);
     const failed = own.find((r) => r.status === 'failed');
@@ -103,9 +104,16 @@ export async function applyPlan(plan: Plan, api: PacksyncApi, store: InventorySt
     return { ...base, outcome: planned, reasons: o.reasons, ...(o.error ? { error: o.error } : {}) };
   });
   const counts: Record<Outcome, number> = { created: 0, configured: 0, unchanged: 0, deleted: 0, skipped: 0, failed: 0 };
+  const actionsById = new Map(plan.actions.map((a) => [a.id, a]));
   for (const o of plan.objects) {
-    // A flow replacement that ran destroyed the old flow's deployments: count them as deleted.
-    if (o.destroys && o.actions.every((id) => results.get(id)?.status === 'done')) counts.deleted += o.destroys.length;
+    // A replacement whose deletes ran destroyed those deployments (with the old flow, or one
+    // deleted to be added again): count them as deleted, whether or not the rest went through.
+    if (!o.destroys) continue;
+    const deletes = o.actions.filter((id) => {
+      const op = actionsById.get(id)?.op;
+      return op === OP.deleteFlow || op === OP.deleteDeployment;
+    });
+    if (deletes.length > 0 && deletes.every((id) => results.get(id)?.status === 'done')) counts.deleted += o.destroys.length;
   }
   for (const o of objects) {
     counts[o.outcome]++;

@@ -1,4 +1,4 @@
-import type { Change } from '../plan/types.js';
+import type { Change, ObjectPlan } from '../plan/types.js';
 
 /** The closed outcome vocabulary: one entry per object, after apply. */
 export type Outcome = 'created' | 'configured' | 'unchanged' | 'deleted' | 'skipped' | 'failed';
@@ -21,3 +21,8 @@ export const OUTCOME_OF_CHANGE: Record<Change, Outcome> = {
   drift: 'skipped',
   error: 'failed',
 };
+
+/** What applying an object's plan makes of it: a replaced deployment is a new one (its delete counts from `destroys`). */
+export function plannedOutcome(o: Pick<ObjectPlan, 'change' | 'kind'>): Outcome {
+  return o.change === 'replace' && o.kind === 'Deployment' ? 'created' : OUTCOME_OF_CHANGE[o.change];
+}

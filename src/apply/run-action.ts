@@ -126,7 +126,7 @@ export async function runAction(a: PlanAction, d: ActionDeps): Promise<void> {
       return;
     }
     case OP.deleteFlow:
-      return deleteOwned(d, a.key, a.flowId, () => api.deleteFlow(a.flowId, {}, opts));
+      return deleteOwned(d, a.key, a.flowId, () => api.deleteFlow(a.flowId, {}, opts), a.forget);
     case OP.addDeployment: {
       const flowId = resolveRef(a.flowRef, store);
       const packageId = resolveRef(a.packageRef, store);
@@ -265,8 +265,18 @@ async function createOnce(d: ActionDeps, create: () => Promise<string>, lookup: 
   }
 }
 
-/** Deletes a live object and forgets the state entry that owns it (if it still names that id). */
-async function deleteOwned(d: ActionDeps, key: string, id: string, del: () => Promise<void>): Promise<void> {
+/**
+ * Deletes a live object and forgets the state entry that owns it (if it still names that id), and
+ * first the entries of what the delete took with it (a flow's deployments), each if it still names
+ * the object it named when planned: a deployment already added again elsewhere keeps its entry.
+ */
+async function deleteOwned(
+  d: ActionDeps,
+  key: string,
+  id: string,
+  del: () => Promise<void>,
+  alsoGone: readonly { key: string; id: string }[] = [],
+): Promise<void> {
   d.countWrite();
   try {
     await del();
@@ -274,6 +284,8 @@ async function deleteOwned(d: ActionDeps, key: string, id: string, del: () => Pr
     // Already gone (deleted outside, or a retry of a delete that took effect) is the goal state.
     if (errorCode(e) !== 'API_NOT_FOUND') throw e;
   }
+  // The object's own entry goes last: a crash before it leaves the next plan something to finish.
+  for (const g of alsoGone) if (d.store.inventory.objects[g.key]?.id === g.id) await d.store.remove(g.key);
   if (d.store.inventory.objects[key]?.id === id) await d.store.remove(key);
 }
 

@@ -9,6 +9,8 @@ export interface ListedEntry {
   /** Manifest file the entry was last applied from; null when the state does not know it (older entries). */
   file: string | null;
   superseded: boolean;
+  /** A flow whose replacement is in progress: the next `apply --allow-replace` finishes it and deletes this flow. */
+  replacing: boolean;
 }
 
 export interface ListedIntent {
@@ -33,6 +35,7 @@ export function listState(inv: Inventory, stateDir: string): StateListing {
       kind: e.kind,
       file: e.file ?? null,
       superseded: e.superseded !== undefined,
+      replacing: e.replacing !== undefined,
     })),
     intents: byKey(Object.entries(inv.intents)).map(([key, i]) => ({ key, op: i.op, at: i.at })),
   };
@@ -40,10 +43,18 @@ export function listState(inv: Inventory, stateDir: string): StateListing {
 
 export function formatListText(l: StateListing): string {
   if (l.objects.length === 0 && l.intents.length === 0) return `The state in ${l.stateDir} is empty: packsync owns nothing there.`;
-  const rows = l.objects.map((o) => [o.key, o.id, o.kind, o.file ?? '-', o.superseded ? 'superseded' : '']);
+  const rows = l.objects.map((o) => [
+    o.key,
+    o.id,
+    o.kind,
+    o.file ?? '-',
+    o.replacing ? 'being replaced' : o.superseded ? 'superseded' : '',
+  ]);
   const lines = table(['KEY', 'LIVE ID', 'KIND', 'FILE', ''], rows);
   const superseded = l.objects.filter((o) => o.superseded).length;
-  lines.push('', `${l.objects.length} entries${superseded > 0 ? ` (${superseded} superseded)` : ''} in ${l.stateDir}.`);
+  const replacing = l.objects.filter((o) => o.replacing).length;
+  const notes = [superseded > 0 ? `${superseded} superseded` : '', replacing > 0 ? `${replacing} being replaced` : ''].filter(Boolean);
+  lines.push('', `${l.objects.length} entries${notes.length > 0 ? ` (${notes.join(', ')})` : ''} in ${l.stateDir}.`);
   if (l.intents.length > 0) {
     // An intent is a create an interrupted apply sent but never recorded; listed apart because it
     // has no live id yet, and the next plan or apply resolves it by looking the object up.

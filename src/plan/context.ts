@@ -74,6 +74,10 @@ export class PlanContext {
   private readonly supersededOf = new Map<string, [string, InventoryEntry][]>();
   /** Old key → new key, for renames detected this pass (prune leaves old keys alone). */
   readonly moves = new Map<string, string>();
+  /** State keys whose fate a flow replacement decides this pass (destroyed with the old flow): prune leaves them alone. */
+  readonly replaced = new Set<string>();
+  /** Flow id → the deployment entries on it (any key, superseded too); built on first use (replacements are rare). */
+  private onFlow: Map<string, { key: string; id: string }[]> | undefined;
   private seq = 0;
   private stamp: string | undefined;
   private file: string | undefined;
@@ -168,6 +172,25 @@ export class PlanContext {
   /** Ids recorded under more than one state key, with those keys (sorted). */
   sharedIds(): ReadonlyMap<string, readonly string[]> {
     return this.shared;
+  }
+
+  /** The state key owning a live id, a superseded entry's when no main key owns it. */
+  stateKeyOf(id: string): string | undefined {
+    return this.owners.get(id) ?? this.kept.get(id);
+  }
+
+  /** The deployment entries of the state on a live flow (what its delete destroys). */
+  deploymentEntriesOn(flowId: string): readonly { key: string; id: string }[] {
+    if (!this.onFlow) {
+      this.onFlow = new Map();
+      for (const [key, e] of this.entries) {
+        if (e.kind !== 'Deployment' || e.flowId === undefined) continue;
+        const list = this.onFlow.get(e.flowId);
+        if (list) list.push({ key, id: e.id });
+        else this.onFlow.set(e.flowId, [{ key, id: e.id }]);
+      }
+    }
+    return this.onFlow.get(flowId) ?? [];
   }
 
   /** Superseded entries kept for a main key (a revert reuses them). */

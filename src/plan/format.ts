@@ -109,7 +109,12 @@ export function formatPlanText(plan: Plan, opts: { color?: boolean; verbose?: bo
     for (const f of o.fields) lines.push(`    ${fieldText(f)}`);
     for (const r of o.reasons) lines.push(`    # ${r}`);
     for (const d of o.destroys ?? [])
-      lines.push(paint('delete', `    - ${d.key} (deployment ${d.id}, ${d.status}, wave ${d.wave}) will be destroyed with the old flow`));
+      lines.push(
+        paint(
+          'delete',
+          `    - ${d.key} (deployment ${d.id}, ${d.status}, wave ${d.wave}) will be destroyed ${o.kind === 'Flow' ? 'with the old flow' : 'and added again'}`,
+        ),
+      );
     if (o.error)
       lines.push(`    ${o.source ? `${o.source.file}:${o.source.line}:${o.source.column}: ` : ''}${o.error.code}: ${o.error.message}`);
     for (const id of o.actions) {

@@ -264,13 +264,15 @@ function planLiveDeployment(
       deploymentId: live.id,
     });
     const actions = addActions(ctx, key, m, state, [del], record, { id: live.flowId }, { id: live.packageId });
-    ctx.object(
+    const o = ctx.object(
       'Deployment',
       name,
       'replace',
       { source: m.source, fields, reasons: ['deployment identity changed (--allow-replace)'], actions: [del, ...actions] },
       key,
     );
+    // The live deployment is deleted, a new one added: one to delete, one to create (design §4).
+    o.destroys = [{ key, id: live.id, status: live.status, wave: `${live.currentWave}/${live.waveCount}` }];
     return;
   }
   const r = reconcileExisting(ctx, key, m, state, live, entry, deps);

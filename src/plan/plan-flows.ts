@@ -1,6 +1,7 @@
 /**
  * Flows. The API cannot update a flow: a changed spec is "requires replacement" with the fields
- * that force it, and is replaced (delete + create) only with --allow-replace.
+ * that force it, and is replaced (create, then delete) only with --allow-replace; a replacement
+ * in progress is kept in the state and finished by a later apply (flow-replacement.ts).
  */
 import { FLOW_FLAGS, INSTALLER_SCOPE } from '../api/wire-types.js';
 import type { V1FlowCreateViewModel } from '../api/wire-types.js';
@@ -9,10 +10,19 @@ import type { LiveFlow } from '../live/types.js';
 import type { PlanContext, RefState } from './context.js';
 import { diffFields, hashValue } from './hash.js';
 import { adoptReason, adoptRecord, decideUnowned, oldest, planOwnedElsewhere } from './ownership.js';
-import type { RecordSpec } from './types.js';
+import type { ObjectPlan, RecordSpec } from './types.js';
 import { OP } from './ops.js';
 import { asItIs, blockedRef, planResolveError } from './not-planned.js';
-import { markMoved, moveActions, supersedeAction } from './state-writes.js';
+import { markMoved, moveActions } from './state-writes.js';
+import {
+  blockReplacement,
+  deleteOldFlows,
+  finishReplacement,
+  forgetReplaced,
+  pendingReplacement,
+  replacingAction,
+  wouldDestroy,
+} from './flow-replacement.js';
 
 interface FlowTarget {
   body: V1FlowCreateViewModel;
@@ -70,27 +80,35 @@ function planFlowEntry(ctx: PlanContext, m: FlowManifest): { from: string; actio
     planOwnedElsewhere(ctx, m, key, unowned.holder, `the live flow "${name}" (${unowned.id})`, ctx.flowRefs);
     return moved;
   }
+  // The live flow the main key owns after this pass's bookkeeping (one an interrupted create made,
+  // else the recorded one): a replacement in progress is told apart from it.
+  const current = unowned.kind === 'intent' || unowned.kind === 'adopt' ? unowned.live : liveNow;
+  const pending = pendingReplacement(ctx, key, current?.id);
+  forgetReplaced(ctx, pending.gone, 'the replaced flow is already deleted live');
+  if (pending.live.length > 0 && !ctx.options.allowReplace) {
+    blockReplacement(ctx, m, key, pending.live, current);
+    return moved;
+  }
+  const finish = (o: ObjectPlan): void => {
+    const ref = ctx.flowRefs.get(m.metadata.name);
+    if (ref) finishReplacement(ctx, o, ref, pending.live);
+  };
   if (unowned.kind === 'intent' || unowned.kind === 'adopt') {
-    adoptFlow(ctx, m, key, unowned.live, record, unowned.kind === 'intent');
+    finish(adoptFlow(ctx, m, key, unowned.live, record, unowned.kind === 'intent'));
     return moved;
   }
   if (entry && liveNow) {
     if (entry.specHash === specHash) {
-      ctx.object('Flow', m.metadata.name, 'none', { source: m.source }, key);
+      // A replacement stopped before its create and no longer wanted (git went back): drop its record.
+      if (pending.stale.length > 0) forgetReplaced(ctx, pending.stale, 'the replacement it recorded is no longer needed');
+      const o = ctx.object('Flow', m.metadata.name, 'none', { source: m.source }, key);
       ctx.flowRefs.set(m.metadata.name, { ref: { id: liveNow.id }, readyAfter: null, blockedBy: null, isNew: false });
+      finish(o);
       return moved;
     }
     const fields = flowFieldsInWords(diffFields(entry.spec, target.spec));
     const names = fields.map((f) => f.field);
     const forces = `the API cannot update a flow; changing ${names.length > 1 ? `${names.slice(0, -1).join(', ')} and ${names[names.length - 1] ?? ''}` : (names[0] ?? 'its spec')} forces a replacement`;
-    const destroys = ctx.live.deployments
-      .filter((d) => d.flowId === liveNow.id)
-      .map((d) => ({
-        key: ctx.ownerOf(d.id) ?? `(unmanaged deployment ${d.id})`,
-        id: d.id,
-        status: d.status,
-        wave: `${d.currentWave}/${d.waveCount}`,
-      }));
     if (!ctx.options.allowReplace) {
       const o = ctx.object(
         'Flow',
@@ -103,22 +121,22 @@ function planFlowEntry(ctx: PlanContext, m: FlowManifest): { from: string; actio
         },
         key,
       );
+      const destroys = wouldDestroy(ctx, [liveNow.id]);
       if (destroys.length > 0) o.destroys = destroys;
       ctx.flowRefs.set(m.metadata.name, { ref: { id: liveNow.id }, readyAfter: null, blockedBy: null, isNew: false });
       return moved;
     }
     // Create first, add the deployments to the new flow, delete the old flow last (design §4): the
-    // account is never without the flow, and a failed create deletes nothing. The old entry is kept
-    // as superseded until its delete lands, so a failed delete is still owned and retried by prune.
-    const keep = supersedeAction(ctx, key, entry);
+    // account is never without the flow, and a failed create deletes nothing. The old flow is
+    // recorded as being replaced before the create, so an interrupted apply is finished by the next.
+    const keep = replacingAction(ctx, key, entry);
     const create = createFlowAction(ctx, key, target, record, pkg, sameName, [keep]);
     const deleteAfter = [create];
-    const del = ctx.action(`Flow/${m.metadata.name}#${liveNow.id}`, {
-      op: OP.deleteFlow,
-      dependsOn: deleteAfter,
-      description: `delete the replaced flow ${liveNow.id}`,
-      flowId: liveNow.id,
-    });
+    const olds = [
+      { key: `Flow/${m.metadata.name}#${liveNow.id}`, id: liveNow.id },
+      ...pending.live.map((x) => ({ key: x.key, id: x.entry.id })),
+    ];
+    const del = deleteOldFlows(ctx, olds, deleteAfter);
     const o = ctx.object(
       'Flow',
       m.metadata.name,
@@ -127,11 +145,11 @@ function planFlowEntry(ctx: PlanContext, m: FlowManifest): { from: string; actio
         source: m.source,
         fields,
         reasons: [`${forces} (--allow-replace): the new flow is created and its deployments added before the old flow is deleted`],
-        actions: [keep, create, del],
+        actions: [keep, create, ...del.actions],
       },
       key,
     );
-    if (destroys.length > 0) o.destroys = destroys;
+    if (del.destroys.length > 0) o.destroys = del.destroys;
     ctx.flowRefs.set(m.metadata.name, { ref: { key }, readyAfter: create, blockedBy: null, isNew: true, replaces: deleteAfter });
     return moved;
   }
@@ -153,8 +171,9 @@ function planFlowEntry(ctx: PlanContext, m: FlowManifest): { from: string; actio
   }
   const reasons = entry && ctx.live.read.flows ? [`live flow ${entry.id} not found (deleted outside packsync); creating it again`] : [];
   const create = createFlowAction(ctx, key, target, record, pkg, sameName);
-  ctx.object('Flow', m.metadata.name, 'create', { source: m.source, reasons, actions: [create] }, key);
+  const o = ctx.object('Flow', m.metadata.name, 'create', { source: m.source, reasons, actions: [create] }, key);
   ctx.flowRefs.set(m.metadata.name, { ref: { key }, readyAfter: create, blockedBy: null, isNew: true });
+  finish(o);
   return moved;
 }
 
@@ -194,9 +213,9 @@ function adoptFlow(
   live: LiveFlow,
   record: { specHash: string; spec: unknown; annotations?: Record<string, string> },
   resolvesIntent: boolean,
-): void {
+): ObjectPlan {
   const id = adoptRecord(ctx, key, m, live.id, record, resolvesIntent, `flow ${live.id}`);
-  ctx.object(
+  const o = ctx.object(
     'Flow',
     m.metadata.name,
     'adopt',
@@ -208,6 +227,7 @@ function adoptFlow(
     key,
   );
   ctx.flowRefs.set(m.metadata.name, { ref: { id: live.id }, readyAfter: id, blockedBy: null, isNew: false });
+  return o;
 }
 
 function flowTarget(ctx: PlanContext, m: FlowManifest): FlowTarget {

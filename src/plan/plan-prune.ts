@@ -12,7 +12,15 @@ export const PRUNE_ANNOTATION = 'packsync.dev/prune';
 
 export function planPrune(ctx: PlanContext, isDesired: (key: string) => boolean): void {
   const gone = Object.entries(ctx.inventory.objects)
-    .filter(([key, e]) => !isDesired(key) && !ctx.moves.has(key) && ctx.inScope(e) && !staleCopy(ctx, key, e))
+    .filter(
+      ([key, e]) =>
+        !isDesired(key) &&
+        !ctx.moves.has(key) &&
+        !ctx.replaced.has(key) &&
+        !replacing(e, key, isDesired) &&
+        ctx.inScope(e) &&
+        !staleCopy(ctx, key, e),
+    )
     .sort(([a], [b]) => (a < b ? -1 : 1));
   if (gone.length === 0) return;
   const deploymentDeletes = new Map<string, string[]>();
@@ -103,7 +111,17 @@ function sharedReason(e: InventoryEntry, key: string, keeper: string, change: 'o
 
 /** A superseded copy of an id its main key still owns (a crash between keeping it and the create). */
 function staleCopy(ctx: PlanContext, key: string, e: InventoryEntry): boolean {
-  return e.superseded !== undefined && ctx.ownerOf(e.id) !== undefined && ctx.ownerOf(e.id) !== key;
+  return (e.superseded !== undefined || e.replacing !== undefined) && ctx.ownerOf(e.id) !== undefined && ctx.ownerOf(e.id) !== key;
+}
+
+/**
+ * A flow being replaced whose manifest is still in git: the replacement is that flow's plan to
+ * finish (flow-replacement.ts), never prune's to delete, even when the flow is not planned this
+ * pass (suspended, or its package blocked): deleting it would take deployments not yet moved.
+ */
+function replacing(e: InventoryEntry, key: string, isDesired: (key: string) => boolean): boolean {
+  const hash = key.indexOf('#');
+  return e.replacing !== undefined && hash > 0 && isDesired(key.slice(0, hash));
 }
 
 function orphanReason(ctx: PlanContext, e: InventoryEntry): string {

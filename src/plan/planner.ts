@@ -146,11 +146,19 @@ const BUCKET: Record<Change, keyof PlanSummary> = {
   error: 'blocked',
 };
 
+/**
+ * A replaced deployment is deleted and added again: the add is a create (its delete is counted
+ * from `destroys`), as the deployments a flow replacement adds to the new flow are.
+ */
+function bucketOf(o: ObjectPlan): keyof PlanSummary {
+  return o.change === 'replace' && o.kind === 'Deployment' ? 'create' : BUCKET[o.change];
+}
+
 export function summarize(objects: readonly ObjectPlan[]): PlanSummary {
   const s: PlanSummary = { create: 0, change: 0, delete: 0, unchanged: 0, waiting: 0, blocked: 0, drifted: 0 };
   for (const o of objects) {
-    s[BUCKET[o.change]]++;
-    // Deployments a flow replacement destroys are deletes, whatever else the plan says (design §4).
+    s[bucketOf(o)]++;
+    // Deployments a replacement destroys are deletes, whatever else the plan says (design §4).
     if (o.destroys) s.delete += o.destroys.length;
   }
   return s;

@@ -51,7 +51,10 @@ export interface ObjectPlan {
   source?: { file: string; line: number; column: number };
   /** A rename detected this pass: the state key this object was known under (design §4). */
   movedFrom?: string;
-  /** Live deployments a replacement destroys (deleted with the old flow), for the plan and its counts. */
+  /**
+   * Live deployments a replacement destroys (deleted with the old flow, or a deployment deleted to
+   * be added again), named by their state key: counted under "to delete" (design §4).
+   */
   destroys?: { key: string; id: string; status: string; wave: string }[];
   /** Set when live state was changed outside packsync: healed this pass, only reported, or held by the agent's heal backoff. */
   drift?: DriftHandling;
@@ -109,7 +112,12 @@ export type PlanAction =
       match: { name: string };
       knownIds: string[];
     })
-  | (ActionBase & { op: typeof OP.deleteFlow; flowId: string })
+  | (ActionBase & {
+      op: typeof OP.deleteFlow;
+      flowId: string;
+      /** State entries of deployments on this flow, forgotten once it is deleted (if they still name that deployment). */
+      forget?: { key: string; id: string }[];
+    })
   | (ActionBase & {
       op: typeof OP.addDeployment;
       flowRef: IdRef;

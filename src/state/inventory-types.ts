@@ -24,6 +24,13 @@ export interface InventoryEntry {
   file?: string;
   /** Set on an object a newer live object replaced (a package version edited in place, its deployment); kept while it exists live so a revert reuses it and --prune can delete it. */
   superseded?: { at: string; by?: string };
+  /**
+   * Set on a flow being replaced (`apply --allow-replace`, design §4) from before the new flow's
+   * create until the old flow's delete lands: a replacement in progress, not a version kept for a
+   * revert. An apply interrupted in between leaves it here, and the next apply with --allow-replace
+   * finishes the replacement (deployments onto the new flow, then this flow deleted) exactly once.
+   */
+  replacing?: { at: string };
   /** Annotations at apply time: prune protection must survive the manifest's removal. */
   annotations?: Record<string, string>;
   phase?: PackagePhase;
