@@ -7,7 +7,10 @@
  */
 import { readdir } from 'node:fs/promises';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import type { Command } from 'commander';
 import { INTEGER_FLAGS } from '../../src/cli/flag-values.js';
+import type { CliIo } from '../../src/cli/io.js';
+import { buildProgram } from '../../src/cli/program.js';
 import { cli } from '../support/cli.js';
 import { writeRepo } from '../support/manifests.js';
 import { tempDir } from '../support/repo.js';
@@ -34,7 +37,7 @@ describe('a flag that takes a value refuses the next flag as its value', () => {
     expect(await sim.journal()).toEqual([]);
   });
 
-  it('the same for path, file and other value flags of every command, short flags included', async () => {
+  it('the same for path, file and other value flags of every command', async () => {
     const repo = await writeRepo();
     const cases: [string[], string][] = [
       [['plan', repo, '--state-dir', '--prune'], '--state-dir'],
@@ -87,6 +90,17 @@ describe('integer flags take plain decimal integers within their range', () => {
     const r = await cli(['apply', await writeRepo(), '--auto-approve', '--api-rate-limit', '0', '--concurrency', '256'], env);
     expect(r.code, r.stderr).toBe(0);
     expect((await sim.journal(true)).length).toBeGreaterThan(0);
+  });
+
+  it('every flag that takes a count, milliseconds, seconds or a port has a range (--time-scale takes fractions)', () => {
+    const io: CliIo = { stdout: () => undefined, stderr: () => undefined, setExitCode: () => undefined, isTTY: false, env: {}, cwd: '.' };
+    const numeric = new Set<string>();
+    const visit = (c: Command): void => {
+      for (const o of c.options) if (o.long && /<(n|ms|seconds|port)>/.test(o.flags) && o.long !== '--time-scale') numeric.add(o.long);
+      c.commands.forEach(visit);
+    };
+    visit(buildProgram(io, '0.0.0-test'));
+    expect([...numeric].sort()).toEqual(Object.keys(INTEGER_FLAGS).sort());
   });
 
   it('checks the simulator and gate commands too (a range for every integer flag there is)', async () => {
