@@ -44,7 +44,7 @@ export interface ObjectOutcome {
 export interface ApplyResult {
   objects: ObjectOutcome[];
   counts: Record<Outcome, number>;
-  /** API write calls made (creates, actions, deletes; an upload counts once). */
+  /** API write calls made (creates, actions, deletes, every content chunk and finalize; attempts, not transport retries). */
   writes: number;
   failed: number;
   /** Objects left to a later pass (a deferred wait, or an action depending on one). */

@@ -4,6 +4,8 @@
  * resolved at once by looking the object up live, so it is never repeated blindly.
  */
 import type { PacksyncApi } from '../api/operations.js';
+import { uploadContentDirectory } from '../api/upload.js';
+import type { ChunkClient } from '../api/upload.js';
 import type { Intent, InventoryEntry } from '../state/inventory-types.js';
 import type { InventoryStore } from '../state/inventory-store.js';
 import type { IdRef, PlanAction } from '../plan/types.js';
@@ -23,7 +25,7 @@ export interface ActionDeps {
   wait: WaitOptions;
   signal?: AbortSignal;
   emit: (e: ApplyEvent) => void;
-  /** Counts API write calls (creates, actions, deletes, chunks count once per upload). */
+  /** Counts API write calls: creates, actions, deletes, each content chunk and finalize, each attempt. */
   countWrite: () => void;
 }
 
@@ -93,8 +95,18 @@ export async function runAction(a: PlanAction, d: ActionDeps): Promise<void> {
     }
     case OP.uploadContent: {
       const id = resolveRef({ key: a.packageKey }, store);
-      d.countWrite();
-      await api.uploadContentDirectory(id, a.dir, {
+      // Every chunk and the finalize is a write call of its own (the simulator journals each).
+      const counted: ChunkClient = {
+        uploadContentChunk: (...args) => {
+          d.countWrite();
+          return api.uploadContentChunk(...args);
+        },
+        finalizeContent: (...args) => {
+          d.countWrite();
+          return api.finalizeContent(...args);
+        },
+      };
+      await uploadContentDirectory(counted, id, a.dir, {
         ...opts,
         onProgress: (p) => d.emit({ type: 'upload-progress', key: a.key, ...p }),
       });
@@ -175,7 +187,10 @@ export async function runAction(a: PlanAction, d: ActionDeps): Promise<void> {
       } catch (e) {
         if (errorCode(e) !== 'API_OUTCOME_UNKNOWN') throw e;
         const after = await api.getDeployment(id, opts);
-        if (after.currentWave < a.untilWave && after.status === 'Running') await api.skipWave(id, opts);
+        if (after.currentWave < a.untilWave && after.status === 'Running') {
+          d.countWrite();
+          await api.skipWave(id, opts);
+        }
       }
       return;
     }

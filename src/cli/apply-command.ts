@@ -14,11 +14,14 @@ import type { Plan } from '../plan/types.js';
 import { planVerdict } from '../plan/verdict.js';
 import type { PlanVerdict } from '../plan/verdict.js';
 import { approve } from './approval.js';
-import { addCommonOptions, buildRuntime, positiveInt, useColor } from './common.js';
+import { addCommonOptions, buildRuntime, useColor } from './common.js';
+import { intFlag } from './flag-values.js';
 import type { CommonOptions } from './common.js';
 import type { CliIo } from './io.js';
+import { UsageError } from './io.js';
 import { addPlanFlags, planOptionsFrom } from './plan-options.js';
 import type { PlanFlags } from './plan-options.js';
+import { manifestRoot, showFile, shownPath, shownPlan, shownProblems } from './paths.js';
 import { problemLines } from './print-problems.js';
 import { createProgressRenderer } from './progress.js';
 import { readSavedPlan } from './saved-plan.js';
@@ -37,21 +40,24 @@ export function registerApplyCommand(program: Command, io: CliIo): void {
     .argument('[path]', 'manifest directory or file, or a plan saved with `plan --out`', '.')
     .addOption(new Option('-o, --output <format>', 'output format').choices(['text', 'json']).default('text'))
     .option('--auto-approve', 'apply without asking (needed when standard input is not a terminal)')
-    .option('--concurrency <n>', 'most plan actions in flight at once', '4')
-    .option('--wait-timeout <seconds>', 'longest wait for package processing or an upload task', '900');
+    .option('--concurrency <n>', 'most plan actions in flight at once (1-256)', '4')
+    .option('--wait-timeout <seconds>', 'longest wait for package processing or an upload task (1-86400)', '900');
   addPlanFlags(cmd);
   addCommonOptions(cmd);
-  cmd.action(async (path: string, opts: ApplyCommandOptions) => {
+  cmd.action(async (path: string, opts: ApplyCommandOptions, self: Command) => {
     const target = resolve(io.cwd, path);
-    const saved = await readSavedPlan(target);
-    const concurrency = positiveInt(opts.concurrency, '--concurrency', 1);
-    const readConcurrency = positiveInt(opts.readConcurrency ?? '8', '--read-concurrency', 1);
-    const waitTimeoutMs = positiveInt(opts.waitTimeout, '--wait-timeout', 1) * 1000;
+    const saved = await readSavedPlan(target, shownPath(io.cwd, target));
+    if (saved) refusePlanFlags(self);
+    const concurrency = intFlag(opts.concurrency, '--concurrency');
+    const readConcurrency = intFlag(opts.readConcurrency ?? '8', '--read-concurrency');
+    const waitTimeoutMs = intFlag(opts.waitTimeout, '--wait-timeout') * 1000;
     const rt = await buildRuntime(opts, io, [], { lockState: true });
     const text = opts.output === 'text';
     const hard = new AbortController();
     const inFlight = new Map<string, string>();
-    const render = text ? createProgressRenderer(io.stdout, io.isTTY, (s) => process.stdout.write(s)) : undefined;
+    // No colour (--no-color, NO_COLOR, TERM=dumb) means no cursor control either: plain progress lines and prompt.
+    const plain = !useColor(opts, io);
+    const render = text ? createProgressRenderer(io.stdout, io.isTTY && !plain, (s) => process.stdout.write(s)) : undefined;
     const onEvent = (e: ApplyEvent): void => {
       if (e.type === 'action-start') inFlight.set(e.actionId, `${e.key}: ${e.description}`);
       else if (e.type === 'action-done' || e.type === 'action-failed') inFlight.delete(e.actionId);
@@ -73,7 +79,7 @@ export function registerApplyCommand(program: Command, io: CliIo): void {
       if (saved) {
         plan = saved.plan;
         verdict = planVerdict(plan);
-        if (text) io.stdout(formatPlanText(plan, { color: useColor(opts, io) }));
+        if (text) io.stdout(formatPlanText(shownPlan(plan, showFile(io.cwd, saved.desired.root)), { color: useColor(opts, io) }));
         result = await applySavedPlan(saved, rt.api, rt.state, applyOptions, readConcurrency);
       } else {
         const planned = await planPass({
@@ -85,19 +91,19 @@ export function registerApplyCommand(program: Command, io: CliIo): void {
           readConcurrency,
         });
         if (planned.kind === 'invalid') {
-          io.stderr(problemLines(planned.problems));
+          io.stderr(problemLines(shownProblems(planned.problems, showFile(io.cwd, await manifestRoot(target)))));
           io.setExitCode(1);
           return;
         }
         plan = planned.plan;
-        if (text) io.stdout(formatPlanText(plan, { color: useColor(opts, io) }));
+        if (text) io.stdout(formatPlanText(shownPlan(plan, showFile(io.cwd, planned.desired.root)), { color: useColor(opts, io) }));
         if (plan.errors.length > 0) {
           if (!text) io.stdout(JSON.stringify({ plan }, null, 2));
           io.setExitCode(1);
           return;
         }
         verdict = planVerdict(plan);
-        const approval = verdict.changes ? await approve(plan, io, opts.autoApprove === true) : 'approved';
+        const approval = verdict.changes ? await approve(plan, io, opts.autoApprove === true, plain) : 'approved';
         if (approval !== 'approved' || hard.signal.aborted) {
           if (!text) io.stdout(JSON.stringify({ plan }, null, 2));
           io.setExitCode(approval === 'interrupted' || hard.signal.aborted ? 130 : 1);
@@ -114,6 +120,24 @@ export function registerApplyCommand(program: Command, io: CliIo): void {
       await rt.close();
     }
   });
+}
+
+/**
+ * The flags that shape a plan were fixed when a saved plan was made; `apply FILE` executes exactly
+ * that plan, so a flag given now would be silently ignored: refused instead. `--auto-approve` is
+ * accepted and changes nothing (a saved plan needs no approval), because CI scripts pass it to
+ * every apply.
+ */
+const PLAN_SHAPING = ['prune', 'pruneAll', 'adopt', 'allowReplace', 'drift'] as const;
+
+function refusePlanFlags(cmd: Command): void {
+  const given = PLAN_SHAPING.filter((k) => cmd.getOptionValueSource(k) === 'cli');
+  if (given.length === 0) return;
+  const flags = given.map((k) => cmd.options.find((o) => o.attributeName() === k)?.long ?? k);
+  const one = given.length === 1;
+  throw new UsageError(
+    `${flags.join(', ')} cannot change a saved plan: what it does was fixed when the plan was made; apply it without ${one ? 'that flag' : 'those flags'}, or make a new plan with ${one ? 'it' : 'them'} (\`packsync plan PATH … --out FILE\`)`,
+  );
 }
 
 export function resultText(r: ApplyResult, plan: Plan, verdict: PlanVerdict = planVerdict(plan)): string {

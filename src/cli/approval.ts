@@ -9,7 +9,8 @@ import type { CliIo } from './io.js';
 /** `interrupted`: Ctrl-C at the prompt, which exits 130 like any other interruption. */
 export type Approval = 'approved' | 'refused' | 'interrupted';
 
-export async function approve(plan: Plan, io: CliIo, autoApprove: boolean): Promise<Approval> {
+/** `plain`: no colour wanted (--no-color, NO_COLOR, TERM=dumb), so no terminal control codes either. */
+export async function approve(plan: Plan, io: CliIo, autoApprove: boolean, plain = false): Promise<Approval> {
   if (autoApprove) return 'approved';
   if (!io.prompt) {
     io.stderr(
@@ -25,7 +26,7 @@ export async function approve(plan: Plan, io: CliIo, autoApprove: boolean): Prom
   }
   lines.push("  Only 'yes' will be accepted to approve.", '');
   io.stdout(lines.join('\n'));
-  const answer = await io.prompt('  Enter a value: ');
+  const answer = await io.prompt('  Enter a value: ', { plain });
   if (answer === null) {
     io.stderr('Interrupted at the approval prompt. Nothing was changed.');
     return 'interrupted';

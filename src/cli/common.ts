@@ -11,6 +11,7 @@ import type { ApiClient, ApiClientOptions } from '../api/client.js';
 import { connectionSecrets } from '../state/connection-secrets.js';
 import { openState } from '../state/open-state.js';
 import type { State } from '../state/open-state.js';
+import { intFlag } from './flag-values.js';
 import type { CliIo } from './io.js';
 import { UsageError } from './io.js';
 import type { LogFormat } from './logger.js';
@@ -42,9 +43,9 @@ export function addCommonOptions(cmd: Command): Command {
     .addOption(
       new Option('--log-level <level>', 'log level').choices(['trace', 'debug', 'info', 'warn', 'error', 'silent']).default('info'),
     )
-    .option('--api-concurrency <n>', 'most API requests in flight at once', '8')
-    .option('--api-rate-limit <n>', 'client-side requests per second (0 = off)', '0')
-    .option('--api-timeout <ms>', 'per-request timeout in milliseconds', '30000')
+    .option('--api-concurrency <n>', 'most API requests in flight at once (1-256)', '8')
+    .option('--api-rate-limit <n>', 'client-side requests per second (0 = off, up to 10000)', '0')
+    .option('--api-timeout <ms>', 'per-request timeout in milliseconds (1-3600000)', '30000')
     .option('--no-color', 'no colour in human output (also NO_COLOR or TERM=dumb)');
 }
 
@@ -56,10 +57,12 @@ export function useColor(opts: Pick<CommonOptions, 'color'>, io: CliIo): boolean
   return io.color === true && opts.color !== false;
 }
 
-export function positiveInt(value: string | undefined, flag: string, min = 0): number {
-  const n = Number(value);
-  if (!Number.isInteger(n) || n < min) throw new UsageError(`${flag} must be a whole number >= ${min} (got "${value ?? ''}")`);
-  return n;
+/**
+ * The value of an integer flag, checked against its range in flag-values.ts (the range, not
+ * `_min`, decides: the parameter stays for callers written before the ranges existed).
+ */
+export function positiveInt(value: string | undefined, flag: string, _min?: number): number {
+  return intFlag(value, flag);
 }
 
 export interface Runtime {
@@ -93,6 +96,7 @@ export async function buildRuntime(
     import('../api/api-key.js'),
     import('./logger.js'),
   ]);
+  const rateLimit = intFlag(opts.apiRateLimit, '--api-rate-limit');
   const apiKey = await resolveApiKey({ ...(opts.apiKeyFile ? { apiKeyFile: opts.apiKeyFile } : {}), env: io.env });
   secrets.push(apiKey);
   const logger = createLogger({
@@ -104,9 +108,9 @@ export async function buildRuntime(
   const api = createApiClient({
     baseUrl: url.toString(),
     apiKey,
-    concurrency: positiveInt(opts.apiConcurrency, '--api-concurrency', 1),
-    ...(Number(opts.apiRateLimit) > 0 ? { rateLimit: { perSecond: positiveInt(opts.apiRateLimit, '--api-rate-limit', 1) } } : {}),
-    timeoutMs: positiveInt(opts.apiTimeout, '--api-timeout', 1),
+    concurrency: intFlag(opts.apiConcurrency, '--api-concurrency'),
+    ...(rateLimit > 0 ? { rateLimit: { perSecond: rateLimit } } : {}),
+    timeoutMs: intFlag(opts.apiTimeout, '--api-timeout'),
     ...(extra.onRequest ? { onRequest: extra.onRequest } : {}),
   });
   const { stateDir, state } = openCommandState(opts, io, secrets);

@@ -11,9 +11,9 @@ export interface CliIo {
   /**
    * Asks a question on the terminal and returns the answer (empty at end of input, Ctrl-D), or null
    * when the person pressed Ctrl-C; absent when standard input is not a terminal (CI, pipes), where
-   * nothing can be approved interactively.
+   * nothing can be approved interactively. `plain` (no colour, TERM=dumb): no terminal control codes.
    */
-  prompt?: (question: string) => Promise<string | null>;
+  prompt?: (question: string, opts?: { plain?: boolean }) => Promise<string | null>;
   /** Colour in human output: a terminal, unless NO_COLOR is set or TERM is dumb. */
   color?: boolean;
   /** Registers a Ctrl-C handler for the duration of a command; returns its release. */
@@ -35,6 +35,8 @@ export function processIo(): CliIo {
       // The first Ctrl-C cancels in-flight work and lets the command say what it was; a second
       // one exits at once.
       const first = (): void => {
+        // A plain prompt answers Ctrl-C itself (an interruption before anything ran).
+        if (plainPromptOpen) return;
         process.off('SIGINT', first);
         process.once('SIGINT', () => process.exit(130));
         handler();
@@ -47,23 +49,38 @@ export function processIo(): CliIo {
   return io;
 }
 
-async function askOnTerminal(question: string): Promise<string | null> {
+/** True while a plain prompt waits: Ctrl-C is then its answer, not the command's interruption. */
+let plainPromptOpen = false;
+
+async function askOnTerminal(question: string, opts: { plain?: boolean } = {}): Promise<string | null> {
   const { createInterface } = await import('node:readline');
-  const rl = createInterface({ input: process.stdin, output: process.stdout });
-  // The terminal is in raw mode while readline reads, so Ctrl-C arrives here, not as a signal:
-  // report it as an interruption (exit 130) rather than letting it surface as an abort error.
+  // Readline's terminal mode redraws the line with cursor codes (ESC[1G ESC[0J … ESC[18G) that a
+  // dumb terminal or a log of the session shows as garbage. Plain, the terminal stays in its own
+  // line mode: it echoes and edits the answer, and Ctrl-C arrives as a signal.
+  const plain = opts.plain === true;
+  const rl = createInterface({ input: process.stdin, output: process.stdout, terminal: !plain });
+  // In terminal mode the terminal is raw while readline reads, so Ctrl-C arrives as the interface's
+  // SIGINT: either way it is an interruption (exit 130), not an abort error.
   return new Promise((resolve) => {
     let settled = false;
+    const interrupted = (): void => {
+      process.stdout.write('\n');
+      done(null);
+    };
     const done = (answer: string | null): void => {
       if (settled) return;
       settled = true;
+      if (plain) {
+        plainPromptOpen = false;
+        process.off('SIGINT', interrupted);
+      }
       rl.close();
       resolve(answer);
     };
-    rl.on('SIGINT', () => {
-      process.stdout.write('\n');
-      done(null);
-    });
+    if (plain) {
+      plainPromptOpen = true;
+      process.on('SIGINT', interrupted);
+    } else rl.on('SIGINT', interrupted);
     rl.on('close', () => done(''));
     rl.question(question, done);
   });

@@ -1,16 +1,19 @@
 import type { Command } from 'commander';
 import { Option } from 'commander';
+import { stat } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import { writeAtomic } from '../state/durable-file.js';
 import { planPass } from '../engine/reconcile.js';
 import { formatPlanJson, formatPlanMarkdown, formatPlanText, formatProblemsMarkdown } from '../plan/format.js';
 import { gitCommitOf } from './git-commit.js';
-import { planExitCode } from '../plan/verdict.js';
-import { addCommonOptions, buildRuntime, positiveInt, useColor } from './common.js';
+import { planExitCode, planFails } from '../plan/verdict.js';
+import { addCommonOptions, buildRuntime, useColor } from './common.js';
+import { intFlag } from './flag-values.js';
 import type { CommonOptions } from './common.js';
 import type { CliIo } from './io.js';
 import { addPlanFlags, planOptionsFrom } from './plan-options.js';
 import type { PlanFlags } from './plan-options.js';
+import { manifestRoot, showFile, shownPlan, shownProblems } from './paths.js';
 import { problemLines } from './print-problems.js';
 import { SAVED_PLAN_FORMAT } from './saved-plan.js';
 
@@ -31,32 +34,40 @@ export function registerPlanCommand(program: Command, io: CliIo): void {
   addPlanFlags(cmd);
   addCommonOptions(cmd);
   cmd.action(async (path: string, opts: PlanCommandOptions) => {
+    const target = resolve(io.cwd, path);
     const rt = await buildRuntime(opts, io);
     try {
       const out = await planPass({
-        path: resolve(io.cwd, path),
+        path: target,
         api: rt.api,
         stateDir: rt.stateDir,
         state: rt.state,
         planOptions: planOptionsFrom(opts),
-        readConcurrency: positiveInt(opts.readConcurrency ?? '8', '--read-concurrency', 1),
+        readConcurrency: intFlag(opts.readConcurrency ?? '8', '--read-concurrency'),
       });
       if (out.kind === 'invalid') {
+        const problems = shownProblems(out.problems, showFile(io.cwd, await manifestRoot(target)));
         // A PR bot posting the JSON or markdown gets the problems, never an empty document.
-        if (opts.output === 'json') io.stdout(JSON.stringify({ valid: false, problems: out.problems }, null, 2));
-        else if (opts.output === 'markdown') io.stdout(formatProblemsMarkdown(out.problems));
-        io.stderr(problemLines(out.problems));
+        if (opts.output === 'json') io.stdout(JSON.stringify({ valid: false, problems }, null, 2));
+        else if (opts.output === 'markdown') io.stdout(formatProblemsMarkdown(problems));
+        io.stderr(problemLines(problems));
+        if (opts.out) io.stderr(await notSaved(opts.out, 'the manifests are not valid'));
         io.setExitCode(1);
         return;
       }
       const p = out.plan;
-      if (opts.output === 'json') io.stdout(formatPlanJson(p));
-      else if (opts.output === 'markdown') io.stdout(formatPlanMarkdown(p, { commit: await gitCommitOf(resolve(io.cwd, path)) }));
-      else io.stdout(formatPlanText(p, { color: useColor(opts, io) }));
+      const shown = shownPlan(p, showFile(io.cwd, out.desired.root));
+      if (opts.output === 'json') io.stdout(formatPlanJson(shown));
+      else if (opts.output === 'markdown') io.stdout(formatPlanMarkdown(shown, { commit: await gitCommitOf(target) }));
+      else io.stdout(formatPlanText(shown, { color: useColor(opts, io) }));
       if (opts.out) {
-        const saved = { format: SAVED_PLAN_FORMAT, path: resolve(io.cwd, path), plan: p, desired: out.desired };
-        await writeAtomic(resolve(io.cwd, opts.out), JSON.stringify(saved));
-        if (opts.output === 'text') io.stdout(`Saved the plan to ${opts.out}; run \`packsync apply ${opts.out}\` to execute exactly it.`);
+        // Like Terraform, a plan that cannot be applied is not saved: `apply FILE` would only fail.
+        if (planFails(p)) io.stderr(await notSaved(opts.out, 'the plan has errors'));
+        else {
+          const saved = { format: SAVED_PLAN_FORMAT, path: target, plan: p, desired: out.desired };
+          await writeAtomic(resolve(io.cwd, opts.out), JSON.stringify(saved));
+          if (opts.output === 'text') io.stdout(`Saved the plan to ${opts.out}; run \`packsync apply ${opts.out}\` to execute exactly it.`);
+        }
       }
       const code = planExitCode(p, opts.detailedExitcode === true);
       if (code !== 0) io.setExitCode(code);
@@ -64,4 +75,13 @@ export function registerPlanCommand(program: Command, io: CliIo): void {
       await rt.close();
     }
   });
+
+  /** Says why `--out FILE` was not written, and that a file already there was left as it was. */
+  async function notSaved(file: string, why: string): Promise<string> {
+    const existing = await stat(resolve(io.cwd, file)).then(
+      () => true,
+      () => false,
+    );
+    return `The plan was not saved to ${file}: ${why}${existing ? ` (the existing ${file} was left unchanged)` : ''}.`;
+  }
 }

@@ -27,7 +27,7 @@ export function addPlanFlags(cmd: Command, defaults: { drift: 'heal' | 'report' 
         .choices(['heal', 'report'])
         .default(defaults.drift),
     )
-    .option('--read-concurrency <n>', 'most live-state reads in flight while a pass reads the service', '8');
+    .option('--read-concurrency <n>', 'most live-state reads in flight while a pass reads the service (1-256)', '8');
 }
 
 export function planOptionsFrom(f: PlanFlags): PlanOptions {

@@ -3,6 +3,7 @@ import { errorCode, errorMessage } from '../util/errors.js';
 import { registerApplyCommand } from './apply-command.js';
 import { registerDemoCommand } from './demo-command.js';
 import { registerExportCommand } from './export-command.js';
+import { checkFlagValues } from './flag-values.js';
 import { registerGateCommands } from './gate-commands.js';
 import type { CliIo } from './io.js';
 import { connectionSecrets } from '../state/connection-secrets.js';
@@ -45,6 +46,8 @@ export function buildProgram(io: CliIo, version: string): Command {
  */
 export async function runCli(argv: string[], io: CliIo, version: string): Promise<void> {
   const program = buildProgram(io, version);
+  // Before any command runs: a value that was really the next flag, an integer out of range.
+  program.hook('preAction', (_program, action) => checkFlagValues(action, argv));
   const secrets = [io.env.PACKSYNC_API_KEY ?? '', ...connectionSecrets(io.env.AZURE_STORAGE_CONNECTION_STRING)].filter((s) => s.length > 0);
   try {
     await program.parseAsync(argv);

@@ -9,7 +9,8 @@ import type { Command } from 'commander';
 import { Option } from 'commander';
 import { readFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
-import { addCommonOptions, buildRuntime, positiveInt } from './common.js';
+import { addCommonOptions, buildRuntime } from './common.js';
+import { intFlag } from './flag-values.js';
 import type { CommonOptions } from './common.js';
 import type { CliIo } from './io.js';
 import { UsageError } from './io.js';
@@ -55,7 +56,7 @@ export function registerRunCommand(program: Command, io: CliIo): void {
         .option('--git-ssh-key-file <file>', 'SSH private key for the git remote (env PACKSYNC_GIT_SSH_KEY_FILE)'),
       { drift: 'report' },
     )
-      .option('--concurrency <n>', 'apply actions in parallel', '4')
+      .option('--concurrency <n>', 'apply actions in parallel (1-256)', '4')
       .option('--pass-timeout <duration>', 'longest a single pass may take', '30m')
       .addOption(
         new Option(
@@ -107,8 +108,8 @@ export function registerRunCommand(program: Command, io: CliIo): void {
     const passTimeoutMs = parseDuration(f.passTimeout, '--pass-timeout');
     const intervalMs = f.interval ? parseDuration(f.interval, '--interval') : undefined;
     const listen = f.listen ? parseListen(f.listen) : undefined;
-    const concurrency = positiveInt(f.concurrency, '--concurrency', 1);
-    const readConcurrency = positiveInt(f.readConcurrency ?? '8', '--read-concurrency', 1);
+    const concurrency = intFlag(f.concurrency, '--concurrency');
+    const readConcurrency = intFlag(f.readConcurrency ?? '8', '--read-concurrency');
     const metrics = createMetrics();
     const rt = await buildRuntime(f, io, secrets, {
       lockState: true,

@@ -2,7 +2,7 @@ import type { Command } from 'commander';
 import { Option } from 'commander';
 import type { CliIo } from './io.js';
 import { UsageError } from './io.js';
-import { positiveInt } from './common.js';
+import { intFlag } from './flag-values.js';
 
 interface SimulatorFlags {
   host: string;
@@ -23,7 +23,7 @@ export function registerSimulatorCommand(program: Command, io: CliIo): void {
     .command('simulator')
     .description('run the API simulator (all 38 operations, state machines, faults, journal)')
     .option('--host <host>', 'address to listen on', '127.0.0.1')
-    .option('--port <port>', 'port to listen on (0 = any free port)', '4010')
+    .option('--port <port>', 'port to listen on (0 = any free port, up to 65535)', '4010')
     // The parsed default stays [] (the first --api-key replaces sim-key instead of joining it); help shows the real one.
     .addOption(
       new Option('--api-key <key>', 'an account key (repeat for several isolated accounts)')
@@ -31,10 +31,10 @@ export function registerSimulatorCommand(program: Command, io: CliIo): void {
         .default([], 'sim-key'),
     )
     .addOption(new Option('--fleet <size>', 'fixtures to load').choices(['none', 'small', 'large']).default('small'))
-    .option('--seed <n>', 'fixture and fault seed', '1')
-    .option('--latency <ms>', 'added to every /v1 request')
+    .option('--seed <n>', 'fixture and fault seed (0-2147483647)', '1')
+    .option('--latency <ms>', 'milliseconds added to every /v1 request (0-60000)')
     .option('--faults <spec>', "fault spec, e.g. '5xx=0.1,429=0.05,reset=0.02,latency=100ms'")
-    .option('--rate-limit <n>', 'requests per second per account (429 over it)')
+    .option('--rate-limit <n>', 'requests per second per account, 429 over it (1-100000)')
     .option(
       '--time-scale <n>',
       'virtual seconds per real second (default 600, as in the demo: imports and uploads finish in well under a second; 1 = real time)',
@@ -49,14 +49,14 @@ export function registerSimulatorCommand(program: Command, io: CliIo): void {
       const { runSimulatorCommand } = await import('../simulator/cli.js');
       const sim = await runSimulatorCommand({
         host: f.host,
-        port: positiveInt(f.port, '--port'),
+        port: intFlag(f.port, '--port'),
         apiKeys: f.apiKey.length > 0 ? f.apiKey : ['sim-key'],
         fleet: f.fleet,
-        seed: positiveInt(f.seed, '--seed'),
+        seed: intFlag(f.seed, '--seed'),
         responseStyle: f.responseStyle,
-        ...(f.latency ? { latencyMs: positiveInt(f.latency, '--latency') } : {}),
+        ...(f.latency ? { latencyMs: intFlag(f.latency, '--latency') } : {}),
         ...(f.faults ? { faults: f.faults } : {}),
-        ...(f.rateLimit ? { rateLimit: positiveInt(f.rateLimit, '--rate-limit', 1) } : {}),
+        ...(f.rateLimit ? { rateLimit: intFlag(f.rateLimit, '--rate-limit') } : {}),
         ...(f.timeScale !== undefined ? { timeScale: timeScale(f.timeScale) } : {}),
         ...(f.dataDir ? { dataDir: f.dataDir } : {}),
       });

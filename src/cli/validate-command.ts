@@ -1,10 +1,12 @@
 import type { Command } from 'commander';
 import { Option } from 'commander';
-import { isAbsolute, relative, resolve } from 'node:path';
+import { stat } from 'node:fs/promises';
+import { dirname, join, relative, resolve, sep } from 'node:path';
 import { loadRepository } from '../manifests/load.js';
 import type { LoadResult } from '../manifests/load.js';
 import type { Problem } from '../manifests/model.js';
 import type { CliIo } from './io.js';
+import { shownPath } from './paths.js';
 import { problemLines } from './print-problems.js';
 
 interface ValidateOptions {
@@ -30,7 +32,7 @@ export function registerValidateCommand(program: Command, io: CliIo): void {
       // file alike, so editors and terminals can open FILE:LINE:COL.
       const loaded = await loadRepository(
         paths.map((p) => resolve(io.cwd, p)),
-        { display: (abs) => shown(io.cwd, abs) },
+        { display: (abs) => shownPath(io.cwd, abs) },
       );
       const { problems, files } = loaded;
       const valid = !problems.some((p) => p.severity === 'error');
@@ -38,7 +40,8 @@ export function registerValidateCommand(program: Command, io: CliIo): void {
         io.stdout(JSON.stringify({ valid, problems, files, documents: loaded.documents }, null, 2));
       } else if (opts.output === 'github') {
         // GitHub Actions workflow commands: each problem becomes an annotation on the pull request.
-        for (const p of problems) io.stdout(githubAnnotation(p));
+        const inRepo = repoRelative();
+        for (const p of problems) io.stdout(githubAnnotation({ ...p, file: (await inRepo(resolve(io.cwd, p.file))) ?? p.file }));
         if (valid) io.stdout(summary(loaded));
       } else if (!valid) {
         io.stderr(problemLines(problems, 'validate'));
@@ -50,10 +53,28 @@ export function registerValidateCommand(program: Command, io: CliIo): void {
     });
 }
 
-function shown(cwd: string, abs: string): string {
-  const rel = relative(cwd, abs);
-  if (rel === '') return '.';
-  return rel.startsWith('..') || isAbsolute(rel) ? abs : rel;
+/**
+ * GitHub resolves an annotation's file against the repository root, not the step's working
+ * directory (`working-directory:`, a checkout into a sub-folder): names relative to the git work
+ * tree holding the file ('/'-separated), else to the working directory as the other output shows.
+ */
+function repoRelative(): (abs: string) => Promise<string | null> {
+  const roots = new Map<string, Promise<string | null>>();
+  const gitRoot = (dir: string): Promise<string | null> => {
+    let found = roots.get(dir);
+    if (!found) {
+      found = stat(join(dir, '.git')).then(
+        () => dir,
+        () => (dirname(dir) === dir ? null : gitRoot(dirname(dir))),
+      );
+      roots.set(dir, found);
+    }
+    return found;
+  };
+  return async (abs) => {
+    const root = await gitRoot(dirname(abs));
+    return root === null ? null : relative(root, abs).split(sep).join('/');
+  };
 }
 
 function escapeData(s: string): string {

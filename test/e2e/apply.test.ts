@@ -173,6 +173,16 @@ describe('apply against the simulator', () => {
     expect((await sim.journal(true)).length).toBe(before);
   });
 
+  it('counts every write call in the summary: each content chunk and the finalize too (they counted as one)', async () => {
+    const repo = await writeRepo({ withCustom: true });
+    const r = await cli(['apply', '--auto-approve', repo, '--output', 'json'], env);
+    expect(r.code, r.stderr).toBe(0);
+    const { result } = JSON.parse(r.stdout) as { result: { writes: number } };
+    const journal = await sim.journal(true);
+    expect(journal.filter((e) => e.path.includes('/package/content/'))).toHaveLength(4);
+    expect(result.writes).toBe(journal.length);
+  });
+
   it('rejects an invalid repository with file:line:col, exit 1 and zero API calls', async () => {
     const repo = await writeRepo();
     await writeFile(join(repo, 'deployments.yaml'), deploymentsYaml().replace('state: running', 'state: runing'));

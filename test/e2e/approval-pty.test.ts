@@ -174,4 +174,32 @@ describe.skipIf(!HAS_SCRIPT)('colour on a terminal', () => {
     expect(apply.code).toBe(1);
     expect(apply.screen.slice(0, apply.screen.indexOf(PROMPT))).not.toMatch(/\x1b\[3\dm/);
   });
+
+  // Readline's terminal mode redrew the prompt with cursor codes (ESC[1G ESC[0J … ESC[18G) even
+  // when colour was off; a dumb terminal or a session log showed them as garbage.
+  it('the approval prompt writes no control codes with --no-color, NO_COLOR or TERM=dumb, and still answers', async () => {
+    const repo = await writeRepo();
+    const cases: [string, string[], Record<string, string>][] = [
+      ['--no-color', ['--no-color'], env],
+      ['NO_COLOR=1', [], { ...env, NO_COLOR: '1' }],
+      ['TERM=dumb', [], { ...env, TERM: 'dumb' }],
+    ];
+    for (const [name, flags, e] of cases) {
+      const r = await onTerminal(['apply', repo, ...flags], e, 'no');
+      expect(r.code, name).toBe(1);
+      expect(r.screen, name).toContain(PROMPT);
+      expect(r.screen, name).not.toContain('\x1b');
+    }
+    const interrupted = await onTerminal(['apply', repo, '--no-color'], env, '\x03');
+    expect(interrupted.code).toBe(130);
+    expect(interrupted.screen).toMatch(/Interrupted at the approval prompt\. Nothing was changed\./);
+    expect(interrupted.screen).not.toMatch(/the next apply resumes it/);
+    const ended = await onTerminal(['apply', repo, '--no-color'], env, '\x04');
+    expect(ended.code).toBe(1);
+    expect(await writeCount()).toBe(0);
+    const yes = await onTerminal(['apply', repo], { ...env, TERM: 'dumb' }, 'yes');
+    expect(yes.code, yes.screen).toBe(0);
+    expect(yes.screen).not.toContain('\x1b');
+    expect(countBy(await sim.writes())['POST /v1/flow/create']).toBe(2);
+  });
 });

@@ -14,8 +14,14 @@ export interface Spawned {
 }
 
 /** `output: 'inherit'` passes the child's output through (benchmarks); `done` then holds none of it. */
-export function spawnCli(args: string[], env: Record<string, string | undefined>, output: 'pipe' | 'inherit' = 'pipe'): Spawned {
+export function spawnCli(
+  args: string[],
+  env: Record<string, string | undefined>,
+  output: 'pipe' | 'inherit' = 'pipe',
+  cwd: string = process.cwd(),
+): Spawned {
   const child = spawn(process.execPath, [CLI_BIN, ...args], {
+    cwd,
     env: { PATH: process.env.PATH ?? '', ...env },
     stdio: ['ignore', output, output],
   });
