@@ -5,12 +5,12 @@
  */
 import type { PacksyncApi } from '../api/operations.js';
 import { uploadContentDirectory } from '../api/upload.js';
-import type { ChunkClient } from '../api/upload.js';
 import type { Intent, InventoryEntry } from '../state/inventory-types.js';
 import type { InventoryStore } from '../state/inventory-store.js';
 import type { IdRef, PlanAction } from '../plan/types.js';
 import { scopeOfPackage } from '../live/identity.js';
 import { errorCode, PacksyncError } from '../util/errors.js';
+import { countedChunks, createOnce, deleteOwned } from './write-calls.js';
 import { ApplyError } from './errors.js';
 import { waitForPackage, waitForUpload } from './wait.js';
 import type { WaitOptions } from './wait.js';
@@ -95,18 +95,7 @@ export async function runAction(a: PlanAction, d: ActionDeps): Promise<void> {
     }
     case OP.uploadContent: {
       const id = resolveRef({ key: a.packageKey }, store);
-      // Every chunk and the finalize is a write call of its own (the simulator journals each).
-      const counted: ChunkClient = {
-        uploadContentChunk: (...args) => {
-          d.countWrite();
-          return api.uploadContentChunk(...args);
-        },
-        finalizeContent: (...args) => {
-          d.countWrite();
-          return api.finalizeContent(...args);
-        },
-      };
-      await uploadContentDirectory(counted, id, a.dir, {
+      await uploadContentDirectory(countedChunks(api, d.countWrite), id, a.dir, {
         ...opts,
         onProgress: (p) => d.emit({ type: 'upload-progress', key: a.key, ...p }),
       });
@@ -260,48 +249,6 @@ function resolveRef(ref: IdRef, store: InventoryStore): string {
   const e = store.inventory.objects[ref.key];
   if (!e) throw new ApplyError('APPLY_MISSING_DEPENDENCY', `${ref.key} has no live id yet`);
   return e.id;
-}
-
-/**
- * Runs a create. When its outcome is unknown (the request may have taken effect but the answer was
- * lost), looks the object up live: found → adopt it; not found → the create did not happen, so it
- * is sent once more. Never more than two creates for one action.
- */
-async function createOnce(d: ActionDeps, create: () => Promise<string>, lookup: () => Promise<string | undefined>): Promise<string> {
-  for (let attempt = 1; ; attempt++) {
-    d.countWrite();
-    try {
-      return await create();
-    } catch (e) {
-      if (errorCode(e) !== 'API_OUTCOME_UNKNOWN' || attempt >= 2) throw e;
-      const found = await lookup();
-      if (found) return found;
-    }
-  }
-}
-
-/**
- * Deletes a live object and forgets the state entry that owns it (if it still names that id), and
- * first the entries of what the delete took with it (a flow's deployments), each if it still names
- * the object it named when planned: a deployment already added again elsewhere keeps its entry.
- */
-async function deleteOwned(
-  d: ActionDeps,
-  key: string,
-  id: string,
-  del: () => Promise<void>,
-  alsoGone: readonly { key: string; id: string }[] = [],
-): Promise<void> {
-  d.countWrite();
-  try {
-    await del();
-  } catch (e) {
-    // Already gone (deleted outside, or a retry of a delete that took effect) is the goal state.
-    if (errorCode(e) !== 'API_NOT_FOUND') throw e;
-  }
-  // The object's own entry goes last: a crash before it leaves the next plan something to finish.
-  for (const g of alsoGone) if (d.store.inventory.objects[g.key]?.id === g.id) await d.store.remove(g.key);
-  if (d.store.inventory.objects[key]?.id === id) await d.store.remove(key);
 }
 
 /** Waits for an upload task to end, reporting its state while it runs. */
