@@ -324,7 +324,9 @@ describe('secrets and trust boundaries', () => {
       for (const args of cases) {
         const r = await cli(['run', ...args, '--once', '--log-level', 'silent'], env);
         expect(r.code, args.join(' ')).not.toBe(0);
-        expect(`${r.stdout}${r.stderr}`).toMatch(/SOURCE_INVALID|SOURCE_PATH_INVALID|not a valid|refused|must be a relative path|looks like a flag/);
+        expect(`${r.stdout}${r.stderr}`).toMatch(
+          /SOURCE_INVALID|SOURCE_PATH_INVALID|not a valid|refused|must be a relative path|looks like a flag/,
+        );
       }
       expect(() => new GitSource({ url: repo.fileUrl, ref: 'main', path: '../../etc', workDir: '/tmp/unused', env: {} })).toThrow(
         expect.objectContaining({ code: 'SOURCE_PATH_INVALID' }) as Error,
