@@ -76,7 +76,7 @@ export async function startSidecar(o: SidecarOptions): Promise<Sidecar> {
             'content-security-policy': "default-src 'none'; style-src 'unsafe-inline'",
             'x-content-type-options': 'nosniff',
           })
-          .end(renderStatusPage({ status: o.status.status, ready: o.ready() }));
+          .end(renderStatusPage({ status: o.status.view(), ready: o.ready() }));
         return;
       case 'GET /healthz':
         return json(res, 200, { status: 'ok' });
@@ -86,7 +86,7 @@ export async function startSidecar(o: SidecarOptions): Promise<Sidecar> {
         return json(res, ok ? 200 : 503, { ready: ok, reason: ready.reason, message: ready.message });
       }
       case 'GET /status':
-        return json(res, 200, o.status.status);
+        return json(res, 200, o.status.view());
       case 'GET /metrics': {
         const text = await o.metrics.registry.metrics();
         res.writeHead(200, { 'content-type': o.metrics.registry.contentType }).end(text);

@@ -152,17 +152,17 @@ export class Agent {
   private clearRetry(): void {
     if (this.retryTimer) clearTimeout(this.retryTimer);
     this.retryTimer = null;
-    this.o.status.status.nextPassAt = null;
+    this.o.status.retryDue(null);
   }
 
   private scheduleRetry(ms: number, reason: string): void {
     if (this.stopped) return;
     this.clearRetry();
     // Shown in /status and on the page: when packsync itself will look again (other triggers aside).
-    this.o.status.status.nextPassAt = new Date(this.now() + ms).toISOString();
+    this.o.status.retryDue(this.now() + ms);
     this.retryTimer = setTimeout(() => {
       this.retryTimer = null;
-      this.o.status.status.nextPassAt = null;
+      this.o.status.retryDue(null);
       this.trigger(reason);
     }, ms);
     this.retryTimer.unref();

@@ -96,6 +96,7 @@ export async function runAgent(o: AgentRunOptions): Promise<OncePass | null> {
   if (o.schedule) triggers.push(scheduleTrigger(o.schedule, fire));
   if (o.intervalMs !== undefined) triggers.push(intervalTrigger(o.intervalMs, fire));
   if (o.watch && watchDir) triggers.push(await watchTrigger(watchDir, fire));
+  for (const t of triggers) if (t.nextAt) status.addSchedule(t.nextAt);
   // promote/resume queue requests while this agent holds the state: answer them within a poll (1 s for a
   // directory, 5 s for remote state), not at the next interval.
   triggers.push(requestTrigger(o.state.requests, fire, o.state.requests.pollMs.pending));

@@ -78,6 +78,33 @@ export class StatusTracker {
     };
   }
 
+  /** When a retry or requeue is due (ms), and the schedule's (interval, cron) next fire times. */
+  private retryAt: number | null = null;
+  private readonly schedules: (() => number | null)[] = [];
+
+  /** The loop's own retry, requeue or wake-up (null: none scheduled). */
+  retryDue(at: number | null): void {
+    this.retryAt = at;
+    this.refreshNextPass();
+  }
+
+  /** A trigger that fires on its own (interval, cron): its next time counts as the next pass. */
+  addSchedule(nextAt: () => number | null): void {
+    this.schedules.push(nextAt);
+    this.refreshNextPass();
+  }
+
+  /** The status as served: `nextPassAt` recomputed, since an interval moves on without telling. */
+  view(): AgentStatus {
+    this.refreshNextPass();
+    return this.status;
+  }
+
+  private refreshNextPass(): void {
+    const due = [this.retryAt, ...this.schedules.map((f) => f())].filter((t): t is number => t !== null);
+    this.status.nextPassAt = due.length > 0 ? new Date(Math.min(...due)).toISOString() : null;
+  }
+
   /** Signers of verified revisions, so the applied one can be named; bounded like the history. */
   private readonly signers = new Map<string, string | null>();
   /** The newest revision refused by signature verification, while it is the tracked head. */

@@ -9,6 +9,8 @@ import { PacksyncError } from '../util/errors.js';
 
 export interface Trigger {
   stop: () => Promise<void>;
+  /** When it fires next (ms since the epoch), for a trigger that fires on its own: the next pass on /status. */
+  nextAt?: () => number | null;
 }
 
 export class TriggerError extends PacksyncError<'USAGE'> {
@@ -24,6 +26,7 @@ export function scheduleTrigger(expr: string, fire: (reason: string) => void): T
     stop: async () => {
       await task.destroy();
     },
+    nextAt: () => task.getNextRun()?.getTime() ?? null,
   };
 }
 
@@ -41,23 +44,25 @@ export function parseDuration(s: string, flag: string): number {
 export function intervalTrigger(ms: number, fire: (reason: string) => void, random: () => number = Math.random): Trigger {
   let timer: NodeJS.Timeout | null = null;
   let stopped = false;
+  let dueAt: number | null = null;
   const next = (): void => {
     if (stopped) return;
-    timer = setTimeout(
-      () => {
-        fire('interval');
-        next();
-      },
-      ms + Math.round(random() * ms * 0.1),
-    );
+    const delay = ms + Math.round(random() * ms * 0.1);
+    dueAt = Date.now() + delay;
+    timer = setTimeout(() => {
+      fire('interval');
+      next();
+    }, delay);
   };
   next();
   return {
     stop: () => {
       stopped = true;
+      dueAt = null;
       if (timer) clearTimeout(timer);
       return Promise.resolve();
     },
+    nextAt: () => dueAt,
   };
 }
 

@@ -58,7 +58,8 @@ describe('failure classes in the agent loop', () => {
     expect(stalled).toMatchObject({ status: 'True', reason: 'TerminalError' });
     expect(stalled?.message).toMatch(/^API_UNAUTHORIZED: /);
     expect(stalled?.message).not.toContain('not-the-key');
-    expect(s.nextPassAt).toBeNull();
+    // No backoff retry: the next pass is the hourly interval's (up to 10% jitter), not seconds away.
+    expect(Date.parse(s.nextPassAt ?? '') - Date.now()).toBeGreaterThan(30 * 60_000);
   });
 
   it('an unavailable service is transient: the agent backs off and has a retry scheduled', async () => {
