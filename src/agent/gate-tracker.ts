@@ -6,6 +6,7 @@
  * planner decided everything, this only reports it.
  */
 import type { ObjectOutcome } from '../apply/executor.js';
+import type { CarriedCommand } from '../engine/gate-requests.js';
 import type { GateLogEntry } from '../state/inventory-types.js';
 import type { GateReport, TenantGate } from '../plan/promotion.js';
 import type { EventReason } from './events.js';
@@ -70,8 +71,16 @@ export class RolloutTracker {
     private readonly metrics: AgentMetrics,
   ) {}
 
-  /** Records one pass's gates. Returns the local delay (ms) until a gate may change its verdict, or null. */
-  pass(gates: readonly GateReport[], outcomes: readonly ObjectOutcome[], revision: string | null): number | null {
+  /**
+   * Records one pass's gates and the commands it carried out. Returns the local delay (ms) until a
+   * gate may change its verdict, or null.
+   */
+  pass(
+    gates: readonly GateReport[],
+    outcomes: readonly ObjectOutcome[],
+    revision: string | null,
+    commands: readonly CarriedCommand[] = [],
+  ): number | null {
     const { status, metrics } = this;
     const done = new Map(outcomes.map((o) => [o.key, o.outcome !== 'failed' && o.outcome !== 'skipped']));
     status.status.gates = gates.map((g) => rolloutStatus(g, done.get(g.key) === true));
@@ -86,6 +95,13 @@ export class RolloutTracker {
     metrics.gateVerdict.reset();
     const first = this.seen === null;
     const seen = (this.seen ??= new Set());
+    // Carried out by this process this pass: told now, also on its first pass, and never again when
+    // a later gate report names it as its last command.
+    for (const { key, entry: c } of commands) {
+      if (seen.has(`${key}|${c.at}|${c.action}`)) continue;
+      seen.add(`${key}|${c.at}|${c.action}`);
+      this.told(key, c, gates.find((g) => g.key === key)?.waveCount, revision);
+    }
     let next: number | null = null;
     for (const g of gates) {
       const r = rolloutStatus(g);
@@ -119,12 +135,7 @@ export class RolloutTracker {
       const c = g.lastCommand;
       if (c && !seen.has(`${g.key}|${c.at}|${c.action}`)) {
         seen.add(`${g.key}|${c.at}|${c.action}`);
-        if (!first) {
-          metrics.gateActions.inc({ action: c.action });
-          if (c.action === 'promote')
-            event('WaveAdvanced', `wave ${c.wave} → ${c.wave + 1} of ${g.waveCount} by packsync promote: ${c.reason}`, c.wave + 1);
-          else if (c.action === 'resume') event('Recovered', `hold on wave ${c.wave} released by packsync resume: ${c.reason}`);
-        }
+        if (!first) this.told(g.key, c, g.waveCount, revision);
       }
       // Service-clock times: the delay is measured on the service's clock, then waited locally.
       if (g.nextCheckAt) {
@@ -137,6 +148,28 @@ export class RolloutTracker {
     status.rolloutHealth(held, failed);
     metrics.rolloutsHalted.set(new Set([...held, ...failed]).size);
     return next;
+  }
+
+  /** The event (and gate action count) of a promote or resume by a person. */
+  private told(key: string, c: GateLogEntry, waveCount: number | undefined, revision: string | null): void {
+    this.metrics.gateActions.inc({ action: c.action });
+    const of = waveCount === undefined ? '' : ` of ${waveCount}`;
+    if (c.action === 'promote')
+      this.status.event({
+        reason: 'WaveAdvanced',
+        object: key,
+        message: `wave ${c.wave} → ${c.wave + 1}${of} by packsync promote: ${c.reason}`,
+        revision,
+        wave: c.wave + 1,
+      });
+    else if (c.action === 'resume')
+      this.status.event({
+        reason: 'Recovered',
+        object: key,
+        message: `hold on wave ${c.wave} released by packsync resume: ${c.reason}`,
+        revision,
+        wave: c.wave,
+      });
   }
 
   /**

@@ -223,7 +223,7 @@ export class Agent {
       } else {
         this.heals.record(out.plan.objects);
         await this.observer.planned(out, revision, signals.hard);
-        gateDelay = this.rollouts.pass(out.plan.gates ?? [], out.result?.objects ?? [], revision);
+        gateDelay = this.rollouts.pass(out.plan.gates ?? [], out.result?.objects ?? [], revision, out.commands ?? []);
         this.serviceClock.observe(this.now(), this.o.api.serviceTime?.()?.getTime());
         metrics.objects.reset();
         for (const o of outcome.objects ?? []) metrics.objects.inc({ kind: o.kind, outcome: o.outcome });

@@ -6,19 +6,28 @@
  */
 import type { PacksyncApi } from '../api/operations.js';
 import type { InventoryStore } from '../state/inventory-store.js';
+import type { GateLogEntry } from '../state/inventory-types.js';
 import type { State } from '../state/open-state.js';
 import { errorCode, errorMessage } from '../util/errors.js';
 import { runGateCommand } from './gate-actions.js';
 
-/** How many requests this pass carried out or refused. */
-export async function carryOutRequests(state: State | undefined, store: InventoryStore, api: PacksyncApi): Promise<number> {
+/** A promote or resume this pass carried out: the gate-log entry it wrote. */
+export interface CarriedCommand {
+  key: string;
+  entry: GateLogEntry;
+}
+
+/**
+ * The requests this pass carried out. The agent reports them from here, in this pass: a resumed
+ * stopped deployment has no gate report until the pass after the one that starts it.
+ */
+export async function carryOutRequests(state: State | undefined, store: InventoryStore, api: PacksyncApi): Promise<CarriedCommand[]> {
   const queue = state?.requests;
-  if (!queue || !state.held()) return 0;
-  let n = 0;
+  if (!queue || !state.held()) return [];
+  const carried: CarriedCommand[] = [];
   for (const id of await queue.pending()) {
     const r = await queue.claim(id);
     if (!r) continue;
-    n++;
     if (store.inventory.objects[r.key]?.gateLog?.some((e) => e.request === id)) {
       await queue.finish(id, { ok: true, lines: [`${r.command} of ${r.key} was already carried out`] });
       continue;
@@ -26,10 +35,12 @@ export async function carryOutRequests(state: State | undefined, store: Inventor
     try {
       const lines = await runGateCommand({ command: r.command, key: r.key, reason: r.reason, request: id }, store, api);
       await store.flush();
+      const entry = store.inventory.objects[r.key]?.gateLog?.find((e) => e.request === id);
+      if (entry) carried.push({ key: r.key, entry });
       await queue.finish(id, { ok: true, lines });
     } catch (e) {
       await queue.finish(id, { ok: false, code: errorCode(e), lines: [errorMessage(e)] });
     }
   }
-  return n;
+  return carried;
 }

@@ -20,6 +20,7 @@ import { digestValue, hashValue, liveDigest } from '../plan/hash.js';
 import { plan as computePlan } from '../plan/planner.js';
 import type { Plan, PlanOptions } from '../plan/types.js';
 import { carryOutRequests } from './gate-requests.js';
+import type { CarriedCommand } from './gate-requests.js';
 import { planScope } from './scope.js';
 
 export interface PlanPassInput {
@@ -53,6 +54,8 @@ export type PlannedPass = {
   warnings: Problem[];
   store: InventoryStore;
   live?: LiveState;
+  /** The promote/resume requests this pass carried out before planning. */
+  commands?: CarriedCommand[];
 };
 export type PlanPassOutput = { kind: 'invalid'; problems: Problem[]; revision: string | null } | PlannedPass;
 
@@ -67,6 +70,7 @@ export type ReconcileOutput =
       result?: ApplyResult;
       live?: LiveState;
       inventory?: InventoryStore['inventory'];
+      commands?: CarriedCommand[];
     };
 
 /** A stable revision for a directory source: the digest of what was loaded, not of file times. */
@@ -90,7 +94,7 @@ export async function planPass(input: PlanPassInput): Promise<PlanPassOutput> {
   const revision = input.revision ?? desiredRevision(desired);
   const store = await openStore(input.state ?? input.stateDir);
   // Requests queued for this process while it holds the lock (promote/resume), before planning.
-  await carryOutRequests(input.state, store, input.api);
+  const commands = await carryOutRequests(input.state, store, input.api);
   const snap = await readLiveState(input.api, desired, store.inventory, {
     ...(input.readConcurrency ? { concurrency: input.readConcurrency } : {}),
     ...(input.signal ? { signal: input.signal } : {}),
@@ -100,7 +104,7 @@ export async function planPass(input: PlanPassInput): Promise<PlanPassOutput> {
   p.reads = snap.reads;
   if (input.signer) p.signer = input.signer;
   const warnings = loaded.problems.filter((x) => x.severity === 'warning');
-  return { kind: 'planned', plan: p, desired, warnings, store, live: snap.live };
+  return { kind: 'planned', plan: p, desired, warnings, store, live: snap.live, ...(commands.length > 0 ? { commands } : {}) };
 }
 
 /**
@@ -150,7 +154,11 @@ export async function reconcile(input: ReconcileInput): Promise<ReconcileOutput>
   const planned = await planPass(input);
   if (planned.kind === 'invalid') return planned;
   const { plan: p, desired, warnings } = planned;
-  const seen = { ...(planned.live ? { live: planned.live } : {}), inventory: planned.store.inventory };
+  const seen = {
+    ...(planned.live ? { live: planned.live } : {}),
+    inventory: planned.store.inventory,
+    ...(planned.commands ? { commands: planned.commands } : {}),
+  };
   if (!input.apply) return { kind: 'planned', plan: p, desired, warnings, ...seen };
   const result = await applyPlanned(planned, input.api, {
     ...input.applyOptions,

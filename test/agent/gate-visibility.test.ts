@@ -26,6 +26,8 @@ let rx: Receiver;
 let agent: RunningAgent | null = null;
 let env: Record<string, string>;
 let stateDir: string;
+/** The arguments of the last gated agent, to restart it on the same repository and state. */
+let agentArgs: string[] = [];
 
 beforeEach(async () => {
   sim = await startTestSimulator({ timeScale: 60 });
@@ -60,7 +62,8 @@ async function gatedAgent(promotion: string): Promise<RunningAgent> {
     notifications,
     `providers:\n  - name: hook\n    type: webhook\n    address: ${rx.url}/hook\n    secretFile: secrets/hmac\nalerts:\n  - provider: hook\n    severity: info\n`,
   );
-  const a = await startAgent(['--source', repo, '--interval', '1h', '--notifications', notifications], env, stateDir);
+  agentArgs = ['--source', repo, '--interval', '1h', '--notifications', notifications];
+  const a = await startAgent(agentArgs, env, stateDir);
   agent = a;
   await a.until('the deployment is added', (s) => s.passes >= 1 && s.history[0]?.result === 'Succeeded');
   await a.reconcile();
@@ -86,6 +89,34 @@ describe('promotion gates on the agent’s status, events and notifications', ()
     const attention = /<div id=attention>(.*?)<\/div>/s.exec(page)?.[1] ?? '';
     expect(attention).toContain(KEY);
     expect(page).toMatch(/<p id=halted[^>]*>Rollouts not healthy: /);
+  });
+
+  it('a resume of a stopped rollout is Recovered in the pass that carries it out and starts the deployment, once, also across a restart (regression: one pass late)', async () => {
+    await sim.admin('PUT', '/_sim/outcomes', { rules: [{ tenant: 'contoso.onmicrosoft.com', failureRate: 0.5 }] });
+    const a = await gatedAgent('soak: 6h\nminDevices: 20\nmaxFailureRate: 10%\nonFailure: stop');
+    await sim.advance(2 * HOUR);
+    const held = await a.reconcile();
+    expect(held.gates.find((g) => g.deployment === KEY)?.held).toMatchObject({ stopped: true });
+    expect((await sim.state()).deployments[0]).toMatchObject({ status: 'Stopped' });
+    const passes = held.passes;
+    await sim.admin('PUT', '/_sim/outcomes', { rules: [] });
+    // Handed to the agent, which holds the state: its next pass resumes, then starts the deployment.
+    const resumed = await cli(['resume', KEY, '--reason', 'fixed the installer'], env);
+    expect(resumed.code, resumed.stderr).toBe(0);
+    const s = await a.until('the pass that carried out the resume', (x) => x.passes > passes);
+    expect((await sim.writes()).filter((w) => w.endsWith('/start'))).toHaveLength(1);
+    const started = s.history.find((p) => Date.parse(p.startedAt) > Date.parse(held.lastPassAt ?? '') && p.writes > 0);
+    expect(started).toBeDefined();
+    const recovered = (x: AgentStatusView) => x.events.filter((e) => e.object === KEY && e.reason === 'Recovered');
+    expect(recovered(s)).toHaveLength(1);
+    expect(recovered(s)[0]?.message).toContain('released by packsync resume: fixed the installer');
+    expect(Date.parse(recovered(s)[0]!.time)).toBeLessThanOrEqual(Date.parse(started!.startedAt) + started!.durationMs);
+    // The next pass's gate report names the resume as its last command: not told again.
+    expect(recovered(await a.reconcile())).toMatchObject([{ count: 1 }]);
+    await a.stop();
+    agent = await startAgent(agentArgs, env, stateDir);
+    await agent.until('the restarted agent passed', (x) => x.passes >= 1);
+    expect(recovered(await agent.reconcile())).toEqual([]);
   });
 
   it('a promote and the gate’s next advance are two WaveAdvanced events, and a completion is sent once (regression: the advance was merged into the promote; completion sent twice)', async () => {
