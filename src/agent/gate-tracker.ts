@@ -16,8 +16,11 @@ import type { StatusTracker } from './status.js';
 export interface RolloutStatus {
   deployment: string;
   deploymentId: string;
+  /** The wave the gate judged this pass: after a carried-out skip-wave, the one before the rollout's `currentWave`. */
   wave: number;
   waveCount: number;
+  /** This pass's action (skip-wave, stop, hold) landed: `line` says what was done, not what is to do. */
+  carriedOut: boolean;
   /** The gate's verdict this pass; `Held` while a hold stands; `Unknown` when the live read failed. */
   verdict: 'Pass' | 'Fail' | 'Inconclusive' | 'Held' | 'Unknown';
   action: GateReport['action'];
@@ -38,11 +41,13 @@ export interface RolloutStatus {
  * although the hold enters the plan's gate report only at the next pass: the status says so at once.
  */
 export function rolloutStatus(g: GateReport, carriedOut = false): RolloutStatus {
+  const done = carriedOut && g.action !== 'none';
   const r: RolloutStatus = {
     deployment: g.key,
     deploymentId: g.deploymentId,
     wave: g.wave,
     waveCount: g.waveCount,
+    carriedOut: done,
     verdict: g.held ? 'Held' : (g.verdict ?? 'Unknown'),
     action: g.action,
     soak: { elapsedMs: g.soakElapsedMs, requiredMs: g.soakMs, since: g.since },
@@ -50,7 +55,7 @@ export function rolloutStatus(g: GateReport, carriedOut = false): RolloutStatus 
     devices: g.devices,
     tenants: g.tenants,
     reason: g.reason,
-    line: g.line,
+    line: done ? doneLine(g) : g.line,
   };
   if (g.held) r.held = { at: g.held.at, wave: g.held.wave, reason: g.held.reason, stopped: g.held.stopped };
   else if (carriedOut && (g.action === 'stop' || g.action === 'hold'))
@@ -58,6 +63,21 @@ export function rolloutStatus(g: GateReport, carriedOut = false): RolloutStatus 
   if (g.lastCommand) r.lastCommand = g.lastCommand;
   if (g.nextCheckAt) r.nextCheckAt = g.nextCheckAt;
   return r;
+}
+
+/**
+ * The plan's line ends with what the gate will do (`→ Pass: skip to wave 2`); once the pass did it,
+ * the rollout is already on the next wave, so the line says it was done.
+ */
+function doneLine(g: GateReport): string {
+  const done = {
+    'skip-wave': g.wave >= g.waveCount ? '→ Pass: completed the rollout' : `→ Pass: skipped to wave ${g.wave + 1}`,
+    stop: '→ Fail: stopped and held',
+    hold: '→ Fail: held (no call)',
+    none: '',
+  }[g.action];
+  const at = g.line.lastIndexOf('→ ');
+  return at < 0 ? `${g.line} ${done}` : `${g.line.slice(0, at)}${done}`;
 }
 
 const VERDICTS = ['Pass', 'Fail', 'Inconclusive', 'Held', 'Unknown'] as const;

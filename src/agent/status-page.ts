@@ -151,8 +151,11 @@ function board(all: Rollout[]): string {
     const pct = r.waveCount > 0 ? Math.round((r.currentWave / r.waveCount) * 100) : 0;
     // A promotion gate's own verdict and soak (design §3) win over the plain wave gate and delay.
     const p = r.promotion;
+    // After a carried-out skip-wave the judgement is of the wave before the current one: say which, and that it was done.
     const gate = p
-      ? `${p.verdict}: soak ${Math.floor(p.soak.elapsedMs / 3_600_000)}h/${Math.round(p.soak.requiredMs / 3_600_000)}h`
+      ? p.carriedOut
+        ? `wave ${p.wave} ${p.line.slice(p.line.lastIndexOf('→ ') + 2)}`
+        : `${p.verdict}: soak ${Math.floor(p.soak.elapsedMs / 3_600_000)}h/${Math.round(p.soak.requiredMs / 3_600_000)}h`
       : [r.gate ? `gate wave ${r.gate.wave}: ${r.gate.verdict}` : '', r.soakHours !== undefined ? `soak ${r.soakHours} h` : '']
           .filter(Boolean)
           .join(', ');

@@ -142,6 +142,23 @@ describe('promotion gates on the agent’s status, events and notifications', ()
     expect(events.map((e) => e.wave).sort()).toEqual([2, 3]);
   });
 
+  it('right after a gate’s skip-wave, the promotion judgement names the wave it judged and says the skip was carried out, on /status and the page (regression: "skip to wave 2" next to currentWave 2)', async () => {
+    const a = await gatedAgent('soak: 1h\nminDevices: 20\nsuccessRate: 90%');
+    await sim.advance(2 * HOUR);
+    const s = await a.reconcile();
+    expect((await sim.state()).deployments[0]).toMatchObject({ currentWave: 2 });
+    const row = s.rollouts.find((r) => r.deployment === KEY);
+    expect(row).toMatchObject({ currentWave: 2, promotion: { wave: 1, action: 'skip-wave', carriedOut: true } });
+    expect(row?.promotion?.line).toMatch(/→ Pass: skipped to wave 2$/);
+    expect(s.gates.find((g) => g.deployment === KEY)).toEqual(row?.promotion);
+    const page = await (await fetch(`${a.base}/`)).text();
+    expect(page).toContain('wave 1 Pass: skipped to wave 2');
+    expect(page).not.toContain('skip to wave 2');
+    // The next pass judges wave 2, and nothing is carried out yet.
+    const next = await a.reconcile();
+    expect(next.gates.find((g) => g.deployment === KEY)).toMatchObject({ wave: 2, carriedOut: false });
+  });
+
   it('a pass that fails before judging leaves every gate Unknown, not its last verdict (regression: stale verdicts)', async () => {
     const a = await gatedAgent('soak: 6h');
     const before = await a.reconcile();
