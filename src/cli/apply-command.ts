@@ -144,12 +144,18 @@ export function resultText(r: ApplyResult, plan: Plan, verdict: PlanVerdict = pl
   const c = r.counts;
   const failing = verdict.failing;
   const trouble = r.failed > 0 || failing.length > 0;
+  // Reported drift is not a skipped change: it is told as the plan tells it (docs/reconcile.md).
+  const drift = new Set(plan.objects.filter((o) => o.change === 'drift').map((o) => o.key));
+  const drifted = r.objects.filter((o) => o.outcome === 'skipped' && drift.has(o.key)).length;
+  const driftText = drifted > 0 ? `, ${drifted} drifted (reported, not healed)` : '';
   const lines = [
     '',
-    `Apply ${trouble ? 'finished with failures' : 'complete'}: ${c.created} created, ${c.configured} configured, ${c.deleted} deleted, ${c.unchanged} unchanged, ${c.skipped} skipped, ${c.failed} failed (${r.writes} writes, ${plan.reads ?? 0} reads).`,
+    `Apply ${trouble ? 'finished with failures' : 'complete'}: ${c.created} created, ${c.configured} configured, ${c.deleted} deleted, ${c.unchanged} unchanged, ${c.skipped - drifted} skipped${driftText}, ${c.failed} failed (${r.writes} writes, ${plan.reads ?? 0} reads).`,
   ];
   for (const o of r.objects) {
     if (o.outcome === 'failed') lines.push(`  ✗ ${o.key}: ${o.error?.code ?? 'FAILED'}: ${o.error?.message ?? ''}`);
+    else if (o.outcome === 'skipped' && drift.has(o.key))
+      lines.push(`  ! ${o.key}: drifted (reported, not healed): ${o.reasons.join('; ')}`);
     else if (o.outcome === 'skipped') lines.push(`  - ${o.key}: skipped: ${o.reasons.join('; ')}`);
   }
   return lines.join('\n');

@@ -89,7 +89,9 @@ export function decideState(
   }
   if (state === 'pending' && live.status !== 'NotStarted') {
     // Reported on every pass (never shown as a change, never forgotten) until git says running or stopped.
-    const reason = `is ${live.status} (wave ${live.currentWave}/${live.waveCount}) while git says pending: started outside git; a started deployment cannot return to pending, so set state: running or stopped`;
+    // Who started it: packsync did when it last applied `running` (git said so earlier).
+    const who = entry.appliedState === 'running' ? 'started by packsync while git said running' : 'started outside git';
+    const reason = `is ${live.status} (wave ${live.currentWave}/${live.waveCount}) while git says pending: ${who}; a started deployment cannot return to pending, so set state: running or stopped`;
     return { kind: 'unhealable', reasons: [reason], fields: [], writes: [] };
   }
   return { kind: 'none', reasons: [], fields: [], writes: [] };

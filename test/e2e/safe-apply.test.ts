@@ -138,6 +138,26 @@ describe('safe apply (issue 10 observations)', () => {
     }
   });
 
+  it('a pending deployment packsync started (git said running earlier) is told as such, and apply tells it as drifted, not skipped, exit 0 like any reported drift (regression: "started outside git", "1 skipped")', async () => {
+    const repo = await converged();
+    await editFile(join(repo, 'deployments/seven-zip-24-08.yaml'), 'state: running', 'state: pending');
+    const p = await plan([repo, '--detailed-exitcode', '-o', 'json']);
+    expect(p.code).toBe(2);
+    const o = (JSON.parse(p.stdout) as { objects: { key: string; change: string; drift?: string; reasons: string[] }[] }).objects.find(
+      (x) => x.key === 'Deployment/seven-zip-24-08',
+    );
+    expect(o).toMatchObject({ change: 'drift', drift: 'reported' });
+    expect(o?.reasons.join(' ')).toContain('started by packsync while git said running');
+    expect(o?.reasons.join(' ')).not.toContain('started outside git');
+    const before = await writeCount();
+    const r = await apply([repo, '--no-color']);
+    expect(r.code, r.stderr).toBe(0);
+    expect(await writeCount()).toBe(before);
+    expect(r.stdout).toMatch(/unchanged, 0 skipped, 1 drifted \(reported, not healed\), 0 failed/);
+    expect(r.stdout).toContain('! Deployment/seven-zip-24-08: drifted (reported, not healed): is Running');
+    expect(r.stdout).not.toMatch(/Deployment\/seven-zip-24-08: skipped/);
+  });
+
   it('obs 9: a version edited in place keeps the old deployment as superseded; --prune sees it; a revert reuses it with zero creates', async () => {
     const repo = await converged();
     const inv0 = await inventory();
