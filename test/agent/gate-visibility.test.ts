@@ -120,6 +120,7 @@ describe('promotion gates on the agent’s status, events and notifications', ()
   });
 
   it('a promote and the gate’s next advance are two WaveAdvanced events, and a completion is sent once (regression: the advance was merged into the promote; completion sent twice)', async () => {
+    await sim.admin('PUT', '/_sim/outcomes', { default: { failureRate: 0 } });
     const a = await gatedAgent('soak: 1h\nminDevices: 20\nsuccessRate: 90%');
     // Handed to the agent, which holds the state.
     const promoted = await cli(['promote', KEY, '--reason', 'urgent'], env);
@@ -143,6 +144,7 @@ describe('promotion gates on the agent’s status, events and notifications', ()
   });
 
   it('right after a gate’s skip-wave, the promotion judgement names the wave it judged and says the skip was carried out, on /status and the page (regression: "skip to wave 2" next to currentWave 2)', async () => {
+    await sim.admin('PUT', '/_sim/outcomes', { default: { failureRate: 0 } });
     const a = await gatedAgent('soak: 1h\nminDevices: 20\nsuccessRate: 90%');
     await sim.advance(2 * HOUR);
     const s = await a.reconcile();
