@@ -30,13 +30,18 @@ export function scheduleTrigger(expr: string, fire: (reason: string) => void): T
   };
 }
 
-/** `5m`, `30s`, `1h`, `1500ms` or a number of seconds. */
+const MAX_TIMER_MS = 2_147_483_647;
+
+/** `5m`, `30s`, `1h`, `1500ms` or a number of seconds; from 1s to 596h. */
 export function parseDuration(s: string, flag: string): number {
   const m = /^(\d+(?:\.\d+)?)(ms|s|m|h)?$/.exec(s.trim());
   if (!m) throw new TriggerError(`${flag} "${s}" is not a duration (write 30s, 5m or 1h)`);
   const n = Number(m[1]);
   const ms = n * ({ ms: 1, s: 1000, m: 60_000, h: 3_600_000 }[m[2] ?? 's'] ?? 1000);
-  if (ms < 1000 && flag === '--interval') throw new TriggerError(`${flag} must be at least 1s`);
+  // Below a second a pass could not even start (--pass-timeout 0s aborted every pass at once); above
+  // 2^31-1 ms Node's timers fire at once instead of late.
+  if (ms < 1000) throw new TriggerError(`${flag} must be at least 1s`);
+  if (ms > MAX_TIMER_MS) throw new TriggerError(`${flag} must be at most 596h (24 days)`);
   return ms;
 }
 

@@ -11,6 +11,7 @@ import { fileURLToPath } from 'node:url';
 import { createApiClient } from '../api/client.js';
 import { applyPlanned, planPass } from '../engine/reconcile.js';
 import { formatPlanText } from '../plan/format.js';
+import { timeScale } from './simulator-command.js';
 import { DEFAULT_PLAN_OPTIONS } from '../plan/types.js';
 import { resultText } from './apply-command.js';
 import { useColor } from './common.js';
@@ -30,7 +31,7 @@ export function registerDemoCommand(program: Command, io: CliIo): void {
     .action(async (opts: { path: string; timeScale: string; color?: boolean }) => {
       const { startSimulator } = await import('../simulator/server.js');
       const key = randomBytes(16).toString('hex');
-      const sim = await startSimulator({ apiKeys: [key], fleet: 'small', timeScale: Number(opts.timeScale) });
+      const sim = await startSimulator({ apiKeys: [key], fleet: 'small', timeScale: timeScale(opts.timeScale) });
       const stateDir = await mkdtemp(join(tmpdir(), 'packsync-demo-'));
       const api = createApiClient({ baseUrl: sim.url, apiKey: key });
       const started = Date.now();

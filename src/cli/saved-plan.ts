@@ -26,7 +26,8 @@ const YAML_NAME = /\.ya?ml$/i;
 export async function readSavedPlan(file: string, shown = file): Promise<SavedPlan | null> {
   const st = await stat(file).catch(() => undefined);
   if (!st?.isFile()) return null;
-  const text = await readFile(file, 'utf8');
+  // A byte order mark (some Windows editors add one) is not part of the JSON.
+  const text = (await readFile(file, 'utf8')).replace(/^\uFEFF/, '');
   const looksJson = text.trimStart().startsWith('{');
   let data: unknown;
   let parseError: string | undefined;

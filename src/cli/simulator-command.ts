@@ -74,9 +74,14 @@ export function registerSimulatorCommand(program: Command, io: CliIo): void {
     });
 }
 
-/** A positive number; fractions are allowed (0.5 = half speed). */
-function timeScale(value: string): number {
+/**
+ * Virtual seconds per real second, from 0.001 to 1,000,000; fractions are allowed (0.5 = half speed).
+ * Below 0.001 the clock stands still in practice (a 24 h wave delay would take 2.7 years), so a
+ * demo or test would wait forever; 0 froze it outright.
+ */
+export function timeScale(value: string): number {
   const n = Number(value);
-  if (!Number.isFinite(n) || n <= 0) throw new UsageError(`--time-scale must be a positive number (got "${value}")`);
+  if (!/^\d+(\.\d+)?$/.test(value.trim()) || !(n >= 0.001 && n <= 1_000_000))
+    throw new UsageError(`--time-scale must be a number from 0.001 to 1000000 (got "${value}")`);
   return n;
 }

@@ -113,3 +113,21 @@ describe('integer flags take plain decimal integers within their range', () => {
     expect(await sim.journal()).toEqual([]);
   });
 });
+
+describe('time and duration flags', () => {
+  it('refuses a time scale that freezes the clock and a pass timeout no pass fits in (regression: demo --time-scale 0 hung; run --pass-timeout 0s aborted every pass)', async () => {
+    const repo = await writeRepo();
+    const cases: [string[], RegExp][] = [
+      [['demo', '--time-scale', '0'], /--time-scale must be a number from 0\.001/],
+      [['simulator', '--time-scale', '1e-300'], /--time-scale must be a number from 0\.001/],
+      [['run', '--source', repo, '--once', '--pass-timeout', '0s'], /--pass-timeout must be at least 1s/],
+      [['run', '--source', repo, '--once', '--interval', '9999h'], /--interval must be at most/],
+    ];
+    for (const [args, message] of cases) {
+      const r = await spawnCli(args, env).done;
+      expect(r.code, args.join(' ')).toBe(1);
+      expect(r.stderr, args.join(' ')).toMatch(message);
+    }
+    expect(await sim.journal()).toEqual([]);
+  });
+});

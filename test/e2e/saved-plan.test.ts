@@ -147,6 +147,16 @@ describe('a saved plan is told by its content', () => {
     expect(await sim.journal(true)).toEqual([]);
   });
 
+  it('a saved plan with a byte order mark is applied (regression: "its JSON does not parse")', async () => {
+    const repo = await writeRepo();
+    const dir = await tempDir('packsync-plan-');
+    expect((await cli(['plan', repo, '--out', join(dir, 'plan.json')], env)).code).toBe(0);
+    await writeFile(join(dir, 'bom.json'), `\uFEFF${await readFile(join(dir, 'plan.json'), 'utf8')}`);
+    const r = await cli(['apply', 'bom.json'], env, dir);
+    expect(r.code, r.stderr).toBe(0);
+    expect((await sim.journal(true)).length).toBeGreaterThan(0);
+  });
+
   it('a manifest written as JSON is still a manifest', async () => {
     const dir = await tempDir('packsync-repo-');
     const pkg = {
