@@ -50,7 +50,7 @@ export function registerPlanCommand(program: Command, io: CliIo): void {
         // A PR bot posting the JSON or markdown gets the problems, never an empty document.
         if (opts.output === 'json') io.stdout(JSON.stringify({ valid: false, problems }, null, 2));
         else if (opts.output === 'markdown') io.stdout(formatProblemsMarkdown(problems));
-        io.stderr(problemLines(problems));
+        io.stderr(problemLines(problems, 'plan'));
         if (opts.out) io.stderr(await notSaved(opts.out, 'the manifests are not valid'));
         io.setExitCode(1);
         return;

@@ -82,6 +82,8 @@ describe('errors in the repository or the plan exit 1 with zero writes', () => {
     const r = await run(['plan', repo, '--detailed-exitcode']);
     expect(r.code).toBe(1);
     expect(r.stderr).toMatch(/deployments\.yaml:\d+:\d+: .*running/);
+    // A plan applies nothing in any case (regression: it said "nothing was applied").
+    expect(r.stderr).toMatch(/^1 error: nothing was planned\.$/m);
     expect(await sim.journal()).toEqual([]);
   });
 
