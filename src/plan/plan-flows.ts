@@ -14,7 +14,9 @@ import type { ObjectPlan, RecordSpec } from './types.js';
 import { OP } from './ops.js';
 import { asItIs, blockedRef, planResolveError } from './not-planned.js';
 import { markMoved, moveActions } from './state-writes.js';
+import { liveFlowDiff, liveSpec } from './flow-live-spec.js';
 import {
+  abandonReplacement,
   blockReplacement,
   deleteOldFlows,
   finishReplacement,
@@ -85,6 +87,14 @@ function planFlowEntry(ctx: PlanContext, m: FlowManifest): { from: string; actio
   const current = unowned.kind === 'intent' || unowned.kind === 'adopt' ? unowned.live : liveNow;
   const pending = pendingReplacement(ctx, key, current?.id);
   forgetReplaced(ctx, pending.gone, 'the replaced flow is already deleted live');
+  if (unowned.kind === 'intent' && entry && liveNow && entry.specHash === specHash && unowned.live.id !== liveNow.id) {
+    // Git went back to the flow being replaced: the half-made new flow is undone, not adopted.
+    const olds = pending.live.filter((x) => x.entry.id === liveNow.id);
+    if (olds.length === pending.live.length && liveFlowDiff(target.body, unowned.live).length > 0) {
+      abandonReplacement(ctx, m, key, entry, unowned.live, olds);
+      return moved;
+    }
+  }
   if (pending.live.length > 0 && !ctx.options.allowReplace) {
     blockReplacement(ctx, m, key, pending.live, current);
     return moved;
@@ -94,7 +104,7 @@ function planFlowEntry(ctx: PlanContext, m: FlowManifest): { from: string; actio
     if (ref) finishReplacement(ctx, o, ref, pending.live);
   };
   if (unowned.kind === 'intent' || unowned.kind === 'adopt') {
-    finish(adoptFlow(ctx, m, key, unowned.live, record, unowned.kind === 'intent'));
+    finish(adoptFlow(ctx, m, key, unowned.live, target, record, unowned.kind === 'intent'));
     return moved;
   }
   if (entry && liveNow) {
@@ -211,17 +221,26 @@ function adoptFlow(
   m: FlowManifest,
   key: string,
   live: LiveFlow,
-  record: { specHash: string; spec: unknown; annotations?: Record<string, string> },
+  target: FlowTarget,
+  record: { specHash: string; spec: Record<string, unknown>; annotations?: Record<string, string> },
   resolvesIntent: boolean,
 ): ObjectPlan {
-  const id = adoptRecord(ctx, key, m, live.id, record, resolvesIntent, `flow ${live.id}`);
+  // Recorded as it is live: a flow that differs from git is then replaced, never taken as in sync.
+  const diff = liveFlowDiff(target.body, live);
+  const spec = diff.length > 0 ? liveSpec(record.spec, diff) : record.spec;
+  const as = diff.length > 0 ? { ...record, spec, specHash: hashValue(spec) } : record;
+  const id = adoptRecord(ctx, key, m, live.id, as, resolvesIntent, `flow ${live.id}`);
+  const differs = flowFieldsInWords(diff).map((f) => `${f.field} is ${JSON.stringify(f.from)} live, ${JSON.stringify(f.to)} in git`);
   const o = ctx.object(
     'Flow',
     m.metadata.name,
     'adopt',
     {
       source: m.source,
-      reasons: [adoptReason(resolvesIntent, 'flow')],
+      reasons: [
+        adoptReason(resolvesIntent, 'flow'),
+        ...(differs.length > 0 ? [`recorded as it is live (${differs.join('; ')}): the next plan replaces it`] : []),
+      ],
       actions: [id],
     },
     key,

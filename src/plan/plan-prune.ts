@@ -77,13 +77,46 @@ export function planPrune(ctx: PlanContext, isDesired: (key: string) => boolean)
       ctx.object(e.kind, e.name, 'forget', { reasons: ['already deleted live'], actions: [id] });
       continue;
     }
+    // A replacement of it interrupted before its create left a copy recording it: it goes with the flow.
+    const copies = Object.entries(ctx.inventory.objects)
+      .filter(([k, c]) => k.startsWith(`${key}#`) && c.id === e.id && c.replacing !== undefined)
+      .map(([k]) => ({ key: k, id: e.id }));
     const id = ctx.action(key, {
       op: OP.deleteFlow,
       dependsOn: deploymentDeletes.get(e.id) ?? [],
       description: `delete flow ${e.id}`,
       flowId: e.id,
+      ...(copies.length > 0 ? { forget: copies } : {}),
     });
     ctx.object(e.kind, e.name, 'delete', { actions: [id] });
+  }
+  for (const [key, e] of gone) if (e.kind === 'Flow' && !key.includes('#')) pruneInterruptedCreate(ctx, key, e);
+}
+
+/**
+ * The flow an interrupted create of `key` made (its pending intent finds it: a live flow of the
+ * name that no key records and that was not there before the create), when the key left git: no
+ * state entry names it, so without this it would stay live and unmentioned. Deleted with --prune,
+ * else listed; the intent goes with the key's own delete or forget.
+ */
+function pruneInterruptedCreate(ctx: PlanContext, key: string, e: InventoryEntry): void {
+  const intent = ctx.intent(key);
+  const name = intent?.match['name'];
+  if (intent?.op !== OP.createFlow || name === undefined) return;
+  const made = (ctx.flowsByName.get(name) ?? []).filter((f) => !intent.knownIds.includes(f.id) && ctx.holdersOf(f.id).length === 0);
+  for (const f of made) {
+    const why = `made by an interrupted create of ${key}, which left git`;
+    if (!ctx.options.prune) {
+      ctx.object('Flow', `${e.name}#${f.id}`, 'orphan', { reasons: [`${why}; apply with --prune to delete it`] });
+      continue;
+    }
+    const id = ctx.action(`${key}#${f.id}`, {
+      op: OP.deleteFlow,
+      dependsOn: [],
+      description: `delete flow ${f.id} (${why})`,
+      flowId: f.id,
+    });
+    ctx.object('Flow', `${e.name}#${f.id}`, 'delete', { reasons: [why], actions: [id] });
   }
 }
 

@@ -12,6 +12,8 @@ import type { ApplyResult } from '../../src/apply/executor.js';
 import { cli } from '../support/cli.js';
 import { copyExamples, editFile } from '../support/repo.js';
 import { simEnv } from '../support/sim.js';
+import { tempDir } from '../support/temp-dir.js';
+import { INSTALLER_SCOPE } from '../../src/api/wire-types.js';
 import type { JournalEntry, TestSim } from '../support/sim.js';
 
 let sim: TestSim;
@@ -120,5 +122,24 @@ describe('replacement (black-box review)', () => {
     const newFlow = (await inventory()).objects['Flow/seven-zip']!.id;
     expect((await sim.state()).flows.filter((f) => f.name === '7-Zip' && !f.deleted).map((f) => f.id)).toEqual([newFlow]);
     expect((await cli(['plan', repo, '--detailed-exitcode'], env)).code).toBe(0);
+  });
+  it('an adopted flow that differs from git was recorded as in sync: it is recorded as it is live and the next plan replaces it', async () => {
+    const repo = await converged();
+    const live = (await inventory()).objects['Flow/pwsh']!.id;
+    await editFile(join(repo, 'flows/pwsh.yaml'), /^ {2}scope: machine/m, '  scope: user');
+    // A fresh state directory: every live object is unowned, taken over with --adopt.
+    const fresh = { ...env, PACKSYNC_STATE_DIR: await tempDir('packsync-state-adopt-') };
+    const from = (await sim.journal(true)).length;
+    const adopted = await cli(['apply', repo, '--auto-approve', '--adopt'], fresh);
+    expect(adopted.code, adopted.stdout + adopted.stderr).toBe(0);
+    expect(await okWrites(from)).toEqual([]);
+    const inv = JSON.parse(await readFile(join(fresh.PACKSYNC_STATE_DIR, 'inventory.json'), 'utf8')) as Inventory;
+    expect(inv.objects['Flow/pwsh']!.id).toBe(live);
+    expect((inv.objects['Flow/pwsh']!.spec as Record<string, unknown>)['scope']).toBe(INSTALLER_SCOPE.machine);
+
+    const r = await cli(['plan', repo, '-o', 'json', '--allow-replace', '--detailed-exitcode'], fresh);
+    expect(r.code).toBe(2);
+    const flow = (JSON.parse(r.stdout) as Plan).objects.find((o) => o.key === 'Flow/pwsh');
+    expect([flow?.change, flow?.fields]).toEqual(['replace', [{ field: 'scope', from: 'machine', to: 'user' }]]);
   });
 });
