@@ -7,7 +7,7 @@ import type { PackageManifest } from '../manifests/model.js';
 import type { InventoryEntry } from '../state/inventory-types.js';
 import type { PlanContext, RefState } from './context.js';
 import { hashValue } from './hash.js';
-import { adoptReason, adoptRecord, decideUnowned, newest, planOwnedElsewhere } from './ownership.js';
+import { adoptReason, adoptRecord, decideUnowned, newest, otherHolder, planOwnedElsewhere } from './ownership.js';
 import { catalogTarget, customTarget, naturalKeyOf, packageFields, usable } from './package-targets.js';
 import type { CatalogTarget, CustomTarget } from './package-targets.js';
 import type { ObjectPlan } from './types.js';
@@ -101,6 +101,13 @@ function planPackageEntry(
       ctx.packageRefs.set(m.metadata.name, { ref: { id: kept[1].id }, readyAfter: null, blockedBy: null, isNew: false });
       return;
     }
+    // The new version is live already under another key (a superseded copy another key keeps for its
+    // revert, or a main key): the replace must not import a second copy of it, as a create must not.
+    const held = heldElsewhere(ctx, key, matches);
+    if (held) {
+      planOwnedElsewhere(ctx, m, key, held.holder, `the live package ${held.id}`, ctx.packageRefs);
+      return;
+    }
     change = 'replace';
     reasons.push('spec or content changed: the API cannot update a package, so a new live package is created');
     if (live) {
@@ -160,6 +167,15 @@ function planPackageEntry(
   // An exact copy: the pushed-to array keeps spare room, and this one lives as long as the plan.
   ctx.object('Package', m.metadata.name, change, { source: m.source, reasons, fields, actions: actions.slice() }, key);
   ctx.packageRefs.set(m.metadata.name, { ref: { key }, readyAfter: last, blockedBy: null, isNew: true });
+}
+
+/** The first live match of a replaced package's new spec that another state key records. */
+function heldElsewhere(ctx: PlanContext, key: string, matches: readonly V1PackageViewModel[]): { id: string; holder: string } | undefined {
+  for (const p of matches) {
+    const holder = otherHolder(ctx, key, p.id);
+    if (holder !== undefined) return { id: p.id, holder };
+  }
+  return undefined;
 }
 
 function planExisting(ctx: PlanContext, m: PackageManifest, key: string, live: V1PackageViewModel, phase: string | undefined): void {
