@@ -115,10 +115,11 @@ export function adoptRecord(
   resolvesIntent: boolean,
   what: string,
   extra: Partial<InventoryEntry> = {},
+  dependsOn: string[] = [],
 ): string {
   return ctx.action(key, {
     op: OP.record,
-    dependsOn: [],
+    dependsOn,
     description: resolvesIntent ? `adopt ${what} created by an interrupted run` : `adopt existing ${what}`,
     entry: {
       kind: m.kind,

@@ -108,6 +108,13 @@ function planPackageEntry(
       planOwnedElsewhere(ctx, m, key, held.holder, `the live package ${held.id}`, ctx.packageRefs);
       return;
     }
+    // --adopt takes over a live package of the new spec nobody records (as a create's does), after
+    // keeping the previous one as superseded: never a second copy of it.
+    const free = ctx.options.adopt ? newest(matches.filter((p) => ctx.holdersOf(p.id).length === 0)) : undefined;
+    if (free) {
+      adopt(ctx, m, key, free, record, false, live ? [supersedeAction(ctx, key, entry)] : []);
+      return;
+    }
     change = 'replace';
     reasons.push('spec or content changed: the API cannot update a package, so a new live package is created');
     if (live) {
@@ -223,14 +230,15 @@ function adopt(
   live: V1PackageViewModel,
   record: { specHash: string; spec: unknown; annotations?: Record<string, string> },
   resolvesIntent: boolean,
+  first: string[] = [],
 ): void {
   const uploaded = !m.content || live.state !== 'WaitingForContent';
   const own = {
     ...(m.spec.custom ? { phase: uploaded ? ('uploaded' as const) : ('created' as const) } : {}),
     ...(m.content ? { contentDigest: m.content.digest } : {}),
   };
-  const id = adoptRecord(ctx, key, m, live.id, record, resolvesIntent, live.id, own);
-  const actions = [id];
+  const id = adoptRecord(ctx, key, m, live.id, record, resolvesIntent, live.id, own, first.slice());
+  const actions = [...first, id];
   let last = id;
   if (!uploaded && m.content) {
     last = uploadAction(ctx, key, m.content, [last]);

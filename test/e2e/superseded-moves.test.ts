@@ -69,6 +69,17 @@ describe('superseded entries belong to their key', () => {
     expect((await sim.writes()).length).toBe(writes0);
     expect((await live('24.08')).packages).toEqual([kept]);
     expect(await inventory()).toEqual(inv0);
+
+    // The remedy it names: forget the kept entry, then --adopt takes the package over, no import.
+    const old = inv0.objects['Package/sz-b']?.id ?? '';
+    expect((await cli(['state', 'rm', `Package/seven-zip-24-08#${kept}`], env)).code).toBe(0);
+    const adopted = await apply([repo, '--adopt']);
+    expect(adopted.code, adopted.stderr).toBe(0);
+    expect(creates((await sim.writes()).slice(writes0))).toEqual([]);
+    expect((await live('24.08')).packages).toEqual([kept]);
+    const inv = await inventory();
+    expect(inv.objects['Package/sz-b']?.id).toBe(kept);
+    expect(inv.objects[`Package/sz-b#${old}`]?.superseded).toBeDefined();
   });
 
   it('a Package renamed after an edit carries its superseded entry: the revert reuses the kept package and deployment, no import, no add', async () => {
