@@ -56,7 +56,8 @@ export function decideUnowned<T extends { id: string }>(
  * git still describes first, then any main key, then a superseded copy kept for a revert.
  */
 export function otherHolder(ctx: PlanContext, key: string, id: string): string | undefined {
-  const others = ctx.holdersOf(id).filter((k) => k !== key && !k.startsWith(`${key}#`) && ctx.moves.get(k) !== key);
+  // A key moving to `key` this pass, and its superseded entries (they move with it), are `key`'s own.
+  const others = ctx.holdersOf(id).filter((k) => k !== key && !k.startsWith(`${key}#`) && ctx.moves.get(k.split('#')[0] ?? k) !== key);
   return others.find((k) => !k.includes('#') && ctx.isDesired(k)) ?? others.find((k) => !k.includes('#')) ?? others[0];
 }
 
@@ -69,6 +70,12 @@ export function ownedElsewhereMessage(ctx: PlanContext, key: string, holder: str
   const one = 'one live object belongs to one key';
   const hash = holder.indexOf('#');
   if (hash >= 0) {
+    const main = holder.slice(0, hash);
+    // Kept by a key that left git but is still in the state (a rename the plan did not detect): moving
+    // that key here carries its kept entries, so the revert reuses them.
+    if (!ctx.isDesired(main) && ctx.entry(main) !== undefined && ctx.entry(key) === undefined) {
+      return `${what} is kept in packsync's state by ${holder} (an earlier version of ${main}, kept so a revert reuses it), and ${main} is no longer in git, so ${key} cannot take it over: ${one}; if ${key} is ${main} renamed, run \`packsync state mv ${main} ${key}\` (it carries the kept entries, so this revert reuses them), otherwise forget the kept entry with \`packsync state rm ${holder}\``;
+    }
     return `${what} is kept in packsync's state by ${holder} (an earlier version of ${holder.slice(0, hash)}, kept so a revert reuses it), so ${key} cannot take it over: ${one}; forget the kept entry with \`packsync state rm ${holder}\`, then apply with --adopt`;
   }
   if (ctx.isDesired(holder)) {
@@ -108,10 +115,11 @@ export function adoptRecord(
   resolvesIntent: boolean,
   what: string,
   extra: Partial<InventoryEntry> = {},
+  dependsOn: string[] = [],
 ): string {
   return ctx.action(key, {
     op: OP.record,
-    dependsOn: [],
+    dependsOn,
     description: resolvesIntent ? `adopt ${what} created by an interrupted run` : `adopt existing ${what}`,
     entry: {
       kind: m.kind,

@@ -7,7 +7,7 @@ import type { PackageManifest } from '../manifests/model.js';
 import type { InventoryEntry } from '../state/inventory-types.js';
 import type { PlanContext, RefState } from './context.js';
 import { hashValue } from './hash.js';
-import { adoptReason, adoptRecord, decideUnowned, newest, planOwnedElsewhere } from './ownership.js';
+import { adoptReason, adoptRecord, decideUnowned, newest, otherHolder, planOwnedElsewhere } from './ownership.js';
 import { catalogTarget, customTarget, naturalKeyOf, packageFields, usable } from './package-targets.js';
 import type { CatalogTarget, CustomTarget } from './package-targets.js';
 import type { ObjectPlan } from './types.js';
@@ -101,6 +101,20 @@ function planPackageEntry(
       ctx.packageRefs.set(m.metadata.name, { ref: { id: kept[1].id }, readyAfter: null, blockedBy: null, isNew: false });
       return;
     }
+    // The new version is live already under another key (a superseded copy another key keeps for its
+    // revert, or a main key): the replace must not import a second copy of it, as a create must not.
+    const held = heldElsewhere(ctx, key, matches);
+    if (held) {
+      planOwnedElsewhere(ctx, m, key, held.holder, `the live package ${held.id}`, ctx.packageRefs);
+      return;
+    }
+    // --adopt takes over a live package of the new spec nobody records (as a create's does), after
+    // keeping the previous one as superseded: never a second copy of it.
+    const free = ctx.options.adopt ? newest(matches.filter((p) => ctx.holdersOf(p.id).length === 0)) : undefined;
+    if (free) {
+      adopt(ctx, m, key, free, record, false, live ? [supersedeAction(ctx, key, entry)] : []);
+      return;
+    }
     change = 'replace';
     reasons.push('spec or content changed: the API cannot update a package, so a new live package is created');
     if (live) {
@@ -162,6 +176,15 @@ function planPackageEntry(
   ctx.packageRefs.set(m.metadata.name, { ref: { key }, readyAfter: last, blockedBy: null, isNew: true });
 }
 
+/** The first live match of a replaced package's new spec that another state key records. */
+function heldElsewhere(ctx: PlanContext, key: string, matches: readonly V1PackageViewModel[]): { id: string; holder: string } | undefined {
+  for (const p of matches) {
+    const holder = otherHolder(ctx, key, p.id);
+    if (holder !== undefined) return { id: p.id, holder };
+  }
+  return undefined;
+}
+
 function planExisting(ctx: PlanContext, m: PackageManifest, key: string, live: V1PackageViewModel, phase: string | undefined): void {
   const ref: RefState = { ref: { id: live.id }, readyAfter: null, blockedBy: null, isNew: false };
   if (m.spec.custom && m.content && phase === 'created' && live.state === 'WaitingForContent') {
@@ -207,14 +230,15 @@ function adopt(
   live: V1PackageViewModel,
   record: { specHash: string; spec: unknown; annotations?: Record<string, string> },
   resolvesIntent: boolean,
+  first: string[] = [],
 ): void {
   const uploaded = !m.content || live.state !== 'WaitingForContent';
   const own = {
     ...(m.spec.custom ? { phase: uploaded ? ('uploaded' as const) : ('created' as const) } : {}),
     ...(m.content ? { contentDigest: m.content.digest } : {}),
   };
-  const id = adoptRecord(ctx, key, m, live.id, record, resolvesIntent, live.id, own);
-  const actions = [id];
+  const id = adoptRecord(ctx, key, m, live.id, record, resolvesIntent, live.id, own, first.slice());
+  const actions = [...first, id];
   let last = id;
   if (!uploaded && m.content) {
     last = uploadAction(ctx, key, m.content, [last]);

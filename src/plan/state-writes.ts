@@ -33,7 +33,23 @@ export function moveActions(
     resolvesIntent: false,
   });
   const forget = ctx.action(from, { op: OP.forget, dependsOn: [rec], description: `forget ${from} (moved to ${newKey})` });
-  return { entry: moved, actions: [rec, forget] };
+  const actions = [rec, forget];
+  // The old key's superseded entries move with it, as `packsync state mv` moves them: left under a
+  // key that is gone, a revert of the new key would create again what they keep (design §4).
+  for (const [oldKept, e] of ctx.superseded(from)) {
+    const keptKey = `${newKey}#${e.id}`;
+    if (ctx.entry(keptKey)) continue;
+    const carried = ctx.action(keptKey, {
+      op: OP.record,
+      dependsOn: [rec],
+      description: `move ${oldKept} to ${keptKey} in the state (no API call)`,
+      entry: { ...e, name: `${name}#${e.id}` },
+      resolvesIntent: false,
+    });
+    const dropped = ctx.action(oldKept, { op: OP.forget, dependsOn: [carried], description: `forget ${oldKept} (moved to ${keptKey})` });
+    actions.push(carried, dropped);
+  }
+  return { entry: moved, actions };
 }
 
 /**

@@ -117,6 +117,21 @@ describe('ownership: a live object another key owns', () => {
     expect(o?.error?.message).not.toMatch(/not owned/);
     expect(writesOf(p, 'Package/old')).toEqual([]);
   });
+
+  it('a package kept as superseded by a key that left git names `packsync state mv` (a rename the plan could not detect), never only `state rm`', () => {
+    // As above, but Package/zip is gone from git: Package/old may be it renamed, and state mv carries the kept entry.
+    const inv = convergedZip({ state: 'running' }, null);
+    const kept = inv.objects['Package/zip'];
+    if (!kept) throw new Error('no Package/zip');
+    inv.objects[`Package/zip#${P1}`] = { ...kept, name: `zip#${P1}`, superseded: { at: 'x' } };
+    inv.objects['Package/zip'] = { ...kept, id: P2, specHash: 'other' };
+    const l = live({ packages: [livePackage(P1), livePackage(P2, { productVersion: '24.07' })] });
+    const p = run(desired({ packages: [pkg('old')] }), l, inv);
+    const o = objectOf(p, 'Package/old');
+    expect(o?.error?.code).toBe('OWNED_BY_ANOTHER_KEY');
+    expect(o?.error?.message).toContain('packsync state mv Package/zip Package/old');
+    expect(writesOf(p, 'Package/old')).toEqual([]);
+  });
 });
 
 describe('ownership: states that already hold two keys on one live id', () => {
