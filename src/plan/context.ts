@@ -76,6 +76,8 @@ export class PlanContext {
   readonly moves = new Map<string, string>();
   /** State keys whose fate a flow replacement decides this pass (destroyed with the old flow): prune leaves them alone. */
   readonly replaced = new Set<string>();
+  /** Superseded keys a revert restores this pass (their entry becomes the main key's): prune leaves them alone. */
+  readonly reused = new Set<string>();
   /** Flow id → the deployment entries on it (any key, superseded too); built on first use (replacements are rare). */
   private onFlow: Map<string, { key: string; id: string }[]> | undefined;
   private seq = 0;

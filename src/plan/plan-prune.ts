@@ -17,6 +17,8 @@ export function planPrune(ctx: PlanContext, isDesired: (key: string) => boolean)
         !isDesired(key) &&
         !ctx.moves.has(key) &&
         !ctx.replaced.has(key) &&
+        // A revert restores it as its main key this pass: it is not left over, and never deleted.
+        !ctx.reused.has(key) &&
         !replacing(e, key, isDesired) &&
         ctx.inScope(e) &&
         !staleCopy(ctx, key, e),

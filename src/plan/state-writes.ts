@@ -87,6 +87,7 @@ export function restoreActions(
     entry: restored,
     resolvesIntent: false,
   });
+  ctx.reused.add(supersededKey);
   const forget = ctx.action(supersededKey, {
     op: OP.forget,
     dependsOn: [rec],
