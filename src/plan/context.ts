@@ -76,6 +76,11 @@ export class PlanContext {
   readonly moves = new Map<string, string>();
   /** State keys whose fate a flow replacement decides this pass (destroyed with the old flow): prune leaves them alone. */
   readonly replaced = new Set<string>();
+  /**
+   * Flows made by a replacement git abandoned → the kept flow their deployments go back to, and the
+   * actions the flow's delete waits on (each deployment's record pushes its own).
+   */
+  readonly abandoned = new Map<string, { kept: string; after: string[] }>();
   /** Superseded keys a revert restores this pass (their entry becomes the main key's): prune leaves them alone. */
   readonly reused = new Set<string>();
   /** Flow id → the deployment entries on it (any key, superseded too); built on first use (replacements are rare). */

@@ -3,6 +3,7 @@
  * found by an interrupted create's intent) is recorded as it is live, never as git's spec, so a
  * live flow that differs from git is planned (replaced) rather than recorded as in sync.
  */
+import { FLOW_FLAGS, INSTALLER_SCOPE } from '../api/wire-types.js';
 import type { V1FlowCreateViewModel } from '../api/wire-types.js';
 import type { LiveFlow } from '../live/types.js';
 
@@ -36,4 +37,28 @@ export function liveSpec(spec: Record<string, unknown>, diff: readonly { field: 
   const out = { ...spec };
   for (const d of diff) out[d.field] = d.from;
   return out;
+}
+
+const SCOPE_NAMES: Record<number, string> = Object.fromEntries(Object.entries(INSTALLER_SCOPE).map(([k, v]) => [v, k]));
+
+/** Flow specs store API numbers (they are what the service compares); people read manifest words. */
+export function flowFieldsInWords(
+  fields: { field: string; from: unknown; to: unknown }[],
+): { field: string; from: unknown; to: unknown }[] {
+  return fields.map((f) => {
+    if (f.field === 'scope') return { field: f.field, from: scopeWord(f.from), to: scopeWord(f.to) };
+    if (f.field === 'flags') return { field: f.field, from: flagNames(f.from), to: flagNames(f.to) };
+    return f;
+  });
+}
+
+function scopeWord(v: unknown): unknown {
+  return typeof v === 'number' ? (SCOPE_NAMES[v] ?? v) : v;
+}
+
+function flagNames(v: unknown): string[] {
+  const mask = typeof v === 'number' ? v : 0;
+  return Object.entries(FLOW_FLAGS)
+    .filter(([, bit]) => (mask & bit) !== 0)
+    .map(([n]) => n);
 }

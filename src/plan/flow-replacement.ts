@@ -23,6 +23,8 @@ export interface OldFlow {
 }
 
 export interface PendingReplacement {
+  /** Flows an abandoned replacement made, recorded apart, whose delete did not land (a crash): deleted now. */
+  abandoned: OldFlow[];
   /** Old flows still live: deleted once the deployments are on the new flow. */
   live: OldFlow[];
   /** Old flows already gone live (a crash after their delete): only their state entries are left. */
@@ -33,11 +35,12 @@ export interface PendingReplacement {
 
 /** The replacements of `key` in progress, told apart by the live flow the main key owns after this pass (`current`). */
 export function pendingReplacement(ctx: PlanContext, key: string, current: string | undefined): PendingReplacement {
-  const out: PendingReplacement = { live: [], gone: [], stale: [] };
+  const out: PendingReplacement = { abandoned: [], live: [], gone: [], stale: [] };
   for (const [k, entry] of ctx.superseded(key)) {
     if (entry.replacing === undefined) continue;
     const old = { key: k, entry };
-    if (entry.id === current) out.stale.push(old);
+    if (entry.replacing.abandoned && ctx.flowsById.has(entry.id) && entry.id !== current) out.abandoned.push(old);
+    else if (entry.id === current) out.stale.push(old);
     else if (ctx.flowsById.has(entry.id)) out.live.push(old);
     else out.gone.push(old);
     // Planned here, whatever happens to it: prune leaves it alone.
@@ -181,51 +184,4 @@ export function forgetReplaced(ctx: PlanContext, olds: readonly OldFlow[], why: 
     }
     ctx.object('Flow', old.entry.name, 'forget', { reasons: [why], actions }, old.key);
   }
-}
-
-/**
- * Git describes the old flow again while the create of its replacement was interrupted (the
- * intent found the half-made new flow): the old flow and its deployments are kept, the new flow
- * packsync made is deleted once, and the replacement's records go (the intent with the delete).
- */
-export function abandonReplacement(
-  ctx: PlanContext,
-  m: FlowManifest,
-  key: string,
-  entry: InventoryEntry,
-  made: LiveFlow,
-  olds: readonly OldFlow[],
-): void {
-  const halfKey = `${key}#${made.id}`;
-  const del = ctx.action(halfKey, {
-    op: OP.deleteFlow,
-    dependsOn: [],
-    description: `delete flow ${made.id}, made by an interrupted replacement git no longer wants`,
-    flowId: made.id,
-  });
-  const resolve = ctx.action(key, {
-    op: OP.record,
-    dependsOn: [del],
-    description: `keep ${key} (${entry.id}) and resolve the interrupted create`,
-    entry,
-    resolvesIntent: true,
-  });
-  const o = ctx.object(
-    'Flow',
-    `${m.metadata.name}#${made.id}`,
-    'delete',
-    {
-      source: m.source,
-      reasons: [
-        `git describes the flow ${entry.id} again: the replacement an earlier apply began is abandoned, the flow it made (${made.id}) is deleted and ${entry.id} is kept with its deployments`,
-      ],
-      actions: [del, resolve],
-    },
-    halfKey,
-  );
-  const destroys = wouldDestroy(ctx, [made.id]);
-  if (destroys.length > 0) o.destroys = destroys;
-  forgetReplaced(ctx, olds, 'the replacement it recorded was abandoned');
-  ctx.object('Flow', m.metadata.name, 'none', { source: m.source }, key);
-  ctx.flowRefs.set(m.metadata.name, { ref: { id: entry.id }, readyAfter: null, blockedBy: null, isNew: false });
 }

@@ -74,7 +74,7 @@ export function planDeployment(ctx: PlanContext, m: DeploymentManifest): void {
     const previous = entry ? ctx.deploymentsById.get(entry.id) : undefined;
     if (deletedOutside) {
       reasons.push(`live deployment ${entry.id} not found (deleted outside packsync); adding it again`);
-    } else if (entry && previous && !flow.replaces) {
+    } else if (entry && previous && !flow.replaces && !ctx.abandoned.has(entry.flowId ?? '')) {
       // The old deployment (of the previous package or flow) stays live: keep it, say so (design §4).
       first.push(supersedeAction(ctx, key, entry, deps));
       reasons.push(
@@ -170,7 +170,9 @@ function planLiveDeployment(
   if (!owned || !entry) {
     const intent = ctx.intent(key);
     const resolves = intent !== undefined && !intent.knownIds.includes(live.id);
-    if (!resolves && !ctx.options.adopt) {
+    // Its flow's replacement was abandoned (git went back): the deployment on the kept flow is its own again.
+    const back = entry?.flowId !== undefined && ctx.abandoned.get(entry.flowId)?.kept === live.flowId;
+    if (!resolves && !back && !ctx.options.adopt) {
       ctx.object(
         'Deployment',
         name,
@@ -200,13 +202,23 @@ function planLiveDeployment(
       ...(m.metadata.annotations ? { annotations: m.metadata.annotations } : {}),
       updatedAt: ctx.timestamp(),
     };
+    const how: [string, string] = back
+      ? [
+          `take deployment ${live.id} back (its flow's replacement was abandoned)`,
+          `back to deployment ${live.id} on the kept flow: the one an interrupted replacement added (${entry?.id ?? ''}) is deleted with its flow`,
+        ]
+      : resolves
+        ? [`adopt deployment ${live.id} added by an interrupted run`, 'resolved an add-deployment interrupted by a crash']
+        : [`adopt existing deployment ${live.id}`, 'adopting an existing live deployment (--adopt)'];
     const rec = ctx.action(key, {
       op: OP.record,
       dependsOn: deps,
-      description: resolves ? `adopt deployment ${live.id} added by an interrupted run` : `adopt existing deployment ${live.id}`,
+      description: how[0],
       entry: adoptEntry,
       resolvesIntent: resolves,
     });
+    // The abandoned flow is deleted only once the deployment is recorded on the kept one.
+    if (back && entry?.flowId) ctx.abandoned.get(entry.flowId)?.after.push(rec);
     const rest = reconcileExisting(ctx, key, m, state, live, adoptEntry, [rec]);
     ctx.object(
       'Deployment',
@@ -214,10 +226,7 @@ function planLiveDeployment(
       'adopt',
       {
         source: m.source,
-        reasons: [
-          resolves ? 'resolved an add-deployment interrupted by a crash' : 'adopting an existing live deployment (--adopt)',
-          ...rest.reasons,
-        ],
+        reasons: [how[1], ...rest.reasons],
         actions: [rec, ...rest.actions],
       },
       key,

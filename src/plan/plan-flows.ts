@@ -14,9 +14,9 @@ import type { ObjectPlan, RecordSpec } from './types.js';
 import { OP } from './ops.js';
 import { asItIs, blockedRef, planResolveError } from './not-planned.js';
 import { markMoved, moveActions } from './state-writes.js';
-import { liveFlowDiff, liveSpec } from './flow-live-spec.js';
+import { flowFieldsInWords, liveFlowDiff, liveSpec } from './flow-live-spec.js';
+import { abandonMadeFlow, abandonReplacement, deleteAbandoned } from './flow-abandon.js';
 import {
-  abandonReplacement,
   blockReplacement,
   deleteOldFlows,
   finishReplacement,
@@ -87,6 +87,7 @@ function planFlowEntry(ctx: PlanContext, m: FlowManifest): { from: string; actio
   const current = unowned.kind === 'intent' || unowned.kind === 'adopt' ? unowned.live : liveNow;
   const pending = pendingReplacement(ctx, key, current?.id);
   forgetReplaced(ctx, pending.gone, 'the replaced flow is already deleted live');
+  if (entry) deleteAbandoned(ctx, m, pending.abandoned, current?.id ?? entry.id);
   if (unowned.kind === 'intent' && entry && liveNow && entry.specHash === specHash && unowned.live.id !== liveNow.id) {
     // Git went back to the flow being replaced: the half-made new flow is undone, not adopted.
     const olds = pending.live.filter((x) => x.entry.id === liveNow.id);
@@ -95,6 +96,7 @@ function planFlowEntry(ctx: PlanContext, m: FlowManifest): { from: string; actio
       return moved;
     }
   }
+  if (entry && liveNow && unowned.kind !== 'intent' && abandonMadeFlow(ctx, m, key, entry, liveNow, specHash, pending)) return moved;
   if (pending.live.length > 0 && !ctx.options.allowReplace) {
     blockReplacement(ctx, m, key, pending.live, current);
     return moved;
@@ -273,28 +275,4 @@ function flowTarget(ctx: PlanContext, m: FlowManifest): FlowTarget {
     scriptTemplate: body.templateId ?? null,
   };
   return { body, spec };
-}
-
-const SCOPE_NAMES: Record<number, string> = Object.fromEntries(Object.entries(INSTALLER_SCOPE).map(([k, v]) => [v, k]));
-
-/** Flow specs store API numbers (they are what the service compares); people read manifest words. */
-export function flowFieldsInWords(
-  fields: { field: string; from: unknown; to: unknown }[],
-): { field: string; from: unknown; to: unknown }[] {
-  return fields.map((f) => {
-    if (f.field === 'scope') return { field: f.field, from: scopeWord(f.from), to: scopeWord(f.to) };
-    if (f.field === 'flags') return { field: f.field, from: flagNames(f.from), to: flagNames(f.to) };
-    return f;
-  });
-}
-
-function scopeWord(v: unknown): unknown {
-  return typeof v === 'number' ? (SCOPE_NAMES[v] ?? v) : v;
-}
-
-function flagNames(v: unknown): string[] {
-  const mask = typeof v === 'number' ? v : 0;
-  return Object.entries(FLOW_FLAGS)
-    .filter(([, bit]) => (mask & bit) !== 0)
-    .map(([n]) => n);
 }

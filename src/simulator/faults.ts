@@ -4,7 +4,8 @@
  * of ms) and `slow` (rate of requests delayed 5 s). Decisions come from a seeded PRNG so a failing
  * run can be repeated with the same seed. `path` (chosen, beyond design §6) confines every fault to
  * requests whose path contains that text, e.g. `5xx=1,path=/live` fails only wave live reads, so a
- * test can fail one kind of read while the rest of a pass goes through.
+ * test can fail one kind of read while the rest of a pass goes through; `method` (chosen) confines
+ * them to one HTTP method, e.g. `5xx=1,method=DELETE` fails deletes while reads of the same path pass.
  */
 import { seededRandom } from './random.js';
 import { PacksyncError } from '../util/errors.js';
@@ -17,6 +18,8 @@ export interface FaultSpec {
   slow: number;
   /** When set, only requests whose path contains it are faulted. */
   path?: string;
+  /** When set, only requests of this HTTP method are faulted (a read and a delete share a path). */
+  method?: string;
 }
 
 export const NO_FAULTS: FaultSpec = { '5xx': 0, '429': 0, reset: 0, latencyMs: 0, slow: 0 };
@@ -65,8 +68,14 @@ function fromEntries(entries: [string, unknown][]): FaultSpec {
           throw new FaultSpecError('fault "path" must be a non-empty path fragment, e.g. /live');
         spec.path = v.trim();
         break;
+      case 'method': {
+        const m = typeof v === 'string' ? v.trim().toUpperCase() : '';
+        if (!/^(GET|POST|PUT|PATCH|DELETE)$/.test(m)) throw new FaultSpecError('fault "method" must be GET, POST, PUT, PATCH or DELETE');
+        spec.method = m;
+        break;
+      }
       default:
-        throw new FaultSpecError(`unknown fault "${k}" (known: 5xx, 429, reset, latency, slow, path)`);
+        throw new FaultSpecError(`unknown fault "${k}" (known: 5xx, 429, reset, latency, slow, path, method)`);
     }
   }
   if (spec['5xx'] + spec['429'] + spec.reset > 1) throw new FaultSpecError('the rates of 5xx, 429 and reset add up to more than 1');
@@ -116,6 +125,7 @@ export function formatFaultSpec(f: FaultSpec): string {
   if (f.latencyMs) parts.push(`latency=${f.latencyMs}ms`);
   if (f.slow) parts.push(`slow=${f.slow}`);
   if (f.path !== undefined && parts.length > 0) parts.push(`path=${f.path}`);
+  if (f.method !== undefined && parts.length > 0) parts.push(`method=${f.method}`);
   return parts.join(',') || 'none';
 }
 
@@ -139,17 +149,18 @@ export class FaultInjector {
   }
 
   /** Whether the spec's faults apply to a request for `path`. */
-  applies(path: string): boolean {
+  applies(path: string, method?: string): boolean {
+    if (this.spec.method !== undefined && method !== undefined && method !== this.spec.method) return false;
     return this.spec.path === undefined || path.includes(this.spec.path);
   }
 
-  delayMs(path = ''): number {
-    if (!this.applies(path)) return 0;
+  delayMs(path = '', method?: string): number {
+    if (!this.applies(path, method)) return 0;
     return this.spec.latencyMs + (this.spec.slow > 0 && this.rnd() < this.spec.slow ? 5000 : 0);
   }
 
-  decide(path = ''): FaultDecision {
-    if (!this.applies(path)) return { kind: 'none' };
+  decide(path = '', method?: string): FaultDecision {
+    if (!this.applies(path, method)) return { kind: 'none' };
     const { reset } = this.spec;
     const r = this.rnd();
     if (r < reset) return { kind: 'reset', after: this.rnd() < 0.5 };

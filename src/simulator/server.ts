@@ -168,7 +168,7 @@ export async function startSimulator(opts: SimulatorOptions = {}): Promise<Simul
       status: 0,
     };
     slot.journal.push(entry);
-    const delay = (opts.latencyMs ?? 0) + faults.delayMs(path);
+    const delay = (opts.latencyMs ?? 0) + faults.delayMs(path, method);
     if (delay > 0) await sleepReal(delay);
 
     const retryAfter = rateLimited(slot, opts.rateLimit);
@@ -181,7 +181,7 @@ export async function startSimulator(opts: SimulatorOptions = {}): Promise<Simul
       entry.fault = 'rate-limit';
       return;
     }
-    const fault = faults.decide(path);
+    const fault = faults.decide(path, method);
     if (fault.kind === 'reset' && !fault.after) {
       entry.fault = 'reset-before';
       req.socket.destroy();

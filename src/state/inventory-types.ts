@@ -30,7 +30,8 @@ export interface InventoryEntry {
    * revert. An apply interrupted in between leaves it here, and the next apply with --allow-replace
    * finishes the replacement (deployments onto the new flow, then this flow deleted) exactly once.
    */
-  replacing?: { at: string };
+  /** `abandoned`: a flow an interrupted replacement made that git no longer wants; the next plan deletes it. */
+  replacing?: { at: string; abandoned?: true };
   /** Annotations at apply time: prune protection must survive the manifest's removal. */
   annotations?: Record<string, string>;
   phase?: PackagePhase;

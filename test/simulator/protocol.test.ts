@@ -204,6 +204,20 @@ describe('simulator protocol', () => {
     expect(parseFaultSpec('latency=1s,slow=0.1')).toMatchObject({ latencyMs: 1000, slow: 0.1 });
   });
 
+  it('confines faults to one method: a delete fails while a read of the same path passes', async () => {
+    const s = await rawSim();
+    try {
+      const id = await s.ok<string>('POST', '/v1/flow/create', { name: 'F' });
+      await s.ok('PUT', '/_sim/faults', `5xx=1,method=delete,path=/v1/flow/${id}`);
+      expect((await s.call('GET', `/v1/flow/${id}`)).status).toBe(200);
+      expect([500, 502, 503]).toContain((await s.call('DELETE', `/v1/flow/${id}`)).status);
+      expect(await s.ok('GET', '/_sim/faults')).toMatchObject({ spec: expect.stringContaining('method=DELETE') });
+    } finally {
+      await s.sim.close();
+    }
+    expect(() => parseFaultSpec('5xx=1,method=FETCH')).toThrow(/"method" must be GET, POST, PUT, PATCH or DELETE/);
+  });
+
   it('limits each account to --rate-limit requests per second with 429 and Retry-After', async () => {
     const s = await rawSim({ rateLimit: 3 });
     try {
