@@ -1,11 +1,13 @@
 /**
- * Objects a pass does not plan, written once for every kind: a suspended manifest, and one whose
- * names do not resolve against the live state; and what the objects depending on them see.
+ * Objects a pass does not plan, written once for every kind: a suspended manifest, one whose names
+ * do not resolve against the live state, and one deleted outside packsync while drift is only
+ * reported; and what the objects depending on them see.
  */
 import { ResolveError } from '../live/resolve.js';
 import type { Manifest } from '../manifests/model.js';
 import { positionOf } from '../manifests/positions.js';
 import type { PlanContext, RefState } from './context.js';
+import { driftPolicy } from './deployment-decisions.js';
 
 /** A reference dependents cannot use this pass, and why. */
 export function blockedRef(reason: string): RefState {
@@ -47,4 +49,18 @@ export function planResolveError(ctx: PlanContext, m: Manifest, key: string, e: 
   if (!(e instanceof ResolveError)) throw e;
   ctx.object(m.kind, m.metadata.name, 'error', { source: positionOf(m, e.field), error: { code: e.code, message: e.message } }, key);
   refs?.set(m.metadata.name, blockedRef(`${key} has an error`));
+}
+
+/**
+ * An owned flow or deployment deleted outside packsync while drift is only reported (`run`'s
+ * default): report, never act (design §3), so one someone deleted in the console stays deleted.
+ * Returns false when drift is healed (the caller creates it again).
+ */
+export function reportDeleted(ctx: PlanContext, m: Manifest, key: string, id: string): boolean {
+  const policy = driftPolicy(ctx.options, key);
+  if (policy.heal) return false;
+  const kind = m.kind.toLowerCase();
+  const why = `live ${kind} ${id} not found (deleted outside packsync; drift: ${policy.label}): not made again; --drift heal or apply makes it`;
+  ctx.object(m.kind, m.metadata.name, 'drift', { source: m.source, reasons: [why] }, key).drift = policy.held ? 'held' : 'reported';
+  return true;
 }

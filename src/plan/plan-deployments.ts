@@ -15,6 +15,7 @@ import { addActions, present } from './deployment-add.js';
 import type { DeploymentRecord } from './deployment-add.js';
 import { reconcileExisting, versionAlreadyLive } from './deployment-reconcile.js';
 import { statusAsState } from './deployment-decisions.js';
+import { reportDeleted } from './not-planned.js';
 import { OP } from './ops.js';
 import { otherHolder, planOwnedElsewhere } from './ownership.js';
 import { markMoved, moveActions, recordAction, restoreActions, supersedeAction } from './state-writes.js';
@@ -72,6 +73,7 @@ export function planDeployment(ctx: PlanContext, m: DeploymentManifest): void {
     const first: string[] = [];
     const deletedOutside = entry !== undefined && entry.flowId === flowId && entry.packageId === packageId && ctx.live.read.flows;
     const previous = entry ? ctx.deploymentsById.get(entry.id) : undefined;
+    if (deletedOutside && reportDeleted(ctx, m, key, entry.id)) return;
     if (deletedOutside) {
       reasons.push(`live deployment ${entry.id} not found (deleted outside packsync); adding it again`);
     } else if (entry && previous && !flow.replaces && !ctx.abandoned.has(entry.flowId ?? '')) {

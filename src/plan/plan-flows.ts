@@ -12,7 +12,7 @@ import { diffFields, hashValue } from './hash.js';
 import { adoptReason, adoptRecord, decideUnowned, oldest, planOwnedElsewhere } from './ownership.js';
 import type { ObjectPlan, RecordSpec } from './types.js';
 import { OP } from './ops.js';
-import { asItIs, blockedRef, planResolveError } from './not-planned.js';
+import { asItIs, blockedRef, planResolveError, reportDeleted } from './not-planned.js';
 import { markMoved, moveActions } from './state-writes.js';
 import { flowFieldsInWords, liveFlowDiff, liveSpec } from './flow-live-spec.js';
 import { abandonMadeFlow, abandonReplacement, deleteAbandoned } from './flow-abandon.js';
@@ -179,6 +179,11 @@ function planFlowEntry(ctx: PlanContext, m: FlowManifest): { from: string; actio
       key,
     );
     ctx.flowRefs.set(m.metadata.name, blockedRef(`${key} is in conflict`));
+    return moved;
+  }
+  if (entry && ctx.live.read.flows && reportDeleted(ctx, m, key, entry.id)) {
+    // Its deployments went with it: each reports its own drift against the recorded flow id.
+    ctx.flowRefs.set(m.metadata.name, { ref: { id: entry.id }, readyAfter: null, blockedBy: null, isNew: false });
     return moved;
   }
   const reasons = entry && ctx.live.read.flows ? [`live flow ${entry.id} not found (deleted outside packsync); creating it again`] : [];

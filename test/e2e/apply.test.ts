@@ -156,6 +156,39 @@ describe('apply against the simulator', () => {
     expect((await sim.writes()).length).toBe(before);
   });
 
+  it('a flow or deployment deleted in the console is reported under --drift report, never made again; apply heals it (regression: --drift report re-added and started it)', async () => {
+    const repo = await writeRepo();
+    expect((await cli(['apply', '--auto-approve', repo], env)).code).toBe(0);
+    const live = await sim.state();
+    const running = live.deployments.find((d) => d.status === 'Running')!;
+    const flow = live.flows.find((f) => f.id !== running.flowId && !f.deleted)!;
+    // Deleted through the API, as a person does in the console: the flow takes its deployments with it.
+    for (const path of [`/v1/flow/deployment/${running.id}`, `/v1/flow/${flow.id}`]) {
+      expect((await fetch(`${sim.url}${path}`, { method: 'DELETE', headers: { 'x-api-key': sim.key } })).ok).toBe(true);
+    }
+    const before = (await sim.writes()).length;
+    const plan = await cli(['plan', repo, '--drift', 'report', '--detailed-exitcode', '--output', 'json'], env);
+    expect(plan.code).toBe(2);
+    const objects = (JSON.parse(plan.stdout) as { objects: { key: string; change: string; drift?: string; actions: unknown[] }[] }).objects;
+    const drifted = objects.filter((o) => o.drift === 'reported');
+    expect(drifted.map((o) => o.change)).toEqual(drifted.map(() => 'drift'));
+    expect(drifted.filter((o) => o.key.startsWith('Flow/'))).toHaveLength(1);
+    // The running one deleted alone, and the flow's own, deleted with it.
+    expect(drifted.filter((o) => o.key.startsWith('Deployment/')).length).toBeGreaterThanOrEqual(2);
+    expect(drifted.every((o) => o.actions.length === 0)).toBe(true);
+    expect(objects.filter((o) => o.change === 'create')).toEqual([]);
+    const report = await cli(['apply', '--auto-approve', repo, '--drift', 'report'], env);
+    expect(report.code).toBe(0);
+    expect((await sim.writes()).length).toBe(before);
+
+    const heal = await cli(['apply', '--auto-approve', repo], env);
+    expect(heal.code, heal.stdout + heal.stderr).toBe(0);
+    const writes = (await sim.writes()).slice(before);
+    expect(writes.filter((w) => w === 'POST /v1/flow/create')).toHaveLength(1);
+    expect(writes.filter((w) => w === 'POST /v1/flow/{id}/add-deployment').length).toBeGreaterThanOrEqual(2);
+    expect((await cli(['plan', repo, '--detailed-exitcode'], env)).code).toBe(0);
+  });
+
   it('uploads custom package content in chunks, finalizes it, and uploads it to a tenant once', async () => {
     const repo = await writeRepo({ withCustom: true });
     const r = await cli(['apply', '--auto-approve', repo], env);
