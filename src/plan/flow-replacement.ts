@@ -143,8 +143,14 @@ export function blockReplacement(
   key: string,
   olds: readonly OldFlow[],
   current: LiveFlow | undefined,
+  changedAgain = false,
 ): void {
   const ids = olds.map((x) => x.entry.id).join(', ');
+  // Git moved on again since: --allow-replace makes a third flow and deletes both, so say that.
+  const then =
+    changedAgain && current
+      ? `git changed the flow again since: apply with --allow-replace to replace it again (a new flow is created and the deployments added to it, then flows ${current.id} and ${ids} are deleted)`
+      : 'apply with --allow-replace to finish it (the deployments are added to the new flow, then the old flow is deleted)';
   const o = ctx.object(
     'Flow',
     m.metadata.name,
@@ -152,15 +158,12 @@ export function blockReplacement(
     {
       source: m.source,
       reasons: [
-        `a replacement of this flow was interrupted: ${current ? `the new flow ${current.id} is live and ` : ''}the old flow ${ids} is still live; apply with --allow-replace to finish it (the deployments are added to the new flow, then the old flow is deleted)`,
+        `a replacement of this flow was interrupted: ${current ? `the new flow ${current.id} is live and ` : ''}the old flow ${ids} is still live; ${then}`,
       ],
     },
     key,
   );
-  const destroys = wouldDestroy(
-    ctx,
-    olds.map((x) => x.entry.id),
-  );
+  const destroys = wouldDestroy(ctx, [...(changedAgain && current ? [current.id] : []), ...olds.map((x) => x.entry.id)]);
   if (destroys.length > 0) o.destroys = destroys;
   ctx.flowRefs.set(m.metadata.name, blockedRef(`${key} has a replacement in progress (apply with --allow-replace to finish it)`));
 }

@@ -98,7 +98,7 @@ function planFlowEntry(ctx: PlanContext, m: FlowManifest): { from: string; actio
   }
   if (entry && liveNow && unowned.kind !== 'intent' && abandonMadeFlow(ctx, m, key, entry, liveNow, specHash, pending)) return moved;
   if (pending.live.length > 0 && !ctx.options.allowReplace) {
-    blockReplacement(ctx, m, key, pending.live, current);
+    blockReplacement(ctx, m, key, pending.live, current, entry !== undefined && liveNow !== undefined && entry.specHash !== specHash);
     return moved;
   }
   const finish = (o: ObjectPlan): void => {

@@ -103,4 +103,37 @@ describe('a flow replacement git abandons after the new flow was made', () => {
     expect(Object.keys((await inventory()).objects).filter((k) => k.includes('#'))).toEqual([]);
     expect((await cli(['plan', repo, '--detailed-exitcode'], env)).code).toBe(0);
   });
+
+  it('git changed the flow a third way: the plan says --allow-replace replaces it again and names what both flows destroy; it then deletes both once', async () => {
+    const repo = await copyExamples();
+    expect((await cli(['apply', repo, '--auto-approve'], env)).code).toBe(0);
+    const oldFlow = (await inventory()).objects['Flow/pwsh']!.id;
+    await editFile(join(repo, 'flows/pwsh.yaml'), /^ {2}scope: machine/m, '  scope: user');
+    await sim.admin('PUT', '/_sim/faults', `5xx=1,method=DELETE,path=/v1/flow/${oldFlow}`);
+    expect((await cli(['apply', repo, '--auto-approve', '--allow-replace'], env)).code).toBe(1);
+    await sim.admin('PUT', '/_sim/faults', 'none');
+    const newFlow = (await flowsNamed('PowerShell 7')).find((id) => id !== oldFlow)!;
+
+    await editFile(join(repo, 'flows/pwsh.yaml'), /^ {2}flags: .*$/m, '  flags: []');
+    const start = (await sim.journal(true)).length;
+    const plan = await cli(['plan', repo, '--output', 'json'], env);
+    expect(plan.code).toBe(1);
+    type Obj = { key: string; change: string; reasons: string[]; destroys?: { id: string }[] };
+    const flow = (JSON.parse(plan.stdout) as { objects: Obj[] }).objects.find((o) => o.key === 'Flow/pwsh')!;
+    expect(flow.change).toBe('requires-replacement');
+    expect(flow.reasons.join(' ')).toContain(`then flows ${newFlow} and ${oldFlow} are deleted`);
+    const onFlows = (await sim.state()).deployments.filter((d) => d.flowId === oldFlow || d.flowId === newFlow).map((d) => d.id);
+    expect(flow.destroys?.map((d) => d.id).sort()).toEqual(onFlows.sort());
+    expect(await writesSince(start)).toEqual([]);
+
+    const r = await cli(['apply', repo, '--auto-approve', '--allow-replace'], env);
+    expect(r.code, r.stdout + r.stderr).toBe(0);
+    const writes = (await writesSince(start)).map((e) => `${e.method} ${e.path}`);
+    expect(writes.filter((w) => w === 'POST /v1/flow/create')).toHaveLength(1);
+    expect(writes.filter((w) => w.startsWith('DELETE')).sort()).toEqual(
+      [`DELETE /v1/flow/${newFlow}`, `DELETE /v1/flow/${oldFlow}`].sort(),
+    );
+    expect(await flowsNamed('PowerShell 7')).toHaveLength(1);
+    expect((await cli(['plan', repo, '--detailed-exitcode'], env)).code).toBe(0);
+  });
 });
