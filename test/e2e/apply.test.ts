@@ -4,21 +4,17 @@
  */
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { cli } from '../support/cli.js';
 import { deploymentsYaml, writeRepo } from '../support/manifests.js';
 import { copyExamples } from '../support/repo.js';
-import { countBy, simEnv } from '../support/sim.js';
+import { countBy, useSim } from '../support/sim.js';
 import type { TestSim } from '../support/sim.js';
 
 let sim: TestSim;
 let env: Record<string, string>;
 let stateDir: string;
-
-beforeEach(async () => {
-  ({ sim, env, stateDir } = await simEnv());
-});
-afterEach(() => sim.close());
+useSim((s) => ({ sim, env, stateDir } = s));
 
 describe('apply against the simulator', () => {
   it('converges with exactly the expected calls, then a second apply makes none', async () => {

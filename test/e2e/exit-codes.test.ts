@@ -11,22 +11,18 @@ import { chmod, cp, mkdir, readdir, readFile, rm, writeFile } from 'node:fs/prom
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parse } from 'yaml';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it, onTestFinished } from 'vitest';
 import { flowsYaml, writeRepo } from '../support/manifests.js';
 import { until } from '../support/poll.js';
 import { copyExamples, editFile, tempDir } from '../support/repo.js';
-import { countBy, simEnv, startTestSimulator } from '../support/sim.js';
+import { countBy, startTestSimulator, useSim } from '../support/sim.js';
 import type { TestSim } from '../support/sim.js';
 import { CLI_BIN, spawnCli } from '../support/spawn-cli.js';
 
 let sim: TestSim;
 let env: Record<string, string>;
 let stateDir: string;
-
-beforeEach(async () => {
-  ({ sim, env, stateDir } = await simEnv());
-});
-afterEach(() => sim.close());
+useSim((s) => ({ sim, env, stateDir } = s));
 
 type Done = Awaited<ReturnType<typeof spawnCli>['done']>;
 
@@ -222,9 +218,10 @@ describe('plan --detailed-exitcode', () => {
 
 describe('Ctrl-C', () => {
   it('SIGINT while apply waits on a package exits 130 with one line naming it, and the next apply resumes it', async () => {
-    await sim.close();
-    // Real time: catalog processing takes ~32 real seconds, so the apply is surely waiting.
+    // Real time: catalog processing takes ~32 real seconds, so the apply is surely waiting. The
+    // file's own simulator is closed by its hook; this one when the test ends.
     sim = await startTestSimulator({ timeScale: 1 });
+    onTestFinished(() => sim.close());
     env = { ...env, PACKSYNC_API_URL: sim.url, PACKSYNC_API_KEY: sim.key };
     const repo = await writeRepo();
     const p = spawnCli(['apply', repo, '--auto-approve'], env);

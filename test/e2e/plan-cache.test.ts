@@ -7,22 +7,18 @@
  */
 import { readFile, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { CACHE_FILE } from '../../src/manifests/parse-cache.js';
 import { writeRepo } from '../support/manifests.js';
 import { tempDir } from '../support/repo.js';
-import { simEnv } from '../support/sim.js';
+import { useSim } from '../support/sim.js';
 import type { TestSim } from '../support/sim.js';
 import { spawnCli } from '../support/spawn-cli.js';
 
 let sim: TestSim;
 let env: Record<string, string>;
 let stateDir: string;
-
-beforeEach(async () => {
-  ({ sim, env, stateDir } = await simEnv());
-});
-afterEach(() => sim.close());
+useSim((s) => ({ sim, env, stateDir } = s));
 
 /** `plan --output json --detailed-exitcode`: the exit code and the plan without its timestamp. */
 async function plan(repo: string, e = env): Promise<{ code: number | null; plan: unknown; stderr: string }> {

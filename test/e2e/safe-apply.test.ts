@@ -5,21 +5,17 @@
  */
 import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { Inventory } from '../../src/state/inventory-types.js';
 import { cli } from '../support/cli.js';
 import { copyExamples, editFile } from '../support/repo.js';
-import { countBy, simEnv } from '../support/sim.js';
+import { countBy, useSim } from '../support/sim.js';
 import type { TestSim } from '../support/sim.js';
 
 let sim: TestSim;
 let env: Record<string, string>;
 let stateDir: string;
-
-beforeEach(async () => {
-  ({ sim, env, stateDir } = await simEnv());
-});
-afterEach(() => sim.close());
+useSim((s) => ({ sim, env, stateDir } = s));
 
 const apply = (args: string[]): ReturnType<typeof cli> => cli(['apply', '--auto-approve', ...args], env);
 const plan = (args: string[]): ReturnType<typeof cli> => cli(['plan', ...args], env);

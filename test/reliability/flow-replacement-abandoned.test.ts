@@ -8,13 +8,13 @@
  */
 import { readFile, rm } from 'node:fs/promises';
 import { join } from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { Inventory } from '../../src/state/inventory-types.js';
 import { INSTALLER_SCOPE } from '../../src/api/wire-types.js';
 import { cli } from '../support/cli.js';
 import { until } from '../support/poll.js';
 import { copyExamples, editFile } from '../support/repo.js';
-import { simEnv } from '../support/sim.js';
+import { useSim } from '../support/sim.js';
 import type { JournalEntry, TestSim } from '../support/sim.js';
 import { spawnCli } from '../support/spawn-cli.js';
 import { sleep } from './support/env.js';
@@ -22,11 +22,7 @@ import { sleep } from './support/env.js';
 let sim: TestSim;
 let env: Record<string, string>;
 let stateDir: string;
-
-beforeEach(async () => {
-  ({ sim, env, stateDir } = await simEnv());
-});
-afterEach(() => sim.close());
+useSim((s) => ({ sim, env, stateDir } = s));
 
 const inventory = async (): Promise<Inventory> => JSON.parse(await readFile(join(stateDir, 'inventory.json'), 'utf8')) as Inventory;
 const writesSince = async (n: number): Promise<JournalEntry[]> => (await sim.journal(true)).slice(n);
