@@ -8,8 +8,9 @@ import { describe, expect, it } from 'vitest';
 import { cli } from '../support/cli.js';
 import { deploymentsYaml, writeRepo } from '../support/manifests.js';
 import { copyExamples } from '../support/repo.js';
-import { countBy, useSim } from '../support/sim.js';
+import { countBy } from '../support/sim.js';
 import type { TestSim } from '../support/sim.js';
+import { useSim } from '../support/use-sim.js';
 
 let sim: TestSim;
 let env: Record<string, string>;

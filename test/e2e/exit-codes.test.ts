@@ -15,8 +15,9 @@ import { describe, expect, it, onTestFinished } from 'vitest';
 import { flowsYaml, writeRepo } from '../support/manifests.js';
 import { until } from '../support/poll.js';
 import { copyExamples, editFile, tempDir } from '../support/repo.js';
-import { countBy, startTestSimulator, useSim } from '../support/sim.js';
+import { countBy, startTestSimulator } from '../support/sim.js';
 import type { TestSim } from '../support/sim.js';
+import { useSim } from '../support/use-sim.js';
 import { CLI_BIN, spawnCli } from '../support/spawn-cli.js';
 
 let sim: TestSim;

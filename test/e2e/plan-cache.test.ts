@@ -11,8 +11,8 @@ import { describe, expect, it } from 'vitest';
 import { CACHE_FILE } from '../../src/manifests/parse-cache.js';
 import { writeRepo } from '../support/manifests.js';
 import { tempDir } from '../support/repo.js';
-import { useSim } from '../support/sim.js';
 import type { TestSim } from '../support/sim.js';
+import { useSim } from '../support/use-sim.js';
 import { spawnCli } from '../support/spawn-cli.js';
 
 let sim: TestSim;

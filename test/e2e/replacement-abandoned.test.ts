@@ -12,8 +12,8 @@ import { describe, expect, it } from 'vitest';
 import type { Inventory } from '../../src/state/inventory-types.js';
 import { cli } from '../support/cli.js';
 import { copyExamples, editFile } from '../support/repo.js';
-import { useSim } from '../support/sim.js';
 import type { JournalEntry, TestSim } from '../support/sim.js';
+import { useSim } from '../support/use-sim.js';
 
 let sim: TestSim;
 let env: Record<string, string>;

@@ -11,10 +11,10 @@ import type { Plan } from '../../src/plan/types.js';
 import type { ApplyResult } from '../../src/apply/executor.js';
 import { cli } from '../support/cli.js';
 import { copyExamples, editFile } from '../support/repo.js';
-import { useSim } from '../support/sim.js';
 import { tempDir } from '../support/temp-dir.js';
 import { INSTALLER_SCOPE } from '../../src/api/wire-types.js';
 import type { JournalEntry, TestSim } from '../support/sim.js';
+import { useSim } from '../support/use-sim.js';
 
 let sim: TestSim;
 let env: Record<string, string>;

@@ -9,8 +9,9 @@ import { describe, expect, it } from 'vitest';
 import type { Inventory } from '../../src/state/inventory-types.js';
 import { cli } from '../support/cli.js';
 import { copyExamples, editFile } from '../support/repo.js';
-import { countBy, useSim } from '../support/sim.js';
+import { countBy } from '../support/sim.js';
 import type { TestSim } from '../support/sim.js';
+import { useSim } from '../support/use-sim.js';
 
 let sim: TestSim;
 let env: Record<string, string>;

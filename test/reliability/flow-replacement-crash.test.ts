@@ -16,8 +16,8 @@ import type { Inventory } from '../../src/state/inventory-types.js';
 import { cli } from '../support/cli.js';
 import { until } from '../support/poll.js';
 import { copyExamples, editFile } from '../support/repo.js';
-import { useSim } from '../support/sim.js';
 import type { JournalEntry, TestSim } from '../support/sim.js';
+import { useSim } from '../support/use-sim.js';
 import { spawnCli } from '../support/spawn-cli.js';
 import { sleep } from './support/env.js';
 

@@ -4,7 +4,6 @@
  * measurement must see this process alone or a test must kill it. One options shape for both.
  */
 import type { ChildProcess } from 'node:child_process';
-import { afterEach, beforeEach } from 'vitest';
 import { randomBytes } from 'node:crypto';
 import { startSimulator } from '../../src/simulator/server.js';
 import type { SimulatorOptions } from '../../src/simulator/server.js';
@@ -133,20 +132,4 @@ export async function simEnv(opts: SimStartOptions = {}): Promise<SimEnv> {
   const sim = await startTestSimulator(opts);
   const stateDir = await tempDir('packsync-state-');
   return { sim, stateDir, env: { PACKSYNC_API_URL: sim.url, PACKSYNC_API_KEY: sim.key, PACKSYNC_STATE_DIR: stateDir } };
-}
-
-/**
- * A fresh simulator and state directory for every test of the file that calls it (registers the
- * hooks): `set` receives each, and the simulator is closed after the test.
- */
-export function useSim(set: (s: SimEnv) => void, opts: SimStartOptions = {}): void {
-  let current: SimEnv | undefined;
-  beforeEach(async () => {
-    current = await simEnv(opts);
-    set(current);
-  });
-  afterEach(async () => {
-    await current?.sim.close();
-    current = undefined;
-  });
 }
