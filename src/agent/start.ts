@@ -85,6 +85,9 @@ export async function runAgent(o: AgentRunOptions): Promise<OncePass | null> {
   if (o.once) {
     agent.trigger('once');
     await agent.idle();
+    // One pass means one: a failed pass schedules its backoff retry, which would otherwise fire
+    // after the result was printed and the lock released (regression: a second pass after --once).
+    await agent.stop();
     await flushNotifications();
     const last = status.status.history[0];
     // A directory source has its revision (the digest) only once the pass loaded it.
