@@ -2,10 +2,11 @@
  * Failures of the git source are events and notifications, like Flux's alerts on a GitRepository.
  * Regression: a deleted branch (SOURCE_REF_NOT_FOUND) or an unreachable repository
  * (SOURCE_FETCH_FAILED) set Ready=False but raised no event and sent nothing, and the `Recovered`
- * after it was an orphan that no provider was sent. Real agent process, real git, a webhook receiver.
+ * after it was an orphan that no provider was sent. And a failure after a `Recovered` is a new
+ * occurrence (regression: a second outage on the same commit was never sent again, its record kept
+ * as `open: false`). Real agent process, real git, a webhook receiver.
  */
-import { rename } from 'node:fs/promises';
-import { mkdir, writeFile } from 'node:fs/promises';
+import { mkdir, rename, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startAgent } from '../support/agent-process.js';
@@ -87,5 +88,41 @@ describe('git source failures', () => {
     const recovered = await until('Recovered sent', () => hooks().find((h) => h.reason === 'Recovered'));
     expect(recovered.object).toEqual({ kind: 'Source', name: repo.fileUrl });
     expect(reasons()).toEqual(['ApplyFailed', 'Recovered']);
+  });
+
+  it('a second outage on the same commit, after a Recovered, is sent again, and so is its Recovered', async () => {
+    const head = (await agent.status()).lastAppliedRevision!;
+    const count = (reason: string): number => reasons().filter((r) => r === reason).length;
+    // The repository unreachable: the same identity as the deleted branch (no revision fetched).
+    const away = `${repo.bare}.away`;
+    await rename(repo.bare, away);
+    await agent.reconcile();
+    const unreachable = await until('the second source ApplyFailed sent', () => count('ApplyFailed') === 2 && hooks().at(-1));
+    expect(unreachable).toMatchObject({ reason: 'ApplyFailed', object: { kind: 'Source', name: repo.fileUrl }, revision: null });
+    expect(unreachable.message).toMatch(/^SOURCE_FETCH_FAILED: /);
+    await rename(away, repo.bare);
+    await agent.reconcile();
+    await until('the second Recovered sent', () => count('Recovered') === 2);
+
+    // An API outage on the head, twice, with a recovery in between: each outage is sent.
+    for (const n of [3, 4]) {
+      await sim.admin('PUT', '/_sim/faults', '5xx=1');
+      await agent.reconcile();
+      const outage = await until(`ApplyFailed #${n} sent`, () => count('ApplyFailed') === n && hooks().at(-1));
+      expect(outage).toMatchObject({ reason: 'ApplyFailed', revision: head });
+      await sim.admin('PUT', '/_sim/faults', 'none');
+      await agent.reconcile();
+      await until(`Recovered #${n} sent`, () => count('Recovered') === n);
+    }
+    expect(reasons()).toEqual([
+      'ApplyFailed',
+      'Recovered',
+      'ApplyFailed',
+      'Recovered',
+      'ApplyFailed',
+      'Recovered',
+      'ApplyFailed',
+      'Recovered',
+    ]);
   });
 });
