@@ -92,6 +92,13 @@ export async function runAgent(o: AgentRunOptions): Promise<OncePass | null> {
     const last = status.status.history[0];
     // A directory source has its revision (the digest) only once the pass loaded it.
     const revision = status.status.lastAttemptedRevision ?? last?.revision ?? null;
+    if (verified && !verified.headVerified && last?.result === 'Succeeded') {
+      // The pass applied the last verified revision, but the head it was run for was refused: the
+      // printed result agrees with exit 1 and names the refused revision (regression: "Succeeded").
+      const refusal = status.condition('SourceVerified')?.message ?? `revision ${revision ?? '?'} is not applied: refused`;
+      const kept = last.revision ? `; the last verified revision ${last.revision} stays applied` : '';
+      return { revision, result: 'Failed', message: `${refusal}${kept}`, ok: false };
+    }
     return { revision, result: last?.result, message: last?.message, ok: last?.result === 'Succeeded' && (verified?.headVerified ?? true) };
   }
   const triggers: Trigger[] = [];
