@@ -53,11 +53,16 @@ export type EventInput = Pick<AgentEvent, 'reason' | 'message' | 'revision'> & {
 
 export const EVENT_LIMIT = 50;
 
-/** The identity of an event: never its message, so an unchanged failure reworded by the API is not new. */
+/**
+ * The identity of an event: never its message, so an unchanged failure reworded by the API is not
+ * new. A hold is a state of the deployment, not of a commit: `GateHeld` leaves the revision out, so
+ * a hold on the same wave standing across new commits is one occurrence (regression: it was sent
+ * again on every commit).
+ */
 export function eventIdentity(
   e: Pick<AgentEvent, 'reason' | 'revision'> & { object?: string | undefined; wave?: number | undefined },
 ): string {
-  return JSON.stringify([e.object ?? '', e.reason, e.revision, e.wave ?? null]);
+  return JSON.stringify([e.object ?? '', e.reason, e.reason === 'GateHeld' ? null : e.revision, e.wave ?? null]);
 }
 
 /** Splits `Kind/name` (the name may hold slashes, as a source URL does). */

@@ -171,10 +171,21 @@ export class RolloutTracker {
   }
 
   /** The event (and gate action count) of a promote or resume by a person. */
-  private told(key: string, c: GateLogEntry, waveCount: number | undefined, revision: string | null): void {
+  private told(key: string, c: GateLogEntry, gateWaveCount: number | undefined, revision: string | null): void {
     this.metrics.gateActions.inc({ action: c.action });
+    // A promote that completes the rollout has no gate report after it: the count is in its log entry.
+    const waveCount = c.waveCount ?? gateWaveCount;
     const of = waveCount === undefined ? '' : ` of ${waveCount}`;
-    if (c.action === 'promote')
+    if (c.action === 'promote' && waveCount !== undefined && c.wave >= waveCount)
+      // The last wave skipped: the rollout completed, as the command itself says (regression: "wave 3 → 4").
+      this.status.event({
+        reason: 'RolloutCompleted',
+        object: key,
+        message: `completed: wave ${c.wave}/${waveCount} skipped by packsync promote: ${c.reason}`,
+        revision,
+        wave: waveCount,
+      });
+    else if (c.action === 'promote')
       this.status.event({
         reason: 'WaveAdvanced',
         object: key,

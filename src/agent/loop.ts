@@ -233,7 +233,7 @@ export class Agent {
       const sourceError = errorCode(e).startsWith('SOURCE_');
       if (sourceError) status.sourceFailed(outcome.message);
       this.rollouts.passFailed(errorCode(e));
-      if (outcome.result === 'Failed') this.observer.crashed(revision, outcome.message, sourceError);
+      if (outcome.result === 'Failed') this.observer.crashed(revision, outcome.message, errorCode(e));
       logger.error({ code: errorCode(e), revision }, errorMessage(e));
     }
     signals.dispose();

@@ -58,9 +58,14 @@ export class PassObserver {
     this.failing.add(this.source);
   }
 
-  /** The pass failed before any object result (API outage, source, timeout): one failure for the revision. */
-  crashed(revision: string | null, message: string, sourceError: boolean): void {
-    if (!sourceError) this.o.status.event({ reason: 'ApplyFailed', object: this.source, message, revision });
+  /**
+   * The pass failed before any object result (API outage, timeout, or the source: a deleted branch,
+   * an unreachable git server): one failure for the revision, so an operator hears of it and of the
+   * `Recovered` after it (regression: source failures raised no event, then an orphan Recovered).
+   * A refused signature is the exception: `VerificationFailed` already said it.
+   */
+  crashed(revision: string | null, message: string, code: string): void {
+    if (code !== 'SOURCE_UNVERIFIED') this.o.status.event({ reason: 'ApplyFailed', object: this.source, message, revision });
     this.failing.add(this.source);
   }
 

@@ -85,10 +85,20 @@ export async function runAgent(o: AgentRunOptions): Promise<OncePass | null> {
   if (o.once) {
     agent.trigger('once');
     await agent.idle();
+    // One pass means one: a failed pass schedules its backoff retry, which would otherwise fire
+    // after the result was printed and the lock released (regression: a second pass after --once).
+    await agent.stop();
     await flushNotifications();
     const last = status.status.history[0];
     // A directory source has its revision (the digest) only once the pass loaded it.
     const revision = status.status.lastAttemptedRevision ?? last?.revision ?? null;
+    if (verified && !verified.headVerified && last?.result === 'Succeeded') {
+      // The pass applied the last verified revision, but the head it was run for was refused: the
+      // printed result agrees with exit 1 and names the refused revision (regression: "Succeeded").
+      const refusal = status.condition('SourceVerified')?.message ?? `revision ${revision ?? '?'} is not applied: refused`;
+      const kept = last.revision ? `; the last verified revision ${last.revision} stays applied` : '';
+      return { revision, result: 'Failed', message: `${refusal}${kept}`, ok: false };
+    }
     return { revision, result: last?.result, message: last?.message, ok: last?.result === 'Succeeded' && (verified?.headVerified ?? true) };
   }
   const triggers: Trigger[] = [];

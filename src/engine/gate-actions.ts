@@ -62,7 +62,7 @@ async function promote(input: GateCommandInput, entry: InventoryEntry, store: In
   const at = serviceNow(api);
   const reason = input.reason ?? 'promoted by hand';
   const promotion: PromotionRecord = { deploymentId: entry.id, wave: from + 1, since: at };
-  const logged = log(entry, { at, action: 'promote', wave: from, by: 'command', reason, ...requestOf(input) });
+  const logged = log(entry, { at, action: 'promote', wave: from, waveCount: live.waveCount, by: 'command', reason, ...requestOf(input) });
   await store.put({ ...entry, promotion, gateLog: logged, updatedAt: at }, false);
   const to = from >= live.waveCount ? 'completed the rollout' : `wave ${from + 1}/${live.waveCount}`;
   return [
@@ -84,7 +84,15 @@ async function resume(input: GateCommandInput, entry: InventoryEntry, store: Inv
   const reason = input.reason ?? '';
   const { hold: _released, ...rest } = entry;
   const promotion: PromotionRecord = { deploymentId: live.id, wave: live.currentWave, since: at, baseline };
-  const logged = log(entry, { at, action: 'resume', wave: live.currentWave, by: 'command', reason, ...requestOf(input) });
+  const logged = log(entry, {
+    at,
+    action: 'resume',
+    wave: live.currentWave,
+    waveCount: live.waveCount,
+    by: 'command',
+    reason,
+    ...requestOf(input),
+  });
   await store.put({ ...rest, promotion, gateLog: logged, updatedAt: at }, false);
   const reports = Object.values(baseline).reduce((n, c) => n + c.installed + c.failed, 0);
   // A hold of `onFailure: hold` made no call: the deployment never stopped, and there is nothing to start.

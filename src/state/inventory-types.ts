@@ -81,6 +81,8 @@ export interface GateLogEntry {
   action: 'skip-wave' | 'stop' | 'hold' | 'promote' | 'resume';
   /** The wave the action left (skip-wave, promote) or judged (stop, hold, resume). */
   wave: number;
+  /** The rollout's wave count when a command ran: a promote of the last wave completed it. */
+  waveCount?: number;
   by: 'gate' | 'command';
   reason: string;
   /** The queued request a command's entry carried out (`promote`/`resume` while the state was locked). */

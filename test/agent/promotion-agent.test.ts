@@ -7,6 +7,7 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { startAgent } from '../support/agent-process.js';
 import type { AgentStatusView, RunningAgent } from '../support/agent-process.js';
+import { cli } from '../support/cli.js';
 import { gatedYaml } from '../support/manifests.js';
 import { tempDir } from '../support/repo.js';
 import { startTestSimulator } from '../support/sim.js';
@@ -90,5 +91,34 @@ describe('agent with promotion gates', () => {
     expect(await second.counter('packsync_gate_verdict', { deployment: KEY, verdict: 'Pass' })).toBe(1);
     expect(await second.counter('packsync_wave_success_ratio', { deployment: KEY, wave: '1', tenant: 'Contoso' })).toBeGreaterThan(0.9);
     expect((await sim.writes()).filter((w) => w.endsWith('/skip-wave'))).toHaveLength(1);
+  });
+
+  it('a promote queued on the last wave reports the rollout completed, not a wave past the last', async () => {
+    const repo = await tempDir('packsync-repo-');
+    await writeFile(join(repo, 'all.yaml'), gatedYaml('soak: 6h'));
+    expect((await cli(['apply', '--auto-approve', repo], env)).code).toBe(0);
+    // Without an agent, promote skips the wave itself: to wave 2, then to the last (3 of 3).
+    for (const wave of [2, 3]) {
+      expect((await cli(['promote', KEY], env)).code).toBe(0);
+      expect((await sim.state()).deployments[0]).toMatchObject({ status: 'Running', currentWave: wave, waveCount: 3 });
+    }
+    const running = await startAgent(['--source', repo], env, stateDir);
+    agent = running;
+    await running.until('the first pass', (s) => s.passes >= 1 && s.conditions.find((c) => c.type === 'Reconciling')?.status !== 'True');
+    // The agent holds the state: promote is queued, carried out by its next pass, and says what it did.
+    const queued = await cli(['promote', KEY, '--reason', 'ship it'], env);
+    expect(queued.code).toBe(0);
+    expect(queued.stdout).toContain('wave 3/3 → completed the rollout');
+    expect((await sim.state()).deployments[0]).toMatchObject({ status: 'Completed' });
+    const s = await running.until('the promote is reported', (x) =>
+      x.events.some((e) => e.object === KEY && e.reason === 'RolloutCompleted'),
+    );
+    const events = s.events.filter((e) => e.object === KEY);
+    expect(events.filter((e) => e.reason === 'WaveAdvanced')).toEqual([]);
+    expect(events.find((e) => e.reason === 'RolloutCompleted')).toMatchObject({
+      wave: 3,
+      message: expect.stringMatching(/^completed: wave 3\/3 skipped by packsync promote: ship it/) as string,
+    });
+    expect(events.every((e) => (e.wave ?? 0) <= 3)).toBe(true);
   });
 });

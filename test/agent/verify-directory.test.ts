@@ -6,6 +6,7 @@
 import { symlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { git } from '../support/git.js';
 import type { TestRepo } from '../support/git.js';
 import { deploymentsYaml } from '../support/manifests.js';
 import { tempDir } from '../support/repo.js';
@@ -22,7 +23,13 @@ let trusted: string;
 let stateDir: string;
 let current: string;
 
-async function once(state = stateDir): Promise<{ code: number | null; out: { revision: string | null; result: string } }> {
+interface OnceOut {
+  revision: string | null;
+  result: string;
+  message: string;
+}
+
+async function once(state = stateDir): Promise<{ code: number | null; out: OnceOut }> {
   const r = await spawnCli(
     ['run', '--source', current, '--verify-mode', 'head', '--trusted-keys', trusted, '--once', '--log-format', 'json'],
     verifyingEnv(sim, state),
@@ -33,7 +40,7 @@ async function once(state = stateDir): Promise<{ code: number | null; out: { rev
       .split('\n')
       .filter((l) => l.startsWith('{"revision"'))
       .pop() ?? 'null';
-  return { code: r.code, out: JSON.parse(last) as { revision: string | null; result: string } };
+  return { code: r.code, out: JSON.parse(last) as OnceOut };
 }
 
 beforeAll(async () => {
@@ -79,5 +86,15 @@ describe('run --source DIR (git work tree) --verify-mode head', () => {
     const ok = await once();
     expect(ok.code).toBe(0);
     expect((await sim.writes()).slice(before)).toEqual(['POST /v1/flow/deployment/{id}/stop']);
+  });
+
+  it('run --once on a refused head prints Failed naming the refused revision, agreeing with its exit 1', async () => {
+    const verifiedHead = await git(repo.work, 'rev-parse', 'HEAD');
+    const unsigned = await commitAs(repo.work, alice, null, 'unsigned again');
+    const r = await once();
+    expect(r.code).toBe(1);
+    expect(r.out).toMatchObject({ revision: unsigned, result: 'Failed' });
+    expect(r.out.message).toContain(`revision ${unsigned} is not applied`);
+    expect(r.out.message).toContain(`the last verified revision ${verifiedHead} stays applied`);
   });
 });

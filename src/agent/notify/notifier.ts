@@ -5,8 +5,9 @@
  * the event's next occurrence, since only a delivered event counts as sent).
  *
  * Once per event: an identity (object, reason, revision, wave) delivered to a provider is not sent
- * to it again, across restarts (the store). A failure that persists is reminded after 1 h, 4 h and
- * then every 24 h; `Recovered` goes only to providers that were told about the failure it answers.
+ * to it again, across restarts (the store), while it stands. A failure that persists is reminded
+ * after 1 h, 4 h and then every 24 h; `Recovered` goes only to providers that were told about the
+ * failure it answers, and closes it: the same failure after that is sent again.
  */
 import type { Logger } from 'pino';
 import { eventIdentity } from '../events.js';
@@ -100,7 +101,9 @@ export class Notifier {
       // The same event twice in one pass (e.g. RolloutCompleted from the gate and from the board):
       // the first delivery is still under way, so `sent` does not know it yet.
       if (this.sending.has(key)) continue;
-      const rec = sent[key];
+      const stored = sent[key];
+      // A failure record closed by an older version (kept with `open: false`) is answered: not a sent one.
+      const rec = stored && (stored.open || e.severity !== 'error') ? stored : undefined;
       let extra: Record<string, string | number | boolean> = {};
       let opens: string[] = [];
       if (e.reason === 'Recovered') {
@@ -108,10 +111,12 @@ export class Notifier {
         opens = Object.entries(sent)
           .filter(([k, r]) => k.startsWith(`${p.name}|`) && r.open && r.object === (e.object ?? ''))
           .map(([k]) => k);
-        if (opens.length === 0 || rec) continue;
+        // The same Recovered identity can answer a second outage on the same revision: what makes it
+        // news is an open failure, not whether this identity was sent before.
+        if (opens.length === 0) continue;
       } else if (rec) {
         const wait = (this.o.reminderMs ?? REMINDER_BACKOFF_MS)[Math.min(rec.reminders, 2)]!;
-        if (!rec.open || e.severity !== 'error' || t.getTime() - Date.parse(rec.at) < wait) continue;
+        if (e.severity !== 'error' || t.getTime() - Date.parse(rec.at) < wait) continue;
         extra = { reminder: rec.reminders + 1 };
       }
       const note = toNotification(e, t.toISOString(), extra);
@@ -130,7 +135,9 @@ export class Notifier {
             reason: e.reason,
             open: e.severity === 'error',
           };
-          for (const k of opens) sent[k]!.open = false;
+          // An answered failure is forgotten: the same failure after it (a second outage on the same
+          // commit) is a new occurrence and is sent again (regression: it stayed silent, `open: false`).
+          for (const k of opens) delete sent[k];
         },
         () => this.sending.delete(key),
       );
