@@ -80,7 +80,7 @@ export async function buildRuntime(
   opts: CommonOptions,
   io: CliIo,
   secrets: string[] = [],
-  extra: { onRequest?: ApiClientOptions['onRequest']; lockState?: boolean } = {},
+  extra: { onRequest?: ApiClientOptions['onRequest']; lockState?: boolean; existingState?: boolean } = {},
 ): Promise<Runtime> {
   const apiUrl = opts.apiUrl ?? io.env.PACKSYNC_API_URL;
   if (!apiUrl) throw new UsageError('no service URL: pass --api-url or set PACKSYNC_API_URL (try `packsync simulator` for a local one)');
@@ -113,7 +113,7 @@ export async function buildRuntime(
     timeoutMs: intFlag(opts.apiTimeout, '--api-timeout'),
     ...(extra.onRequest ? { onRequest: extra.onRequest } : {}),
   });
-  const { stateDir, state } = openCommandState(opts, io, secrets);
+  const { stateDir, state } = openCommandState(opts, io, secrets, extra.existingState ?? false);
   const close = async (): Promise<void> => {
     await state.close();
     await api.close();
@@ -136,11 +136,12 @@ export function openCommandState(
   opts: Pick<CommonOptions, 'stateDir' | 'stateUrl'>,
   io: CliIo,
   secrets: string[] = [],
+  existing = true,
 ): { stateDir: string; state: State } {
   const stateDir = resolveStateDir(opts, io);
   const stateUrl = opts.stateUrl ?? io.env.PACKSYNC_STATE_URL;
   if (stateUrl) secrets.push(...connectionSecrets(io.env.AZURE_STORAGE_CONNECTION_STRING));
-  return { stateDir, state: openState({ stateDir, stateUrl, env: io.env, warn: (m) => io.stderr(`Warning: ${m}`) }) };
+  return { stateDir, state: openState({ stateDir, stateUrl, env: io.env, warn: (m) => io.stderr(`Warning: ${m}`), existing }) };
 }
 
 /** `--state-dir`, else env `PACKSYNC_STATE_DIR`, else `./.packsync`; offline commands (`state`) use it too. */

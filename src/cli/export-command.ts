@@ -25,7 +25,7 @@ export function registerExportCommand(program: Command, io: CliIo): void {
     const dir = resolve(io.cwd, opts.out);
     // Checked before anything is read, so a refusal costs nothing and writes nothing.
     await checkTargetDir(dir, opts.force);
-    const rt = await buildRuntime(opts, io);
+    const rt = await buildRuntime(opts, io, [], { existingState: true });
     try {
       const inventory = await rt.state.read();
       const empty = { root: io.cwd, packages: [], flows: [], deployments: [], tenantUploads: [] };

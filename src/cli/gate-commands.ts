@@ -65,7 +65,7 @@ async function gateCommand(command: GateCommand, arg: string, opts: GateCommandO
   if (opts.reason !== undefined && opts.reason.trim() === '') throw new UsageError('--reason must not be empty');
   const waitMs = positiveInt(opts.wait, '--wait', 1) * 1000;
   const input: GateCommandInput = { command, key: k.key, reason: opts.reason };
-  const rt = await buildRuntime(opts, io);
+  const rt = await buildRuntime(opts, io, [], { existingState: true });
   try {
     const locked = await rt.state.lock().then(
       () => true,

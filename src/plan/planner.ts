@@ -93,7 +93,7 @@ function joinKey(rootKey: string, rel: string): string {
 function conflictSummary(n: number, stateEmpty: boolean): string {
   const what = `${n} object(s) of this repository already exist live but are not in packsync's state`;
   return stateEmpty
-    ? `the state is empty (new or lost state directory?) and ${what}; nothing was changed: check --state-dir, or run with --adopt to take them over`
+    ? `the state is empty (a new or lost state, or the wrong one?) and ${what}; nothing was changed: check --state-dir or --state-url (and PACKSYNC_STATE_DIR, PACKSYNC_STATE_URL), or run with --adopt to take them over`
     : `${what}; nothing was changed: run with --adopt to take them over, or rename the manifests`;
 }
 

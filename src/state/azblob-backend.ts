@@ -52,6 +52,8 @@ export class AzureBlobBackend implements StateBackend {
   private holder: Holder | null = null;
   private renewTimer: NodeJS.Timeout | null = null;
   private lost: StateError | null = null;
+  /** Set by read(): the container itself does not exist (a new state, or a mistyped --state-url). */
+  containerMissing = false;
   /** ETag of the snapshot as last read or written: a snapshot write expects it unchanged. */
   private snapshotEtag: string | undefined;
   private offProcessEnd: (() => void) | null = null;
@@ -69,12 +71,17 @@ export class AzureBlobBackend implements StateBackend {
   }
 
   /** One writer per state: takes the journal's lease, or names who holds it. */
-  async lock(warn: (message: string) => void): Promise<void> {
+  async lock(warn: (message: string) => void, create = true): Promise<void> {
     if (this.lease) return;
-    await call('create the container', () => this.container.createIfNotExists()).catch((e: unknown) => {
+    // Only apply and run make a new state: a state edit never creates a container a typo names.
+    if (!create && !(await call('find the container', () => this.container.exists()))) throw this.missing();
+    const made = await call('create the container', () => this.container.createIfNotExists()).catch((e: unknown) => {
       // A SAS limited to blobs may not create containers: the container then has to exist already.
       if ((e as StateError & { status?: number }).status !== 403) throw e;
+      return undefined;
     });
+    // Said, so a mistyped --state-url shows in the log of the apply that made a new state.
+    if (made?.succeeded) warn(`created the container "${this.container.containerName}" for a new state at ${this.url}`);
     await call('create the journal', () => this.journalBlob.createIfNotExists());
     const lease = this.journalBlob.getBlobLeaseClient(randomUUID());
     try {
@@ -107,6 +114,15 @@ export class AzureBlobBackend implements StateBackend {
     this.offProcessEnd = onProcessEnd(() => this.unlock());
   }
 
+  /** The error of a command that needs the state to exist (state edits, export) when its container does not. */
+  missing(): StateError {
+    const name = this.container.containerName;
+    return new StateError(
+      'STATE_REMOTE_ERROR',
+      `${this.url}: the container "${name}" does not exist in the storage account, so there is no state there; check --state-url (a new state is made by the first apply, which creates the container)`,
+    );
+  }
+
   async unlock(): Promise<void> {
     if (this.renewTimer) clearInterval(this.renewTimer);
     this.renewTimer = null;
@@ -119,8 +135,9 @@ export class AzureBlobBackend implements StateBackend {
 
   async read(): Promise<{ snapshot: string | null; journal: string | null }> {
     // Journal first, then snapshot (see DirectoryBackend.read).
-    const journal = await downloadText(this.journalBlob);
-    const snapshot = await downloadText(this.snapshotBlob);
+    this.containerMissing = false;
+    const journal = await downloadText(this.journalBlob, () => (this.containerMissing = true));
+    const snapshot = await downloadText(this.snapshotBlob, () => (this.containerMissing = true));
     this.snapshotEtag = snapshot?.etag;
     return { snapshot: snapshot?.text ?? null, journal: journal?.text ?? null };
   }
@@ -234,7 +251,10 @@ function chunks(text: string): string[] {
   return out;
 }
 
-async function downloadText(blob: BlockBlobClient | AppendBlobClient): Promise<{ text: string; etag: string | undefined } | null> {
+async function downloadText(
+  blob: BlockBlobClient | AppendBlobClient,
+  onContainerMissing: () => void,
+): Promise<{ text: string; etag: string | undefined } | null> {
   try {
     // One request for body and ETag, so the ETag is the one of the text we read.
     const r = await call('read the state', () => blob.download());
@@ -242,7 +262,8 @@ async function downloadText(blob: BlockBlobClient | AppendBlobClient): Promise<{
     for await (const part of r.readableStreamBody ?? []) parts.push(Buffer.from(part as Buffer));
     return { text: Buffer.concat(parts).toString('utf8'), etag: r.etag };
   } catch (e) {
-    if ((e as { status?: number }).status === 404) return null;
-    throw e;
+    if ((e as { status?: number }).status !== 404) throw e;
+    if ((e as { azureCode?: string }).azureCode === 'ContainerNotFound') onContainerMissing();
+    return null;
   }
 }

@@ -13,9 +13,20 @@ export async function call<T>(what: string, fn: () => Promise<T>): Promise<T> {
     const azureCode = r.details?.errorCode ?? r.code;
     const err = new StateError(
       'STATE_REMOTE_ERROR',
-      `cannot ${what} (${r.statusCode ?? 'no response'}${azureCode ? ` ${azureCode}` : ''})`,
+      `cannot ${what} (${r.statusCode ?? 'no response'}${azureCode ? ` ${azureCode}` : ''})${hint(r.statusCode, azureCode)}`,
     );
     Object.assign(err, { status: r.statusCode, azureCode });
     throw err;
   }
+}
+
+/** What to check, for the failures whose cause is the configuration rather than the service. */
+function hint(status: number | undefined, code: string | undefined): string {
+  if (status === 403)
+    return ': the storage account refused the credentials; check AZURE_STORAGE_CONNECTION_STRING (account name and key, or the SAS and its permissions)';
+  if (code === 'ResourceNotFound' || code === 'AccountNotFound' || code === 'ENOTFOUND')
+    return ': the storage account was not found; check the account in AZURE_STORAGE_CONNECTION_STRING';
+  if (status === undefined)
+    return ': the storage endpoint did not answer; check the endpoint in AZURE_STORAGE_CONNECTION_STRING and the network';
+  return '';
 }

@@ -44,6 +44,11 @@ export interface StateOptions {
   env: Readonly<Record<string, string | undefined>>;
   /** Where a lock takeover is reported (stderr). */
   warn: (message: string) => void;
+  /**
+   * The command works on a state that exists (export, `state`, promote, resume): a remote state
+   * whose container is missing is an error, never read as empty or created (a typo in --state-url).
+   */
+  existing?: boolean;
 }
 
 export function openState(o: StateOptions): State {
@@ -124,13 +129,34 @@ function remoteState(url: string, o: StateOptions): State {
       const [c, { AzureBlobBackend }] = await Promise.all([getContainer(), import('./azblob-backend.js')]);
       return new AzureBlobBackend(c, loc.prefix, display);
     })());
+  let told = false;
+  // After a read: a missing container is an error where a state must exist, else a new state, said once.
+  const missing = (b: AzureBlobBackend): void => {
+    if (!b.containerMissing) return;
+    if (o.existing) throw b.missing();
+    if (!told)
+      o.warn(
+        `${display}: the container "${loc.container}" does not exist yet: read as a new, empty state (the first apply creates it); check --state-url if a state should be there`,
+      );
+    told = true;
+  };
   return {
     description: `remote state ${display}`,
     location: display,
-    read: async () => (await readBackend(await get())).inventory,
-    openStore: async () => InventoryStore.openOn(await get()),
+    read: async () => {
+      const b = await get();
+      const { inventory } = await readBackend(b);
+      missing(b);
+      return inventory;
+    },
+    openStore: async () => {
+      const b = await get();
+      const store = await InventoryStore.openOn(b);
+      missing(b);
+      return store;
+    },
     lock: async () => {
-      await (await get()).lock(o.warn);
+      await (await get()).lock(o.warn, !o.existing);
       locked = true;
     },
     close: async () => {

@@ -155,6 +155,47 @@ describe('remote state (azblob, Azurite)', () => {
     expect(duplicates(await sim.state())).toEqual([]);
   }, 120_000);
 
+  it('a missing container is an error for state, export and promote, never an empty state (regression: a mistyped --state-url listed nothing and exported every owned object again)', async () => {
+    const typo = {
+      PACKSYNC_API_URL: sim.url,
+      PACKSYNC_API_KEY: sim.key,
+      PACKSYNC_STATE_URL: 'azblob://packsync-stat/team-a',
+      AZURE_STORAGE_CONNECTION_STRING: azurite.connectionString,
+      PACKSYNC_STATE_DIR: await tempDir('packsync-local-'),
+    };
+    const service = BlobServiceClient.fromConnectionString(azurite.connectionString);
+    const out = await tempDir('packsync-export-');
+    for (const args of [
+      ['state', 'list'],
+      ['state', 'rm', 'Flow/pwsh'],
+      ['export', '--out', `${out}/x`],
+      ['promote', 'Deployment/pwsh-7-4-6', '--reason', 'typo'],
+    ]) {
+      const r = await run(args, typo).done;
+      expect(r.code, `${args.join(' ')}: ${r.stdout}${r.stderr}`).toBe(1);
+      expect(r.stderr).toContain('the container "packsync-stat" does not exist');
+    }
+    expect(await readdir(out)).toEqual([]);
+    expect(await service.getContainerClient('packsync-stat').exists()).toBe(false);
+    // plan reads it as a new state and says so; apply makes the new state and says that too.
+    const plan = await run(['plan', repo], typo).done;
+    expect(plan.stderr).toContain('does not exist yet: read as a new, empty state');
+    const apply = await run(['apply', repo, '--auto-approve'], typo).done;
+    expect(apply.code).toBe(1); // the account holds what team-a owns: an empty state never adopts it
+    expect(apply.stderr).toContain('created the container "packsync-stat"');
+  }, 120_000);
+
+  it('a wrong account key says the credentials were refused, and never prints them', async () => {
+    const wrongKey = Buffer.from('not the account key of devstoreaccount1, 64 bytes long at least!!').toString('base64');
+    const r = await run(['state', 'list'], {
+      PACKSYNC_STATE_URL: 'azblob://packsync-state/team-a',
+      AZURE_STORAGE_CONNECTION_STRING: azurite.connectionString.replace(azurite.accountKey, wrongKey),
+    }).done;
+    expect(r.code).toBe(1);
+    expect(r.stderr).toMatch(/STATE_REMOTE_ERROR: .*403.*refused the credentials; check AZURE_STORAGE_CONNECTION_STRING/);
+    expect(r.stdout + r.stderr).not.toContain(wrongKey);
+  }, 60_000);
+
   it('never prints the connection string or its account key', () => {
     expect(outputs.length).toBeGreaterThan(0);
     for (const text of outputs) {
