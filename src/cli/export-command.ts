@@ -1,13 +1,15 @@
 import type { Command } from 'commander';
 import { mkdir } from 'node:fs/promises';
-import { join, resolve } from 'node:path';
+import { join, relative, resolve, sep } from 'node:path';
 import { exportManifests } from '../export/export-manifests.js';
 import type { ExportedFiles } from '../export/export-manifests.js';
 import { checkTargetDir, writeNewFile } from '../export/target-dir.js';
 import { readLiveState } from '../live/snapshot.js';
+import { repositoryRoot } from '../manifests/load.js';
 import { addCommonOptions, buildRuntime } from './common.js';
 import type { CommonOptions } from './common.js';
 import type { CliIo } from './io.js';
+import { shownPath } from './paths.js';
 
 /** At most this many skipped objects are named per reason; the count is always given. */
 const SKIPPED_SHOWN = 5;
@@ -25,6 +27,10 @@ export function registerExportCommand(program: Command, io: CliIo): void {
     const dir = resolve(io.cwd, opts.out);
     // Checked before anything is read, so a refusal costs nothing and writes nothing.
     await checkTargetDir(dir, opts.force);
+    // validate and plan resolve `content:` against the repository root (the nearest folder with .git
+    // or .packsyncignore, found the same way), which is not --out when --out lies inside a repository.
+    const root = await repositoryRoot(dir);
+    const outInRoot = relative(root, dir).split(sep).join('/');
     const rt = await buildRuntime(opts, io, [], { existingState: true });
     try {
       const inventory = await rt.state.read();
@@ -35,13 +41,13 @@ export function registerExportCommand(program: Command, io: CliIo): void {
         allTenantUploads: true,
         packageDetails: true,
       });
-      const out = exportManifests({ live: snap.live, details: snap.packageDetails ?? new Map(), inventory });
+      const out = exportManifests({ live: snap.live, details: snap.packageDetails ?? new Map(), inventory, outInRoot });
       // Nothing to export creates nothing: not even the directory.
       if (Object.keys(out.files).length > 0) await mkdir(dir, { recursive: true });
       const written: string[] = [];
       for (const [name, text] of Object.entries(out.files)) written.push(await writeNewFile(dir, name, text));
-      for (const c of out.contentDirs) await mkdir(join(dir, c), { recursive: true });
-      for (const line of summary(out, dir, rt.stateDir, snap.reads)) io.stdout(line);
+      for (const c of out.contentDirs) await mkdir(join(root, c), { recursive: true });
+      for (const line of summary(out, dir, rt.state.location, snap.reads)) io.stdout(line);
       const intents = Object.keys(inventory.intents).length;
       if (intents > 0) {
         // An intent is a create whose result an interrupted apply never recorded: the object it made
@@ -53,21 +59,29 @@ export function registerExportCommand(program: Command, io: CliIo): void {
       if (written.length > 0) io.stdout(`Wrote ${written.join(', ')}.`);
       if (out.contentDirs.length > 0) {
         io.stdout(
-          `${out.contentDirs.length} custom package(s) need their files: put them in ${out.contentDirs.map((c) => join(opts.out, c)).join(', ')} (the service cannot return the original content).`,
+          `${out.contentDirs.length} custom package(s) need their files: put them in ${out.contentDirs.map((c) => shownPath(io.cwd, join(root, c))).join(', ')} (the service cannot return the original content).`,
         );
       }
-      if (Object.keys(out.files).length > 0) io.stdout(`Next: packsync validate ${opts.out} && packsync apply ${opts.out} --adopt`);
+      if (Object.keys(out.files).length > 0) {
+        // plan and apply read only the folder they are given, with it as the root: content paths
+        // (relative to the repository root) and references to owned objects (defined elsewhere in
+        // the repository) resolve only when the whole repository is given.
+        const whole = root !== dir && (out.contentDirs.length > 0 || out.refersToOwned);
+        const next = shownPath(io.cwd, whole ? root : dir);
+        io.stdout(`Next: packsync validate ${next} && packsync apply ${next} --adopt`);
+      }
     } finally {
       await rt.close();
     }
   });
 }
 
-function summary(out: ExportedFiles, dir: string, stateDir: string, reads: number): string[] {
+/** `state` is where the inventory was read: the state directory, or the remote state's URL (no credentials). */
+function summary(out: ExportedFiles, dir: string, state: string, reads: number): string[] {
   const c = out.counts;
   const lines = [
     `Exported ${c.packages} packages, ${c.flows} flows, ${c.deployments} deployments and ${c.tenantUploads} tenant uploads to ${dir} ` +
-      `(${reads} API reads); ${out.owned} already owned by packsync (state ${stateDir}) and ${out.skipped.length} others skipped.`,
+      `(${reads} API reads); ${out.owned} already owned by packsync (state ${state}) and ${out.skipped.length} others skipped.`,
   ];
   const byReason = new Map<string, string[]>();
   for (const s of out.skipped) {

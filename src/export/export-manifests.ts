@@ -27,6 +27,12 @@ export interface ExportInput {
   /** `GET /v1/package/{id}` of every live package, by id. */
   details: ReadonlyMap<string, V1PackageDetailsViewModel>;
   inventory: Inventory;
+  /**
+   * Where the written files sit, relative to their repository root ('/'-separated; '' when they are
+   * the root). `content:` paths are resolved against the repository root by validate and plan, so
+   * they are written with this prefix.
+   */
+  outInRoot?: string;
 }
 
 export interface SkippedObject {
@@ -41,8 +47,13 @@ export interface SkippedObject {
 export interface ExportedFiles {
   /** File name → YAML text. */
   files: Record<string, string>;
-  /** Content directories (relative) that custom packages point at; the operator fills them. */
+  /** Content directories (relative to the repository root) that custom packages point at; the operator fills them. */
   contentDirs: string[];
+  /**
+   * Whether an exported object names an object packsync already owns (by its manifest name): the
+   * export then validates and plans only together with the manifests that define those.
+   */
+  refersToOwned: boolean;
   counts: { packages: number; flows: number; deployments: number; tenantUploads: number };
   /** Live objects not written because packsync already owns them. */
   owned: number;
@@ -103,6 +114,14 @@ export function exportManifests(input: ExportInput): ExportedFiles {
   const templateRef = namer(live.templates, (t) => t.name);
   const skipped: SkippedObject[] = [];
   let ownedCount = 0;
+  // Owned objects' manifest names, and whether any exported object refers to one of them.
+  const ownedNames = new Set<string>();
+  let refersToOwned = false;
+  const ref = (kind: Kind, name: string): string => {
+    if (ownedNames.has(`${kind}/${name}`)) refersToOwned = true;
+    return name;
+  };
+  const contentPrefix = input.outInRoot ? `${input.outInRoot}/content/` : 'content/';
   const skip = (kind: Kind, id: string, label: string, reason: string): void => {
     skipped.push({ kind, id, label, reason });
   };
@@ -123,6 +142,7 @@ export function exportManifests(input: ExportInput): ExportedFiles {
     const ownName = owned.name('Package', p.id);
     if (ownName) {
       ownedCount++;
+      ownedNames.add(`Package/${ownName}`);
       pkgName.set(p.id, ownName);
       continue;
     }
@@ -138,9 +158,10 @@ export function exportManifests(input: ExportInput): ExportedFiles {
     }
     const name = pkgNamer(`${p.productName}-${p.productVersion}`);
     const custom = p.isCustom || !p.appId;
+    const content = `${contentPrefix}${name}`;
     let spec: Record<string, unknown>;
     try {
-      spec = custom ? { custom: customSpec(d, templateRef, `content/${name}`) } : { catalog: catalogSpec(d, appRef, templateRef) };
+      spec = custom ? { custom: customSpec(d, templateRef, content) } : { catalog: catalogSpec(d, appRef, templateRef) };
     } catch (e) {
       if (!(e instanceof NotExportable)) throw e;
       skip('Package', p.id, label, e.message);
@@ -149,7 +170,7 @@ export function exportManifests(input: ExportInput): ExportedFiles {
     }
     // The service cannot give back a custom package's original files, and a custom package needs
     // its content in git: the manifest points at a directory the operator fills before validating.
-    if (custom) contentDirs.push(`content/${name}`);
+    if (custom) contentDirs.push(content);
     pkgName.set(p.id, name);
     packages.push({
       apiVersion: API_VERSION,
@@ -169,8 +190,10 @@ export function exportManifests(input: ExportInput): ExportedFiles {
   const oldestByName = new Map([...groupBy(liveFlows, (f) => f.name)].map(([n, fs]) => [n, newestFirst(fs).at(-1)?.id]));
   for (const f of liveFlows) {
     let flowName = owned.name('Flow', f.id);
-    if (flowName) ownedCount++;
-    else {
+    if (flowName) {
+      ownedCount++;
+      ownedNames.add(`Flow/${flowName}`);
+    } else {
       const oldest = oldestByName.get(f.name);
       const pkgMissing = f.packageId && !pkgName.has(f.packageId) ? (pkgWhyNot.get(f.packageId) ?? 'its package is not live') : undefined;
       if (oldest !== f.id) skip('Flow', f.id, f.name, 'an older live flow has the same name, and --adopt takes the oldest');
@@ -179,7 +202,8 @@ export function exportManifests(input: ExportInput): ExportedFiles {
         flowName = flowNamer(f.name);
         const spec: Record<string, unknown> = { name: f.name };
         if (f.appId) spec.app = appRef(f.appId);
-        if (f.packageId) spec.package = pkgName.get(f.packageId);
+        const pn = f.packageId ? pkgName.get(f.packageId) : undefined;
+        if (pn) spec.package = ref('Package', pn);
         if (f.patchGroupId) spec.patchGroup = f.patchGroupId;
         const scope = scopeName(f.scope);
         if (scope) spec.scope = scope;
@@ -206,7 +230,7 @@ export function exportManifests(input: ExportInput): ExportedFiles {
         continue;
       }
       const state = d.status === 'NotStarted' ? 'pending' : d.status === 'Stopped' ? 'stopped' : 'running';
-      const dspec: Record<string, unknown> = { flow: flowName, package: packageName, state };
+      const dspec: Record<string, unknown> = { flow: ref('Flow', flowName), package: ref('Package', packageName), state };
       if (d.version && d.version !== p.productVersion) dspec.version = d.version;
       deployments.push({
         apiVersion: API_VERSION,
@@ -247,7 +271,7 @@ export function exportManifests(input: ExportInput): ExportedFiles {
           apiVersion: API_VERSION,
           kind: 'TenantUpload',
           metadata: { name },
-          spec: { tenant: tenantRef(t.id), package: packageName },
+          spec: { tenant: tenantRef(t.id), package: ref('Package', packageName) },
         });
       }
     }
@@ -262,6 +286,7 @@ export function exportManifests(input: ExportInput): ExportedFiles {
   return {
     files,
     contentDirs,
+    refersToOwned,
     counts: { packages: packages.length, flows: flows.length, deployments: deployments.length, tenantUploads: uploads.length },
     owned: ownedCount,
     skipped,
