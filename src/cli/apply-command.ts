@@ -91,7 +91,10 @@ export function registerApplyCommand(program: Command, io: CliIo): void {
           readConcurrency,
         });
         if (planned.kind === 'invalid') {
-          io.stderr(problemLines(shownProblems(planned.problems, showFile(io.cwd, await manifestRoot(target)))));
+          const problems = shownProblems(planned.problems, showFile(io.cwd, await manifestRoot(target)));
+          // A CI step parsing apply's JSON gets the problems, never an empty document (as plan).
+          if (!text) io.stdout(JSON.stringify({ valid: false, problems }, null, 2));
+          io.stderr(problemLines(problems));
           io.setExitCode(1);
           return;
         }

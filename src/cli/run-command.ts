@@ -91,14 +91,14 @@ export function registerRunCommand(program: Command, io: CliIo): void {
     if (f.trustedKeys && !f.verifyMode) throw new VerifyConfigError('--trusted-keys needs --verify-mode head|tag|range');
     const secrets: string[] = [];
     const webhookSecret = f.webhookSecretFile
-      ? (await readFile(resolve(io.cwd, f.webhookSecretFile), 'utf8')).trim()
+      ? await secretFile(io, f.webhookSecretFile, '--webhook-secret-file')
       : (io.env.PACKSYNC_WEBHOOK_SECRET ?? null);
     if (webhookSecret !== null) {
       if (webhookSecret.length < 16) throw new UsageError('the webhook secret must be at least 16 characters');
       secrets.push(webhookSecret);
     }
     if (io.env.PACKSYNC_GIT_TOKEN) secrets.push(io.env.PACKSYNC_GIT_TOKEN);
-    if (f.gitTokenFile) secrets.push((await readFile(resolve(io.cwd, f.gitTokenFile), 'utf8')).trim());
+    if (f.gitTokenFile) secrets.push(await secretFile(io, f.gitTokenFile, '--git-token-file'));
     const notifications = f.notifications
       ? await (await import('../agent/notify/config.js')).loadNotificationConfig(resolve(io.cwd, f.notifications))
       : null;
@@ -162,4 +162,14 @@ export function registerRunCommand(program: Command, io: CliIo): void {
     io.stdout(JSON.stringify({ revision: once.revision, result: once.result, message: once.message }));
     io.setExitCode(once.ok ? 0 : 1);
   });
+}
+
+/** A secret read from a file a flag names: a missing or unreadable file is a usage error naming the flag. */
+async function secretFile(io: CliIo, path: string, flag: string): Promise<string> {
+  try {
+    return (await readFile(resolve(io.cwd, path), 'utf8')).trim();
+  } catch (e) {
+    const code = (e as { code?: string }).code;
+    throw new UsageError(`${flag}: cannot read ${path}${code ? ` (${code})` : ''}`);
+  }
 }

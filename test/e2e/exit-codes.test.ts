@@ -90,6 +90,12 @@ describe('errors in the repository or the plan exit 1 with zero writes', () => {
     const r = await run(['apply', repo, '--auto-approve']);
     expect(r.code).toBe(1);
     expect(r.stderr).toMatch(/deployments\.yaml:\d+:\d+: .*running/);
+    // JSON output carries the problems (regression: apply -o json printed an empty document).
+    const json = await run(['apply', repo, '--auto-approve', '--output', 'json']);
+    expect(json.code).toBe(1);
+    const doc = JSON.parse(json.stdout) as { valid: boolean; problems: { file: string; line: number; rule: string }[] };
+    expect(doc.valid).toBe(false);
+    expect(doc.problems.map((p) => `${p.file}:${p.line}`)).toEqual([expect.stringMatching(/deployments\.yaml:\d+$/)]);
     expect(await sim.journal()).toEqual([]);
   });
 

@@ -131,3 +131,17 @@ describe('time and duration flags', () => {
     expect(await sim.journal()).toEqual([]);
   });
 });
+
+describe('a secret file a flag names', () => {
+  it('missing: exit 1 naming the flag and the file, no raw Node error, no call (regression: "Error: ENOENT: no such file or directory")', async () => {
+    const repo = await writeRepo();
+    const missing = `${await tempDir('packsync-secrets-')}/nope`;
+    for (const flag of ['--webhook-secret-file', '--git-token-file']) {
+      const r = await cli(['run', '--once', '--source', repo, flag, missing], env);
+      expect(r.code, flag).toBe(1);
+      expect(r.stderr).toContain(`${flag}: cannot read ${missing} (ENOENT)`);
+      expect(r.stderr).not.toMatch(/^Error: ENOENT/m);
+    }
+    expect(await sim.journal()).toEqual([]);
+  });
+});
