@@ -57,7 +57,10 @@ beforeAll(async () => {
   const stateDir = await tempDir('packsync-state-');
   env = { PACKSYNC_API_URL: sim.url, PACKSYNC_API_KEY: sim.key, PACKSYNC_STATE_DIR: stateDir };
   notifications = join(await tempDir('packsync-notify-'), 'notifications.yaml');
-  await writeFile(notifications, `providers:\n  - name: hook\n    type: webhook\n    address: ${rx.url}/hook\nalerts:\n  - provider: hook\n`);
+  await writeFile(
+    notifications,
+    `providers:\n  - name: hook\n    type: webhook\n    address: ${rx.url}/hook\nalerts:\n  - provider: hook\n`,
+  );
 });
 afterAll(async () => {
   await rx.close();
