@@ -11,7 +11,7 @@ import type { Logger } from 'pino';
 import type { AgentMetrics } from './metrics.js';
 import { renderStatusPage } from './status-page.js';
 import type { StatusTracker } from './status.js';
-import { WebhookVerifier } from './webhook.js';
+import { SIGNATURE_HEADERS, WebhookVerifier, hasSignature } from './webhook.js';
 import { PacksyncError } from '../util/errors.js';
 
 export interface SidecarOptions {
@@ -56,13 +56,23 @@ export async function startSidecar(o: SidecarOptions): Promise<Sidecar> {
     }
     return Buffer.concat(chunks);
   };
-  const bearerOk = (req: IncomingMessage): boolean => {
+  /** `POST /reconcile`'s `Authorization: Bearer <webhook secret>`: absent, the secret, or something else. */
+  const bearer = (req: IncomingMessage): 'absent' | 'ok' | 'wrong' => {
     const h = req.headers.authorization;
-    if (!o.webhookSecret || typeof h !== 'string' || !h.startsWith('Bearer ')) return false;
+    if (typeof h !== 'string') return 'absent';
+    if (!o.webhookSecret || !h.startsWith('Bearer ')) return 'wrong';
     const a = Buffer.from(h.slice(7));
     const b = Buffer.from(o.webhookSecret);
-    return a.length === b.length && timingSafeEqual(a, b);
+    return a.length === b.length && timingSafeEqual(a, b) ? 'ok' : 'wrong';
   };
+  /**
+   * Why `POST /reconcile` without a valid bearer token and without a signature header is refused:
+   * the verifier's "missing signature" said nothing of the bearer token that was sent and wrong.
+   */
+  const reconcileRefusal = (b: 'absent' | 'wrong'): string =>
+    b === 'wrong'
+      ? 'wrong bearer token: send Authorization: Bearer <the webhook secret>'
+      : `missing credentials: send Authorization: Bearer <the webhook secret>, or sign the body (${SIGNATURE_HEADERS})`;
 
   const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
     const path = new URL(req.url ?? '/', 'http://agent').pathname;
@@ -104,9 +114,18 @@ export async function startSidecar(o: SidecarOptions): Promise<Sidecar> {
           req.destroy();
           return;
         }
-        if (path === '/reconcile' && bearerOk(req)) {
-          o.trigger('manual');
-          return json(res, 202, { triggered: true });
+        if (path === '/reconcile') {
+          const b = bearer(req);
+          if (b === 'ok') {
+            o.trigger('manual');
+            return json(res, 202, { triggered: true });
+          }
+          // A signature header is checked below (and its refusal says what is wrong with it).
+          if (!hasSignature(req.headers)) {
+            const reason = reconcileRefusal(b);
+            o.logger.warn({ path, reason }, 'webhook refused');
+            return json(res, 401, { error: reason });
+          }
         }
         const v = verifier.verify(req.headers, body);
         if (v.status === 401 || v.status === 400) {

@@ -36,6 +36,14 @@ function header(h: IncomingHttpHeaders, name: string): string | undefined {
   return Array.isArray(v) ? v[0] : v;
 }
 
+/** The headers a sender signs with; a refusal names them, never the secret. */
+export const SIGNATURE_HEADERS = 'X-Hub-Signature-256, X-Gitlab-Token or X-Packsync-Signature';
+
+/** Whether the request carries any of the signature headers (then `verify` decides). */
+export function hasSignature(headers: IncomingHttpHeaders): boolean {
+  return ['x-hub-signature-256', 'x-gitlab-token', 'x-packsync-signature'].some((h) => header(headers, h) !== undefined);
+}
+
 /** Whether `pushedRef` (e.g. `refs/heads/main`) is the ref the agent tracks (`main`). */
 export function refMatches(tracked: string | null, pushedRef: string | undefined): boolean {
   if (tracked === null) return true; // a directory source: any verified push is news
@@ -57,16 +65,21 @@ export class WebhookVerifier {
     const generic = header(headers, 'x-packsync-signature');
     let provider: string;
     if (gh !== undefined) {
-      if (!safeEqual(gh, hmac(this.secret, body))) return { status: 401, reason: 'bad signature' };
+      if (!safeEqual(gh, hmac(this.secret, body)))
+        return { status: 401, reason: 'invalid signature: X-Hub-Signature-256 is not the HMAC-SHA256 of the body with the webhook secret' };
       provider = 'github';
     } else if (gl !== undefined) {
-      if (!safeEqual(gl, this.secret)) return { status: 401, reason: 'bad token' };
+      if (!safeEqual(gl, this.secret)) return { status: 401, reason: 'wrong token: X-Gitlab-Token is not the webhook secret' };
       provider = 'gitlab';
     } else if (generic !== undefined) {
-      if (!safeEqual(generic, hmac(this.secret, body))) return { status: 401, reason: 'bad signature' };
+      if (!safeEqual(generic, hmac(this.secret, body)))
+        return {
+          status: 401,
+          reason: 'invalid signature: X-Packsync-Signature is not sha256=<HMAC-SHA256 of the body with the webhook secret>',
+        };
       provider = 'generic';
     } else {
-      return { status: 401, reason: 'missing signature' };
+      return { status: 401, reason: `missing signature: send ${SIGNATURE_HEADERS}` };
     }
     const delivery =
       header(headers, 'x-github-delivery') ?? header(headers, 'x-gitlab-event-uuid') ?? header(headers, 'x-packsync-delivery');

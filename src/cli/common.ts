@@ -30,6 +30,11 @@ export interface CommonOptions {
   color?: boolean;
 }
 
+const LOG_LEVELS = ['trace', 'debug', 'info', 'warn', 'error', 'silent'];
+const logFormatOption = (note = ''): Option => new Option('--log-format <format>', `log format${note}`).choices(['json', 'pretty']);
+const logLevelOption = (note = ''): Option => new Option('--log-level <level>', `log level${note}`).choices(LOG_LEVELS).default('info');
+const noColorOption = (note = ''): Option => new Option('--no-color', `no colour in human output (also NO_COLOR or TERM=dumb)${note}`);
+
 export function addCommonOptions(cmd: Command): Command {
   return cmd
     .option('--api-url <url>', 'service base URL (env PACKSYNC_API_URL)')
@@ -39,14 +44,27 @@ export function addCommonOptions(cmd: Command): Command {
       '--state-url <url>',
       'remote state, azblob://CONTAINER/PREFIX (env PACKSYNC_STATE_URL; credentials from AZURE_STORAGE_CONNECTION_STRING)',
     )
-    .addOption(new Option('--log-format <format>', 'log format').choices(['json', 'pretty']))
-    .addOption(
-      new Option('--log-level <level>', 'log level').choices(['trace', 'debug', 'info', 'warn', 'error', 'silent']).default('info'),
-    )
+    .addOption(logFormatOption())
+    .addOption(logLevelOption())
     .option('--api-concurrency <n>', 'most API requests in flight at once (1-256)', '8')
     .option('--api-rate-limit <n>', 'client-side requests per second (0 = off, up to 10000)', '0')
     .option('--api-timeout <ms>', 'per-request timeout in milliseconds (1-3600000)', '30000')
-    .option('--no-color', 'no colour in human output (also NO_COLOR or TERM=dumb)');
+    .addOption(noColorOption());
+}
+
+/**
+ * The three output flags of design §5 on a command that builds no API client (validate, state,
+ * demo, notify, simulator): a wrapper passes the same common flags to every command, so each
+ * accepts them. None of these commands writes log lines, so their help says the --log-* flags
+ * change nothing (a bad value is still a usage error); `colour: false` says the same of
+ * --no-color for a command whose human output has no colour anyway.
+ */
+export function addOutputOptions(cmd: Command, what: { colour: boolean }): Command {
+  const noLogs = '; this command writes no log lines (accepted so one set of common flags fits every command)';
+  return cmd
+    .addOption(logFormatOption(noLogs))
+    .addOption(logLevelOption(noLogs))
+    .addOption(noColorOption(what.colour ? '' : '; this command prints none'));
 }
 
 /**

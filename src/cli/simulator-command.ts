@@ -1,5 +1,6 @@
 import type { Command } from 'commander';
 import { Option } from 'commander';
+import { addOutputOptions } from './common.js';
 import type { CliIo } from './io.js';
 import { UsageError } from './io.js';
 import { intFlag } from './flag-values.js';
@@ -19,7 +20,7 @@ interface SimulatorFlags {
 }
 
 export function registerSimulatorCommand(program: Command, io: CliIo): void {
-  program
+  const cmd = program
     .command('simulator')
     .description('run the API simulator (all 38 operations, state machines, faults, journal)')
     .option('--host <host>', 'address to listen on', '127.0.0.1')
@@ -44,34 +45,34 @@ export function registerSimulatorCommand(program: Command, io: CliIo): void {
       new Option('--response-style <style>', 'create/import responses as a JSON string UUID, {"id"}, or an unquoted text/plain UUID')
         .choices(['bare', 'object', 'text'])
         .default('bare'),
-    )
-    .action(async (f: SimulatorFlags) => {
-      const { runSimulatorCommand } = await import('../simulator/cli.js');
-      const sim = await runSimulatorCommand({
-        host: f.host,
-        port: intFlag(f.port, '--port'),
-        apiKeys: f.apiKey.length > 0 ? f.apiKey : ['sim-key'],
-        fleet: f.fleet,
-        seed: intFlag(f.seed, '--seed'),
-        responseStyle: f.responseStyle,
-        ...(f.latency ? { latencyMs: intFlag(f.latency, '--latency') } : {}),
-        ...(f.faults ? { faults: f.faults } : {}),
-        ...(f.rateLimit ? { rateLimit: intFlag(f.rateLimit, '--rate-limit') } : {}),
-        ...(f.timeScale !== undefined ? { timeScale: timeScale(f.timeScale) } : {}),
-        ...(f.dataDir ? { dataDir: f.dataDir } : {}),
-      });
-      await new Promise<void>((resolve) => {
-        const stop = (): void => {
-          process.off('SIGINT', stop);
-          process.off('SIGTERM', stop);
-          resolve();
-        };
-        process.on('SIGINT', stop);
-        process.on('SIGTERM', stop);
-      });
-      await sim.close();
-      io.stderr('simulator stopped');
+    );
+  addOutputOptions(cmd, { colour: false }).action(async (f: SimulatorFlags) => {
+    const { runSimulatorCommand } = await import('../simulator/cli.js');
+    const sim = await runSimulatorCommand({
+      host: f.host,
+      port: intFlag(f.port, '--port'),
+      apiKeys: f.apiKey.length > 0 ? f.apiKey : ['sim-key'],
+      fleet: f.fleet,
+      seed: intFlag(f.seed, '--seed'),
+      responseStyle: f.responseStyle,
+      ...(f.latency ? { latencyMs: intFlag(f.latency, '--latency') } : {}),
+      ...(f.faults ? { faults: f.faults } : {}),
+      ...(f.rateLimit ? { rateLimit: intFlag(f.rateLimit, '--rate-limit') } : {}),
+      ...(f.timeScale !== undefined ? { timeScale: timeScale(f.timeScale) } : {}),
+      ...(f.dataDir ? { dataDir: f.dataDir } : {}),
     });
+    await new Promise<void>((resolve) => {
+      const stop = (): void => {
+        process.off('SIGINT', stop);
+        process.off('SIGTERM', stop);
+        resolve();
+      };
+      process.on('SIGINT', stop);
+      process.on('SIGTERM', stop);
+    });
+    await sim.close();
+    io.stderr('simulator stopped');
+  });
 }
 
 /**

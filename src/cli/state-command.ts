@@ -6,7 +6,7 @@
 import type { Command } from 'commander';
 import { Option } from 'commander';
 import type { Inventory, InventoryEntry } from '../state/inventory-types.js';
-import { openCommandState } from './common.js';
+import { addOutputOptions, openCommandState } from './common.js';
 import type { CliIo } from './io.js';
 import { forgetEntries, moveEntry, supersededKeys } from './state-edit.js';
 import { formatListText, formatShowText, listState } from './state-format.js';
@@ -26,8 +26,9 @@ export function registerStateCommand(program: Command, io: CliIo): void {
   const state = program
     .command('state')
     .description('inspect and repair the state (what packsync owns); offline: no API call, rm forgets and never deletes live');
+  // The state flags and the common output flags (design §5); no state command logs or colours.
   const stateDir = (c: Command): Command =>
-    c
+    addOutputOptions(c, { colour: false })
       .option('--state-dir <dir>', 'where the inventory lives (env PACKSYNC_STATE_DIR, default ./.packsync)')
       .option(
         '--state-url <url>',

@@ -5,6 +5,7 @@ import { dirname, join, relative, resolve, sep } from 'node:path';
 import { loadRepository } from '../manifests/load.js';
 import type { LoadResult } from '../manifests/load.js';
 import type { Problem } from '../manifests/model.js';
+import { addOutputOptions } from './common.js';
 import type { CliIo } from './io.js';
 import { shownPath } from './paths.js';
 import { problemLines } from './print-problems.js';
@@ -18,7 +19,7 @@ interface ValidateOptions {
  * given files and folders are reported; references resolve against their whole repository.
  */
 export function registerValidateCommand(program: Command, io: CliIo): void {
-  program
+  const cmd = program
     .command('validate')
     .description('check the manifests (YAML syntax, JSON Schema, references, content) without calling the API')
     .argument(
@@ -26,31 +27,31 @@ export function registerValidateCommand(program: Command, io: CliIo): void {
       'manifest files and directories; references resolve against their repository root (the nearest folder with .git or .packsyncignore)',
       ['.'],
     )
-    .addOption(new Option('-o, --output <format>', 'output format').choices(['text', 'json', 'github']).default('text'))
-    .action(async (paths: string[], opts: ValidateOptions) => {
-      // Paths relative to the working directory, in problems and in the messages that name another
-      // file alike, so editors and terminals can open FILE:LINE:COL.
-      const loaded = await loadRepository(
-        paths.map((p) => resolve(io.cwd, p)),
-        { display: (abs) => shownPath(io.cwd, abs) },
-      );
-      const { problems, files } = loaded;
-      const valid = !problems.some((p) => p.severity === 'error');
-      if (opts.output === 'json') {
-        io.stdout(JSON.stringify({ valid, problems, files, documents: loaded.documents }, null, 2));
-      } else if (opts.output === 'github') {
-        // GitHub Actions workflow commands: each problem becomes an annotation on the pull request.
-        const inRepo = repoRelative();
-        for (const p of problems) io.stdout(githubAnnotation({ ...p, file: (await inRepo(resolve(io.cwd, p.file))) ?? p.file }));
-        if (valid) io.stdout(summary(loaded));
-      } else if (!valid) {
-        io.stderr(problemLines(problems, 'validate'));
-      } else {
-        if (problems.length > 0) io.stderr(problems.map((p) => `${p.file}:${p.line}:${p.column}: warning: ${p.message}`).join('\n'));
-        io.stdout(summary(loaded));
-      }
-      if (!valid) io.setExitCode(1);
-    });
+    .addOption(new Option('-o, --output <format>', 'output format').choices(['text', 'json', 'github']).default('text'));
+  addOutputOptions(cmd, { colour: false }).action(async (paths: string[], opts: ValidateOptions) => {
+    // Paths relative to the working directory, in problems and in the messages that name another
+    // file alike, so editors and terminals can open FILE:LINE:COL.
+    const loaded = await loadRepository(
+      paths.map((p) => resolve(io.cwd, p)),
+      { display: (abs) => shownPath(io.cwd, abs) },
+    );
+    const { problems, files } = loaded;
+    const valid = !problems.some((p) => p.severity === 'error');
+    if (opts.output === 'json') {
+      io.stdout(JSON.stringify({ valid, problems, files, documents: loaded.documents }, null, 2));
+    } else if (opts.output === 'github') {
+      // GitHub Actions workflow commands: each problem becomes an annotation on the pull request.
+      const inRepo = repoRelative();
+      for (const p of problems) io.stdout(githubAnnotation({ ...p, file: (await inRepo(resolve(io.cwd, p.file))) ?? p.file }));
+      if (valid) io.stdout(summary(loaded));
+    } else if (!valid) {
+      io.stderr(problemLines(problems, 'validate'));
+    } else {
+      if (problems.length > 0) io.stderr(problems.map((p) => `${p.file}:${p.line}:${p.column}: warning: ${p.message}`).join('\n'));
+      io.stdout(summary(loaded));
+    }
+    if (!valid) io.setExitCode(1);
+  });
 }
 
 /**
