@@ -16,7 +16,7 @@
  */
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { fleetApps, writeFleet } from '../../test/support/fleet.js';
+import { fleetAppCount, fleetApps, writeFleet } from '../../test/support/fleet.js';
 import { catalogPackageDoc, deploymentDoc, flowDoc, yamlDocs } from '../../test/support/manifests.js';
 import { startSimulatorProcess } from '../../test/support/sim.js';
 import type { JournalEntry } from '../../test/support/sim.js';
@@ -43,7 +43,7 @@ export const stopLatency: Scenario = async (log, args) => {
   const sim = await startSimulatorProcess({ fleet: 'large', latencyMs: LATENCY_MS, timeScale: 1 });
   let agent: BenchAgent | undefined;
   try {
-    const appCount = shape.packages / shape.deploymentsPerFlow;
+    const appCount = fleetAppCount(shape);
     const apps = fleetApps();
     const extra = apps[appCount];
     if (!extra) throw new Error('the catalog has too few apps for the processing package');
