@@ -80,11 +80,12 @@ export function abandonMadeFlow(
   const halfKey = `${key}#${made.id}`;
   const { replacing: _r, superseded: _s, ...kept } = old.entry;
   const name = key.slice('Flow/'.length);
+  const madeEntry: InventoryEntry = { ...entry, name: `${name}#${made.id}` };
   const apart = ctx.action(halfKey, {
     op: OP.record,
     dependsOn: [],
     description: `record flow ${made.id}, made by an interrupted replacement, apart from ${key}`,
-    entry: { ...entry, name: `${name}#${made.id}`, replacing: { at: ctx.timestamp(), abandoned: true } },
+    entry: { ...madeEntry, replacing: { at: ctx.timestamp(), abandoned: true } },
     resolvesIntent: false,
   });
   const restore = ctx.action(key, {
@@ -99,7 +100,7 @@ export function abandonMadeFlow(
   deleteAbandoned(
     ctx,
     m,
-    [{ key: halfKey, entry: { ...entry, name: `${name}#${made.id}` } }],
+    [{ key: halfKey, entry: madeEntry }],
     kept.id,
     after,
     [apart, restore, forget],

@@ -80,8 +80,9 @@ export function planPrune(ctx: PlanContext, isDesired: (key: string) => boolean)
       continue;
     }
     // A replacement of it interrupted before its create left a copy recording it: it goes with the flow.
-    const copies = Object.entries(ctx.inventory.objects)
-      .filter(([k, c]) => k.startsWith(`${key}#`) && c.id === e.id && c.replacing !== undefined)
+    const copies = ctx
+      .superseded(key)
+      .filter(([, c]) => c.id === e.id && c.replacing !== undefined)
       .map(([k]) => ({ key: k, id: e.id }));
     const id = ctx.action(key, {
       op: OP.deleteFlow,

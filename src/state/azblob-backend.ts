@@ -73,15 +73,18 @@ export class AzureBlobBackend implements StateBackend {
   /** One writer per state: takes the journal's lease, or names who holds it. */
   async lock(warn: (message: string) => void, create = true): Promise<void> {
     if (this.lease) return;
-    // Only apply and run make a new state: a state edit never creates a container a typo names.
-    if (!create && !(await call('find the container', () => this.container.exists()))) throw this.missing();
-    const made = await call('create the container', () => this.container.createIfNotExists()).catch((e: unknown) => {
-      // A SAS limited to blobs may not create containers: the container then has to exist already.
-      if ((e as StateError & { status?: number }).status !== 403) throw e;
-      return undefined;
-    });
-    // Said, so a mistyped --state-url shows in the log of the apply that made a new state.
-    if (made?.succeeded) warn(`created the container "${this.container.containerName}" for a new state at ${this.url}`);
+    if (!create) {
+      // Only apply and run make a new state: a state edit never creates a container a typo names.
+      if (!(await call('find the container', () => this.container.exists()))) throw this.missing();
+    } else {
+      const made = await call('create the container', () => this.container.createIfNotExists()).catch((e: unknown) => {
+        // A SAS limited to blobs may not create containers: the container then has to exist already.
+        if ((e as StateError & { status?: number }).status !== 403) throw e;
+        return undefined;
+      });
+      // Said, so a mistyped --state-url shows in the log of the apply that made a new state.
+      if (made?.succeeded) warn(`created the container "${this.container.containerName}" for a new state at ${this.url}`);
+    }
     await call('create the journal', () => this.journalBlob.createIfNotExists());
     const lease = this.journalBlob.getBlobLeaseClient(randomUUID());
     try {
