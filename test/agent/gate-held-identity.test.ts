@@ -3,17 +3,16 @@
  * Regression: the revision was part of GateHeld's identity, so every new commit re-raised the hold
  * as a new event and sent it again to chat and webhooks. Real agent process, git, webhook receiver.
  */
-import { mkdir, writeFile } from 'node:fs/promises';
+import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startAgent } from '../support/agent-process.js';
+import { startNotifiedAgent } from '../support/notified-agent.js';
 import type { RunningAgent } from '../support/agent-process.js';
 import type { TestRepo } from '../support/git.js';
 import { deploymentsYaml, manifestRepo } from '../support/manifests.js';
 import { until as poll } from '../support/poll.js';
 import { startReceiver } from '../support/receiver.js';
 import type { Receiver } from '../support/receiver.js';
-import { tempDir } from '../support/repo.js';
 import { startTestSimulator } from '../support/sim.js';
 import type { TestSim } from '../support/sim.js';
 
@@ -32,20 +31,12 @@ beforeAll(async () => {
   sim = await startTestSimulator();
   rx = await startReceiver();
   repo = await manifestRepo({ wave: 1 });
-  const dir = await tempDir('packsync-gate-held-');
-  await mkdir(join(dir, 'secrets'));
-  await writeFile(join(dir, 'secrets', 'hook-url'), `${rx.url}/hook\n`);
-  const notifications = join(dir, 'notifications.yaml');
-  await writeFile(
-    notifications,
+  ({ agent } = await startNotifiedAgent(
+    sim,
+    repo,
     'providers:\n  - name: hook\n    type: webhook\n    addressFile: secrets/hook-url\nalerts:\n  - provider: hook\n',
-  );
-  const stateDir = await tempDir('packsync-gate-held-state-');
-  agent = await startAgent(
-    ['--source', repo.fileUrl, '--ref', 'main', '--notifications', notifications],
-    { PACKSYNC_API_URL: sim.url, PACKSYNC_API_KEY: sim.key, PACKSYNC_STATE_DIR: stateDir, HOME: stateDir },
-    stateDir,
-  );
+    { 'hook-url': `${rx.url}/hook` },
+  ));
 });
 
 afterAll(async () => {

@@ -7,7 +7,7 @@
  * token reaches the logs, /status or the page. `notify test` sends a sample.
  */
 import { createHmac } from 'node:crypto';
-import { mkdir, writeFile } from 'node:fs/promises';
+import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -16,7 +16,7 @@ import { createMetrics } from '../../src/agent/metrics.js';
 import { StatusTracker } from '../../src/agent/status.js';
 import { createApiClient } from '../../src/api/client.js';
 import { DEFAULT_PLAN_OPTIONS } from '../../src/plan/types.js';
-import { startAgent } from '../support/agent-process.js';
+import { startNotifiedAgent } from '../support/notified-agent.js';
 import type { RunningAgent } from '../support/agent-process.js';
 import type { TestRepo } from '../support/git.js';
 import { deploymentsYaml, manifestRepo, writeRepo } from '../support/manifests.js';
@@ -55,14 +55,9 @@ beforeAll(async () => {
   sim = await startTestSimulator();
   rx = await startReceiver();
   repo = await manifestRepo();
-  const dir = await tempDir('packsync-notify-agent-');
-  await mkdir(join(dir, 'secrets'));
-  await writeFile(join(dir, 'secrets', 'hook-url'), `${rx.url}/hook\n`);
-  await writeFile(join(dir, 'secrets', 'hmac'), `${HMAC}\n`);
-  await writeFile(join(dir, 'secrets', 'gh-token'), `${TOKEN}\n`);
-  notifications = join(dir, 'notifications.yaml');
-  await writeFile(
-    notifications,
+  ({ agent, notifications } = await startNotifiedAgent(
+    sim,
+    repo,
     `providers:
   - name: hook
     type: webhook
@@ -78,13 +73,8 @@ alerts:
     severity: error
   - provider: gh
 `,
-  );
-  const stateDir = await tempDir('packsync-agent-state-');
-  agent = await startAgent(
-    ['--source', repo.fileUrl, '--ref', 'main', '--notifications', notifications],
-    { PACKSYNC_API_URL: sim.url, PACKSYNC_API_KEY: sim.key, PACKSYNC_STATE_DIR: stateDir, HOME: stateDir },
-    stateDir,
-  );
+    { 'hook-url': `${rx.url}/hook`, hmac: HMAC, 'gh-token': TOKEN },
+  ));
 });
 
 afterAll(async () => {

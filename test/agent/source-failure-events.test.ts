@@ -6,10 +6,9 @@
  * occurrence (regression: a second outage on the same commit was never sent again, its record kept
  * as `open: false`). Real agent process, real git, a webhook receiver.
  */
-import { mkdir, rename, writeFile } from 'node:fs/promises';
-import { join } from 'node:path';
+import { rename } from 'node:fs/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startAgent } from '../support/agent-process.js';
+import { startNotifiedAgent } from '../support/notified-agent.js';
 import type { RunningAgent } from '../support/agent-process.js';
 import { git } from '../support/git.js';
 import type { TestRepo } from '../support/git.js';
@@ -17,7 +16,6 @@ import { manifestRepo } from '../support/manifests.js';
 import { until as poll } from '../support/poll.js';
 import { startReceiver } from '../support/receiver.js';
 import type { Receiver } from '../support/receiver.js';
-import { tempDir } from '../support/repo.js';
 import { startTestSimulator } from '../support/sim.js';
 import type { TestSim } from '../support/sim.js';
 
@@ -43,20 +41,12 @@ beforeAll(async () => {
   sim = await startTestSimulator();
   rx = await startReceiver();
   repo = await manifestRepo();
-  const dir = await tempDir('packsync-source-failure-');
-  await mkdir(join(dir, 'secrets'));
-  await writeFile(join(dir, 'secrets', 'hook-url'), `${rx.url}/hook\n`);
-  const notifications = join(dir, 'notifications.yaml');
-  await writeFile(
-    notifications,
+  ({ agent } = await startNotifiedAgent(
+    sim,
+    repo,
     'providers:\n  - name: hook\n    type: webhook\n    addressFile: secrets/hook-url\nalerts:\n  - provider: hook\n    severity: error\n',
-  );
-  const stateDir = await tempDir('packsync-source-failure-state-');
-  agent = await startAgent(
-    ['--source', repo.fileUrl, '--ref', 'main', '--notifications', notifications],
-    { PACKSYNC_API_URL: sim.url, PACKSYNC_API_KEY: sim.key, PACKSYNC_STATE_DIR: stateDir, HOME: stateDir },
-    stateDir,
-  );
+    { 'hook-url': `${rx.url}/hook` },
+  ));
   await agent.until('first apply', (s) => s.lastAppliedRevision !== null);
 });
 

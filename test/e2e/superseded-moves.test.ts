@@ -42,6 +42,16 @@ async function live(version: string): Promise<{ packages: string[]; deployments:
   return { packages, deployments: s.deployments.length };
 }
 
+/** Reverts 7-Zip 24.07 to 24.08: the kept package and deployment are reused, nothing imported or added. */
+async function revertReusesKept(repo: string): Promise<void> {
+  const before = await live('24.08');
+  const writes0 = await sim.writes();
+  await edit(repo, 'packages/seven-zip-24-08.yaml', '"24.07"', '"24.08"');
+  await applied(repo);
+  expect(creates((await sim.writes()).slice(writes0.length))).toEqual([]);
+  expect(await live('24.08')).toEqual(before);
+}
+
 const SZ_B =
   'apiVersion: packsync.dev/v1\nkind: Package\nmetadata: { name: sz-b }\nspec:\n  catalog: { app: 7-Zip, version: "23.01", scope: machine }\n';
 
@@ -90,13 +100,8 @@ describe('superseded entries belong to their key', () => {
     const moved = await inventory();
     expect(moved.objects[`Package/sz#${kept}`]?.superseded).toBeDefined();
     expect(moved.objects[`Package/seven-zip-24-08#${kept}`]).toBeUndefined();
-    const before = await live('24.08');
-    const writes0 = await sim.writes();
 
-    await edit(repo, 'packages/seven-zip-24-08.yaml', '"24.07"', '"24.08"');
-    await applied(repo);
-    expect(creates((await sim.writes()).slice(writes0.length))).toEqual([]);
-    expect(await live('24.08')).toEqual(before);
+    await revertReusesKept(repo);
     const inv = await inventory();
     expect(inv.objects['Package/sz']?.id).toBe(kept);
     expect(Object.keys(inv.objects).filter((k) => k.includes('seven-zip-24-08#') && k.startsWith('Package/'))).toEqual([]);
@@ -116,13 +121,8 @@ describe('superseded entries belong to their key', () => {
     const moved = await inventory();
     expect(moved.objects[`Deployment/sz-dep#${keptId}`]?.superseded).toBeDefined();
     expect(moved.objects[keptDep ?? '']).toBeUndefined();
-    const before = await live('24.08');
-    const writes0 = await sim.writes();
 
-    await edit(repo, 'packages/seven-zip-24-08.yaml', '"24.07"', '"24.08"');
-    await applied(repo);
-    expect(creates((await sim.writes()).slice(writes0.length))).toEqual([]);
-    expect(await live('24.08')).toEqual(before);
+    await revertReusesKept(repo);
     expect((await inventory()).objects['Deployment/sz-dep']?.id).toBe(keptId);
   });
 });
