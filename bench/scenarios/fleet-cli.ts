@@ -33,9 +33,12 @@ interface CliRun {
 }
 
 /** One CLI run, its stdout drained from a pipe as a CI log collector would, its peak RSS sampled. */
-async function runCli(args: string[], env: Record<string, string>): Promise<CliRun> {
+async function runCli(args: string[], env: Record<string, string>, nodeFlags: string[] = []): Promise<CliRun> {
   const t0 = performance.now();
-  const child = spawn(process.execPath, [CLI_BIN, ...args], { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [...nodeFlags, CLI_BIN, ...args], {
+    env: { ...process.env, ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   let stdoutBytes = 0;
   let stderr = '';
   child.stdout.on('data', (b: Buffer) => (stdoutBytes += b.length));
@@ -72,13 +75,19 @@ export const fleetCli: Scenario = async (log, args) => {
     ];
     log(`${flows} flows × 4 deployments, ${shape.packages} packages: apply (the built CLI, default Node flags, stdout to a pipe)…`);
     const j0 = await sim.journalCount();
-    const converge = await runCli(cliArgs('apply'), env);
+    const converge = await runCli(
+      cliArgs('apply'),
+      env,
+      args['cpu-profile'] === true ? ['--cpu-prof', `--cpu-prof-dir=${join(tmpdir(), 'packsync-fleet-cli-profiles')}`] : [],
+    );
     const convergeCalls = (await sim.journalCount()) - j0;
     log(
       `converge: ${round(converge.ms)} ms, ${convergeCalls} calls, bound ${round(bound(convergeCalls))} ms (×${round(converge.ms / bound(convergeCalls), 2)}), peak RSS ${converge.peakMiB} MiB`,
     );
     const j1 = await sim.journalCount();
-    const noop = await runCli(cliArgs('apply'), env);
+    // `--cpu-profile`: V8's profile of each run, for docs/performance.md's "what dominates".
+    const prof = args['cpu-profile'] === true ? ['--cpu-prof', `--cpu-prof-dir=${join(tmpdir(), 'packsync-fleet-cli-profiles')}`] : [];
+    const noop = await runCli(cliArgs('apply'), env, prof);
     const noopReads = (await sim.journalCount()) - j1;
     log(
       `no-op: ${round(noop.ms)} ms, ${noopReads} reads, bound ${round(bound(noopReads))} ms (×${round(noop.ms / bound(noopReads), 2)}), peak RSS ${noop.peakMiB} MiB`,
