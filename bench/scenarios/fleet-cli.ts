@@ -72,6 +72,8 @@ export const fleetCli: Scenario = async (log, args) => {
       stateDir,
       '--api-concurrency',
       String(IN_FLIGHT),
+      // `--cli-flags "..."`: try a flag without changing the scenario (the goal is met with none).
+      ...(typeof args['cli-flags'] === 'string' ? args['cli-flags'].split(' ') : []),
     ];
     log(`${flows} flows × 4 deployments, ${shape.packages} packages: apply (the built CLI, default Node flags, stdout to a pipe)…`);
     const j0 = await sim.journalCount();
