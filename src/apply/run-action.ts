@@ -83,9 +83,11 @@ export async function runAction(a: PlanAction, d: ActionDeps): Promise<void> {
       const id = resolveRef({ key: a.packageKey }, store);
       await uploadContentDirectory(countedChunks(api, d.countWrite), id, a.dir, {
         ...opts,
+        expectDigest: a.digest,
         onProgress: (p) => d.emit({ type: 'upload-progress', key: a.key, ...p }),
       });
-      await store.patch(a.key, { phase: 'uploaded', updatedAt: at() });
+      // The digest of the bytes the upload sent and checked, never only the planned one.
+      await store.patch(a.key, { phase: 'uploaded', contentDigest: a.digest, updatedAt: at() });
       return;
     }
     case OP.waitPackage:
