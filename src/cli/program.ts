@@ -10,6 +10,7 @@ import { connectionSecrets } from '../state/connection-secrets.js';
 import { scrub } from './logger.js';
 import { registerNotifyCommand } from './notify-command.js';
 import { registerPlanCommand } from './plan-command.js';
+import { registerReportCommand } from './report-command.js';
 import { registerRunCommand } from './run-command.js';
 import { registerSimulatorCommand } from './simulator-command.js';
 import { registerStateCommand } from './state-command.js';
@@ -28,6 +29,7 @@ export function buildProgram(io: CliIo, version: string): Command {
   registerApplyCommand(program, io);
   registerRunCommand(program, io);
   registerExportCommand(program, io);
+  registerReportCommand(program, io);
   registerStateCommand(program, io);
   registerNotifyCommand(program, io);
   registerGateCommands(program, io);
