@@ -10,6 +10,7 @@ import { connectionSecrets } from '../state/connection-secrets.js';
 import { scrub } from './logger.js';
 import { registerNotifyCommand } from './notify-command.js';
 import { registerPlanCommand } from './plan-command.js';
+import { registerRadarCommand } from './radar-command.js';
 import { registerReportCommand } from './report-command.js';
 import { registerRunCommand } from './run-command.js';
 import { registerSimulatorCommand } from './simulator-command.js';
@@ -30,6 +31,7 @@ export function buildProgram(io: CliIo, version: string): Command {
   registerRunCommand(program, io);
   registerExportCommand(program, io);
   registerReportCommand(program, io);
+  registerRadarCommand(program, io);
   registerStateCommand(program, io);
   registerNotifyCommand(program, io);
   registerGateCommands(program, io);

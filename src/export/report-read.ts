@@ -71,7 +71,7 @@ export async function readReport(input: ReportInput): Promise<Report> {
   });
 }
 
-async function ownedFlows(api: PacksyncApi, inventory: Inventory): Promise<V1FlowDetailsViewModel[]> {
+export async function ownedFlows(api: PacksyncApi, inventory: Inventory): Promise<V1FlowDetailsViewModel[]> {
   const ids = new Set<string>();
   for (const e of Object.values(inventory.objects)) {
     if (e.kind === 'Flow') ids.add(e.id);
@@ -181,7 +181,7 @@ async function readReleases(api: PacksyncApi, rollouts: RolloutFacts[]): Promise
   return out;
 }
 
-function coverage(flows: V1FlowDetailsViewModel[], packages: V1PackageViewModel[], names: string[], catalog: { id: string; name: string }[]): Coverage {
+export function coverage(flows: V1FlowDetailsViewModel[], packages: V1PackageViewModel[], names: string[], catalog: { id: string; name: string }[]): Coverage {
   const appIds = new Set<string>();
   const pkgApp = new Map(packages.map((p) => [p.id, p.appId]));
   for (const f of flows) {
