@@ -1,5 +1,6 @@
 import { Command, CommanderError } from 'commander';
 import { errorCode, errorMessage } from '../util/errors.js';
+import { registerAgentStatusCommand } from './agent-status-command.js';
 import { registerApplyCommand } from './apply-command.js';
 import { registerDemoCommand } from './demo-command.js';
 import { registerExportCommand } from './export-command.js';
@@ -32,6 +33,7 @@ export function buildProgram(io: CliIo, version: string): Command {
   registerExportCommand(program, io);
   registerReportCommand(program, io);
   registerRadarCommand(program, io);
+  registerAgentStatusCommand(program, io);
   registerStateCommand(program, io);
   registerNotifyCommand(program, io);
   registerGateCommands(program, io);
