@@ -26,17 +26,20 @@ export function registerAgentStatusCommand(program: Command, io: CliIo): void {
   const cmd = program
     .command('status')
     .description("an agent's /status as a terminal view: health, revision and signer, needs attention, rollouts by wave and tenant")
-    .requiredOption('--agent <url>', 'the agent\'s --listen address, e.g. http://packsync:8080')
+    .requiredOption('--agent <url>', "the agent's --listen address, e.g. http://packsync:8080")
     .option('--token-file <file>', 'file holding a bearer token sent as Authorization (a proxy in front of the agent)')
     .option('--timeout <ms>', 'how long to wait for the agent (milliseconds)', '10000')
-    .addOption(new Option('--output <format>', 'text or json (the /status document as the agent sent it)').choices(['text', 'json']).default('text'));
+    .addOption(
+      new Option('--output <format>', 'text or json (the /status document as the agent sent it)').choices(['text', 'json']).default('text'),
+    );
   addOutputOptions(cmd, { colour: true });
   cmd.action(async (opts: StatusOptions) => {
     const url = parseAgentUrl(opts.agent);
     const shown = redacted(url);
     const token = opts.tokenFile ? (await readFile(resolve(io.cwd, opts.tokenFile), 'utf8')).replace(/\r?\n$/, '') : undefined;
     const timeout = Number(opts.timeout);
-    if (!Number.isInteger(timeout) || timeout < 1) throw new UsageError(`--timeout must be a whole number of milliseconds (got "${opts.timeout}")`);
+    if (!Number.isInteger(timeout) || timeout < 1)
+      throw new UsageError(`--timeout must be a whole number of milliseconds (got "${opts.timeout}")`);
     const status = await fetchStatus(new URL('status', url), shown, token, timeout);
     if (opts.output === 'json') io.stdout(JSON.stringify(status, null, 2));
     else io.stdout(statusView(status, useColor(opts, io)));
@@ -69,7 +72,8 @@ async function fetchStatus(url: URL, shown: string, token: string | undefined, t
   const headers: Record<string, string> = { accept: 'application/json' };
   if (token) headers.authorization = `Bearer ${token}`;
   // Credentials in the URL go as a header, never in the request line shown anywhere.
-  if (url.username) headers.authorization ??= `Basic ${Buffer.from(`${decodeURIComponent(url.username)}:${decodeURIComponent(url.password)}`).toString('base64')}`;
+  if (url.username)
+    headers.authorization ??= `Basic ${Buffer.from(`${decodeURIComponent(url.username)}:${decodeURIComponent(url.password)}`).toString('base64')}`;
   const target = new URL(url.toString());
   target.username = '';
   target.password = '';
@@ -84,6 +88,6 @@ async function fetchStatus(url: URL, shown: string, token: string | undefined, t
   try {
     return (await res.json()) as AgentStatus;
   } catch {
-    throw unreachable('sent a /status that is not JSON (is this a packsync agent\'s --listen address?)');
+    throw unreachable("sent a /status that is not JSON (is this a packsync agent's --listen address?)");
   }
 }

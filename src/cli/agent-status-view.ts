@@ -16,7 +16,13 @@ export function statusView(s: AgentStatus, color: boolean, now: Date = new Date(
   const ready = cond('Ready');
   const stalled = cond('Stalled');
   const health =
-    stalled?.status === 'True' ? paint('31;1', 'Stalled') : ready?.status === 'True' ? paint('32;1', 'Ready') : cond('Reconciling')?.status === 'True' ? paint('33;1', 'Reconciling') : paint('33;1', 'Not ready');
+    stalled?.status === 'True'
+      ? paint('31;1', 'Stalled')
+      : ready?.status === 'True'
+        ? paint('32;1', 'Ready')
+        : cond('Reconciling')?.status === 'True'
+          ? paint('33;1', 'Reconciling')
+          : paint('33;1', 'Not ready');
   const why = (stalled?.status === 'True' ? stalled : ready)?.message;
   out.push(`${health}${why ? `  ${why}` : ''}`);
   const src = s.source ?? {};
@@ -83,6 +89,13 @@ function ago(iso: string, now: Date): string {
   const ms = now.getTime() - Date.parse(iso);
   if (Number.isNaN(ms)) return iso;
   const abs = Math.abs(ms);
-  const text = abs < 60_000 ? `${Math.round(abs / 1000)} s` : abs < 3_600_000 ? `${Math.round(abs / 60_000)} min` : abs < 172_800_000 ? `${Math.round(abs / 3_600_000)} h` : `${Math.round(abs / 86_400_000)} d`;
+  const text =
+    abs < 60_000
+      ? `${Math.round(abs / 1000)} s`
+      : abs < 3_600_000
+        ? `${Math.round(abs / 60_000)} min`
+        : abs < 172_800_000
+          ? `${Math.round(abs / 3_600_000)} h`
+          : `${Math.round(abs / 86_400_000)} d`;
   return ms >= 0 ? `${text} ago` : `in ${text}`;
 }

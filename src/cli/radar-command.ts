@@ -26,10 +26,17 @@ interface RadarOptions extends CommonOptions {
 export function registerRadarCommand(program: Command, io: CliIo): void {
   const cmd = program
     .command('radar')
-    .description('apps radar found on devices that no owned flow covers, with device counts and the catalog match; --write writes Package + Flow manifests for them')
+    .description(
+      'apps radar found on devices that no owned flow covers, with device counts and the catalog match; --write writes Package + Flow manifests for them',
+    )
     .option('--tenant <tenant>', 'only this tenant (id, default domain or display name)')
     .option('--write <dir>', 'write a Package and a Flow manifest per app into DIR (packages/, flows/; never replaces a file)')
-    .option('--app <name>', 'with --write: only this app (radar or catalog name; repeatable); default every app with a catalog match', (v: string, acc: string[]) => [...acc, v], [] as string[])
+    .option(
+      '--app <name>',
+      'with --write: only this app (radar or catalog name; repeatable); default every app with a catalog match',
+      (v: string, acc: string[]) => [...acc, v],
+      [] as string[],
+    )
     .addOption(new Option('--output <format>', 'text or json').choices(['text', 'json']).default('text'));
   addCommonOptions(cmd);
   cmd.action(async (opts: RadarOptions) => {
@@ -49,13 +56,18 @@ export function registerRadarCommand(program: Command, io: CliIo): void {
     } finally {
       await rt.close();
     }
-    for (const m of result.missing) io.stderr(`Warning: radar of tenant ${m.tenant} could not be read (${m.error}); the other tenants are listed`);
+    for (const m of result.missing)
+      io.stderr(`Warning: radar of tenant ${m.tenant} could not be read (${m.error}); the other tenants are listed`);
     if (opts.output === 'json') io.stdout(JSON.stringify(result, null, 2));
     else printApps(result, io);
     if (!dir) return;
     const files = radarManifests(chooseApps(result.apps, opts.app), new Date().toISOString().slice(0, 10));
     const written = await writeManifests(dir, files);
-    io.stderr(written.length > 0 ? `Wrote ${written.length} file(s) in ${opts.write}: ${written.join(', ')}. Next: packsync validate ${opts.write} && packsync plan ${opts.write}` : 'No unmanaged app with a catalog match: nothing written.');
+    io.stderr(
+      written.length > 0
+        ? `Wrote ${written.length} file(s) in ${opts.write}: ${written.join(', ')}. Next: packsync validate ${opts.write} && packsync plan ${opts.write}`
+        : 'No unmanaged app with a catalog match: nothing written.',
+    );
   });
 }
 
@@ -69,7 +81,9 @@ function printApps(r: RadarResult, io: CliIo): void {
     if (a.tenant !== tenant) io.stdout(`${tenant ? '\n' : ''}${a.tenant}`);
     tenant = a.tenant;
     const match = a.catalog ? `catalog: ${a.catalog.name} ${a.catalog.latestVersion}` : 'no catalog match';
-    io.stdout(`  ${a.name} (${a.publisher}): ${a.deviceCount} device(s) [${a.versions.map((v) => `${v.version}×${v.deviceCount}`).join(', ')}]; ${match}`);
+    io.stdout(
+      `  ${a.name} (${a.publisher}): ${a.deviceCount} device(s) [${a.versions.map((v) => `${v.version}×${v.deviceCount}`).join(', ')}]; ${match}`,
+    );
   }
 }
 
@@ -78,5 +92,8 @@ async function gitNames(dir: string): Promise<string[]> {
   const loaded = await loadManifests(dir).catch(() => null);
   const d = loaded?.desired;
   if (!d) return [];
-  return [...d.packages.flatMap((p) => (p.spec.catalog ? [p.spec.catalog.app] : [])), ...d.flows.flatMap((f) => (f.spec.app ? [f.spec.app] : []))];
+  return [
+    ...d.packages.flatMap((p) => (p.spec.catalog ? [p.spec.catalog.app] : [])),
+    ...d.flows.flatMap((f) => (f.spec.app ? [f.spec.app] : [])),
+  ];
 }

@@ -33,11 +33,18 @@ interface ReportOptions extends CommonOptions {
 export function registerReportCommand(program: Command, io: CliIo): void {
   const cmd = program
     .command('report [path]')
-    .description('per tenant and period: what was rolled out (release, start, waves, completion, latency), installs, gate verdicts and holds, drift, unmanaged radar apps')
+    .description(
+      'per tenant and period: what was rolled out (release, start, waves, completion, latency), installs, gate verdicts and holds, drift, unmanaged radar apps',
+    )
     .option('--from <date>', 'start of the period: a day (UTC) or an ISO timestamp (default: 30 days before --to)')
     .option('--to <date>', 'end of the period, a day included whole (default: now, the service clock)')
     .option('--tenant <tenant>', 'only this tenant (id, default domain or display name)')
-    .addOption(new Option('--format <format>', 'html (one printable page), markdown, json or pdf (a local Chromium prints it); default from --out, else markdown').choices(['html', 'markdown', 'json', 'pdf']))
+    .addOption(
+      new Option(
+        '--format <format>',
+        'html (one printable page), markdown, json or pdf (a local Chromium prints it); default from --out, else markdown',
+      ).choices(['html', 'markdown', 'json', 'pdf']),
+    )
     .option('--out <file>', 'write the report to this file (required for pdf) instead of standard output');
   addCommonOptions(cmd);
   cmd.action(async (path: string | undefined, opts: ReportOptions) => {
@@ -54,7 +61,8 @@ export function registerReportCommand(program: Command, io: CliIo): void {
     } finally {
       await rt.close();
     }
-    for (const m of report.missingTenants) io.stderr(`Warning: radar of tenant ${m.tenant} could not be read (${m.error}); the report says so`);
+    for (const m of report.missingTenants)
+      io.stderr(`Warning: radar of tenant ${m.tenant} could not be read (${m.error}); the report says so`);
     const body = await render(report, format, io);
     if (opts.out) {
       await writeFile(resolve(io.cwd, opts.out), body);
@@ -87,5 +95,8 @@ async function gitApps(path: string, io: CliIo): Promise<string[] | null> {
     return null;
   }
   const d = loaded.desired;
-  return [...d.packages.flatMap((p) => (p.spec.catalog ? [p.spec.catalog.app] : [])), ...d.flows.flatMap((f) => (f.spec.app ? [f.spec.app] : []))];
+  return [
+    ...d.packages.flatMap((p) => (p.spec.catalog ? [p.spec.catalog.app] : [])),
+    ...d.flows.flatMap((f) => (f.spec.app ? [f.spec.app] : [])),
+  ];
 }

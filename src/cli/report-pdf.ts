@@ -8,6 +8,7 @@ import { existsSync } from 'node:fs';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { delimiter, join } from 'node:path';
+import type { BrowserType } from 'playwright-core';
 import { PacksyncError } from '../util/errors.js';
 
 const CANDIDATES = ['/usr/bin/chromium', '/usr/bin/chromium-browser', '/usr/bin/google-chrome', '/snap/bin/chromium'];
@@ -34,9 +35,7 @@ export async function printPdf(html: string, env: NodeJS.ProcessEnv): Promise<Bu
   return pw ? viaPlaywright(pw.chromium, exe, html) : viaBinary(exe, html);
 }
 
-type Launcher = (typeof import('playwright-core'))['chromium'];
-
-async function viaPlaywright(chromium: Launcher, exe: string, html: string): Promise<Buffer> {
+async function viaPlaywright(chromium: BrowserType, exe: string, html: string): Promise<Buffer> {
   const browser = await chromium.launch({ executablePath: exe, args: ARGS });
   try {
     const page = await browser.newPage({ javaScriptEnabled: false });
@@ -56,7 +55,9 @@ async function viaBinary(exe: string, html: string): Promise<Buffer> {
     await new Promise<void>((resolve, reject) => {
       const p = spawn(exe, [...ARGS, '--no-pdf-header-footer', `--print-to-pdf=${out}`, `file://${src}`], { stdio: 'ignore' });
       p.on('error', reject);
-      p.on('exit', (code) => (code === 0 ? resolve() : reject(new PacksyncError('REPORT_PDF_UNAVAILABLE', `${exe} exited ${code} printing the PDF`))));
+      p.on('exit', (code) =>
+        code === 0 ? resolve() : reject(new PacksyncError('REPORT_PDF_UNAVAILABLE', `${exe} exited ${code} printing the PDF`)),
+      );
     });
     return await readFile(out);
   } finally {

@@ -124,7 +124,13 @@ function reachedAt(r: RolloutHistory, w: number, d: V1DeploymentViewModel, now: 
   return new Date(at).toISOString();
 }
 
-async function recordCounts(store: InventoryStore, api: PacksyncApi, d: V1DeploymentViewModel, waves: V1WaveViewModel[], now: string): Promise<void> {
+async function recordCounts(
+  store: InventoryStore,
+  api: PacksyncApi,
+  d: V1DeploymentViewModel,
+  waves: V1WaveViewModel[],
+  now: string,
+): Promise<void> {
   const tenants: Record<string, TenantCounts> = {};
   for (const w of waves) {
     const data = await api.getWaveLive(w.id).catch(() => null);

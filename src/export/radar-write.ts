@@ -36,9 +36,13 @@ export function chooseApps(apps: RadarApp[], names: string[]): Chosen[] {
   const wanted = names.map((n) => n.toLowerCase());
   for (const n of wanted) {
     const hit = apps.filter((a) => a.name.toLowerCase() === n || a.catalog?.name.toLowerCase() === n);
-    if (hit.length === 0) throw new PacksyncError('RADAR_WRITE', `--app "${n}" is not an unmanaged radar app (see packsync radar); nothing was written`);
+    if (hit.length === 0)
+      throw new PacksyncError('RADAR_WRITE', `--app "${n}" is not an unmanaged radar app (see packsync radar); nothing was written`);
     if (!hit.some((a) => a.catalog))
-      throw new PacksyncError('RADAR_WRITE', `--app "${n}" has no catalog match: write a custom Package for it by hand; nothing was written`);
+      throw new PacksyncError(
+        'RADAR_WRITE',
+        `--app "${n}" has no catalog match: write a custom Package for it by hand; nothing was written`,
+      );
   }
   for (const a of apps) {
     if (!a.catalog) continue;
@@ -60,7 +64,19 @@ export function radarManifests(chosen: Chosen[], day: string): ManifestFile[] {
     return [
       {
         path: `packages/${name}.yaml`,
-        text: [why, 'apiVersion: packsync.dev/v1', 'kind: Package', 'metadata:', `  name: ${name}`, 'spec:', '  catalog:', `    app: ${app}`, `    version: ${JSON.stringify(c.catalog.latestVersion)}`, `    scope: ${scope}`, ''].join('\n'),
+        text: [
+          why,
+          'apiVersion: packsync.dev/v1',
+          'kind: Package',
+          'metadata:',
+          `  name: ${name}`,
+          'spec:',
+          '  catalog:',
+          `    app: ${app}`,
+          `    version: ${JSON.stringify(c.catalog.latestVersion)}`,
+          `    scope: ${scope}`,
+          '',
+        ].join('\n'),
       },
       {
         path: `flows/${name}.yaml`,
@@ -87,10 +103,19 @@ export function radarManifests(chosen: Chosen[], day: string): ManifestFile[] {
 export async function writeManifests(dir: string, files: ManifestFile[]): Promise<string[]> {
   const taken: string[] = [];
   for (const f of files) {
-    if (await access(join(dir, f.path)).then(() => true, () => false)) taken.push(f.path);
+    if (
+      await access(join(dir, f.path)).then(
+        () => true,
+        () => false,
+      )
+    )
+      taken.push(f.path);
   }
   if (taken.length > 0)
-    throw new PacksyncError('RADAR_WRITE', `${taken.map((t) => join(dir, t)).join(', ')} already exist(s); packsync radar never replaces a file, nothing was written`);
+    throw new PacksyncError(
+      'RADAR_WRITE',
+      `${taken.map((t) => join(dir, t)).join(', ')} already exist(s); packsync radar never replaces a file, nothing was written`,
+    );
   for (const f of files) {
     await mkdir(dirname(join(dir, f.path)), { recursive: true });
     await writeFile(join(dir, f.path), f.text, { flag: 'wx' });

@@ -75,7 +75,12 @@ async function radarOf(api: PacksyncApi, tenantId: string): Promise<V1RadarAppVi
   return collectAll((req) => api.listRadarApps(tenantId, req));
 }
 
-function toApp(t: V1TenantViewModel, r: V1RadarAppViewModel, byId: Map<string, V1AppViewModel>, byName: Map<string, V1AppViewModel>): RadarApp {
+function toApp(
+  t: V1TenantViewModel,
+  r: V1RadarAppViewModel,
+  byId: Map<string, V1AppViewModel>,
+  byName: Map<string, V1AppViewModel>,
+): RadarApp {
   const match = (r.matchedAppId ? byId.get(r.matchedAppId) : undefined) ?? byName.get(r.name.toLowerCase());
   return {
     tenantId: t.id,

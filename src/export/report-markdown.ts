@@ -4,7 +4,10 @@ import { gateText, hours, periodText, when } from './report-text.js';
 
 /** Table cells: a pipe or a newline in a value (an app name, a reason) must not break the table. */
 function cell(v: unknown): string {
-  return String(v).replace(/\\/g, '\\\\').replace(/\|/g, '\\|').replace(/[\r\n]+/g, ' ');
+  return String(v)
+    .replace(/\\/g, '\\\\')
+    .replace(/\|/g, '\\|')
+    .replace(/[\r\n]+/g, ' ');
 }
 
 function row(values: unknown[]): string {

@@ -136,8 +136,7 @@ function tenantRollout(r: RolloutFacts, tenantId: string, releases: Map<string, 
   if (index < 0) return [];
   const releasedAt = r.appId ? (releases.get(releaseKey(r.appId, r.version)) ?? null) : null;
   const c = r.counts?.tenants[tenantId];
-  const latency =
-    releasedAt && r.completedAt ? Math.round(((Date.parse(r.completedAt) - Date.parse(releasedAt)) / HOUR) * 10) / 10 : null;
+  const latency = releasedAt && r.completedAt ? Math.round(((Date.parse(r.completedAt) - Date.parse(releasedAt)) / HOUR) * 10) / 10 : null;
   const waves = r.reached.filter((w) => w.wave <= r.waveCount).sort((a, b) => a.wave - b.wave);
   const tenantReachedAt = waves.find((w) => w.wave === index + 1)?.at ?? null;
   // A wave never reached has no installs: its zero counts would read as "nothing installed".

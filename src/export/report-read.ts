@@ -181,7 +181,12 @@ async function readReleases(api: PacksyncApi, rollouts: RolloutFacts[]): Promise
   return out;
 }
 
-export function coverage(flows: V1FlowDetailsViewModel[], packages: V1PackageViewModel[], names: string[], catalog: { id: string; name: string }[]): Coverage {
+export function coverage(
+  flows: V1FlowDetailsViewModel[],
+  packages: V1PackageViewModel[],
+  names: string[],
+  catalog: { id: string; name: string }[],
+): Coverage {
   const appIds = new Set<string>();
   const pkgApp = new Map(packages.map((p) => [p.id, p.appId]));
   for (const f of flows) {
