@@ -89,7 +89,7 @@ describe('packsync report against a simulated month', () => {
     const pkg = await api<{ appId: string }>(`/package/${d.packageId}`);
     const app = await api<{ versions: { version: string; createdDate: string }[] }>(`/app/${pkg.appId}`);
     const released = app.versions.find((v) => v.version === '24.08')!.createdDate;
-    const journal = (await sim.journal(true)) as JournalEntry[];
+    const journal: JournalEntry[] = await sim.journal(true);
     const skips = journal.filter((e) => e.path.endsWith('/skip-wave') && e.status === 200).map((e) => e.serviceTime);
     const stop = journal.find((e) => e.path.endsWith('/stop'))!.serviceTime;
     expect(skips).toHaveLength(3);
@@ -215,7 +215,9 @@ describe('packsync report against a simulated month', () => {
       const overflow = await page.evaluate(() => document.documentElement.scrollWidth > document.documentElement.clientWidth);
       expect(overflow).toBe(false);
       await page.emulateMedia({ media: 'print' });
-      const breaks = await page.locator('section.tenant').evaluateAll((els) => els.map((e) => getComputedStyle(e).breakBefore));
+      const breaks: unknown = await page.evaluate(
+        "[...document.querySelectorAll('section.tenant')].map((e) => getComputedStyle(e).breakBefore)",
+      );
       expect(breaks).toEqual(['page', 'page', 'page', 'page']);
       const pdf = await page.pdf({ preferCSSPageSize: true });
       expect(pdf.subarray(0, 5).toString()).toBe('%PDF-');
