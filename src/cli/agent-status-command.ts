@@ -85,9 +85,14 @@ async function fetchStatus(url: URL, shown: string, token: string | undefined, t
     throw unreachable(`is unreachable (${cause === 'TimeoutError' ? `no answer in ${timeoutMs} ms` : cause})`);
   }
   if (!res.ok) throw unreachable(`answered ${res.status} ${res.statusText} for /status`);
+  const notAgent = unreachable("answered /status with something that is not a packsync agent's status (is this its --listen address?)");
+  let body: unknown;
   try {
-    return (await res.json()) as AgentStatus;
+    body = await res.json();
   } catch {
-    throw unreachable("sent a /status that is not JSON (is this a packsync agent's --listen address?)");
+    throw notAgent;
   }
+  // Tolerant of an older agent's missing fields, but not of something else entirely.
+  if (typeof body !== 'object' || body === null || !Array.isArray((body as { conditions?: unknown }).conditions)) throw notAgent;
+  return body as AgentStatus;
 }

@@ -34,14 +34,15 @@ export function manifestName(app: string): string {
 export function chooseApps(apps: RadarApp[], names: string[]): Chosen[] {
   const byCatalog = new Map<string, Chosen>();
   const wanted = names.map((n) => n.toLowerCase());
-  for (const n of wanted) {
+  for (const given of names) {
+    const n = given.toLowerCase();
     const hit = apps.filter((a) => a.name.toLowerCase() === n || a.catalog?.name.toLowerCase() === n);
     if (hit.length === 0)
-      throw new PacksyncError('RADAR_WRITE', `--app "${n}" is not an unmanaged radar app (see packsync radar); nothing was written`);
+      throw new PacksyncError('RADAR_WRITE', `--app "${given}" is not an unmanaged radar app (see packsync radar); nothing was written`);
     if (!hit.some((a) => a.catalog))
       throw new PacksyncError(
         'RADAR_WRITE',
-        `--app "${n}" has no catalog match: write a custom Package for it by hand; nothing was written`,
+        `--app "${given}" has no catalog match: write a custom Package for it by hand; nothing was written`,
       );
   }
   for (const a of apps) {
