@@ -5,7 +5,7 @@
  */
 import type { DriftRecord } from '../state/history.js';
 import type { Report, ReportTenant, TenantRollout } from './report-model.js';
-import { gateText, hours, periodText, when } from './report-text.js';
+import { gateText, hours, periodText, sharedDrift, when } from './report-text.js';
 
 export function esc(s: unknown): string {
   return String(s).replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
@@ -38,6 +38,9 @@ export function renderReportHtml(r: Report): string {
         .join('; ')}. Their unmanaged apps are missing from this report.</div>`,
     );
   if (r.empty) parts.push('<p class="empty" id="no-data">Nothing was rolled out and no drift was found in this period.</p>');
+  const shared = sharedDrift(r);
+  if (shared.length > 0)
+    parts.push(`<section id="shared-drift">${driftTable(shared).replace('<h3>Drift</h3>', '<h3>Drift of shared objects</h3>')}</section>`);
   for (const t of r.tenants) parts.push(tenantSection(t));
   parts.push('</body></html>\n');
   return parts.join('\n');
@@ -81,6 +84,7 @@ function tenantSection(t: ReportTenant): string {
           esc(a.versions.map((v) => `${v.version} (${v.deviceCount})`).join(', ')),
           a.catalog ? `${esc(a.catalog.name)} ${esc(a.catalog.latestVersion)}` : '<span class="muted">none</span>',
         ]),
+        [2],
       ),
     );
   out.push('</section>');
@@ -125,7 +129,7 @@ function num(n: number | undefined): string {
   return n === undefined ? '–' : esc(n.toLocaleString('en-US'));
 }
 
-function table(head: string[], rows: string[][], numeric: number[] = [2]): string {
+function table(head: string[], rows: string[][], numeric: number[] = []): string {
   const cell = (v: string, i: number): string => (numeric.includes(i) ? `<td class="n">${v}</td>` : `<td>${v}</td>`);
   return `<table><thead><tr>${head.map((h) => `<th>${esc(h)}</th>`).join('')}</tr></thead><tbody>${rows
     .map((r) => `<tr>${r.map(cell).join('')}</tr>`)

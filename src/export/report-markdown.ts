@@ -1,6 +1,7 @@
 /** The report as markdown (docs/reports.md#markdown): for a ticket, a wiki page or a monthly mail. */
+import type { DriftRecord } from '../state/history.js';
 import type { Report, ReportTenant } from './report-model.js';
-import { gateText, hours, periodText, when } from './report-text.js';
+import { gateText, hours, periodText, sharedDrift, when } from './report-text.js';
 
 /** Table cells: a pipe or a newline in a value (an app name, a reason) must not break the table. */
 function cell(v: unknown): string {
@@ -33,6 +34,9 @@ export function renderReportMarkdown(r: Report): string {
       '',
     );
   if (r.empty) out.push('_Nothing was rolled out and no drift was found in this period._', '');
+  const shared = sharedDrift(r);
+  if (shared.length > 0)
+    out.push('## Drift of shared objects', '', ...table(['When', 'Object', 'Found', 'Done'], shared.map(driftRow)), '');
   for (const tenant of r.tenants) out.push(...tenantLines(tenant));
   return `${out.join('\n').trimEnd()}\n`;
 }
@@ -68,16 +72,7 @@ function tenantLines(t: ReportTenant): string[] {
     const gates = t.rollouts.flatMap((r) => r.gates.map((g) => [`${r.app} ${r.version}`, when(g.at), gateText(g), g.reason]));
     if (gates.length > 0) out.push('### Gate verdicts and holds', '', ...table(['Rollout', 'When', 'Verdict', 'Reason'], gates), '');
   }
-  if (t.drift.length > 0)
-    out.push(
-      '### Drift',
-      '',
-      ...table(
-        ['When', 'Object', 'Found', 'Done'],
-        t.drift.map((d) => [when(d.at), d.key, d.what, d.action === 'healed' ? 'healed' : 'reported only']),
-      ),
-      '',
-    );
+  if (t.drift.length > 0) out.push('### Drift', '', ...table(['When', 'Object', 'Found', 'Done'], t.drift.map(driftRow)), '');
   out.push('### Unmanaged apps found by radar', '');
   if (t.radar.length === 0) out.push('None.', '');
   else
@@ -89,4 +84,8 @@ function tenantLines(t: ReportTenant): string[] {
       '',
     );
   return out;
+}
+
+function driftRow(d: DriftRecord): unknown[] {
+  return [when(d.at), d.key, d.what, d.action === 'healed' ? 'healed' : 'reported only'];
 }

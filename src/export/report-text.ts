@@ -1,5 +1,5 @@
 /** Wording shared by the report's HTML and markdown forms (docs/reports.md). */
-import type { HistoryGateEntry } from '../state/history.js';
+import type { DriftRecord, HistoryGateEntry } from '../state/history.js';
 import type { Report } from './report-model.js';
 
 /** `2026-11-20 14:05 UTC`; `–` when unknown. */
@@ -34,4 +34,10 @@ export function gateText(g: HistoryGateEntry): string {
     case 'resume':
       return `resumed at wave ${g.wave} (${who})`;
   }
+}
+
+/** Drift of objects no tenant's rollouts name (a package, a flow without a rollout in the period): shown once, for all tenants. */
+export function sharedDrift(r: Report): DriftRecord[] {
+  const shown = new Set(r.tenants.flatMap((t) => t.drift));
+  return r.drift.filter((d) => !shown.has(d));
 }

@@ -212,7 +212,7 @@ describe('packsync report against a simulated month', () => {
       await expect(contoso.locator('table').first().textContent()).resolves.toContain('7-Zip');
       await expect(contoso.textContent()).resolves.toMatch(/stopped at wave 1 \(gate\).*Contoso: \d+\.\d% failed/s);
       // Screen: tables fit the page width; print: each tenant starts a page, A4 landscape.
-      const overflow = await page.evaluate(() => document.documentElement.scrollWidth > document.documentElement.clientWidth);
+      const overflow: unknown = await page.evaluate('document.documentElement.scrollWidth > document.documentElement.clientWidth');
       expect(overflow).toBe(false);
       await page.emulateMedia({ media: 'print' });
       const breaks: unknown = await page.evaluate(
