@@ -150,6 +150,24 @@ describe('packsync report against a simulated month', () => {
     expect(snap.history?.rollouts).toHaveLength(1);
   });
 
+  it('every field of the JSON report is documented in docs/reports.md', async () => {
+    const r = await report('--from', '2020-01-01');
+    const keys = new Set<string>();
+    const walk = (v: unknown): void => {
+      if (Array.isArray(v)) v.forEach(walk);
+      else if (v && typeof v === 'object')
+        for (const [k, x] of Object.entries(v)) {
+          // Per-tenant maps are keyed by ids, not field names.
+          if (!/^[0-9a-f-]{36}$/.test(k)) keys.add(k);
+          walk(x);
+        }
+    };
+    walk(r);
+    const doc = await readFile(join(import.meta.dirname, '..', '..', 'docs', 'reports.md'), 'utf8');
+    expect([...keys].filter((k) => !new RegExp(`\`(?:[\\w.\\[\\]…]*\\.)?${k}(?:\`|\\[\\])`).test(doc))).toEqual([]);
+    expect(keys.size).toBeGreaterThan(40);
+  });
+
   it('an empty period is an empty report that says so, in every format', async () => {
     const r = await report('--from', '2020-01-01', '--to', '2020-01-31');
     expect(r.empty).toBe(true);
