@@ -11,6 +11,7 @@ import type { AgentStatus } from '../agent/status-types.js';
 import { PacksyncError } from '../util/errors.js';
 import { statusView } from './agent-status-view.js';
 import { addOutputOptions, useColor } from './common.js';
+import { intFlag } from './flag-values.js';
 import type { CliIo } from './io.js';
 import { UsageError } from './io.js';
 
@@ -37,9 +38,7 @@ export function registerAgentStatusCommand(program: Command, io: CliIo): void {
     const url = parseAgentUrl(opts.agent);
     const shown = redacted(url);
     const token = opts.tokenFile ? (await readFile(resolve(io.cwd, opts.tokenFile), 'utf8')).replace(/\r?\n$/, '') : undefined;
-    const timeout = Number(opts.timeout);
-    if (!Number.isInteger(timeout) || timeout < 1)
-      throw new UsageError(`--timeout must be a whole number of milliseconds (got "${opts.timeout}")`);
+    const timeout = intFlag(opts.timeout, '--timeout');
     const status = await fetchStatus(new URL('status', url), shown, token, timeout);
     if (opts.output === 'json') io.stdout(JSON.stringify(status, null, 2));
     else io.stdout(statusView(status, useColor(opts, io)));
