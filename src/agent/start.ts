@@ -65,7 +65,7 @@ export async function runAgent(o: AgentRunOptions): Promise<OncePass | null> {
     metrics,
     logger,
   });
-  const notifier = o.notifications ? await startNotifier(o.notifications, o.stateDir, status, metrics, logger, o.links) : null;
+  const notifier = o.notifications ? await startNotifier(o.notifications, o, status) : null;
   const flushNotifications = (): Promise<unknown> =>
     notifier ? Promise.race([notifier.flush(), new Promise((r) => setTimeout(r, 5000).unref())]) : Promise.resolve();
   const agent = new Agent({
@@ -156,12 +156,10 @@ function stopSignal(): Promise<string> {
 /** Notifications listen to the status: every event occurrence, and each pass's start and end. */
 async function startNotifier(
   config: NotificationConfig,
-  stateDir: string,
+  o: Pick<AgentRunOptions, 'stateDir' | 'metrics' | 'logger' | 'links'>,
   status: StatusTracker,
-  metrics: AgentMetrics,
-  logger: Logger,
-  links: NotifyLinks = {},
 ): Promise<Notifier> {
+  const { stateDir, metrics, logger, links = {} } = o;
   const [{ Notifier }, { NotifyStore }] = await Promise.all([import('./notify/notifier.js'), import('./notify/store.js')]);
   const notifier = new Notifier({
     config,

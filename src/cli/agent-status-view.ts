@@ -5,7 +5,7 @@
  * a terminal. Reads the JSON tolerantly: an older agent's missing field is left out, never an error.
  */
 import type { AgentStatus } from '../agent/status-types.js';
-import type { Rollout } from '../agent/rollouts.js';
+import type { Rollout } from '../agent/status-types.js';
 
 type Paint = (code: string, s: string) => string;
 

@@ -189,14 +189,10 @@ export class Notifier {
         p,
         reason,
         () =>
-          commitStatusRequest(
-            p,
-            repo,
-            revision,
-            state,
-            described(description, this.o.links),
-            objectLink(this.o.links?.externalUrl, undefined),
-          ),
+          commitStatusRequest(p, repo, revision, state, {
+            description: described(description, this.o.links),
+            targetUrl: objectLink(this.o.links?.externalUrl, undefined),
+          }),
         () => undefined,
         () => {
           if (statuses[key] !== state) return;

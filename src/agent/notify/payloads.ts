@@ -189,10 +189,10 @@ export function commitStatusRequest(
   repository: string,
   sha: string,
   state: CommitState,
-  description: string,
-  /** The status page (`run --external-url`): the status links to it. */
-  targetUrl?: string,
+  /** `targetUrl`: the status page (`run --external-url`), which the status links to. */
+  post: { description: string; targetUrl?: string | undefined },
 ): OutgoingRequest {
+  const { description, targetUrl } = post;
   const target = targetUrl ? { target_url: targetUrl } : {};
   const context = `packsync/${p.name}`;
   const [owner, repo] = repository.split('/') as [string, string];
