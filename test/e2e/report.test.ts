@@ -168,13 +168,19 @@ describe('packsync report against a simulated month', () => {
     expect(keys.size).toBeGreaterThan(40);
   });
 
-  it('an empty period is an empty report that says so, in every format', async () => {
+  it('an empty period is an empty report that says so; --tenant narrows to one tenant; bad flags are usage errors', async () => {
     const r = await report('--from', '2020-01-01', '--to', '2020-01-31');
     expect(r.empty).toBe(true);
     expect(r.totals.rollouts).toBe(0);
     const md = await cli(['report', '--from', '2020-01-01', '--to', '2020-01-31', '--format', 'markdown'], env);
     expect(md.code).toBe(0);
     expect(md.stdout).toContain('Nothing was rolled out and no drift was found in this period.');
+    const one = await report('--from', '2020-01-01', '--tenant', 'FABRIKAM.onmicrosoft.com');
+    expect(one.tenants.map((t) => t.name)).toEqual(['Fabrikam']);
+    expect(one.tenants[0]!.rollouts).toHaveLength(1);
+    const nobody = await cli(['report', '--tenant', 'nowhere.example'], env);
+    expect(nobody.code).toBe(1);
+    expect(nobody.stderr).toMatch(/REPORT_UNKNOWN_TENANT: --tenant "nowhere.example" names no tenant; tenants: /);
     const bad = await cli(['report', '--from', 'last month'], env);
     expect(bad.code).toBe(1);
     expect(bad.stderr).toMatch(/--from must be a date/);
