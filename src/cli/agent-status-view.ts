@@ -71,10 +71,9 @@ function rolloutLines(r: Rollout, paint: Paint): string[] {
   const bar = `[${'#'.repeat(filled)}${'.'.repeat(10 - filled)}]`;
   const rate = r.successRate !== undefined ? `  success ${r.successRate} %` : '';
   const verdict = r.promotion ? `  gate ${r.promotion.verdict}` : r.gate ? `  gate wave ${r.gate.wave} ${r.gate.verdict}` : '';
-  const extra = r as Rollout & { nextWindow?: unknown; window?: { next?: unknown } };
-  const windowAt = extra.nextWindow ?? extra.window?.next;
+  const windowText = nextWindow(r);
   const lines = [
-    `  ${r.app} ${r.version}  ${paint('2', r.flow)}  ${r.status}  wave ${r.currentWave}/${r.waveCount} ${bar}${rate}${verdict}${typeof windowAt === 'string' ? `  next window ${windowAt}` : ''}`,
+    `  ${r.app} ${r.version}  ${paint('2', r.flow)}  ${r.status}  wave ${r.currentWave}/${r.waveCount} ${bar}${rate}${verdict}${windowText}`,
   ];
   const tenants = (r.tenants ?? []).map((t) => {
     const [mark, code] = TENANT_MARK[t.status] ?? ['?', '0'];
@@ -98,4 +97,14 @@ function ago(iso: string, now: Date): string {
           ? `${Math.round(abs / 3_600_000)} h`
           : `${Math.round(abs / 86_400_000)} d`;
   return ms >= 0 ? `${text} ago` : `in ${text}`;
+}
+
+/**
+ * The rollout's change window when the agent reports one (`window` of docs/policy.md: open, or what
+ * waits and until when); an agent without windows sends none and nothing is printed.
+ */
+function nextWindow(r: Rollout): string {
+  const w = (r as Rollout & { window?: { open?: boolean; until?: string | null; reason?: string } }).window;
+  if (!w || w.open !== false) return '';
+  return `  ${w.reason ?? 'waits for its window'}${w.until ? ` (opens ${w.until})` : ''}`;
 }
