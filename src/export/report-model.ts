@@ -127,7 +127,8 @@ export function buildReport(f: ReportFacts): Report {
   };
 }
 
-function rolloutTimes(r: RolloutFacts): (string | null)[] {
+/** Every moment of a rollout: it is in a period when one of them is. */
+export function rolloutTimes(r: RolloutFacts): (string | null)[] {
   return [r.startedAt, r.completedAt, r.stoppedAt, ...r.reached.map((w) => w.at), ...r.gates.map((g) => g.at)];
 }
 

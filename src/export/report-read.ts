@@ -13,7 +13,7 @@ import { mapLimit } from '../util/map-limit.js';
 import { PacksyncError } from '../util/errors.js';
 import { readUnmanagedRadar, tenantName } from './radar.js';
 import type { Coverage } from './radar.js';
-import { buildReport, releaseKey } from './report-model.js';
+import { buildReport, releaseKey, rolloutTimes } from './report-model.js';
 import type { Report, RolloutFacts } from './report-model.js';
 
 export class ReportError extends PacksyncError<'REPORT_UNKNOWN_TENANT'> {}
@@ -51,14 +51,17 @@ export async function readReport(input: ReportInput): Promise<Report> {
     api.listPackages({ disablePaging: true }).then((p) => p.items),
   ]);
   const tenants = pickTenants(allTenants, input.tenant);
+  // The period is fixed once the service's clock is known (the first answers carry it); rollouts
+  // outside it cost no wave live or catalog read.
+  const now = api.serviceTime?.() ?? input.now;
+  const { from, to } = input.period(now);
   const flows = await ownedFlows(api, inventory);
-  const rollouts = mergeRollouts(inventory, flows, new Map(packages.map((p) => [p.id, p])));
+  const all = mergeRollouts(inventory, flows, new Map(packages.map((p) => [p.id, p])));
+  const rollouts = all.filter((r) => inPeriod(r, from, to));
   await addLiveCounts(api, flows, rollouts);
   const releases = await readReleases(api, rollouts);
   const covered = coverage(flows, packages, input.coveredNames ?? [], catalog);
   const radar = await readUnmanagedRadar(api, tenants, catalog, covered);
-  const now = api.serviceTime?.() ?? input.now;
-  const { from, to } = input.period(now);
   return buildReport({
     generatedAt: now.toISOString(),
     from,
@@ -203,4 +206,8 @@ export function coverage(
     if (id) appIds.add(id);
   }
   return { appIds, names: new Set(lower) };
+}
+
+function inPeriod(r: RolloutFacts, from: Date, to: Date): boolean {
+  return rolloutTimes(r).some((t) => t !== null && Date.parse(t) >= from.getTime() && Date.parse(t) <= to.getTime());
 }
