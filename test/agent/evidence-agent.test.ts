@@ -10,6 +10,7 @@ import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { AgentStatus } from '../../src/agent/status-types.js';
+import type { Report } from '../../src/export/report-model.js';
 import { startAgent } from '../support/agent-process.js';
 import type { RunningAgent } from '../support/agent-process.js';
 import { cli } from '../support/cli.js';
@@ -28,6 +29,7 @@ let sim: TestSim;
 let repo: TestRepo;
 let rx: Receiver;
 let agent: RunningAgent;
+let stateDir: string;
 
 interface Hook {
   reason: string;
@@ -50,7 +52,7 @@ beforeAll(async () => {
     config,
     `providers:\n  - name: hook\n    type: webhook\n    addressFile: hook-url\n  - name: gh\n    type: github\n    address: ${rx.url}/gh\n    tokenFile: gh-token\n    repository: acme/fleet\nalerts:\n  - provider: hook\n  - provider: gh\n`,
   );
-  const stateDir = await tempDir('packsync-agent-state-');
+  stateDir = await tempDir('packsync-agent-state-');
   agent = await startAgent(
     ['--source', repo.fileUrl, '--ref', 'main', '--notifications', config, '--external-url', EXTERNAL, '--name', 'prod-eu'],
     { PACKSYNC_API_URL: sim.url, PACKSYNC_API_KEY: sim.key, PACKSYNC_STATE_DIR: stateDir, HOME: stateDir },
@@ -97,6 +99,20 @@ describe('agent evidence', () => {
       expect(await agent.counter('packsync_rollout_success_ratio', labels)).toBeCloseTo(board.successRate / 100, 3);
     const text = await (await fetch(`${agent.base}/metrics`)).text();
     expect(text.split('\n').filter((l) => l.startsWith('packsync_rollout_wave{'))).toHaveLength(s.rollouts.length);
+  });
+
+  it("records the rollout's history as it runs: a report read beside the running agent has its start and both waves", async () => {
+    const out = await cli(['report', '--from', '2020-01-01', '--format', 'json'], {
+      PACKSYNC_API_URL: sim.url,
+      PACKSYNC_API_KEY: sim.key,
+      PACKSYNC_STATE_DIR: stateDir,
+    });
+    expect(out.code, out.stderr).toBe(0);
+    const r = JSON.parse(out.stdout) as Report;
+    const row = r.tenants.flatMap((t) => t.rollouts).find((x) => x.deployment === 'Deployment/seven-zip-24-08')!;
+    expect(row.waves.map((w) => `${w.wave}:${w.by}`)).toEqual(['1:service', '2:service']);
+    // The service moved it after Pilot's 24 h delay: wave 2's time is wave 1's plus that delay.
+    expect(Date.parse(row.waves[1]!.reachedAt) - Date.parse(row.waves[0]!.reachedAt)).toBe(24 * 3_600_000);
   });
 
   it('packsync status --agent prints health, the revision, attention and each rollout with its wave and tenants', async () => {
