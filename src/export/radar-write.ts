@@ -26,7 +26,9 @@ export function manifestName(app: string): string {
     .toLowerCase()
     .replace(/\+/g, 'p')
     .replace(/[^a-z0-9.]+/g, '-')
-    .replace(/^[-.]+|[-.]+$/g, '');
+    .replace(/^[-.]+|[-.]+$/g, '')
+    .slice(0, 128)
+    .replace(/[-.]+$/, '');
   return s || 'app';
 }
 
@@ -102,6 +104,12 @@ export function radarManifests(chosen: Chosen[], day: string): ManifestFile[] {
 
 /** Writes every file, or none: an existing file is never replaced. */
 export async function writeManifests(dir: string, files: ManifestFile[]): Promise<string[]> {
+  const twice = files.filter((f, i) => files.findIndex((g) => g.path === f.path) !== i);
+  if (twice.length > 0)
+    throw new PacksyncError(
+      'RADAR_WRITE',
+      `two apps would be written to ${twice[0]!.path}; name them one at a time with --app; nothing was written`,
+    );
   const taken: string[] = [];
   for (const f of files) {
     if (
