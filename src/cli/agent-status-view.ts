@@ -9,7 +9,8 @@ import type { Rollout } from '../agent/status-types.js';
 
 type Paint = (code: string, s: string) => string;
 
-export function statusView(s: AgentStatus, color: boolean, now: Date = new Date()): string {
+export function statusView(raw: AgentStatus, color: boolean, now: Date = new Date()): string {
+  const s = printable(raw) as AgentStatus;
   const paint: Paint = (code, text) => (color ? `\x1b[${code}m${text}\x1b[0m` : text);
   const out: string[] = [];
   const cond = (t: string): AgentStatus['conditions'][number] | undefined => s.conditions?.find((c) => c.type === t);
@@ -107,4 +108,15 @@ function nextWindow(r: Rollout): string {
   const w = (r as Rollout & { window?: { open?: boolean; until?: string | null; reason?: string } }).window;
   if (!w || w.open !== false) return '';
   return `  ${w.reason ?? 'waits for its window'}${w.until ? ` (opens ${w.until})` : ''}`;
+}
+
+/**
+ * Control characters in what the agent sent (a message quoting a file, a name) are shown as `?`:
+ * an escape sequence from a manifest must not drive the operator's terminal.
+ */
+function printable(v: unknown): unknown {
+  if (typeof v === 'string') return v.replace(/[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/g, '?');
+  if (Array.isArray(v)) return v.map(printable);
+  if (v && typeof v === 'object') return Object.fromEntries(Object.entries(v).map(([k, x]) => [k, printable(x)]));
+  return v;
 }

@@ -57,6 +57,12 @@ describe('status --agent view', () => {
     expect(statusView(status(), true, NOW)).toContain('\x1b[31m✗\x1b[0m Contoso');
   });
 
+  it('shows control characters from the agent as ?, never as terminal escapes', () => {
+    const s = status();
+    s.problems[0]!.message = 'bad \x1b]0;pwned\x07 value';
+    expect(statusView(s, false, NOW)).toContain('bad ?]0;pwned? value');
+  });
+
   it('prints a status with fields missing (an older agent) without failing', () => {
     const bare = { conditions: [] } as unknown as AgentStatus;
     const text = statusView(bare, false, NOW);
