@@ -22,6 +22,8 @@ import type { Plan, PlanOptions } from '../plan/types.js';
 import { carryOutRequests } from './gate-requests.js';
 import type { CarriedCommand } from './gate-requests.js';
 import { planScope } from './scope.js';
+import { annotateReach, movingFlowIds } from '../plan/reach.js';
+import { readTenantDevices } from '../live/wave-devices.js';
 
 export interface PlanPassInput {
   path: string;
@@ -101,10 +103,22 @@ export async function planPass(input: PlanPassInput): Promise<PlanPassOutput> {
   });
   const scope = await planScope(input.path, desired.root);
   const p = computePlan({ desired, live: snap.live, inventory: store.inventory, options: input.planOptions, now: now(), revision, scope });
-  p.reads = snap.reads;
+  p.reads = snap.reads + (await addReach(p, snap.live, input));
   if (input.signer) p.signer = input.signer;
   const warnings = loaded.problems.filter((x) => x.severity === 'warning');
   return { kind: 'planned', plan: p, desired, warnings, store, live: snap.live, ...(commands.length > 0 ? { commands } : {}) };
+}
+
+/** Blast radius (docs/policy.md): device counts of the waves of flows the plan moves; returns the reads made. */
+async function addReach(p: Plan, live: LiveState, input: PlanPassInput): Promise<number> {
+  const flows = movingFlowIds(p, live);
+  if (flows.length === 0) return 0;
+  const read = await readTenantDevices(input.api, live, flows, {
+    ...(input.readConcurrency ? { concurrency: input.readConcurrency } : {}),
+    ...(input.signal ? { signal: input.signal } : {}),
+  });
+  annotateReach(p, live, read.devices);
+  return read.reads;
 }
 
 /**

@@ -16,6 +16,7 @@ import type { DeploymentRecord } from './deployment-add.js';
 import { reconcileExisting, versionAlreadyLive } from './deployment-reconcile.js';
 import { statusAsState } from './deployment-decisions.js';
 import { reportDeleted } from './not-planned.js';
+import { breakGlassAction, breakGlassLine, gateForward } from './window-gate.js';
 import { OP } from './ops.js';
 import { otherHolder, planOwnedElsewhere } from './ownership.js';
 import { markMoved, moveActions, recordAction, restoreActions, supersedeAction } from './state-writes.js';
@@ -69,6 +70,12 @@ export function planDeployment(ctx: PlanContext, m: DeploymentManifest): void {
   }
 
   if (!live) {
+    // An add that starts moves a rollout forward: it waits for the window (docs/policy.md).
+    const window = state === 'running' ? gateForward(ctx, key, m, ['add deployment and start it']) : {};
+    if (window.hold !== undefined) {
+      ctx.object('Deployment', name, 'waiting', { source: m.source, reasons: [window.hold] }, key);
+      return;
+    }
     const reasons: string[] = [];
     const first: string[] = [];
     const deletedOutside = entry !== undefined && entry.flowId === flowId && entry.packageId === packageId && ctx.live.read.flows;
@@ -97,6 +104,10 @@ export function planDeployment(ctx: PlanContext, m: DeploymentManifest): void {
     );
     // A flow replacement deletes the old flow only after its deployments are added to the new one.
     if (flow.replaces && actions[0]) flow.replaces.push(actions[0]);
+    if (window.breakGlass) {
+      reasons.push(breakGlassLine(window.breakGlass));
+      actions.push(breakGlassAction(ctx, key, actions.slice(-1), window.breakGlass));
+    }
     const o = ctx.object('Deployment', name, 'create', { source: m.source, reasons, actions: [...first, ...actions] }, key);
     if (deletedOutside) o.drift = 'healed';
     return;

@@ -1,0 +1,99 @@
+/**
+ * The planner's side of change windows and freezes (docs/policy.md): whether this pass may move one
+ * deployment's rollout forward (start, add-deployment that starts, skip-wave, update-content), and
+ * what the plan says when it may not. A stop, and anything else that is not a forward move, is never
+ * held back. Time is the service's clock (`LiveState.serviceTime`); the planner refuses to plan at
+ * all when windows exist and that clock is unknown (planner.ts), so "no clock" is never "open".
+ */
+import type { DeploymentManifest, WindowsSpec } from '../manifests/model.js';
+import type { PlanContext } from './context.js';
+import { OP } from './ops.js';
+import { windowVerdict } from './windows.js';
+import type { WindowVerdict } from './windows.js';
+
+/** One deployment under a window this pass: shown by plan, status and the agent's wake-up. */
+export interface WindowState {
+  key: string;
+  timezone: string;
+  open: boolean;
+  /** When closed: the instant the next window opens (ISO, service clock), null when none is near. */
+  until?: string | null;
+  /** When closed: `waits for window Mon 08:00 Europe/Oslo (2026-11-30)`, or the freeze and its reason first. */
+  reason?: string;
+  /** The forward moves this pass holds back (descriptions); empty when nothing wanted to move. */
+  held?: string[];
+  /** Set when `--ignore-windows` moved it anyway (break glass). */
+  ignored?: { actor: string; reason: string };
+}
+
+/** Ops that move a rollout forward: held back outside a window (a stop never is). */
+export const FORWARD_OPS: ReadonlySet<string> = new Set([OP.start, OP.skipWave, OP.updateContent]);
+
+/** The windows that govern a deployment: its own, else its flow's (a Deployment's override as a whole). */
+export function windowsOf(ctx: PlanContext, m: DeploymentManifest): WindowsSpec | undefined {
+  return m.spec.windows ?? ctx.flowWindows.get(m.spec.flow);
+}
+
+const verdicts = new WeakMap<PlanContext, Map<WindowsSpec, WindowVerdict>>();
+
+/** The verdict for a deployment now, or undefined when no window governs it. */
+export function windowNow(ctx: PlanContext, m: DeploymentManifest): { spec: WindowsSpec; verdict: WindowVerdict } | undefined {
+  const spec = windowsOf(ctx, m);
+  if (!spec) return undefined;
+  let cache = verdicts.get(ctx);
+  if (!cache) verdicts.set(ctx, (cache = new Map()));
+  let verdict = cache.get(spec);
+  if (!verdict) {
+    // planner.ts refuses to plan without the service's clock when any window exists.
+    verdict = windowVerdict(spec, new Date(ctx.live.serviceTime ?? ctx.now.toISOString()));
+    cache.set(spec, verdict);
+  }
+  return { spec, verdict };
+}
+
+/**
+ * Decides the forward moves of one deployment: `hold` (a reason line) when the window is closed and
+ * glass is not broken; `breakGlass` when `--ignore-windows` lets them through a closed window.
+ * Records the deployment's window state for the plan either way.
+ */
+export function gateForward(
+  ctx: PlanContext,
+  key: string,
+  m: DeploymentManifest,
+  moves: string[],
+): { hold?: string; breakGlass?: { actor: string; reason: string; window: string } } {
+  const w = windowNow(ctx, m);
+  if (!w) return {};
+  const state: WindowState = { key, timezone: w.spec.timezone, open: w.verdict.open };
+  const existing = ctx.windows.findIndex((x) => x.key === key);
+  if (existing >= 0) ctx.windows.splice(existing, 1);
+  ctx.windows.push(state);
+  if (w.verdict.open) return {};
+  state.until = w.verdict.until;
+  state.reason = w.verdict.reason;
+  if (moves.length === 0) return {};
+  const ignore = ctx.options.ignoreWindows;
+  if (ignore) {
+    state.ignored = { actor: ignore.actor, reason: ignore.reason };
+    return { breakGlass: { ...state.ignored, window: w.verdict.reason } };
+  }
+  state.held = moves;
+  return { hold: w.verdict.reason };
+}
+
+/** The reason line of moves made through a closed window (break glass). */
+export function breakGlassLine(b: { actor: string; reason: string; window: string }): string {
+  return `window closed (${b.window}): moved anyway, --ignore-windows by ${b.actor}: ${b.reason}`;
+}
+
+/** Records a break-glass move in the deployment's state entry (its gate log), after `after`. */
+export function breakGlassAction(ctx: PlanContext, key: string, after: string[], b: { actor: string; reason: string; window: string }): string {
+  const at = ctx.live.serviceTime ?? ctx.timestamp();
+  return ctx.action(key, {
+    op: OP.gate,
+    dependsOn: after,
+    description: `record the break-glass move (--ignore-windows by ${b.actor})`,
+    set: { log: { at, action: 'ignore-windows', wave: 0, by: 'command', reason: `${b.actor}: ${b.reason} (${b.window})` } },
+    quiet: false,
+  });
+}
