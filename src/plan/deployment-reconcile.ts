@@ -73,11 +73,6 @@ export function reconcileExisting(
   take(decision);
   take(wave);
   take(content);
-  if (window.breakGlass && out.actions.length > 0) {
-    out.reasons.push(breakGlassLine(window.breakGlass));
-    prev = [breakGlassAction(ctx, key, prev, window.breakGlass)];
-    out.actions.push(prev[0]!);
-  }
 
   const wrote = out.actions.length > 0;
   const waits = window.hold !== undefined && !wrote;
@@ -98,6 +93,11 @@ export function reconcileExisting(
     out.actions.push(recordAction(ctx, key, prev, 'record applied state', updated));
     out.change = 'update';
   } else if (waits) out.change = 'waiting';
+  // Recorded after the object's own record, which would otherwise write over the gate log.
+  if (window.breakGlass && wrote) {
+    out.reasons.push(breakGlassLine(window.breakGlass));
+    out.actions.push(breakGlassAction(ctx, key, out.actions.slice(-1), window.breakGlass));
+  }
   return out;
 }
 
