@@ -26,6 +26,9 @@ import { PassObserver } from './pass-observer.js';
 import { passOutcome } from './pass-outcome.js';
 import type { PassOutcome } from './pass-outcome.js';
 import { passSignals } from './pass-signals.js';
+import { windowWakeDelay } from './policy-view.js';
+import type { ApprovalGate } from './approval-gate.js';
+import type { Plan } from '../plan/types.js';
 import type { PassSource } from './sources.js';
 import type { PassResult, StatusTracker } from './status.js';
 
@@ -64,6 +67,8 @@ export interface AgentOptions {
   now?: () => number;
   /** False while the source refuses the tracked revision (signature verification); `run --once` exits 1 then. */
   sourceReady?: () => boolean;
+  /** `run --policy` with approvals: the two-person rule checked before each apply (docs/policy.md). */
+  approvals?: ApprovalGate;
 }
 
 export class Agent {
@@ -186,6 +191,7 @@ export class Agent {
     let outcome: PassOutcome;
     /** Until a promotion gate's soak or deadline ends (ms), when one is running. */
     let gateDelay: number | null = null;
+    let withheld: string | null = null;
     try {
       const src = await this.o.source.sync();
       revision = src.revision;
@@ -213,8 +219,14 @@ export class Agent {
         },
         signal: signals.hard,
         stopSignal: signals.soft,
+        ...(this.o.approvals ? { mayApply: (plan: Plan) => this.o.approvals!.check(plan, src.dir) } : {}),
       });
       outcome = passOutcome(out);
+      if (out.kind === 'planned' && out.withheld) {
+        // Waiting for approvals is not a failure: no retry backoff; the approving commit triggers the next pass.
+        outcome = { ...outcome, result: 'Aborted', message: this.o.approvals?.last?.message ?? 'waits for approval' };
+        withheld = outcome.message;
+      } else if (out.kind === 'planned' && outcome.result === 'Succeeded') await this.o.approvals?.applied(revision);
       revision = outcome.revision;
       if (out.kind === 'invalid') {
         for (const p of out.problems)
@@ -224,6 +236,9 @@ export class Agent {
         this.heals.record(out.plan.objects);
         await this.observer.planned(out, revision, signals.hard);
         gateDelay = this.rollouts.pass(out.plan.gates ?? [], out.result?.objects ?? [], revision, out.commands ?? []);
+        // Work held by a closed change window: a pass at the window's start (docs/policy.md), no polling.
+        const windowDelay = windowWakeDelay(out.plan, out.live?.serviceTime);
+        if (windowDelay !== null && (gateDelay === null || windowDelay < gateDelay)) gateDelay = windowDelay;
         this.serviceClock.observe(this.now(), this.o.api.serviceTime?.()?.getTime());
         metrics.objects.reset();
         for (const o of outcome.objects ?? []) metrics.objects.inc({ kind: o.kind, outcome: o.outcome });
@@ -239,6 +254,7 @@ export class Agent {
     signals.dispose();
     this.yieldCtl = null;
     this.finish(trigger, startedAt, this.now() - started, outcome, gateDelay);
+    if (withheld !== null) status.set('Ready', 'False', 'ApprovalPending', withheld);
   }
 
   /** Tells the outcome (status, metrics, events) and decides when to look again. */
@@ -294,7 +310,7 @@ export class Agent {
     // deadline must not overflow the timer (and is looked at daily).
     const gateAt = gateDelay === null ? null : now + Math.min(this.serviceClock.toLocal(gateDelay), 86_400_000) + 1000;
     if (gateAt !== null && (healAt === null || gateAt < healAt))
-      this.scheduleRetry(gateAt - now, 'promotion gate: a soak or deadline ends');
+      this.scheduleRetry(gateAt - now, 'a promotion gate ends its soak or deadline, or a change window opens');
     else if (healAt !== null) this.scheduleRetry(healAt - now + 10, 'heal backoff elapsed');
   }
 }

@@ -11,6 +11,7 @@ import type { LiveState } from '../live/types.js';
 import type { DesiredModel } from '../manifests/model.js';
 import { mapLimit } from '../util/map-limit.js';
 import type { RolloutStatus } from './gate-tracker.js';
+import type { WindowState } from '../plan/window-gate.js';
 
 export type TenantWaveStatus = 'Pending' | 'InProgress' | 'Completed' | 'Failed' | 'Skipped';
 
@@ -47,6 +48,8 @@ export interface Rollout {
   tenants?: RolloutTenant[];
   /** The promotion gate's verdict of the last pass (`spec.promotion`), set by the gate tracker. */
   promotion?: RolloutStatus;
+  /** Its change window (docs/policy.md): open, or the next window and what waits for it. */
+  window?: WindowState;
 }
 
 /** Deployments whose current wave (status, live data) is read after a pass; the rest keep the pass's snapshot. */

@@ -5,6 +5,7 @@
  * Long lists are capped (with a line saying how many more are in `/status`) so the page stays
  * under 200 KB at 1,000 deployments.
  */
+import { policySection } from './policy-view.js';
 import type { AgentStatus, Condition, ObjectStatus } from './status.js';
 import type { Rollout } from './rollouts.js';
 
@@ -54,6 +55,7 @@ export function renderStatusPage({ status: s, ready, now = new Date() }: PageInp
   out.push(progress(s, t));
   out.push(attention(s));
   out.push(board(s.rollouts));
+  out.push(policySection(s.windows ?? [], s.approvals ?? null));
   out.push(counts(s));
   out.push(events(s, t));
   out.push(history(s, t));

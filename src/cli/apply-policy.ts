@@ -7,10 +7,7 @@ import type { Command } from 'commander';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { approvalVerdict, approvalsNeeded, signersOf } from '../agent/approvals.js';
 import type { ApprovalVerdict } from '../agent/approvals.js';
-import { notifyOnce } from '../agent/notify/one-shot.js';
-import { loadTrustedKeys } from '../agent/verify-keys.js';
 import { loadPolicyFile } from '../manifests/policy-file.js';
 import type { RolloutPolicy } from '../manifests/policy-file.js';
 import type { Plan } from '../plan/types.js';
@@ -48,7 +45,13 @@ export async function policyFrom(f: PolicyFlags, io: CliIo): Promise<RolloutPoli
 
 /** Checks the two-person rule for a plan about to be applied; throws APPROVALS_MISSING (nothing applied). */
 export async function enforceApprovals(policy: RolloutPolicy | undefined, plan: Plan, f: PolicyFlags, io: CliIo, repoDir: string): Promise<ApprovalVerdict | undefined> {
-  if (!policy || !approvalsNeeded(policy, plan)) return undefined;
+  if (!policy) return undefined;
+  // The agent's modules load only when a policy is given (a plain apply starts as fast as before).
+  const [{ approvalVerdict, approvalsNeeded, signersOf }, { loadTrustedKeys }] = await Promise.all([
+    import('../agent/approvals.js'),
+    import('../agent/verify-keys.js'),
+  ]);
+  if (!approvalsNeeded(policy, plan)) return undefined;
   const range = f.approvalsRange;
   if (range === undefined)
     throw new PacksyncError(
@@ -76,6 +79,7 @@ export async function notifyBreakGlass(plan: Plan, f: PolicyFlags, io: CliIo): P
   const moved = (plan.windows ?? []).filter((w) => w.ignored);
   for (const w of moved) io.stderr(`Break glass: ${w.key} moved through a closed window (${w.reason ?? ''}) by ${w.ignored?.actor ?? '?'}: ${w.ignored?.reason ?? ''}`);
   if (!f.notifications || moved.length === 0) return;
+  const { notifyOnce } = await import('../agent/notify/one-shot.js');
   for (const w of moved) {
     const message = `${w.key} moved forward outside its change window (${w.reason ?? 'closed'}): --ignore-windows by ${w.ignored?.actor ?? '?'}, reason: ${w.ignored?.reason ?? ''}`;
     const lines = await notifyOnce(resolve(io.cwd, f.notifications), { reason: 'WindowIgnored', object: w.key, revision: plan.revision, message });

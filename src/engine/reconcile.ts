@@ -47,6 +47,11 @@ export interface ReconcileInput extends PlanPassInput {
   applyOptions?: ApplyOptions;
   /** Graceful stop: no new action starts, calls in flight finish. */
   stopSignal?: AbortSignal;
+  /**
+   * Asked before applying (the agent's two-person rule, docs/policy.md): false keeps the whole
+   * revision from being applied (nothing of it is written); the plan is still returned.
+   */
+  mayApply?: (plan: Plan) => Promise<boolean>;
 }
 
 export type PlannedPass = {
@@ -73,6 +78,8 @@ export type ReconcileOutput =
       live?: LiveState;
       inventory?: InventoryStore['inventory'];
       commands?: CarriedCommand[];
+      /** Set when `mayApply` refused: the revision was planned, nothing of it applied. */
+      withheld?: true;
     };
 
 /** A stable revision for a directory source: the digest of what was loaded, not of file times. */
@@ -174,6 +181,10 @@ export async function reconcile(input: ReconcileInput): Promise<ReconcileOutput>
     ...(planned.commands ? { commands: planned.commands } : {}),
   };
   if (!input.apply) return { kind: 'planned', plan: p, desired, warnings, ...seen };
+  if (input.mayApply && !(await input.mayApply(p))) {
+    await planned.store.close();
+    return { kind: 'planned', plan: p, desired, warnings, ...seen, withheld: true };
+  }
   const result = await applyPlanned(planned, input.api, {
     ...input.applyOptions,
     ...(input.signal ? { signal: input.signal } : {}),

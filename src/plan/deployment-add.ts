@@ -4,6 +4,7 @@
  */
 import type { DeploymentManifest, DeploymentState } from '../manifests/model.js';
 import type { PlanContext } from './context.js';
+import type { InventoryEntry } from '../state/inventory-types.js';
 import { OP } from './ops.js';
 
 export function addActions(
@@ -48,6 +49,7 @@ export type DeploymentRecord = {
   appliedState: string;
   contentRevision?: number;
   annotations?: Record<string, string>;
+  windows?: InventoryEntry['windows'];
 };
 
 /** The ids that are not null, in an array of exactly that length (a filter() result keeps spare room). */

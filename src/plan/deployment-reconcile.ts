@@ -18,7 +18,8 @@ import {
   statusAsState,
   willRun,
 } from './deployment-decisions.js';
-import { breakGlassAction, breakGlassLine, FORWARD_OPS, gateForward } from './window-gate.js';
+import { breakGlassAction, breakGlassLine, FORWARD_OPS, gateForward, windowsOf } from './window-gate.js';
+import { hashValue } from './hash.js';
 import type { Step } from './deployment-decisions.js';
 import { OP } from './ops.js';
 import { recordAction } from './state-writes.js';
@@ -89,7 +90,11 @@ export function reconcileExisting(
   // A held start leaves the applied state as it was, so the start is still a change when the window opens.
   const applied = heldStart ? ((entry.appliedState as DeploymentState | undefined) ?? statusAsState(live)) : state;
   const updated = appliedEntry(entry, applied, m.spec.contentRevision, content.writes.length > 0, live);
-  if (needsRecord(entry, updated, wrote)) {
+  // The windows in force are kept in the state for `promote` (docs/policy.md); a change of them alone is recorded too.
+  const windows = windowsOf(ctx, m);
+  if (windows) updated.windows = windows;
+  else delete updated.windows;
+  if (needsRecord(entry, updated, wrote) || hashValue(entry.windows ?? null) !== hashValue(updated.windows ?? null)) {
     out.actions.push(recordAction(ctx, key, prev, 'record applied state', updated));
     out.change = 'update';
   } else if (waits) out.change = 'waiting';

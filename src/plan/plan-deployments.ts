@@ -16,7 +16,7 @@ import type { DeploymentRecord } from './deployment-add.js';
 import { reconcileExisting, versionAlreadyLive } from './deployment-reconcile.js';
 import { statusAsState } from './deployment-decisions.js';
 import { reportDeleted } from './not-planned.js';
-import { breakGlassAction, breakGlassLine, gateForward } from './window-gate.js';
+import { breakGlassAction, breakGlassLine, gateForward, windowsOf } from './window-gate.js';
 import { OP } from './ops.js';
 import { otherHolder, planOwnedElsewhere } from './ownership.js';
 import { markMoved, moveActions, recordAction, restoreActions, supersedeAction } from './state-writes.js';
@@ -54,6 +54,8 @@ export function planDeployment(ctx: PlanContext, m: DeploymentManifest): void {
   const record: DeploymentRecord = { specHash, spec: identity, appliedState: state };
   if (m.spec.contentRevision !== undefined) record.contentRevision = m.spec.contentRevision;
   if (m.metadata.annotations) record.annotations = m.metadata.annotations;
+  const windows = windowsOf(ctx, m);
+  if (windows) record.windows = windows;
 
   const flowId = idOf(flow.ref);
   const packageId = idOf(pkg.ref);

@@ -130,7 +130,7 @@ export type PlanAction =
       packageRef: IdRef;
       version?: string;
       startNow: boolean;
-      record: RecordSpec & { appliedState: string; contentRevision?: number };
+      record: RecordSpec & { appliedState: string; contentRevision?: number; windows?: InventoryEntry['windows'] };
     })
   | (ActionBase & { op: typeof OP.start | typeof OP.stop | typeof OP.updateContent; deploymentRef: IdRef })
   /**
