@@ -4,11 +4,13 @@
  * clock is advanced. Assertions on the simulator's journal, live state and packsync's state.
  */
 import { readFile, writeFile } from 'node:fs/promises';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { Inventory } from '../../src/state/inventory-types.js';
 import type { Plan } from '../../src/plan/types.js';
 import { cli } from '../support/cli.js';
+import { startReceiver } from '../support/receiver.js';
+import { spawnCli } from '../support/spawn-cli.js';
 import { catalogPackageDoc, deploymentDoc, flowDoc, PILOT_FIRST, yamlDocs } from '../support/manifests.js';
 import { tempDir } from '../support/repo.js';
 import { startTestSimulator } from '../support/sim.js';
@@ -95,9 +97,25 @@ describe('change windows', () => {
     expect(p.windows?.[0]?.reason).toContain('frozen: year-end freeze (2026-12-20 to 2027-01-03 Europe/Oslo)');
     expect((await s.writes()).slice(writes)).toEqual([]);
 
-    // Break glass: moves now, recorded in the state with the actor and the reason.
-    const glass = await cli(['apply', '--auto-approve', repo, '--ignore-windows', '--reason', 'CVE hotfix', '--actor', 'Ada <ada@example.com>'], env);
+    // Break glass: moves now, recorded in the state with the actor and the reason, and notified.
+    const receiver = await startReceiver();
+    const notifications = join(await tempDir('packsync-notify-'), 'notifications.yaml');
+    await writeFile(join(dirname(notifications), 'url'), `${receiver.url}/hook\n`);
+    await writeFile(join(dirname(notifications), 'hmac'), 'a-webhook-secret-of-some-length\n');
+    await writeFile(
+      notifications,
+      'providers:\n  - { name: ops, type: webhook, addressFile: url, secretFile: hmac }\nalerts:\n  - { provider: ops, severity: info }\n',
+    );
+    const glass = await spawnCli(
+      ['apply', '--auto-approve', repo, '--ignore-windows', '--reason', 'CVE hotfix', '--actor', 'Ada <ada@example.com>', '--notifications', notifications],
+      env,
+    ).done;
     expect(glass.code, glass.stderr).toBe(0);
+    const [sent] = await receiver.waitFor(1);
+    await receiver.close();
+    const event = JSON.parse(sent!.body) as { reason: string; object: { kind: string; name: string }; message: string };
+    expect(event).toMatchObject({ reason: 'WindowIgnored', object: { kind: 'Deployment', name: 'seven-zip-24-08' } });
+    expect(event.message).toContain('--ignore-windows by Ada <ada@example.com>, reason: CVE hotfix');
     expect((await s.state()).deployments[0]).toMatchObject({ status: 'Running', currentWave: 2 });
     const inv = JSON.parse(await readFile(join(stateDir, 'inventory.json'), 'utf8')) as Inventory;
     expect(inv.objects['Deployment/seven-zip-24-08']?.gateLog?.at(-1)).toMatchObject({
@@ -132,5 +150,30 @@ describe('change windows', () => {
     expect(r.stdout + r.stderr).toMatch(/all\.yaml:\d+:\d+: .*"Europe\/Olso" is not an IANA time zone/);
     expect(r.stdout + r.stderr).toMatch(/all\.yaml:\d+:\d+: .*"Mon 09:00-09:00" opens and closes at the same minute/);
     expect(r.stdout + r.stderr).toMatch(/all\.yaml:\d+:\d+: .*freeze\[0\] ends \(2026-12-20\) before it starts \(2027-01-03\)/);
+  });
+
+  it('promote outside the window is refused (WINDOW_CLOSED, no call); promote --ignore-windows --reason skips now and records who and why', async () => {
+    const { sim: s, env, repo, stateDir } = await setup('2026-11-28T12:00:00Z');
+    await writeFile(join(repo, 'all.yaml'), repoYaml([], []));
+    expect((await cli(['apply', '--auto-approve', repo], env)).code).toBe(0);
+    // The window arrives with a later commit: the running deployment records it in the state.
+    const windows = ['windows:', '  timezone: Europe/Oslo', '  allow: ["Mon-Fri 09:00-17:00"]'];
+    await writeFile(join(repo, 'all.yaml'), repoYaml(windows, []));
+    expect((await cli(['apply', '--auto-approve', repo], env)).code).toBe(0);
+    const key = 'Deployment/seven-zip-24-08';
+    const writes = (await s.writes()).length;
+
+    const refused = await spawnCli(['promote', key, '--reason', 'looks fine'], env).done;
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toContain('WINDOW_CLOSED');
+    expect(refused.stderr).toContain('waits for window Mon 09:00 Europe/Oslo (2026-11-30)');
+    expect((await s.writes()).slice(writes)).toEqual([]);
+
+    const glass = await spawnCli(['promote', key, '--reason', 'customer escalation', '--ignore-windows', '--actor', 'Bo <bo@example.com>'], env).done;
+    expect(glass.code, glass.stderr).toBe(0);
+    expect((await s.writes()).slice(writes)).toEqual(['POST /v1/flow/deployment/{id}/skip-wave']);
+    const inv = JSON.parse(await readFile(join(stateDir, 'inventory.json'), 'utf8')) as Inventory;
+    expect(inv.objects[key]?.gateLog?.map((e) => e.action).slice(-2)).toEqual(['promote', 'ignore-windows']);
+    expect(inv.objects[key]?.gateLog?.at(-1)?.reason).toContain('Bo <bo@example.com>: customer escalation');
   });
 });
