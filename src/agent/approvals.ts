@@ -45,8 +45,18 @@ export async function signersOf(
   to: string,
   env: NodeJS.ProcessEnv,
 ): Promise<{ signers: string[]; commits: number; error?: string }> {
-  const list = await runGit(keys, repoDir, ['rev-list', `--max-count=${MAX_COMMITS}`, ...(from ? [`${from}..${to}`] : ['-1', to]), '--'], env);
-  if (list.code !== 0) return { signers: [], commits: 0, error: `git rev-list ${from ? `${from}..${to}` : to} failed: ${list.stderr.trim().split('\n')[0] ?? ''}` };
+  const list = await runGit(
+    keys,
+    repoDir,
+    ['rev-list', `--max-count=${MAX_COMMITS}`, ...(from ? [`${from}..${to}`] : ['-1', to]), '--'],
+    env,
+  );
+  if (list.code !== 0)
+    return {
+      signers: [],
+      commits: 0,
+      error: `git rev-list ${from ? `${from}..${to}` : to} failed: ${list.stderr.trim().split('\n')[0] ?? ''}`,
+    };
   const commits = list.stdout.split('\n').filter((l) => /^[0-9a-f]{40,64}$/.test(l));
   const signers = new Set<string>();
   for (const c of commits) {
@@ -68,7 +78,13 @@ export function approvalVerdict(
   const missing = needed ? Math.max(0, a.required - found.signers.length) : 0;
   const who = found.signers.length > 0 ? found.signers.join(', ') : 'none';
   const base = { needed, required: a.required, signers: found.signers, range, tenants, tenantsAbove: a.tenantsAbove };
-  if (!needed) return { ...base, ok: true, missing: 0, message: `no approvals needed (reaches ${tenants} tenant(s), policy asks above ${a.tenantsAbove})` };
+  if (!needed)
+    return {
+      ...base,
+      ok: true,
+      missing: 0,
+      message: `no approvals needed (reaches ${tenants} tenant(s), policy asks above ${a.tenantsAbove})`,
+    };
   const message =
     missing === 0
       ? `approved by ${who} (${a.required} distinct trusted signer(s) required for changes reaching more than ${a.tenantsAbove} tenants)`

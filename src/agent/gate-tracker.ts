@@ -195,7 +195,13 @@ export class RolloutTracker {
       });
     else if (c.action === 'ignore-windows')
       // Break glass (docs/policy.md): who moved it through a closed change window, and why.
-      this.status.event({ reason: 'WindowIgnored', object: key, message: `moved outside its change window by ${c.reason}`, revision, wave: c.wave });
+      this.status.event({
+        reason: 'WindowIgnored',
+        object: key,
+        message: `moved outside its change window by ${c.reason}`,
+        revision,
+        wave: c.wave,
+      });
     else if (c.action === 'resume')
       this.status.event({
         reason: 'Recovered',

@@ -30,7 +30,13 @@ export function policySection(windows: readonly WindowState[], approvals: Approv
     );
   if (windows.length === 0) return parts.join('');
   const rows = windows.map((w) => {
-    const state = w.ignored ? 'closed: moved anyway (break glass)' : w.open ? 'open' : w.held && w.held.length > 0 ? 'closed: waiting' : 'closed';
+    const state = w.ignored
+      ? 'closed: moved anyway (break glass)'
+      : w.open
+        ? 'open'
+        : w.held && w.held.length > 0
+          ? 'closed: waiting'
+          : 'closed';
     const next = w.open ? 'now' : (w.reason ?? '');
     return `<tr><td>${esc(w.key)}<td>${esc(w.timezone)}<td>${esc(state)}<td>${esc(next)}<td>${esc(w.until ?? '')}`;
   });

@@ -147,7 +147,11 @@ export async function runAgent(o: AgentRunOptions): Promise<OncePass | null> {
 /** The two-person rule's gate: its keys are loaded before anything is fetched, so bad keys fail the start. */
 async function approvalGate(o: AgentRunOptions, status: StatusTracker): Promise<ApprovalGate> {
   const a = o.approvals!;
-  const keys = await loadTrustedKeys({ dir: resolve(o.source.cwd, a.trustedKeys), gnupgHome: join(o.stateDir, 'gnupg-approvals'), env: o.source.env });
+  const keys = await loadTrustedKeys({
+    dir: resolve(o.source.cwd, a.trustedKeys),
+    gnupgHome: join(o.stateDir, 'gnupg-approvals'),
+    env: o.source.env,
+  });
   return new ApprovalGate({
     policy: a.policy,
     keys,

@@ -44,7 +44,13 @@ export async function policyFrom(f: PolicyFlags, io: CliIo): Promise<RolloutPoli
 }
 
 /** Checks the two-person rule for a plan about to be applied; throws APPROVALS_MISSING (nothing applied). */
-export async function enforceApprovals(policy: RolloutPolicy | undefined, plan: Plan, f: PolicyFlags, io: CliIo, repoDir: string): Promise<ApprovalVerdict | undefined> {
+export async function enforceApprovals(
+  policy: RolloutPolicy | undefined,
+  plan: Plan,
+  f: PolicyFlags,
+  io: CliIo,
+  repoDir: string,
+): Promise<ApprovalVerdict | undefined> {
   if (!policy) return undefined;
   // The agent's modules load only when a policy is given (a plain apply starts as fast as before).
   const [{ approvalVerdict, approvalsNeeded, signersOf }, { loadTrustedKeys }] = await Promise.all([
@@ -77,12 +83,20 @@ export async function enforceApprovals(policy: RolloutPolicy | undefined, plan: 
 /** After an apply that broke glass: one `WindowIgnored` notification per deployment moved through a closed window. */
 export async function notifyBreakGlass(plan: Plan, f: PolicyFlags, io: CliIo): Promise<void> {
   const moved = (plan.windows ?? []).filter((w) => w.ignored);
-  for (const w of moved) io.stderr(`Break glass: ${w.key} moved through a closed window (${w.reason ?? ''}) by ${w.ignored?.actor ?? '?'}: ${w.ignored?.reason ?? ''}`);
+  for (const w of moved)
+    io.stderr(
+      `Break glass: ${w.key} moved through a closed window (${w.reason ?? ''}) by ${w.ignored?.actor ?? '?'}: ${w.ignored?.reason ?? ''}`,
+    );
   if (!f.notifications || moved.length === 0) return;
   const { notifyOnce } = await import('../agent/notify/one-shot.js');
   for (const w of moved) {
     const message = `${w.key} moved forward outside its change window (${w.reason ?? 'closed'}): --ignore-windows by ${w.ignored?.actor ?? '?'}, reason: ${w.ignored?.reason ?? ''}`;
-    const lines = await notifyOnce(resolve(io.cwd, f.notifications), { reason: 'WindowIgnored', object: w.key, revision: plan.revision, message });
+    const lines = await notifyOnce(resolve(io.cwd, f.notifications), {
+      reason: 'WindowIgnored',
+      object: w.key,
+      revision: plan.revision,
+      message,
+    });
     for (const l of lines) io.stderr(l);
   }
 }

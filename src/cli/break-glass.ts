@@ -16,9 +16,14 @@ export interface BreakGlassFlags {
 
 export function addBreakGlassFlags(cmd: Command, withReason: boolean): Command {
   cmd
-    .option('--ignore-windows', 'break glass: move rollouts forward now even outside their change windows or in a freeze (needs --reason; recorded)')
+    .option(
+      '--ignore-windows',
+      'break glass: move rollouts forward now even outside their change windows or in a freeze (needs --reason; recorded)',
+    )
     .option('--actor <name>', 'who breaks glass, recorded with --ignore-windows (default: git config user.name <user.email>)');
-  return withReason ? cmd.option('--reason <text>', 'why (needed with --ignore-windows; recorded in the state, events and notifications)') : cmd;
+  return withReason
+    ? cmd.option('--reason <text>', 'why (needed with --ignore-windows; recorded in the state, events and notifications)')
+    : cmd;
 }
 
 /** The break-glass record, or undefined without `--ignore-windows`; usage errors for a missing reason or actor. */
@@ -30,7 +35,8 @@ export async function breakGlassFrom(f: BreakGlassFlags, cwd: string): Promise<{
   const reason = f.reason?.trim() ?? '';
   if (reason === '') throw new UsageError('--ignore-windows needs --reason TEXT: why the change cannot wait for its window is recorded');
   const actor = f.actor?.trim() || (await gitIdentity(cwd));
-  if (!actor) throw new UsageError('--ignore-windows needs to know who runs it: set git config user.name (and user.email), or pass --actor NAME');
+  if (!actor)
+    throw new UsageError('--ignore-windows needs to know who runs it: set git config user.name (and user.email), or pass --actor NAME');
   return { actor, reason };
 }
 

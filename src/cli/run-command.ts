@@ -71,7 +71,10 @@ export function registerRunCommand(program: Command, io: CliIo): void {
         '--notifications <file>',
         'send events and commit statuses to Teams, Slack, webhooks, GitHub, GitLab, Azure DevOps (see docs/agent.md)',
       )
-      .option('--policy <file>', 'rollout policy file (docs/policy.md): approvals by distinct trusted signers (--trusted-keys) for changes that reach many tenants')
+      .option(
+        '--policy <file>',
+        'rollout policy file (docs/policy.md): approvals by distinct trusted signers (--trusted-keys) for changes that reach many tenants',
+      )
       .option('--once', 'run one pass and exit (0 in sync, 1 failed or invalid)'),
   ).action(async (f: RunFlags) => {
     // The agent's modules (git, chokidar, node-cron, prom-client) load only when `run` runs.
@@ -95,7 +98,8 @@ export function registerRunCommand(program: Command, io: CliIo): void {
     const approvals = policy?.approvals !== undefined;
     if (approvals && !f.trustedKeys)
       throw new VerifyConfigError('--policy with approvals needs --trusted-keys DIR: the people whose signatures approve a change');
-    if (f.trustedKeys && !f.verifyMode && !approvals) throw new VerifyConfigError('--trusted-keys needs --verify-mode head|tag|range (or --policy with approvals)');
+    if (f.trustedKeys && !f.verifyMode && !approvals)
+      throw new VerifyConfigError('--trusted-keys needs --verify-mode head|tag|range (or --policy with approvals)');
     const secrets: string[] = [];
     const webhookSecret = f.webhookSecretFile
       ? await secretFile(io, f.webhookSecretFile, '--webhook-secret-file')

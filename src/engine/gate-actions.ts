@@ -11,7 +11,9 @@ import { PacksyncError, errorCode } from '../util/errors.js';
 import { windowVerdict } from '../plan/windows.js';
 
 /** Why promote or resume refused (exit 1); callers match on `code`. */
-export class GateCommandError extends PacksyncError<'GATE_HELD' | 'GATE_NOT_RUNNING' | 'GATE_NOT_HELD' | 'GATE_NO_DEPLOYMENT' | 'WINDOW_CLOSED'> {}
+export class GateCommandError extends PacksyncError<
+  'GATE_HELD' | 'GATE_NOT_RUNNING' | 'GATE_NOT_HELD' | 'GATE_NO_DEPLOYMENT' | 'WINDOW_CLOSED'
+> {}
 
 export type GateCommand = 'promote' | 'resume';
 
@@ -67,7 +69,11 @@ async function promote(input: GateCommandInput, entry: InventoryEntry, store: In
   const reason = input.reason ?? 'promoted by hand';
   const promotion: PromotionRecord = { deploymentId: entry.id, wave: from + 1, since: at };
   let logged = log(entry, { at, action: 'promote', wave: from, waveCount: live.waveCount, by: 'command', reason, ...requestOf(input) });
-  if (glass) logged = [...logged, { at, action: 'ignore-windows' as const, wave: from, by: 'command' as const, reason: glass, ...requestOf(input) }].slice(-20);
+  if (glass)
+    logged = [
+      ...logged,
+      { at, action: 'ignore-windows' as const, wave: from, by: 'command' as const, reason: glass, ...requestOf(input) },
+    ].slice(-20);
   await store.put({ ...entry, promotion, gateLog: logged, updatedAt: at }, false);
   const to = from >= live.waveCount ? 'completed the rollout' : `wave ${from + 1}/${live.waveCount}`;
   return [
@@ -121,7 +127,10 @@ function windowCheck(input: GateCommandInput, entry: InventoryEntry, api: Packsy
   if (!entry.windows) return undefined;
   const now = api.serviceTime?.();
   if (!now)
-    throw new PacksyncError('API_INVALID_RESPONSE', "the service's clock could not be read (no Date header): the change window cannot be judged; nothing was done");
+    throw new PacksyncError(
+      'API_INVALID_RESPONSE',
+      "the service's clock could not be read (no Date header): the change window cannot be judged; nothing was done",
+    );
   const verdict = windowVerdict(entry.windows, now);
   if (verdict.open) return undefined;
   if (input.ignoreWindowsActor === undefined)

@@ -38,7 +38,10 @@ export function parsePolicy(file: string, text: string): PolicyLoad {
   if (parsed.problems.length > 0) return { ok: false, problems: parsed.problems };
   const doc = parsed.documents[0];
   if (!doc || parsed.documents.length > 1 || !isMap(doc.value))
-    return { ok: false, problems: [problemAt(file, { line: 1, column: 1 }, '', 'a policy file is one YAML mapping, e.g. `approvals: { required: 2 }`')] };
+    return {
+      ok: false,
+      problems: [problemAt(file, { line: 1, column: 1 }, '', 'a policy file is one YAML mapping, e.g. `approvals: { required: 2 }`')],
+    };
   const problems: Problem[] = [];
   const say = (at: Segment[], message: string, mode: 'key' | 'value' = 'value'): void => {
     problems.push(problemAt(file, doc.locate(at, mode), `/${at.join('/')}`, message));
@@ -55,15 +58,13 @@ export function parsePolicy(file: string, text: string): PolicyLoad {
   return problems.length > 0 ? { ok: false, problems } : { ok: true, policy };
 }
 
-function approvals(
-  value: unknown,
-  say: (at: Segment[], message: string, mode?: 'key' | 'value') => void,
-): RolloutPolicy['approvals'] {
+function approvals(value: unknown, say: (at: Segment[], message: string, mode?: 'key' | 'value') => void): RolloutPolicy['approvals'] {
   if (!isMap(value)) {
     say(['approvals'], 'approvals must be a mapping: { required: N, when: { tenantsAbove: M } }');
     return undefined;
   }
-  for (const k of Object.keys(value)) if (k !== 'required' && k !== 'when') say(['approvals', k], `unknown field "${k}" (approvals has: required, when)`, 'key');
+  for (const k of Object.keys(value))
+    if (k !== 'required' && k !== 'when') say(['approvals', k], `unknown field "${k}" (approvals has: required, when)`, 'key');
   const required = value.required;
   const okRequired = Number.isInteger(required) && (required as number) >= 1 && (required as number) <= 20;
   if (!okRequired) say(['approvals', 'required'], 'approvals.required must be a whole number of distinct signers, 1 to 20');
@@ -74,7 +75,8 @@ function approvals(
       for (const k of Object.keys(value.when))
         if (k !== 'tenantsAbove') say(['approvals', 'when', k], `unknown field "${k}" (when has: tenantsAbove)`, 'key');
       const t = value.when.tenantsAbove;
-      if (!Number.isInteger(t) || (t as number) < 0) say(['approvals', 'when', 'tenantsAbove'], 'approvals.when.tenantsAbove must be a whole number, 0 or more');
+      if (!Number.isInteger(t) || (t as number) < 0)
+        say(['approvals', 'when', 'tenantsAbove'], 'approvals.when.tenantsAbove must be a whole number, 0 or more');
       else tenantsAbove = t as number;
     }
   }

@@ -45,7 +45,10 @@ function flowOf(a: PlanAction, plan: Plan, live: LiveState): string | undefined 
 
 /** The waves (1-based, inclusive range) an action reaches, or undefined for one that reaches none. */
 function wavesOf(a: PlanAction, live: LiveState): [number, number] | undefined {
-  const current = 'deploymentRef' in a && 'id' in a.deploymentRef ? live.deployments.find((d) => d.id === (a.deploymentRef as { id: string }).id) : undefined;
+  const current =
+    'deploymentRef' in a && 'id' in a.deploymentRef
+      ? live.deployments.find((d) => d.id === (a.deploymentRef as { id: string }).id)
+      : undefined;
   switch (a.op) {
     case OP.addDeployment:
       return [1, 1];

@@ -41,7 +41,7 @@ export function windowNow(ctx: PlanContext, m: DeploymentManifest): { spec: Wind
   const spec = windowsOf(ctx, m);
   if (!spec) return undefined;
   let cache = verdicts.get(ctx);
-  if (!cache) verdicts.set(ctx, (cache = new Map()));
+  if (!cache) verdicts.set(ctx, (cache = new Map<WindowsSpec, WindowVerdict>()));
   let verdict = cache.get(spec);
   if (!verdict) {
     // planner.ts refuses to plan without the service's clock when any window exists.
@@ -87,7 +87,12 @@ export function breakGlassLine(b: { actor: string; reason: string; window: strin
 }
 
 /** Records a break-glass move in the deployment's state entry (its gate log), after `after`. */
-export function breakGlassAction(ctx: PlanContext, key: string, after: string[], b: { actor: string; reason: string; window: string }): string {
+export function breakGlassAction(
+  ctx: PlanContext,
+  key: string,
+  after: string[],
+  b: { actor: string; reason: string; window: string },
+): string {
   const at = ctx.live.serviceTime ?? ctx.timestamp();
   return ctx.action(key, {
     op: OP.gate,

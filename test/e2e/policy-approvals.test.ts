@@ -94,7 +94,17 @@ describe('two-person rule', () => {
     await writeFile(join(repo.work, 'all.yaml'), manifests('running'));
     await commitAs(repo.work, ALICE, alice, 'Start 7-Zip 24.08');
     const writes = (await sim.writes()).length;
-    const args = ['apply', '--auto-approve', repo.work, '--policy', policy, '--approvals-range', `${base}..HEAD`, '--trusted-keys', trusted];
+    const args = [
+      'apply',
+      '--auto-approve',
+      repo.work,
+      '--policy',
+      policy,
+      '--approvals-range',
+      `${base}..HEAD`,
+      '--trusted-keys',
+      trusted,
+    ];
 
     const one = await spawnCli(args, env, 'pipe', repo.work).done;
     expect(one.code).toBe(1);

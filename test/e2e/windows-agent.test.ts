@@ -28,7 +28,12 @@ afterEach(async () => {
 const yaml = (state: string): string =>
   yamlDocs(
     catalogPackageDoc('seven-zip-24-08', '7-Zip', '24.08'),
-    flowDoc('seven-zip', '7-Zip', [`patchGroup: ${PILOT_FIRST}`, 'windows:', '  timezone: Europe/Oslo', '  allow: ["Mon-Thu 08:00-16:00"]']),
+    flowDoc('seven-zip', '7-Zip', [
+      `patchGroup: ${PILOT_FIRST}`,
+      'windows:',
+      '  timezone: Europe/Oslo',
+      '  allow: ["Mon-Thu 08:00-16:00"]',
+    ]),
     deploymentDoc('seven-zip-24-08', 'seven-zip', state),
   );
 
@@ -52,7 +57,9 @@ it('the agent holds the start until Monday 08:00 Oslo, shows the next window, wa
       reason: 'waits for window Mon 08:00 Europe/Oslo (2026-11-30)',
     }),
   ]);
-  expect(s.rollouts.find((r) => r.deployment === 'Deployment/seven-zip-24-08')?.window).toMatchObject({ until: '2026-11-30T07:00:00.000Z' });
+  expect(s.rollouts.find((r) => r.deployment === 'Deployment/seven-zip-24-08')?.window).toMatchObject({
+    until: '2026-11-30T07:00:00.000Z',
+  });
   // Not a "waiting on the service" requeue every few seconds: the next pass is the window's start
   // (measured on the service's clock, waited locally; at most a day ahead).
   expect(agent.condition(s, 'Reconciling')?.reason).not.toBe('WaitingOnService');

@@ -86,7 +86,12 @@ describe('change windows', () => {
     expect((await cli(['apply', '--auto-approve', repo], env)).code).toBe(0);
     expect((await s.state()).deployments[0]).toMatchObject({ status: 'Running', currentWave: 1 });
 
-    const freeze = ['windows:', '  timezone: Europe/Oslo', '  freeze:', '    - { from: 2026-12-20, to: 2027-01-03, reason: year-end freeze }'];
+    const freeze = [
+      'windows:',
+      '  timezone: Europe/Oslo',
+      '  freeze:',
+      '    - { from: 2026-12-20, to: 2027-01-03, reason: year-end freeze }',
+    ];
     await writeFile(join(repo, 'all.yaml'), repoYaml(freeze, ['wave: 2']));
     const writes = (await s.writes()).length;
     const held = await cli(['apply', '--auto-approve', repo, '--output', 'json'], env);
@@ -107,7 +112,18 @@ describe('change windows', () => {
       'providers:\n  - { name: ops, type: webhook, addressFile: url, secretFile: hmac }\nalerts:\n  - { provider: ops, severity: info }\n',
     );
     const glass = await spawnCli(
-      ['apply', '--auto-approve', repo, '--ignore-windows', '--reason', 'CVE hotfix', '--actor', 'Ada <ada@example.com>', '--notifications', notifications],
+      [
+        'apply',
+        '--auto-approve',
+        repo,
+        '--ignore-windows',
+        '--reason',
+        'CVE hotfix',
+        '--actor',
+        'Ada <ada@example.com>',
+        '--notifications',
+        notifications,
+      ],
       env,
     ).done;
     expect(glass.code, glass.stderr).toBe(0);
@@ -143,7 +159,13 @@ describe('change windows', () => {
 
   it('validation names FILE:LINE:COL for an unknown zone, a malformed range and a freeze that ends before it starts', async () => {
     const dir = await tempDir('packsync-windows-');
-    const bad = ['windows:', '  timezone: Europe/Olso', '  allow: ["Mon 09:00-09:00"]', '  freeze:', '    - { from: 2027-01-03, to: 2026-12-20 }'];
+    const bad = [
+      'windows:',
+      '  timezone: Europe/Olso',
+      '  allow: ["Mon 09:00-09:00"]',
+      '  freeze:',
+      '    - { from: 2027-01-03, to: 2026-12-20 }',
+    ];
     await writeFile(join(dir, 'all.yaml'), repoYaml(bad, []));
     const r = await cli(['validate', dir], {});
     expect(r.code).toBe(1);
@@ -169,7 +191,10 @@ describe('change windows', () => {
     expect(refused.stderr).toContain('waits for window Mon 09:00 Europe/Oslo (2026-11-30)');
     expect((await s.writes()).slice(writes)).toEqual([]);
 
-    const glass = await spawnCli(['promote', key, '--reason', 'customer escalation', '--ignore-windows', '--actor', 'Bo <bo@example.com>'], env).done;
+    const glass = await spawnCli(
+      ['promote', key, '--reason', 'customer escalation', '--ignore-windows', '--actor', 'Bo <bo@example.com>'],
+      env,
+    ).done;
     expect(glass.code, glass.stderr).toBe(0);
     expect((await s.writes()).slice(writes)).toEqual(['POST /v1/flow/deployment/{id}/skip-wave']);
     const inv = JSON.parse(await readFile(join(stateDir, 'inventory.json'), 'utf8')) as Inventory;
