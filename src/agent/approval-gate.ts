@@ -10,6 +10,8 @@ import { readFile, rename, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { RolloutPolicy } from '../manifests/policy-file.js';
 import type { Plan } from '../plan/types.js';
+import type { ReconcileOutput } from '../engine/reconcile.js';
+import type { PassOutcome } from './pass-outcome.js';
 import { approvalVerdict, approvalsNeeded, signersOf } from './approvals.js';
 import type { ApprovalVerdict } from './approvals.js';
 import type { StatusTracker } from './status.js';
@@ -30,8 +32,15 @@ export interface ApprovalGateOptions {
 export class ApprovalGate {
   /** The verdict of the last pass that needed approvals (null: none needed). */
   last: ApprovalVerdict | null = null;
+  /** The message of the last pass when it withheld its revision, else null. */
+  withheld: string | null = null;
 
   constructor(private readonly o: ApprovalGateOptions) {}
+
+  /** The engine's `mayApply` for a pass whose manifests (and git repository) are at `repoDir`. */
+  mayApply(repoDir: string): (plan: Plan) => Promise<boolean> {
+    return (plan) => this.check(plan, repoDir);
+  }
 
   /** True when the plan may be applied; records the verdict in the status either way. */
   async check(plan: Plan, repoDir: string): Promise<boolean> {
@@ -55,6 +64,11 @@ export class ApprovalGate {
     return verdict.ok;
   }
 
+  /** After the pass's status was written: a withheld revision is not Ready (the pass's own Ready is overwritten). */
+  afterFinish(): void {
+    if (this.withheld !== null) this.o.status.set('Ready', 'False', 'ApprovalPending', this.withheld);
+  }
+
   async lastApplied(): Promise<string | null> {
     const text = await readFile(join(this.o.stateDir, FILE), 'utf8').catch(() => null);
     if (text === null) return null;
@@ -73,4 +87,17 @@ export class ApprovalGate {
     await writeFile(`${path}.tmp`, `${JSON.stringify({ revision })}\n`);
     await rename(`${path}.tmp`, path);
   }
+}
+
+/**
+ * The pass's outcome when the gate withheld its revision: not a failure (no retry backoff; the
+ * approving commit triggers the next pass) but not applied either. After an applied pass the
+ * range of the next one starts at its revision. Returns the message to show when withheld.
+ */
+export async function settleApprovals(gate: ApprovalGate | undefined, out: ReconcileOutput, outcome: PassOutcome): Promise<PassOutcome> {
+  if (!gate) return outcome;
+  gate.withheld = out.kind === 'planned' && out.withheld === true ? (gate.last?.message ?? 'waits for approval') : null;
+  if (gate.withheld !== null) return { ...outcome, result: 'Aborted', message: gate.withheld };
+  if (out.kind === 'planned' && outcome.result === 'Succeeded') await gate.applied(outcome.revision);
+  return outcome;
 }

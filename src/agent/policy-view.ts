@@ -9,7 +9,7 @@ import type { WindowState } from '../plan/window-gate.js';
 import type { ApprovalVerdict } from './approvals.js';
 import { esc } from './status-page.js';
 
-/** Service-clock milliseconds from the plan's clock until the earliest window that opens for held work; null when none. */
+/** Service-clock milliseconds from the plan's clock until the earliest window that opens for held work (a pass then, no polling); null when none. */
 export function windowWakeDelay(plan: Pick<Plan, 'windows'>, serviceNow: string | undefined): number | null {
   if (!serviceNow) return null;
   let next: number | null = null;
@@ -19,6 +19,11 @@ export function windowWakeDelay(plan: Pick<Plan, 'windows'>, serviceNow: string 
     if (next === null || delay < next) next = Math.max(0, delay);
   }
   return next;
+}
+
+/** The earlier of two delays (null: none); the agent wakes for a gate's soak or a window's start, whichever comes first. */
+export function earliest(a: number | null, b: number | null): number | null {
+  return a === null ? b : b === null ? a : Math.min(a, b);
 }
 
 /** The status page's section: one row per deployment under a window, then the approvals a revision waits for. */

@@ -11,12 +11,11 @@ import type { PlanContext } from './context.js';
 import { diffFields, hashValue } from './hash.js';
 import { planGate, promotionTargetError } from './plan-promotion.js';
 import { waveGateError } from './wave-gate.js';
-import { addActions, present } from './deployment-add.js';
+import { addActions, holdAdd, present } from './deployment-add.js';
 import type { DeploymentRecord } from './deployment-add.js';
 import { reconcileExisting, versionAlreadyLive } from './deployment-reconcile.js';
 import { statusAsState } from './deployment-decisions.js';
 import { reportDeleted } from './not-planned.js';
-import { breakGlassAction, breakGlassLine, gateForward, windowsOf } from './window-gate.js';
 import { OP } from './ops.js';
 import { otherHolder, planOwnedElsewhere } from './ownership.js';
 import { markMoved, moveActions, recordAction, restoreActions, supersedeAction } from './state-writes.js';
@@ -54,11 +53,8 @@ export function planDeployment(ctx: PlanContext, m: DeploymentManifest): void {
   const record: DeploymentRecord = { specHash, spec: identity, appliedState: state };
   if (m.spec.contentRevision !== undefined) record.contentRevision = m.spec.contentRevision;
   if (m.metadata.annotations) record.annotations = m.metadata.annotations;
-  const windows = windowsOf(ctx, m);
-  if (windows) record.windows = windows;
 
-  const flowId = idOf(flow.ref);
-  const packageId = idOf(pkg.ref);
+  const [flowId, packageId] = [idOf(flow.ref), idOf(pkg.ref)];
   const targetError = promotionTargetError(ctx, m, flowId);
   if (targetError) {
     ctx.object('Deployment', name, 'error', { source: m.toWaveSource ?? m.source, error: targetError }, key);
@@ -72,12 +68,7 @@ export function planDeployment(ctx: PlanContext, m: DeploymentManifest): void {
   }
 
   if (!live) {
-    // An add that starts moves a rollout forward: it waits for the window (docs/policy.md).
-    const window = state === 'running' ? gateForward(ctx, key, m, ['add deployment and start it']) : {};
-    if (window.hold !== undefined) {
-      ctx.object('Deployment', name, 'waiting', { source: m.source, reasons: [window.hold] }, key);
-      return;
-    }
+    if (holdAdd(ctx, key, m, state)) return;
     const reasons: string[] = [];
     const first: string[] = [];
     const deletedOutside = entry !== undefined && entry.flowId === flowId && entry.packageId === packageId && ctx.live.read.flows;
@@ -106,10 +97,6 @@ export function planDeployment(ctx: PlanContext, m: DeploymentManifest): void {
     );
     // A flow replacement deletes the old flow only after its deployments are added to the new one.
     if (flow.replaces && actions[0]) flow.replaces.push(actions[0]);
-    if (window.breakGlass) {
-      reasons.push(breakGlassLine(window.breakGlass));
-      actions.push(breakGlassAction(ctx, key, actions.slice(-1), window.breakGlass));
-    }
     const o = ctx.object('Deployment', name, 'create', { source: m.source, reasons, actions: [...first, ...actions] }, key);
     if (deletedOutside) o.drift = 'healed';
     return;

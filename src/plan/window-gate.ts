@@ -102,3 +102,24 @@ export function breakGlassAction(
     quiet: false,
   });
 }
+
+/** The windows to record on a deployment's state entry (for `promote`), as an object to assign. */
+export function windowsRecord(ctx: PlanContext, m: DeploymentManifest): { windows?: WindowsSpec } {
+  const windows = windowsOf(ctx, m);
+  return windows ? { windows } : {};
+}
+
+/** An add-deployment that starts moves a rollout forward: outside the window the object waits (true: nothing is added). */
+export function holdAdd(ctx: PlanContext, key: string, m: DeploymentManifest, state: string): boolean {
+  const hold = state === 'running' ? gateForward(ctx, key, m, ['add deployment and start it']).hold : undefined;
+  if (hold !== undefined) ctx.object('Deployment', m.metadata.name, 'waiting', { source: m.source, reasons: [hold] }, key);
+  return hold !== undefined;
+}
+
+/** After an add that starts through a closed window (break glass): its record in the state. */
+export function addBreakGlass(ctx: PlanContext, key: string, m: DeploymentManifest, actions: string[]): void {
+  const w = windowNow(ctx, m);
+  const ignore = ctx.options.ignoreWindows;
+  if (!w || w.verdict.open || !ignore) return;
+  actions.push(breakGlassAction(ctx, key, actions.slice(-1), { ...ignore, window: w.verdict.reason }));
+}
