@@ -10,6 +10,9 @@ import { addBreakGlass, windowsRecord } from './window-gate.js';
 
 export { holdAdd } from './window-gate.js';
 
+/** Default when a manifest leaves `state` out: deploying is the point of a Deployment. */
+export const DEFAULT_DEPLOYMENT_STATE: DeploymentState = 'running';
+
 export function addActions(
   ctx: PlanContext,
   key: string,

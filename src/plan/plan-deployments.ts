@@ -11,7 +11,7 @@ import type { PlanContext } from './context.js';
 import { diffFields, hashValue } from './hash.js';
 import { planGate, promotionTargetError } from './plan-promotion.js';
 import { waveGateError } from './wave-gate.js';
-import { addActions, holdAdd, present } from './deployment-add.js';
+import { addActions, DEFAULT_DEPLOYMENT_STATE, holdAdd, present } from './deployment-add.js';
 import type { DeploymentRecord } from './deployment-add.js';
 import { reconcileExisting, versionAlreadyLive } from './deployment-reconcile.js';
 import { statusAsState } from './deployment-decisions.js';
@@ -19,9 +19,6 @@ import { reportDeleted } from './not-planned.js';
 import { OP } from './ops.js';
 import { otherHolder, planOwnedElsewhere } from './ownership.js';
 import { markMoved, moveActions, recordAction, restoreActions, supersedeAction } from './state-writes.js';
-
-/** Default when a manifest leaves `state` out: deploying is the point of a Deployment. */
-export const DEFAULT_DEPLOYMENT_STATE: DeploymentState = 'running';
 
 export function planDeployment(ctx: PlanContext, m: DeploymentManifest): void {
   const name = m.metadata.name;
@@ -268,6 +265,8 @@ function planLiveDeployment(
       );
       return;
     }
+    // Deleted and added again with a start: the add moves the rollout, so the whole replacement waits for the window.
+    if (holdAdd(ctx, key, m, state)) return;
     const del = ctx.action(key, {
       op: OP.deleteDeployment,
       dependsOn: deps,

@@ -11,6 +11,7 @@ import { afterEach, expect, it } from 'vitest';
 import { startAgent } from '../support/agent-process.js';
 import type { RunningAgent } from '../support/agent-process.js';
 import { cli } from '../support/cli.js';
+import { spawnCli } from '../support/spawn-cli.js';
 import { catalogPackageDoc, deploymentDoc, flowDoc, PILOT_FIRST, yamlDocs } from '../support/manifests.js';
 import { tempDir } from '../support/repo.js';
 import { startTestSimulator } from '../support/sim.js';
@@ -25,15 +26,11 @@ afterEach(async () => {
   sim = null;
 });
 
-const yaml = (state: string): string =>
+const WINDOWS = ['windows:', '  timezone: Europe/Oslo', '  allow: ["Mon-Thu 08:00-16:00"]'];
+const yaml = (state: string, windows = WINDOWS): string =>
   yamlDocs(
     catalogPackageDoc('seven-zip-24-08', '7-Zip', '24.08'),
-    flowDoc('seven-zip', '7-Zip', [
-      `patchGroup: ${PILOT_FIRST}`,
-      'windows:',
-      '  timezone: Europe/Oslo',
-      '  allow: ["Mon-Thu 08:00-16:00"]',
-    ]),
+    flowDoc('seven-zip', '7-Zip', [`patchGroup: ${PILOT_FIRST}`, ...windows]),
     deploymentDoc('seven-zip-24-08', 'seven-zip', state),
   );
 
@@ -73,4 +70,26 @@ it('the agent holds the start until Monday 08:00 Oslo, shows the next window, wa
   const open = await agent.reconcile();
   expect(open.windows?.[0]).toMatchObject({ open: true });
   expect((await sim.writes()).filter((w) => w.includes('/start'))).toEqual(['POST /v1/flow/deployment/{id}/start']);
+});
+
+it('promote --ignore-windows handed to the running agent skips now and the agent reports WindowIgnored with who and why', async () => {
+  sim = await startTestSimulator({ timeScale: 60, clockStart: Date.parse('2026-11-28T12:00:00Z') });
+  const stateDir = await tempDir('packsync-state-');
+  const env = { PACKSYNC_API_URL: sim.url, PACKSYNC_API_KEY: sim.key, PACKSYNC_STATE_DIR: stateDir };
+  const repo = await tempDir('packsync-repo-');
+  // Started on a weekday morning before the window rule arrived; the window is closed now (Saturday).
+  await writeFile(join(repo, 'all.yaml'), yaml('running', []));
+  expect((await cli(['apply', '--auto-approve', repo], env)).code).toBe(0);
+  await writeFile(join(repo, 'all.yaml'), yaml('running'));
+  agent = await startAgent(['--source', repo, '--interval', '1h'], env, await tempDir('packsync-secret-'));
+  await agent.until('the first pass', (x) => x.passes >= 1);
+  const writes = (await sim.writes()).length;
+
+  const key = 'Deployment/seven-zip-24-08';
+  const r = await spawnCli(['promote', key, '--reason', 'urgent fix', '--ignore-windows', '--actor', 'Ada <ada@example.com>'], env).done;
+  expect(r.code, r.stderr).toBe(0);
+  expect((await sim.writes()).slice(writes)).toEqual(['POST /v1/flow/deployment/{id}/skip-wave']);
+  const s = await agent.until('the break-glass event', (x) => x.events.some((e) => e.reason === 'WindowIgnored'));
+  expect(s.events.find((e) => e.reason === 'WindowIgnored')).toMatchObject({ object: key });
+  expect(s.events.find((e) => e.reason === 'WindowIgnored')?.message).toContain('Ada <ada@example.com>: urgent fix');
 });
