@@ -22,13 +22,13 @@ export interface PolicyFlags {
   notifications?: string;
 }
 
-export function addPolicyFlags(cmd: Command, approvals: boolean): Command {
-  cmd.option('--policy <file>', 'rollout policy file (docs/policy.md): approvals needed for changes that reach many tenants');
-  if (!approvals) return cmd;
-  return cmd
+export function addPolicyFlags(cmd: Command, notifications: boolean): Command {
+  cmd
+    .option('--policy <file>', 'rollout policy file (docs/policy.md): approvals needed for changes that reach many tenants')
     .option('--approvals-range <A..B>', 'with --policy: the commits whose signatures approve this change (e.g. origin/main..HEAD)')
-    .option('--trusted-keys <dir>', 'with --approvals-range: allowed_signers and/or *.asc keys of the people who may approve')
-    .option('--notifications <file>', 'notifications file (as for run): a break-glass apply (--ignore-windows) is sent to it');
+    .option('--trusted-keys <dir>', 'with --approvals-range: allowed_signers and/or *.asc keys of the people who may approve');
+  if (!notifications) return cmd;
+  return cmd.option('--notifications <file>', 'notifications file (as for run): a break-glass apply (--ignore-windows) is sent to it');
 }
 
 /** Reads `--policy`; a file that is not valid is POLICY_INVALID with every problem as FILE:LINE:COL. */
@@ -51,6 +51,41 @@ export async function enforceApprovals(
   io: CliIo,
   repoDir: string,
 ): Promise<ApprovalVerdict | undefined> {
+  const verdict = await checkApprovals(policy, plan, f, io, repoDir);
+  if (verdict === 'no-range')
+    throw new PacksyncError(
+      'APPROVALS_MISSING',
+      `this change reaches ${plan.summary.tenants ?? 0} tenants and the policy needs ${policy?.approvals?.required ?? 0} distinct trusted signers above ${policy?.approvals?.tenantsAbove ?? 0}: give --approvals-range A..B and --trusted-keys DIR; nothing was applied`,
+    );
+  if (verdict && !verdict.ok) throw new PacksyncError('APPROVALS_MISSING', `${verdict.message}; nothing was applied`);
+  if (verdict) io.stderr(verdict.message);
+  return verdict;
+}
+
+/** `plan --policy`: says whether the change needs approvals and, with a range, who signed (never fails the plan). */
+export async function tellApprovals(
+  policy: RolloutPolicy | undefined,
+  plan: Plan,
+  f: PolicyFlags,
+  io: CliIo,
+  repoDir: string,
+): Promise<void> {
+  const verdict = await checkApprovals(policy, plan, f, io, repoDir);
+  if (verdict === 'no-range')
+    io.stderr(
+      `Approvals: this change reaches ${plan.summary.tenants ?? 0} tenants (more than ${policy?.approvals?.tenantsAbove ?? 0}): apply needs ${policy?.approvals?.required ?? 0} distinct trusted signers (--approvals-range A..B --trusted-keys DIR)`,
+    );
+  else if (verdict) io.stderr(`Approvals: ${verdict.message}`);
+}
+
+/** The verdict on `--approvals-range`; undefined when no approval is needed, 'no-range' when one is and no range was given. */
+async function checkApprovals(
+  policy: RolloutPolicy | undefined,
+  plan: Plan,
+  f: PolicyFlags,
+  io: CliIo,
+  repoDir: string,
+): Promise<ApprovalVerdict | 'no-range' | undefined> {
   if (!policy) return undefined;
   // The agent's modules load only when a policy is given (a plain apply starts as fast as before).
   const [{ approvalVerdict, approvalsNeeded, signersOf }, { loadTrustedKeys }] = await Promise.all([
@@ -59,22 +94,14 @@ export async function enforceApprovals(
   ]);
   if (!approvalsNeeded(policy, plan)) return undefined;
   const range = f.approvalsRange;
-  if (range === undefined)
-    throw new PacksyncError(
-      'APPROVALS_MISSING',
-      `this change reaches ${plan.summary.tenants ?? 0} tenants and the policy needs ${policy.approvals?.required ?? 0} distinct trusted signers above ${policy.approvals?.tenantsAbove ?? 0}: give --approvals-range A..B and --trusted-keys DIR; nothing was applied`,
-    );
+  if (range === undefined) return 'no-range';
   if (!f.trustedKeys) throw new UsageError('--approvals-range needs --trusted-keys DIR (who may approve)');
   const m = /^([^.\s][^\s]*?)\.\.([^.\s][^\s]*)$/.exec(range);
   if (!m) throw new UsageError(`--approvals-range "${range}" is not a commit range: write A..B, e.g. origin/main..HEAD`);
   const home = await mkdtemp(join(tmpdir(), 'packsync-approvals-'));
   try {
     const keys = await loadTrustedKeys({ dir: resolve(io.cwd, f.trustedKeys), gnupgHome: join(home, 'gnupg'), env: io.env });
-    const found = await signersOf(keys, repoDir, m[1]!, m[2]!, io.env);
-    const verdict = approvalVerdict(policy, plan, found, range);
-    if (!verdict.ok) throw new PacksyncError('APPROVALS_MISSING', `${verdict.message}; nothing was applied`);
-    io.stderr(verdict.message);
-    return verdict;
+    return approvalVerdict(policy, plan, await signersOf(keys, repoDir, m[1]!, m[2]!, io.env), range);
   } finally {
     await rm(home, { recursive: true, force: true });
   }

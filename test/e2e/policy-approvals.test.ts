@@ -106,6 +106,14 @@ describe('two-person rule', () => {
       trusted,
     ];
 
+    // plan --policy says what apply will ask for, and who signed so far, without failing.
+    const planned = await spawnCli(
+      ['plan', repo.work, '--policy', policy, '--approvals-range', `${base}..HEAD`, '--trusted-keys', trusted],
+      env,
+    ).done;
+    expect(planned.code, planned.stderr).toBe(0);
+    expect(planned.stderr).toContain('Approvals: waits for approval: reaches 1 tenants (more than 0), needs 2 distinct trusted signers');
+
     const one = await spawnCli(args, env, 'pipe', repo.work).done;
     expect(one.code).toBe(1);
     expect(one.stderr).toContain('APPROVALS_MISSING');
