@@ -7,17 +7,14 @@
  */
 import { policySection } from './policy-view.js';
 import type { AgentStatus, Condition, ObjectStatus } from './status.js';
-import type { Rollout } from './rollouts.js';
+import type { Rollout } from './status-types.js';
 
 export const PAGE_LIMITS = { rollouts: 200, attention: 100, events: 30, history: 30, progress: 30 } as const;
 export const REFRESH_SECONDS = 10;
 
-const ENTITIES: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' };
+import { esc } from './html-escape.js';
 
-/** Escapes text for element content and quoted attributes alike. */
-export function esc(v: string | number | null | undefined): string {
-  return String(v ?? '').replace(/[&<>"']/g, (c) => ENTITIES[c] ?? c);
-}
+export { esc };
 
 /** `3 min ago`, `in 40 s`: coarse, so a refresh does not make the page jitter. */
 export function age(iso: string | null | undefined, nowMs: number): string {

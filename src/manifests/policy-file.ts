@@ -12,7 +12,7 @@
 import { readFile } from 'node:fs/promises';
 import type { Problem } from './model.js';
 import { parseYamlFile } from './yaml-source.js';
-import type { Segment } from './yaml-source.js';
+import type { Segment } from './yaml-types.js';
 
 export interface RolloutPolicy {
   approvals?: { required: number; tenantsAbove: number };

@@ -4,7 +4,7 @@
  * freeze must not end before it starts. Overlapping windows and freezes are fine.
  */
 import { valueAt } from './paths.js';
-import type { Segment } from './yaml-source.js';
+import type { Segment } from './yaml-types.js';
 import { isTimeZone, looksLikeWindow, parseAllowRule, parseDay } from './window-values.js';
 
 export type WindowProblem = (segments: Segment[], rule: string, message: string) => void;

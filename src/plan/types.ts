@@ -6,7 +6,7 @@ import type { V1FlowCreateViewModel, V1PackageCreateViewModel } from '../api/wir
 import type { ImportQuery } from '../api/operations.js';
 import type { GateHold, GateLogEntry, InventoryEntry, PromotionRecord } from '../state/inventory-types.js';
 import type { GateReport } from './promotion.js';
-import type { WindowState } from './window-gate.js';
+import type { WindowState } from './window-types.js';
 import type { Kind } from '../manifests/model.js';
 import type { ErrorCode } from '../util/errors.js';
 import { isWaitOp, OP } from './ops.js';
@@ -107,7 +107,14 @@ export type PlanAction =
       /** Upload follows in its own action; without content the package is finalized empty. */
       hasContent: boolean;
     })
-  | (ActionBase & { op: typeof OP.uploadContent; packageKey: string; dir: string; digest: string })
+  | (ActionBase & {
+      op: typeof OP.uploadContent;
+      packageKey: string;
+      dir: string;
+      digest: string;
+      /** Each file as planned; a saved plan is refused as stale when one differs on disk. */
+      files?: { path: string; size: number; sha256: string }[];
+    })
   | (ActionBase & { op: typeof OP.waitPackage; packageKey: string })
   | (ActionBase & {
       op: typeof OP.createFlow;

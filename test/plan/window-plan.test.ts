@@ -30,7 +30,12 @@ describe('plan under change windows', () => {
     expect(ops(p)).toEqual([]);
     expect(p.objects.find((o) => o.key === 'Deployment/zip')).toMatchObject({ change: 'waiting' });
     expect(p.windows).toEqual([
-      expect.objectContaining({ key: 'Deployment/zip', open: false, until: '2026-11-30T07:00:00.000Z', held: ['start', 'skip wave 1 → 2'] }),
+      expect.objectContaining({
+        key: 'Deployment/zip',
+        open: false,
+        until: '2026-11-30T07:00:00.000Z',
+        held: ['start', 'skip wave 1 → 2'],
+      }),
     ]);
   });
 
