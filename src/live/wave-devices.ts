@@ -14,7 +14,10 @@ export async function readTenantDevices(
   opts: { concurrency?: number; signal?: AbortSignal } = {},
 ): Promise<{ devices: Map<string, number>; reads: number }> {
   const wanted = new Set(flowIds);
-  const waves = live.flows.filter((f) => wanted.has(f.id)).flatMap((f) => f.details?.waves ?? []);
+  // Flows made from one patch group share its waves' tenants: one read per distinct set of tenants.
+  const bySet = new Map<string, { id: string }>();
+  for (const f of live.flows) if (wanted.has(f.id)) for (const w of f.details?.waves ?? []) bySet.set([...w.tenantIds].sort().join(','), w);
+  const waves = [...bySet.values()];
   const devices = new Map<string, number>();
   const details = await mapLimit(waves, opts.concurrency ?? 8, (w) => api.getWave(w.id, opts.signal ? { signal: opts.signal } : {}));
   for (const d of details) for (const t of d.tenants) if (typeof t.deviceCount === 'number') devices.set(t.tenantId, t.deviceCount);

@@ -20,35 +20,41 @@ export interface Reach {
   tenantIds: string[];
 }
 
+/** Lookups built once per plan: a plan of 15,000 objects must not search lists per action. */
+interface Index {
+  deployments: Map<string, LiveState['deployments'][number]>;
+  /** Flow id of each deployment key this plan adds (with a known flow). */
+  addedOn: Map<string, string>;
+  flows: Map<string, LiveState['flows'][number]>;
+}
+
+function indexOf(plan: Plan, live: LiveState): Index {
+  const addedOn = new Map<string, string>();
+  for (const a of plan.actions) if (a.op === OP.addDeployment && 'id' in a.flowRef) addedOn.set(a.key, a.flowRef.id);
+  return { deployments: new Map(live.deployments.map((d) => [d.id, d])), addedOn, flows: new Map(live.flows.map((f) => [f.id, f])) };
+}
+
 /** Flow ids of the actions that may move a rollout: the engine reads their waves' device counts. */
 export function movingFlowIds(plan: Plan, live: LiveState): string[] {
+  const ix = indexOf(plan, live);
   const ids = new Set<string>();
   for (const a of plan.actions) {
-    const flowId = flowOf(a, plan, live);
+    const flowId = flowOf(a, ix);
     if (flowId) ids.add(flowId);
   }
   return [...ids];
 }
 
-function flowOf(a: PlanAction, plan: Plan, live: LiveState): string | undefined {
+function flowOf(a: PlanAction, ix: Index): string | undefined {
   if (a.op === OP.addDeployment) return a.startNow && 'id' in a.flowRef ? a.flowRef.id : undefined;
   if (a.op !== OP.start && a.op !== OP.skipWave && a.op !== OP.updateContent) return undefined;
-  if ('id' in a.deploymentRef) {
-    const id = a.deploymentRef.id;
-    return live.deployments.find((d) => d.id === id)?.flowId;
-  }
-  // A deployment this plan adds: its add names the flow.
-  const key = a.deploymentRef.key;
-  const add = plan.actions.find((x) => x.op === OP.addDeployment && x.key === key);
-  return add && add.op === OP.addDeployment && 'id' in add.flowRef ? add.flowRef.id : undefined;
+  // A deployment this plan adds (a key, not an id yet): its add names the flow.
+  return 'id' in a.deploymentRef ? ix.deployments.get(a.deploymentRef.id)?.flowId : ix.addedOn.get(a.deploymentRef.key);
 }
 
 /** The waves (1-based, inclusive range) an action reaches, or undefined for one that reaches none. */
-function wavesOf(a: PlanAction, live: LiveState): [number, number] | undefined {
-  const current =
-    'deploymentRef' in a && 'id' in a.deploymentRef
-      ? live.deployments.find((d) => d.id === (a.deploymentRef as { id: string }).id)
-      : undefined;
+function wavesOf(a: PlanAction, ix: Index): [number, number] | undefined {
+  const current = 'deploymentRef' in a && 'id' in a.deploymentRef ? ix.deployments.get(a.deploymentRef.id) : undefined;
   switch (a.op) {
     case OP.addDeployment:
       return [1, 1];
@@ -68,13 +74,14 @@ function wavesOf(a: PlanAction, live: LiveState): [number, number] | undefined {
 
 /** Annotates each moving action (`tenants`, `devices`, its description) and the summary. */
 export function annotateReach(plan: Plan, live: LiveState, devices: TenantDevices): void {
+  const ix = indexOf(plan, live);
   const all = new Set<string>();
   let any = false;
   const byKey = new Map<string, string[]>();
   for (const a of plan.actions) {
-    const flowId = flowOf(a, plan, live);
-    const range = flowId ? wavesOf(a, live) : undefined;
-    const waves = flowId ? live.flows.find((f) => f.id === flowId)?.details?.waves : undefined;
+    const flowId = flowOf(a, ix);
+    const range = flowId ? wavesOf(a, ix) : undefined;
+    const waves = flowId ? ix.flows.get(flowId)?.details?.waves : undefined;
     if (!range || !waves || waves.length === 0 || range[0] > waves.length) continue;
     const reach = reachOf(waves, range, devices);
     a.tenants = reach.tenants;

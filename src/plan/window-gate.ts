@@ -23,6 +23,20 @@ export function windowsOf(ctx: PlanContext, m: DeploymentManifest): WindowsSpec 
 }
 
 const verdicts = new WeakMap<PlanContext, Map<WindowsSpec, WindowVerdict>>();
+const states = new WeakMap<PlanContext, Map<string, WindowState>>();
+
+/** The deployment's one entry in `ctx.windows` (a later decision of the same pass fills the same entry). */
+function windowState(ctx: PlanContext, key: string): WindowState {
+  let byKey = states.get(ctx);
+  if (!byKey) states.set(ctx, (byKey = new Map<string, WindowState>()));
+  let state = byKey.get(key);
+  if (!state) {
+    state = { key, timezone: '', open: true };
+    byKey.set(key, state);
+    ctx.windows.push(state);
+  }
+  return state;
+}
 
 /** The verdict for a deployment now, or undefined when no window governs it. */
 export function windowNow(ctx: PlanContext, m: DeploymentManifest): { spec: WindowsSpec; verdict: WindowVerdict } | undefined {
@@ -52,10 +66,9 @@ export function gateForward(
 ): { hold?: string; breakGlass?: { actor: string; reason: string; window: string } } {
   const w = windowNow(ctx, m);
   if (!w) return {};
-  const state: WindowState = { key, timezone: w.spec.timezone, open: w.verdict.open };
-  const existing = ctx.windows.findIndex((x) => x.key === key);
-  if (existing >= 0) ctx.windows.splice(existing, 1);
-  ctx.windows.push(state);
+  const state = windowState(ctx, key);
+  state.timezone = w.spec.timezone;
+  state.open = w.verdict.open;
   if (w.verdict.open) return {};
   state.until = w.verdict.until;
   state.reason = w.verdict.reason;
