@@ -8,6 +8,7 @@
 import type { RolloutPolicy } from '../manifests/policy-file.js';
 import type { Plan } from '../plan/types.js';
 import { hasChanges } from '../plan/planner.js';
+import { unknownReach } from '../plan/reach.js';
 import type { TrustedKeys } from './verify-keys.js';
 import { runGit, verifyObject } from './verify-signature.js';
 
@@ -34,7 +35,9 @@ export interface ApprovalVerdict {
 /** Whether the policy's approvals apply to this plan (it changes something and reaches more than `tenantsAbove` tenants). */
 export function approvalsNeeded(policy: RolloutPolicy, plan: Plan): boolean {
   const a = policy.approvals;
-  return a !== undefined && hasChanges(plan) && (plan.summary.tenants ?? 0) > a.tenantsAbove;
+  // A move whose reach cannot be told (a new flow's waves are not readable before it exists) is
+  // treated as reaching too many: a one-line commit must not pass with one person by being new.
+  return a !== undefined && hasChanges(plan) && ((plan.summary.tenants ?? 0) > a.tenantsAbove || unknownReach(plan) > 0);
 }
 
 /** Distinct trusted signers of the commits in `from..to` (every commit reachable from `to` when `from` is null: its head only). */
@@ -88,6 +91,6 @@ export function approvalVerdict(
   const message =
     missing === 0
       ? `approved by ${who} (${a.required} distinct trusted signer(s) required for changes reaching more than ${a.tenantsAbove} tenants)`
-      : `waits for approval: reaches ${tenants} tenants (more than ${a.tenantsAbove}), needs ${a.required} distinct trusted signers in ${range}; found ${found.signers.length} (${who}), ${missing} missing${found.error ? ` (${found.error})` : ''}; a second person approves with a signed commit, e.g. \`git commit --allow-empty -S -m Approve\``;
+      : `waits for approval: reaches ${unknownReach(plan) > 0 ? 'an unknown number of' : tenants} tenants (more than ${a.tenantsAbove}), needs ${a.required} distinct trusted signers in ${range}; found ${found.signers.length} (${who}), ${missing} missing${found.error ? ` (${found.error})` : ''}; a second person approves with a signed commit, e.g. \`git commit --allow-empty -S -m Approve\``;
   return { ...base, ok: missing === 0, missing, message };
 }

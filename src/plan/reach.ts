@@ -34,6 +34,16 @@ function indexOf(plan: Plan, live: LiveState): Index {
   return { deployments: new Map(live.deployments.map((d) => [d.id, d])), addedOn, flows: new Map(live.flows.map((f) => [f.id, f])) };
 }
 
+/** Whether an action moves a rollout forward (the actions blast radius is told for). */
+export function movesRollout(a: PlanAction): boolean {
+  return (a.op === OP.addDeployment && a.startNow) || a.op === OP.start || a.op === OP.skipWave || a.op === OP.updateContent;
+}
+
+/** Moving actions whose reach is not known (a flow this plan creates has no waves to read yet). */
+export function unknownReach(plan: Plan): number {
+  return plan.actions.filter((a) => movesRollout(a) && a.tenants === undefined).length;
+}
+
 /** Flow ids of the actions that may move a rollout: the engine reads their waves' device counts. */
 export function movingFlowIds(plan: Plan, live: LiveState): string[] {
   const ix = indexOf(plan, live);
