@@ -14,6 +14,7 @@ import { registerRunCommand } from './run-command.js';
 import { registerSimulatorCommand } from './simulator-command.js';
 import { registerStateCommand } from './state-command.js';
 import { registerValidateCommand } from './validate-command.js';
+import { registerUpdateCommand } from './update-command.js';
 
 export function buildProgram(io: CliIo, version: string): Command {
   const program = new Command()
@@ -28,6 +29,7 @@ export function buildProgram(io: CliIo, version: string): Command {
   registerApplyCommand(program, io);
   registerRunCommand(program, io);
   registerExportCommand(program, io);
+  registerUpdateCommand(program, io);
   registerStateCommand(program, io);
   registerNotifyCommand(program, io);
   registerGateCommands(program, io);
