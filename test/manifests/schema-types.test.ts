@@ -81,6 +81,7 @@ const flowSpec = {
   flags: true,
   supersedenceHistoryCount: true,
   scriptTemplate: true,
+  windows: true,
 } satisfies Keys<FlowSpec>;
 const flowRequired = {} satisfies Required<FlowSpec>;
 const deploymentSpec = {
@@ -92,6 +93,7 @@ const deploymentSpec = {
   wave: true,
   promotion: true,
   contentRevision: true,
+  windows: true,
 } satisfies Keys<DeploymentSpec>;
 const promotionSpec = {
   soak: true,
