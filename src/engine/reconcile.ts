@@ -3,6 +3,7 @@
  * saved plan, the demo, the agent loop): load + validate → read live → plan (pure) → apply. This
  * file only sequences; each step lives in its own module.
  */
+import { OBJECT_KIND_SPECS, OBJECT_KINDS_IN_ORDER } from '../manifests/kinds/index.js';
 import type { PacksyncApi } from '../api/operations.js';
 import { applyPlan } from '../apply/executor.js';
 import type { ApplyOptions, ApplyResult } from '../apply/executor.js';
@@ -76,7 +77,7 @@ export type ReconcileOutput =
 /** A stable revision for a directory source: the digest of what was loaded, not of file times. */
 export function desiredRevision(desired: DesiredModel): string {
   const strip = (xs: readonly { source: unknown }[]): unknown[] => xs.map(({ source: _s, ...rest }) => rest);
-  return `sha256:${hashValue([strip(desired.packages), strip(desired.flows), strip(desired.deployments), strip(desired.tenantUploads)])}`;
+  return `sha256:${hashValue(OBJECT_KINDS_IN_ORDER.map((k) => strip(desired[OBJECT_KIND_SPECS[k].desired])))}`;
 }
 
 /** Load, validate, read live and plan. Nothing is written. */

@@ -6,8 +6,18 @@
 import type { DetectionOperatorName, FlowFlagName, SourceType } from '../api/wire-types.js';
 
 export const API_VERSION = 'packsync.dev/v1';
-export const KINDS = ['Package', 'Flow', 'Deployment', 'TenantUpload'] as const;
-export type Kind = (typeof KINDS)[number];
+/** Kinds that are planned, applied and kept in the state (descriptors: manifests/kinds/). */
+export const OBJECT_KINDS = ['Package', 'Flow', 'Deployment', 'TenantUpload'] as const;
+export type ObjectKind = (typeof OBJECT_KINDS)[number];
+/** Kinds written in git only, expanded into object kinds before validation (manifests/expand.ts). */
+export type AuthoredKind = never;
+export const AUTHORED_KINDS: readonly AuthoredKind[] = [];
+/** Every kind a manifest file may hold. */
+export const SOURCE_KINDS: readonly SourceKind[] = [...OBJECT_KINDS, ...AUTHORED_KINDS];
+export type SourceKind = ObjectKind | AuthoredKind;
+/** The kind of an object the planner, the inventory and state keys know: always an object kind. */
+export const KINDS = OBJECT_KINDS;
+export type Kind = ObjectKind;
 
 /** Where a node came from: 1-based line and column. */
 export interface SourcePosition {

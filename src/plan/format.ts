@@ -2,6 +2,7 @@
  * Plan formatters: `text` (symbols + ~ - ±, colour only on a TTY), `json` (the versioned plan as
  * is) and `markdown` (ready for a pull-request comment). Pure: strings out.
  */
+import { OBJECT_KIND_SPECS } from '../manifests/kinds/index.js';
 import type { Change, ObjectPlan, Plan, PlanSummary } from './types.js';
 import type { Problem } from '../manifests/model.js';
 import { OP } from './ops.js';
@@ -84,7 +85,7 @@ function valueText(v: unknown): string {
   return v === undefined || v === null ? '(none)' : typeof v === 'string' ? `"${v}"` : JSON.stringify(v);
 }
 
-const KIND_ORDER: Record<string, number> = { Package: 0, Flow: 1, Deployment: 2, TenantUpload: 3 };
+const KIND_ORDER: Record<string, number> = Object.fromEntries(Object.values(OBJECT_KIND_SPECS).map((s) => [s.kind, s.order]));
 
 /** People read a plan in the order it runs: packages, flows, deployments, uploads (stable within a kind). */
 function byDependency<T extends { kind: string }>(objects: T[]): T[] {
