@@ -7,27 +7,36 @@
  */
 import { AUTHORED_KIND_SPECS } from './kinds/index.js';
 import type { AuthoredKindSpec } from './kinds/index.js';
-import type { AuthoredKind, Problem } from './model.js';
+import type { GeneratedDocument } from './generated-document.js';
+import type { AuthoredKind, BaselineSummary, Problem } from './model.js';
 import type { DocRecord } from './rules.js';
-import type { ParsedDocument } from './yaml-source.js';
 
 /** A valid document of an authored kind, as the schema check leaves it. */
 export type AuthoredRecord = Omit<DocRecord, 'kind'> & { kind: AuthoredKind };
 
 export interface Expansion {
   /** Generated object documents, in a stable order, each to be checked like a parsed one. */
-  documents: ParsedDocument[];
+  documents: GeneratedDocument[];
   problems: Problem[];
+  baselines: BaselineSummary[];
+}
+
+export interface ExpandContext {
+  /** The object records read from files: a generated key one of them has is an error at both. */
+  handWritten: readonly DocRecord[];
+  /** The time exceptions expire against (the service's clock when the plan has it). */
+  now: Date;
 }
 
 /** Expands every authored record; `handWritten` are the object records read from files. */
-export function expandAuthored(records: readonly AuthoredRecord[], handWritten: readonly DocRecord[]): Expansion {
-  const out: Expansion = { documents: [], problems: [] };
+export function expandAuthored(records: readonly AuthoredRecord[], ctx: ExpandContext): Expansion {
+  const out: Expansion = { documents: [], problems: [], baselines: [] };
   for (const r of records) {
     const spec: AuthoredKindSpec = AUTHORED_KIND_SPECS[r.kind];
-    const e = spec.expand(r, handWritten);
-    out.documents.push(...e.documents);
+    const e = spec.expand(r, ctx);
+    for (const d of e.documents) out.documents.push(d);
     out.problems.push(...e.problems);
+    out.baselines.push(...e.baselines);
   }
   return out;
 }

@@ -24,6 +24,7 @@ import { listYamlFiles, walkSkips } from './walk.js';
 import type { ManifestCache } from './parse-cache.js';
 import type { ParsedFile } from './yaml-source.js';
 import type { ContentInfo } from './content.js';
+import type { GeneratedDocument } from './generated-document.js';
 
 export interface LoadOptions {
   /** Larger files are reported (`file.too-large`) instead of parsed. Default 10 MiB. */
@@ -32,6 +33,8 @@ export interface LoadOptions {
   followSymlinks?: boolean;
   /** Reuse what unchanged files loaded to before (parse-cache.ts); none by default. */
   cache?: ManifestCache;
+  /** The time a Baseline's exceptions expire against (default: this machine's clock). */
+  now?: Date;
 }
 
 export interface LoadResult {
@@ -41,6 +44,8 @@ export interface LoadResult {
   files: string[];
   /** Non-empty YAML documents read. */
   documents: number;
+  /** The documents Baselines generated, with where each field came from (`packsync render`). */
+  generated?: GeneratedDocument[];
 }
 
 export const DEFAULT_MAX_FILE_BYTES = 1024 * 1024;
@@ -217,7 +222,7 @@ async function loadSources(
     }
   }
   // Expand before validating: what an authored kind generates is checked like a hand-written document.
-  const expansion = expandAuthored(authored, records);
+  const expansion = expandAuthored(authored, { handWritten: records, now: opts.now ?? new Date() });
   problems.push(...expansion.problems);
   for (const d of expansion.documents) {
     const checked = checkDocument(d);
@@ -246,9 +251,12 @@ async function loadSources(
   const known = new Set(sources.map((s) => s.file));
   const sorted = sortProblems(problems.filter((p) => reported.has(p.file) || !known.has(p.file)));
   const files = shown.map((f) => f.file);
-  if (sorted.some((p) => p.severity === 'error')) return { desired: null, problems: sorted, files, documents };
+  const generated = expansion.documents.length > 0 ? { generated: expansion.documents } : {};
+  if (sorted.some((p) => p.severity === 'error')) return { desired: null, problems: sorted, files, documents, ...generated };
 
   const desired: DesiredModel = { root, packages: [], flows: [], deployments: [], tenantUploads: [] };
+  const baselines = expansion.baselines.filter((b) => reported.has(b.source.file));
+  if (baselines.length > 0) desired.baselines = baselines;
   for (const r of records) {
     if (!reported.has(r.doc.file)) continue;
     const positions = fieldPositions(r.doc, r.kind, r.data);
@@ -262,7 +270,7 @@ async function loadSources(
     const m = positions ? { ...base, positions } : base;
     addDesired(desired, r, m, rules.content.get(r));
   }
-  return { desired, problems: sorted, files, documents };
+  return { desired, problems: sorted, files, documents, ...generated };
 }
 
 /** Puts one valid object into its kind's list; every kind is named (no branch assumes the rest). */

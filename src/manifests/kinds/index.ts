@@ -5,6 +5,7 @@
  */
 import { AUTHORED_KINDS, OBJECT_KINDS } from '../model.js';
 import type { AuthoredKind, ObjectKind } from '../model.js';
+import { BASELINE } from './baseline.js';
 import { DEPLOYMENT } from './deployment.js';
 import { FLOW } from './flow.js';
 import { PACKAGE } from './package.js';
@@ -30,7 +31,7 @@ export function isObjectKind(kind: string): kind is ObjectKind {
 }
 
 /** One descriptor per authored kind (expanded before validation, never in the state). */
-export const AUTHORED_KIND_SPECS: { readonly [K in AuthoredKind]: AuthoredKindSpec<K> } = {};
+export const AUTHORED_KIND_SPECS: { readonly [K in AuthoredKind]: AuthoredKindSpec<K> } = { Baseline: BASELINE };
 
 export function isAuthoredKind(kind: string): kind is AuthoredKind {
   return (AUTHORED_KINDS as readonly string[]).includes(kind);

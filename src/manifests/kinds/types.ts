@@ -4,9 +4,8 @@
  * new kind is a descriptor file, a schema and one registry line.
  */
 import type { AnySchemaObject } from 'ajv/dist/2020.js';
-import type { AuthoredRecord, Expansion } from '../expand.js';
+import type { AuthoredRecord, ExpandContext, Expansion } from '../expand.js';
 import type { AuthoredKind, DesiredModel, ObjectKind } from '../model.js';
-import type { DocRecord } from '../rules.js';
 
 /** An object kind: it is found live, planned, applied and kept in the state under `Kind/name`. */
 export interface ObjectKindSpec<K extends ObjectKind = ObjectKind> {
@@ -16,7 +15,7 @@ export interface ObjectKindSpec<K extends ObjectKind = ObjectKind> {
   /** Its JSON Schema, as shipped in `schemas/v1/`. */
   schema: AnySchemaObject;
   /** The `DesiredModel` list its manifests go to. */
-  desired: keyof Omit<DesiredModel, 'root'>;
+  desired: keyof Omit<DesiredModel, 'root' | 'baselines'>;
   /**
    * Spec fields that name another manifest by `metadata.name` (`flow` → `Flow`): the loader checks
    * they resolve, `state mv` rewrites them in the state entries that name a renamed key.
@@ -45,5 +44,5 @@ export interface AuthoredKindSpec<K extends AuthoredKind = AuthoredKind> {
   /** The object kinds it expands into, for messages ("expands into Packages, Flows, Deployments"). */
   expandsInto: readonly ObjectKind[];
   /** Its generated documents (checked like parsed ones afterwards) and its own problems. */
-  expand: (r: AuthoredRecord, handWritten: readonly DocRecord[]) => Expansion;
+  expand: (r: AuthoredRecord, ctx: ExpandContext) => Expansion;
 }
