@@ -15,6 +15,10 @@ export interface Origin {
 export interface GeneratedDocument extends ParsedDocument {
   /** Dotted path in the generated document → its origin. */
   origins: ReadonlyMap<string, Origin>;
+  /** What generated it: the authored document's name, the app as written, the rings it serves. */
+  about: { by: string; app: string; rings: string[] };
+  /** The origin of a path (its longest known prefix, else the generating entry). */
+  originOf: (segments: readonly Segment[]) => Origin;
 }
 
 export function generatedDocument(
@@ -22,6 +26,7 @@ export function generatedDocument(
   value: unknown,
   origins: ReadonlyMap<string, Origin>,
   fallback: Origin,
+  about: GeneratedDocument['about'],
 ): GeneratedDocument {
   const originOf = (segments: readonly Segment[]): Origin => {
     for (let n = segments.length; n > 0; n--) {
@@ -44,6 +49,8 @@ export function generatedDocument(
     locate,
     sourceText: () => undefined,
     origins,
+    about,
+    originOf,
   };
 }
 

@@ -100,6 +100,7 @@ export function formatPlanText(plan: Plan, opts: { color?: boolean; verbose?: bo
   const lines: string[] = [];
   // The plan header names a verified revision's signer (design §5, signature verification).
   if (plan.signer) lines.push(`Revision ${plan.revision ?? '(directory)'} signed by ${plan.signer}`, '');
+  if (plan.baselines && plan.baselines.length > 0) lines.push(...plan.baselines, '');
   for (const e of plan.errors) lines.push(`Error: ${e}`);
   // An unchanged object with a reason (e.g. `live wave 3 is past the gate wave 2`) is shown too:
   // the reason is news, though nothing is written.
@@ -151,6 +152,8 @@ export function formatPlanMarkdown(plan: Plan, opts: { commit?: string | null } 
       : '';
   const out: string[] = [`### packsync plan${title}`, ''];
   if (plan.signer) out.push(`Signed by ${md(plan.signer)}`, '');
+  for (const b of plan.baselines ?? []) out.push(`${md(b)}  `);
+  if (plan.baselines && plan.baselines.length > 0) out.push('');
   for (const e of plan.errors) out.push(`> **Error:** ${md(e)}`, '');
   out.push(`**${summaryLine(plan.summary)}**`, '');
   const changed = byDependency(plan.objects.filter((o) => o.change !== 'none' || o.reasons.length > 0));

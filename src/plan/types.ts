@@ -195,6 +195,8 @@ export interface Plan {
   reads?: number;
   /** One per running deployment with `promotion`: its gate verdict and figures (design §3). */
   gates?: GateReport[];
+  /** Header lines about each Baseline: its summary and expired exceptions (plan/baselines.ts). */
+  baselines?: string[];
 }
 
 export interface PlanOptions {
@@ -203,6 +205,8 @@ export interface PlanOptions {
   adopt: boolean;
   allowReplace: boolean;
   drift: 'heal' | 'report';
+  /** A Baseline change may remove more than its maxRemoved flows or deployments (plan/baselines.ts). */
+  allowShrink?: boolean;
   /** Keys whose drift is only reported this pass although `drift` is heal (the agent's per-object heal backoff). */
   driftHold?: string[];
 }

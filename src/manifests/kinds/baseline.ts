@@ -55,7 +55,7 @@ function expandBaseline(r: AuthoredRecord, ctx: ExpandContext): Expansion {
   spec.apps.forEach((app, i) => {
     const slug = app.name ?? appSlug(app.app);
     const appAt: Origin = { at: ['spec', 'apps', i, 'app'], layer: `apps[${i}]` };
-    const packages = new Map<string, string>();
+    const packages = new Map<string, { name: string; rings: string[] }>();
     for (const ring of ringsOf(spec, app)) {
       const exception = active.get(exceptionSlot(i, ring)) ?? active.get(exceptionSlot(i, '*'));
       if (exception?.entry.action === 'omit') continue;
@@ -117,8 +117,8 @@ interface ObjectsInput {
   appAt: Origin;
   ring: string;
   resolved: Resolved;
-  /** Package settings (JSON) → the package name already generated for them, for this app. */
-  packages: Map<string, string>;
+  /** Package settings (JSON) → the package already generated for them (for this app) and its rings. */
+  packages: Map<string, { name: string; rings: string[] }>;
 }
 
 function objectsFor(o: ObjectsInput): GeneratedDocument[] {
@@ -134,24 +134,28 @@ function objectsFor(o: ObjectsInput): GeneratedDocument[] {
   const catalog: Record<string, unknown> = { app: o.app };
   for (const [field, target] of Object.entries(PACKAGE_FIELDS)) if (values[field] !== undefined) catalog[target] = values[field];
   const settings = JSON.stringify(catalog);
-  let pkg = o.packages.get(settings);
+  let pkg = o.packages.get(settings)?.name;
+  const about = { by: o.name, app: o.app, rings: [o.ring] };
   if (pkg === undefined) {
     // The first ring's package is `<baseline>.<app>`; a ring whose package settings differ gets its own.
     pkg = o.packages.size === 0 ? `${o.name}.${o.slug}` : key;
-    o.packages.set(settings, pkg);
+    const pkgRings = [o.ring];
+    o.packages.set(settings, { name: pkg, rings: pkgRings });
     const pkgOrigins = new Map(origins);
     for (const field of Object.keys(PACKAGE_FIELDS)) {
       const origin = o.resolved.origins.get(field);
       if (origin) pkgOrigins.set(`spec.catalog.${PACKAGE_FIELDS[field]!}`, origin);
     }
-    out.push(doc(o.r, { kind: 'Package', name: pkg, spec: { catalog } }, pkgOrigins, o.appAt));
+    out.push(doc(o.r, { kind: 'Package', name: pkg, spec: { catalog } }, pkgOrigins, o.appAt, { ...about, rings: pkgRings }));
+  } else {
+    o.packages.get(settings)!.rings.push(o.ring);
   }
 
   const flow: Record<string, unknown> = { name: `${o.app} (${o.ring})`, app: o.app, patchGroup: undefined };
   origins.set('spec.patchGroup', { at: ['spec', 'rings', o.ring], layer: 'rings' });
   flow.patchGroup = (o.r.data.spec as { rings: Record<string, string> }).rings[o.ring];
   for (const field of FLOW_FIELDS) if (values[field] !== undefined) ((flow[field] = values[field]), from(field, `spec.${field}`));
-  out.push(doc(o.r, { kind: 'Flow', name: key, spec: flow }, origins, o.appAt));
+  out.push(doc(o.r, { kind: 'Flow', name: key, spec: flow }, origins, o.appAt, about));
 
   const depOrigins = new Map<string, Origin>([['metadata.name', o.appAt]]);
   const deployment: Record<string, unknown> = { flow: key, package: pkg };
@@ -161,7 +165,7 @@ function objectsFor(o: ObjectsInput): GeneratedDocument[] {
     const origin = o.resolved.origins.get(field);
     if (origin) depOrigins.set(`spec.${field}`, origin);
   }
-  out.push(doc(o.r, { kind: 'Deployment', name: key, spec: deployment }, depOrigins, o.appAt));
+  out.push(doc(o.r, { kind: 'Deployment', name: key, spec: deployment }, depOrigins, o.appAt, about));
   return out;
 }
 
@@ -170,7 +174,8 @@ function doc(
   o: { kind: string; name: string; spec: Record<string, unknown> },
   origins: Map<string, Origin>,
   fallback: Origin,
+  about: GeneratedDocument['about'],
 ): GeneratedDocument {
   const value = { apiVersion: API_VERSION, kind: o.kind, metadata: { name: o.name }, spec: o.spec };
-  return generatedDocument(r.doc, value, origins, fallback);
+  return generatedDocument(r.doc, value, origins, fallback, about);
 }
