@@ -93,7 +93,7 @@ describe('Baseline', () => {
     expect(explained.stdout).toMatch(/state: running {2}# .*baseline\.yaml:17:\d+ \(overrides\[0\]\)/);
     expect(explained.stdout).toMatch(/scope: machine {2}# .*baseline\.yaml:10:\d+ \(defaults\)/);
     expect(explained.stdout).toMatch(new RegExp(`patchGroup: ${BROAD} {2}# .*baseline\\.yaml:8:\\d+ \\(rings\\)`));
-    expect(explained.stdout).not.toContain('pilot');
+    expect(explained.stdout).not.toContain('google-chrome.pilot');
     expect(explained.stdout).not.toContain('Notepad');
 
     const unknown = await run(['render', repo, '--ring', 'nope'], {});
@@ -191,8 +191,8 @@ describe('Baseline', () => {
     await writeFile(join(repo, 'flow.yaml'), 'apiVersion: packsync.dev/v1\nkind: Flow\nmetadata:\n  name: standard-apps.notepad.pilot\nspec:\n  app: Notepad++\n');
     const both = await run(['validate', repo], env);
     expect(both.code).toBe(1);
-    expect(both.stderr).toMatch(/baseline\.yaml:13:\d+: .*generates Flow\/standard-apps\.notepad\.pilot, which flow\.yaml:4:9 also defines/);
-    expect(both.stderr).toMatch(/flow\.yaml:4:9: .*Baseline "standard-apps" \(baseline\.yaml:13:\d+\) generates the same/);
+    expect(both.stderr).toMatch(/baseline\.yaml:13:\d+: .*generates Flow\/standard-apps\.notepad\.pilot, which \S*flow\.yaml:4:9 also defines/);
+    expect(both.stderr).toMatch(/flow\.yaml:4:9: .*Baseline "standard-apps" \(\S*baseline\.yaml:13:\d+\) generates the same/);
 
     await writeFile(file, baseline({ apps: ['{ app: No Such App, version: "1.0" }'] }));
     await writeFile(join(repo, 'flow.yaml'), '');
