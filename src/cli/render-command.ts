@@ -27,7 +27,7 @@ export function registerRenderCommand(program: Command, io: CliIo): void {
     .command('render')
     .description('print the manifests the Baselines expand into (no API calls)')
     .argument('[path]', 'manifest file or directory', '.')
-    .option('--explain', "show after each field the file:line:col and layer it came from")
+    .option('--explain', 'show after each field the file:line:col and layer it came from')
     .option('--ring <ring>', 'only objects of this ring')
     .option('--app <app>', 'only objects of this app (as written in the baseline, or its name part)')
     .action(async (path: string, opts: RenderOptions) => {

@@ -59,7 +59,7 @@ const memo = new WeakMap<ParsedDocument, Map<string, Position>>();
 
 function locateOnce(doc: ParsedDocument, at: readonly Segment[], mode: LocateMode): Position {
   let byPath = memo.get(doc);
-  if (!byPath) memo.set(doc, (byPath = new Map()));
+  if (!byPath) memo.set(doc, (byPath = new Map<string, Position>()));
   const key = `${mode}\u0000${at.join('\u0000')}`;
   let p = byPath.get(key);
   if (!p) byPath.set(key, (p = doc.locate(at, mode)));

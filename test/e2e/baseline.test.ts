@@ -30,7 +30,11 @@ interface Opts {
   overrides?: string;
 }
 
-const APPS = ['{ app: Notepad++, version: 8.7.1 }', '{ app: Google Chrome, version: 131.0.6778.86 }', '{ app: VLC media player, version: 3.0.21 }'];
+const APPS = [
+  '{ app: Notepad++, version: 8.7.1 }',
+  '{ app: Google Chrome, version: 131.0.6778.86 }',
+  '{ app: VLC media player, version: 3.0.21 }',
+];
 
 function baseline(o: Opts = {}): string {
   return [
@@ -81,7 +85,7 @@ describe('Baseline', () => {
     const { repo } = await repoWith(baseline({ overrides: '    - { rings: [broad], state: running }' }));
     const all = await run(['render', repo], {});
     expect(all.code, all.stderr).toBe(0);
-    const keys = [...all.stdout.matchAll(/^# (\S+):/gm)].map((m) => m[1]);
+    const keys = [...all.stdout.matchAll(/^# (\S+):/gm)].map((m) => m[1] ?? '');
     expect(keys).toContain('Flow/standard-apps.notepad.pilot');
     expect(keys).toContain('Deployment/standard-apps.google-chrome.broad');
     expect(keys).toContain('Package/standard-apps.vlc-media-player');
@@ -146,7 +150,12 @@ describe('Baseline', () => {
     const allowed = await run(['apply', '--auto-approve', '--prune', '--allow-shrink', repo], env);
     expect(allowed.code, allowed.stderr + allowed.stdout).toBe(0);
     const live = await s.state();
-    expect(live.flows.filter((f) => !f.deleted).map((f) => f.name).sort()).toEqual(['Notepad++ (broad)', 'Notepad++ (pilot)']);
+    expect(
+      live.flows
+        .filter((f) => !f.deleted)
+        .map((f) => f.name)
+        .sort(),
+    ).toEqual(['Notepad++ (broad)', 'Notepad++ (pilot)']);
   });
 
   it('an exception ends after its expires date by the service clock: the plan says it expired and the baseline applies again', async () => {
@@ -170,11 +179,26 @@ describe('Baseline', () => {
   it('bad input is refused at FILE:LINE:COL and nothing is applied: unknown ring, unknown app, bad date, contradictory overrides, a key written by hand too, an app not in the catalog', async () => {
     const { sim: s, env } = await setup();
     const cases: [string, RegExp][] = [
-      [baseline({ apps: ['{ app: Notepad++, version: 8.7.1, rings: [pilot, canary] }'] }), /baseline\.yaml:13:\d+: .*ring "canary" is not one of/],
-      [baseline({ exceptions: '    - { app: Slack, action: omit, reason: r, owner: o }' }), /baseline\.yaml:17:\d+: .*app "Slack" is not one of/],
-      [baseline({ exceptions: '    - { app: Notepad++, ring: nope, action: omit, reason: r, owner: o }' }), /baseline\.yaml:17:\d+: .*ring "nope"/],
-      [baseline({ exceptions: '    - { app: Notepad++, action: omit, reason: r, owner: o, expires: 2026-02-30 }' }), /baseline\.yaml:17:\d+: .*not a date/],
-      [baseline({ exceptions: '    - { app: Notepad++, action: omit, reason: r, owner: o, expires: 31.12.2026 }' }), /baseline\.yaml:17:\d+: .*expires/],
+      [
+        baseline({ apps: ['{ app: Notepad++, version: 8.7.1, rings: [pilot, canary] }'] }),
+        /baseline\.yaml:13:\d+: .*ring "canary" is not one of/,
+      ],
+      [
+        baseline({ exceptions: '    - { app: Slack, action: omit, reason: r, owner: o }' }),
+        /baseline\.yaml:17:\d+: .*app "Slack" is not one of/,
+      ],
+      [
+        baseline({ exceptions: '    - { app: Notepad++, ring: nope, action: omit, reason: r, owner: o }' }),
+        /baseline\.yaml:17:\d+: .*ring "nope"/,
+      ],
+      [
+        baseline({ exceptions: '    - { app: Notepad++, action: omit, reason: r, owner: o, expires: 2026-02-30 }' }),
+        /baseline\.yaml:17:\d+: .*not a date/,
+      ],
+      [
+        baseline({ exceptions: '    - { app: Notepad++, action: omit, reason: r, owner: o, expires: 31.12.2026 }' }),
+        /baseline\.yaml:17:\d+: .*expires/,
+      ],
       [baseline({ exceptions: '    - { app: Notepad++, action: omit, owner: o }' }), /baseline\.yaml:17:\d+: .*reason/],
       [
         baseline({ overrides: '    - { rings: [pilot], state: running }\n    - { apps: [Notepad++], state: stopped }' }),
@@ -188,10 +212,15 @@ describe('Baseline', () => {
       expect(r.stderr, text).toMatch(expected);
     }
     const { repo, file } = await repoWith(baseline());
-    await writeFile(join(repo, 'flow.yaml'), 'apiVersion: packsync.dev/v1\nkind: Flow\nmetadata:\n  name: standard-apps.notepad.pilot\nspec:\n  app: Notepad++\n');
+    await writeFile(
+      join(repo, 'flow.yaml'),
+      'apiVersion: packsync.dev/v1\nkind: Flow\nmetadata:\n  name: standard-apps.notepad.pilot\nspec:\n  app: Notepad++\n',
+    );
     const both = await run(['validate', repo], env);
     expect(both.code).toBe(1);
-    expect(both.stderr).toMatch(/baseline\.yaml:13:\d+: .*generates Flow\/standard-apps\.notepad\.pilot, which \S*flow\.yaml:4:9 also defines/);
+    expect(both.stderr).toMatch(
+      /baseline\.yaml:13:\d+: .*generates Flow\/standard-apps\.notepad\.pilot, which \S*flow\.yaml:4:9 also defines/,
+    );
     expect(both.stderr).toMatch(/flow\.yaml:4:9: .*Baseline "standard-apps" \(\S*baseline\.yaml:13:\d+\) generates the same/);
 
     await writeFile(file, baseline({ apps: ['{ app: No Such App, version: "1.0" }'] }));

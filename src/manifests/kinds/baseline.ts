@@ -154,7 +154,11 @@ function objectsFor(o: ObjectsInput): GeneratedDocument[] {
   const flow: Record<string, unknown> = { name: `${o.app} (${o.ring})`, app: o.app, patchGroup: undefined };
   origins.set('spec.patchGroup', { at: ['spec', 'rings', o.ring], layer: 'rings' });
   flow.patchGroup = (o.r.data.spec as { rings: Record<string, string> }).rings[o.ring];
-  for (const field of FLOW_FIELDS) if (values[field] !== undefined) ((flow[field] = values[field]), from(field, `spec.${field}`));
+  for (const field of FLOW_FIELDS) {
+    if (values[field] === undefined) continue;
+    flow[field] = values[field];
+    from(field, `spec.${field}`);
+  }
   out.push(doc(o.r, { kind: 'Flow', name: key, spec: flow }, origins, o.appAt, about));
 
   const depOrigins = new Map<string, Origin>([['metadata.name', o.appAt]]);
