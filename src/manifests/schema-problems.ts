@@ -24,9 +24,7 @@ export interface SchemaContext {
 }
 
 /** The settings a Baseline's defaults, apps, overrides and exceptions share (for did-you-mean). */
-const SETTINGS_FIELDS = Object.keys(
-  (baselineSchema.$defs.settings as { properties: object }).properties,
-);
+const SETTINGS_FIELDS = Object.keys((baselineSchema.$defs.settings as { properties: object }).properties);
 
 const RULES: Record<string, string> = {
   required: 'schema.required',
