@@ -12,7 +12,7 @@ import type { ReconcileOutput } from '../engine/reconcile.js';
 import type { AgentMetrics } from './metrics.js';
 import { redactUrl } from './redact-url.js';
 import { buildRollouts, refreshRollouts } from './rollouts.js';
-import type { Rollout } from './rollouts.js';
+import type { Rollout } from './status-types.js';
 import type { PassResult, StatusTracker } from './status.js';
 
 type Planned = Extract<ReconcileOutput, { kind: 'planned' }>;

@@ -6,7 +6,7 @@
  * under 200 KB at 1,000 deployments.
  */
 import type { AgentStatus, Condition, ObjectStatus } from './status.js';
-import type { Rollout } from './rollouts.js';
+import type { Rollout } from './status-types.js';
 
 export const PAGE_LIMITS = { rollouts: 200, attention: 100, events: 30, history: 30, progress: 30 } as const;
 export const REFRESH_SECONDS = 10;

@@ -10,7 +10,7 @@ import { stringify } from 'yaml';
 import { loadRepository } from '../manifests/load.js';
 import type { GeneratedDocument } from '../manifests/generated-document.js';
 import { appSlug } from '../manifests/kinds/baseline-spec.js';
-import type { Segment } from '../manifests/yaml-source.js';
+import type { Segment } from '../manifests/yaml-types.js';
 import type { CliIo } from './io.js';
 import { UsageError } from './io.js';
 import { shownPath } from './paths.js';
@@ -73,18 +73,24 @@ function checkFilters(all: readonly GeneratedDocument[], opts: RenderOptions): v
 function renderDocument(d: GeneratedDocument, explain: boolean): string {
   const v = d.value as { kind: string; metadata: { name: string } };
   const lines = ['---', `# ${v.kind}/${v.metadata.name}: Baseline "${d.about.by}", app ${d.about.app}, ring ${d.about.rings.join(', ')}`];
-  emit(d, d.value as Record<string, unknown>, [], 0, explain, lines);
+  emit({ d, explain, out: lines }, d.value as Record<string, unknown>, [], 0);
   return lines.join('\n');
 }
 
-function emit(d: GeneratedDocument, obj: Record<string, unknown>, at: Segment[], depth: number, explain: boolean, out: string[]): void {
+function emit(
+  to: { d: GeneratedDocument; explain: boolean; out: string[] },
+  obj: Record<string, unknown>,
+  at: Segment[],
+  depth: number,
+): void {
+  const { d, explain, out } = to;
   const pad = '  '.repeat(depth);
   for (const [key, value] of Object.entries(obj)) {
     if (value === undefined) continue;
     const path = [...at, key];
     if (value !== null && typeof value === 'object' && !Array.isArray(value) && !leafObject(d, path)) {
       out.push(`${pad}${key}:`);
-      emit(d, value as Record<string, unknown>, path, depth + 1, explain, out);
+      emit(to, value as Record<string, unknown>, path, depth + 1);
       continue;
     }
     const text = typeof value === 'object' ? JSON.stringify(value) : stringify(value).trimEnd();

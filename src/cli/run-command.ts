@@ -16,6 +16,7 @@ import type { CliIo } from './io.js';
 import { UsageError } from './io.js';
 import { addPlanFlags, planOptionsFrom } from './plan-options.js';
 import type { PlanFlags } from './plan-options.js';
+import { DEFAULT_ACTION_CONCURRENCY } from '../apply/defaults.js';
 
 interface RunFlags extends CommonOptions, PlanFlags {
   source: string;
@@ -56,7 +57,7 @@ export function registerRunCommand(program: Command, io: CliIo): void {
         .option('--git-ssh-key-file <file>', 'SSH private key for the git remote (env PACKSYNC_GIT_SSH_KEY_FILE)'),
       { drift: 'report' },
     )
-      .option('--concurrency <n>', 'apply actions in parallel (1-256)', '4')
+      .option('--concurrency <n>', 'apply actions in parallel (1-256)', String(DEFAULT_ACTION_CONCURRENCY))
       .option('--pass-timeout <duration>', 'longest a single pass may take', '30m')
       .addOption(
         new Option(

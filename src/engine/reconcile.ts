@@ -24,6 +24,10 @@ import type { Plan, PlanOptions } from '../plan/types.js';
 import { carryOutRequests } from './gate-requests.js';
 import type { CarriedCommand } from './gate-requests.js';
 import { planScope } from './scope.js';
+import { digestContentDir } from '../manifests/content.js';
+import type { ContentFileDigest } from '../manifests/content.js';
+import { OP } from '../plan/ops.js';
+import { errorMessage } from '../util/errors.js';
 
 export interface PlanPassInput {
   path: string;
@@ -160,6 +164,13 @@ export async function applySavedPlan(
   if (moved.length > 0) {
     throw new ApplyError('STALE_PLAN', `stale plan: ${moved.join(' and ')} changed since the plan was made; run \`packsync plan\` again`);
   }
+  const edited = await changedContent(saved.plan);
+  if (edited.length > 0) {
+    throw new ApplyError(
+      'STALE_PLAN',
+      `stale plan: content changed since the plan was made (${edited.join('; ')}); run \`packsync plan\` again and review it`,
+    );
+  }
   return applyPlanned({ kind: 'planned', plan: saved.plan, desired: saved.desired, warnings: [], store }, api, options);
 }
 
@@ -193,4 +204,33 @@ function exceptionsFlip(desired: DesiredModel, a: Date, b: Date): boolean {
       return end !== undefined && a.getTime() >= end !== b.getTime() >= end;
     }),
   );
+}
+
+/**
+ * The content a saved plan uploads, digested again before anything is written: Terraform embeds the
+ * configuration in its plan file, and so a plan here is applied only with the bytes that were
+ * reviewed (the uploader checks them once more while it sends them). Names each file that differs.
+ */
+async function changedContent(plan: Plan): Promise<string[]> {
+  const out: string[] = [];
+  for (const a of plan.actions) {
+    if (a.op !== OP.uploadContent) continue;
+    const now = await digestContentDir(a.dir).catch((e: unknown) => ({ digest: `unreadable: ${errorMessage(e)}`, fileList: [] }));
+    if (now.digest === a.digest) continue;
+    out.push(`${a.key}: ${describeFileChanges(a.files ?? [], now.fileList)}`);
+  }
+  return out;
+}
+
+function describeFileChanges(before: ContentFileDigest[], after: ContentFileDigest[]): string {
+  const was = new Map(before.map((f) => [f.path, f]));
+  const is = new Map(after.map((f) => [f.path, f]));
+  const lines: string[] = [];
+  for (const f of after) {
+    const old = was.get(f.path);
+    if (!old) lines.push(`${f.path} added (${f.size} bytes)`);
+    else if (old.sha256 !== f.sha256) lines.push(`${f.path} changed (${old.size} → ${f.size} bytes)`);
+  }
+  for (const f of before) if (!is.has(f.path)) lines.push(`${f.path} removed`);
+  return lines.length > 0 ? lines.join(', ') : 'its files differ from the plan';
 }

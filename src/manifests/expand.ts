@@ -7,26 +7,9 @@
  */
 import { AUTHORED_KIND_SPECS } from './kinds/index.js';
 import type { AuthoredKindSpec } from './kinds/index.js';
-import type { GeneratedDocument } from './generated-document.js';
-import type { AuthoredKind, BaselineSummary, Problem } from './model.js';
-import type { DocRecord } from './rules.js';
+import type { AuthoredRecord, ExpandContext, Expansion } from './kinds/types.js';
 
-/** A valid document of an authored kind, as the schema check leaves it. */
-export type AuthoredRecord = Omit<DocRecord, 'kind'> & { kind: AuthoredKind };
-
-export interface Expansion {
-  /** Generated object documents, in a stable order, each to be checked like a parsed one. */
-  documents: GeneratedDocument[];
-  problems: Problem[];
-  baselines: BaselineSummary[];
-}
-
-export interface ExpandContext {
-  /** The object records read from files: a generated key one of them has is an error at both. */
-  handWritten: readonly DocRecord[];
-  /** The time exceptions expire against (the service's clock when the plan has it). */
-  now: Date;
-}
+export type { AuthoredRecord, ExpandContext, Expansion } from './kinds/types.js';
 
 /** Expands every authored record; `handWritten` are the object records read from files. */
 export function expandAuthored(records: readonly AuthoredRecord[], ctx: ExpandContext): Expansion {

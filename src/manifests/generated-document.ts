@@ -4,7 +4,7 @@
  * the path), so a schema, rule or plan error about a generated object names FILE:LINE:COL in the
  * Baseline that wrote the value (docs/baselines.md).
  */
-import type { LocateMode, ParsedDocument, Position, Segment } from './yaml-source.js';
+import type { LocateMode, ParsedDocument, Position, Segment } from './yaml-types.js';
 
 /** Where a generated field's value was written: a path in the authored document, and the layer. */
 export interface Origin {

@@ -16,7 +16,7 @@ import { expandAuthored } from './expand.js';
 import type { AuthoredRecord } from './expand.js';
 import { compare, sortProblems } from './sort-problems.js';
 import { checkRules } from './rules.js';
-import type { DocRecord } from './rules.js';
+import type { DocRecord } from './doc-record.js';
 import { decodeManifest } from './encoding.js';
 import { fieldPositions } from './positions.js';
 import { commonParent, repositoryRoot } from './repository-root.js';

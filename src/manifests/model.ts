@@ -142,7 +142,7 @@ interface ManifestBase<K extends Kind, S> {
 
 export type PackageManifest = ManifestBase<'Package', PackageSpec> & {
   /** For custom packages with content: absolute path and sha256 digest of the content tree. */
-  content?: { dir: string; digest: string; files: number; bytes: number };
+  content?: { dir: string; digest: string; files: number; bytes: number; fileList?: { path: string; size: number; sha256: string }[] };
 };
 export type FlowManifest = ManifestBase<'Flow', FlowSpec>;
 export type DeploymentManifest = ManifestBase<'Deployment', DeploymentSpec> & {

@@ -7,7 +7,7 @@
 import { isObjectKind, OBJECT_KIND_SPECS } from './kinds/index.js';
 import type { Kind, SourcePosition } from './model.js';
 import { valueAt } from './paths.js';
-import type { ParsedDocument } from './yaml-source.js';
+import type { ParsedDocument } from './yaml-types.js';
 
 /** Only these fields (each kind's `liveFields`): a handful per document, so a 100k-object desired set stays small. */
 const liveFields = (kind: Kind): readonly string[] => OBJECT_KIND_SPECS[kind].liveFields;

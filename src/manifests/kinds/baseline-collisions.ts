@@ -3,9 +3,9 @@
  * (docs/baselines.md): neither silently wins, and the generated copy is dropped so the name is
  * not reported a third time as a duplicate.
  */
-import type { AuthoredRecord } from '../expand.js';
+import type { AuthoredRecord } from './types.js';
 import type { GeneratedDocument } from '../generated-document.js';
-import type { DocRecord } from '../rules.js';
+import type { DocRecord } from '../doc-record.js';
 import type { BaselineProblems } from './baseline-spec.js';
 
 export function collisions(

@@ -5,7 +5,7 @@
  * error at both, never a silent pick.
  */
 import type { Origin } from '../generated-document.js';
-import type { Segment } from '../yaml-source.js';
+import type { Segment } from '../yaml-types.js';
 import type { BaselineProblems, BaselineSpec, ExceptionEntry, Settings } from './baseline-spec.js';
 import { appIndex, ENTRY_FIELDS } from './baseline-spec.js';
 

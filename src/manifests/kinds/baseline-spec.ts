@@ -4,8 +4,8 @@
  */
 import type { Problem } from '../model.js';
 import { toPointer } from '../paths.js';
-import type { AuthoredRecord } from '../expand.js';
-import type { Segment } from '../yaml-source.js';
+import type { AuthoredRecord } from './types.js';
+import type { Segment } from '../yaml-types.js';
 
 export type Settings = Record<string, unknown>;
 export interface AppEntry extends Settings {

@@ -5,12 +5,12 @@
  * validated, planned, applied, moved and pruned like hand-written manifests.
  */
 import baselineSchema from '../../../schemas/v1/baseline.json' with { type: 'json' };
-import type { AuthoredRecord, ExpandContext, Expansion } from '../expand.js';
+import type { AuthoredKindSpec, AuthoredRecord, ExpandContext, Expansion } from './types.js';
 import { generatedDocument } from '../generated-document.js';
 import type { GeneratedDocument, Origin } from '../generated-document.js';
 import { API_VERSION } from '../model.js';
 import type { BaselineException, SourcePosition } from '../model.js';
-import type { Segment } from '../yaml-source.js';
+import type { Segment } from '../yaml-types.js';
 import { exceptionSlot, resolveSettings } from './baseline-layers.js';
 import type { ActiveExceptions, Resolved } from './baseline-layers.js';
 import {
@@ -25,7 +25,6 @@ import {
 } from './baseline-spec.js';
 import type { BaselineSpec } from './baseline-spec.js';
 import { collisions } from './baseline-collisions.js';
-import type { AuthoredKindSpec } from './types.js';
 
 export const BASELINE: AuthoredKindSpec<'Baseline'> = {
   kind: 'Baseline',

@@ -4,8 +4,9 @@
  * new kind is a descriptor file, a schema and one registry line.
  */
 import type { AnySchemaObject } from 'ajv/dist/2020.js';
-import type { AuthoredRecord, ExpandContext, Expansion } from '../expand.js';
-import type { AuthoredKind, DesiredModel, ObjectKind } from '../model.js';
+import type { DocRecord } from '../doc-record.js';
+import type { GeneratedDocument } from '../generated-document.js';
+import type { AuthoredKind, BaselineSummary, DesiredModel, ObjectKind, Problem } from '../model.js';
 
 /** An object kind: it is found live, planned, applied and kept in the state under `Kind/name`. */
 export interface ObjectKindSpec<K extends ObjectKind = ObjectKind> {
@@ -45,4 +46,21 @@ export interface AuthoredKindSpec<K extends AuthoredKind = AuthoredKind> {
   expandsInto: readonly ObjectKind[];
   /** Its generated documents (checked like parsed ones afterwards) and its own problems. */
   expand: (r: AuthoredRecord, ctx: ExpandContext) => Expansion;
+}
+
+/** A valid document of an authored kind, as the schema check leaves it. */
+export type AuthoredRecord = Omit<DocRecord, 'kind'> & { kind: AuthoredKind };
+
+export interface Expansion {
+  /** Generated object documents, in a stable order, each to be checked like a parsed one. */
+  documents: GeneratedDocument[];
+  problems: Problem[];
+  baselines: BaselineSummary[];
+}
+
+export interface ExpandContext {
+  /** The object records read from files: a generated key one of them has is an error at both. */
+  handWritten: readonly DocRecord[];
+  /** The time exceptions expire against (the service's clock when the plan has it). */
+  now: Date;
 }
