@@ -31,7 +31,7 @@ export function registerRenderCommand(program: Command, io: CliIo): void {
     .option('--ring <ring>', 'only objects of this ring')
     .option('--app <app>', 'only objects of this app (as written in the baseline, or its name part)')
     .action(async (path: string, opts: RenderOptions) => {
-      const loaded = await loadRepository([resolve(io.cwd, path)], { display: (abs) => shownPath(io.cwd, abs) });
+      const loaded = await loadRepository([resolve(io.cwd, path)], { display: (abs) => shownPath(io.cwd, abs), keepGenerated: true });
       const errors = loaded.problems.filter((p) => p.severity === 'error');
       if (errors.length > 0) {
         io.stderr(problemLines(loaded.problems, 'validate'));

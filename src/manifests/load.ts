@@ -35,6 +35,8 @@ export interface LoadOptions {
   cache?: ManifestCache;
   /** The time a Baseline's exceptions expire against (default: this machine's clock). */
   now?: Date;
+  /** Return the documents Baselines generated (`LoadResult.generated`, for `packsync render`). */
+  keepGenerated?: boolean;
 }
 
 export interface LoadResult {
@@ -251,7 +253,7 @@ async function loadSources(
   const known = new Set(sources.map((s) => s.file));
   const sorted = sortProblems(problems.filter((p) => reported.has(p.file) || !known.has(p.file)));
   const files = shown.map((f) => f.file);
-  const generated = expansion.documents.length > 0 ? { generated: expansion.documents } : {};
+  const generated = opts.keepGenerated === true && expansion.documents.length > 0 ? { generated: expansion.documents } : {};
   if (sorted.some((p) => p.severity === 'error')) return { desired: null, problems: sorted, files, documents, ...generated };
 
   const desired: DesiredModel = { root, packages: [], flows: [], deployments: [], tenantUploads: [] };

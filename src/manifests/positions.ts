@@ -7,6 +7,7 @@
 import { isObjectKind, OBJECT_KIND_SPECS } from './kinds/index.js';
 import type { Kind, SourcePosition } from './model.js';
 import { valueAt } from './paths.js';
+import type { Segment } from './yaml-types.js';
 import type { ParsedDocument } from './yaml-types.js';
 
 /** Only these fields (each kind's `liveFields`): a handful per document, so a 100k-object desired set stays small. */
@@ -15,8 +16,9 @@ const liveFields = (kind: Kind): readonly string[] => OBJECT_KIND_SPECS[kind].li
 const TO_WAVE = ['spec', 'promotion', 'toWave'] as const;
 
 /** The paths the loader locates for a valid document of this value (its kind's live fields, a Deployment's toWave). */
-export function prelocatePaths(value: unknown): string[][] {
+export function prelocatePaths(value: unknown): Segment[][] {
   const kind = (value as { kind?: unknown } | null)?.kind;
+  if (kind === 'Baseline') return baselinePaths(value);
   const fields = typeof kind === 'string' && isObjectKind(kind) ? liveFields(kind) : [];
   const out = fields.map((f) => f.split('.')).filter((segments) => valueAt(value, segments) !== undefined);
   if (kind === 'Deployment' && valueAt(value, TO_WAVE) !== undefined) out.push([...TO_WAVE]);
@@ -41,4 +43,31 @@ export function positionOf(
   field: string | undefined,
 ): SourcePosition {
   return (field !== undefined ? m.positions?.[field] : undefined) ?? m.source;
+}
+
+/**
+ * A Baseline's generated objects point their positions at its entries and fields (manifests/
+ * generated-document.ts): located while the file is composed, so a cached baseline expands
+ * without composing its file again.
+ */
+function baselinePaths(value: unknown): Segment[][] {
+  const spec = valueAt(value, ['spec']);
+  if (spec === null || typeof spec !== 'object') return [];
+  const out: Segment[][] = [];
+  const fields = (at: Segment[], v: unknown): void => {
+    if (v === null || typeof v !== 'object' || Array.isArray(v)) return;
+    for (const k of Object.keys(v)) out.push([...at, k]);
+  };
+  const s = spec as Record<string, unknown>;
+  fields(['spec', 'rings'], s.rings);
+  fields(['spec', 'defaults'], s.defaults);
+  for (const list of ['apps', 'overrides', 'exceptions']) {
+    const entries = s[list];
+    if (!Array.isArray(entries)) continue;
+    entries.forEach((e, i) => {
+      out.push(['spec', list, i]);
+      fields(['spec', list, i], e);
+    });
+  }
+  return out;
 }
