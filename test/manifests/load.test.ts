@@ -43,7 +43,7 @@ describe('examples/', () => {
       'standard-apps.notepad.broad',
       'standard-apps.google-chrome.pilot',
       'standard-apps.google-chrome.broad',
-      'standard-apps.vlc-media-player.pilot',
+      'standard-apps.keepass.pilot',
     ]);
     expect(all.baselines?.map((b) => [b.name, b.flows])).toEqual([['standard-apps', 5]]);
     expect(d.packages.map((p) => p.metadata.name)).toEqual(['contoso-agent', 'pwsh-7-4-6', 'seven-zip-24-08']);
