@@ -8,7 +8,7 @@
 import { builtinModules } from 'node:module';
 import { riverPlugin } from './river.js';
 
-export const LAYERS = ['util', 'api', 'manifests', 'state', 'live', 'plan', 'apply', 'engine', 'export', 'agent', 'cli'];
+export const LAYERS = ['util', 'api', 'manifests', 'state', 'live', 'plan', 'apply', 'engine', 'export', 'update', 'agent', 'cli'];
 
 const above = (layer) => LAYERS.slice(LAYERS.indexOf(layer) + 1);
 const relative = (folders) => `^(\\.\\./)+(${folders.join('|')})(/|$)`;

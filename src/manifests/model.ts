@@ -42,6 +42,17 @@ export interface CatalogPackageSpec {
   scope?: Scope;
   /** Script template name or id. */
   scriptTemplate?: string;
+  /** Version policy for `packsync update` (docs/manifests.md, "Version policy"); never sent to the API. */
+  update?: UpdatePolicy;
+}
+
+export interface UpdatePolicy {
+  /** `latest` (default), a prefix `24.x`, or a range `>=24.0 <25`. */
+  track?: string;
+  skip?: string[];
+  /** `3d`, `12h`, `1d12h`. */
+  minAge?: string;
+  group?: string;
 }
 
 export interface DetectionRule {

@@ -8,7 +8,7 @@ import type { DesiredModel, Kind, Manifest } from '../manifests/model.js';
 import { OBJECT_KINDS } from '../manifests/model.js';
 import { OBJECT_KIND_SPECS } from '../manifests/kinds/index.js';
 import { PlanContext } from './context.js';
-import { digestValue, liveDigest } from './hash.js';
+import { inventoryDigest, liveDigest } from './hash.js';
 import { planDeployment } from './plan-deployments.js';
 import { planFlow } from './plan-flows.js';
 import { planPackage } from './plan-packages.js';
@@ -76,7 +76,7 @@ export function plan(input: PlanInput): Plan {
     actions: ctx.actions,
     summary: summarize(ctx.objects),
     errors,
-    digests: { live: liveDigest(live), inventory: digestValue(inventory) },
+    digests: { live: liveDigest(live), inventory: inventoryDigest(inventory) },
     ...(ctx.gates.length > 0 ? { gates: ctx.gates } : {}),
   };
 }
