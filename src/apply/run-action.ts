@@ -4,7 +4,7 @@
  * resolved at once by looking the object up live, so it is never repeated blindly.
  */
 import { uploadContentDirectory } from '../api/upload.js';
-import type { Intent, InventoryEntry } from '../state/inventory-types.js';
+import type { GateLogEntry, Intent, InventoryEntry } from '../state/inventory-types.js';
 import type { InventoryStore } from '../state/inventory-store.js';
 import type { IdRef, PlanAction } from '../plan/types.js';
 import { scopeOfPackage } from '../live/identity.js';
@@ -221,12 +221,20 @@ export async function runAction(a: PlanAction, d: ActionDeps): Promise<void> {
       if (a.set.appliedState !== undefined) next.appliedState = a.set.appliedState;
       if (a.set.log) next.gateLog = [...(e.gateLog ?? []), a.set.log].slice(-20);
       await store.put(next, false);
+      if (a.set.log) await recordGate(store, e.id, a.set.log);
       return;
     }
     default:
       // Exhaustive over the op table (plan/ops.ts): an op without a case here does not compile.
       return unknownOp(a);
   }
+}
+
+/** The report's history (docs/reports.md#history): the verdict, and the wave a skip-wave reached. */
+async function recordGate(store: InventoryStore, deploymentId: string, log: GateLogEntry): Promise<void> {
+  const { at, action, wave, by, reason } = log;
+  await store.history({ type: 'gate', deploymentId, entry: { at, action, wave, by, reason } });
+  if (action === 'skip-wave') await store.history({ type: 'wave', deploymentId, wave: wave + 1, at, by });
 }
 
 function unknownOp(a: never): never {

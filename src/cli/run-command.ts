@@ -37,6 +37,8 @@ interface RunFlags extends CommonOptions, PlanFlags {
   notifications?: string;
   trustedKeys?: string;
   policy?: string;
+  externalUrl?: string;
+  name?: string;
 }
 
 export function registerRunCommand(program: Command, io: CliIo): void {
@@ -76,6 +78,11 @@ export function registerRunCommand(program: Command, io: CliIo): void {
         '--policy <file>',
         'rollout policy file (docs/policy.md): approvals by distinct trusted signers (--trusted-keys) for changes that reach many tenants',
       )
+      .option(
+        '--external-url <url>',
+        "the status page's address as people reach it: notifications, cards and commit statuses link to the object on it",
+      )
+      .option('--name <name>', "this agent's name in notifications and commit statuses (several agents sharing one channel)")
       .option('--once', 'run one pass and exit (0 in sync, 1 failed or invalid)'),
   ).action(async (f: RunFlags) => {
     // The agent's modules (git, chokidar, node-cron, prom-client) load only when `run` runs.
@@ -117,6 +124,7 @@ export function registerRunCommand(program: Command, io: CliIo): void {
     // Webhook URLs and tokens are secrets: scrubbed from every log line.
     for (const p of notifications?.providers ?? [])
       secrets.push(...[p.address, p.token, p.secret].filter((x): x is string => x !== null && x.length >= 8));
+    const links = notifyLinks(f);
     const passTimeoutMs = parseDuration(f.passTimeout, '--pass-timeout');
     const intervalMs = f.interval ? parseDuration(f.interval, '--interval') : undefined;
     const listen = f.listen ? parseListen(f.listen) : undefined;
@@ -159,6 +167,7 @@ export function registerRunCommand(program: Command, io: CliIo): void {
         ...(listen ? { listen } : {}),
         webhookSecret,
         notifications,
+        links,
         once: f.once === true,
         ...(policy && approvals && f.trustedKeys ? { approvals: { policy, trustedKeys: f.trustedKeys } } : {}),
       });
@@ -186,4 +195,23 @@ async function secretFile(io: CliIo, path: string, flag: string): Promise<string
     const code = (e as { code?: string }).code;
     throw new UsageError(`${flag}: cannot read ${path}${code ? ` (${code})` : ''}`);
   }
+}
+
+/** `--external-url` must be an absolute http(s) URL (it is put in messages people click); `--name` a short label. */
+function notifyLinks(f: RunFlags): { externalUrl?: string; agentName?: string } {
+  let externalUrl: string | undefined;
+  if (f.externalUrl !== undefined) {
+    let u: URL;
+    try {
+      u = new URL(f.externalUrl);
+    } catch {
+      throw new UsageError(`--external-url is not a URL (got "${f.externalUrl}")`);
+    }
+    if (u.protocol !== 'http:' && u.protocol !== 'https:') throw new UsageError('--external-url must be an http or https URL');
+    if (u.username || u.password) throw new UsageError('--external-url must not carry credentials (it is sent in every notification)');
+    externalUrl = u.toString();
+  }
+  const name = f.name?.trim();
+  if (f.name !== undefined && (!name || name.length > 64)) throw new UsageError('--name must be 1 to 64 characters');
+  return { ...(externalUrl ? { externalUrl } : {}), ...(name ? { agentName: name } : {}) };
 }

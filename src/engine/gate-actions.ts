@@ -75,6 +75,9 @@ async function promote(input: GateCommandInput, entry: InventoryEntry, store: In
       { at, action: 'ignore-windows' as const, wave: from, by: 'command' as const, reason: glass, ...requestOf(input) },
     ].slice(-20);
   await store.put({ ...entry, promotion, gateLog: logged, updatedAt: at }, false);
+  // The promote, and the break glass that let it through a closed window (both in the report's history).
+  for (const e of logged.slice(glass ? -2 : -1)) await recordHistory(store, entry.id, e);
+  if (from < live.waveCount) await store.history({ type: 'wave', deploymentId: entry.id, wave: from + 1, at, by: 'command' });
   const to = from >= live.waveCount ? 'completed the rollout' : `wave ${from + 1}/${live.waveCount}`;
   return [
     `Promoted ${key}: wave ${from}/${live.waveCount} → ${to} (skip-wave called; reason: ${reason}). The soak of the new wave starts now.`,
@@ -105,6 +108,7 @@ async function resume(input: GateCommandInput, entry: InventoryEntry, store: Inv
     ...requestOf(input),
   });
   await store.put({ ...rest, promotion, gateLog: logged, updatedAt: at }, false);
+  await recordHistory(store, entry.id, logged.at(-1)!);
   const reports = Object.values(baseline).reduce((n, c) => n + c.installed + c.failed, 0);
   // A hold of `onFailure: hold` made no call: the deployment never stopped, and there is nothing to start.
   const next =
@@ -139,6 +143,11 @@ function windowCheck(input: GateCommandInput, entry: InventoryEntry, api: Packsy
       `${input.key} is outside its change window: ${verdict.reason}; nothing was done (\`--ignore-windows --reason ...\` breaks glass)`,
     );
   return `${input.ignoreWindowsActor}: ${input.reason ?? ''} (${verdict.reason})`;
+}
+
+/** The report's history (docs/reports.md#history) keeps the command with its reason beyond the gate log's 20 entries. */
+function recordHistory(store: InventoryStore, deploymentId: string, e: GateLogEntry): Promise<void> {
+  return store.history({ type: 'gate', deploymentId, entry: { at: e.at, action: e.action, wave: e.wave, by: e.by, reason: e.reason } });
 }
 
 function requestOf(input: GateCommandInput): { request?: string } {

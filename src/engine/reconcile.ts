@@ -16,7 +16,7 @@ import { loadManifests } from '../manifests/load.js';
 import type { LoadOptions } from '../manifests/load.js';
 import { manifestCacheFor } from '../manifests/parse-cache.js';
 import type { DesiredModel, Problem } from '../manifests/model.js';
-import { digestValue, hashValue, liveDigest } from '../plan/hash.js';
+import { hashValue, inventoryDigest, liveDigest } from '../plan/hash.js';
 import { plan as computePlan } from '../plan/planner.js';
 import type { Plan, PlanOptions } from '../plan/types.js';
 import { carryOutRequests } from './gate-requests.js';
@@ -28,6 +28,7 @@ import { digestContentDir } from '../manifests/content.js';
 import type { ContentFileDigest } from '../manifests/content.js';
 import { OP } from '../plan/ops.js';
 import { errorMessage } from '../util/errors.js';
+import { recordPassHistory } from './history-observer.js';
 
 export interface PlanPassInput {
   path: string;
@@ -138,6 +139,7 @@ async function addReach(p: Plan, live: LiveState, input: PlanPassInput): Promise
  */
 export async function applyPlanned(planned: PlannedPass, api: PacksyncApi, options: ApplyOptions = {}): Promise<ApplyResult | undefined> {
   if (planned.plan.errors.length > 0) return undefined;
+  if (planned.live) await recordPassHistory(planned.store, planned.live, planned.plan, api);
   const result = await applyPlan(planned.plan, api, planned.store, { revision: planned.plan.revision, ...options }).catch(
     async (e: unknown) => {
       await planned.store.close().catch(() => undefined);
@@ -163,7 +165,7 @@ export async function applySavedPlan(
   const store = await openStore(state);
   const snap = await readLiveState(api, saved.desired, store.inventory, readConcurrency ? { concurrency: readConcurrency } : {});
   const live = liveDigest(snap.live);
-  const inventory = digestValue(store.inventory);
+  const inventory = inventoryDigest(store.inventory);
   const moved = [
     live !== saved.plan.digests.live ? 'the live state' : '',
     inventory !== saved.plan.digests.inventory ? 'the inventory' : '',
@@ -178,7 +180,7 @@ export async function applySavedPlan(
       `stale plan: content changed since the plan was made (${edited.join('; ')}); run \`packsync plan\` again and review it`,
     );
   }
-  return applyPlanned({ kind: 'planned', plan: saved.plan, desired: saved.desired, warnings: [], store }, api, options);
+  return applyPlanned({ kind: 'planned', plan: saved.plan, desired: saved.desired, warnings: [], store, live: snap.live }, api, options);
 }
 
 /** Plan, then apply unless `apply` is false (the agent's pass). */
