@@ -36,9 +36,9 @@ interface RunFlags extends CommonOptions, PlanFlags {
   verifyMode?: 'head' | 'tag' | 'range';
   notifications?: string;
   trustedKeys?: string;
-  policy?: string;
   externalUrl?: string;
   name?: string;
+  policy?: string;
 }
 
 export function registerRunCommand(program: Command, io: CliIo): void {
@@ -75,14 +75,14 @@ export function registerRunCommand(program: Command, io: CliIo): void {
         'send events and commit statuses to Teams, Slack, webhooks, GitHub, GitLab, Azure DevOps (see docs/agent.md)',
       )
       .option(
-        '--policy <file>',
-        'rollout policy file (docs/policy.md): approvals by distinct trusted signers (--trusted-keys) for changes that reach many tenants',
-      )
-      .option(
         '--external-url <url>',
         "the status page's address as people reach it: notifications, cards and commit statuses link to the object on it",
       )
       .option('--name <name>', "this agent's name in notifications and commit statuses (several agents sharing one channel)")
+      .option(
+        '--policy <file>',
+        'rollout policy file (docs/policy.md): approvals by distinct trusted signers (--trusted-keys) for changes that reach many tenants',
+      )
       .option('--once', 'run one pass and exit (0 in sync, 1 failed or invalid)'),
   ).action(async (f: RunFlags) => {
     // The agent's modules (git, chokidar, node-cron, prom-client) load only when `run` runs.

@@ -122,6 +122,11 @@ async function resume(input: GateCommandInput, entry: InventoryEntry, store: Inv
   ];
 }
 
+/** The report's history (docs/reports.md#history) keeps the command with its reason beyond the gate log's 20 entries. */
+function recordHistory(store: InventoryStore, deploymentId: string, e: GateLogEntry): Promise<void> {
+  return store.history({ type: 'gate', deploymentId, entry: { at: e.at, action: e.action, wave: e.wave, by: e.by, reason: e.reason } });
+}
+
 /**
  * Promote is a forward move: outside the windows recorded for the deployment at its last apply, or
  * in a freeze, it is refused unless glass is broken (`--ignore-windows --reason`), on the service's
@@ -143,11 +148,6 @@ function windowCheck(input: GateCommandInput, entry: InventoryEntry, api: Packsy
       `${input.key} is outside its change window: ${verdict.reason}; nothing was done (\`--ignore-windows --reason ...\` breaks glass)`,
     );
   return `${input.ignoreWindowsActor}: ${input.reason ?? ''} (${verdict.reason})`;
-}
-
-/** The report's history (docs/reports.md#history) keeps the command with its reason beyond the gate log's 20 entries. */
-function recordHistory(store: InventoryStore, deploymentId: string, e: GateLogEntry): Promise<void> {
-  return store.history({ type: 'gate', deploymentId, entry: { at: e.at, action: e.action, wave: e.wave, by: e.by, reason: e.reason } });
 }
 
 function requestOf(input: GateCommandInput): { request?: string } {

@@ -34,8 +34,7 @@ export function gateText(g: HistoryGateEntry): string {
     case 'resume':
       return `resumed at wave ${g.wave} (${who})`;
     case 'ignore-windows':
-      // Break glass (docs/policy.md): the reason names who and why.
-      return `moved outside its change window: ${g.reason}`;
+      return `moved outside its change window at wave ${g.wave} (break glass: ${g.reason})`;
   }
 }
 

@@ -6,8 +6,18 @@
 import type { DetectionOperatorName, FlowFlagName, SourceType } from '../api/wire-types.js';
 
 export const API_VERSION = 'packsync.dev/v1';
-export const KINDS = ['Package', 'Flow', 'Deployment', 'TenantUpload'] as const;
-export type Kind = (typeof KINDS)[number];
+/** Kinds that are planned, applied and kept in the state (descriptors: manifests/kinds/). */
+export const OBJECT_KINDS = ['Package', 'Flow', 'Deployment', 'TenantUpload'] as const;
+export type ObjectKind = (typeof OBJECT_KINDS)[number];
+/** Kinds written in git only, expanded into object kinds before validation (manifests/expand.ts). */
+export const AUTHORED_KINDS = ['Baseline'] as const;
+export type AuthoredKind = (typeof AUTHORED_KINDS)[number];
+/** Every kind a manifest file may hold. */
+export const SOURCE_KINDS: readonly SourceKind[] = [...OBJECT_KINDS, ...AUTHORED_KINDS];
+export type SourceKind = ObjectKind | AuthoredKind;
+/** The kind of an object the planner, the inventory and state keys know: always an object kind. */
+export const KINDS = OBJECT_KINDS;
+export type Kind = ObjectKind;
 
 /** Where a node came from: 1-based line and column. */
 export interface SourcePosition {
@@ -181,6 +191,36 @@ export interface DesiredModel {
   flows: FlowManifest[];
   deployments: DeploymentManifest[];
   tenantUploads: TenantUploadManifest[];
+  /** What each Baseline expanded into (plan header, blast guard, expiry notes); absent without one. */
+  baselines?: BaselineSummary[];
+}
+
+/** One exception of a Baseline and whether it still applies at the time of the load. */
+export interface BaselineException {
+  app: string;
+  ring?: string;
+  action: 'omit' | 'override';
+  owner: string;
+  reason: string;
+  expires?: string;
+  expired: boolean;
+  /** Whole days until it ends (while it applies and has `expires`). */
+  daysLeft?: number;
+  source: SourcePosition;
+}
+
+export interface BaselineSummary {
+  name: string;
+  source: SourcePosition;
+  apps: number;
+  rings: number;
+  overrides: number;
+  exceptions: BaselineException[];
+  flows: number;
+  deployments: number;
+  maxRemoved: number;
+  /** `Kind/name` of every object it generated. */
+  keys: string[];
 }
 
 /** One validation problem. Rule ids are stable (e.g. `schema.enum`, `ref.unresolved`, `yaml.syntax`). */

@@ -2,6 +2,7 @@
  * Plan formatters: `text` (symbols + ~ - ±, colour only on a TTY), `json` (the versioned plan as
  * is) and `markdown` (ready for a pull-request comment). Pure: strings out.
  */
+import { OBJECT_KIND_SPECS } from '../manifests/kinds/index.js';
 import type { Change, ObjectPlan, Plan, PlanSummary } from './types.js';
 import type { Problem } from '../manifests/model.js';
 import { OP } from './ops.js';
@@ -86,7 +87,7 @@ function valueText(v: unknown): string {
   return v === undefined || v === null ? '(none)' : typeof v === 'string' ? `"${v}"` : JSON.stringify(v);
 }
 
-const KIND_ORDER: Record<string, number> = { Package: 0, Flow: 1, Deployment: 2, TenantUpload: 3 };
+const KIND_ORDER: Record<string, number> = Object.fromEntries(Object.values(OBJECT_KIND_SPECS).map((s) => [s.kind, s.order]));
 
 /** People read a plan in the order it runs: packages, flows, deployments, uploads (stable within a kind). */
 function byDependency<T extends { kind: string }>(objects: T[]): T[] {
@@ -101,6 +102,7 @@ export function formatPlanText(plan: Plan, opts: { color?: boolean; verbose?: bo
   const lines: string[] = [];
   // The plan header names a verified revision's signer (design §5, signature verification).
   if (plan.signer) lines.push(`Revision ${plan.revision ?? '(directory)'} signed by ${plan.signer}`, '');
+  if (plan.baselines && plan.baselines.length > 0) lines.push(...plan.baselines, '');
   for (const e of plan.errors) lines.push(`Error: ${e}`);
   // An unchanged object with a reason (e.g. `live wave 3 is past the gate wave 2`) is shown too:
   // the reason is news, though nothing is written.
@@ -154,6 +156,8 @@ export function formatPlanMarkdown(plan: Plan, opts: { commit?: string | null } 
       : '';
   const out: string[] = [`### packsync plan${title}`, ''];
   if (plan.signer) out.push(`Signed by ${md(plan.signer)}`, '');
+  for (const b of plan.baselines ?? []) out.push(`${md(b)}  `);
+  if (plan.baselines && plan.baselines.length > 0) out.push('');
   for (const e of plan.errors) out.push(`> **Error:** ${md(e)}`, '');
   out.push(`**${summaryLine(plan.summary)}**`, '');
   const changed = byDependency(plan.objects.filter((o) => o.change !== 'none' || o.reasons.length > 0));

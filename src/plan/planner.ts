@@ -5,6 +5,8 @@
 import type { Inventory } from '../state/inventory-types.js';
 import type { LiveState } from '../live/types.js';
 import type { DesiredModel, Kind, Manifest } from '../manifests/model.js';
+import { OBJECT_KINDS } from '../manifests/model.js';
+import { OBJECT_KIND_SPECS } from '../manifests/kinds/index.js';
 import { PlanContext } from './context.js';
 import { inventoryDigest, liveDigest } from './hash.js';
 import { planDeployment } from './plan-deployments.js';
@@ -127,12 +129,9 @@ function byKey(a: ObjectPlan, b: ObjectPlan): number {
 function desiredPredicate(desired: DesiredModel): (key: string) => boolean {
   let names: Record<Kind, Set<string>> | undefined;
   return (key) => {
-    names ??= {
-      Package: new Set(desired.packages.map((m) => m.metadata.name)),
-      Flow: new Set(desired.flows.map((m) => m.metadata.name)),
-      Deployment: new Set(desired.deployments.map((m) => m.metadata.name)),
-      TenantUpload: new Set(desired.tenantUploads.map((m) => m.metadata.name)),
-    };
+    names ??= Object.fromEntries(
+      OBJECT_KINDS.map((k) => [k, new Set<string>(desired[OBJECT_KIND_SPECS[k].desired].map((m) => m.metadata.name))]),
+    ) as Record<Kind, Set<string>>;
     const slash = key.indexOf('/');
     if (slash < 0) return false;
     const kind = key.slice(0, slash);

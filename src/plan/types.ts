@@ -213,6 +213,8 @@ export interface Plan {
   gates?: GateReport[];
   /** Deployments under change windows (docs/policy.md): open or closed, and what waits until when. */
   windows?: WindowState[];
+  /** Header lines about each Baseline: its summary and expired exceptions (plan/baselines.ts). */
+  baselines?: string[];
 }
 
 export interface PlanOptions {
@@ -221,6 +223,8 @@ export interface PlanOptions {
   adopt: boolean;
   allowReplace: boolean;
   drift: 'heal' | 'report';
+  /** A Baseline change may remove more than its maxRemoved flows or deployments (plan/baselines.ts). */
+  allowShrink?: boolean;
   /** Keys whose drift is only reported this pass although `drift` is heal (the agent's per-object heal backoff). */
   driftHold?: string[];
   /** Break glass (`--ignore-windows --reason T`): forward moves go through closed windows, recorded with who and why. */

@@ -47,6 +47,7 @@ export interface TenantCounts {
 
 export interface HistoryGateEntry {
   at: string;
+  // The gate log's actions (inventory-types.ts GateLogEntry), break glass included.
   action: 'skip-wave' | 'stop' | 'hold' | 'promote' | 'resume' | 'ignore-windows';
   wave: number;
   by: 'gate' | 'command';
