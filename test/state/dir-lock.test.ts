@@ -56,9 +56,9 @@ describe('the state lock fences', () => {
     const state = openState({ stateDir: dir, env: {}, warn: () => undefined });
     await state.lock();
     const store = await state.openStore();
-    await store.setIntent({ key: 'Flow/a', op: 'createFlow', at: ago(0), knownIds: [], match: {} } as never);
+    await store.setIntent({ key: 'Flow/a', op: 'createFlow', at: ago(0), knownIds: [], match: {} });
     await unlink(join(dir, 'lock'));
-    await expect(store.setIntent({ key: 'Flow/b', op: 'createFlow', at: ago(0), knownIds: [], match: {} } as never)).rejects.toMatchObject({
+    await expect(store.setIntent({ key: 'Flow/b', op: 'createFlow', at: ago(0), knownIds: [], match: {} })).rejects.toMatchObject({
       code: 'STATE_LOCK_LOST',
     });
     const journal = await readFile(join(dir, 'journal.jsonl'), 'utf8');
@@ -74,7 +74,7 @@ describe('the state lock fences', () => {
     const store = await state.openStore();
     const other = { pid: 99999, host: 'another-pod', since: ago(0), renewed: ago(0), token: 'theirs' };
     await writeFile(join(dir, 'lock'), `${JSON.stringify(other)}\n`);
-    await expect(store.setIntent({ key: 'Flow/c', op: 'createFlow', at: ago(0), knownIds: [], match: {} } as never)).rejects.toMatchObject({
+    await expect(store.setIntent({ key: 'Flow/c', op: 'createFlow', at: ago(0), knownIds: [], match: {} })).rejects.toMatchObject({
       code: 'STATE_LOCK_LOST',
     });
     await state.close();
