@@ -24,6 +24,8 @@ import type { Plan, PlanOptions } from '../plan/types.js';
 import { carryOutRequests } from './gate-requests.js';
 import type { CarriedCommand } from './gate-requests.js';
 import { planScope } from './scope.js';
+import { annotateReach, movingFlowIds } from '../plan/reach.js';
+import { readTenantDevices } from '../live/wave-devices.js';
 import { digestContentDir } from '../manifests/content.js';
 import type { ContentFileDigest } from '../manifests/content.js';
 import { OP } from '../plan/ops.js';
@@ -52,6 +54,11 @@ export interface ReconcileInput extends PlanPassInput {
   applyOptions?: ApplyOptions;
   /** Graceful stop: no new action starts, calls in flight finish. */
   stopSignal?: AbortSignal;
+  /**
+   * Asked before applying (the agent's two-person rule, docs/policy.md): false keeps the whole
+   * revision from being applied (nothing of it is written); the plan is still returned.
+   */
+  mayApply?: (plan: Plan) => Promise<boolean>;
 }
 
 export type PlannedPass = {
@@ -78,6 +85,8 @@ export type ReconcileOutput =
       live?: LiveState;
       inventory?: InventoryStore['inventory'];
       commands?: CarriedCommand[];
+      /** Set when `mayApply` refused: the revision was planned, nothing of it applied. */
+      withheld?: true;
     };
 
 /** A stable revision for a directory source: the digest of what was loaded, not of file times. */
@@ -120,10 +129,22 @@ export async function planPass(input: PlanPassInput): Promise<PlanPassOutput> {
   const scope = await planScope(input.path, desired.root);
   const p = computePlan({ desired, live: snap.live, inventory: store.inventory, options: input.planOptions, now: now(), revision, scope });
   reviewBaselines(p, desired, clock, input.planOptions?.allowShrink === true);
-  p.reads = snap.reads;
+  p.reads = snap.reads + (await addReach(p, snap.live, input));
   if (input.signer) p.signer = input.signer;
   const warnings = loaded.problems.filter((x) => x.severity === 'warning');
   return { kind: 'planned', plan: p, desired, warnings, store, live: snap.live, ...(commands.length > 0 ? { commands } : {}) };
+}
+
+/** Blast radius (docs/policy.md): device counts of the waves of flows the plan moves; returns the reads made. */
+async function addReach(p: Plan, live: LiveState, input: PlanPassInput): Promise<number> {
+  const flows = movingFlowIds(p, live);
+  if (flows.length === 0) return 0;
+  const read = await readTenantDevices(input.api, live, flows, {
+    ...(input.readConcurrency ? { concurrency: input.readConcurrency } : {}),
+    ...(input.signal ? { signal: input.signal } : {}),
+  });
+  annotateReach(p, live, read.devices);
+  return read.reads;
 }
 
 /**
@@ -187,6 +208,10 @@ export async function reconcile(input: ReconcileInput): Promise<ReconcileOutput>
     ...(planned.commands ? { commands: planned.commands } : {}),
   };
   if (!input.apply) return { kind: 'planned', plan: p, desired, warnings, ...seen };
+  if (input.mayApply && !(await input.mayApply(p))) {
+    await planned.store.close();
+    return { kind: 'planned', plan: p, desired, warnings, ...seen, withheld: true };
+  }
   const result = await applyPlanned(planned, input.api, {
     ...input.applyOptions,
     ...(input.signal ? { signal: input.signal } : {}),

@@ -102,6 +102,24 @@ export interface FlowSpec {
   flags?: FlowFlagName[];
   supersedenceHistoryCount?: number;
   scriptTemplate?: string;
+  /** Change windows and freezes for the flow's deployments (docs/policy.md). */
+  windows?: WindowsSpec;
+}
+
+/** `spec.windows` as written (docs/policy.md); evaluated by plan/windows.ts. */
+export interface WindowsSpec {
+  /** IANA time zone name. */
+  timezone: string;
+  /** `Mon-Thu 08:00-16:00`; absent: every hour is allowed. */
+  allow?: string[];
+  freeze?: FreezeSpec[];
+}
+
+/** Whole days in the windows' time zone, `to` included. */
+export interface FreezeSpec {
+  from: string;
+  to: string;
+  reason?: string;
 }
 
 export type DeploymentState = 'pending' | 'running' | 'stopped';
@@ -116,6 +134,8 @@ export interface DeploymentSpec {
   /** Automatic promotion with health gates (exclusive with `wave`). */
   promotion?: PromotionSpec;
   contentRevision?: number;
+  /** Overrides the flow's windows as a whole (docs/policy.md). */
+  windows?: WindowsSpec;
 }
 
 /** `spec.promotion` as written: durations like `2h`, rates like `95%` (see promotion-values.ts). */

@@ -6,6 +6,7 @@ import type { Kind, Problem } from './model.js';
 import { inspectContent } from './content.js';
 import { OBJECT_KIND_SPECS } from './kinds/index.js';
 import { checkIdentities } from './identity-rules.js';
+import { checkWindows } from './window-rules.js';
 import type { DocRecord } from './doc-record.js';
 import type { ContentInfo } from './content.js';
 import { displayPath, toPointer, valueAt } from './paths.js';
@@ -105,6 +106,8 @@ export async function checkRules(
   // A deployment is found live by (flow, package): two manifests for one pair would fight.
   const pairs = new Map<string, DocRecord>();
   for (const r of records) {
+    if (r.kind === 'Deployment' || r.kind === 'Flow')
+      checkWindows(r.data, (at, rule, message) => problems.push(problem(r, at, 'value', rule, message)));
     for (const [field, target] of Object.entries(OBJECT_KIND_SPECS[r.kind].references)) ref(r, ['spec', field], target);
     if (r.kind === 'Deployment') {
       const flow = str(r.data, ['spec', 'flow']);

@@ -7,6 +7,7 @@ import type { Change, ObjectPlan, Plan, PlanSummary } from './types.js';
 import type { Problem } from '../manifests/model.js';
 import { OP } from './ops.js';
 import { codeSpan, htmlText, markdownText as md } from './markdown.js';
+import { windowLines } from './window-format.js';
 
 const SYMBOL: Record<Change, string> = {
   create: '+',
@@ -66,7 +67,8 @@ export function summaryLine(s: PlanSummary): string {
     s.blocked ? `${s.blocked} blocked` : '',
     s.drifted ? `${s.drifted} drifted (reported, not healed)` : '',
   ].filter(Boolean);
-  return `Plan: ${s.create} to create, ${s.change} to change, ${s.delete} to delete, ${s.unchanged} unchanged${extra.length ? `, ${extra.join(', ')}` : ''}.`;
+  const reach = s.tenants !== undefined ? ` Reaches ${s.tenants} tenant(s), ${(s.devices ?? 0).toLocaleString('en-US')} device(s).` : '';
+  return `Plan: ${s.create} to create, ${s.change} to change, ${s.delete} to delete, ${s.unchanged} unchanged${extra.length ? `, ${extra.join(', ')}` : ''}.${reach}`;
 }
 
 /** Two name lists (flow flags) read as what is added and removed: `[+radarTracking, -x]`. */
@@ -127,6 +129,8 @@ export function formatPlanText(plan: Plan, opts: { color?: boolean; verbose?: bo
   if (shown.every((o) => o.change === 'none') && plan.errors.length === 0) lines.push('No changes. Live state matches the desired state.');
   // One gate line per running deployment with promotion, changed or not (design §3).
   if (plan.gates && plan.gates.length > 0) lines.push('', ...plan.gates.map((g) => g.line));
+  const windows = windowLines(plan);
+  if (windows.length > 0) lines.push('', 'Change windows:', ...windows.map((l) => `  ${l}`));
   lines.push('');
   lines.push(summaryLine(plan.summary) + (plan.reads !== undefined ? ` (${plan.reads} API reads)` : ''));
   return lines.join('\n');
@@ -196,6 +200,7 @@ function details(o: ObjectPlan): string {
   const parts = [
     ...o.fields.map(fieldText),
     ...o.reasons,
+    ...(o.reach ?? []),
     ...(o.destroys ?? []).map((d) => `destroys ${d.key} (${d.status}, wave ${d.wave})`),
     ...(o.error ? [`${o.source ? `${o.source.file}:${o.source.line}:${o.source.column}: ` : ''}${o.error.code}: ${o.error.message}`] : []),
   ];

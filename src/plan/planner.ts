@@ -43,9 +43,13 @@ export function plan(input: PlanInput): Plan {
     errors.push(
       'refusing to prune: the desired set is empty, which would delete everything packsync owns (use --prune-all if that is really intended)',
     );
+  } else if (!live.serviceTime && usesWindows(desired)) {
+    // A clock read that failed is an error of the pass, never "inside the window" (docs/policy.md).
+    errors.push(WINDOW_CLOCK_ERROR);
   } else {
     // Every record written for an object carries the manifest file it was planned from; a
     // suspended object is skipped here, the same way for every kind.
+    for (const f of desired.flows) if (f.spec.windows) ctx.flowWindows.set(f.metadata.name, f.spec.windows);
     const shared = sharedDesiredKeys(ctx);
     const each = <M extends Manifest>(ms: readonly M[], planOne: (c: PlanContext, m: M) => void, dependents?: Dependents): void => {
       for (const m of ms) {
@@ -78,7 +82,15 @@ export function plan(input: PlanInput): Plan {
     errors,
     digests: { live: liveDigest(live), inventory: inventoryDigest(inventory) },
     ...(ctx.gates.length > 0 ? { gates: ctx.gates } : {}),
+    ...(ctx.windows.length > 0 ? { windows: ctx.windows } : {}),
   };
+}
+
+export const WINDOW_CLOCK_ERROR =
+  "the service's clock could not be read (no Date header): change windows cannot be judged, so nothing was planned; the next pass tries again";
+
+function usesWindows(desired: DesiredModel): boolean {
+  return desired.flows.some((f) => f.spec.windows !== undefined) || desired.deployments.some((d) => d.spec.windows !== undefined);
 }
 
 /** A manifest's file key: the desired root's key joined with its root-relative path, with `/`. */

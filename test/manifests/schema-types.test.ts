@@ -88,6 +88,7 @@ const flowSpec = {
   flags: true,
   supersedenceHistoryCount: true,
   scriptTemplate: true,
+  windows: true,
 } satisfies Keys<FlowSpec>;
 const flowRequired = {} satisfies Required<FlowSpec>;
 const deploymentSpec = {
@@ -99,6 +100,7 @@ const deploymentSpec = {
   wave: true,
   promotion: true,
   contentRevision: true,
+  windows: true,
 } satisfies Keys<DeploymentSpec>;
 const promotionSpec = {
   soak: true,
