@@ -56,5 +56,12 @@ describe('kind registry', () => {
     ]);
     // A plan error about the flow's app points at the baseline's app entry.
     expect(d.flows[0]!.positions?.['spec.app']).toMatchObject({ file: 'b.yaml', line: 6 });
+
+    // Change windows set in an override reach the generated flow (docs/policy.md).
+    const windows = { timezone: 'Europe/Oslo', allow: ['Mon-Thu 08:00-16:00'] };
+    await writeFile(join(dir, 'b.yaml'), `${text}  overrides:\n    - { rings: [pilot], windows: ${JSON.stringify(windows)} }\n`);
+    const w = await loadManifests(dir);
+    expect(w.problems).toEqual([]);
+    expect((w.desired!.flows[0]!.spec as { windows?: unknown }).windows).toEqual(windows);
   });
 });
