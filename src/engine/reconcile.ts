@@ -99,7 +99,8 @@ export async function planPass(input: PlanPassInput): Promise<PlanPassOutput> {
     ...(input.readConcurrency ? { concurrency: input.readConcurrency } : {}),
     ...(input.signal ? { signal: input.signal } : {}),
   });
-  const scope = await planScope(input.path, desired.root);
+  const owned = Object.values(store.inventory.objects).map((e) => e.file);
+  const scope = await planScope(input.path, desired.root, { read: loaded.files, owned });
   const p = computePlan({ desired, live: snap.live, inventory: store.inventory, options: input.planOptions, now: now(), revision, scope });
   p.reads = snap.reads;
   if (input.signer) p.signer = input.signer;

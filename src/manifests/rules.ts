@@ -58,6 +58,8 @@ export async function checkRules(
   root: string,
   rootReal: string,
   heldBack?: (kind: Kind, name: string) => boolean,
+  /** The folder of a record's file (absolute), for the hint on a content path written from it. */
+  folderOf?: (file: string) => string | undefined,
 ): Promise<RuleResult> {
   const problems: Problem[] = [];
   const names = new Map<Kind, Map<string, DocRecord>>();
@@ -146,7 +148,7 @@ export async function checkRules(
     } else if (r.kind === 'TenantUpload') {
       ref(r, ['spec', 'package'], 'Package');
     } else {
-      await checkContent(r, root, rootReal, problems, content);
+      await checkContent(r, { root, rootReal, from: folderOf?.(r.doc.file) }, problems, content);
     }
   }
   return { problems, content };
@@ -154,8 +156,7 @@ export async function checkRules(
 
 async function checkContent(
   r: DocRecord,
-  root: string,
-  rootReal: string,
+  where: { root: string; rootReal: string; from: string | undefined },
   problems: Problem[],
   out: Map<DocRecord, ContentInfo>,
 ): Promise<void> {
@@ -177,7 +178,7 @@ async function checkContent(
   }
   const dir = spec.content;
   if (typeof dir !== 'string' || dir === '') return; // the schema already reported it
-  const check = await inspectContent(root, rootReal, dir);
+  const check = await inspectContent(where.root, where.rootReal, dir, where.from);
   if (check.ok) out.set(r, check.content);
   else problems.push(problem(r, ['spec', 'custom', 'content'], 'value', check.rule, check.message));
 }

@@ -35,6 +35,12 @@ export function planPrune(ctx: PlanContext, isDesired: (key: string) => boolean)
       ctx.object(e.kind, e.name, 'orphan', { reasons: [keeper ? sharedReason(e, key, keeper, 'orphan') : orphanReason(ctx, e)] });
       continue;
     }
+    if (e.file !== undefined && ctx.scope?.leftOut?.has(e.file)) {
+      // Its file is still there but was not read: a prune would delete what git still describes.
+      const why = `its manifest file ${e.file} still exists but was not read (ignored, hidden or inside a content folder); --prune never deletes it: read the file again, or \`packsync state rm ${key}\``;
+      ctx.object(e.kind, e.name, 'orphan', { reasons: [why] });
+      continue;
+    }
     if (e.annotations?.[PRUNE_ANNOTATION] === 'disabled') {
       const id = ctx.action(key, { op: OP.forget, dependsOn: [], description: 'forget (prune disabled by annotation)' });
       ctx.object(e.kind, e.name, 'forget', { reasons: [`${PRUNE_ANNOTATION}: disabled; stop managing without deleting`], actions: [id] });

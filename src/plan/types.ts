@@ -221,6 +221,11 @@ export interface PlanScope {
   single: boolean;
   /** The applied path is the whole tree (a git root, or a plain directory): state entries from before files were recorded are in scope. */
   whole: boolean;
+  /**
+   * File keys of owned objects whose manifest file still exists on disk but was not read (ignored,
+   * hidden, a content folder): never a reason to prune (docs/manifests.md "Files").
+   */
+  leftOut?: ReadonlySet<string>;
 }
 
 export const DEFAULT_PLAN_OPTIONS: PlanOptions = {
