@@ -167,6 +167,6 @@ async function startNotifier(
     metrics,
   });
   status.log.onEvent((e) => notifier.onEvent(e));
-  status.onPass((p) => (p.phase === 'start' ? notifier.passStarted(p.revision) : notifier.passFinished(p.revision, p.ok, p.message)));
+  status.onPass((p) => (p.phase === 'start' ? notifier.passStarted(p.revision) : notifier.passFinished(p.revision, p.ok, p.message, p)));
   return notifier;
 }

@@ -23,6 +23,8 @@ export const CONDITION_REASONS = [
   'Healthy',
   'InSync',
   'DriftDetected',
+  /** Owned objects exist live while their manifests left git (Argo CD's "requires pruning"). */
+  'PruningRequired',
   'RolloutHeld',
   'RolloutFailed',
   'ReconciliationSucceeded',
@@ -108,5 +110,16 @@ export interface AgentStatus {
 }
 
 export type PassListener = (
-  p: { phase: 'start'; revision: string | null } | { phase: 'finish'; revision: string | null; ok: boolean; message: string },
+  p:
+    | { phase: 'start'; revision: string | null }
+    | {
+        phase: 'finish';
+        revision: string | null;
+        ok: boolean;
+        message: string;
+        /** Applied, yet not fully in effect (objects that require pruning): the commit stays pending. */
+        notInEffect?: string;
+        /** A pass failure (an outage) on a revision an earlier pass applied: not a verdict on the commit. */
+        alreadyApplied?: boolean;
+      },
 ) => void;

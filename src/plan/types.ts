@@ -58,6 +58,11 @@ export interface ObjectPlan {
   destroys?: { key: string; id: string; status: string; wave: string }[];
   /** Set when live state was changed outside packsync: healed this pass, only reported, or held by the agent's heal backoff. */
   drift?: DriftHandling;
+  /**
+   * An owned object that exists live while its manifest left git (not a superseded one): out of
+   * sync until pruned ("requires pruning", docs/reconcile.md).
+   */
+  requiresPruning?: true;
 }
 
 export type DriftHandling = 'healed' | 'reported' | 'held';
@@ -174,6 +179,10 @@ export interface PlanSummary {
   blocked: number;
   /** Live drift only reported (`--drift report`, or held by the agent's heal backoff), not healed. Added later: absent in older saved plans. */
   drifted: number;
+  /** Owned live objects whose manifest left git, without --prune (`requiresPruning`). Absent in older saved plans. */
+  orphaned?: number;
+  /** Objects in error (also counted under `blocked`). Absent in older saved plans. */
+  errors?: number;
 }
 
 export interface Plan {
