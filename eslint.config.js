@@ -1,6 +1,7 @@
 // Type-aware lint: the rules that catch real defects in async, I/O-heavy code.
 import tseslint from 'typescript-eslint';
 import { layerRules } from './eslint/layers.js';
+import { BUDGET, DEBT } from './eslint/function-budget.js';
 
 export default tseslint.config(
   { ignores: ['dist/**', 'node_modules/**', 'coverage/**', 'examples/**', '.packsync/**'] },
@@ -18,6 +19,7 @@ export default tseslint.config(
     },
   },
   ...layerRules,
+  { files: ['src/**/*.ts'], rules: { 'river/function-budget': ['error', { ...BUDGET, debt: DEBT }] } },
   {
     files: ['test/**/*.ts', 'bench/**/*.ts'],
     rules: {

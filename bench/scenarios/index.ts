@@ -5,6 +5,7 @@ import { gates300 } from './gates.js';
 import { installCold } from './install-cold.js';
 import { crash10x } from './crash-10x.js';
 import { fleet10x, fleetGrowth } from './fleet-10x.js';
+import { fleetCli } from './fleet-cli.js';
 import { planScale } from './plan-scale.js';
 import { stopLatency } from './stop-latency.js';
 import { upload } from './upload.js';
@@ -25,5 +26,6 @@ export const SCENARIOS: Record<string, Scenario> = {
   'fleet-10x': fleet10x,
   'fleet-growth': fleetGrowth,
   'crash-10x': crash10x,
+  'fleet-cli': fleetCli,
   'install-cold': installCold,
 };

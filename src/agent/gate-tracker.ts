@@ -8,33 +8,11 @@
 import type { ObjectOutcome } from '../apply/executor.js';
 import type { CarriedCommand } from '../engine/gate-requests.js';
 import type { GateLogEntry } from '../state/inventory-types.js';
-import type { GateReport, TenantGate } from '../plan/promotion.js';
+import type { GateReport } from '../plan/promotion.js';
 import type { EventReason } from './events.js';
 import type { AgentMetrics } from './metrics.js';
 import type { StatusTracker } from './status.js';
-
-export interface RolloutStatus {
-  deployment: string;
-  deploymentId: string;
-  /** The wave the gate judged this pass: after a carried-out skip-wave, the one before the rollout's `currentWave`. */
-  wave: number;
-  waveCount: number;
-  /** This pass's action (skip-wave, stop, hold) landed: `line` says what was done, not what is to do. */
-  carriedOut: boolean;
-  /** The gate's verdict this pass; `Held` while a hold stands; `Unknown` when the live read failed. */
-  verdict: 'Pass' | 'Fail' | 'Inconclusive' | 'Held' | 'Unknown';
-  action: GateReport['action'];
-  soak: { elapsedMs: number; requiredMs: number; since: string };
-  successRate: number | null;
-  devices: number;
-  tenants: TenantGate[];
-  reason: string;
-  line: string;
-  held?: { at: string; wave: number; reason: string; stopped: boolean };
-  /** The last promote or resume by a person. */
-  lastCommand?: GateLogEntry;
-  nextCheckAt?: string;
-}
+import type { RolloutStatus } from './status-types.js';
 
 /**
  * `carriedOut`: this pass's stop or hold of a failed gate landed. The deployment is held from now on,

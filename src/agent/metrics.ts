@@ -22,7 +22,12 @@ export interface AgentMetrics {
   waveSuccessRatio: Gauge<'deployment' | 'wave' | 'tenant'>;
   gateVerdict: Gauge<'deployment' | 'verdict'>;
   gateActions: Counter<'action'>;
+  rolloutWave: Gauge<'deployment' | 'flow'>;
+  rolloutSuccessRatio: Gauge<'deployment' | 'flow'>;
 }
+
+/** Most rollout series exported (one per deployment on the board): bounded cardinality whatever the fleet. */
+export const ROLLOUT_SERIES_LIMIT = 500;
 
 export function createMetrics(withProcess = true): AgentMetrics {
   const registry = new Registry();
@@ -85,6 +90,18 @@ export function createMetrics(withProcess = true): AgentMetrics {
       name: 'packsync_gate_actions_total',
       help: 'Promotion gate actions taken (skip-wave, stop, hold) and commands seen (promote, resume)',
       labelNames: ['action'],
+      registers,
+    }),
+    rolloutWave: new Gauge({
+      name: 'packsync_rollout_wave',
+      help: 'Current wave of each managed rollout on the board (0 before start; the wave count once completed), from the last pass',
+      labelNames: ['deployment', 'flow'],
+      registers,
+    }),
+    rolloutSuccessRatio: new Gauge({
+      name: 'packsync_rollout_success_ratio',
+      help: 'installed / (installed + failed) of the current wave of each running rollout, when its live data was read',
+      labelNames: ['deployment', 'flow'],
       registers,
     }),
     sourceVerification: new Counter({

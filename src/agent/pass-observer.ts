@@ -10,9 +10,10 @@ import type { ApplyEvent } from '../apply/events.js';
 import { OP } from '../plan/ops.js';
 import type { ReconcileOutput } from '../engine/reconcile.js';
 import type { AgentMetrics } from './metrics.js';
+import { ROLLOUT_SERIES_LIMIT } from './metrics.js';
 import { redactUrl } from './redact-url.js';
 import { buildRollouts, refreshRollouts } from './rollouts.js';
-import type { Rollout } from './rollouts.js';
+import type { Rollout } from './status-types.js';
 import type { PassResult, StatusTracker } from './status.js';
 
 type Planned = Extract<ReconcileOutput, { kind: 'planned' }>;
@@ -182,5 +183,18 @@ export class PassObserver {
         });
     }
     status.status.rollouts = list;
+    this.rolloutMetrics(list);
+  }
+
+  /** One series per rollout on the board, rebuilt each pass so a pruned deployment's series goes (docs/agent.md#metrics). */
+  private rolloutMetrics(list: Rollout[]): void {
+    const { rolloutWave, rolloutSuccessRatio } = this.o.metrics;
+    rolloutWave.reset();
+    rolloutSuccessRatio.reset();
+    for (const r of list.slice(0, ROLLOUT_SERIES_LIMIT)) {
+      const labels = { deployment: r.deployment, flow: r.flow };
+      rolloutWave.set(labels, r.status === 'Completed' ? r.waveCount : r.currentWave);
+      if (r.successRate !== undefined) rolloutSuccessRatio.set(labels, r.successRate / 100);
+    }
   }
 }

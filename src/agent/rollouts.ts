@@ -5,51 +5,12 @@
  * before the pass. The refresh reads at most a bounded number of deployments and never fails a pass.
  */
 import type { PacksyncApi } from '../api/operations.js';
-import type { DeploymentStatus, V1DeploymentViewModel } from '../api/wire-types.js';
+import type { V1DeploymentViewModel } from '../api/wire-types.js';
 import type { Inventory } from '../state/inventory-types.js';
 import type { LiveState } from '../live/types.js';
 import type { DesiredModel } from '../manifests/model.js';
 import { mapLimit } from '../util/map-limit.js';
-import type { RolloutStatus } from './gate-tracker.js';
-
-export type TenantWaveStatus = 'Pending' | 'InProgress' | 'Completed' | 'Failed' | 'Skipped';
-
-export interface RolloutTenant {
-  tenantId: string;
-  /** The tenant's display name (or domain) when the pass read tenants; else its id. */
-  tenant: string;
-  wave: number;
-  status: TenantWaveStatus;
-  /** Known for the current wave only (from its live data). */
-  installed?: number;
-  failed?: number;
-}
-
-export interface Rollout {
-  /** `Deployment/name`. */
-  deployment: string;
-  id: string;
-  flow: string;
-  package: string;
-  app: string;
-  version: string;
-  status: DeploymentStatus;
-  currentWave: number;
-  waveCount: number;
-  startedAt: string | null;
-  /** The wave gate from git (`spec.wave`): holding there, or passed. */
-  gate?: { wave: number; verdict: 'holding' | 'passed' | 'before' };
-  /** How long the current wave soaks before the next starts (the wave's delay). */
-  soakHours?: number;
-  /** Installed / (installed + failed) over the current wave's tenants, when its live data was read. */
-  successRate?: number;
-  /** Per tenant, by wave; the current wave's statuses come from the service, earlier waves are done, later ones pending. */
-  tenants?: RolloutTenant[];
-  /** The promotion gate's verdict of the last pass (`spec.promotion`), set by the gate tracker. */
-  promotion?: RolloutStatus;
-  /** Owned and live while its manifest left git: it requires pruning (still shown while it runs). */
-  orphaned?: true;
-}
+import type { Rollout } from './status-types.js';
 
 /** Deployments whose current wave (status, live data) is read after a pass; the rest keep the pass's snapshot. */
 export const ROLLOUT_REFRESH_LIMIT = 50;

@@ -13,6 +13,7 @@ import { Agent } from './loop.js';
 import type { AgentMetrics } from './metrics.js';
 import type { NotificationConfig } from './notify/config.js';
 import type { Notifier } from './notify/notifier.js';
+import type { NotifyLinks } from './notify/payloads.js';
 import { buildSource, sourceIdentity } from './sources.js';
 import type { SourceSettings } from './sources.js';
 import { StatusTracker } from './status.js';
@@ -38,6 +39,8 @@ export interface AgentRunOptions {
   listen?: { host: string; port: number };
   webhookSecret: string | null;
   notifications: NotificationConfig | null;
+  /** `--external-url` / `--name`: links and the agent's name in notifications (docs/agent.md#links). */
+  links?: NotifyLinks;
   /** One pass, then return its outcome. */
   once: boolean;
 }
@@ -62,7 +65,7 @@ export async function runAgent(o: AgentRunOptions): Promise<OncePass | null> {
     metrics,
     logger,
   });
-  const notifier = o.notifications ? await startNotifier(o.notifications, o.stateDir, status, metrics, logger) : null;
+  const notifier = o.notifications ? await startNotifier(o.notifications, o, status) : null;
   const flushNotifications = (): Promise<unknown> =>
     notifier ? Promise.race([notifier.flush(), new Promise((r) => setTimeout(r, 5000).unref())]) : Promise.resolve();
   const agent = new Agent({
@@ -153,11 +156,10 @@ function stopSignal(): Promise<string> {
 /** Notifications listen to the status: every event occurrence, and each pass's start and end. */
 async function startNotifier(
   config: NotificationConfig,
-  stateDir: string,
+  o: Pick<AgentRunOptions, 'stateDir' | 'metrics' | 'logger' | 'links'>,
   status: StatusTracker,
-  metrics: AgentMetrics,
-  logger: Logger,
 ): Promise<Notifier> {
+  const { stateDir, metrics, logger, links = {} } = o;
   const [{ Notifier }, { NotifyStore }] = await Promise.all([import('./notify/notifier.js'), import('./notify/store.js')]);
   const notifier = new Notifier({
     config,
@@ -165,6 +167,7 @@ async function startNotifier(
     sourceUrl: status.status.source.source ?? '',
     logger,
     metrics,
+    links,
   });
   status.log.onEvent((e) => notifier.onEvent(e));
   status.onPass((p) => (p.phase === 'start' ? notifier.passStarted(p.revision) : notifier.passFinished(p.revision, p.ok, p.message, p)));

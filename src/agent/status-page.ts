@@ -6,7 +6,8 @@
  * under 200 KB at 1,000 deployments.
  */
 import type { AgentStatus, Condition, ObjectStatus } from './status.js';
-import type { Rollout } from './rollouts.js';
+import type { Rollout } from './status-types.js';
+import { objectAnchor } from './anchors.js';
 
 export const PAGE_LIMITS = { rollouts: 200, attention: 100, events: 30, history: 30, progress: 30 } as const;
 export const REFRESH_SECONDS = 10;
@@ -52,8 +53,9 @@ export function renderStatusPage({ status: s, ready, now = new Date() }: PageInp
   );
   out.push(banner(s, ready, t));
   out.push(progress(s, t));
-  out.push(attention(s));
-  out.push(board(s.rollouts));
+  const used = new Set<string>();
+  out.push(attention(s, used));
+  out.push(board(s.rollouts, used));
   out.push(counts(s));
   out.push(events(s, t));
   out.push(history(s, t));
@@ -114,7 +116,15 @@ export function attentionOf(o: ObjectStatus): string | null {
   return null;
 }
 
-function attention(s: AgentStatus): string {
+/** The id of an object's first appearance on the page (anchors.ts): later ones get none, ids stay unique. */
+function anchorOnce(used: Set<string>, key: string): string {
+  const id = objectAnchor(key);
+  if (used.has(id)) return '';
+  used.add(id);
+  return ` id="${esc(id)}"`;
+}
+
+function attention(s: AgentStatus, used: Set<string>): string {
   const items: string[] = [];
   for (const p of s.problems) {
     items.push(`<li class=${p.severity === 'error' ? 'e' : 'w'}><code>${esc(`${p.file}:${p.line}:${p.column}`)}</code>: ${esc(p.message)}`);
@@ -123,18 +133,21 @@ function attention(s: AgentStatus): string {
     const why = attentionOf(o);
     if (why)
       items.push(
-        `<li><code>${esc(o.key)}</code>${o.source ? ` <span class=m>${esc(`${o.source.file}:${o.source.line}:${o.source.column}`)}</span>` : ''}: ${esc(why)}`,
+        `<li${anchorOnce(used, o.key)}><code>${esc(o.key)}</code>${o.source ? ` <span class=m>${esc(`${o.source.file}:${o.source.line}:${o.source.column}`)}</span>` : ''}: ${esc(why)}`,
       );
   }
   for (const r of s.rollouts) {
-    if (r.status === 'Failed') items.push(`<li><code>${esc(r.deployment)}</code>: rollout failed at wave ${r.currentWave}/${r.waveCount}`);
+    if (r.status === 'Failed')
+      items.push(
+        `<li${anchorOnce(used, r.deployment)}><code>${esc(r.deployment)}</code>: rollout failed at wave ${r.currentWave}/${r.waveCount}`,
+      );
     else if (r.promotion?.held)
       items.push(
-        `<li><code>${esc(r.deployment)}</code>: held by its promotion gate at wave ${r.promotion.held.wave}: ${esc(r.promotion.held.reason)} (packsync resume releases it)`,
+        `<li${anchorOnce(used, r.deployment)}><code>${esc(r.deployment)}</code>: held by its promotion gate at wave ${r.promotion.held.wave}: ${esc(r.promotion.held.reason)} (packsync resume releases it)`,
       );
     else if (r.orphaned)
       items.push(
-        `<li><code>${esc(r.deployment)}</code>: requires pruning: its manifest left git, yet it is ${esc(r.status)} at wave ${r.currentWave}/${r.waveCount}`,
+        `<li${anchorOnce(used, r.deployment)}><code>${esc(r.deployment)}</code>: requires pruning: its manifest left git, yet it is ${esc(r.status)} at wave ${r.currentWave}/${r.waveCount}`,
       );
     // A hold git asked for (spec.wave) is intended: shown on the board as suspended by git, not here.
   }
@@ -145,7 +158,7 @@ function attention(s: AgentStatus): string {
   return `<h2>Needs attention (${items.length})</h2><div id=attention>${body}</div>`;
 }
 
-function board(all: Rollout[]): string {
+function board(all: Rollout[], used: Set<string>): string {
   const running = all.filter((r) => r.status === 'Running');
   // Held and failing ones first: they are what someone opens the page for.
   const rank = (r: Rollout): number =>
@@ -175,7 +188,7 @@ function board(all: Rollout[]): string {
       .map((x) => `<i class=${x.status} title="${esc(`${x.tenant} (wave ${x.wave}): ${x.status}`)}"></i>`)
       .join('');
     const app = r.orphaned ? `${esc(r.app)} <b class=e>requires pruning</b>` : esc(r.app);
-    return `<tr><td>${app}<td>${esc(r.version)}<td>${esc(r.flow)}<td>${r.currentWave}/${r.waveCount}<span class=bar><i style="width:${pct}%"></i></span><td>${esc(gate)}<td>${r.successRate !== undefined ? `${r.successRate}%` : ''}<td class=c>${cells}`;
+    return `<tr${anchorOnce(used, r.deployment)}><td>${app}<td>${esc(r.version)}<td>${esc(r.flow)}<td>${r.currentWave}/${r.waveCount}<span class=bar><i style="width:${pct}%"></i></span><td>${esc(gate)}<td>${r.successRate !== undefined ? `${r.successRate}%` : ''}<td class=c>${cells}`;
   });
   const head = `<h2>Rollouts (${running.length} running of ${all.length})</h2>`;
   if (rows.length === 0) return `${head}<p class=m id=rollouts>No deployment is running.</p>`;

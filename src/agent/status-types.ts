@@ -5,8 +5,9 @@
 import type { ObjectOutcome } from '../apply/executor.js';
 import type { Problem } from '../manifests/model.js';
 import type { AgentEvent } from './events.js';
-import type { RolloutStatus } from './gate-tracker.js';
-import type { Rollout } from './rollouts.js';
+import type { GateLogEntry } from '../state/inventory-types.js';
+import type { DeploymentStatus } from '../api/wire-types.js';
+import type { GateReport, TenantGate } from '../plan/promotion.js';
 import type { ErrorCode } from '../util/errors.js';
 
 /**
@@ -123,3 +124,65 @@ export type PassListener = (
         alreadyApplied?: boolean;
       },
 ) => void;
+
+export type TenantWaveStatus = 'Pending' | 'InProgress' | 'Completed' | 'Failed' | 'Skipped';
+
+export interface RolloutTenant {
+  tenantId: string;
+  /** The tenant's display name (or domain) when the pass read tenants; else its id. */
+  tenant: string;
+  wave: number;
+  status: TenantWaveStatus;
+  /** Known for the current wave only (from its live data). */
+  installed?: number;
+  failed?: number;
+}
+
+export interface Rollout {
+  /** `Deployment/name`. */
+  deployment: string;
+  id: string;
+  flow: string;
+  package: string;
+  app: string;
+  version: string;
+  status: DeploymentStatus;
+  currentWave: number;
+  waveCount: number;
+  startedAt: string | null;
+  /** The wave gate from git (`spec.wave`): holding there, or passed. */
+  gate?: { wave: number; verdict: 'holding' | 'passed' | 'before' };
+  /** How long the current wave soaks before the next starts (the wave's delay). */
+  soakHours?: number;
+  /** Installed / (installed + failed) over the current wave's tenants, when its live data was read. */
+  successRate?: number;
+  /** Per tenant, by wave; the current wave's statuses come from the service, earlier waves are done, later ones pending. */
+  tenants?: RolloutTenant[];
+  /** The promotion gate's verdict of the last pass (`spec.promotion`), set by the gate tracker. */
+  promotion?: RolloutStatus;
+  /** Owned and live while its manifest left git: it requires pruning (still shown while it runs). */
+  orphaned?: true;
+}
+
+export interface RolloutStatus {
+  deployment: string;
+  deploymentId: string;
+  /** The wave the gate judged this pass: after a carried-out skip-wave, the one before the rollout's `currentWave`. */
+  wave: number;
+  waveCount: number;
+  /** This pass's action (skip-wave, stop, hold) landed: `line` says what was done, not what is to do. */
+  carriedOut: boolean;
+  /** The gate's verdict this pass; `Held` while a hold stands; `Unknown` when the live read failed. */
+  verdict: 'Pass' | 'Fail' | 'Inconclusive' | 'Held' | 'Unknown';
+  action: GateReport['action'];
+  soak: { elapsedMs: number; requiredMs: number; since: string };
+  successRate: number | null;
+  devices: number;
+  tenants: TenantGate[];
+  reason: string;
+  line: string;
+  held?: { at: string; wave: number; reason: string; stopped: boolean };
+  /** The last promote or resume by a person. */
+  lastCommand?: GateLogEntry;
+  nextCheckAt?: string;
+}

@@ -170,23 +170,20 @@ export class ApiClient implements PacksyncApi {
   }
 
   async createPackage(body: V1PackageCreateViewModel, opts?: CallOptions): Promise<V1PackageViewModel> {
-    const res = await this.calls.send('createPackage', 'POST', '/v1/package/create', opts, { body, idempotent: false });
+    const res = await this.calls.send('createPackage', 'POST', '/v1/package/create', opts, { body });
     return normalizePackage(readCreated<V1PackageViewModel>('createPackage', res, 'the created package'));
   }
 
   async uploadContentChunk(id: Uuid, query: ChunkQuery, chunk: Uint8Array, opts?: CallOptions): Promise<void> {
     const q = { index: query.index, size: query.size, offset: query.offset, chunk: query.chunk };
-    // Safe to repeat: the same index/offset/bytes rewrite the same range.
     await this.calls.send('uploadContentChunk', 'POST', `/v1/package/content/${enc(id)}`, opts, {
       query: q,
       binary: chunk,
-      idempotent: true,
     });
   }
 
   async finalizeContent(id: Uuid, body: UploadPackageContentFinalizeViewModel, opts?: CallOptions): Promise<void> {
-    // Safe to repeat: finalizing the same file list twice describes the same content.
-    await this.calls.send('finalizeContent', 'POST', `/v1/package/content/${enc(id)}/finalize`, opts, { body, idempotent: true });
+    await this.calls.send('finalizeContent', 'POST', `/v1/package/content/${enc(id)}/finalize`, opts, { body });
   }
 
   uploadContentDirectory(id: Uuid, dir: string, opts?: UploadDirectoryOptions): Promise<UploadFileInfoViewModel[]> {
@@ -227,25 +224,25 @@ export class ApiClient implements PacksyncApi {
 
   /** Safe to repeat: a second start of a started deployment answers 409, which callers check. */
   startDeployment(id: Uuid, opts?: CallOptions): Promise<void> {
-    return this.calls.action('startDeployment', `/v1/flow/deployment/${enc(id)}/start`, true, opts);
+    return this.calls.action('startDeployment', `/v1/flow/deployment/${enc(id)}/start`, opts);
   }
 
   stopDeployment(id: Uuid, opts?: CallOptions): Promise<void> {
-    return this.calls.action('stopDeployment', `/v1/flow/deployment/${enc(id)}/stop`, true, opts);
+    return this.calls.action('stopDeployment', `/v1/flow/deployment/${enc(id)}/stop`, opts);
   }
 
   refreshDeployment(id: Uuid, opts?: CallOptions): Promise<void> {
-    return this.calls.action('refreshDeployment', `/v1/flow/deployment/${enc(id)}/refresh`, true, opts);
+    return this.calls.action('refreshDeployment', `/v1/flow/deployment/${enc(id)}/refresh`, opts);
   }
 
   /** NOT safe to repeat: a duplicate skip-wave skips two waves. */
   skipWave(id: Uuid, opts?: CallOptions): Promise<void> {
-    return this.calls.action('skipWave', `/v1/flow/deployment/${enc(id)}/skip-wave`, false, opts);
+    return this.calls.action('skipWave', `/v1/flow/deployment/${enc(id)}/skip-wave`, opts);
   }
 
   /** NOT safe to repeat: each call starts another background content update. */
   updateContent(id: Uuid, opts?: CallOptions): Promise<void> {
-    return this.calls.action('updateContent', `/v1/flow/deployment/${enc(id)}/update-content`, false, opts);
+    return this.calls.action('updateContent', `/v1/flow/deployment/${enc(id)}/update-content`, opts);
   }
 
   // ------------------------------------------------------------ waves
@@ -270,7 +267,7 @@ export class ApiClient implements PacksyncApi {
 
   /** NOT safe to repeat: each call creates another upload task. */
   async uploadToTenant(tenantId: Uuid, query: TenantUploadQuery, opts?: CallOptions): Promise<V1TaskViewModel> {
-    const res = await this.calls.send('uploadToTenant', 'POST', `/v1/tenant/${enc(tenantId)}/upload`, opts, { query, idempotent: false });
+    const res = await this.calls.send('uploadToTenant', 'POST', `/v1/tenant/${enc(tenantId)}/upload`, opts, { query });
     return normalizeTask(readCreated<V1TaskViewModel>('uploadToTenant', res, 'the upload task'));
   }
 

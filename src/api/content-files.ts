@@ -19,7 +19,20 @@ import { PacksyncError } from '../util/errors.js';
  * Which rule content broke; the manifest layer reports the listing ones as validation rules.
  * `content.changed` is the uploader's: a file changed size between listing and sending.
  */
-export type ContentRule = 'content.unreadable' | 'content.not-directory' | 'content.symlink' | 'content.special-file' | 'content.changed';
+export type ContentRule =
+  'content.unreadable' | 'content.not-directory' | 'content.symlink' | 'content.special-file' | 'content.changed' | 'content.credentials';
+
+/**
+ * Names that never belong in a package: a git directory (or a worktree's `.git` file) and the files
+ * git and curl read credentials from. A content folder holding one is refused whole, at validation
+ * and again by the uploader (docs/manifests.md, "Content"): CI checkouts keep their token there.
+ */
+const CREDENTIAL_NAMES = new Set(['.git', '.git-credentials', '.netrc', '_netrc']);
+
+/** One line of a content digest: what `manifests/content.ts` digests and the uploader checks, per file. */
+export function digestLine(relPath: string, size: number, sha256Hex: string): string {
+  return `${relPath}\0${size}\0${sha256Hex}\n`;
+}
 
 export class ContentError extends PacksyncError<'UPLOAD_INVALID_CONTENT'> {
   /**
@@ -72,6 +85,9 @@ export async function listContentFiles(dir: string): Promise<ContentFile[]> {
     for (const e of await readdir(absDir, { withFileTypes: true })) {
       const abs = join(absDir, e.name);
       const relPath = rel ? `${rel}/${e.name}` : e.name;
+      if (CREDENTIAL_NAMES.has(e.name.toLowerCase())) {
+        throw new ContentError('content.credentials', `${relPath} is a git directory or a credential file; it is never uploaded`);
+      }
       let target = abs;
       if (e.isSymbolicLink()) {
         try {

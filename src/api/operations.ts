@@ -115,6 +115,12 @@ export interface UploadDirectoryOptions extends CallOptions {
   /** Defaults to 4 MiB, the size public clients use. */
   chunkSize?: number;
   onProgress?: (progress: UploadProgress) => void;
+  /**
+   * The content digest the plan was made with (`sha256:…`, as `manifests/content.ts` computes it).
+   * The bytes sent are digested as they go, and a difference fails the upload before `finalize`:
+   * content edited after review is never published (docs/reconcile.md, "Saved plans").
+   */
+  expectDigest?: string;
 }
 
 /** All 38 operations of the v1 interface. */

@@ -3,8 +3,7 @@
  * the body into the shape the operation promises (a JSON object, a page, a binary, a new id, or
  * nothing). The readers are strict about what the client relies on (JSON, an object, an id) and
  * tolerant about the rest (`tolerant.ts`), and every failure is `API_INVALID_RESPONSE` naming the
- * operation. Whether a request is safe to repeat is the operation's to say (`idempotent`); a POST
- * counts as unsafe unless it says otherwise.
+ * operation. Whether a request is safe to repeat is the operation table's to say (`operation-table.ts`).
  */
 import { ApiError } from './errors.js';
 import { firstHeader, parseContentDisposition } from './http-encoding.js';
@@ -13,6 +12,7 @@ import type { BinaryResponse, CallOptions, OperationName, Page } from './operati
 import { parsePaginationHeader } from './paging.js';
 import { readIdText, readList } from './tolerant.js';
 import type { HttpTransport } from './transport.js';
+import { OPERATIONS } from './operation-table.js';
 import type { Uuid } from './wire-types.js';
 
 function isObject(v: unknown): v is Record<string, unknown> {
@@ -74,8 +74,6 @@ export interface SendExtra {
   query?: object | undefined;
   body?: unknown;
   binary?: Uint8Array;
-  /** Default: true for GET and DELETE, false for POST. */
-  idempotent?: boolean;
   accept?: string;
 }
 
@@ -99,7 +97,7 @@ export class Calls {
       ...(extra.binary !== undefined ? { binary: extra.binary } : {}),
       ...(extra.accept !== undefined ? { accept: extra.accept } : {}),
       signal: opts?.signal,
-      idempotent: extra.idempotent ?? method !== 'POST',
+      idempotent: OPERATIONS[operation].idempotent,
     });
   }
 
@@ -122,12 +120,12 @@ export class Calls {
     opts: CallOptions | undefined,
     extra: { query?: object; body?: unknown },
   ): Promise<Uuid> {
-    const res = await this.send(operation, 'POST', path, opts, { ...extra, idempotent: false });
+    const res = await this.send(operation, 'POST', path, opts, extra);
     return readIdText(res.body.toString('utf8'), operation);
   }
 
-  /** A bodiless action POST; `idempotent` says whether a lost answer may be repeated blindly. */
-  async action(operation: OperationName, path: string, idempotent: boolean, opts?: CallOptions): Promise<void> {
-    await this.send(operation, 'POST', path, opts, { idempotent });
+  /** A bodiless action POST. */
+  async action(operation: OperationName, path: string, opts?: CallOptions): Promise<void> {
+    await this.send(operation, 'POST', path, opts);
   }
 }

@@ -7,9 +7,10 @@
  * A chunk is idempotent (same index, offset and bytes rewrite the same range), so the transport
  * repeats a failed chunk by itself; nothing before it is sent again.
  */
+import { createHash } from 'node:crypto';
 import type { FileHandle } from 'node:fs/promises';
 import { open } from 'node:fs/promises';
-import { ContentError, listContentFiles } from './content-files.js';
+import { ContentError, digestLine, listContentFiles } from './content-files.js';
 import { ApiError } from './errors.js';
 import type { PacksyncApi, UploadDirectoryOptions } from './operations.js';
 import type { UploadFileInfoViewModel, Uuid } from './wire-types.js';
@@ -50,6 +51,7 @@ export async function uploadContentDirectory(
     opts.onProgress?.({ packageId: id, bytesDone, bytesTotal, filesDone, filesTotal: files.length, currentFile });
   };
 
+  const outer = createHash('sha256');
   for (const [index, f] of files.entries()) {
     if (opts.signal?.aborted)
       throw new ApiError('API_ABORTED', 'uploadContentDirectory: aborted', {
@@ -57,25 +59,37 @@ export async function uploadContentDirectory(
         cause: opts.signal.reason,
       });
     const fh = await open(f.absPath, 'r');
+    const sent = createHash('sha256');
     try {
       const size = (await fh.stat()).size;
       if (size !== f.size) throw new ContentError('content.changed', `${f.relPath} changed while it was uploaded`);
       if (size === 0) {
         await client.uploadContentChunk(id, { index, size: 0, offset: 0, chunk: 0 }, new Uint8Array(0), callOpts);
         progress(index + 1, f.relPath);
+        outer.update(digestLine(f.relPath, 0, sent.digest('hex')));
         continue;
       }
       for (let chunk = 0, offset = 0; offset < size; chunk++) {
         const length = Math.min(chunkSize, size - offset);
         await readFully(fh, buf, length, offset, f.relPath);
+        sent.update(buf.subarray(0, length));
         await client.uploadContentChunk(id, { index, size: length, offset, chunk }, buf.subarray(0, length), callOpts);
         offset += length;
         bytesDone += length;
         progress(offset >= size ? index + 1 : index, f.relPath);
       }
+      outer.update(digestLine(f.relPath, size, sent.digest('hex')));
     } finally {
       await fh.close();
     }
+  }
+  const digest = `sha256:${outer.digest('hex')}`;
+  if (opts.expectDigest !== undefined && digest !== opts.expectDigest) {
+    throw new ContentError(
+      'content.changed',
+      `changed since the plan was made`,
+      `content ${dir} changed since the plan was made (planned ${opts.expectDigest.slice(0, 19)}…, on disk ${digest.slice(0, 19)}…); nothing was finalized: run packsync plan again and review the change`,
+    );
   }
   await client.finalizeContent(id, { files: infos }, callOpts);
   return infos;

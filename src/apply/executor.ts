@@ -17,6 +17,7 @@ import { OP } from '../plan/ops.js';
 import { DEFAULT_WAIT } from './wait.js';
 import type { WaitOptions } from './wait.js';
 import type { ErrorCode } from '../util/errors.js';
+import { DEFAULT_ACTION_CONCURRENCY } from './defaults.js';
 
 export interface ApplyOptions {
   concurrency?: number;
@@ -76,7 +77,7 @@ export async function applyPlan(plan: Plan, api: PacksyncApi, store: InventorySt
   // A state store that can no longer write (remote lease lost) stops new actions like a shutdown.
   const results = await runGraph(
     plan.actions,
-    opts.concurrency ?? 4,
+    opts.concurrency ?? DEFAULT_ACTION_CONCURRENCY,
     anySignal(opts.signal, opts.stopSignal, store.stopSignal),
     async (a) => {
       const started = Date.now();

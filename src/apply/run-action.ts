@@ -3,9 +3,8 @@
  * happens. Creates write an intent first; a create whose outcome is unknown (lost response) is
  * resolved at once by looking the object up live, so it is never repeated blindly.
  */
-import type { PacksyncApi } from '../api/operations.js';
 import { uploadContentDirectory } from '../api/upload.js';
-import type { Intent, InventoryEntry } from '../state/inventory-types.js';
+import type { GateLogEntry, Intent, InventoryEntry } from '../state/inventory-types.js';
 import type { InventoryStore } from '../state/inventory-store.js';
 import type { IdRef, PlanAction } from '../plan/types.js';
 import { scopeOfPackage } from '../live/identity.js';
@@ -13,21 +12,8 @@ import { errorCode, PacksyncError } from '../util/errors.js';
 import { countedChunks, createOnce, deleteOwned } from './write-calls.js';
 import { ApplyError } from './errors.js';
 import { waitForPackage, waitForUpload } from './wait.js';
-import type { WaitOptions } from './wait.js';
-import type { ApplyEvent } from './events.js';
 import { OP } from '../plan/ops.js';
-
-export interface ActionDeps {
-  api: PacksyncApi;
-  store: InventoryStore;
-  revision: string | null;
-  now: () => Date;
-  wait: WaitOptions;
-  signal?: AbortSignal;
-  emit: (e: ApplyEvent) => void;
-  /** Counts API write calls: creates, actions, deletes, each content chunk and finalize, each attempt. */
-  countWrite: () => void;
-}
+import type { ActionDeps } from './action-deps.js';
 
 export async function runAction(a: PlanAction, d: ActionDeps): Promise<void> {
   const { api, store } = d;
@@ -97,9 +83,11 @@ export async function runAction(a: PlanAction, d: ActionDeps): Promise<void> {
       const id = resolveRef({ key: a.packageKey }, store);
       await uploadContentDirectory(countedChunks(api, d.countWrite), id, a.dir, {
         ...opts,
+        expectDigest: a.digest,
         onProgress: (p) => d.emit({ type: 'upload-progress', key: a.key, ...p }),
       });
-      await store.patch(a.key, { phase: 'uploaded', updatedAt: at() });
+      // The digest of the bytes the upload sent and checked, never only the planned one.
+      await store.patch(a.key, { phase: 'uploaded', contentDigest: a.digest, updatedAt: at() });
       return;
     }
     case OP.waitPackage:
@@ -232,12 +220,20 @@ export async function runAction(a: PlanAction, d: ActionDeps): Promise<void> {
       if (a.set.appliedState !== undefined) next.appliedState = a.set.appliedState;
       if (a.set.log) next.gateLog = [...(e.gateLog ?? []), a.set.log].slice(-20);
       await store.put(next, false);
+      if (a.set.log) await recordGate(store, e.id, a.set.log);
       return;
     }
     default:
       // Exhaustive over the op table (plan/ops.ts): an op without a case here does not compile.
       return unknownOp(a);
   }
+}
+
+/** The report's history (docs/reports.md#history): the verdict, and the wave a skip-wave reached. */
+async function recordGate(store: InventoryStore, deploymentId: string, log: GateLogEntry): Promise<void> {
+  const { at, action, wave, by, reason } = log;
+  await store.history({ type: 'gate', deploymentId, entry: { at, action, wave, by, reason } });
+  if (action === 'skip-wave') await store.history({ type: 'wave', deploymentId, wave: wave + 1, at, by });
 }
 
 function unknownOp(a: never): never {

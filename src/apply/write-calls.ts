@@ -6,7 +6,7 @@
 import type { PacksyncApi } from '../api/operations.js';
 import type { ChunkClient } from '../api/upload.js';
 import { errorCode } from '../util/errors.js';
-import type { ActionDeps } from './run-action.js';
+import type { ActionDeps } from './action-deps.js';
 
 /** Every chunk and the finalize is a write call of its own (the simulator journals each). */
 export function countedChunks(api: PacksyncApi, countWrite: () => void): ChunkClient {

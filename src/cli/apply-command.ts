@@ -25,6 +25,7 @@ import { manifestRoot, showFile, shownPath, shownPlan, shownProblems } from './p
 import { problemLines } from './print-problems.js';
 import { createProgressRenderer } from './progress.js';
 import { readSavedPlan } from './saved-plan.js';
+import { DEFAULT_ACTION_CONCURRENCY } from '../apply/defaults.js';
 
 interface ApplyCommandOptions extends CommonOptions, PlanFlags {
   output: 'text' | 'json';
@@ -40,7 +41,7 @@ export function registerApplyCommand(program: Command, io: CliIo): void {
     .argument('[path]', 'manifest directory or file, or a plan saved with `plan --out`', '.')
     .addOption(new Option('-o, --output <format>', 'output format').choices(['text', 'json']).default('text'))
     .option('--auto-approve', 'apply without asking (needed when standard input is not a terminal)')
-    .option('--concurrency <n>', 'most plan actions in flight at once (1-256)', '4')
+    .option('--concurrency <n>', 'most plan actions in flight at once (1-256)', String(DEFAULT_ACTION_CONCURRENCY))
     .option('--wait-timeout <seconds>', 'longest wait for package processing or an upload task (1-86400)', '900');
   addPlanFlags(cmd);
   addCommonOptions(cmd);

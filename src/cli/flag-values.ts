@@ -21,7 +21,7 @@ interface IntRange {
  * - concurrency (API requests, plan actions, live reads) 1–256: each request in flight is a pooled
  *   connection to one service, which rate-limits far below that; 0 would wait forever;
  * - times are capped where Node's timers stop working (a delay above 2^31-1 ms fires at once):
- *   `--api-timeout` at one hour per request, `--wait-timeout` and `--wait` at one day;
+ *   `--api-timeout` and `status --timeout` at one hour per request, `--wait-timeout` and `--wait` at one day;
  * - `--api-rate-limit` 0 (off) to 10000 a second, beyond which the limiter never waits anyway;
  * - the simulator's `--port` is a TCP port (0 = any free one), `--seed` a 31-bit PRNG seed,
  *   `--latency` at most a minute (twice the client's default timeout), `--rate-limit` 1–100000.
@@ -38,6 +38,7 @@ export const INTEGER_FLAGS: Readonly<Record<string, IntRange>> = {
   '--seed': { min: 0, max: 2_147_483_647 },
   '--latency': { min: 0, max: 60_000 },
   '--rate-limit': { min: 1, max: 100_000 },
+  '--timeout': { min: 1, max: 3_600_000 },
 };
 
 /** The integer value of `flag` (a key of INTEGER_FLAGS), or a usage error naming the flag and its range. */

@@ -47,7 +47,7 @@ export function registerNotifyCommand(program: Command, io: CliIo): void {
         throw new UsageError(`provider "${p.name}" (${p.type}) sets commit statuses: give --revision with a full 40-character commit sha`);
       const repo = repositoryOf(p, f.source ?? '');
       if (!repo) throw new UsageError(`provider "${p.name}": give --source GIT_URL or set repository: owner/repo in the provider`);
-      req = commitStatusRequest(p, repo, f.revision, 'success', 'packsync notification test');
+      req = commitStatusRequest(p, repo, f.revision, 'success', { description: 'packsync notification test' });
     } else {
       const now = new Date().toISOString();
       req = chatRequest(

@@ -4,11 +4,16 @@ import type { Problem } from '../manifests/model.js';
  * `FILE:LINE:COL: message` lines and a count, the format of `packsync validate`. Commands that
  * would have planned or applied say that nothing was; `validate` only counts.
  */
-export function problemLines(problems: readonly Problem[], command: 'validate' | 'plan' | 'apply' = 'apply'): string {
+export function problemLines(problems: readonly Problem[], command: 'validate' | 'plan' | 'apply' | 'update' = 'apply'): string {
   const errors = problems.filter((p) => p.severity === 'error');
   const lines = problems.map((p) => `${p.file}:${p.line}:${p.column}: ${p.severity === 'warning' ? 'warning: ' : ''}${p.message}`);
   const count = `${errors.length} error${errors.length === 1 ? '' : 's'}`;
-  const tail = { validate: 'the manifests are not valid.', plan: 'nothing was planned.', apply: 'nothing was applied.' }[command];
+  const tail = {
+    validate: 'the manifests are not valid.',
+    plan: 'nothing was planned.',
+    apply: 'nothing was applied.',
+    update: 'no manifest was changed.',
+  }[command];
   lines.push(`${count}: ${tail}`);
   return lines.join('\n');
 }

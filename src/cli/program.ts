@@ -1,5 +1,6 @@
 import { Command, CommanderError } from 'commander';
 import { errorCode, errorMessage } from '../util/errors.js';
+import { registerAgentStatusCommand } from './agent-status-command.js';
 import { registerApplyCommand } from './apply-command.js';
 import { registerDemoCommand } from './demo-command.js';
 import { registerExportCommand } from './export-command.js';
@@ -10,10 +11,13 @@ import { connectionSecrets } from '../state/connection-secrets.js';
 import { scrub } from './logger.js';
 import { registerNotifyCommand } from './notify-command.js';
 import { registerPlanCommand } from './plan-command.js';
+import { registerRadarCommand } from './radar-command.js';
+import { registerReportCommand } from './report-command.js';
 import { registerRunCommand } from './run-command.js';
 import { registerSimulatorCommand } from './simulator-command.js';
 import { registerStateCommand } from './state-command.js';
 import { registerValidateCommand } from './validate-command.js';
+import { registerUpdateCommand } from './update-command.js';
 
 export function buildProgram(io: CliIo, version: string): Command {
   const program = new Command()
@@ -28,6 +32,10 @@ export function buildProgram(io: CliIo, version: string): Command {
   registerApplyCommand(program, io);
   registerRunCommand(program, io);
   registerExportCommand(program, io);
+  registerUpdateCommand(program, io);
+  registerReportCommand(program, io);
+  registerRadarCommand(program, io);
+  registerAgentStatusCommand(program, io);
   registerStateCommand(program, io);
   registerNotifyCommand(program, io);
   registerGateCommands(program, io);

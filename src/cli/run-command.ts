@@ -16,6 +16,7 @@ import type { CliIo } from './io.js';
 import { UsageError } from './io.js';
 import { addPlanFlags, planOptionsFrom } from './plan-options.js';
 import type { PlanFlags } from './plan-options.js';
+import { DEFAULT_ACTION_CONCURRENCY } from '../apply/defaults.js';
 
 interface RunFlags extends CommonOptions, PlanFlags {
   source: string;
@@ -34,6 +35,8 @@ interface RunFlags extends CommonOptions, PlanFlags {
   verifyMode?: 'head' | 'tag' | 'range';
   notifications?: string;
   trustedKeys?: string;
+  externalUrl?: string;
+  name?: string;
 }
 
 export function registerRunCommand(program: Command, io: CliIo): void {
@@ -56,7 +59,7 @@ export function registerRunCommand(program: Command, io: CliIo): void {
         .option('--git-ssh-key-file <file>', 'SSH private key for the git remote (env PACKSYNC_GIT_SSH_KEY_FILE)'),
       { drift: 'report' },
     )
-      .option('--concurrency <n>', 'apply actions in parallel (1-256)', '4')
+      .option('--concurrency <n>', 'apply actions in parallel (1-256)', String(DEFAULT_ACTION_CONCURRENCY))
       .option('--pass-timeout <duration>', 'longest a single pass may take', '30m')
       .addOption(
         new Option(
@@ -69,6 +72,11 @@ export function registerRunCommand(program: Command, io: CliIo): void {
         '--notifications <file>',
         'send events and commit statuses to Teams, Slack, webhooks, GitHub, GitLab, Azure DevOps (see docs/agent.md)',
       )
+      .option(
+        '--external-url <url>',
+        "the status page's address as people reach it: notifications, cards and commit statuses link to the object on it",
+      )
+      .option('--name <name>', "this agent's name in notifications and commit statuses (several agents sharing one channel)")
       .option('--once', 'run one pass and exit (0 in sync, 1 failed or invalid)'),
   ).action(async (f: RunFlags) => {
     // The agent's modules (git, chokidar, node-cron, prom-client) load only when `run` runs.
@@ -105,6 +113,7 @@ export function registerRunCommand(program: Command, io: CliIo): void {
     // Webhook URLs and tokens are secrets: scrubbed from every log line.
     for (const p of notifications?.providers ?? [])
       secrets.push(...[p.address, p.token, p.secret].filter((x): x is string => x !== null && x.length >= 8));
+    const links = notifyLinks(f);
     const passTimeoutMs = parseDuration(f.passTimeout, '--pass-timeout');
     const intervalMs = f.interval ? parseDuration(f.interval, '--interval') : undefined;
     const listen = f.listen ? parseListen(f.listen) : undefined;
@@ -146,6 +155,7 @@ export function registerRunCommand(program: Command, io: CliIo): void {
         ...(listen ? { listen } : {}),
         webhookSecret,
         notifications,
+        links,
         once: f.once === true,
       });
     } catch (e) {
@@ -172,4 +182,23 @@ async function secretFile(io: CliIo, path: string, flag: string): Promise<string
     const code = (e as { code?: string }).code;
     throw new UsageError(`${flag}: cannot read ${path}${code ? ` (${code})` : ''}`);
   }
+}
+
+/** `--external-url` must be an absolute http(s) URL (it is put in messages people click); `--name` a short label. */
+function notifyLinks(f: RunFlags): { externalUrl?: string; agentName?: string } {
+  let externalUrl: string | undefined;
+  if (f.externalUrl !== undefined) {
+    let u: URL;
+    try {
+      u = new URL(f.externalUrl);
+    } catch {
+      throw new UsageError(`--external-url is not a URL (got "${f.externalUrl}")`);
+    }
+    if (u.protocol !== 'http:' && u.protocol !== 'https:') throw new UsageError('--external-url must be an http or https URL');
+    if (u.username || u.password) throw new UsageError('--external-url must not carry credentials (it is sent in every notification)');
+    externalUrl = u.toString();
+  }
+  const name = f.name?.trim();
+  if (f.name !== undefined && (!name || name.length > 64)) throw new UsageError('--name must be 1 to 64 characters');
+  return { ...(externalUrl ? { externalUrl } : {}), ...(name ? { agentName: name } : {}) };
 }

@@ -3,6 +3,7 @@ import { Option } from 'commander';
 import { addOutputOptions } from './common.js';
 import type { CliIo } from './io.js';
 import { UsageError } from './io.js';
+import { parseDuration } from '../manifests/promotion-values.js';
 import { intFlag } from './flag-values.js';
 
 interface SimulatorFlags {
@@ -16,6 +17,7 @@ interface SimulatorFlags {
   rateLimit?: string;
   timeScale?: string;
   dataDir?: string;
+  releaseEvery?: string;
   responseStyle: 'bare' | 'object' | 'text';
 }
 
@@ -41,6 +43,10 @@ export function registerSimulatorCommand(program: Command, io: CliIo): void {
       'virtual seconds per real second (default 600, as in the demo: imports and uploads finish in well under a second; 1 = real time)',
     )
     .option('--data-dir <dir>', 'persist state here so a restart keeps it')
+    .option(
+      '--release-every <duration>',
+      'publish a next version of a seeded choice of catalog app every DURATION of virtual time (e.g. 7d, 12h; default off)',
+    )
     .addOption(
       new Option('--response-style <style>', 'create/import responses as a JSON string UUID, {"id"}, or an unquoted text/plain UUID')
         .choices(['bare', 'object', 'text'])
@@ -60,6 +66,7 @@ export function registerSimulatorCommand(program: Command, io: CliIo): void {
       ...(f.rateLimit ? { rateLimit: intFlag(f.rateLimit, '--rate-limit') } : {}),
       ...(f.timeScale !== undefined ? { timeScale: timeScale(f.timeScale) } : {}),
       ...(f.dataDir ? { dataDir: f.dataDir } : {}),
+      ...(f.releaseEvery !== undefined ? { releaseEveryMs: releaseEvery(f.releaseEvery) } : {}),
     });
     await new Promise<void>((resolve) => {
       const stop = (): void => {
@@ -85,4 +92,16 @@ export function timeScale(value: string): number {
   if (!/^\d+(\.\d+)?$/.test(value.trim()) || !(n >= 0.001 && n <= 1_000_000))
     throw new UsageError(`--time-scale must be a number from 0.001 to 1000000 (got "${value}")`);
   return n;
+}
+
+/** `--release-every`: a duration of virtual time (`7d`, `12h`, `1d12h`, `30m`), at least a minute. */
+export function releaseEvery(value: string): number {
+  let ms: number;
+  try {
+    ms = parseDuration(value);
+  } catch {
+    throw new UsageError(`--release-every must be a duration like 7d, 12h, 1d12h or 30m (got "${value}")`);
+  }
+  if (ms < 60_000) throw new UsageError(`--release-every must be at least 1m (got "${value}")`);
+  return ms;
 }

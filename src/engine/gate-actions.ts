@@ -64,6 +64,8 @@ async function promote(input: GateCommandInput, entry: InventoryEntry, store: In
   const promotion: PromotionRecord = { deploymentId: entry.id, wave: from + 1, since: at };
   const logged = log(entry, { at, action: 'promote', wave: from, waveCount: live.waveCount, by: 'command', reason, ...requestOf(input) });
   await store.put({ ...entry, promotion, gateLog: logged, updatedAt: at }, false);
+  await recordHistory(store, entry.id, logged.at(-1)!);
+  if (from < live.waveCount) await store.history({ type: 'wave', deploymentId: entry.id, wave: from + 1, at, by: 'command' });
   const to = from >= live.waveCount ? 'completed the rollout' : `wave ${from + 1}/${live.waveCount}`;
   return [
     `Promoted ${key}: wave ${from}/${live.waveCount} → ${to} (skip-wave called; reason: ${reason}). The soak of the new wave starts now.`,
@@ -94,6 +96,7 @@ async function resume(input: GateCommandInput, entry: InventoryEntry, store: Inv
     ...requestOf(input),
   });
   await store.put({ ...rest, promotion, gateLog: logged, updatedAt: at }, false);
+  await recordHistory(store, entry.id, logged.at(-1)!);
   const reports = Object.values(baseline).reduce((n, c) => n + c.installed + c.failed, 0);
   // A hold of `onFailure: hold` made no call: the deployment never stopped, and there is nothing to start.
   const next =
@@ -105,6 +108,11 @@ async function resume(input: GateCommandInput, entry: InventoryEntry, store: Inv
     next,
     `The soak of wave ${live.currentWave} restarts now, and the gate judges only reports after the ${reports.toLocaleString('en-US')} seen at this resume.`,
   ];
+}
+
+/** The report's history (docs/reports.md#history) keeps the command with its reason beyond the gate log's 20 entries. */
+function recordHistory(store: InventoryStore, deploymentId: string, e: GateLogEntry): Promise<void> {
+  return store.history({ type: 'gate', deploymentId, entry: { at: e.at, action: e.action, wave: e.wave, by: e.by, reason: e.reason } });
 }
 
 function requestOf(input: GateCommandInput): { request?: string } {

@@ -16,12 +16,17 @@ import { loadManifests } from '../manifests/load.js';
 import type { LoadOptions } from '../manifests/load.js';
 import { manifestCacheFor } from '../manifests/parse-cache.js';
 import type { DesiredModel, Problem } from '../manifests/model.js';
-import { digestValue, hashValue, liveDigest } from '../plan/hash.js';
+import { hashValue, inventoryDigest, liveDigest } from '../plan/hash.js';
 import { plan as computePlan } from '../plan/planner.js';
 import type { Plan, PlanOptions } from '../plan/types.js';
 import { carryOutRequests } from './gate-requests.js';
 import type { CarriedCommand } from './gate-requests.js';
 import { planScope } from './scope.js';
+import { digestContentDir } from '../manifests/content.js';
+import type { ContentFileDigest } from '../manifests/content.js';
+import { OP } from '../plan/ops.js';
+import { errorMessage } from '../util/errors.js';
+import { recordPassHistory } from './history-observer.js';
 
 export interface PlanPassInput {
   path: string;
@@ -114,6 +119,7 @@ export async function planPass(input: PlanPassInput): Promise<PlanPassOutput> {
  */
 export async function applyPlanned(planned: PlannedPass, api: PacksyncApi, options: ApplyOptions = {}): Promise<ApplyResult | undefined> {
   if (planned.plan.errors.length > 0) return undefined;
+  if (planned.live) await recordPassHistory(planned.store, planned.live, planned.plan, api);
   const result = await applyPlan(planned.plan, api, planned.store, { revision: planned.plan.revision, ...options }).catch(
     async (e: unknown) => {
       await planned.store.close().catch(() => undefined);
@@ -139,7 +145,7 @@ export async function applySavedPlan(
   const store = await openStore(state);
   const snap = await readLiveState(api, saved.desired, store.inventory, readConcurrency ? { concurrency: readConcurrency } : {});
   const live = liveDigest(snap.live);
-  const inventory = digestValue(store.inventory);
+  const inventory = inventoryDigest(store.inventory);
   const moved = [
     live !== saved.plan.digests.live ? 'the live state' : '',
     inventory !== saved.plan.digests.inventory ? 'the inventory' : '',
@@ -147,7 +153,14 @@ export async function applySavedPlan(
   if (moved.length > 0) {
     throw new ApplyError('STALE_PLAN', `stale plan: ${moved.join(' and ')} changed since the plan was made; run \`packsync plan\` again`);
   }
-  return applyPlanned({ kind: 'planned', plan: saved.plan, desired: saved.desired, warnings: [], store }, api, options);
+  const edited = await changedContent(saved.plan);
+  if (edited.length > 0) {
+    throw new ApplyError(
+      'STALE_PLAN',
+      `stale plan: content changed since the plan was made (${edited.join('; ')}); run \`packsync plan\` again and review it`,
+    );
+  }
+  return applyPlanned({ kind: 'planned', plan: saved.plan, desired: saved.desired, warnings: [], store, live: snap.live }, api, options);
 }
 
 /** Plan, then apply unless `apply` is false (the agent's pass). */
@@ -169,4 +182,33 @@ export async function reconcile(input: ReconcileInput): Promise<ReconcileOutput>
   return result
     ? { kind: 'planned', plan: p, desired, warnings, result, ...seen }
     : { kind: 'planned', plan: p, desired, warnings, ...seen };
+}
+
+/**
+ * The content a saved plan uploads, digested again before anything is written: Terraform embeds the
+ * configuration in its plan file, and so a plan here is applied only with the bytes that were
+ * reviewed (the uploader checks them once more while it sends them). Names each file that differs.
+ */
+async function changedContent(plan: Plan): Promise<string[]> {
+  const out: string[] = [];
+  for (const a of plan.actions) {
+    if (a.op !== OP.uploadContent) continue;
+    const now = await digestContentDir(a.dir).catch((e: unknown) => ({ digest: `unreadable: ${errorMessage(e)}`, fileList: [] }));
+    if (now.digest === a.digest) continue;
+    out.push(`${a.key}: ${describeFileChanges(a.files ?? [], now.fileList)}`);
+  }
+  return out;
+}
+
+function describeFileChanges(before: ContentFileDigest[], after: ContentFileDigest[]): string {
+  const was = new Map(before.map((f) => [f.path, f]));
+  const is = new Map(after.map((f) => [f.path, f]));
+  const lines: string[] = [];
+  for (const f of after) {
+    const old = was.get(f.path);
+    if (!old) lines.push(`${f.path} added (${f.size} bytes)`);
+    else if (old.sha256 !== f.sha256) lines.push(`${f.path} changed (${old.size} → ${f.size} bytes)`);
+  }
+  for (const f of before) if (!is.has(f.path)) lines.push(`${f.path} removed`);
+  return lines.length > 0 ? lines.join(', ') : 'its files differ from the plan';
 }

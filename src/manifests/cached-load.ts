@@ -10,7 +10,8 @@ import type { Kind } from './model.js';
 import type { CachedFile, ManifestCache } from './parse-cache.js';
 import { jsonExact, sha256 } from './parse-cache.js';
 import { prelocatePaths } from './positions.js';
-import type { ParsedDocument, ParsedFile, Position } from './yaml-source.js';
+import type { ParsedFile } from './yaml-source.js';
+import type { ParsedDocument, Position } from './yaml-types.js';
 import { parseYamlFile } from './yaml-source.js';
 
 export class CachedLoad {

@@ -7,11 +7,11 @@ import { API_VERSION, KINDS } from './model.js';
 import type { Kind, Problem } from './model.js';
 import { unsafeIntegers } from './numbers.js';
 import { displayPath, toPointer, valueAt } from './paths.js';
-import type { DocRecord } from './rules.js';
+import type { DocRecord } from './doc-record.js';
 import { schemaProblems } from './schema-problems.js';
 import { KIND_SCHEMAS, validators } from './schemas.js';
 import { didYouMean } from './suggest.js';
-import type { ParsedDocument } from './yaml-source.js';
+import type { ParsedDocument } from './yaml-types.js';
 
 function isPlainObject(v: unknown): v is Record<string, unknown> {
   return v !== null && typeof v === 'object' && !Array.isArray(v);

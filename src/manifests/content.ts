@@ -10,7 +10,7 @@ import { createHash } from 'node:crypto';
 import { createReadStream } from 'node:fs';
 import { realpath, stat } from 'node:fs/promises';
 import { dirname, isAbsolute, posix, relative, resolve, sep } from 'node:path';
-import { ContentError, isInside, listContentFiles } from '../api/content-files.js';
+import { ContentError, digestLine, isInside, listContentFiles } from '../api/content-files.js';
 import type { ContentFile } from '../api/content-files.js';
 
 export interface ContentInfo {
@@ -20,6 +20,14 @@ export interface ContentInfo {
   digest: string;
   files: number;
   bytes: number;
+  /** Each file as digested: what a saved plan checks again before it uploads (docs/reconcile.md, "Saved plans"). */
+  fileList: ContentFileDigest[];
+}
+
+export interface ContentFileDigest {
+  path: string;
+  size: number;
+  sha256: string;
 }
 
 export type ContentCheck = { ok: true; content: ContentInfo } | { ok: false; rule: string; message: string };
@@ -58,6 +66,8 @@ export async function inspectContent(root: string, rootReal: string, content: st
   if (normal === '..' || normal.startsWith('../')) {
     return { ok: false, rule: 'content.outside-repo', message: `content ${shown} leaves the repository ("..")` };
   }
+  const hidden = hiddenPart(normal);
+  if (hidden) return hiddenContent(shown, hidden);
   const abs = resolve(root, normal);
   let real: string;
   try {
@@ -73,6 +83,8 @@ export async function inspectContent(root: string, rootReal: string, content: st
       message: `content ${shown} resolves to ${real}, outside the repository (a symlink leaves it)`,
     };
   }
+  const hiddenReal = hiddenPart(relative(rootReal, real).split(sep).join('/'));
+  if (hiddenReal) return hiddenContent(shown, hiddenReal);
   if (real === rootReal) {
     return {
       ok: false,
@@ -94,6 +106,17 @@ export async function inspectContent(root: string, rootReal: string, content: st
     if (e instanceof ContentError) return { ok: false, rule: e.rule, message: `content ${shown}: ${e.detail}` };
     throw e;
   }
+  const state = entries.find(
+    (f) =>
+      /(^|\/)inventory\.json$/.test(f.relPath) && entries.some((g) => g.relPath === f.relPath.replace(/inventory\.json$/, 'journal.jsonl')),
+  );
+  if (state) {
+    return {
+      ok: false,
+      rule: 'content.state-dir',
+      message: `content ${shown} holds a packsync state (${state.relPath}); the state is never uploaded`,
+    };
+  }
   if (entries.length === 0) {
     return {
       ok: false,
@@ -101,13 +124,38 @@ export async function inspectContent(root: string, rootReal: string, content: st
       message: `content directory ${shown} has no files; the service cannot finalize an empty upload`,
     };
   }
+  const { digest, fileList } = await digestFiles(entries);
+  const bytes = fileList.reduce((n, f) => n + f.size, 0);
+  return { ok: true, content: { dir: abs, digest, files: entries.length, bytes, fileList } };
+}
+
+/** The content digest of a directory as it is now, with each file's: a saved plan's check before it uploads. */
+export async function digestContentDir(dir: string): Promise<{ digest: string; fileList: ContentFileDigest[] }> {
+  return digestFiles(await listContentFiles(dir));
+}
+
+async function digestFiles(entries: ContentFile[]): Promise<{ digest: string; fileList: ContentFileDigest[] }> {
   const outer = createHash('sha256');
-  let bytes = 0;
+  const fileList: ContentFileDigest[] = [];
   for (const f of entries) {
-    outer.update(`${f.relPath}\0${f.size}\0${await sha256File(f.absPath)}\n`);
-    bytes += f.size;
+    const sha256 = await sha256File(f.absPath);
+    outer.update(digestLine(f.relPath, f.size, sha256));
+    fileList.push({ path: f.relPath, size: f.size, sha256 });
   }
-  return { ok: true, content: { dir: abs, digest: `sha256:${outer.digest('hex')}`, files: entries.length, bytes } };
+  return { digest: `sha256:${outer.digest('hex')}`, fileList };
+}
+
+/** The first path segment that starts with a dot (`.git`, `.packsync`, `.github`), if any. */
+function hiddenPart(slashed: string): string | undefined {
+  return slashed.split('/').find((seg) => seg.startsWith('.') && seg !== '.' && seg !== '..');
+}
+
+function hiddenContent(shown: string, part: string): ContentCheck {
+  return {
+    ok: false,
+    rule: 'content.hidden',
+    message: `content ${shown} is in the hidden folder "${part}"; hidden folders (.git, the state directory .packsync, …) are never uploaded: move the files to a folder without a leading dot`,
+  };
 }
 
 /** Streams the file: content can be gigabytes, never read it whole. */

@@ -9,7 +9,7 @@
  */
 import { Composer, LineCounter, Parser, isAlias, isMap, isScalar, isSeq } from 'yaml';
 import type { Document, Node, Pair, ParsedNode } from 'yaml';
-import type { LocateMode, ParsedDocument, Position, Segment } from './yaml-source.js';
+import type { LocateMode, ParsedDocument, Position, Segment } from './yaml-types.js';
 
 /** The key of a located path in `ParsedDocument.located`. */
 export const locatedKey = (segments: readonly Segment[], mode: LocateMode): string => `${mode}\u0000${segments.join('\u0000')}`;

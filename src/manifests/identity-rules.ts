@@ -9,8 +9,8 @@
  */
 import type { Kind } from './model.js';
 import { valueAt } from './paths.js';
-import type { DocRecord } from './rules.js';
-import type { Segment } from './yaml-source.js';
+import type { DocRecord } from './doc-record.js';
+import type { Segment } from './yaml-types.js';
 
 interface Identity {
   /** Equal keys of one kind: the same live object. */

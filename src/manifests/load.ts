@@ -13,7 +13,7 @@ import type { DeploymentManifest, DesiredModel, FlowManifest, Kind, PackageManif
 import { CachedLoad } from './cached-load.js';
 import { compare, sortProblems } from './sort-problems.js';
 import { checkRules } from './rules.js';
-import type { DocRecord } from './rules.js';
+import type { DocRecord } from './doc-record.js';
 import { decodeManifest } from './encoding.js';
 import { fieldPositions } from './positions.js';
 import { commonParent, repositoryRoot } from './repository-root.js';

@@ -32,6 +32,17 @@ export interface CatalogPackageSpec {
   scope?: Scope;
   /** Script template name or id. */
   scriptTemplate?: string;
+  /** Version policy for `packsync update` (docs/manifests.md, "Version policy"); never sent to the API. */
+  update?: UpdatePolicy;
+}
+
+export interface UpdatePolicy {
+  /** `latest` (default), a prefix `24.x`, or a range `>=24.0 <25`. */
+  track?: string;
+  skip?: string[];
+  /** `3d`, `12h`, `1d12h`. */
+  minAge?: string;
+  group?: string;
 }
 
 export interface DetectionRule {
@@ -132,7 +143,7 @@ interface ManifestBase<K extends Kind, S> {
 
 export type PackageManifest = ManifestBase<'Package', PackageSpec> & {
   /** For custom packages with content: absolute path and sha256 digest of the content tree. */
-  content?: { dir: string; digest: string; files: number; bytes: number };
+  content?: { dir: string; digest: string; files: number; bytes: number; fileList?: { path: string; size: number; sha256: string }[] };
 };
 export type FlowManifest = ManifestBase<'Flow', FlowSpec>;
 export type DeploymentManifest = ManifestBase<'Deployment', DeploymentSpec> & {

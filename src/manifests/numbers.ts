@@ -4,7 +4,7 @@
  * than the one written, and a later edit of it (a contentRevision bump) can go unseen. They are
  * refused, each at its position.
  */
-import type { Segment } from './yaml-source.js';
+import type { Segment } from './yaml-types.js';
 
 /** Paths of every integer-valued number in `value` that is not a safe integer. */
 export function unsafeIntegers(value: unknown, path: Segment[] = [], out: Segment[][] = []): Segment[][] {

@@ -63,12 +63,19 @@ function computeIdentity(): string {
   try {
     const here = dirname(fileURLToPath(import.meta.url));
     const require = createRequire(import.meta.url);
-    const version = (name: string): string => (require(`${name}/package.json`) as { version: string }).version;
+    // Literal specifiers: the layer lint follows every require (docs/architecture.md, "Layers").
+    const version = (pkg: unknown): string => (pkg as { version: string }).version;
     const code = readdirSync(here)
       .filter((f) => /\.(js|ts)$/.test(f) && !f.endsWith('.d.ts'))
       .sort()
       .map((f) => `${f} ${readFileSync(join(here, f), 'utf8')}`);
-    return cacheIdentity({ packsync: packsyncVersion(here), yaml: version('yaml'), ajv: version('ajv'), schemas: KIND_SCHEMAS, code });
+    return cacheIdentity({
+      packsync: packsyncVersion(here),
+      yaml: version(require('yaml/package.json')),
+      ajv: version(require('ajv/package.json')),
+      schemas: KIND_SCHEMAS,
+      code,
+    });
   } catch {
     // Unknown (an unusual install): this process's entries are good for this process only.
     return `unknown-${randomBytes(16).toString('hex')}`;

@@ -1,5 +1,5 @@
 /** JSON pointers and the dotted paths messages show (`spec.flags[1]`). */
-import type { Segment } from './yaml-source.js';
+import type { Segment } from './yaml-types.js';
 
 export function toPointer(segments: readonly Segment[]): string {
   return segments.map((s) => `/${String(s).replace(/~/g, '~0').replace(/\//g, '~1')}`).join('');

@@ -6,7 +6,7 @@
  */
 import type { Kind, SourcePosition } from './model.js';
 import { valueAt } from './paths.js';
-import type { ParsedDocument } from './yaml-source.js';
+import type { ParsedDocument } from './yaml-types.js';
 
 /** Only these fields: a handful per document, so a 100k-object desired set stays small. */
 const LIVE_FIELDS: Record<Kind, readonly string[]> = {

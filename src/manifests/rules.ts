@@ -5,23 +5,12 @@
 import type { Kind, Problem } from './model.js';
 import { inspectContent } from './content.js';
 import { checkIdentities } from './identity-rules.js';
+import type { DocRecord } from './doc-record.js';
 import type { ContentInfo } from './content.js';
 import { displayPath, toPointer, valueAt } from './paths.js';
 import { didYouMean } from './suggest.js';
 import { parseRate, PROMOTION_DEFAULTS } from './promotion-values.js';
-import type { LocateMode, ParsedDocument, Segment } from './yaml-source.js';
-
-/** A document whose kind is known, after schema validation. */
-export interface DocRecord {
-  doc: ParsedDocument;
-  kind: Kind;
-  /** `metadata.name` when it is a string. */
-  name: string | undefined;
-  data: Record<string, unknown>;
-  /** The document passed its kind's schema. */
-  valid: boolean;
-  prefix: string;
-}
+import type { LocateMode, Segment } from './yaml-types.js';
 
 export interface RuleResult {
   problems: Problem[];

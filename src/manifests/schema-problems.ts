@@ -7,7 +7,7 @@ import type { AnySchemaObject, ErrorObject } from 'ajv/dist/2020.js';
 import type { Problem } from './model.js';
 import { displayPath, fromPointer, toPointer } from './paths.js';
 import { didYouMean, suggestion } from './suggest.js';
-import type { LocateMode, ParsedDocument, Position, Segment } from './yaml-source.js';
+import type { LocateMode, ParsedDocument, Position, Segment } from './yaml-types.js';
 
 export const NAME_PATTERN = '^[a-z0-9]([-a-z0-9.]*[a-z0-9])?$';
 /** `spec.promotion` durations and rates (schemas/v1/deployment.json). */

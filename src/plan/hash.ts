@@ -123,3 +123,11 @@ export function liveDigest(live: LiveState): string {
   const { serviceTime: _t, waveLive: _w, ...stable } = live;
   return digestValue(stable);
 }
+
+/**
+ * The inventory as a saved plan depends on it: its history (what the report reads, recorded by
+ * every pass) is left out, so an agent pass that only recorded history does not make a plan stale.
+ */
+export function inventoryDigest(inventory: { history?: unknown }): string {
+  return digestValue({ ...inventory, history: undefined });
+}

@@ -185,7 +185,7 @@ function planPackageEntry(
     });
     actions.push(last);
     if (m.content) {
-      last = uploadAction(ctx, key, m.content, [last]);
+      last = uploadAction(ctx, key, { content: m.content, folder: m.spec.custom?.content }, [last]);
       actions.push(last);
     }
   }
@@ -208,7 +208,7 @@ function heldElsewhere(ctx: PlanContext, key: string, matches: readonly V1Packag
 function planExisting(ctx: PlanContext, m: PackageManifest, key: string, live: V1PackageViewModel, phase: string | undefined): void {
   const ref: RefState = { ref: { id: live.id }, readyAfter: null, blockedBy: null, isNew: false };
   if (m.spec.custom && m.content && phase === 'created' && live.state === 'WaitingForContent') {
-    const up = uploadAction(ctx, key, m.content, [], ', resuming an interrupted upload');
+    const up = uploadAction(ctx, key, { content: m.content, folder: m.spec.custom?.content }, [], ', resuming an interrupted upload');
     const wait = waitAction(ctx, key, [up]);
     ctx.object(
       'Package',
@@ -261,7 +261,7 @@ function adopt(
   const actions = [...first, id];
   let last = id;
   if (!uploaded && m.content) {
-    last = uploadAction(ctx, key, m.content, [last]);
+    last = uploadAction(ctx, key, { content: m.content, folder: m.spec.custom?.content }, [last]);
     actions.push(last);
   }
   if (live.state !== 'Completed') {
@@ -283,9 +283,25 @@ function adopt(
 }
 
 /** Uploads the package's content (after its create, or resuming an interrupted upload: `note`). */
-function uploadAction(ctx: PlanContext, key: string, content: PackageContent, dependsOn: string[], note = ''): string {
-  const description = `upload ${content.files} files (${content.bytes} bytes)${note}`;
-  return ctx.action(key, { op: OP.uploadContent, dependsOn, description, packageKey: key, dir: content.dir, digest: content.digest });
+// The folder as the manifest names it: a reviewer sees what leaves the repository, not only a count.
+function uploadAction(
+  ctx: PlanContext,
+  key: string,
+  { content, folder }: { content: PackageContent; folder: string | undefined },
+  dependsOn: string[],
+  note = '',
+): string {
+  const description = `upload ${content.files} files (${content.bytes} bytes) from ${folder ?? 'content'}${note}`;
+  const files = content.fileList ? { files: content.fileList } : {};
+  return ctx.action(key, {
+    op: OP.uploadContent,
+    dependsOn,
+    description,
+    packageKey: key,
+    dir: content.dir,
+    digest: content.digest,
+    ...files,
+  });
 }
 
 /** Follows the package's processing in the service to its end. */

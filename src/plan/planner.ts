@@ -6,7 +6,7 @@ import type { Inventory } from '../state/inventory-types.js';
 import type { LiveState } from '../live/types.js';
 import type { DesiredModel, Kind, Manifest } from '../manifests/model.js';
 import { PlanContext } from './context.js';
-import { digestValue, liveDigest } from './hash.js';
+import { inventoryDigest, liveDigest } from './hash.js';
 import { planDeployment } from './plan-deployments.js';
 import { planFlow } from './plan-flows.js';
 import { planPackage } from './plan-packages.js';
@@ -74,7 +74,7 @@ export function plan(input: PlanInput): Plan {
     actions: ctx.actions,
     summary: summarize(ctx.objects),
     errors,
-    digests: { live: liveDigest(live), inventory: digestValue(inventory) },
+    digests: { live: liveDigest(live), inventory: inventoryDigest(inventory) },
     ...(ctx.gates.length > 0 ? { gates: ctx.gates } : {}),
   };
 }

@@ -106,7 +106,14 @@ export type PlanAction =
       /** Upload follows in its own action; without content the package is finalized empty. */
       hasContent: boolean;
     })
-  | (ActionBase & { op: typeof OP.uploadContent; packageKey: string; dir: string; digest: string })
+  | (ActionBase & {
+      op: typeof OP.uploadContent;
+      packageKey: string;
+      dir: string;
+      digest: string;
+      /** Each file as planned; a saved plan is refused as stale when one differs on disk. */
+      files?: { path: string; size: number; sha256: string }[];
+    })
   | (ActionBase & { op: typeof OP.waitPackage; packageKey: string })
   | (ActionBase & {
       op: typeof OP.createFlow;

@@ -15,6 +15,8 @@ import type {
 import { dotnetTime } from './clock.js';
 import type { Fixtures } from './fixtures.js';
 import type { OutcomeEpoch } from './wave-reports.js';
+import { emptyReleases } from './release-state.js';
+import type { ReleaseState } from './release-state.js';
 
 /** Virtual seconds each background step takes. Chosen: short enough for demos, long enough to poll. */
 export const DURATIONS = {
@@ -73,6 +75,8 @@ export interface AccountData {
   tasks: TaskRec[];
   /** `PUT /_sim/outcomes` history (absent in state saved before outcomes existed). */
   outcomes?: OutcomeEpoch[];
+  /** Catalog releases published in this account (absent in state saved before releases existed). */
+  releases?: ReleaseState;
 }
 
 export class Account {
@@ -85,6 +89,8 @@ export class Account {
   private readonly activeTasks = new Set<TaskRec>();
   /** Outcome rule sets with the virtual time each took effect, oldest first (design §6). */
   outcomes: OutcomeEpoch[] = [];
+  /** Catalog releases and the flows' pending reactions (docs/api-model.md, "Releases"). */
+  releases: ReleaseState = emptyReleases();
   /** Bumped on every change; persistence writes only when it moved. */
   version = 0;
 
@@ -99,6 +105,7 @@ export class Account {
     for (const d of data.deployments) this.addDeployment(d);
     for (const t of data.tasks) this.addTask(t);
     this.outcomes = data.outcomes ?? [];
+    this.releases = data.releases ?? emptyReleases();
   }
 
   dump(): AccountData {
@@ -108,6 +115,7 @@ export class Account {
       deployments: [...this.deployments.values()],
       tasks: [...this.tasks.values()],
       outcomes: this.outcomes,
+      releases: this.releases,
     };
   }
 

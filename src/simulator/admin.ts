@@ -16,6 +16,8 @@ import { jsonObject } from './request.js';
 import type { RouteResult } from './router.js';
 import { DEPLOYMENT_STATUSES, PACKAGE_STATES } from './vocabulary.js';
 import { DEFAULT_OUTCOMES, OutcomeSpecError, parseOutcomes } from './wave-reports.js';
+import { settleAccount } from './releases.js';
+import { releaseRoute } from './release-routes.js';
 
 export interface JournalEntry {
   seq: number;
@@ -50,6 +52,8 @@ export function handleAdmin(
   const parts = path.split('/').filter(Boolean); // ['_sim', ...]
   const route = `${method} /${parts.slice(1).join('/')}`;
   const a = d.account;
+  const release = releaseRoute(route, a, { bytes: body, contentType }, d.clock.now());
+  if (release) return release;
   switch (route) {
     case 'GET /journal': {
       const writes = query.bool('writes') ?? false;
@@ -66,7 +70,7 @@ export function handleAdmin(
       if (typeof s !== 'number' || !Number.isFinite(s) || s < 0)
         throw badRequest('advanceSeconds', 'advanceSeconds must be a number >= 0.');
       d.clock.advance(s);
-      a.settle(d.clock.now());
+      settleAccount(a, d.clock.now());
       return { json: clockView(d.clock) };
     }
     case 'GET /faults':
@@ -84,7 +88,7 @@ export function handleAdmin(
       d.reset();
       return {};
     case 'GET /state':
-      a.settle(d.clock.now());
+      settleAccount(a, d.clock.now());
       return {
         json: {
           packages: [...a.packages.values()].map(({ uploads: _u, dueMs: _d, createdMs: _c, failure: _f, ...p }) => p),
@@ -125,7 +129,7 @@ export function handleAdmin(
         throw e;
       }
       // Devices that reported keep their outcome: the rules decide only reports from now on.
-      a.settle(d.clock.now());
+      settleAccount(a, d.clock.now());
       a.setOutcomes({ at: d.clock.now(), spec, given });
       return { json: given };
     }

@@ -42,3 +42,9 @@ export function dotnetTime(ms: number): string {
   const iso = new Date(ms).toISOString(); // 2026-02-18T21:12:10.349Z
   return `${iso.slice(0, 23)}0000+00:00`;
 }
+
+/** Milliseconds of a time `dotnetTime` wrote (or any ISO 8601 time with an offset); NaN when it is none. */
+export function parseDotnetTime(s: string): number {
+  // Date.parse reads three fractional digits at most in some engines: drop the rest.
+  return Date.parse(s.replace(/(\.\d{3})\d+/, '$1'));
+}

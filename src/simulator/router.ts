@@ -46,6 +46,11 @@ export class Router {
     return this.routes.length;
   }
 
+  /** Every route as registered (`/v1/app/:id`), for the test that holds them against the client's operation table. */
+  list(): { method: string; pattern: string; operation: string }[] {
+    return this.routes.map((r) => ({ method: r.method, pattern: `/${r.segments.join('/')}`, operation: r.operation }));
+  }
+
   /** `null` when no route has this path; `'method'` when the path exists with another method. */
   match(method: string, path: string): { route: Route; params: Record<string, string> } | null | 'method' {
     const parts = path.split('/').filter(Boolean).map(decodeSegment);

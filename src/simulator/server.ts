@@ -30,6 +30,7 @@ import { registerFlowRoutes } from './routes/flows.js';
 import { registerPackageRoutes } from './routes/packages.js';
 import { registerTenantRoutes } from './routes/tenants.js';
 import { createSlots, rateLimited, resetSlot } from './slots.js';
+import { settleAccount } from './releases.js';
 
 /** Moved to `respond.ts`; re-exported for callers that import it from here. */
 export { contentDisposition } from './respond.js';
@@ -54,6 +55,8 @@ export interface SimulatorOptions {
   responseStyle?: ResponseStyle;
   /** Largest request body accepted, in bytes. */
   maxBodyBytes?: number;
+  /** `--release-every`: publish a next version of a seeded choice of app every so many virtual ms. */
+  releaseEveryMs?: number;
 }
 
 export interface Simulator {
@@ -86,7 +89,7 @@ export async function startSimulator(opts: SimulatorOptions = {}): Promise<Simul
   const router = buildRouter();
   const responseStyle = opts.responseStyle ?? 'bare';
   const maxBody = opts.maxBodyBytes ?? 80 * 1024 * 1024;
-  const slots = createSlots(opts.apiKeys, fixtures, persisted, opts.rateLimit);
+  const slots = createSlots(opts.apiKeys, fixtures, persisted, opts.rateLimit, { releaseEveryMs: opts.releaseEveryMs });
 
   const sleepReal = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
   const sleepVirtual = async (virtualMs: number): Promise<void> => {
@@ -149,7 +152,7 @@ export async function startSimulator(opts: SimulatorOptions = {}): Promise<Simul
             journal: slot.journal,
             clock,
             faults,
-            reset: () => resetSlot(slot, fixtures),
+            reset: () => resetSlot(slot, fixtures, opts.releaseEveryMs),
           }),
         );
       } catch (e) {
@@ -202,7 +205,7 @@ export async function startSimulator(opts: SimulatorOptions = {}): Promise<Simul
       return;
     }
 
-    slot.account.settle(clock.now());
+    settleAccount(slot.account, clock.now());
     const match = router.match(method, path);
     let result: RouteResult | HttpProblem;
     if (match === null) result = new HttpProblem(404, `No route ${method} ${path}.`);

@@ -23,22 +23,25 @@ export function createSlots(
   fixtures: Fixtures,
   persisted: PersistedState | null,
   rateLimit: number | undefined,
-  nowMs: number = Date.now(),
+  o: { nowMs?: number; releaseEveryMs?: number | undefined } = {},
 ): Map<string, AccountSlot> {
+  const nowMs = o.nowMs ?? Date.now();
   const slots = new Map<string, AccountSlot>();
   for (const key of apiKeys?.length ? apiKeys : ['sim-key']) {
     if (slots.has(key)) continue;
     const account = new Account(keyDigest(key), fixtures);
     const saved = persisted?.accounts[keyDigest(key)];
     if (saved) account.load(saved);
+    if (o.releaseEveryMs !== undefined) account.releases.everyMs = o.releaseEveryMs;
     slots.set(key, { account, journal: [], tokens: rateLimit ?? 0, refilledAt: nowMs });
   }
   return slots;
 }
 
 /** `POST /_sim/reset`: a fresh account from the fixtures and an empty journal. */
-export function resetSlot(slot: AccountSlot, fixtures: Fixtures): void {
+export function resetSlot(slot: AccountSlot, fixtures: Fixtures, releaseEveryMs?: number): void {
   slot.account = new Account(slot.account.name, fixtures);
+  if (releaseEveryMs !== undefined) slot.account.releases.everyMs = releaseEveryMs;
   slot.journal.length = 0;
   // Moves the version the save loop compares (persistence.ts), so the reset is written.
   slot.account.touch();

@@ -21,6 +21,7 @@
 import type { BackendStats, StateBackend } from './backend.js';
 import { DirectoryBackend } from './dir-backend.js';
 import type { Intent, Inventory, InventoryEntry } from './inventory-types.js';
+import type { HistoryEvent } from './history.js';
 import { applyRecord, encodeSnapshot, loadState } from './journal.js';
 import type { JournalChange, LoadedState } from './journal.js';
 import { StateError } from './state-errors.js';
@@ -107,6 +108,11 @@ export class InventoryStore {
 
   remove(key: string): Promise<void> {
     return this.record({ op: 'remove', key }, false);
+  }
+
+  /** Records one history event (state/history.ts): O(1), not synced on its own (it goes out with the next write). */
+  history(event: HistoryEvent): Promise<void> {
+    return this.record({ op: 'history', event }, false);
   }
 
   clearIntent(key: string): Promise<void> {

@@ -3,6 +3,7 @@
  * breaks every existing state directory, so only add optional fields.
  */
 import type { Kind } from '../manifests/model.js';
+import type { History } from './history.js';
 
 export const INVENTORY_VERSION = 1;
 
@@ -104,6 +105,8 @@ export interface Inventory {
   version: typeof INVENTORY_VERSION;
   objects: Record<string, InventoryEntry>;
   intents: Record<string, Intent>;
+  /** What the evidence report reads (state/history.ts, docs/reports.md#history); absent until the first event. */
+  history?: History;
 }
 
 export function emptyInventory(): Inventory {

@@ -8,12 +8,16 @@
 import { INVENTORY_VERSION, emptyInventory } from './inventory-types.js';
 import type { Intent, Inventory, InventoryEntry } from './inventory-types.js';
 import { InventoryError } from './state-errors.js';
+import { applyHistory, emptyHistory, parseHistory } from './history.js';
+import type { HistoryEvent } from './history.js';
 
 export type JournalRecord =
   | { seq: number; op: 'object'; key: string; entry: InventoryEntry; resolvesIntent?: true }
   | { seq: number; op: 'remove'; key: string }
   | { seq: number; op: 'intent'; intent: Intent }
-  | { seq: number; op: 'clear-intent'; key: string };
+  | { seq: number; op: 'clear-intent'; key: string }
+  /** One history event (state/history.ts): appended, never a key assignment; replay is guarded by `seq`. */
+  | { seq: number; op: 'history'; event: HistoryEvent };
 
 /** Distributes over the union so each variant keeps its own fields. */
 export type JournalChange = JournalRecord extends infer R ? (R extends { seq: number } ? Omit<R, 'seq'> : never) : never;
@@ -33,6 +37,9 @@ export function applyRecord(inv: Inventory, r: JournalChange): void {
       return;
     case 'clear-intent':
       delete inv.intents[r.key];
+      return;
+    case 'history':
+      applyHistory((inv.history ??= emptyHistory()), r.event);
       return;
   }
 }
@@ -66,8 +73,14 @@ export function parseSnapshot(text: string | null, name: string): { inventory: I
       `${name} has an unknown format (version ${String(inv.version)}; this packsync reads version ${INVENTORY_VERSION})`,
     );
   }
+  const history = (data as { history?: unknown }).history;
   return {
-    inventory: { version: INVENTORY_VERSION, objects: inv.objects, intents: inv.intents ?? {} },
+    inventory: {
+      version: INVENTORY_VERSION,
+      objects: inv.objects,
+      intents: inv.intents ?? {},
+      ...(history !== undefined ? { history: parseHistory(history) } : {}),
+    },
     seq: typeof inv.seq === 'number' ? inv.seq : 0,
   };
 }
@@ -119,5 +132,6 @@ export function loadState(snapshot: string | null, journal: string | null, names
 
 /** Compact JSON: the snapshot is rewritten whole at every compaction, so its size is the cost. */
 export function encodeSnapshot(inv: Inventory, seq: number): string {
-  return `${JSON.stringify({ version: inv.version, seq, objects: inv.objects, intents: inv.intents })}\n`;
+  const history = inv.history ? { history: inv.history } : {};
+  return `${JSON.stringify({ version: inv.version, seq, objects: inv.objects, intents: inv.intents, ...history })}\n`;
 }

@@ -9,6 +9,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createApiClient } from '../../src/api/client.js';
 import type { ApiClient } from '../../src/api/client.js';
 import type { OperationName } from '../../src/api/operations.js';
+import { OPERATIONS, routePattern } from '../../src/api/operation-table.js';
+import type { RequestEvent } from '../../src/api/transport.js';
 import { fixtureId } from '../../src/simulator/fixture-ids.js';
 import { tempDir } from '../support/repo.js';
 import { startTestSimulator } from '../support/sim.js';
@@ -17,10 +19,18 @@ import type { TestSim } from '../support/sim.js';
 let sim: TestSim;
 let api: ApiClient;
 const called = new Set<string>();
+const requests: RequestEvent[] = [];
 
 beforeAll(async () => {
   sim = await startTestSimulator({ responseStyle: 'object' });
-  api = createApiClient({ baseUrl: `${sim.url}/v1`, apiKey: sim.key, onRequest: (e) => called.add(e.operation) });
+  api = createApiClient({
+    baseUrl: `${sim.url}/v1`,
+    apiKey: sim.key,
+    onRequest: (e) => {
+      called.add(e.operation);
+      requests.push(e);
+    },
+  });
 });
 afterAll(async () => {
   await api.close();
@@ -210,5 +220,14 @@ describe('client ↔ simulator contract (all 38 operations)', () => {
     expect(all.length).toBe(38);
     expect(all.filter((op) => !called.has(op))).toEqual([]);
     expect((await sim.journal()).filter((e) => e.status >= 500)).toEqual([]);
+  });
+
+  it('sent every request with the method and route of the operation table', () => {
+    const off = requests.filter((e) => {
+      const spec = OPERATIONS[e.operation as OperationName];
+      return !spec || spec.method !== e.method || !routePattern(spec.path).test(e.path);
+    });
+    expect(off.map((e) => `${e.operation}: ${e.method} ${e.path}`)).toEqual([]);
+    expect([...called].sort()).toEqual(Object.keys(OPERATIONS).sort());
   });
 });

@@ -93,6 +93,9 @@ describe('the common flags --no-color, --log-format and --log-level', () => {
       { command: 'state rm', args: ['Deployment/pwsh-7-4-6'], again: ['Deployment/seven-zip-24-08'], code: 0 },
       { command: 'notify test', args: ['--provider', 'hook', '--notifications', notifications], code: 0 },
       { command: 'demo', args: ['--path', repo], code: 0 },
+      { command: 'report', args: ['--from', '2020-01-01', '--to', '2020-01-02'], code: 0 },
+      { command: 'radar', args: [], code: 0 },
+      { command: 'status', args: ['--agent', 'http://127.0.0.1:9/'], code: 1 },
     ];
     // The simulator runs until a signal: it is checked as a process below.
     expect([...rows.map((r) => r.command), 'simulator'].sort()).toEqual(leafCommands());

@@ -14,11 +14,17 @@ const eslint = new ESLint({
   overrideConfig: [
     { files: ['**/*.ts'], languageOptions: { parser: tseslint.parser }, plugins: { '@typescript-eslint': tseslint.plugin } },
     ...(layerRules as object[]),
+    { files: ['test/fixtures/lint-cycle/*.ts'], rules: { 'river/no-cycles': 'error' } },
   ],
 });
 
 async function problems(filePath: string, code: string): Promise<string[]> {
   const [r] = await eslint.lintText(code, { filePath });
+  return (r?.messages ?? []).map((m) => `${m.ruleId ?? ''}: ${m.message}`);
+}
+
+async function fixtureProblems(name: string): Promise<string[]> {
+  const [r] = await eslint.lintFiles([`test/fixtures/lint-cycle/${name}`]);
   return (r?.messages ?? []).map((m) => `${m.ruleId ?? ''}: ${m.message}`);
 }
 
@@ -57,5 +63,45 @@ describe('layer order (design §2) in lint', () => {
     expect(await problems('src/simulator/probe.ts', "import { plan } from '../plan/planner.js';\nexport const p = plan;\n")).toHaveLength(
       1,
     );
+  });
+
+  it('refuses an upward dynamic import() and require(), and a computed one it cannot follow', async () => {
+    expect(await problems('src/plan/probe.ts', "export const load = () => import('../apply/executor.js');\n")).toEqual([
+      expect.stringMatching(/^river\/dynamic-imports: '..\/apply\/executor.js' src\/plan may import only from the layers below it/),
+    ]);
+    expect(
+      await problems('src/api/probe.ts', "declare const require: (s: string) => unknown;\nexport const x = require('../agent/loop.js');\n"),
+    ).toHaveLength(1);
+    expect(await problems('src/cli/probe.ts', "const name = 'x';\nexport const load = () => import(`./${name}.js`);\n")).toEqual([
+      expect.stringMatching(/^river\/dynamic-imports: A dynamic import with a computed path/),
+    ]);
+    expect(await problems('src/cli/probe.ts', "export const load = () => import('../agent/loop.js');\n")).toEqual([]);
+  });
+
+  it('keeps the planner pure: node:crypto only', async () => {
+    expect(await problems('src/plan/probe.ts', "import { createHash } from 'node:crypto';\nexport const h = createHash;\n")).toEqual([]);
+    for (const mod of ['node:fs', 'node:child_process', 'fs/promises', 'http']) {
+      expect(await problems('src/plan/probe.ts', `import * as m from '${mod}';\nexport const x = m;\n`)).toEqual([
+        expect.stringMatching(/^@typescript-eslint\/no-restricted-imports: .* src\/plan is pure/),
+      ]);
+    }
+    expect(await problems('src/plan/probe.ts', "export const fs = () => import('node:fs');\n")).toHaveLength(1);
+    expect(await problems('src/apply/probe.ts', "import { readFile } from 'node:fs/promises';\nexport const r = readFile;\n")).toEqual([]);
+  });
+
+  it('refuses an import cycle, a type-only back edge included, and names its path', async () => {
+    expect(await fixtureProblems('a.ts')).toEqual([
+      'river/no-cycles: Import cycle: test/fixtures/lint-cycle/a.ts → test/fixtures/lint-cycle/b.ts → test/fixtures/lint-cycle/a.ts. Move the shared part (often a type) into a module both can import.',
+    ]);
+    expect(await fixtureProblems('b.ts')).toHaveLength(1);
+    expect(await fixtureProblems('c.ts')).toEqual([]);
+  });
+
+  it('finds no cycle in src/ as it is', async () => {
+    const results = await eslint.lintFiles(['src/**/*.ts']);
+    const cycles = results.flatMap((r) =>
+      r.messages.filter((m) => m.ruleId === 'river/no-cycles').map((m) => `${r.filePath}: ${m.message}`),
+    );
+    expect(cycles).toEqual([]);
   });
 });

@@ -12,14 +12,14 @@ const T0 = 1_000_000;
 
 describe('rateLimited', () => {
   it('lets a burst of `limit` requests through, then asks for whole seconds in Retry-After', () => {
-    const slot = createSlots(['k'], fixtures, null, 2, T0).get('k')!;
+    const slot = createSlots(['k'], fixtures, null, 2, { nowMs: T0 }).get('k')!;
     expect(rateLimited(slot, 2, T0)).toBeNull();
     expect(rateLimited(slot, 2, T0)).toBeNull();
     expect(rateLimited(slot, 2, T0)).toBe(1);
   });
 
   it('refills at `limit` per second, never past the burst', () => {
-    const slot = createSlots(['k'], fixtures, null, 2, T0).get('k')!;
+    const slot = createSlots(['k'], fixtures, null, 2, { nowMs: T0 }).get('k')!;
     rateLimited(slot, 2, T0);
     rateLimited(slot, 2, T0);
     expect(rateLimited(slot, 2, T0 + 499)).toBe(1);
@@ -30,7 +30,7 @@ describe('rateLimited', () => {
   });
 
   it('is off without a limit', () => {
-    const slot = createSlots(['k'], fixtures, null, undefined, T0).get('k')!;
+    const slot = createSlots(['k'], fixtures, null, undefined, { nowMs: T0 }).get('k')!;
     for (let i = 0; i < 100; i++) expect(rateLimited(slot, undefined, T0)).toBeNull();
   });
 });

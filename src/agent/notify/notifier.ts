@@ -16,8 +16,14 @@ import type { AgentMetrics } from '../metrics.js';
 import { COMMIT_STATUS_TYPES } from './config.js';
 import type { Alert, NotificationConfig, Provider } from './config.js';
 import { chatRequest, commitStatusRequest, repositoryOf, toNotification } from './payloads.js';
-import type { CommitState, OutgoingRequest } from './payloads.js';
+import type { CommitState, NotifyLinks, OutgoingRequest } from './payloads.js';
+import { objectLink } from '../anchors.js';
 import type { NotifyStore } from './store.js';
+
+/** A named agent says so in its commit statuses too (several agents can apply one repository). */
+function described(description: string, links: NotifyLinks | undefined): string {
+  return links?.agentName ? `${links.agentName}: ${description}` : description;
+}
 
 export const REMINDER_BACKOFF_MS = [3_600_000, 4 * 3_600_000, 24 * 3_600_000] as const;
 export const DELIVERY_RETRY_MS = [1000, 5000, 30_000] as const;
@@ -34,6 +40,8 @@ export interface NotifierOptions {
   retryMs?: readonly number[];
   reminderMs?: readonly number[];
   timeoutMs?: number;
+  /** `run --external-url` / `run --name` (docs/agent.md#links). */
+  links?: NotifyLinks;
 }
 
 export interface DeliveryResult {
@@ -121,7 +129,7 @@ export class Notifier {
         if (e.severity !== 'error' || t.getTime() - Date.parse(rec.at) < wait) continue;
         extra = { reminder: rec.reminders + 1 };
       }
-      const note = toNotification(e, t.toISOString(), extra);
+      const note = toNotification(e, t.toISOString(), extra, this.o.links);
       this.sending.add(key);
       this.send(
         p,
@@ -189,7 +197,11 @@ export class Notifier {
       this.send(
         p,
         reason,
-        () => commitStatusRequest(p, repo, revision, state, description),
+        () =>
+          commitStatusRequest(p, repo, revision, state, {
+            description: described(description, this.o.links),
+            targetUrl: objectLink(this.o.links?.externalUrl, undefined),
+          }),
         () => undefined,
         () => {
           if (statuses[key] !== state) return;

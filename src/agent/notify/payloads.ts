@@ -8,6 +8,7 @@ import { createHmac } from 'node:crypto';
 import { splitObject } from '../events.js';
 import type { EventReason, Severity } from '../events.js';
 import type { Provider } from './config.js';
+import { objectLink } from '../anchors.js';
 
 /** The event as notifications carry it (design §9 webhook body, less the signature). */
 export interface NotificationEvent {
@@ -18,6 +19,16 @@ export interface NotificationEvent {
   message: string;
   metadata: Record<string, string | number | boolean>;
   timestamp: string;
+  /** The object on the agent's status page (`run --external-url`, docs/agent.md#links). */
+  url?: string;
+  /** The agent that sent it (`run --name`): several agents can share one channel. */
+  agent?: string;
+}
+
+/** `run --external-url` and `run --name`, as notifications use them. */
+export interface NotifyLinks {
+  externalUrl?: string;
+  agentName?: string;
 }
 
 export interface OutgoingRequest {
@@ -44,7 +55,9 @@ export function toNotification(
   e: { reason: EventReason; severity: Severity; object?: string; revision: string | null; message: string; count: number; wave?: number },
   timestamp: string,
   extra: Record<string, string | number | boolean> = {},
+  links: NotifyLinks = {},
 ): NotificationEvent {
+  const url = objectLink(links.externalUrl, e.object);
   return {
     reason: e.reason,
     severity: e.severity,
@@ -53,6 +66,8 @@ export function toNotification(
     message: e.message,
     metadata: { count: e.count, ...(e.wave !== undefined ? { wave: e.wave } : {}), ...extra },
     timestamp,
+    ...(url ? { url } : {}),
+    ...(links.agentName ? { agent: links.agentName } : {}),
   };
 }
 
@@ -63,7 +78,8 @@ export function signature(secret: string, body: string): string {
 
 const JSON_HEADERS = { 'content-type': 'application/json; charset=utf-8', 'user-agent': 'packsync' };
 
-const title = (e: NotificationEvent): string => `packsync: ${e.reason} ${e.object.kind}/${e.object.name}`.trim();
+const title = (e: NotificationEvent): string =>
+  `packsync${e.agent ? ` (${e.agent})` : ''}: ${e.reason} ${e.object.kind}/${e.object.name}`.trim();
 const short = (rev: string | null): string => (rev === null ? '(none)' : rev.startsWith('sha256:') ? rev.slice(0, 19) : rev.slice(0, 12));
 
 /** Office 365 connector URLs (retired by Microsoft in favour of Workflows) only take MessageCards. */
@@ -94,6 +110,9 @@ export function chatRequest(p: Provider, e: NotificationEvent): OutgoingRequest 
           title: title(e),
           text: e.message,
           sections: [{ facts: facts.map(([name, value]) => ({ name, value })) }],
+          ...(e.url
+            ? { potentialAction: [{ '@type': 'OpenUri', name: 'Open in packsync', targets: [{ os: 'default', uri: e.url }] }] }
+            : {}),
         };
         return { url: p.address!, headers: JSON_HEADERS, body: JSON.stringify(card) };
       }
@@ -119,6 +138,7 @@ export function chatRequest(p: Provider, e: NotificationEvent): OutgoingRequest 
                 { type: 'TextBlock', text: e.message, wrap: true },
                 { type: 'FactSet', facts: facts.map(([t, value]) => ({ title: t, value })) },
               ],
+              ...(e.url ? { actions: [{ type: 'Action.OpenUrl', title: 'Open in packsync', url: e.url }] } : {}),
             },
           },
         ],
@@ -126,7 +146,8 @@ export function chatRequest(p: Provider, e: NotificationEvent): OutgoingRequest 
       return { url: p.address!, headers: JSON_HEADERS, body: JSON.stringify(card) };
     }
     case 'slack': {
-      const text = `${SLACK_ICON[toneOf(e)]} *${title(e)}*\n${e.message}`;
+      const link = e.url ? `\n<${e.url}|Open in packsync>` : '';
+      const text = `${SLACK_ICON[toneOf(e)]} *${title(e)}*\n${e.message}${link}`;
       const msg = {
         ...(p.channel ? { channel: p.channel } : {}),
         text: `${title(e)}: ${e.message}`,
@@ -180,8 +201,11 @@ export function commitStatusRequest(
   repository: string,
   sha: string,
   state: CommitState,
-  description: string,
+  /** `targetUrl`: the status page (`run --external-url`), which the status links to. */
+  post: { description: string; targetUrl?: string | undefined },
 ): OutgoingRequest {
+  const { description, targetUrl } = post;
+  const target = targetUrl ? { target_url: targetUrl } : {};
   const context = `packsync/${p.name}`;
   const [owner, repo] = repository.split('/') as [string, string];
   const desc = description.slice(0, 139);
@@ -196,7 +220,7 @@ export function commitStatusRequest(
           authorization: `Bearer ${p.token ?? ''}`,
           'x-github-api-version': '2022-11-28',
         },
-        body: JSON.stringify({ state, context, description: desc }),
+        body: JSON.stringify({ state, context, description: desc, ...target }),
       };
     }
     case 'gitlab': {
@@ -206,7 +230,7 @@ export function commitStatusRequest(
       return {
         url: `${base}/projects/${encodeURIComponent(repository)}/statuses/${sha}`,
         headers: { ...JSON_HEADERS, 'private-token': p.token ?? '' },
-        body: JSON.stringify({ state: s, name: context, description: desc }),
+        body: JSON.stringify({ state: s, name: context, description: desc, ...target }),
       };
     }
     case 'azuredevops': {
@@ -215,7 +239,12 @@ export function commitStatusRequest(
       return {
         url: `${base}/${encodeURIComponent(owner)}/_apis/git/repositories/${encodeURIComponent(repo)}/commits/${sha}/statuses?api-version=7.1`,
         headers: { ...JSON_HEADERS, authorization: `Basic ${Buffer.from(`:${p.token ?? ''}`).toString('base64')}` },
-        body: JSON.stringify({ state: s, description: desc, context: { genre: 'packsync', name: p.name } }),
+        body: JSON.stringify({
+          state: s,
+          description: desc,
+          context: { genre: 'packsync', name: p.name },
+          ...(targetUrl ? { targetUrl } : {}),
+        }),
       };
     }
     default:

@@ -1,9 +1,7 @@
 /** Catalog apps (search, showcase, verified, details, import) and script templates. */
-import { randomUUID } from 'node:crypto';
-import type { V1AppViewModel } from '../../api/wire-types.js';
-import type { PackageRec } from '../account.js';
-import { DURATIONS } from '../account.js';
-import { dotnetTime } from '../clock.js';
+import type { V1AppVersionViewModel, V1AppViewModel } from '../../api/wire-types.js';
+import { importedPackage } from '../imported-package.js';
+import { versionsOf } from '../releases.js';
 import type { CatalogApp } from '../fixtures.js';
 import { solidPng } from '../media.js';
 import { paged, searchFilter } from '../paging.js';
@@ -11,11 +9,11 @@ import { badRequest, notFound } from '../problems.js';
 import { enumInput, isUuid } from '../request.js';
 import type { Query } from '../request.js';
 import type { RouteContext, RouteResult, Router } from '../router.js';
-import { INSTALLER_SCOPE, PACKAGE_SOURCE } from '../vocabulary.js';
+import { INSTALLER_SCOPE } from '../vocabulary.js';
 
 const logoCache = new Map<string, string>();
 
-function appView(a: CatalogApp, logo: boolean): V1AppViewModel {
+function appView(a: CatalogApp, logo: boolean, versions: readonly V1AppVersionViewModel[]): V1AppViewModel {
   let logoData: string | null = null;
   if (logo) {
     logoData = logoCache.get(a.color) ?? solidPng(32, 32, a.color).toString('base64');
@@ -32,7 +30,7 @@ function appView(a: CatalogApp, logo: boolean): V1AppViewModel {
     showcased: a.showcased,
     machineScope: a.machineScope,
     userScope: a.userScope,
-    latestVersion: a.versions[0]?.version ?? '',
+    latestVersion: versions[0]?.version ?? '',
     tags: a.tags,
     flags: a.flags,
   };
@@ -48,7 +46,7 @@ function listApps(ctx: RouteContext, only?: 'showcased' | 'verified'): ReturnTyp
   apps = searchFilter(apps, q, (a) => `${a.name} ${a.publisherName} ${a.tags.join(' ')}`);
   const logo = q.bool('logo') ?? false;
   return paged(
-    apps.map((a) => appView(a, logo)),
+    apps.map((a) => appView(a, logo, versionsOf(ctx.account, a))),
     q,
   );
 }
@@ -86,7 +84,8 @@ export function registerCatalogRoutes(r: Router): void {
   r.add('GET', '/v1/app/verified', 'listVerifiedApps', (ctx) => listApps(ctx, 'verified'));
   r.add('GET', '/v1/app/:id', 'getApp', (ctx) => {
     const a = findApp(ctx, ctx.params.id!);
-    return { json: { ...appView(a, ctx.query.bool('logo') ?? false), versions: a.versions } };
+    const versions = versionsOf(ctx.account, a);
+    return { json: { ...appView(a, ctx.query.bool('logo') ?? false, versions), versions } };
   });
   r.add('POST', '/v1/app/import/:appId', 'importApp', (ctx) => {
     const a = findApp(ctx, ctx.params.appId!);
@@ -94,61 +93,29 @@ export function registerCatalogRoutes(r: Router): void {
     const version = q.str('version');
     const versionId = q.uuid('versionId');
     if (version !== undefined && versionId !== undefined) throw badRequest('versionId', 'Give either version or versionId, not both.');
+    const versions = versionsOf(ctx.account, a);
     const v =
       versionId !== undefined
-        ? a.versions.find((x) => x.id === versionId)
+        ? versions.find((x) => x.id === versionId)
         : version !== undefined
-          ? a.versions.find((x) => x.version === version)
-          : a.versions[0];
+          ? versions.find((x) => x.version === version)
+          : versions[0];
     if (!v) {
       const field = versionId !== undefined ? 'versionId' : 'version';
       throw badRequest(
         field,
-        `${a.name} has no version ${versionId ?? version ?? ''}; available: ${a.versions.map((x) => x.version).join(', ')}.`,
+        `${a.name} has no version ${versionId ?? version ?? ''}; available: ${versions.map((x) => x.version).join(', ')}.`,
       );
     }
     const scope = importScope(q);
     const tpl = templateId(ctx, 'scriptTemplateId', q.uuid('scriptTemplateId'));
-    const latest = a.versions[0]!.version;
-    const fileName = `${a.name} ${v.version}.psadt.zip`;
-    const p: PackageRec = {
-      id: randomUUID(),
-      appId: a.id,
-      created: dotnetTime(ctx.now),
-      productName: a.name,
-      manufacturer: a.publisherName,
-      productVersion: v.version,
-      state: 'Pending',
-      fullProductName: `${a.name} ${v.version}`,
-      fileName,
-      size: 1_048_576 + ((a.name.length * 7919 + v.version.length * 104_729) % 50_000_000),
-      downloadAvailable: false,
-      newVersionAvailable: v.version !== latest,
-      latestVersion: latest,
-      source: PACKAGE_SOURCE.catalog,
-      isCustom: false,
-      userScope: scope !== INSTALLER_SCOPE.machine,
-      machineScope: scope !== INSTALLER_SCOPE.user,
-      importInfo: {
-        app: { publisher: a.publisherName, name: a.name, description: a.description },
-        program: {
-          installCommand: 'Deploy-Application.exe -DeploymentType Install',
-          uninstallCommand: 'Deploy-Application.exe -DeploymentType Uninstall',
-        },
-      },
-      errorDetails: null,
-      issues: [],
-      outputFormats: [],
-      sourceType: null,
-      installCommand: 'Deploy-Application.exe -DeploymentType Install',
-      uninstallCommand: 'Deploy-Application.exe -DeploymentType Uninstall',
+    const p = importedPackage(a, v.version, {
+      now: ctx.now,
+      machine: scope !== INSTALLER_SCOPE.user,
+      user: scope !== INSTALLER_SCOPE.machine,
+      latest: versions[0]!.version,
       scriptTemplateId: tpl ?? null,
-      detectionRules: [],
-      files: [{ fileName, fileSize: 0 }],
-      createdMs: ctx.now,
-      dueMs: ctx.now + DURATIONS.importQueued * 1000,
-      uploads: {},
-    };
+    });
     ctx.account.addPackage(p);
     return idResponse(ctx, p.id);
   });

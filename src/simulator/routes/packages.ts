@@ -7,7 +7,8 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { MemDetectionRule, SourceType, UploadFileInfoViewModel } from '../../api/wire-types.js';
-import type { PackageRec } from '../account.js';
+import type { Account, PackageRec } from '../account.js';
+import { versionsOf } from '../releases.js';
 import { DURATIONS } from '../account.js';
 import { listPackageView, packageView } from '../views.js';
 import { dotnetTime } from '../clock.js';
@@ -64,15 +65,31 @@ function sourceType(value: unknown): SourceType {
   return hit;
 }
 
+/**
+ * A catalog package's `newVersionAvailable`/`latestVersion` as of now: a release after the import
+ * shows on the package, as the service shows it (docs/api-model.md, "Releases").
+ */
+function withLatest<
+  P extends { appId?: string | null; productVersion: string; source: number; newVersionAvailable: boolean; latestVersion: string | null },
+>(account: Account, p: P): P {
+  const app = p.appId ? account.fixtures.appsById.get(p.appId) : undefined;
+  if (!app || p.source !== PACKAGE_SOURCE.catalog) return p;
+  const latest = versionsOf(account, app)[0]?.version ?? p.latestVersion;
+  return { ...p, latestVersion: latest, newVersionAvailable: latest !== null && latest !== p.productVersion };
+}
+
 export function registerPackageRoutes(r: Router): void {
   r.add('GET', '/v1/package', 'listPackages', (ctx) => {
     const appId = ctx.query.uuid('appId');
     let list = [...ctx.account.packages.values()];
     if (appId) list = list.filter((p) => p.appId === appId);
     list = searchFilter(list, ctx.query, (p) => `${p.productName} ${p.manufacturer} ${p.fullProductName}`);
-    return paged(list.map(listPackageView), ctx.query);
+    return paged(
+      list.map((p) => withLatest(ctx.account, listPackageView(p))),
+      ctx.query,
+    );
   });
-  r.add('GET', '/v1/package/:id', 'getPackage', (ctx) => ({ json: packageView(findPackage(ctx, ctx.params.id)) }));
+  r.add('GET', '/v1/package/:id', 'getPackage', (ctx) => ({ json: withLatest(ctx.account, packageView(findPackage(ctx, ctx.params.id))) }));
   r.add('GET', '/v1/package/:id/download', 'downloadPackage', (ctx) => {
     const p = findPackage(ctx, ctx.params.id);
     const format = enumInput('format', ctx.query.str('format') ?? ctx.query.str('downloadFormat'), DOWNLOAD_FORMATS) ?? 4;

@@ -1,0 +1,116 @@
+/**
+ * fleet-cli (issue 21): `packsync apply` as a user runs it — the built CLI as a child process with
+ * default Node flags, its output to a pipe — over 3,750 flows × 4 deployments of the large fleet,
+ * against a simulator in its own process at 20 ms latency, 16 requests in flight
+ * (`--api-concurrency 16`). Then the same apply again (a no-op). Each phase's bound is
+ * `calls × 20 ms ÷ 16` (no rate limit); peak RSS is the CLI process's own high-water mark (VmHWM from
+ * /proc, sampled until it exits), with no tuning flag. `--flows N` runs another size.
+ */
+import { spawn } from 'node:child_process';
+import { mkdtemp, readFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { CLI_BIN } from '../../test/support/spawn-cli.js';
+import { writeFleet } from '../../test/support/fleet.js';
+import { startSimulatorProcess } from '../../test/support/sim.js';
+import type { Scenario } from './types.js';
+import { round } from './types.js';
+
+const LATENCY_MS = 20;
+const IN_FLIGHT = 16;
+const bound = (calls: number): number => (calls * LATENCY_MS) / IN_FLIGHT;
+
+async function hwmKiB(pid: number): Promise<number> {
+  const status = await readFile(`/proc/${pid}/status`, 'utf8').catch(() => '');
+  return Number(/VmHWM:\s+(\d+)/.exec(status)?.[1] ?? 0);
+}
+
+interface CliRun {
+  ms: number;
+  code: number | null;
+  peakMiB: number;
+  stdoutBytes: number;
+}
+
+/** One CLI run, its stdout drained from a pipe as a CI log collector would, its peak RSS sampled. */
+async function runCli(args: string[], env: Record<string, string>, nodeFlags: string[] = []): Promise<CliRun> {
+  const t0 = performance.now();
+  const child = spawn(process.execPath, [...nodeFlags, CLI_BIN, ...args], {
+    env: { ...process.env, ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let stdoutBytes = 0;
+  let stderr = '';
+  child.stdout.on('data', (b: Buffer) => (stdoutBytes += b.length));
+  child.stderr.on('data', (b: Buffer) => (stderr = (stderr + b.toString()).slice(-4000)));
+  let peak = 0;
+  const sampler = setInterval(() => {
+    if (child.pid !== undefined) void hwmKiB(child.pid).then((k) => (peak = Math.max(peak, k)));
+  }, 50);
+  const code = await new Promise<number | null>((resolve) => child.once('close', resolve));
+  clearInterval(sampler);
+  const ms = performance.now() - t0;
+  if (code !== 0) throw new Error(`packsync ${args[0]} exited ${code}: ${stderr}`);
+  return { ms, code, peakMiB: round(peak / 1024), stdoutBytes };
+}
+
+export const fleetCli: Scenario = async (log, args) => {
+  const flows = typeof args.flows === 'string' ? Number(args.flows) : 3750;
+  const shape = { flows, deploymentsPerFlow: 4, packages: Math.min(1000, flows * 2 - ((flows * 2) % 4)) };
+  const sim = await startSimulatorProcess({ fleet: 'large', latencyMs: LATENCY_MS, timeScale: 3600 });
+  try {
+    const repo = (await writeFleet(shape)).dir;
+    const stateDir = await mkdtemp(join(tmpdir(), 'packsync-fleet-cli-'));
+    const env = { PACKSYNC_API_KEY: sim.key, NODE_OPTIONS: '' };
+    const cliArgs = (cmd: string): string[] => [
+      cmd,
+      repo,
+      '--auto-approve',
+      '--api-url',
+      sim.url,
+      '--state-dir',
+      stateDir,
+      '--api-concurrency',
+      String(IN_FLIGHT),
+      // `--cli-flags "..."`: try a flag without changing the scenario (the goal is met with none).
+      ...(typeof args['cli-flags'] === 'string' ? args['cli-flags'].split(' ') : []),
+    ];
+    log(`${flows} flows × 4 deployments, ${shape.packages} packages: apply (the built CLI, default Node flags, stdout to a pipe)…`);
+    const j0 = await sim.journalCount();
+    const converge = await runCli(
+      cliArgs('apply'),
+      env,
+      args['cpu-profile'] === true ? ['--cpu-prof', `--cpu-prof-dir=${join(tmpdir(), 'packsync-fleet-cli-profiles')}`] : [],
+    );
+    const convergeCalls = (await sim.journalCount()) - j0;
+    log(
+      `converge: ${round(converge.ms)} ms, ${convergeCalls} calls, bound ${round(bound(convergeCalls))} ms (×${round(converge.ms / bound(convergeCalls), 2)}), peak RSS ${converge.peakMiB} MiB`,
+    );
+    const j1 = await sim.journalCount();
+    // `--cpu-profile`: V8's profile of each run, for docs/performance.md's "what dominates".
+    const prof = args['cpu-profile'] === true ? ['--cpu-prof', `--cpu-prof-dir=${join(tmpdir(), 'packsync-fleet-cli-profiles')}`] : [];
+    const noop = await runCli(cliArgs('apply'), env, prof);
+    const noopReads = (await sim.journalCount()) - j1;
+    log(
+      `no-op: ${round(noop.ms)} ms, ${noopReads} reads, bound ${round(bound(noopReads))} ms (×${round(noop.ms / bound(noopReads), 2)}), peak RSS ${noop.peakMiB} MiB`,
+    );
+    return {
+      metrics: {
+        convergeMs: round(converge.ms),
+        convergeCalls,
+        convergeBoundMs: round(bound(convergeCalls)),
+        convergeRatio: round(converge.ms / bound(convergeCalls), 2),
+        convergePeakRssMiB: converge.peakMiB,
+        convergeStdoutKiB: round(converge.stdoutBytes / 1024),
+        noopMs: round(noop.ms),
+        noopReads,
+        noopBoundMs: round(bound(noopReads)),
+        noopRatio: round(noop.ms / bound(noopReads), 2),
+        noopPeakRssMiB: noop.peakMiB,
+      },
+      baseline: {},
+    };
+  } finally {
+    await sim.close();
+  }
+};

@@ -1,0 +1,97 @@
+/**
+ * `packsync status --agent URL [--token-file F] [--output json]` (design §12): an agent's `/status`
+ * in the terminal. The token (for an agent behind an authenticating proxy) comes from a file, never
+ * a flag value, and is never printed; an unreachable agent is exit 1 naming the URL without credentials.
+ */
+import type { Command } from 'commander';
+import { Option } from 'commander';
+import { readFile } from 'node:fs/promises';
+import { resolve } from 'node:path';
+import type { AgentStatus } from '../agent/status-types.js';
+import { PacksyncError } from '../util/errors.js';
+import { statusView } from './agent-status-view.js';
+import { addOutputOptions, useColor } from './common.js';
+import { intFlag } from './flag-values.js';
+import type { CliIo } from './io.js';
+import { UsageError } from './io.js';
+
+interface StatusOptions {
+  agent: string;
+  tokenFile?: string;
+  output: 'text' | 'json';
+  timeout: string;
+  color?: boolean;
+}
+
+export function registerAgentStatusCommand(program: Command, io: CliIo): void {
+  const cmd = program
+    .command('status')
+    .description("an agent's /status as a terminal view: health, revision and signer, needs attention, rollouts by wave and tenant")
+    .requiredOption('--agent <url>', "the agent's --listen address, e.g. http://packsync:8080")
+    .option('--token-file <file>', 'file holding a bearer token sent as Authorization (a proxy in front of the agent)')
+    .option('--timeout <ms>', 'how long to wait for the agent (milliseconds)', '10000')
+    .addOption(
+      new Option('--output <format>', 'text or json (the /status document as the agent sent it)').choices(['text', 'json']).default('text'),
+    );
+  addOutputOptions(cmd, { colour: true });
+  cmd.action(async (opts: StatusOptions) => {
+    const url = parseAgentUrl(opts.agent);
+    const shown = redacted(url);
+    const token = opts.tokenFile ? (await readFile(resolve(io.cwd, opts.tokenFile), 'utf8')).replace(/\r?\n$/, '') : undefined;
+    const timeout = intFlag(opts.timeout, '--timeout');
+    const status = await fetchStatus(new URL('status', url), shown, token, timeout);
+    if (opts.output === 'json') io.stdout(JSON.stringify(status, null, 2));
+    else io.stdout(statusView(status, useColor(opts, io)));
+  });
+}
+
+function parseAgentUrl(raw: string): URL {
+  let url: URL;
+  try {
+    url = new URL(/^[a-z]+:\/\//i.test(raw) ? raw : `http://${raw}`);
+  } catch {
+    throw new UsageError('--agent is not a URL (expected http://HOST:PORT)');
+  }
+  if (!url.pathname.endsWith('/')) url.pathname += '/';
+  return url;
+}
+
+/** The URL as messages show it: no user, password, query or fragment. */
+function redacted(url: URL): string {
+  const u = new URL(url.toString());
+  u.username = '';
+  u.password = '';
+  u.search = '';
+  u.hash = '';
+  return u.toString();
+}
+
+async function fetchStatus(url: URL, shown: string, token: string | undefined, timeoutMs: number): Promise<AgentStatus> {
+  const unreachable = (why: string): PacksyncError => new PacksyncError('AGENT_UNREACHABLE', `agent ${shown} ${why}`);
+  const headers: Record<string, string> = { accept: 'application/json' };
+  if (token) headers.authorization = `Bearer ${token}`;
+  // Credentials in the URL go as a header, never in the request line shown anywhere.
+  if (url.username)
+    headers.authorization ??= `Basic ${Buffer.from(`${decodeURIComponent(url.username)}:${decodeURIComponent(url.password)}`).toString('base64')}`;
+  const target = new URL(url.toString());
+  target.username = '';
+  target.password = '';
+  let res: Response;
+  try {
+    res = await fetch(target, { headers, signal: AbortSignal.timeout(timeoutMs) });
+  } catch (e) {
+    const cause = (e as { cause?: { code?: string } }).cause?.code ?? (e as Error).name;
+    throw unreachable(`is unreachable (${cause === 'TimeoutError' ? `no answer in ${timeoutMs} ms` : cause})`);
+  }
+  if (!res.ok) throw unreachable(`answered ${res.status} ${res.statusText} for /status`);
+  const notAgent = unreachable("answered /status with something that is not a packsync agent's status (is this its --listen address?)");
+  let body: unknown;
+  try {
+    body = await res.json();
+  } catch {
+    throw notAgent;
+  }
+  // Tolerant of an older agent's missing fields, but not of something else entirely.
+  if (typeof body !== 'object' || body === null || !Array.isArray((body as { conditions?: unknown }).conditions)) throw notAgent;
+  return body as AgentStatus;
+}

@@ -1,0 +1,99 @@
+/**
+ * `packsync radar [--tenant T] [--write DIR] [--app NAME]...` (design §12, docs/reports.md#radar):
+ * apps the service's radar found on devices that no owned flow covers, with device counts and the
+ * catalog match; `--write` writes Package + Flow manifests for them.
+ */
+import type { Command } from 'commander';
+import { Option } from 'commander';
+import { existsSync } from 'node:fs';
+import { resolve } from 'node:path';
+import { readUnmanagedRadar } from '../export/radar.js';
+import type { RadarResult } from '../export/radar.js';
+import { chooseApps, radarManifests, writeManifests } from '../export/radar-write.js';
+import { coverage, ownedFlows, pickTenants } from '../export/report-read.js';
+import { loadManifests } from '../manifests/load.js';
+import { addCommonOptions, buildRuntime } from './common.js';
+import type { CommonOptions } from './common.js';
+import type { CliIo } from './io.js';
+
+interface RadarOptions extends CommonOptions {
+  tenant?: string;
+  write?: string;
+  app: string[];
+  output: 'text' | 'json';
+}
+
+export function registerRadarCommand(program: Command, io: CliIo): void {
+  const cmd = program
+    .command('radar')
+    .description(
+      'apps radar found on devices that no owned flow covers, with device counts and the catalog match; --write writes Package + Flow manifests for them',
+    )
+    .option('--tenant <tenant>', 'only this tenant (id, default domain or display name)')
+    .option('--write <dir>', 'write a Package and a Flow manifest per app into DIR (packages/, flows/; never replaces a file)')
+    .option(
+      '--app <name>',
+      'with --write: only this app (radar or catalog name; repeatable); default every app with a catalog match',
+      (v: string, acc: string[]) => [...acc, v],
+      [] as string[],
+    )
+    .addOption(new Option('--output <format>', 'text or json').choices(['text', 'json']).default('text'));
+  addCommonOptions(cmd);
+  cmd.action(async (opts: RadarOptions) => {
+    const dir = opts.write ? resolve(io.cwd, opts.write) : undefined;
+    const names = dir && existsSync(dir) ? await gitNames(dir) : [];
+    const rt = await buildRuntime(opts, io);
+    let result: RadarResult;
+    try {
+      const inventory = await rt.state.read();
+      const [tenants, catalog, packages] = await Promise.all([
+        rt.api.listTenants({ disablePaging: true }).then((p) => p.items),
+        rt.api.searchApps({ disablePaging: true }).then((p) => p.items),
+        rt.api.listPackages({ disablePaging: true }).then((p) => p.items),
+      ]);
+      const flows = await ownedFlows(rt.api, inventory);
+      result = await readUnmanagedRadar(rt.api, pickTenants(tenants, opts.tenant), catalog, coverage(flows, packages, names, catalog));
+    } finally {
+      await rt.close();
+    }
+    for (const m of result.missing)
+      io.stderr(`Warning: radar of tenant ${m.tenant} could not be read (${m.error}); the other tenants are listed`);
+    if (opts.output === 'json') io.stdout(JSON.stringify(result, null, 2));
+    else printApps(result, io);
+    if (!dir) return;
+    const files = radarManifests(chooseApps(result.apps, opts.app), new Date().toISOString().slice(0, 10));
+    const written = await writeManifests(dir, files);
+    io.stderr(
+      written.length > 0
+        ? `Wrote ${written.length} file(s) in ${opts.write}: ${written.join(', ')}. Next: packsync validate ${opts.write} && packsync plan ${opts.write}`
+        : 'No unmanaged app with a catalog match: nothing written.',
+    );
+  });
+}
+
+function printApps(r: RadarResult, io: CliIo): void {
+  if (r.apps.length === 0) {
+    io.stdout('No unmanaged apps: every app radar found is covered by a flow packsync owns.');
+    return;
+  }
+  let tenant = '';
+  for (const a of r.apps) {
+    if (a.tenant !== tenant) io.stdout(`${tenant ? '\n' : ''}${a.tenant}`);
+    tenant = a.tenant;
+    const match = a.catalog ? `catalog: ${a.catalog.name} ${a.catalog.latestVersion}` : 'no catalog match';
+    io.stdout(
+      `  ${a.name} (${a.publisher}): ${a.deviceCount} device(s) [${a.versions.map((v) => `${v.version}×${v.deviceCount}`).join(', ')}]; ${match}`,
+    );
+  }
+}
+
+/** Catalog apps the manifests already in DIR name: not unmanaged for the purpose of writing. */
+async function gitNames(dir: string): Promise<string[]> {
+  const loaded = await loadManifests(dir).catch(() => null);
+  const d = loaded?.desired;
+  if (!d) return [];
+  return [
+    ...d.packages.flatMap((p) => (p.spec.catalog ? [p.spec.catalog.app] : [])),
+    ...d.flows.flatMap((f) => (f.spec.app ? [f.spec.app] : [])),
+  ];
+}

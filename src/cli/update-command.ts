@@ -1,0 +1,107 @@
+/**
+ * `packsync update [PATH]`: keeps the `version` of catalog Packages with an `update` policy current by
+ * writing git, never by calling a write operation (docs/manifests.md, "Version policy"). Prints one line
+ * per change; `--commit` makes one commit per group on a clean work tree (and with `--sign-key`, an SSH
+ * signature the agent's `--verify-mode` accepts).
+ */
+import type { Command } from 'commander';
+import { Option } from 'commander';
+import { readFile, stat, writeFile } from 'node:fs/promises';
+import { dirname, resolve } from 'node:path';
+import { addCommonOptions, buildRuntime } from './common.js';
+import type { CommonOptions } from './common.js';
+import type { CliIo } from './io.js';
+import { UsageError } from './io.js';
+import { problemLines } from './print-problems.js';
+
+interface UpdateOptions extends CommonOptions {
+  output: 'text' | 'json';
+  detailedExitcode?: boolean;
+  commit?: boolean;
+  signKey?: string;
+}
+
+export function registerUpdateCommand(program: Command, io: CliIo): void {
+  const cmd = program
+    .command('update')
+    .description('move catalog packages with an `update` policy to the newest version it allows, by editing their manifests')
+    .argument('[path]', 'manifest directory or file', '.')
+    .addOption(new Option('-o, --output <format>', 'output format').choices(['text', 'json']).default('text'))
+    .option('--detailed-exitcode', 'exit 0 when nothing changed, 2 when a version changed, 1 on any error')
+    .option('--commit', 'commit the edits, one commit per update group (the work tree must be clean)')
+    .option('--sign-key <file>', 'sign each commit with this SSH private key (git commit -S, gpg.format=ssh)');
+  addCommonOptions(cmd);
+  cmd.action(async (path: string, opts: UpdateOptions) => {
+    if (opts.signKey && !opts.commit) throw new UsageError('--sign-key signs the commits of --commit; pass --commit too');
+    const target = resolve(io.cwd, path);
+    const { planUpdates } = await import('../update/run.js');
+    const gitOps = await import('../update/git.js');
+    const top = opts.commit ? await gitOps.cleanWorkTree(target).catch((e: unknown) => fail(e)) : undefined;
+    const rt = await buildRuntime(opts, io);
+    try {
+      const { rewriteVersion } = await import('../update/rewrite.js');
+      const root = (await stat(target).catch(() => null))?.isDirectory() ? target : dirname(target);
+      const planned = await planUpdates(target, root, rt.api);
+      const errors = planned.problems.filter((p) => p.severity === 'error');
+      if (planned.problems.length > 0) io.stderr(problemLines(planned.problems, 'update'));
+      if (errors.length > 0) {
+        io.setExitCode(1);
+        return;
+      }
+      // Every edit is computed before any file is written: a file that cannot be edited changes nothing.
+      const edits = new Map<string, string>();
+      for (const c of planned.changes)
+        edits.set(c.absFile, rewriteVersion(edits.get(c.absFile) ?? (await readFile(c.absFile, 'utf8')), c.name, c.to));
+      const commits: { group: string; sha: string }[] = [];
+      if (top) {
+        for (const [group, changes] of groups(planned.changes)) {
+          const files = [...new Set(changes.map((c) => c.absFile))];
+          for (const f of files) await writeFile(f, edits.get(f)!);
+          commits.push({ group, sha: await gitOps.commitFiles(top, files, gitOps.commitMessage(changes), opts.signKey) });
+        }
+      } else {
+        for (const [f, text] of edits) await writeFile(f, text);
+      }
+      report(io, opts, planned, commits);
+      if (opts.detailedExitcode && planned.changes.length > 0) io.setExitCode(2);
+    } finally {
+      await rt.close();
+    }
+  });
+}
+
+function fail(e: unknown): never {
+  throw new UsageError(e instanceof Error ? e.message : String(e));
+}
+
+function groups<T extends { group: string }>(changes: readonly T[]): Map<string, T[]> {
+  const out = new Map<string, T[]>();
+  for (const c of changes) out.set(c.group, [...(out.get(c.group) ?? []), c]);
+  return out;
+}
+
+function report(
+  io: CliIo,
+  opts: UpdateOptions,
+  planned: { changes: { key: string; from: string; to: string; releasedAt: string; group: string }[]; reads: number },
+  commits: { group: string; sha: string }[],
+): void {
+  if (opts.output === 'json') {
+    io.stdout(
+      JSON.stringify(
+        {
+          changes: planned.changes.map(({ key, from, to, releasedAt, group }) => ({ key, from, to, releasedAt, group })),
+          commits,
+          reads: planned.reads,
+        },
+        null,
+        2,
+      ),
+    );
+    return;
+  }
+  for (const c of planned.changes) io.stdout(`${c.key} ${c.from} → ${c.to} (released ${c.releasedAt.slice(0, 10)})`);
+  for (const c of commits) io.stdout(`Committed ${c.sha.slice(0, 12)} (${c.group})`);
+  if (planned.changes.length === 0)
+    io.stdout(`Every followed package is on the newest version its policy allows (${planned.reads} catalog reads).`);
+}

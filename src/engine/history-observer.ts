@@ -1,0 +1,153 @@
+/**
+ * Records the report's history (docs/reports.md#history) from what an applying pass already read:
+ * each owned rollout's start, the waves it reached, its completion or stop, and the drift the plan
+ * found with what was done. Called by every path that applies (CLI apply, a saved plan, the agent),
+ * before the plan's actions, so gate actions find their rollout. Only changes are recorded; a pass
+ * that saw nothing new writes nothing. Never fails a pass: the history is evidence, not control.
+ */
+import type { PacksyncApi } from '../api/operations.js';
+import type { V1DeploymentViewModel, V1WaveViewModel } from '../api/wire-types.js';
+import type { LiveState } from '../live/types.js';
+import type { Plan } from '../plan/types.js';
+import { findRollout, lastDrift } from '../state/history.js';
+import type { RolloutHistory, TenantCounts } from '../state/history.js';
+import type { InventoryStore } from '../state/inventory-store.js';
+import { mapLimit } from '../util/map-limit.js';
+
+export async function recordPassHistory(store: InventoryStore, live: LiveState, plan: Plan, api: PacksyncApi): Promise<void> {
+  try {
+    const now = live.serviceTime ?? plan.generatedAt;
+    await recordDrift(store, plan, now);
+    const completed: { d: V1DeploymentViewModel; waves: V1WaveViewModel[] }[] = [];
+    for (const o of ownedRollouts(store, live)) {
+      if (await recordRollout(store, o, now)) completed.push(o);
+    }
+    // Install counts once, when a rollout is first seen complete: the wave live data of a flow
+    // shows only its current deployment, so a later rollout would hide these figures.
+    await mapLimit(completed, 4, (o) => recordCounts(store, api, o.d, o.waves, now));
+  } catch {
+    // Evidence only: a failed read or record never stops the pass.
+  }
+}
+
+interface Observed {
+  d: V1DeploymentViewModel;
+  key: string;
+  flow: string;
+  waves: V1WaveViewModel[];
+  app: string;
+  appId?: string;
+}
+
+/** Deployments of owned flows (a Deployment manifest's, or started by the service), started at least once. */
+function ownedRollouts(store: InventoryStore, live: LiveState): Observed[] {
+  const objects = store.inventory.objects;
+  const byDeploymentId = new Map<string, string>();
+  const flowNames = new Map<string, string>();
+  for (const [key, e] of Object.entries(objects)) {
+    if (e.kind === 'Deployment') byDeploymentId.set(e.id, key);
+    if (e.kind === 'Flow') flowNames.set(e.id, e.name);
+  }
+  const packages = new Map(live.packages.map((p) => [p.id, p]));
+  const out: Observed[] = [];
+  for (const f of live.flows) {
+    const flow = flowNames.get(f.id);
+    if (!flow || !f.details) continue;
+    const waves = [...f.details.waves].sort((a, b) => a.index - b.index);
+    for (const d of f.details.deployments) {
+      if (d.status === 'NotStarted' || !d.startedAt) continue;
+      const p = packages.get(d.packageId);
+      out.push({
+        d,
+        key: byDeploymentId.get(d.id) ?? `Flow/${flow}@${d.version}`,
+        flow,
+        waves,
+        app: p?.productName ?? f.name,
+        ...(p?.appId ? { appId: p.appId } : {}),
+      });
+    }
+  }
+  return out;
+}
+
+/** Returns true when the rollout was seen complete for the first time. */
+async function recordRollout(store: InventoryStore, o: Observed, now: string): Promise<boolean> {
+  const { d } = o;
+  const history = store.inventory.history;
+  let r = findRollout(history, d.id);
+  if (!r) {
+    await store.history({
+      type: 'rollout',
+      rollout: {
+        deploymentId: d.id,
+        key: o.key,
+        flow: o.flow,
+        flowId: d.flowId,
+        app: o.app,
+        ...(o.appId ? { appId: o.appId } : {}),
+        version: d.version,
+        packageId: d.packageId,
+        waves: o.waves.map((w) => [...w.tenantIds]),
+        delays: o.waves.map((w) => w.delayHours),
+        startedAt: d.startedAt,
+      },
+    });
+    r = findRollout(store.inventory.history, d.id);
+    if (!r) return false;
+    await store.history({ type: 'wave', deploymentId: d.id, wave: 1, at: d.startedAt!, by: 'service' });
+  }
+  const last = d.status === 'Completed' ? d.waveCount : d.currentWave;
+  for (let w = 2; w <= last; w++) {
+    if (r.reached.some((x) => x.wave === w)) continue;
+    await store.history({ type: 'wave', deploymentId: d.id, wave: w, at: reachedAt(r, w, d, now), by: 'service' });
+  }
+  if (d.status === 'Stopped' && d.stoppedAt && r.stoppedAt !== d.stoppedAt)
+    await store.history({ type: 'stop', deploymentId: d.id, at: d.stoppedAt });
+  if (d.status === 'Completed' && !r.completedAt) {
+    await store.history({ type: 'complete', deploymentId: d.id, at: d.completedAt ?? now });
+    return true;
+  }
+  return false;
+}
+
+/**
+ * When the service moved a rollout into wave `w` by itself: the previous wave's start plus its
+ * delay (the service's rule), never later than packsync first saw it there (the pass's clock),
+ * nor before the previous wave.
+ */
+function reachedAt(r: RolloutHistory, w: number, d: V1DeploymentViewModel, now: string): string {
+  const prev = r.reached.find((x) => x.wave === w - 1);
+  const delay = r.delays[w - 2];
+  let at = Date.parse(now);
+  if (d.status === 'Completed' && d.completedAt && w === d.waveCount) at = Math.min(at, Date.parse(d.completedAt));
+  if (prev && delay !== undefined) at = Math.max(Date.parse(prev.at), Math.min(at, Date.parse(prev.at) + delay * 3_600_000));
+  return new Date(at).toISOString();
+}
+
+async function recordCounts(
+  store: InventoryStore,
+  api: PacksyncApi,
+  d: V1DeploymentViewModel,
+  waves: V1WaveViewModel[],
+  now: string,
+): Promise<void> {
+  const tenants: Record<string, TenantCounts> = {};
+  for (const w of waves) {
+    const data = await api.getWaveLive(w.id).catch(() => null);
+    if (!data || data.deploymentId !== d.id) continue;
+    for (const t of data.tenants) tenants[t.tenantId] = { installed: t.installed, failed: t.failed, pending: t.pending };
+  }
+  if (Object.keys(tenants).length > 0) await store.history({ type: 'counts', deploymentId: d.id, at: now, tenants });
+}
+
+/** A drift is recorded when it is new for its object, or what was found or done changed. */
+async function recordDrift(store: InventoryStore, plan: Plan, now: string): Promise<void> {
+  for (const o of plan.objects) {
+    if (!o.drift) continue;
+    const what = o.reasons[0] ?? 'changed outside packsync';
+    const action = o.drift === 'healed' ? 'healed' : 'reported';
+    const prev = lastDrift(store.inventory.history, o.key);
+    if (prev && prev.what === what && prev.action === action && action === 'reported') continue;
+    await store.history({ type: 'drift', record: { at: now, key: o.key, what, action, revision: plan.revision } });
+  }
+}

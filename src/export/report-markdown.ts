@@ -1,0 +1,91 @@
+/** The report as markdown (docs/reports.md#markdown): for a ticket, a wiki page or a monthly mail. */
+import type { DriftRecord } from '../state/history.js';
+import type { Report, ReportTenant } from './report-model.js';
+import { gateText, hours, periodText, sharedDrift, when } from './report-text.js';
+
+/** Table cells: a pipe or a newline in a value (an app name, a reason) must not break the table. */
+function cell(v: unknown): string {
+  return String(v)
+    .replace(/\\/g, '\\\\')
+    .replace(/\|/g, '\\|')
+    .replace(/[\r\n]+/g, ' ');
+}
+
+function row(values: unknown[]): string {
+  return `| ${values.map(cell).join(' | ')} |`;
+}
+
+function table(head: string[], rows: unknown[][]): string[] {
+  return [row(head), `|${head.map(() => '---').join('|')}|`, ...rows.map(row)];
+}
+
+export function renderReportMarkdown(r: Report): string {
+  const t = r.totals;
+  const out = [
+    `# Patch report ${periodText(r)}`,
+    '',
+    `Generated ${when(r.generatedAt)}. ${r.tenants.length} tenant(s), ${t.rollouts} rollout(s), ${t.completed} completed, ` +
+      `${t.installed} installed, ${t.failed} failed, ${t.holds} hold(s), ${t.radarApps} unmanaged app(s).`,
+    '',
+  ];
+  if (r.missingTenants.length > 0)
+    out.push(
+      `> **Radar could not be read for:** ${r.missingTenants.map((m) => `${cell(m.tenant)} (${cell(m.error)})`).join('; ')}. Their unmanaged apps are missing.`,
+      '',
+    );
+  if (r.empty) out.push('_Nothing was rolled out and no drift was found in this period._', '');
+  const shared = sharedDrift(r);
+  if (shared.length > 0)
+    out.push('## Drift of shared objects', '', ...table(['When', 'Object', 'Found', 'Done'], shared.map(driftRow)), '');
+  for (const tenant of r.tenants) out.push(...tenantLines(tenant));
+  return `${out.join('\n').trimEnd()}\n`;
+}
+
+function tenantLines(t: ReportTenant): string[] {
+  const s = t.summary;
+  const out = [
+    `## ${cell(t.name)} (${cell(t.domain)})`,
+    '',
+    `${s.rollouts} rollout(s), ${s.completed} completed; ${s.installed} installed, ${s.failed} failed; ${s.holds} hold(s); median patch latency ${hours(s.medianLatencyHours)}.`,
+    '',
+  ];
+  if (t.rollouts.length === 0) out.push('No rollout reached this tenant in the period.', '');
+  else {
+    out.push(
+      ...table(
+        ['App', 'Version', 'Released', 'Started', 'Waves reached', 'This tenant', 'Completed', 'Latency', 'Installed', 'Failed'],
+        t.rollouts.map((r) => [
+          r.app,
+          r.version,
+          when(r.releasedAt),
+          when(r.startedAt),
+          r.waves.map((w) => `${w.wave}/${r.waveCount} ${when(w.reachedAt)}`).join('; ') || '–',
+          `wave ${r.tenantWave}${r.tenantReachedAt ? ` ${when(r.tenantReachedAt)}` : ' (not reached)'}`,
+          r.completedAt ? when(r.completedAt) : r.stoppedAt ? `stopped ${when(r.stoppedAt)}` : (r.status ?? '–'),
+          hours(r.patchLatencyHours),
+          r.installs?.installed ?? '–',
+          r.installs?.failed ?? '–',
+        ]),
+      ),
+      '',
+    );
+    const gates = t.rollouts.flatMap((r) => r.gates.map((g) => [`${r.app} ${r.version}`, when(g.at), gateText(g), g.reason]));
+    if (gates.length > 0) out.push('### Gate verdicts and holds', '', ...table(['Rollout', 'When', 'Verdict', 'Reason'], gates), '');
+  }
+  if (t.drift.length > 0) out.push('### Drift', '', ...table(['When', 'Object', 'Found', 'Done'], t.drift.map(driftRow)), '');
+  out.push('### Unmanaged apps found by radar', '');
+  if (t.radar.length === 0) out.push('None.', '');
+  else
+    out.push(
+      ...table(
+        ['App', 'Publisher', 'Devices', 'Catalog match'],
+        t.radar.map((a) => [a.name, a.publisher, a.deviceCount, a.catalog ? `${a.catalog.name} ${a.catalog.latestVersion}` : 'none']),
+      ),
+      '',
+    );
+  return out;
+}
+
+function driftRow(d: DriftRecord): unknown[] {
+  return [when(d.at), d.key, d.what, d.action === 'healed' ? 'healed' : 'reported only'];
+}

@@ -1,0 +1,213 @@
+/**
+ * Reads what the evidence report needs (docs/reports.md#what-it-reads): tenants, the catalog, the
+ * owned flows' details (deployments and waves), the packages, each rolled-out app's versions (for
+ * release times), the wave live data of each flow's current deployment, and each tenant's radar.
+ * Rollouts come from the state's history merged with the live deployments, so a rollout the
+ * history never saw (started before history was kept, or by the service) is still reported.
+ */
+import type { PacksyncApi } from '../api/operations.js';
+import type { V1DeploymentViewModel, V1FlowDetailsViewModel, V1PackageViewModel, V1TenantViewModel } from '../api/wire-types.js';
+import type { Inventory } from '../state/inventory-types.js';
+import type { RolloutHistory, TenantCounts } from '../state/history.js';
+import { mapLimit } from '../util/map-limit.js';
+import { PacksyncError } from '../util/errors.js';
+import { readUnmanagedRadar, tenantName } from './radar.js';
+import type { Coverage } from './radar.js';
+import { buildReport, releaseKey, rolloutTimes } from './report-model.js';
+import type { Report, RolloutFacts } from './report-model.js';
+
+export class ReportError extends PacksyncError<'REPORT_UNKNOWN_TENANT'> {}
+
+export interface ReportInput {
+  api: PacksyncApi;
+  inventory: Inventory;
+  /** The period, decided once the service's clock is known (its `Date` header): defaults are relative to it. */
+  period: (serviceNow: Date) => { from: Date; to: Date };
+  /** Tenant id, default domain or display name. */
+  tenant?: string | undefined;
+  /** Catalog app names git's packages and flows name (covered for radar even before they are applied). */
+  coveredNames?: string[];
+  now: Date;
+}
+
+/** Tenants, filtered by `--tenant` (id, domain or display name; case-insensitive). */
+export function pickTenants(all: V1TenantViewModel[], wanted: string | undefined): V1TenantViewModel[] {
+  if (!wanted) return all;
+  const w = wanted.toLowerCase();
+  const hit = all.filter((t) => [t.id, t.defaultDomain, t.displayName].some((x) => x.toLowerCase() === w));
+  if (hit.length === 0)
+    throw new ReportError(
+      'REPORT_UNKNOWN_TENANT',
+      `--tenant "${wanted}" names no tenant; tenants: ${all.map((t) => t.defaultDomain || t.id).join(', ')}`,
+    );
+  return hit;
+}
+
+export async function readReport(input: ReportInput): Promise<Report> {
+  const { api, inventory } = input;
+  const [allTenants, catalog, packages] = await Promise.all([
+    api.listTenants({ disablePaging: true }).then((p) => p.items),
+    api.searchApps({ disablePaging: true }).then((p) => p.items),
+    api.listPackages({ disablePaging: true }).then((p) => p.items),
+  ]);
+  const tenants = pickTenants(allTenants, input.tenant);
+  // The period is fixed once the service's clock is known (the first answers carry it); rollouts
+  // outside it cost no wave live or catalog read.
+  const now = api.serviceTime?.() ?? input.now;
+  const { from, to } = input.period(now);
+  const flows = await ownedFlows(api, inventory);
+  const all = mergeRollouts(inventory, flows, new Map(packages.map((p) => [p.id, p])));
+  const rollouts = all.filter((r) => inPeriod(r, from, to));
+  await addLiveCounts(api, flows, rollouts);
+  const releases = await readReleases(api, rollouts);
+  const covered = coverage(flows, packages, input.coveredNames ?? [], catalog);
+  const radar = await readUnmanagedRadar(api, tenants, catalog, covered);
+  return buildReport({
+    generatedAt: now.toISOString(),
+    from,
+    to,
+    tenants: tenants.map((t) => ({ id: t.id, name: tenantName(t), domain: t.defaultDomain })),
+    rollouts,
+    releases,
+    drift: inventory.history?.drift ?? [],
+    radar,
+  });
+}
+
+export async function ownedFlows(api: PacksyncApi, inventory: Inventory): Promise<V1FlowDetailsViewModel[]> {
+  const ids = new Set<string>();
+  for (const e of Object.values(inventory.objects)) {
+    if (e.kind === 'Flow') ids.add(e.id);
+    if (e.kind === 'Deployment' && e.flowId) ids.add(e.flowId);
+  }
+  // A flow deleted since (pruned, replaced) has no details any more; its history still reports.
+  const got = await mapLimit([...ids], 4, (id) => api.getFlow(id).catch(() => null));
+  return got.filter((f): f is V1FlowDetailsViewModel => f !== null && !f.deleted);
+}
+
+function mergeRollouts(inventory: Inventory, flows: V1FlowDetailsViewModel[], packages: Map<string, V1PackageViewModel>): RolloutFacts[] {
+  const keys = new Map<string, string>();
+  for (const [key, e] of Object.entries(inventory.objects)) if (e.kind === 'Deployment') keys.set(e.id, key);
+  const out = new Map<string, RolloutFacts>();
+  for (const h of inventory.history?.rollouts ?? []) out.set(h.deploymentId, fromHistory(h));
+  for (const f of flows) {
+    const waves = [...f.waves].sort((a, b) => a.index - b.index).map((w) => [...w.tenantIds]);
+    for (const d of f.deployments) {
+      if (!d.startedAt) continue;
+      const known = out.get(d.id);
+      if (known) Object.assign(known, liveFields(d));
+      else out.set(d.id, fromLive(d, f, waves, keys.get(d.id), packages.get(d.packageId)));
+    }
+  }
+  return [...out.values()];
+}
+
+function fromHistory(h: RolloutHistory): RolloutFacts {
+  return {
+    deploymentId: h.deploymentId,
+    key: h.key,
+    flow: h.flow,
+    app: h.app,
+    ...(h.appId ? { appId: h.appId } : {}),
+    version: h.version,
+    waves: h.waves,
+    status: null,
+    waveCount: h.waves.length,
+    startedAt: h.startedAt,
+    reached: h.reached,
+    completedAt: h.completedAt ?? null,
+    stoppedAt: h.stoppedAt ?? null,
+    gates: h.gates,
+    counts: h.counts ? { source: 'recorded', ...h.counts } : null,
+  };
+}
+
+/** What the live deployment says now wins over what history saw last. */
+function liveFields(d: V1DeploymentViewModel): Partial<RolloutFacts> {
+  return {
+    status: d.status,
+    waveCount: d.waveCount,
+    ...(d.completedAt ? { completedAt: d.completedAt } : {}),
+    ...(d.status === 'Stopped' && d.stoppedAt ? { stoppedAt: d.stoppedAt } : {}),
+  };
+}
+
+function fromLive(
+  d: V1DeploymentViewModel,
+  f: V1FlowDetailsViewModel,
+  waves: string[][],
+  key: string | undefined,
+  p: V1PackageViewModel | undefined,
+): RolloutFacts {
+  // Without history only the start (wave 1) and, when complete, the end are known.
+  const reached = [{ wave: 1, at: d.startedAt!, by: 'service' }];
+  return {
+    deploymentId: d.id,
+    key: key ?? `Flow/${f.name}@${d.version}`,
+    flow: f.name,
+    app: p?.productName ?? f.name,
+    ...(p?.appId ? { appId: p.appId } : {}),
+    version: d.version,
+    waves,
+    status: d.status,
+    waveCount: d.waveCount,
+    startedAt: d.startedAt,
+    reached,
+    completedAt: d.completedAt,
+    stoppedAt: d.status === 'Stopped' ? d.stoppedAt : null,
+    gates: [],
+    counts: null,
+  };
+}
+
+/** Wave live data shows a flow's current deployment only: its counts replace the recorded ones. */
+async function addLiveCounts(api: PacksyncApi, flows: V1FlowDetailsViewModel[], rollouts: RolloutFacts[]): Promise<void> {
+  const byId = new Map(rollouts.map((r) => [r.deploymentId, r]));
+  const waves = flows.flatMap((f) => (f.deployments.some((d) => byId.has(d.id)) ? f.waves : []));
+  const reads = await mapLimit(waves, 4, (w) => api.getWaveLive(w.id).catch(() => null));
+  for (const data of reads) {
+    const r = data?.deploymentId ? byId.get(data.deploymentId) : undefined;
+    if (!r || !data) continue;
+    const tenants: Record<string, TenantCounts> = {};
+    for (const t of data.tenants) tenants[t.tenantId] = { installed: t.installed, failed: t.failed, pending: t.pending };
+    r.counts = { source: 'live', at: data.updated, tenants: { ...r.counts?.tenants, ...tenants } };
+  }
+}
+
+async function readReleases(api: PacksyncApi, rollouts: RolloutFacts[]): Promise<Map<string, string>> {
+  const appIds = [...new Set(rollouts.flatMap((r) => (r.appId ? [r.appId] : [])))];
+  const out = new Map<string, string>();
+  await mapLimit(appIds, 4, async (id) => {
+    const app = await api.getApp(id).catch(() => null);
+    for (const v of app?.versions ?? []) out.set(releaseKey(id, v.version), v.createdDate);
+  });
+  return out;
+}
+
+export function coverage(
+  flows: V1FlowDetailsViewModel[],
+  packages: V1PackageViewModel[],
+  names: string[],
+  catalog: { id: string; name: string }[],
+): Coverage {
+  const appIds = new Set<string>();
+  const pkgApp = new Map(packages.map((p) => [p.id, p.appId]));
+  for (const f of flows) {
+    if (f.appId) appIds.add(f.appId);
+    for (const d of f.deployments) {
+      const a = pkgApp.get(d.packageId);
+      if (a) appIds.add(a);
+    }
+  }
+  const byName = new Map(catalog.map((a) => [a.name.toLowerCase(), a.id]));
+  const lower = names.map((n) => n.toLowerCase());
+  for (const n of lower) {
+    const id = byName.get(n);
+    if (id) appIds.add(id);
+  }
+  return { appIds, names: new Set(lower) };
+}
+
+function inPeriod(r: RolloutFacts, from: Date, to: Date): boolean {
+  return rolloutTimes(r).some((t) => t !== null && Date.parse(t) >= from.getTime() && Date.parse(t) <= to.getTime());
+}

@@ -1,0 +1,43 @@
+/** Wording shared by the report's HTML and markdown forms (docs/reports.md). */
+import type { DriftRecord, HistoryGateEntry } from '../state/history.js';
+import type { Report } from './report-model.js';
+
+/** `2026-11-20 14:05 UTC`; `–` when unknown. */
+export function when(iso: string | null | undefined): string {
+  if (!iso) return '–';
+  const d = new Date(iso);
+  if (Number.isNaN(d.getTime())) return iso;
+  return `${d.toISOString().slice(0, 16).replace('T', ' ')} UTC`;
+}
+
+export function periodText(r: Report): string {
+  return `${when(r.period.from)} – ${when(r.period.to)}`;
+}
+
+/** `52.5 h (2.2 d)`; `–` when unknown. */
+export function hours(h: number | null): string {
+  if (h === null) return '–';
+  return h >= 48 ? `${h} h (${(h / 24).toFixed(1)} d)` : `${h} h`;
+}
+
+export function gateText(g: HistoryGateEntry): string {
+  const who = g.by === 'gate' ? 'gate' : 'by hand';
+  switch (g.action) {
+    case 'skip-wave':
+      return `passed wave ${g.wave} (${who})`;
+    case 'promote':
+      return `promoted from wave ${g.wave} (${who})`;
+    case 'hold':
+      return `held at wave ${g.wave} (${who})`;
+    case 'stop':
+      return `stopped at wave ${g.wave} (${who})`;
+    case 'resume':
+      return `resumed at wave ${g.wave} (${who})`;
+  }
+}
+
+/** Drift of objects no tenant's rollouts name (a package, a flow without a rollout in the period): shown once, for all tenants. */
+export function sharedDrift(r: Report): DriftRecord[] {
+  const shown = new Set(r.tenants.flatMap((t) => t.drift));
+  return r.drift.filter((d) => !shown.has(d));
+}

@@ -1,0 +1,183 @@
+/**
+ * Catalog releases (docs/api-model.md, "Releases"): new versions of catalog apps over virtual time,
+ * and what the service does about them by itself. A release is per account (the fixtures are shared
+ * by every key, the releases are not). It shows in the app's details (`versions`, newest first, with
+ * its release time), the app list's `latestVersion` and `newVersionAvailable`/`latestVersion` of the
+ * packages of that app. A flow with `startNewVersionsAutomatically` imports the version and adds a
+ * deployment for it, started at wave 1, once the import's virtual minutes have passed; the running
+ * deployments are stopped (`stopCurrentAndStartNew`, or no mode flag: chosen) or keep running
+ * (`runAlongsideCurrent`), and deployments beyond `supersedenceHistoryCount` are removed, oldest first.
+ */
+import { randomUUID } from 'node:crypto';
+import type { V1AppVersionViewModel } from '../api/wire-types.js';
+import type { Account, DeploymentRec, FlowRec } from './account.js';
+import { DURATIONS } from './account.js';
+import { dotnetTime, parseDotnetTime } from './clock.js';
+import { fixtureId } from './fixture-ids.js';
+import type { CatalogApp } from './fixtures.js';
+import { importedPackage } from './imported-package.js';
+import { FLOW_FLAGS } from './vocabulary.js';
+import type { ReleaseRec } from './release-state.js';
+
+/** The app's versions in this account, newest first: the catalog's and those released since. */
+export function versionsOf(account: Account, app: CatalogApp): V1AppVersionViewModel[] {
+  const mine = account.releases.releases.filter((r) => r.appId === app.id);
+  if (mine.length === 0) return app.versions;
+  const added = mine.map((r) => versionView(app, r.version, r.releasedAt));
+  return [...added, ...app.versions].sort((a, b) => parseDotnetTime(b.createdDate) - parseDotnetTime(a.createdDate));
+}
+
+function versionView(app: CatalogApp, version: string, releasedAt: string): V1AppVersionViewModel {
+  return {
+    id: fixtureId(0, 'app-version', `${app.id}@${version}`),
+    version,
+    createdDate: releasedAt,
+    description: `${app.name} ${version}`,
+    machineScope: app.machineScope,
+    userScope: app.userScope,
+    storeApp: false,
+  };
+}
+
+/** Why a release cannot be published, or null. */
+export function releaseProblem(account: Account, app: CatalogApp, version: string, releasedAtMs: number, nowMs: number): string | null {
+  if (versionsOf(account, app).some((v) => v.version.toLowerCase() === version.toLowerCase()))
+    return `${app.name} ${version} is already in the catalog.`;
+  if (releasedAtMs > nowMs) return `releasedAt ${dotnetTime(releasedAtMs)} is in the future (the service's clock is ${dotnetTime(nowMs)}).`;
+  return null;
+}
+
+/** Publishes a version now (released at `releasedAtMs`) and schedules the flows' reaction. */
+export function publishRelease(
+  account: Account,
+  app: CatalogApp,
+  version: string,
+  at: { releasedAtMs: number; nowMs: number; scheduled?: boolean },
+): ReleaseRec {
+  const rec: ReleaseRec = {
+    appId: app.id,
+    app: app.name,
+    version,
+    releasedAt: dotnetTime(at.releasedAtMs),
+    publishedAt: dotnetTime(at.nowMs),
+    scheduled: at.scheduled ?? false,
+  };
+  account.releases.releases.push(rec);
+  const importMs = (DURATIONS.importQueued + DURATIONS.importProcessing) * 1000;
+  account.releases.reactions.push({ dueMs: at.nowMs + importMs, appId: app.id, version });
+  account.touch();
+  return rec;
+}
+
+/**
+ * Brings an account to virtual time `now`: scheduled releases, the flows' reactions to releases, then
+ * the account's own transitions. Every request and admin call settles through here.
+ */
+export function settleAccount(account: Account, now: number): void {
+  tickReleases(account, now);
+  settleReleases(account, account.fixtures.appsById, now);
+  account.settle(now);
+}
+
+/** Carries out the flows' reactions due by `now`, in the order they became due. */
+function settleReleases(account: Account, apps: ReadonlyMap<string, CatalogApp>, now: number): void {
+  const state = account.releases;
+  if (state.reactions.length === 0) return;
+  const due = state.reactions.filter((r) => r.dueMs <= now).sort((a, b) => a.dueMs - b.dueMs);
+  if (due.length === 0) return;
+  state.reactions = state.reactions.filter((r) => r.dueMs > now);
+  for (const r of due) {
+    const app = apps.get(r.appId);
+    if (!app) continue;
+    for (const flow of account.flows.values()) {
+      if (flow.deleted || flow.appId !== app.id || (flow.flags & FLOW_FLAGS.startNewVersionsAutomatically) === 0) continue;
+      startNewVersion(account, { flow, app, version: r.version, at: r.dueMs });
+    }
+  }
+  account.touch();
+}
+
+/** What the service does in one flow for a new version: import, add, start at wave 1, supersede. */
+function startNewVersion(account: Account, o: { flow: FlowRec; app: CatalogApp; version: string; at: number }): void {
+  const { flow, at } = o;
+  const previous = account.deploymentsOf(flow.id).sort((a, b) => parseDotnetTime(a.created) - parseDotnetTime(b.created));
+  if (previous.some((d) => d.version === o.version)) return;
+  const scope = previous[0] ? account.packages.get(previous[0].packageId) : undefined;
+  const pkg = importedPackage(o.app, o.version, {
+    now: at,
+    machine: scope?.machineScope ?? true,
+    user: scope?.userScope ?? false,
+    latest: versionsOf(account, o.app)[0]?.version ?? o.version,
+  });
+  pkg.state = 'Completed';
+  pkg.dueMs = null;
+  pkg.downloadAvailable = true;
+  pkg.outputFormats = ['IntuneWin', 'PSADT', 'SourceFiles'];
+  account.addPackage(pkg);
+  const d = newDeployment(flow, pkg.id, o.version, at);
+  account.addDeployment(d);
+  account.setStatus(d, 'Running', at);
+  account.enterWave(d, 1, at, flow.waves);
+  const alongside = (flow.flags & FLOW_FLAGS.runAlongsideCurrent) !== 0 && (flow.flags & FLOW_FLAGS.stopCurrentAndStartNew) === 0;
+  if (!alongside) for (const p of previous) if (p.status === 'Running') account.setStatus(p, 'Stopped', at);
+  const keep = flow.supersedenceHistoryCount ?? 0;
+  for (const p of previous.slice(0, Math.max(0, previous.length - keep))) account.removeDeployment(p);
+}
+
+function newDeployment(flow: FlowRec, packageId: string, version: string, at: number): DeploymentRec {
+  return {
+    id: randomUUID(),
+    flowId: flow.id,
+    packageId,
+    version,
+    created: dotnetTime(at),
+    status: 'NotStarted',
+    currentWave: 0,
+    currentWaveId: null,
+    waveCount: flow.waves.length,
+    startedAt: null,
+    stoppedAt: null,
+    completedAt: null,
+    contentUpdateStatus: 'None',
+    contentUpdatedAt: null,
+    waveStartedMs: null,
+    contentDueMs: null,
+    refreshedAt: null,
+  };
+}
+
+/** The next version of `v`: its last number plus one (`24.08` → `24.09`, `8.7.1` → `8.7.2`), keeping its width. */
+export function nextVersion(v: string): string {
+  const m = /^(.*?)(\d+)(\D*)$/.exec(v);
+  if (!m) return `${v}.1`;
+  const [, head = '', num = '0', tail = ''] = m;
+  const bumped = String(Number(num) + 1).padStart(num.length, '0');
+  return `${head}${bumped}${tail}`;
+}
+
+/**
+ * `--release-every`: one release per tick of virtual time since the account first settled, the app
+ * chosen by the seed and the tick (deterministic), its next version released at the tick.
+ */
+function tickReleases(account: Account, now: number): void {
+  const state = account.releases;
+  const apps = account.fixtures.apps;
+  if (state.everyMs === undefined || state.everyMs <= 0 || apps.length === 0) return;
+  state.originMs ??= now;
+  while (state.originMs + (state.ticks + 1) * state.everyMs <= now) {
+    state.ticks++;
+    const at = state.originMs + state.ticks * state.everyMs;
+    const app = apps[pick(account.fixtures.seed, state.ticks, apps.length)]!;
+    let version = nextVersion(versionsOf(account, app)[0]?.version ?? '1.0');
+    while (releaseProblem(account, app, version, at, at)) version = nextVersion(version);
+    publishRelease(account, app, version, { releasedAtMs: at, nowMs: at, scheduled: true });
+  }
+}
+
+function pick(seed: number, tick: number, n: number): number {
+  let h = (seed * 2654435761 + tick * 40503) >>> 0;
+  h ^= h >>> 16;
+  h = Math.imul(h, 0x45d9f3b) >>> 0;
+  h ^= h >>> 16;
+  return (h >>> 0) % n;
+}

@@ -1,0 +1,157 @@
+/**
+ * The history the evidence report reads (docs/reports.md#history): what each rollout did (start,
+ * every wave reached, completion or stop, gate verdicts, holds and resumes, install counts) and
+ * the drift found and what was done about it. It lives in the inventory's snapshot as `history`
+ * and travels through the same journal as every other change (one `history` record per event), so
+ * it survives restarts and remote state exactly like the inventory does.
+ *
+ * Bounded: the newest ROLLOUT_CAP rollouts, GATE_CAP gate entries a rollout, DRIFT_CAP drift
+ * records. Recording is O(1): an index (not serialised) finds a rollout by deployment id, and the
+ * oldest entries are dropped in batches of a quarter of the cap, so trimming is amortised O(1).
+ */
+
+export const ROLLOUT_CAP = 1000;
+export const GATE_CAP = 40;
+export const DRIFT_CAP = 1000;
+
+export interface RolloutHistory {
+  deploymentId: string;
+  /** `Deployment/NAME` when a manifest names it, else `Flow/NAME@VERSION` (started by the service). */
+  key: string;
+  flow: string;
+  flowId: string;
+  app: string;
+  /** The catalog app id of the package, when it is a catalog package (the report reads its release time). */
+  appId?: string;
+  version: string;
+  packageId: string;
+  /** Tenant ids of each wave when the rollout was first seen (index 0 is wave 1). */
+  waves: string[][];
+  /** Delay of each wave in hours, as the flow said when first seen. */
+  delays: number[];
+  startedAt: string | null;
+  /** Each wave reached, in order: the service's start, a skip-wave, or the wave's delay after the previous one. */
+  reached: { wave: number; at: string; by: 'service' | 'gate' | 'command' }[];
+  completedAt?: string;
+  stoppedAt?: string;
+  gates: HistoryGateEntry[];
+  /** Install counts per tenant id, as last read (at completion or a gate read). */
+  counts?: { at: string; tenants: Record<string, TenantCounts> };
+}
+
+export interface TenantCounts {
+  installed: number;
+  failed: number;
+  pending: number;
+}
+
+export interface HistoryGateEntry {
+  at: string;
+  action: 'skip-wave' | 'stop' | 'hold' | 'promote' | 'resume';
+  wave: number;
+  by: 'gate' | 'command';
+  reason: string;
+}
+
+export interface DriftRecord {
+  at: string;
+  /** `Kind/name` of the object that drifted. */
+  key: string;
+  what: string;
+  /** `healed`: packsync set it back; `reported`: only reported (`--drift report`, or the heal backoff). */
+  action: 'healed' | 'reported';
+  revision: string | null;
+}
+
+export interface History {
+  rollouts: RolloutHistory[];
+  drift: DriftRecord[];
+}
+
+export type RolloutStart = Omit<RolloutHistory, 'reached' | 'gates' | 'counts' | 'completedAt' | 'stoppedAt'>;
+
+/** One journal record's payload: each is O(1) to apply. */
+export type HistoryEvent =
+  | { type: 'rollout'; rollout: RolloutStart }
+  | { type: 'wave'; deploymentId: string; wave: number; at: string; by: 'service' | 'gate' | 'command' }
+  | { type: 'complete'; deploymentId: string; at: string }
+  | { type: 'stop'; deploymentId: string; at: string }
+  | { type: 'gate'; deploymentId: string; entry: HistoryGateEntry }
+  | { type: 'counts'; deploymentId: string; at: string; tenants: Record<string, TenantCounts> }
+  | { type: 'drift'; record: DriftRecord };
+
+export function emptyHistory(): History {
+  return { rollouts: [], drift: [] };
+}
+
+const indexes = new WeakMap<History, { rollouts: Map<string, RolloutHistory>; drift: Map<string, DriftRecord> }>();
+
+function indexOf(h: History): { rollouts: Map<string, RolloutHistory>; drift: Map<string, DriftRecord> } {
+  let ix = indexes.get(h);
+  if (!ix) {
+    ix = { rollouts: new Map(h.rollouts.map((r) => [r.deploymentId, r])), drift: new Map(h.drift.map((d) => [d.key, d])) };
+    indexes.set(h, ix);
+  }
+  return ix;
+}
+
+export function findRollout(h: History | undefined, deploymentId: string): RolloutHistory | undefined {
+  return h ? indexOf(h).rollouts.get(deploymentId) : undefined;
+}
+
+/** The newest drift record of an object (to record a drift only when what or the action changed). */
+export function lastDrift(h: History | undefined, key: string): DriftRecord | undefined {
+  return h ? indexOf(h).drift.get(key) : undefined;
+}
+
+/** Applies one event; unknown deployments are ignored (their `rollout` event was trimmed away). */
+export function applyHistory(h: History, e: HistoryEvent): void {
+  const ix = indexOf(h);
+  if (e.type === 'rollout') {
+    if (ix.rollouts.has(e.rollout.deploymentId)) return;
+    const r: RolloutHistory = { ...e.rollout, reached: [], gates: [] };
+    h.rollouts.push(r);
+    ix.rollouts.set(r.deploymentId, r);
+    if (h.rollouts.length > ROLLOUT_CAP + ROLLOUT_CAP / 4) {
+      for (const old of h.rollouts.splice(0, h.rollouts.length - ROLLOUT_CAP)) ix.rollouts.delete(old.deploymentId);
+    }
+    return;
+  }
+  if (e.type === 'drift') {
+    h.drift.push(e.record);
+    ix.drift.set(e.record.key, e.record);
+    if (h.drift.length > DRIFT_CAP + DRIFT_CAP / 4) {
+      for (const old of h.drift.splice(0, h.drift.length - DRIFT_CAP)) if (ix.drift.get(old.key) === old) ix.drift.delete(old.key);
+    }
+    return;
+  }
+  const r = ix.rollouts.get(e.deploymentId);
+  if (!r) return;
+  switch (e.type) {
+    case 'wave':
+      if (!r.reached.some((w) => w.wave === e.wave)) r.reached.push({ wave: e.wave, at: e.at, by: e.by });
+      return;
+    case 'complete':
+      r.completedAt ??= e.at;
+      return;
+    case 'stop':
+      r.stoppedAt = e.at;
+      return;
+    case 'gate':
+      r.gates.push(e.entry);
+      if (r.gates.length > GATE_CAP) r.gates.splice(0, r.gates.length - GATE_CAP);
+      return;
+    case 'counts':
+      r.counts = { at: e.at, tenants: { ...r.counts?.tenants, ...e.tenants } };
+      return;
+  }
+}
+
+/** Reads `history` from a snapshot as stored; anything malformed is dropped rather than failing the state. */
+export function parseHistory(value: unknown): History {
+  const h = value as Partial<History> | undefined;
+  return {
+    rollouts: Array.isArray(h?.rollouts) ? h.rollouts : [],
+    drift: Array.isArray(h?.drift) ? h.drift : [],
+  };
+}

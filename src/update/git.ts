@@ -1,0 +1,57 @@
+/**
+ * The git side of `packsync update --commit`: one commit per group, made only on a clean work tree so
+ * nothing but the version edits is committed. Runs the `git` binary (as the signature checks do) with
+ * the user's own configuration for author and committer.
+ */
+import { execFile } from 'node:child_process';
+import type { UpdateChange } from './run.js';
+
+export class UpdateGitError extends Error {}
+
+export function git(cwd: string, args: string[]): Promise<string> {
+  return new Promise((resolve, reject) => {
+    execFile('git', args, { cwd, timeout: 60_000, maxBuffer: 16 * 1024 * 1024 }, (err, stdout, stderr) => {
+      if (err) reject(new UpdateGitError(`git ${args[0] ?? ''} failed: ${stderr.trim() || err.message}`));
+      else resolve(stdout);
+    });
+  });
+}
+
+/** The work tree root of `dir`; refuses a dirty tree (anything but the edits would be committed) and a detached HEAD. */
+export async function cleanWorkTree(dir: string): Promise<string> {
+  const top = (
+    await git(dir, ['rev-parse', '--show-toplevel']).catch(() => {
+      throw new UpdateGitError(`${dir} is not inside a git work tree; --commit needs one`);
+    })
+  ).trim();
+  const dirty = (await git(top, ['status', '--porcelain', '--untracked-files=no'])).trim();
+  if (dirty)
+    throw new UpdateGitError(
+      `the work tree has uncommitted changes (${dirty.split('\n').length} file(s)); commit or stash them first, nothing was changed`,
+    );
+  const head = await git(top, ['symbolic-ref', '--quiet', '--short', 'HEAD']).catch(() => '');
+  if (!head.trim()) throw new UpdateGitError('HEAD is detached; check out a branch first, nothing was changed');
+  return top;
+}
+
+/** The commit message of a group's changes (docs/manifests.md, "Version policy"). */
+export function commitMessage(changes: readonly UpdateChange[]): string {
+  const first = changes[0]!;
+  const title =
+    changes.length === 1 && !first.grouped
+      ? `Update ${first.app} to ${first.to}`
+      : `Update ${first.group}: ${changes.map((c) => `${c.app} ${c.to}`).join(', ')}`;
+  const body = changes.map((c) => `${c.key}: ${c.from} → ${c.to} (released ${c.releasedAt.slice(0, 10)})`);
+  return `${title}\n\n${body.join('\n')}\n`;
+}
+
+/** Commits the given files with the message; `signKey` signs it with that SSH key. */
+export async function commitFiles(top: string, files: readonly string[], message: string, signKey?: string): Promise<string> {
+  await git(top, ['add', '--', ...files]);
+  const sign = signKey ? ['-c', 'gpg.format=ssh', '-c', `user.signingkey=${signKey}`] : [];
+  await git(top, [...sign, 'commit', ...(signKey ? ['-S'] : []), '-q', '-m', message, '--', ...files]).catch(async (e: unknown) => {
+    await git(top, ['reset', '-q', '--', ...files]).catch(() => '');
+    throw e;
+  });
+  return (await git(top, ['rev-parse', 'HEAD'])).trim();
+}

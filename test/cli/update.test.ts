@@ -1,0 +1,122 @@
+/**
+ * `packsync update` (issue 22): against the real simulator's catalog with releases, and a real git
+ * repository. Only the `version:` scalar changes (every other byte kept, CRLF too), the policy's track,
+ * skip and minAge decide, `--detailed-exitcode` says whether anything changed, `--commit` makes one
+ * commit per group with the documented message, and a dirty work tree changes nothing.
+ */
+import { readFile, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { cli } from '../support/cli.js';
+import { createRepo, git } from '../support/git.js';
+import type { TestRepo } from '../support/git.js';
+import { simEnv } from '../support/sim.js';
+import type { TestSim } from '../support/sim.js';
+
+let sim: TestSim;
+let env: Record<string, string>;
+beforeEach(async () => {
+  ({ sim, env } = await simEnv());
+});
+afterEach(() => sim.close());
+
+const PACKAGES = [
+  '# Utilities everyone gets',
+  'apiVersion: packsync.dev/v1',
+  'kind: Package',
+  'metadata: { name: seven-zip }   # named after the app',
+  'spec:',
+  '  catalog:',
+  '    app: 7-Zip',
+  "    version: '24.08'   # what git wants now",
+  '    scope: machine',
+  '    update: { track: latest, minAge: 1d, group: utilities }',
+  '---',
+  'apiVersion: packsync.dev/v1',
+  'kind: Package',
+  'metadata:',
+  '  name: pwsh',
+  'spec:',
+  '  catalog:',
+  '    app: PowerShell 7',
+  '    version: "7.4.5"',
+  '    update:',
+  '      group: utilities',
+  '',
+].join('\n');
+
+async function release(app: string, version: string, daysAgo: number): Promise<void> {
+  const now = Date.parse(((await sim.admin('GET', '/_sim/clock')) as { now: string }).now);
+  await sim.admin('POST', '/_sim/releases', { app, version, releasedAt: new Date(now - daysAgo * 86_400_000).toISOString() });
+}
+
+async function repoWith(text: string): Promise<TestRepo> {
+  const repo = await createRepo((dir) => writeFile(join(dir, 'packages.yaml'), text));
+  await git(repo.work, 'config', 'user.name', 'Update Bot');
+  await git(repo.work, 'config', 'user.email', 'bot@example.com');
+  return repo;
+}
+
+describe('packsync update', () => {
+  it('moves each followed package to the newest version its policy allows, changing only the version scalars', async () => {
+    await release('7-Zip', '24.09', 3);
+    await release('7-Zip', '24.10', 0); // younger than minAge: 1d
+    const repo = await repoWith(PACKAGES);
+    const before = await sim.journalCount();
+    const r = await cli(['update', repo.work, '--detailed-exitcode'], env);
+    expect(r.code).toBe(2);
+    expect(r.stdout).toMatch(/^Package\/seven-zip 24\.08 → 24\.09 \(released \d{4}-\d{2}-\d{2}\)$/m);
+    expect(r.stdout).toMatch(/^Package\/pwsh 7\.4\.5 → 7\.4\.6 /m);
+    const text = await readFile(join(repo.work, 'packages.yaml'), 'utf8');
+    expect(text).toBe(PACKAGES.replace("version: '24.08'", "version: '24.09'").replace('version: "7.4.5"', 'version: "7.4.6"'));
+    // Reads: one catalog list and one detail per followed app, nothing else.
+    const calls = (await sim.journal()).slice(before).map((e) => `${e.method} ${e.path.replace(/[0-9a-f-]{36}/, '{id}')}`);
+    expect(calls.sort()).toEqual(['GET /v1/app', 'GET /v1/app/{id}', 'GET /v1/app/{id}']);
+    // Run again: nothing to do, exit 0 with --detailed-exitcode.
+    expect((await cli(['update', repo.work, '--detailed-exitcode'], env)).code).toBe(0);
+  });
+
+  it('keeps CRLF line endings and never takes a skipped version or downgrades', async () => {
+    await release('7-Zip', '24.09', 3);
+    const crlf = PACKAGES.replace('minAge: 1d, group: utilities', "skip: ['24.09'], group: utilities").replace(/\n/g, '\r\n');
+    const repo = await repoWith(crlf);
+    expect((await cli(['update', join(repo.work, 'packages.yaml')], env)).code).toBe(0);
+    expect(await readFile(join(repo.work, 'packages.yaml'), 'utf8')).toBe(crlf.replace('version: "7.4.5"', 'version: "7.4.6"'));
+  });
+
+  it('--commit makes one commit per group with the documented message, and leaves the work tree clean', async () => {
+    await release('7-Zip', '24.09', 3);
+    const repo = await repoWith(PACKAGES);
+    const r = await cli(['update', repo.work, '--commit'], env);
+    expect(r.code).toBe(0);
+    const message = await git(repo.work, 'log', '-1', '--format=%B');
+    expect(message.split('\n')[0]).toBe('Update utilities: 7-Zip 24.09, PowerShell 7 7.4.6');
+    expect(message).toMatch(
+      /\nPackage\/seven-zip: 24\.08 → 24\.09 \(released \d{4}-\d{2}-\d{2}\)\nPackage\/pwsh: 7\.4\.5 → 7\.4\.6 \(released/,
+    );
+    expect(await git(repo.work, 'rev-list', '--count', 'HEAD')).toBe('2');
+    expect(await git(repo.work, 'status', '--porcelain')).toBe('');
+  });
+
+  it('refuses a dirty work tree with --commit: exit 1, nothing written or committed', async () => {
+    await release('7-Zip', '24.09', 3);
+    const repo = await repoWith(PACKAGES);
+    await writeFile(join(repo.work, 'packages.yaml'), PACKAGES + '# local edit\n');
+    const r = await cli(['update', repo.work, '--commit'], env);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toMatch(/uncommitted changes/);
+    expect(await readFile(join(repo.work, 'packages.yaml'), 'utf8')).toBe(PACKAGES + '# local edit\n');
+    expect(await git(repo.work, 'rev-list', '--count', 'HEAD')).toBe('1');
+  });
+
+  it('a track that matches no version is an error naming the versions there are; an unknown skip is a warning', async () => {
+    const repo = await repoWith(PACKAGES.replace('track: latest, minAge: 1d', "track: '25.x', skip: ['9.9']"));
+    const r = await cli(['update', repo.work], env);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toMatch(/packages\.yaml:\d+:\d+: track "25\.x" matches no version of 7-Zip; there are 24\.08, 24\.07, 23\.01/);
+    expect(r.stderr).toMatch(/warning: skip "9\.9" is not a version of 7-Zip/);
+    expect(await readFile(join(repo.work, 'packages.yaml'), 'utf8')).toBe(
+      PACKAGES.replace('track: latest, minAge: 1d', "track: '25.x', skip: ['9.9']"),
+    );
+  });
+});

@@ -1,0 +1,107 @@
+/**
+ * `packsync radar` (design §12, docs/reports.md#radar) against the simulator's radar fixtures: apps
+ * no owned flow covers, with device counts equal to the service's radar list and the catalog match;
+ * a tenant whose radar read fails is named and the others are listed; `--write` writes Package +
+ * Flow manifests that validate and plan, all or none, never replacing a file.
+ */
+import { mkdir, readdir, readFile, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import type { RadarResult } from '../../src/export/radar.js';
+import { cli } from '../support/cli.js';
+import { gatedYaml } from '../support/manifests.js';
+import { tempDir } from '../support/repo.js';
+import type { SimEnv } from '../support/sim.js';
+import { useSim } from '../support/use-sim.js';
+
+let s: SimEnv;
+useSim((x) => (s = x));
+
+const env = (): Record<string, string> => ({ PACKSYNC_API_URL: s.sim.url, PACKSYNC_API_KEY: s.sim.key, PACKSYNC_STATE_DIR: s.stateDir });
+const api = async <T>(path: string): Promise<T> =>
+  (await (await fetch(`${s.sim.url}/v1${path}`, { headers: { 'X-API-Key': s.sim.key } })).json()) as T;
+
+async function ownSevenZip(): Promise<void> {
+  const repo = await tempDir('packsync-repo-');
+  await writeFile(join(repo, 'all.yaml'), gatedYaml('soak: 6h'));
+  const r = await cli(['apply', '--auto-approve', repo], env());
+  expect(r.code, r.stderr).toBe(0);
+}
+
+describe('packsync radar', () => {
+  it('lists the apps no owned flow covers, with the service’s device counts and the catalog match', async () => {
+    await ownSevenZip();
+    const out = await cli(['radar', '--output', 'json'], env());
+    expect(out.code, out.stderr).toBe(0);
+    const r = JSON.parse(out.stdout) as RadarResult;
+    expect(r.missing).toEqual([]);
+    const tenants = await api<{ id: string; displayName: string }[]>('/tenant');
+    for (const t of tenants) {
+      const radar = await api<{ name: string; deviceCount: number; matchedAppId: string | null }[]>(`/tenant/${t.id}/radar`);
+      const listed = r.apps.filter((a) => a.tenantId === t.id);
+      // Everything radar found except the app packsync's flow deploys (7-Zip).
+      expect(listed.map((a) => a.name).sort()).toEqual(
+        radar
+          .filter((a) => a.name !== '7-Zip')
+          .map((a) => a.name)
+          .sort(),
+      );
+      for (const a of listed) {
+        const found = radar.find((x) => x.name === a.name)!;
+        expect(a.deviceCount).toBe(found.deviceCount);
+        expect(a.catalog?.id ?? null).toBe(found.matchedAppId);
+      }
+    }
+    const contoso = await cli(['radar', '--tenant', 'contoso.onmicrosoft.com'], env());
+    expect(contoso.stdout.split('\n')[0]).toBe('Contoso');
+    expect(contoso.stdout).toMatch(/Notepad\+\+ \(Notepad\+\+ Team\): \d+ device\(s\) \[.*\]; catalog: Notepad\+\+ /);
+    expect(contoso.stdout).toMatch(/Contoso Legacy CRM \(Contoso\): \d+ device\(s\) .*; no catalog match/);
+    const unknown = await cli(['radar', '--tenant', 'nowhere.example'], env());
+    expect(unknown.code).toBe(1);
+    expect(unknown.stderr).toMatch(/REPORT_UNKNOWN_TENANT: --tenant "nowhere.example" names no tenant/);
+  });
+
+  it('names a tenant whose radar read fails and lists the others', async () => {
+    const tenants = await api<{ id: string; displayName: string }[]>('/tenant');
+    const fabrikam = tenants.find((t) => t.displayName === 'Fabrikam')!;
+    await s.sim.admin('PUT', '/_sim/faults', { '5xx': 1, path: `/tenant/${fabrikam.id}/radar` });
+    const out = await cli(['radar', '--output', 'json'], env());
+    expect(out.code, out.stderr).toBe(0);
+    expect(out.stderr).toMatch(/radar of tenant Fabrikam could not be read \(API_UNAVAILABLE/);
+    const r = JSON.parse(out.stdout) as RadarResult;
+    expect(r.missing.map((m) => m.tenant)).toEqual(['Fabrikam']);
+    expect(new Set(r.apps.map((a) => a.tenant))).toEqual(new Set(['Contoso', 'Northwind Traders', 'Tailspin Toys']));
+  }, 60_000);
+
+  it('--write writes Package + Flow manifests that validate and plan; all or none, never over a file', async () => {
+    await ownSevenZip();
+    const dir = await tempDir('packsync-radar-');
+    const w = await cli(['radar', '--write', dir, '--app', 'Notepad++', '--app', 'vlc media player'], env());
+    expect(w.code, w.stderr).toBe(0);
+    expect((await readdir(join(dir, 'packages'))).sort()).toEqual(['notepadpp.yaml', 'vlc-media-player.yaml']);
+    expect(await readFile(join(dir, 'packages', 'notepadpp.yaml'), 'utf8')).toMatch(/app: "Notepad\+\+"\n {4}version: "8\.7\.1"/);
+    expect((await cli(['validate', dir], env())).code).toBe(0);
+    const plan = await cli(['plan', dir, '--output', 'json'], env());
+    expect(plan.code, plan.stderr).toBe(0);
+    const planned = JSON.parse(plan.stdout) as { objects: { key: string; change: string }[] };
+    expect(planned.objects.map((o) => `${o.key}:${o.change}`).sort()).toEqual([
+      'Flow/notepadpp:create',
+      'Flow/vlc-media-player:create',
+      'Package/notepadpp:create',
+      'Package/vlc-media-player:create',
+    ]);
+
+    // A file in the way: nothing is written, not even the other app's files.
+    const other = await tempDir('packsync-radar-');
+    await mkdir(join(other, 'flows'));
+    await writeFile(join(other, 'flows', 'google-chrome.yaml'), '# mine\n');
+    const refused = await cli(['radar', '--write', other, '--app', 'Google Chrome', '--app', 'Mozilla Firefox'], env());
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toMatch(/RADAR_WRITE: .*google-chrome\.yaml already exist/);
+    expect(await readdir(other)).toEqual(['flows']);
+    expect(await readFile(join(other, 'flows', 'google-chrome.yaml'), 'utf8')).toBe('# mine\n');
+    const noMatch = await cli(['radar', '--write', other, '--app', 'Contoso Legacy CRM'], env());
+    expect(noMatch.code).toBe(1);
+    expect(noMatch.stderr).toMatch(/RADAR_WRITE: --app "Contoso Legacy CRM" has no catalog match/);
+  });
+});
