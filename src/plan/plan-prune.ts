@@ -67,7 +67,12 @@ export function planPrune(ctx: PlanContext, isDesired: (key: string) => boolean)
         continue;
       }
       const id = ctx.action(key, { op: OP.deleteDeployment, dependsOn: [], description: `delete deployment ${e.id}`, deploymentId: e.id });
-      ctx.object(e.kind, e.name, 'delete', { actions: [id] });
+      // What the delete ends, as replacement lines say it (operator review: a bare key in the prompt).
+      const why = e.superseded ? 'superseded by a newer version' : 'its manifest left git';
+      ctx.object(e.kind, e.name, 'delete', {
+        reasons: [`live: ${live.status}, wave ${live.currentWave}/${live.waveCount}; ${why}`],
+        actions: [id],
+      });
       const list = deploymentDeletes.get(live.flowId) ?? [];
       list.push(id);
       deploymentDeletes.set(live.flowId, list);

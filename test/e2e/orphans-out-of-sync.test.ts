@@ -48,6 +48,9 @@ describe('an owned object whose manifest left git', () => {
     const plan = JSON.parse(json.stdout) as { summary: { orphaned: number }; objects: { key: string; requiresPruning?: boolean }[] };
     expect(plan.summary.orphaned).toBe(1);
     expect(plan.objects.find((o) => o.key === KEY)?.requiresPruning).toBe(true);
+    // The prune plan says what each delete ends (regression: `- delete deployment ID` only).
+    const prune = await cli(['plan', repo, '--prune'], s.env);
+    expect(prune.stdout).toMatch(/Deployment\/seven-zip-24-08 .*\n?.*live: Running, wave \d\/\d; its manifest left git/);
     expect((await cli(['apply', repo, '--prune', '--auto-approve'], s.env)).code).toBe(0);
     expect((await cli(['plan', repo, '--detailed-exitcode'], s.env)).code).toBe(0);
   });
