@@ -36,3 +36,21 @@ describe('plan output', () => {
     expect(folded === -1 || folded > row).toBe(true);
   });
 });
+
+describe('wording', () => {
+  it('a quoted-percentage hint suggests "95%" for a rate written as a number', async () => {
+    const repo = await copyExamples();
+    await editFile(join(repo, 'deployments/contoso-agent-1-2-3.yaml'), 'successRate: 95%', 'successRate: 95');
+    const out = await cli(['validate', repo], {});
+    expect(out.code).toBe(1);
+    expect(out.stdout + out.stderr).toContain('quote it: "95%"');
+  });
+
+  it('promote of an unknown deployment names it by kind: Deployment "zoomm"', async () => {
+    const repo = await copyExamples();
+    expect((await cli(['apply', repo, '--auto-approve'], s.env)).code).toBe(0);
+    const out = await cli(['promote', 'Deployment/zoomm', '--reason', 'typo'], s.env);
+    expect(out.code).toBe(1);
+    expect(out.stderr).toContain('GATE_NO_DEPLOYMENT: Deployment "zoomm" is not in the state');
+  });
+});
