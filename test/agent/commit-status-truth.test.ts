@@ -17,6 +17,7 @@ import { StatusTracker } from '../../src/agent/status.js';
 import type { PassRecord } from '../../src/agent/status.js';
 import { startReceiver } from '../support/receiver.js';
 import type { Receiver } from '../support/receiver.js';
+import { cli } from '../support/cli.js';
 import { tempDir } from '../support/repo.js';
 
 const SHA = '0123456789abcdef0123456789abcdef01234567';
@@ -115,5 +116,19 @@ describe('chat colours by meaning', () => {
     expect(slack).not.toContain('large_green_circle');
     expect(slack).toContain(':large_orange_circle:');
     expect(JSON.stringify(JSON.parse(teams))).toContain('"color":"Warning"');
+  });
+});
+
+describe('a notification URL with credentials', () => {
+  it('notify test refuses credentials in a notification URL clearly, without printing them (regression: "no response (TypeError)")', async () => {
+    const dir = await tempDir('packsync-notify-');
+    await mkdir(join(dir, 'secrets'));
+    await writeFile(join(dir, 'secrets', 'url'), 'http://user:s3cr3t-pass@127.0.0.1:9/basic\n');
+    const file = join(dir, 'notifications.yaml');
+    await writeFile(file, 'providers:\n  - name: basic\n    type: slack\n    addressFile: secrets/url\nalerts:\n  - provider: basic\n');
+    const out = await cli(['notify', 'test', '--provider', 'basic', '--notifications', file], {});
+    expect(out.code).toBe(1);
+    expect(out.stderr).toContain('URLs with credentials (user:password@) are not supported');
+    expect(out.stdout + out.stderr).not.toContain('s3cr3t-pass');
   });
 });
