@@ -58,6 +58,16 @@ const COLOUR: Partial<Record<Change, string>> = {
   waiting: '36',
 };
 
+/**
+ * A destroyed rollout added again starts over: its early waves' tenants get it again (operator
+ * review: nothing said so). `wave` is `k/n` as the destroys carry it.
+ */
+function restartNote(wave: string): string {
+  const m = /^(\d+)\/(\d+)$/.exec(wave);
+  if (!m || Number(m[1]) < 1) return '';
+  return `; its rollout restarts at wave 1 of ${m[2]} (was ${wave})`;
+}
+
 export function summaryLine(s: PlanSummary): string {
   // Reported drift is not blocked: nothing stops it from being healed but the policy.
   const extra = [
@@ -113,7 +123,7 @@ export function formatPlanText(plan: Plan, opts: { color?: boolean; verbose?: bo
       lines.push(
         paint(
           'delete',
-          `    - ${d.key} (deployment ${d.id}, ${d.status}, wave ${d.wave}) will be destroyed ${o.kind === 'Flow' ? 'with the old flow' : 'and added again'}`,
+          `    - ${d.key} (deployment ${d.id}, ${d.status}, wave ${d.wave}) will be destroyed ${o.kind === 'Flow' ? 'with the old flow' : 'and added again'}${restartNote(d.wave)}`,
         ),
       );
     if (o.error)

@@ -54,3 +54,15 @@ describe('wording', () => {
     expect(out.stderr).toContain('GATE_NO_DEPLOYMENT: Deployment "zoomm" is not in the state');
   });
 });
+
+describe('a replacement', () => {
+  it('a replacement says the destroyed rollout restarts at wave 1', async () => {
+    const repo = await copyExamples();
+    expect((await cli(['apply', repo, '--auto-approve'], s.env)).code).toBe(0);
+    await editFile(join(repo, 'flows/seven-zip.yaml'), /^ {2}scope: machine/m, '  scope: user');
+    const out = await cli(['plan', repo, '--allow-replace'], s.env);
+    expect(out.stdout).toMatch(
+      /- Deployment\/seven-zip-24-08 \(deployment \S+, Running, wave (\d)\/(\d)\) will be destroyed with the old flow; its rollout restarts at wave 1 of \2 \(was \1\/\2\)/,
+    );
+  });
+});
