@@ -1,3 +1,4 @@
+import { baselineScale } from './baseline-scale.js';
 import { cliStartup } from './cli-startup.js';
 import { commitLatency } from './commit-latency.js';
 import { convergeLarge, noopGrowth, noopLarge } from './fleet.js';
@@ -28,4 +29,5 @@ export const SCENARIOS: Record<string, Scenario> = {
   'crash-10x': crash10x,
   'fleet-cli': fleetCli,
   'install-cold': installCold,
+  'baseline-scale': baselineScale,
 };

@@ -17,6 +17,9 @@ export const EVENT_REASONS = [
   'RolloutCompleted',
   'VerificationFailed',
   'Recovered',
+  // Rollout policy (docs/policy.md): a break-glass move through a closed window, a revision waiting for approvals.
+  'WindowIgnored',
+  'ApprovalPending',
 ] as const;
 export type EventReason = (typeof EVENT_REASONS)[number];
 

@@ -171,6 +171,15 @@ export class RolloutTracker {
         revision,
         wave: c.wave + 1,
       });
+    else if (c.action === 'ignore-windows')
+      // Break glass (docs/policy.md): who moved it through a closed change window, and why.
+      this.status.event({
+        reason: 'WindowIgnored',
+        object: key,
+        message: `moved outside its change window by ${c.reason}`,
+        revision,
+        wave: c.wave,
+      });
     else if (c.action === 'resume')
       this.status.event({
         reason: 'Recovered',

@@ -26,6 +26,10 @@ import { PassObserver } from './pass-observer.js';
 import { passOutcome } from './pass-outcome.js';
 import type { PassOutcome } from './pass-outcome.js';
 import { passSignals } from './pass-signals.js';
+import { earliest, windowWakeDelay } from './policy-view.js';
+import { nextWake } from './wake.js';
+import { settleApprovals } from './approval-gate.js';
+import type { ApprovalGate } from './approval-gate.js';
 import type { PassSource } from './sources.js';
 import type { PassResult, StatusTracker } from './status.js';
 
@@ -64,6 +68,8 @@ export interface AgentOptions {
   now?: () => number;
   /** False while the source refuses the tracked revision (signature verification); `run --once` exits 1 then. */
   sourceReady?: () => boolean;
+  /** `run --policy` with approvals: the two-person rule checked before each apply (docs/policy.md). */
+  approvals?: ApprovalGate;
 }
 
 export class Agent {
@@ -213,8 +219,9 @@ export class Agent {
         },
         signal: signals.hard,
         stopSignal: signals.soft,
+        ...(this.o.approvals ? { mayApply: this.o.approvals.mayApply(src.dir) } : {}),
       });
-      outcome = passOutcome(out);
+      outcome = await settleApprovals(this.o.approvals, out, passOutcome(out));
       revision = outcome.revision;
       if (out.kind === 'invalid') {
         for (const p of out.problems)
@@ -223,7 +230,8 @@ export class Agent {
       } else {
         this.heals.record(out.plan.objects);
         await this.observer.planned(out, revision, signals.hard);
-        gateDelay = this.rollouts.pass(out.plan.gates ?? [], out.result?.objects ?? [], revision, out.commands ?? []);
+        const gates = this.rollouts.pass(out.plan.gates ?? [], out.result?.objects ?? [], revision, out.commands ?? []);
+        gateDelay = earliest(gates, windowWakeDelay(out.plan, out.live?.serviceTime));
         this.serviceClock.observe(this.now(), this.o.api.serviceTime?.()?.getTime());
         metrics.objects.reset();
         for (const o of outcome.objects ?? []) metrics.objects.inc({ kind: o.kind, outcome: o.outcome });
@@ -239,6 +247,7 @@ export class Agent {
     signals.dispose();
     this.yieldCtl = null;
     this.finish(trigger, startedAt, this.now() - started, outcome, gateDelay);
+    this.o.approvals?.afterFinish();
   }
 
   /** Tells the outcome (status, metrics, events) and decides when to look again. */
@@ -283,18 +292,9 @@ export class Agent {
     logger.info({ revision, result, durationMs, writes }, `reconcile pass ${result.toLowerCase()}`);
   }
 
-  /**
-   * After a converged pass: held drift is looked at again when its hold ends, and a promotion
-   * gate's soak or deadline is judged when it ends, not only at the next external trigger.
-   */
+  /** After a converged pass: the next heal hold, gate soak or change window (wake.ts). */
   private scheduleWake(gateDelay: number | null): void {
-    const now = this.now();
-    const healAt = this.heals.nextWakeAt();
-    // One second late: the service's Date has second resolution. At most a day ahead: a week-long
-    // deadline must not overflow the timer (and is looked at daily).
-    const gateAt = gateDelay === null ? null : now + Math.min(this.serviceClock.toLocal(gateDelay), 86_400_000) + 1000;
-    if (gateAt !== null && (healAt === null || gateAt < healAt))
-      this.scheduleRetry(gateAt - now, 'promotion gate: a soak or deadline ends');
-    else if (healAt !== null) this.scheduleRetry(healAt - now + 10, 'heal backoff elapsed');
+    const wake = nextWake(this.now(), gateDelay, this.heals.nextWakeAt(), (ms) => this.serviceClock.toLocal(ms));
+    if (wake) this.scheduleRetry(wake.inMs, wake.reason);
   }
 }

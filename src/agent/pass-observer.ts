@@ -182,7 +182,13 @@ export class PassObserver {
           wave: r.waveCount,
         });
     }
+    const windows = new Map((out.plan.windows ?? []).map((w) => [w.key, w]));
+    for (const r of list) {
+      const w = windows.get(r.deployment);
+      if (w) r.window = w;
+    }
     status.status.rollouts = list;
+    status.status.windows = out.plan.windows ?? [];
     this.rolloutMetrics(list);
   }
 

@@ -68,6 +68,7 @@ function plannedOutcome(out: Extract<ReconcileOutput, { kind: 'planned' }>): Pas
   const counts: PassRecord['counts'] = r ? { ...r.counts } : {};
   // The planner marks drift on the object (healed, reported or held); no message text is parsed.
   const planned = new Map(plan.objects.map((o) => [o.key, o]));
+  const windowHeld = new Set((plan.windows ?? []).filter((w) => (w.held?.length ?? 0) > 0).map((w) => w.key));
   const objects = (r?.objects ?? []).map((o): ObjectStatus => {
     const p = planned.get(o.key);
     return {
@@ -82,7 +83,8 @@ function plannedOutcome(out: Extract<ReconcileOutput, { kind: 'planned' }>): Pas
     counts,
     writes: r?.writes ?? 0,
     // Waiting is planned (still processing at the start) or found during the pass (a deferred wait).
-    waiting: plan.objects.some((o) => o.change === 'waiting') || (r?.waiting ?? 0) > 0,
+    // Work held by a closed change window is not: the loop wakes at the window's start instead of polling (docs/policy.md).
+    waiting: plan.objects.some((o) => o.change === 'waiting' && !windowHeld.has(o.key)) || (r?.waiting ?? 0) > 0,
   };
   const failing = planVerdict(plan).failing;
   if (plan.errors.length > 0) return { ...outcome, message: plan.errors.join('; ') };

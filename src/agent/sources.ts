@@ -34,6 +34,8 @@ export interface SourceSettings {
   sshKeyFile?: string;
   /** Apply only revisions signed by a key in the `trustedKeys` directory. */
   verify?: { mode: VerifyMode; trustedKeys: string };
+  /** Fetch the whole history (the two-person rule reads every commit since the last applied one, docs/policy.md). */
+  fullHistory?: boolean;
   env: NodeJS.ProcessEnv;
 }
 
@@ -90,7 +92,7 @@ export async function buildSource(
       ...(s.tokenFile ? { tokenFile: resolve(s.cwd, s.tokenFile) } : {}),
       ...(s.sshKeyFile ? { sshKeyFile: resolve(s.cwd, s.sshKeyFile) } : {}),
       env: s.env,
-      ...(verify?.mode === 'range' ? { fullHistory: true } : {}),
+      ...(verify?.mode === 'range' || s.fullHistory ? { fullHistory: true } : {}),
     });
     const verified = keys && verify ? verifying(verifiableGit(git), git.displayUrl, keys, verify.mode) : null;
     if (ctx.watch)

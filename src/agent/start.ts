@@ -17,6 +17,11 @@ import type { NotifyLinks } from './notify/payloads.js';
 import { buildSource, sourceIdentity } from './sources.js';
 import type { SourceSettings } from './sources.js';
 import { StatusTracker } from './status.js';
+import { ApprovalGate } from './approval-gate.js';
+import { sourceObject } from './pass-observer.js';
+import { loadTrustedKeys } from './verify-keys.js';
+import type { RolloutPolicy } from '../manifests/policy-file.js';
+import { join, resolve } from 'node:path';
 import type { PassResult } from './status.js';
 import { intervalTrigger, requestTrigger, scheduleTrigger, watchTrigger } from './triggers.js';
 import type { Trigger } from './triggers.js';
@@ -43,6 +48,8 @@ export interface AgentRunOptions {
   links?: NotifyLinks;
   /** One pass, then return its outcome. */
   once: boolean;
+  /** `--policy` with approvals, and the `--trusted-keys` directory of the people who may approve (docs/policy.md). */
+  approvals?: { policy: RolloutPolicy; trustedKeys: string };
 }
 
 /** The outcome of a single pass (`once`). */
@@ -65,6 +72,7 @@ export async function runAgent(o: AgentRunOptions): Promise<OncePass | null> {
     metrics,
     logger,
   });
+  const approvals = o.approvals ? await approvalGate(o, status) : undefined;
   const notifier = o.notifications ? await startNotifier(o.notifications, o, status) : null;
   const flushNotifications = (): Promise<unknown> =>
     notifier ? Promise.race([notifier.flush(), new Promise((r) => setTimeout(r, 5000).unref())]) : Promise.resolve();
@@ -82,6 +90,7 @@ export async function runAgent(o: AgentRunOptions): Promise<OncePass | null> {
     passTimeoutMs: o.passTimeoutMs,
     ...(o.intervalMs !== undefined ? { expectedIntervalMs: o.intervalMs } : {}),
     ...(verified ? { sourceReady: () => verified.headVerified } : {}),
+    ...(approvals ? { approvals } : {}),
     // One pass and exit: nothing would continue a deferred wait, so `once` waits like apply does.
     ...(o.once ? { waitBudgetMs: Infinity } : {}),
   });
@@ -136,6 +145,24 @@ export async function runAgent(o: AgentRunOptions): Promise<OncePass | null> {
   await flushNotifications();
   await sidecar?.close();
   return null;
+}
+
+/** The two-person rule's gate: its keys are loaded before anything is fetched, so bad keys fail the start. */
+async function approvalGate(o: AgentRunOptions, status: StatusTracker): Promise<ApprovalGate> {
+  const a = o.approvals!;
+  const keys = await loadTrustedKeys({
+    dir: resolve(o.source.cwd, a.trustedKeys),
+    gnupgHome: join(o.stateDir, 'gnupg-approvals'),
+    env: o.source.env,
+  });
+  return new ApprovalGate({
+    policy: a.policy,
+    keys,
+    stateDir: o.stateDir,
+    env: o.source.env,
+    status,
+    sourceObject: sourceObject(status.status.source.source ?? ''),
+  });
 }
 
 /** Resolves with the first SIGINT or SIGTERM, and stops listening for both. */

@@ -5,6 +5,7 @@
  * Long lists are capped (with a line saying how many more are in `/status`) so the page stays
  * under 200 KB at 1,000 deployments.
  */
+import { policySection } from './policy-view.js';
 import type { AgentStatus, Condition, ObjectStatus } from './status.js';
 import type { Rollout } from './status-types.js';
 import { objectAnchor } from './anchors.js';
@@ -12,12 +13,9 @@ import { objectAnchor } from './anchors.js';
 export const PAGE_LIMITS = { rollouts: 200, attention: 100, events: 30, history: 30, progress: 30 } as const;
 export const REFRESH_SECONDS = 10;
 
-const ENTITIES: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' };
+import { esc } from './html-escape.js';
 
-/** Escapes text for element content and quoted attributes alike. */
-export function esc(v: string | number | null | undefined): string {
-  return String(v ?? '').replace(/[&<>"']/g, (c) => ENTITIES[c] ?? c);
-}
+export { esc };
 
 /** `3 min ago`, `in 40 s`: coarse, so a refresh does not make the page jitter. */
 export function age(iso: string | null | undefined, nowMs: number): string {
@@ -56,6 +54,7 @@ export function renderStatusPage({ status: s, ready, now = new Date() }: PageInp
   const used = new Set<string>();
   out.push(attention(s, used));
   out.push(board(s.rollouts, used));
+  out.push(policySection(s.windows ?? [], s.approvals ?? null));
   out.push(counts(s));
   out.push(events(s, t));
   out.push(history(s, t));

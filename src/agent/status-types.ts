@@ -2,6 +2,8 @@
  * The shapes of the agent's status (`/status`, the status page, `run --once`): conditions with
  * their closed reason vocabulary, pass records, per-object results and progress.
  */
+import type { WindowState } from '../plan/window-types.js';
+import type { ApprovalVerdict } from './approvals.js';
 import type { ObjectOutcome } from '../apply/executor.js';
 import type { Problem } from '../manifests/model.js';
 import type { AgentEvent } from './events.js';
@@ -39,6 +41,8 @@ export const CONDITION_REASONS = [
   'WaitingOnService',
   /** A failure no retry can fix (a rejected API key, a forbidden call): waits for a new trigger. */
   'TerminalError',
+  /** The two-person rule (docs/policy.md): the revision waits for more trusted signers; nothing of it applied. */
+  'ApprovalPending',
 ] as const;
 export type ConditionReason = (typeof CONDITION_REASONS)[number];
 export type ConditionStatus = 'True' | 'False' | 'Unknown';
@@ -108,6 +112,10 @@ export interface AgentStatus {
   events: AgentEvent[];
   /** Running deployments with promotion gates, as the last pass judged them (gate-tracker.ts); each is also on its rollout as `promotion`. */
   gates: RolloutStatus[];
+  /** Deployments under change windows as the last pass saw them: open, or what waits and the next window (docs/policy.md). */
+  windows?: WindowState[];
+  /** With `--policy`: the approvals the tracked revision needs, found and missing (null when none are needed). */
+  approvals?: ApprovalVerdict | null;
 }
 
 export type PassListener = (
@@ -162,6 +170,8 @@ export interface Rollout {
   promotion?: RolloutStatus;
   /** Owned and live while its manifest left git: it requires pruning (still shown while it runs). */
   orphaned?: true;
+  /** Its change window (docs/policy.md): open, or the next window and what waits for it. */
+  window?: WindowState;
 }
 
 export interface RolloutStatus {

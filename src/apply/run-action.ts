@@ -129,13 +129,14 @@ export async function runAction(a: PlanAction, d: ActionDeps): Promise<void> {
           return flow.deployments.find((x) => x.packageId === packageId)?.id;
         },
       );
-      const { appliedState, contentRevision, ...record } = a.record;
+      const { appliedState, contentRevision, windows, ...record } = a.record;
       await store.put({
         ...entryBase('Deployment', id, record),
         flowId,
         packageId,
         appliedState,
         ...(contentRevision !== undefined ? { contentRevision } : {}),
+        ...(windows ? { windows } : {}),
       });
       return;
     }

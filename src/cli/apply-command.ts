@@ -25,9 +25,14 @@ import { manifestRoot, showFile, shownPath, shownPlan, shownProblems } from './p
 import { problemLines } from './print-problems.js';
 import { createProgressRenderer } from './progress.js';
 import { readSavedPlan } from './saved-plan.js';
+import { addBreakGlassFlags, breakGlassFrom } from './break-glass.js';
+import type { BreakGlassFlags } from './break-glass.js';
+import { addPolicyFlags, enforceApprovals, notifyBreakGlass, policyFrom } from './apply-policy.js';
+import type { PolicyFlags } from './apply-policy.js';
+import { windowLines } from '../plan/window-format.js';
 import { DEFAULT_ACTION_CONCURRENCY } from '../apply/defaults.js';
 
-interface ApplyCommandOptions extends CommonOptions, PlanFlags {
+interface ApplyCommandOptions extends CommonOptions, PlanFlags, BreakGlassFlags, PolicyFlags {
   output: 'text' | 'json';
   concurrency: string;
   waitTimeout: string;
@@ -44,6 +49,8 @@ export function registerApplyCommand(program: Command, io: CliIo): void {
     .option('--concurrency <n>', 'most plan actions in flight at once (1-256)', String(DEFAULT_ACTION_CONCURRENCY))
     .option('--wait-timeout <seconds>', 'longest wait for package processing or an upload task (1-86400)', '900');
   addPlanFlags(cmd);
+  addBreakGlassFlags(cmd, true);
+  addPolicyFlags(cmd, true);
   addCommonOptions(cmd);
   cmd.action(async (path: string, opts: ApplyCommandOptions, self: Command) => {
     const target = resolve(io.cwd, path);
@@ -52,6 +59,9 @@ export function registerApplyCommand(program: Command, io: CliIo): void {
     const concurrency = intFlag(opts.concurrency, '--concurrency');
     const readConcurrency = intFlag(opts.readConcurrency ?? '8', '--read-concurrency');
     const waitTimeoutMs = intFlag(opts.waitTimeout, '--wait-timeout') * 1000;
+    // Rollout policy flags are checked before the state is locked or the service is read.
+    const glass = await breakGlassFrom(opts, io.cwd);
+    const policy = await policyFrom(opts, io);
     const rt = await buildRuntime(opts, io, [], { lockState: true });
     const text = opts.output === 'text';
     const hard = new AbortController();
@@ -88,7 +98,7 @@ export function registerApplyCommand(program: Command, io: CliIo): void {
           api: rt.api,
           stateDir: rt.stateDir,
           state: rt.state,
-          planOptions: planOptionsFrom(opts),
+          planOptions: { ...planOptionsFrom(opts), ...(glass ? { ignoreWindows: glass } : {}) },
           readConcurrency,
         });
         if (planned.kind === 'invalid') {
@@ -107,6 +117,7 @@ export function registerApplyCommand(program: Command, io: CliIo): void {
           return;
         }
         verdict = planVerdict(plan);
+        await enforceApprovals(policy, plan, opts, io, await manifestRoot(target));
         const approval = verdict.changes ? await approve(plan, io, opts.autoApprove === true, plain) : 'approved';
         if (approval !== 'approved' || hard.signal.aborted) {
           if (!text) io.stdout(JSON.stringify({ plan }, null, 2));
@@ -114,6 +125,7 @@ export function registerApplyCommand(program: Command, io: CliIo): void {
           return;
         }
         result = await applyPlanned(planned, rt.api, applyOptions);
+        if (result) await notifyBreakGlass(plan, opts, io);
       }
       if (opts.output === 'json') io.stdout(JSON.stringify({ plan, result }, null, 2));
       else if (result && !hard.signal.aborted) io.stdout(resultText(result, plan, verdict));
@@ -132,7 +144,7 @@ export function registerApplyCommand(program: Command, io: CliIo): void {
  * accepted and changes nothing (a saved plan needs no approval), because CI scripts pass it to
  * every apply.
  */
-const PLAN_SHAPING = ['prune', 'pruneAll', 'adopt', 'allowReplace', 'drift'] as const;
+const PLAN_SHAPING = ['prune', 'pruneAll', 'adopt', 'allowReplace', 'allowShrink', 'drift', 'ignoreWindows', 'policy'] as const;
 
 function refusePlanFlags(cmd: Command): void {
   const given = PLAN_SHAPING.filter((k) => cmd.getOptionValueSource(k) === 'cli');
@@ -162,5 +174,8 @@ export function resultText(r: ApplyResult, plan: Plan, verdict: PlanVerdict = pl
       lines.push(`  ! ${o.key}: drifted (reported, not healed): ${o.reasons.join('; ')}`);
     else if (o.outcome === 'skipped') lines.push(`  - ${o.key}: skipped: ${o.reasons.join('; ')}`);
   }
+  // Waiting for a change window is not an error (docs/policy.md): say what waits and until when.
+  const windows = windowLines(plan);
+  if (windows.length > 0) lines.push('Change windows:', ...windows.map((l) => `  ${l}`));
   return lines.join('\n');
 }

@@ -24,8 +24,10 @@ import type { CommonOptions, Runtime } from './common.js';
 import type { CliIo } from './io.js';
 import { UsageError } from './io.js';
 import { parseStateKey, requireKnown } from './state-keys.js';
+import { breakGlassFrom } from './break-glass.js';
+import type { BreakGlassFlags } from './break-glass.js';
 
-interface GateCommandOptions extends CommonOptions {
+interface GateCommandOptions extends CommonOptions, BreakGlassFlags {
   reason?: string;
   wait: string;
 }
@@ -42,7 +44,9 @@ export function registerGateCommands(program: Command, io: CliIo): void {
         .command('promote')
         .description('skip a deployment to its next wave now (recorded; refused while a promotion gate holds it)')
         .argument('<deployment>', 'Deployment/NAME')
-        .option('--reason <text>', 'why, recorded in the state, status and events'),
+        .option('--reason <text>', 'why, recorded in the state, status and events')
+        .option('--ignore-windows', 'break glass: promote now even outside the change window or in a freeze (needs --reason; recorded)')
+        .option('--actor <name>', 'who breaks glass, recorded with --ignore-windows (default: git config user.name <user.email>)'),
     ),
   ).action((arg: string, opts: GateCommandOptions) => gateCommand('promote', arg, opts, io));
 
@@ -64,7 +68,8 @@ async function gateCommand(command: GateCommand, arg: string, opts: GateCommandO
   if (k.kind !== 'Deployment' || k.superseded) throw new UsageError(`"${arg}" is not a deployment: write Deployment/NAME`);
   if (opts.reason !== undefined && opts.reason.trim() === '') throw new UsageError('--reason must not be empty');
   const waitMs = positiveInt(opts.wait, '--wait', 1) * 1000;
-  const input: GateCommandInput = { command, key: k.key, reason: opts.reason };
+  const glass = command === 'promote' ? await breakGlassFrom(opts, io.cwd) : undefined;
+  const input: GateCommandInput = { command, key: k.key, reason: opts.reason, ...(glass ? { ignoreWindowsActor: glass.actor } : {}) };
   const rt = await buildRuntime(opts, io, [], { existingState: true });
   try {
     const locked = await rt.state.lock().then(
@@ -110,6 +115,7 @@ async function runQueued(input: GateCommandInput, rt: Runtime, io: CliIo, waitMs
     command: input.command,
     key: input.key,
     ...(input.reason ? { reason: input.reason } : {}),
+    ...(input.ignoreWindowsActor !== undefined ? { ignoreWindowsActor: input.ignoreWindowsActor } : {}),
     at: new Date().toISOString(),
     pid: process.pid,
   });

@@ -16,8 +16,10 @@ import type { PlanFlags } from './plan-options.js';
 import { manifestRoot, showFile, shownPlan, shownProblems } from './paths.js';
 import { problemLines } from './print-problems.js';
 import { SAVED_PLAN_FORMAT } from './saved-plan.js';
+import { addPolicyFlags, policyFrom, tellApprovals } from './apply-policy.js';
+import type { PolicyFlags } from './apply-policy.js';
 
-interface PlanCommandOptions extends CommonOptions, PlanFlags {
+interface PlanCommandOptions extends CommonOptions, PlanFlags, PolicyFlags {
   output: 'text' | 'json' | 'markdown';
   detailedExitcode?: boolean;
   out?: string;
@@ -32,9 +34,11 @@ export function registerPlanCommand(program: Command, io: CliIo): void {
     .option('--detailed-exitcode', 'exit 0 when there is nothing to do, 2 when there are changes or reported drift, 1 on any error')
     .option('--out <file>', 'save the plan so `packsync apply FILE` executes exactly it');
   addPlanFlags(cmd);
+  addPolicyFlags(cmd, false);
   addCommonOptions(cmd);
   cmd.action(async (path: string, opts: PlanCommandOptions) => {
     const target = resolve(io.cwd, path);
+    const policy = await policyFrom(opts, io);
     const rt = await buildRuntime(opts, io);
     try {
       const out = await planPass({
@@ -69,6 +73,7 @@ export function registerPlanCommand(program: Command, io: CliIo): void {
           if (opts.output === 'text') io.stdout(`Saved the plan to ${opts.out}; run \`packsync apply ${opts.out}\` to execute exactly it.`);
         }
       }
+      await tellApprovals(policy, p, opts, io, await manifestRoot(target));
       const code = planExitCode(p, opts.detailedExitcode === true);
       if (code !== 0) io.setExitCode(code);
     } finally {

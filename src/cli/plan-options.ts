@@ -7,6 +7,7 @@ export interface PlanFlags {
   pruneAll?: boolean;
   adopt?: boolean;
   allowReplace?: boolean;
+  allowShrink?: boolean;
   drift?: 'heal' | 'report';
   readConcurrency?: string;
 }
@@ -22,6 +23,7 @@ export function addPlanFlags(cmd: Command, defaults: { drift: 'heal' | 'report' 
     .option('--prune-all', 'allow --prune to delete everything when the desired set is empty')
     .option('--adopt', 'take over live objects that match a manifest but packsync did not create')
     .option('--allow-replace', 'replace (delete + create) flows and deployments whose fixed fields changed')
+    .option('--allow-shrink', 'let a Baseline change remove more than its maxRemoved flows or deployments')
     .addOption(
       new Option('--drift <policy>', 'live changes made outside git: heal (undo them) or report (never act)')
         .choices(['heal', 'report'])
@@ -36,6 +38,7 @@ export function planOptionsFrom(f: PlanFlags): PlanOptions {
     pruneAll: f.pruneAll === true,
     adopt: f.adopt === true,
     allowReplace: f.allowReplace === true,
+    ...(f.allowShrink === true ? { allowShrink: true } : {}),
     drift: f.drift ?? 'heal',
   };
 }

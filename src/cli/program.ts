@@ -12,6 +12,7 @@ import { scrub } from './logger.js';
 import { registerNotifyCommand } from './notify-command.js';
 import { registerPlanCommand } from './plan-command.js';
 import { registerRadarCommand } from './radar-command.js';
+import { registerRenderCommand } from './render-command.js';
 import { registerReportCommand } from './report-command.js';
 import { registerRunCommand } from './run-command.js';
 import { registerSimulatorCommand } from './simulator-command.js';
@@ -28,6 +29,7 @@ export function buildProgram(io: CliIo, version: string): Command {
     .configureOutput({ writeOut: (s) => io.stdout(s.trimEnd()), writeErr: (s) => io.stderr(s.trimEnd()) })
     .showHelpAfterError('(run with --help for usage)');
   registerValidateCommand(program, io);
+  registerRenderCommand(program, io);
   registerPlanCommand(program, io);
   registerApplyCommand(program, io);
   registerRunCommand(program, io);

@@ -5,6 +5,7 @@
  * finishes, the inventory is saved, exit 0 within 10 seconds. This file parses and checks the flags;
  * the agent builds its source, triggers and sidecar from them (agent/start.ts, agent/sources.ts).
  */
+import { policyFrom } from './apply-policy.js';
 import type { Command } from 'commander';
 import { Option } from 'commander';
 import { readFile } from 'node:fs/promises';
@@ -37,6 +38,7 @@ interface RunFlags extends CommonOptions, PlanFlags {
   trustedKeys?: string;
   externalUrl?: string;
   name?: string;
+  policy?: string;
 }
 
 export function registerRunCommand(program: Command, io: CliIo): void {
@@ -77,6 +79,10 @@ export function registerRunCommand(program: Command, io: CliIo): void {
         "the status page's address as people reach it: notifications, cards and commit statuses link to the object on it",
       )
       .option('--name <name>', "this agent's name in notifications and commit statuses (several agents sharing one channel)")
+      .option(
+        '--policy <file>',
+        'rollout policy file (docs/policy.md): approvals by distinct trusted signers (--trusted-keys) for changes that reach many tenants',
+      )
       .option('--once', 'run one pass and exit (0 in sync, 1 failed or invalid)'),
   ).action(async (f: RunFlags) => {
     // The agent's modules (git, chokidar, node-cron, prom-client) load only when `run` runs.
@@ -96,7 +102,12 @@ export function registerRunCommand(program: Command, io: CliIo): void {
     // Half-configured verification must not quietly become "verify nothing".
     if (f.verifyMode && !f.trustedKeys)
       throw new VerifyConfigError('--verify-mode needs --trusted-keys DIR (an allowed_signers file and/or *.asc public keys)');
-    if (f.trustedKeys && !f.verifyMode) throw new VerifyConfigError('--trusted-keys needs --verify-mode head|tag|range');
+    const policy = await policyFrom({ ...(f.policy !== undefined ? { policy: f.policy } : {}) }, io);
+    const approvals = policy?.approvals !== undefined;
+    if (approvals && !f.trustedKeys)
+      throw new VerifyConfigError('--policy with approvals needs --trusted-keys DIR: the people whose signatures approve a change');
+    if (f.trustedKeys && !f.verifyMode && !approvals)
+      throw new VerifyConfigError('--trusted-keys needs --verify-mode head|tag|range (or --policy with approvals)');
     const secrets: string[] = [];
     const webhookSecret = f.webhookSecretFile
       ? await secretFile(io, f.webhookSecretFile, '--webhook-secret-file')
@@ -138,6 +149,7 @@ export function registerRunCommand(program: Command, io: CliIo): void {
           ...(f.gitTokenFile ? { tokenFile: f.gitTokenFile } : {}),
           ...(f.gitSshKeyFile ? { sshKeyFile: f.gitSshKeyFile } : {}),
           ...(f.verifyMode && f.trustedKeys ? { verify: { mode: f.verifyMode, trustedKeys: f.trustedKeys } } : {}),
+          ...(approvals ? { fullHistory: true } : {}),
           env: io.env,
         },
         api: rt.api,
@@ -157,6 +169,7 @@ export function registerRunCommand(program: Command, io: CliIo): void {
         notifications,
         links,
         once: f.once === true,
+        ...(policy && approvals && f.trustedKeys ? { approvals: { policy, trustedKeys: f.trustedKeys } } : {}),
       });
     } catch (e) {
       // Whatever fails while the agent starts (a refused source, bad keys), the state's lock is

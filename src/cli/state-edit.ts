@@ -5,6 +5,8 @@
  */
 import type { Intent, Inventory, InventoryEntry } from '../state/inventory-types.js';
 import type { Kind } from '../manifests/model.js';
+import { OBJECT_KINDS } from '../manifests/model.js';
+import { OBJECT_KIND_SPECS } from '../manifests/kinds/index.js';
 import { hashValue } from '../plan/hash.js';
 import type { StateKey } from './state-keys.js';
 import { StateKeyError } from './state-keys.js';
@@ -14,12 +16,12 @@ import { StateKeyError } from './state-keys.js';
  * hashes these specs as they are (deployment identity, flow spec, upload spec), so an entry that
  * still names the old key after a rename would read as a changed (for a deployment: replaced) object.
  */
-const REFERENCES: Record<Kind, Partial<Record<Kind, string>>> = {
-  Deployment: { Flow: 'flow', Package: 'package' },
-  Flow: { Package: 'package' },
-  TenantUpload: { Package: 'package' },
-  Package: {},
-};
+const REFERENCES: Record<Kind, Partial<Record<Kind, string>>> = Object.fromEntries(
+  OBJECT_KINDS.map((k) => [
+    k,
+    Object.fromEntries(Object.entries(OBJECT_KIND_SPECS[k].references).map(([field, target]) => [target, field])),
+  ]),
+) as Record<Kind, Partial<Record<Kind, string>>>;
 
 export interface MoveResult {
   /** `[from, to]` for the entry and each superseded entry that moved with it. */

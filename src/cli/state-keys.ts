@@ -4,7 +4,8 @@
  * unknown key names the closest one, because a `state rm` of the wrong key loses ownership silently.
  */
 import type { Inventory } from '../state/inventory-types.js';
-import { KINDS } from '../manifests/model.js';
+import { OBJECT_KINDS } from '../manifests/model.js';
+import { isAuthoredKind } from '../manifests/kinds/index.js';
 import type { Kind } from '../manifests/model.js';
 import { didYouMean, suggestion } from '../manifests/suggest.js';
 import { UsageError } from './io.js';
@@ -34,11 +35,16 @@ export function parseStateKey(arg: string, label: string): StateKey {
   const slash = arg.indexOf('/');
   const kindText = slash < 0 ? arg : arg.slice(0, slash);
   const name = slash < 0 ? '' : arg.slice(slash + 1);
-  const kinds = `keys are Kind/name with Kind one of ${KINDS.join(', ')}`;
+  const kinds = `keys are Kind/name with Kind one of ${OBJECT_KINDS.join(', ')}`;
   if (slash < 0 || name === '') throw new UsageError(`${label} "${arg}" is not a state key: ${kinds}`);
-  const kind = KINDS.find((k) => k === kindText);
+  if (isAuthoredKind(kindText)) {
+    throw new UsageError(
+      `${label} "${arg}" is not a state key: a ${kindText} is never in the state, the objects it expands into are (see \`packsync render\`); ${kinds}`,
+    );
+  }
+  const kind = OBJECT_KINDS.find((k) => k === kindText);
   if (!kind) {
-    const close = didYouMean(kindText, KINDS);
+    const close = didYouMean(kindText, OBJECT_KINDS);
     const hint = close === undefined ? '' : ` (did you mean "${close}/${name}"?)`;
     throw new UsageError(`${label} "${arg}" is not a state key: "${kindText}" is not a kind${hint}; ${kinds}`);
   }

@@ -97,5 +97,7 @@ function summary(l: LoadResult): string {
   const kinds = d
     ? `${n(d.packages.length, 'package', 'packages')}, ${n(d.flows.length, 'flow', 'flows')}, ${n(d.deployments.length, 'deployment', 'deployments')}, ${n(d.tenantUploads.length, 'tenant upload', 'tenant uploads')}`
     : '';
-  return `${n(l.files.length, 'file', 'files')}, ${n(l.documents, 'document', 'documents')} valid (${kinds})`;
+  // Baselines are counted apart: the kinds above include what they expand into.
+  const baselines = d?.baselines?.length ? `, ${n(d.baselines.length, 'baseline', 'baselines')}` : '';
+  return `${n(l.files.length, 'file', 'files')}, ${n(l.documents, 'document', 'documents')} valid (${kinds}${baselines})`;
 }

@@ -8,9 +8,12 @@ import type { PacksyncApi } from '../api/operations.js';
 import type { InventoryStore } from '../state/inventory-store.js';
 import type { GateLogEntry, InventoryEntry, PromotionRecord } from '../state/inventory-types.js';
 import { PacksyncError, errorCode } from '../util/errors.js';
+import { windowVerdict } from '../plan/windows.js';
 
 /** Why promote or resume refused (exit 1); callers match on `code`. */
-export class GateCommandError extends PacksyncError<'GATE_HELD' | 'GATE_NOT_RUNNING' | 'GATE_NOT_HELD' | 'GATE_NO_DEPLOYMENT'> {}
+export class GateCommandError extends PacksyncError<
+  'GATE_HELD' | 'GATE_NOT_RUNNING' | 'GATE_NOT_HELD' | 'GATE_NO_DEPLOYMENT' | 'WINDOW_CLOSED'
+> {}
 
 export type GateCommand = 'promote' | 'resume';
 
@@ -20,6 +23,8 @@ export interface GateCommandInput {
   reason?: string | undefined;
   /** A queued request's id, recorded in the gate log so a request is never carried out twice. */
   request?: string;
+  /** `promote --ignore-windows`: who breaks glass through a closed change window (docs/policy.md); the reason is `reason`. */
+  ignoreWindowsActor?: string | undefined;
 }
 
 /** Refusals that need only the state (no API call): checked before a request is queued, too. */
@@ -51,6 +56,7 @@ async function promote(input: GateCommandInput, entry: InventoryEntry, store: In
       `${key} is ${live.status} (wave ${live.currentWave}/${live.waveCount}): only a running deployment can skip a wave`,
     );
   const from = live.currentWave;
+  const glass = windowCheck(input, entry, api);
   try {
     await api.skipWave(entry.id);
   } catch (e) {
@@ -62,7 +68,12 @@ async function promote(input: GateCommandInput, entry: InventoryEntry, store: In
   const at = serviceNow(api);
   const reason = input.reason ?? 'promoted by hand';
   const promotion: PromotionRecord = { deploymentId: entry.id, wave: from + 1, since: at };
-  const logged = log(entry, { at, action: 'promote', wave: from, waveCount: live.waveCount, by: 'command', reason, ...requestOf(input) });
+  let logged = log(entry, { at, action: 'promote', wave: from, waveCount: live.waveCount, by: 'command', reason, ...requestOf(input) });
+  if (glass)
+    logged = [
+      ...logged,
+      { at, action: 'ignore-windows' as const, wave: from, by: 'command' as const, reason: glass, ...requestOf(input) },
+    ].slice(-20);
   await store.put({ ...entry, promotion, gateLog: logged, updatedAt: at }, false);
   await recordHistory(store, entry.id, logged.at(-1)!);
   if (from < live.waveCount) await store.history({ type: 'wave', deploymentId: entry.id, wave: from + 1, at, by: 'command' });
@@ -113,6 +124,29 @@ async function resume(input: GateCommandInput, entry: InventoryEntry, store: Inv
 /** The report's history (docs/reports.md#history) keeps the command with its reason beyond the gate log's 20 entries. */
 function recordHistory(store: InventoryStore, deploymentId: string, e: GateLogEntry): Promise<void> {
   return store.history({ type: 'gate', deploymentId, entry: { at: e.at, action: e.action, wave: e.wave, by: e.by, reason: e.reason } });
+}
+
+/**
+ * Promote is a forward move: outside the windows recorded for the deployment at its last apply, or
+ * in a freeze, it is refused unless glass is broken (`--ignore-windows --reason`), on the service's
+ * clock (the `Date` of the deployment read just made). Returns the break-glass log text, if any.
+ */
+function windowCheck(input: GateCommandInput, entry: InventoryEntry, api: PacksyncApi): string | undefined {
+  if (!entry.windows) return undefined;
+  const now = api.serviceTime?.();
+  if (!now)
+    throw new PacksyncError(
+      'API_INVALID_RESPONSE',
+      "the service's clock could not be read (no Date header): the change window cannot be judged; nothing was done",
+    );
+  const verdict = windowVerdict(entry.windows, now);
+  if (verdict.open) return undefined;
+  if (input.ignoreWindowsActor === undefined)
+    throw new GateCommandError(
+      'WINDOW_CLOSED',
+      `${input.key} is outside its change window: ${verdict.reason}; nothing was done (\`--ignore-windows --reason ...\` breaks glass)`,
+    );
+  return `${input.ignoreWindowsActor}: ${input.reason ?? ''} (${verdict.reason})`;
 }
 
 function requestOf(input: GateCommandInput): { request?: string } {

@@ -33,10 +33,15 @@ export async function carryOutRequests(state: State | undefined, store: Inventor
       continue;
     }
     try {
-      const lines = await runGateCommand({ command: r.command, key: r.key, reason: r.reason, request: id }, store, api);
+      const lines = await runGateCommand(
+        { command: r.command, key: r.key, reason: r.reason, request: id, ignoreWindowsActor: r.ignoreWindowsActor },
+        store,
+        api,
+      );
       await store.flush();
-      const entry = store.inventory.objects[r.key]?.gateLog?.find((e) => e.request === id);
-      if (entry) carried.push({ key: r.key, entry });
+      // A promote that broke glass logs two entries (promote, ignore-windows): both are reported.
+      for (const entry of store.inventory.objects[r.key]?.gateLog?.filter((e) => e.request === id) ?? [])
+        carried.push({ key: r.key, entry });
       await queue.finish(id, { ok: true, lines });
     } catch (e) {
       await queue.finish(id, { ok: false, code: errorCode(e), lines: [errorMessage(e)] });

@@ -3,6 +3,8 @@
  * saved plan, the demo, the agent loop): load + validate → read live → plan (pure) → apply. This
  * file only sequences; each step lives in its own module.
  */
+import { reviewBaselines } from '../plan/baselines.js';
+import { OBJECT_KIND_SPECS, OBJECT_KINDS_IN_ORDER } from '../manifests/kinds/index.js';
 import type { PacksyncApi } from '../api/operations.js';
 import { applyPlan } from '../apply/executor.js';
 import type { ApplyOptions, ApplyResult } from '../apply/executor.js';
@@ -22,6 +24,8 @@ import type { Plan, PlanOptions } from '../plan/types.js';
 import { carryOutRequests } from './gate-requests.js';
 import type { CarriedCommand } from './gate-requests.js';
 import { planScope } from './scope.js';
+import { annotateReach, movingFlowIds } from '../plan/reach.js';
+import { readTenantDevices } from '../live/wave-devices.js';
 import { digestContentDir } from '../manifests/content.js';
 import type { ContentFileDigest } from '../manifests/content.js';
 import { OP } from '../plan/ops.js';
@@ -50,6 +54,11 @@ export interface ReconcileInput extends PlanPassInput {
   applyOptions?: ApplyOptions;
   /** Graceful stop: no new action starts, calls in flight finish. */
   stopSignal?: AbortSignal;
+  /**
+   * Asked before applying (the agent's two-person rule, docs/policy.md): false keeps the whole
+   * revision from being applied (nothing of it is written); the plan is still returned.
+   */
+  mayApply?: (plan: Plan) => Promise<boolean>;
 }
 
 export type PlannedPass = {
@@ -76,12 +85,14 @@ export type ReconcileOutput =
       live?: LiveState;
       inventory?: InventoryStore['inventory'];
       commands?: CarriedCommand[];
+      /** Set when `mayApply` refused: the revision was planned, nothing of it applied. */
+      withheld?: true;
     };
 
 /** A stable revision for a directory source: the digest of what was loaded, not of file times. */
 export function desiredRevision(desired: DesiredModel): string {
   const strip = (xs: readonly { source: unknown }[]): unknown[] => xs.map(({ source: _s, ...rest }) => rest);
-  return `sha256:${hashValue([strip(desired.packages), strip(desired.flows), strip(desired.deployments), strip(desired.tenantUploads)])}`;
+  return `sha256:${hashValue(OBJECT_KINDS_IN_ORDER.map((k) => strip(desired[OBJECT_KIND_SPECS[k].desired])))}`;
 }
 
 /** Load, validate, read live and plan. Nothing is written. */
@@ -90,27 +101,51 @@ export async function planPass(input: PlanPassInput): Promise<PlanPassOutput> {
   // Files unchanged since the last load are not parsed again: the agent's passes reuse the
   // process's cache; a local state directory keeps it for the next process too (remote state: memory only).
   const cache = manifestCacheFor(input.state ? input.state.localDir : input.stateDir);
-  const loaded = await loadManifests(input.path, { cache, ...input.loadOptions });
+  // A Baseline's exceptions expire by the service's clock when a request has told it (docs/baselines.md).
+  const loadedAt = input.api.serviceTime?.() ?? now();
+  let loaded = await loadManifests(input.path, { cache, now: loadedAt, ...input.loadOptions });
   const errors = loaded.problems.filter((p) => p.severity === 'error');
   if (errors.length > 0 || !loaded.desired) {
     return { kind: 'invalid', problems: loaded.problems, revision: input.revision ?? null };
   }
-  const desired = loaded.desired;
-  const revision = input.revision ?? desiredRevision(desired);
+  let desired = loaded.desired;
   const store = await openStore(input.state ?? input.stateDir);
   // Requests queued for this process while it holds the lock (promote/resume), before planning.
   const commands = await carryOutRequests(input.state, store, input.api);
-  const snap = await readLiveState(input.api, desired, store.inventory, {
+  const readOptions = {
     ...(input.readConcurrency ? { concurrency: input.readConcurrency } : {}),
     ...(input.signal ? { signal: input.signal } : {}),
-  });
+  };
+  let snap = await readLiveState(input.api, desired, store.inventory, readOptions);
+  const clock = input.api.serviceTime?.() ?? loadedAt;
+  if (exceptionsFlip(desired, loadedAt, clock)) {
+    // The service's clock puts an exception on the other side of its expiry: expand again by it.
+    loaded = await loadManifests(input.path, { cache, now: clock, ...input.loadOptions });
+    if (!loaded.desired) return { kind: 'invalid', problems: loaded.problems, revision: input.revision ?? null };
+    desired = loaded.desired;
+    snap = await readLiveState(input.api, desired, store.inventory, readOptions);
+  }
+  const revision = input.revision ?? desiredRevision(desired);
   const owned = Object.values(store.inventory.objects).map((e) => e.file);
   const scope = await planScope(input.path, desired.root, { read: loaded.files, owned });
   const p = computePlan({ desired, live: snap.live, inventory: store.inventory, options: input.planOptions, now: now(), revision, scope });
-  p.reads = snap.reads;
+  reviewBaselines(p, desired, clock, input.planOptions?.allowShrink === true);
+  p.reads = snap.reads + (await addReach(p, snap.live, input));
   if (input.signer) p.signer = input.signer;
   const warnings = loaded.problems.filter((x) => x.severity === 'warning');
   return { kind: 'planned', plan: p, desired, warnings, store, live: snap.live, ...(commands.length > 0 ? { commands } : {}) };
+}
+
+/** Blast radius (docs/policy.md): device counts of the waves of flows the plan moves; returns the reads made. */
+async function addReach(p: Plan, live: LiveState, input: PlanPassInput): Promise<number> {
+  const flows = movingFlowIds(p, live);
+  if (flows.length === 0) return 0;
+  const read = await readTenantDevices(input.api, live, flows, {
+    ...(input.readConcurrency ? { concurrency: input.readConcurrency } : {}),
+    ...(input.signal ? { signal: input.signal } : {}),
+  });
+  annotateReach(p, live, read.devices);
+  return read.reads;
 }
 
 /**
@@ -174,6 +209,10 @@ export async function reconcile(input: ReconcileInput): Promise<ReconcileOutput>
     ...(planned.commands ? { commands: planned.commands } : {}),
   };
   if (!input.apply) return { kind: 'planned', plan: p, desired, warnings, ...seen };
+  if (input.mayApply && !(await input.mayApply(p))) {
+    await planned.store.close();
+    return { kind: 'planned', plan: p, desired, warnings, ...seen, withheld: true };
+  }
   const result = await applyPlanned(planned, input.api, {
     ...input.applyOptions,
     ...(input.signal ? { signal: input.signal } : {}),
@@ -182,6 +221,17 @@ export async function reconcile(input: ReconcileInput): Promise<ReconcileOutput>
   return result
     ? { kind: 'planned', plan: p, desired, warnings, result, ...seen }
     : { kind: 'planned', plan: p, desired, warnings, ...seen };
+}
+
+/** Whether some Baseline exception applies at one of the two times and not at the other. */
+function exceptionsFlip(desired: DesiredModel, a: Date, b: Date): boolean {
+  if (!desired.baselines || a.getTime() === b.getTime()) return false;
+  return desired.baselines.some((bl) =>
+    bl.exceptions.some((e) => {
+      const end = e.expires === undefined ? undefined : Date.parse(`${e.expires}T00:00:00Z`) + 86_400_000;
+      return end !== undefined && a.getTime() >= end !== b.getTime() >= end;
+    }),
+  );
 }
 
 /**

@@ -33,6 +33,8 @@ export function gateText(g: HistoryGateEntry): string {
       return `stopped at wave ${g.wave} (${who})`;
     case 'resume':
       return `resumed at wave ${g.wave} (${who})`;
+    case 'ignore-windows':
+      return `moved outside its change window at wave ${g.wave} (break glass: ${g.reason})`;
   }
 }
 

@@ -6,7 +6,8 @@
 import { checkDocument, manifestPrefix } from './check-document.js';
 import type { CheckResult } from './check-document.js';
 import { documentHandle, locatedKey, recomposer } from './document-handle.js';
-import type { Kind } from './model.js';
+import { isObjectKind } from './kinds/index.js';
+import type { SourceKind } from './model.js';
 import type { CachedFile, ManifestCache } from './parse-cache.js';
 import { jsonExact, sha256 } from './parse-cache.js';
 import { prelocatePaths } from './positions.js';
@@ -70,8 +71,8 @@ export function cacheEntry(f: ParsedFile, checks: readonly CheckResult[]): strin
   const entry: CachedFile = [];
   for (let i = 0; i < f.documents.length; i++) {
     const d = f.documents[i]!;
-    const { record, problems, foreign } = checks[i]!;
-    if (!d.ok || !record?.valid || problems.length > 0 || foreign || !jsonExact(d.value)) return undefined;
+    const { record, authored, problems, foreign } = checks[i]!;
+    if (!d.ok || !(record?.valid || authored?.valid) || problems.length > 0 || foreign || !jsonExact(d.value)) return undefined;
     const located: [number, number][] = [];
     for (const segments of prelocatePaths(d.value)) {
       const p = d.located.get(locatedKey(segments, 'value'));
@@ -102,17 +103,15 @@ export function fromCacheEntry(file: string, text: string, entry: CachedFile): {
       located.set(locatedKey(segments, 'value'), { line: p[0], column: p[1] });
     });
     const doc = documentHandle(file, text, again, { index, value, start: { line, column }, ok: true, located });
-    const data = value as { kind: Kind; metadata?: { name?: unknown } };
+    const data = value as { kind: SourceKind; metadata?: { name?: unknown } };
     const name = typeof data.metadata?.name === 'string' ? data.metadata.name : undefined;
-    const record = {
-      doc,
-      kind: data.kind,
-      name,
-      data: value as Record<string, unknown>,
-      valid: true,
-      prefix: manifestPrefix(data.kind, name),
-    };
-    checks.push({ record, problems: [] });
+    const checked = { doc, name, data: value as Record<string, unknown>, valid: true, prefix: manifestPrefix(data.kind, name) };
+    // A Baseline's valid document is cached too; it is expanded again on every load.
+    checks.push(
+      isObjectKind(data.kind)
+        ? { record: { ...checked, kind: data.kind }, problems: [] }
+        : { authored: { ...checked, kind: data.kind }, problems: [] },
+    );
     return doc;
   });
   return { parsed: { file, documents, problems: [], broken: [] }, checks };

@@ -3,9 +3,11 @@
  * a warning; a packsync one is checked for apiVersion and kind, then against its kind's JSON
  * Schema, then for integers too large to hold exactly. Every problem carries its position.
  */
-import { API_VERSION, KINDS } from './model.js';
-import type { Kind, Problem } from './model.js';
+import { API_VERSION, SOURCE_KINDS } from './model.js';
+import type { Problem, SourceKind } from './model.js';
 import { unsafeIntegers } from './numbers.js';
+import type { AuthoredRecord } from './kinds/types.js';
+import { isObjectKind } from './kinds/index.js';
 import { displayPath, toPointer, valueAt } from './paths.js';
 import type { DocRecord } from './doc-record.js';
 import { schemaProblems } from './schema-problems.js';
@@ -18,12 +20,14 @@ function isPlainObject(v: unknown): v is Record<string, unknown> {
 }
 
 /** How messages about a manifest begin: `Flow "pwsh": `. */
-export function manifestPrefix(kind: Kind, name: string | undefined): string {
+export function manifestPrefix(kind: SourceKind, name: string | undefined): string {
   return name === undefined ? `${kind}: ` : `${kind} "${name}": `;
 }
 
 export interface CheckResult {
   record?: DocRecord;
+  /** A document of an authored kind (a Baseline): expanded before the object documents are checked. */
+  authored?: AuthoredRecord;
   problems: Problem[];
   foreign?: { file: string; line: number; column: number; what: string };
 }
@@ -59,7 +63,7 @@ export function checkDocument(d: ParsedDocument): CheckResult {
   const meta = v.metadata;
   const name = isPlainObject(meta) && typeof meta.name === 'string' ? meta.name : undefined;
   const kind = v.kind;
-  const kindList = KINDS.join(', ');
+  const kindList = SOURCE_KINDS.join(', ');
 
   if (!('apiVersion' in v))
     problems.push(here([], 'container', 'schema.required', `missing required field apiVersion (use ${API_VERSION})`));
@@ -77,8 +81,8 @@ export function checkDocument(d: ParsedDocument): CheckResult {
     problems.push(here([], 'container', 'schema.required', `missing required field kind (one of ${kindList})`));
     return { problems };
   }
-  if (typeof kind !== 'string' || !(KINDS as readonly string[]).includes(kind)) {
-    const guess = typeof kind === 'string' ? didYouMean(kind, KINDS) : undefined;
+  if (typeof kind !== 'string' || !(SOURCE_KINDS as readonly string[]).includes(kind)) {
+    const guess = typeof kind === 'string' ? didYouMean(kind, SOURCE_KINDS) : undefined;
     const who = name === undefined ? '' : `"${name}": `;
     problems.push(
       here(
@@ -90,7 +94,7 @@ export function checkDocument(d: ParsedDocument): CheckResult {
     );
     return { problems };
   }
-  const k = kind as Kind;
+  const k = kind as SourceKind;
   const prefix = manifestPrefix(k, name);
   const validate = validators().byKind[k];
   const ok = validate(v);
@@ -110,5 +114,7 @@ export function checkDocument(d: ParsedDocument): CheckResult {
     const message = `${prefix}${displayPath(segments)} ${written} is too large to be held exactly (integers go up to ${Number.MAX_SAFE_INTEGER})`;
     problems.push({ file: d.file, line: at.line, column: at.column, pointer, rule: 'schema.range', message, severity: 'error' });
   }
-  return { record: { doc: d, kind: k, name, data: v, valid: ok && problems.length === 0, prefix }, problems };
+  const checked = { doc: d, name, data: v, valid: ok && problems.length === 0, prefix };
+  if (isObjectKind(k)) return { record: { ...checked, kind: k }, problems };
+  return { authored: { ...checked, kind: k }, problems };
 }

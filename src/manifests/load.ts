@@ -11,6 +11,9 @@ import { mapLimit } from '../util/map-limit.js';
 import { API_VERSION } from './model.js';
 import type { DeploymentManifest, DesiredModel, FlowManifest, Kind, PackageManifest, Problem, TenantUploadManifest } from './model.js';
 import { CachedLoad } from './cached-load.js';
+import { checkDocument } from './check-document.js';
+import { expandAuthored } from './expand.js';
+import type { AuthoredRecord } from './expand.js';
 import { compare, sortProblems } from './sort-problems.js';
 import { checkRules } from './rules.js';
 import type { DocRecord } from './doc-record.js';
@@ -21,6 +24,8 @@ import { listManifestFiles, listYamlFiles, walkSkips } from './walk.js';
 import type { SkippedLink } from './walk.js';
 import type { ManifestCache } from './parse-cache.js';
 import type { ParsedFile } from './yaml-source.js';
+import type { ContentInfo } from './content.js';
+import type { GeneratedDocument } from './generated-document.js';
 
 export interface LoadOptions {
   /** Larger files are reported (`file.too-large`) instead of parsed. Default 10 MiB. */
@@ -29,6 +34,10 @@ export interface LoadOptions {
   followSymlinks?: boolean;
   /** Reuse what unchanged files loaded to before (parse-cache.ts); none by default. */
   cache?: ManifestCache;
+  /** The time a Baseline's exceptions expire against (default: this machine's clock). */
+  now?: Date;
+  /** Return the documents Baselines generated (`LoadResult.generated`, for `packsync render`). */
+  keepGenerated?: boolean;
 }
 
 export interface LoadResult {
@@ -38,6 +47,8 @@ export interface LoadResult {
   files: string[];
   /** Non-empty YAML documents read. */
   documents: number;
+  /** The documents Baselines generated, with where each field came from (`packsync render`). */
+  generated?: GeneratedDocument[];
 }
 
 export const DEFAULT_MAX_FILE_BYTES = 1024 * 1024;
@@ -205,6 +216,7 @@ async function loadSources(
   }
 
   const records: DocRecord[] = [];
+  const authored: AuthoredRecord[] = [];
   let documents = 0;
   // Kubernetes YAML next to the manifests (deploy/, a Helm chart): not packsync's, said once.
   const foreign: { file: string; line: number; column: number; what: string }[] = [];
@@ -225,7 +237,16 @@ async function loadSources(
       }
       problems.push(...checked.problems);
       if (checked.record) records.push(checked.record);
+      if (checked.authored?.valid) authored.push(checked.authored);
     }
+  }
+  // Expand before validating: what an authored kind generates is checked like a hand-written document.
+  const expansion = expandAuthored(authored, { handWritten: records, now: opts.now ?? new Date() });
+  problems.push(...expansion.problems);
+  for (const d of expansion.documents) {
+    const checked = checkDocument(d);
+    problems.push(...checked.problems);
+    if (checked.record) records.push(checked.record);
   }
   if (foreign.length > 0) {
     const f = foreign[0]!;
@@ -254,9 +275,12 @@ async function loadSources(
   const known = new Set(sources.map((s) => s.file));
   const sorted = sortProblems(problems.filter((p) => reported.has(p.file) || !known.has(p.file)));
   const files = shown.map((f) => f.file);
-  if (sorted.some((p) => p.severity === 'error')) return { desired: null, problems: sorted, files, documents };
+  const generated = opts.keepGenerated === true && expansion.documents.length > 0 ? { generated: expansion.documents } : {};
+  if (sorted.some((p) => p.severity === 'error')) return { desired: null, problems: sorted, files, documents, ...generated };
 
   const desired: DesiredModel = { root, packages: [], flows: [], deployments: [], tenantUploads: [] };
+  const baselines = expansion.baselines.filter((b) => reported.has(b.source.file));
+  if (baselines.length > 0) desired.baselines = baselines;
   for (const r of records) {
     if (!reported.has(r.doc.file)) continue;
     const positions = fieldPositions(r.doc, r.kind, r.data);
@@ -268,19 +292,36 @@ async function loadSources(
       source: { file: r.doc.file, ...r.doc.start },
     };
     const m = positions ? { ...base, positions } : base;
-    if (r.kind === 'Package') {
-      const content = rules.content.get(r);
+    addDesired(desired, r, m, rules.content.get(r));
+  }
+  return { desired, problems: sorted, files, documents, ...generated };
+}
+
+/** Puts one valid object into its kind's list; every kind is named (no branch assumes the rest). */
+function addDesired(desired: DesiredModel, r: DocRecord, m: object, content: ContentInfo | undefined): void {
+  switch (r.kind) {
+    case 'Package':
       desired.packages.push((content ? { ...m, content } : m) as PackageManifest);
-    } else if (r.kind === 'Flow') desired.flows.push(m as FlowManifest);
-    else if (r.kind === 'Deployment') {
+      return;
+    case 'Flow':
+      desired.flows.push(m as FlowManifest);
+      return;
+    case 'Deployment': {
       const toWave = ['spec', 'promotion', 'toWave'] as const;
       const has = (r.data.spec as { promotion?: { toWave?: unknown } } | undefined)?.promotion?.toWave !== undefined;
       desired.deployments.push(
         (has ? { ...m, toWaveSource: { file: r.doc.file, ...r.doc.locate(toWave, 'value') } } : m) as DeploymentManifest,
       );
-    } else desired.tenantUploads.push(m as TenantUploadManifest);
+      return;
+    }
+    case 'TenantUpload':
+      desired.tenantUploads.push(m as TenantUploadManifest);
+      return;
+    default: {
+      const unknownKind: never = r.kind;
+      throw new Error(`no desired list for kind ${String(unknownKind)}`);
+    }
   }
-  return { desired, problems: sorted, files, documents };
 }
 
 /**

@@ -6,8 +6,18 @@
 import type { DetectionOperatorName, FlowFlagName, SourceType } from '../api/wire-types.js';
 
 export const API_VERSION = 'packsync.dev/v1';
-export const KINDS = ['Package', 'Flow', 'Deployment', 'TenantUpload'] as const;
-export type Kind = (typeof KINDS)[number];
+/** Kinds that are planned, applied and kept in the state (descriptors: manifests/kinds/). */
+export const OBJECT_KINDS = ['Package', 'Flow', 'Deployment', 'TenantUpload'] as const;
+export type ObjectKind = (typeof OBJECT_KINDS)[number];
+/** Kinds written in git only, expanded into object kinds before validation (manifests/expand.ts). */
+export const AUTHORED_KINDS = ['Baseline'] as const;
+export type AuthoredKind = (typeof AUTHORED_KINDS)[number];
+/** Every kind a manifest file may hold. */
+export const SOURCE_KINDS: readonly SourceKind[] = [...OBJECT_KINDS, ...AUTHORED_KINDS];
+export type SourceKind = ObjectKind | AuthoredKind;
+/** The kind of an object the planner, the inventory and state keys know: always an object kind. */
+export const KINDS = OBJECT_KINDS;
+export type Kind = ObjectKind;
 
 /** Where a node came from: 1-based line and column. */
 export interface SourcePosition {
@@ -92,6 +102,24 @@ export interface FlowSpec {
   flags?: FlowFlagName[];
   supersedenceHistoryCount?: number;
   scriptTemplate?: string;
+  /** Change windows and freezes for the flow's deployments (docs/policy.md). */
+  windows?: WindowsSpec;
+}
+
+/** `spec.windows` as written (docs/policy.md); evaluated by plan/windows.ts. */
+export interface WindowsSpec {
+  /** IANA time zone name. */
+  timezone: string;
+  /** `Mon-Thu 08:00-16:00`; absent: every hour is allowed. */
+  allow?: string[];
+  freeze?: FreezeSpec[];
+}
+
+/** Whole days in the windows' time zone, `to` included. */
+export interface FreezeSpec {
+  from: string;
+  to: string;
+  reason?: string;
 }
 
 export type DeploymentState = 'pending' | 'running' | 'stopped';
@@ -106,6 +134,8 @@ export interface DeploymentSpec {
   /** Automatic promotion with health gates (exclusive with `wave`). */
   promotion?: PromotionSpec;
   contentRevision?: number;
+  /** Overrides the flow's windows as a whole (docs/policy.md). */
+  windows?: WindowsSpec;
 }
 
 /** `spec.promotion` as written: durations like `2h`, rates like `95%` (see promotion-values.ts). */
@@ -161,6 +191,36 @@ export interface DesiredModel {
   flows: FlowManifest[];
   deployments: DeploymentManifest[];
   tenantUploads: TenantUploadManifest[];
+  /** What each Baseline expanded into (plan header, blast guard, expiry notes); absent without one. */
+  baselines?: BaselineSummary[];
+}
+
+/** One exception of a Baseline and whether it still applies at the time of the load. */
+export interface BaselineException {
+  app: string;
+  ring?: string;
+  action: 'omit' | 'override';
+  owner: string;
+  reason: string;
+  expires?: string;
+  expired: boolean;
+  /** Whole days until it ends (while it applies and has `expires`). */
+  daysLeft?: number;
+  source: SourcePosition;
+}
+
+export interface BaselineSummary {
+  name: string;
+  source: SourcePosition;
+  apps: number;
+  rings: number;
+  overrides: number;
+  exceptions: BaselineException[];
+  flows: number;
+  deployments: number;
+  maxRemoved: number;
+  /** `Kind/name` of every object it generated. */
+  keys: string[];
 }
 
 /** One validation problem. Rule ids are stable (e.g. `schema.enum`, `ref.unresolved`, `yaml.syntax`). */

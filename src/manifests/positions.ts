@@ -4,30 +4,22 @@
  * so the loader keeps where each such field was written: a plan error can then name
  * FILE:LINE:COL of the field itself, as validation errors do.
  */
+import { isObjectKind, OBJECT_KIND_SPECS } from './kinds/index.js';
 import type { Kind, SourcePosition } from './model.js';
 import { valueAt } from './paths.js';
+import type { Segment } from './yaml-types.js';
 import type { ParsedDocument } from './yaml-types.js';
 
-/** Only these fields: a handful per document, so a 100k-object desired set stays small. */
-const LIVE_FIELDS: Record<Kind, readonly string[]> = {
-  Package: [
-    'spec.catalog.app',
-    'spec.catalog.version',
-    'spec.catalog.versionId',
-    'spec.catalog.scriptTemplate',
-    'spec.custom.scriptTemplate',
-  ],
-  Flow: ['spec.app', 'spec.package', 'spec.patchGroup', 'spec.scriptTemplate'],
-  Deployment: ['spec.flow', 'spec.package', 'spec.version', 'spec.wave'],
-  TenantUpload: ['spec.tenant', 'spec.package'],
-};
+/** Only these fields (each kind's `liveFields`): a handful per document, so a 100k-object desired set stays small. */
+const liveFields = (kind: Kind): readonly string[] => OBJECT_KIND_SPECS[kind].liveFields;
 
 const TO_WAVE = ['spec', 'promotion', 'toWave'] as const;
 
 /** The paths the loader locates for a valid document of this value (its kind's live fields, a Deployment's toWave). */
-export function prelocatePaths(value: unknown): string[][] {
+export function prelocatePaths(value: unknown): Segment[][] {
   const kind = (value as { kind?: unknown } | null)?.kind;
-  const fields = typeof kind === 'string' && Object.hasOwn(LIVE_FIELDS, kind) ? LIVE_FIELDS[kind as Kind] : [];
+  if (kind === 'Baseline') return baselinePaths(value);
+  const fields = typeof kind === 'string' && isObjectKind(kind) ? liveFields(kind) : [];
   const out = fields.map((f) => f.split('.')).filter((segments) => valueAt(value, segments) !== undefined);
   if (kind === 'Deployment' && valueAt(value, TO_WAVE) !== undefined) out.push([...TO_WAVE]);
   return out;
@@ -36,7 +28,7 @@ export function prelocatePaths(value: unknown): string[][] {
 /** Dotted path → position, for the fields of `kind` present in `data`; undefined when none is. */
 export function fieldPositions(doc: ParsedDocument, kind: Kind, data: unknown): Record<string, SourcePosition> | undefined {
   let out: Record<string, SourcePosition> | undefined;
-  for (const field of LIVE_FIELDS[kind]) {
+  for (const field of liveFields(kind)) {
     const segments = field.split('.');
     if (valueAt(data, segments) === undefined) continue;
     const p = doc.locate(segments, 'value');
@@ -51,4 +43,31 @@ export function positionOf(
   field: string | undefined,
 ): SourcePosition {
   return (field !== undefined ? m.positions?.[field] : undefined) ?? m.source;
+}
+
+/**
+ * A Baseline's generated objects point their positions at its entries and fields (manifests/
+ * generated-document.ts): located while the file is composed, so a cached baseline expands
+ * without composing its file again.
+ */
+function baselinePaths(value: unknown): Segment[][] {
+  const spec = valueAt(value, ['spec']);
+  if (spec === null || typeof spec !== 'object') return [];
+  const out: Segment[][] = [];
+  const fields = (at: Segment[], v: unknown): void => {
+    if (v === null || typeof v !== 'object' || Array.isArray(v)) return;
+    for (const k of Object.keys(v)) out.push([...at, k]);
+  };
+  const s = spec as Record<string, unknown>;
+  fields(['spec', 'rings'], s.rings);
+  fields(['spec', 'defaults'], s.defaults);
+  for (const list of ['apps', 'overrides', 'exceptions']) {
+    const entries = s[list];
+    if (!Array.isArray(entries)) continue;
+    entries.forEach((e, i) => {
+      out.push(['spec', list, i]);
+      fields(['spec', list, i], e);
+    });
+  }
+  return out;
 }

@@ -4,7 +4,9 @@
  */
 import type { Kind, Problem } from './model.js';
 import { inspectContent } from './content.js';
+import { OBJECT_KIND_SPECS } from './kinds/index.js';
 import { checkIdentities } from './identity-rules.js';
+import { checkWindows } from './window-rules.js';
 import type { DocRecord } from './doc-record.js';
 import type { ContentInfo } from './content.js';
 import { displayPath, toPointer, valueAt } from './paths.js';
@@ -20,7 +22,7 @@ export interface RuleResult {
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
-const PLURAL: Record<Kind, string> = { Package: 'Packages', Flow: 'Flows', Deployment: 'Deployments', TenantUpload: 'TenantUploads' };
+const plural = (kind: Kind): string => OBJECT_KIND_SPECS[kind].plural;
 
 function problem(
   r: DocRecord,
@@ -90,8 +92,8 @@ export async function checkRules(
     const hint = guess
       ? ` (did you mean "${guess}"?)`
       : list.length === 0
-        ? ` (there are no ${PLURAL[target]})`
-        : ` (${PLURAL[target]}: ${list.slice(0, 10).join(', ')}${list.length > 10 ? ', …' : ''})`;
+        ? ` (there are no ${plural(target)})`
+        : ` (${plural(target)}: ${list.slice(0, 10).join(', ')}${list.length > 10 ? ', …' : ''})`;
     problems.push(
       problem(
         r,
@@ -107,9 +109,10 @@ export async function checkRules(
   // A deployment is found live by (flow, package): two manifests for one pair would fight.
   const pairs = new Map<string, DocRecord>();
   for (const r of records) {
+    if (r.kind === 'Deployment' || r.kind === 'Flow')
+      checkWindows(r.data, (at, rule, message) => problems.push(problem(r, at, 'value', rule, message)));
+    for (const [field, target] of Object.entries(OBJECT_KIND_SPECS[r.kind].references)) ref(r, ['spec', field], target);
     if (r.kind === 'Deployment') {
-      ref(r, ['spec', 'flow'], 'Flow');
-      ref(r, ['spec', 'package'], 'Package');
       const flow = str(r.data, ['spec', 'flow']);
       const pkg = str(r.data, ['spec', 'package']);
       // A document already reported as a duplicate name is not reported twice.
@@ -134,11 +137,7 @@ export async function checkRules(
       waveWarning(r, problems);
       noisyGateWarning(r, problems);
       appMismatch(r, names, problems);
-    } else if (r.kind === 'Flow') {
-      ref(r, ['spec', 'package'], 'Package');
-    } else if (r.kind === 'TenantUpload') {
-      ref(r, ['spec', 'package'], 'Package');
-    } else {
+    } else if (r.kind === 'Package') {
       await checkContent(r, { root, rootReal, from: folderOf?.(r.doc.file) }, problems, content);
     }
   }

@@ -3,6 +3,7 @@
  * value, with the allowed values and a "did you mean" where a typo is likely. ajv's raw output for
  * `oneOf` and `if/then` is noisy (one error per branch plus a summary); it is folded here.
  */
+import baselineSchema from '../../schemas/v1/baseline.json' with { type: 'json' };
 import type { AnySchemaObject, ErrorObject } from 'ajv/dist/2020.js';
 import type { Problem } from './model.js';
 import { displayPath, fromPointer, toPointer } from './paths.js';
@@ -22,9 +23,13 @@ export interface SchemaContext {
   specFields: readonly string[];
 }
 
+/** The settings a Baseline's defaults, apps, overrides and exceptions share (for did-you-mean). */
+const SETTINGS_FIELDS = Object.keys((baselineSchema.$defs.settings as { properties: object }).properties);
+
 const RULES: Record<string, string> = {
   required: 'schema.required',
   additionalProperties: 'schema.additional',
+  unevaluatedProperties: 'schema.additional',
   enum: 'schema.enum',
   const: 'schema.enum',
   type: 'schema.type',
@@ -202,6 +207,14 @@ function problemFor(e: ErrorObject, ctx: SchemaContext, conditions: readonly Err
         if (specMatch) hint = ` (did you mean spec.${specMatch}?)`;
       }
       if (hint === '' && known.length > 0) hint = ` (allowed: ${known.join(', ')})`;
+      return make(ctx, [...segs, extra], 'key', rule, `unknown field ${displayPath([...segs, extra])}${hint}`);
+    }
+    case 'unevaluatedProperties': {
+      // A Baseline entry: its own fields and the shared settings (schemas/v1/baseline.json).
+      const extra = String(params.unevaluatedProperty);
+      const parent = e.parentSchema as { properties?: object; allOf?: { $ref?: string }[] } | undefined;
+      const known = [...Object.keys(parent?.properties ?? {}), ...SETTINGS_FIELDS];
+      const hint = suggestion(extra, known) || ` (allowed: ${known.join(', ')})`;
       return make(ctx, [...segs, extra], 'key', rule, `unknown field ${displayPath([...segs, extra])}${hint}`);
     }
     case 'enum': {

@@ -1,29 +1,28 @@
 /**
  * The JSON Schemas of `schemas/v1/` compiled with ajv (draft 2020-12). Compiling is the slow part of
- * validation, so the validators are built once per process, on first use.
+ * validation, so the validators are built once per process, on first use. Each kind's schema comes
+ * from its descriptor (manifests/kinds/).
  */
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import type { AnySchemaObject, ValidateFunction } from 'ajv/dist/2020.js';
-import deploymentSchema from '../../schemas/v1/deployment.json' with { type: 'json' };
-import flowSchema from '../../schemas/v1/flow.json' with { type: 'json' };
-import packageSchema from '../../schemas/v1/package.json' with { type: 'json' };
 import packsyncSchema from '../../schemas/v1/packsync.json' with { type: 'json' };
-import tenantUploadSchema from '../../schemas/v1/tenant-upload.json' with { type: 'json' };
-import type { Kind } from './model.js';
+import { AUTHORED_KIND_SPECS, OBJECT_KIND_SPECS } from './kinds/index.js';
+import { SOURCE_KINDS } from './model.js';
+import type { SourceKind } from './model.js';
 
 /** The schema of each kind, as shipped in `schemas/v1/`. */
-export const KIND_SCHEMAS: Readonly<Record<Kind, AnySchemaObject>> = {
-  Package: packageSchema,
-  Flow: flowSchema,
-  Deployment: deploymentSchema,
-  TenantUpload: tenantUploadSchema,
-};
+export const KIND_SCHEMAS: Readonly<Record<SourceKind, AnySchemaObject>> = Object.fromEntries(
+  SOURCE_KINDS.map((k) => [
+    k,
+    ({ ...OBJECT_KIND_SPECS, ...AUTHORED_KIND_SPECS } as Record<string, { schema: AnySchemaObject }>)[k]!.schema,
+  ]),
+) as Record<SourceKind, AnySchemaObject>;
 
-/** The combined schema editors use (`kind` selects one of the four). */
+/** The combined schema editors use (`kind` selects one). */
 export const COMBINED_SCHEMA: AnySchemaObject = packsyncSchema;
 
 export interface Validators {
-  byKind: Readonly<Record<Kind, ValidateFunction>>;
+  byKind: Readonly<Record<SourceKind, ValidateFunction>>;
   combined: ValidateFunction;
 }
 
@@ -45,13 +44,6 @@ function compile(): Validators {
     if (!fn) throw new Error(`schema ${String(id)} did not compile`);
     return fn;
   };
-  return {
-    byKind: {
-      Package: get(packageSchema),
-      Flow: get(flowSchema),
-      Deployment: get(deploymentSchema),
-      TenantUpload: get(tenantUploadSchema),
-    },
-    combined: ajv.compile(packsyncSchema),
-  };
+  const byKind = Object.fromEntries(SOURCE_KINDS.map((k) => [k, get(KIND_SCHEMAS[k])])) as Record<SourceKind, ValidateFunction>;
+  return { byKind, combined: ajv.compile(packsyncSchema) };
 }

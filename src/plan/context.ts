@@ -13,6 +13,8 @@ import type { Intent, Inventory, InventoryEntry } from '../state/inventory-types
 import type { Kind, SourcePosition } from '../manifests/model.js';
 import type { LiveFlow, LiveState } from '../live/types.js';
 import type { GateReport } from './promotion.js';
+import type { WindowsSpec } from '../manifests/model.js';
+import type { WindowState } from './window-types.js';
 import { NameIndex } from '../live/resolve.js';
 import { packageNaturalKey } from '../live/identity.js';
 import type { Change, IdRef, ObjectPlan, PlanAction, PlanOptions, PlanScope } from './types.js';
@@ -53,6 +55,9 @@ export class PlanContext {
   readonly actions: PlanAction[] = [];
   /** Promotion gate reports, one per running deployment with `promotion` (plan-promotion.ts). */
   readonly gates: GateReport[] = [];
+  /** Change windows (docs/policy.md): each Flow manifest's `spec.windows` by name, and each governed deployment's state this pass. */
+  readonly flowWindows = new Map<string, WindowsSpec>();
+  readonly windows: WindowState[] = [];
   /** Packages and flows planned so far, by manifest name (lookups need no `Kind/name` string). */
   readonly packageRefs = new Map<string, RefState>();
   readonly flowRefs = new Map<string, RefState>();

@@ -4,7 +4,14 @@
  */
 import type { DeploymentManifest, DeploymentState } from '../manifests/model.js';
 import type { PlanContext } from './context.js';
+import type { InventoryEntry } from '../state/inventory-types.js';
 import { OP } from './ops.js';
+import { addBreakGlass, windowsRecord } from './window-gate.js';
+
+export { holdAdd } from './window-gate.js';
+
+/** Default when a manifest leaves `state` out: deploying is the point of a Deployment. */
+export const DEFAULT_DEPLOYMENT_STATE: DeploymentState = 'running';
 
 export function addActions(
   ctx: PlanContext,
@@ -18,11 +25,13 @@ export function addActions(
 ): string[] {
   const description = `add deployment of ${m.spec.package} to flow ${m.spec.flow}${state === 'running' ? ' and start it' : ''}`;
   const startNow = state === 'running';
+  // The windows in force go into the state for `promote` (docs/policy.md).
+  const rec = { ...record, ...windowsRecord(ctx, m) };
   const add = ctx.action(
     key,
     m.spec.version !== undefined
-      ? { op: OP.addDeployment, dependsOn: deps, description, flowRef, packageRef, version: m.spec.version, startNow, record }
-      : { op: OP.addDeployment, dependsOn: deps, description, flowRef, packageRef, startNow, record },
+      ? { op: OP.addDeployment, dependsOn: deps, description, flowRef, packageRef, version: m.spec.version, startNow, record: rec }
+      : { op: OP.addDeployment, dependsOn: deps, description, flowRef, packageRef, startNow, record: rec },
   );
   const actions = [add];
   if (state === 'running' && m.spec.wave !== undefined) {
@@ -38,6 +47,7 @@ export function addActions(
       actions.push(prev);
     }
   }
+  if (startNow) addBreakGlass(ctx, key, m, actions);
   // These arrays live as long as the plan and a pushed-to array keeps spare room: keep an exact copy.
   return actions.length > 1 ? actions.slice() : actions;
 }
@@ -48,6 +58,7 @@ export type DeploymentRecord = {
   appliedState: string;
   contentRevision?: number;
   annotations?: Record<string, string>;
+  windows?: InventoryEntry['windows'];
 };
 
 /** The ids that are not null, in an array of exactly that length (a filter() result keeps spare room). */

@@ -7,7 +7,19 @@ import type { V1DeploymentViewModel } from '../api/wire-types.js';
 import type { DeploymentManifest, DeploymentState } from '../manifests/model.js';
 import type { InventoryEntry } from '../state/inventory-types.js';
 import type { PlanContext } from './context.js';
-import { appliedEntry, decideContent, decideState, decideWave, driftPolicy, needsRecord, settle, willRun } from './deployment-decisions.js';
+import {
+  appliedEntry,
+  decideContent,
+  decideState,
+  decideWave,
+  driftPolicy,
+  needsRecord,
+  settle,
+  statusAsState,
+  willRun,
+} from './deployment-decisions.js';
+import { breakGlassAction, breakGlassLine, FORWARD_OPS, gateForward, windowsOf } from './window-gate.js';
+import { hashValue } from './hash.js';
 import type { Step } from './deployment-decisions.js';
 import { OP } from './ops.js';
 import { recordAction } from './state-writes.js';
@@ -48,13 +60,23 @@ export function reconcileExisting(
   };
 
   const policy = driftPolicy(ctx.options, key);
-  const decision = decideState(key, state, live, entry, policy);
-  take(decision);
-  take(decideWave(m.spec.wave, willRun(state, live, decision), live));
+  let decision = decideState(key, state, live, entry, policy);
+  const wave = decideWave(m.spec.wave, willRun(state, live, decision), live);
   const content = decideContent(m.spec.contentRevision, entry.contentRevision, live);
+  // Change windows (docs/policy.md): forward moves wait for the window; a stop never does.
+  const window = gateForward(ctx, key, m, forwardMoves([decision, wave, content]));
+  const heldStart = window.hold !== undefined && decision.writes.some((w) => FORWARD_OPS.has(w.op));
+  if (window.hold !== undefined) {
+    for (const step of [decision, wave, content]) step.writes = step.writes.filter((w) => !FORWARD_OPS.has(w.op));
+    if (heldStart) decision = { kind: 'none', reasons: decision.reasons, fields: decision.fields, writes: [] };
+    out.reasons.push(window.hold);
+  }
+  take(decision);
+  take(wave);
   take(content);
 
   const wrote = out.actions.length > 0;
+  const waits = window.hold !== undefined && !wrote;
   const end = settle(decision, policy, wrote);
   if (end.drift) out.drift = end.drift;
   if (end.reportOnly) {
@@ -65,12 +87,28 @@ export function reconcileExisting(
       out.actions.push(recordAction(ctx, key, prev, 'record content revision', { ...entry, contentRevision: m.spec.contentRevision }));
     return out;
   }
-  const updated = appliedEntry(entry, state, m.spec.contentRevision, content.writes.length > 0, live);
-  if (needsRecord(entry, updated, wrote)) {
+  // A held start leaves the applied state as it was, so the start is still a change when the window opens.
+  const applied = heldStart ? ((entry.appliedState as DeploymentState | undefined) ?? statusAsState(live)) : state;
+  const updated = appliedEntry(entry, applied, m.spec.contentRevision, content.writes.length > 0, live);
+  // The windows in force are kept in the state for `promote` (docs/policy.md); a change of them alone is recorded too.
+  const windows = windowsOf(ctx, m);
+  if (windows) updated.windows = windows;
+  else delete updated.windows;
+  if (needsRecord(entry, updated, wrote) || hashValue(entry.windows ?? null) !== hashValue(updated.windows ?? null)) {
     out.actions.push(recordAction(ctx, key, prev, 'record applied state', updated));
     out.change = 'update';
+  } else if (waits) out.change = 'waiting';
+  // Recorded after the object's own record, which would otherwise write over the gate log.
+  if (window.breakGlass && wrote) {
+    out.reasons.push(breakGlassLine(window.breakGlass));
+    out.actions.push(breakGlassAction(ctx, key, out.actions.slice(-1), window.breakGlass));
   }
   return out;
+}
+
+/** Descriptions of the forward moves the decisions ask for (what a closed window would hold back). */
+function forwardMoves(steps: Step[]): string[] {
+  return steps.flatMap((s) => s.writes.filter((w) => FORWARD_OPS.has(w.op)).map((w) => w.description));
 }
 
 /**

@@ -2,10 +2,12 @@
  * Plan formatters: `text` (symbols + ~ - ±, colour only on a TTY), `json` (the versioned plan as
  * is) and `markdown` (ready for a pull-request comment). Pure: strings out.
  */
+import { OBJECT_KIND_SPECS } from '../manifests/kinds/index.js';
 import type { Change, ObjectPlan, Plan, PlanSummary } from './types.js';
 import type { Problem } from '../manifests/model.js';
 import { OP } from './ops.js';
 import { codeSpan, htmlText, markdownText as md } from './markdown.js';
+import { windowLines } from './window-format.js';
 
 const SYMBOL: Record<Change, string> = {
   create: '+',
@@ -76,7 +78,8 @@ export function summaryLine(s: PlanSummary): string {
     s.drifted ? `${s.drifted} drifted (reported, not healed)` : '',
     s.orphaned ? `${s.orphaned} orphaned (requires pruning)` : '',
   ].filter(Boolean);
-  return `Plan: ${s.create} to create, ${s.change} to change, ${s.delete} to delete, ${s.unchanged} unchanged${extra.length ? `, ${extra.join(', ')}` : ''}.`;
+  const reach = s.tenants !== undefined ? ` Reaches ${s.tenants} tenant(s), ${(s.devices ?? 0).toLocaleString('en-US')} device(s).` : '';
+  return `Plan: ${s.create} to create, ${s.change} to change, ${s.delete} to delete, ${s.unchanged} unchanged${extra.length ? `, ${extra.join(', ')}` : ''}.${reach}`;
 }
 
 /** Two name lists (flow flags) read as what is added and removed: `[+radarTracking, -x]`. */
@@ -95,7 +98,7 @@ function valueText(v: unknown): string {
   return v === undefined || v === null ? '(none)' : typeof v === 'string' ? `"${v}"` : JSON.stringify(v);
 }
 
-const KIND_ORDER: Record<string, number> = { Package: 0, Flow: 1, Deployment: 2, TenantUpload: 3 };
+const KIND_ORDER: Record<string, number> = Object.fromEntries(Object.values(OBJECT_KIND_SPECS).map((s) => [s.kind, s.order]));
 
 /** People read a plan in the order it runs: packages, flows, deployments, uploads (stable within a kind). */
 function byDependency<T extends { kind: string }>(objects: T[]): T[] {
@@ -110,6 +113,7 @@ export function formatPlanText(plan: Plan, opts: { color?: boolean; verbose?: bo
   const lines: string[] = [];
   // The plan header names a verified revision's signer (design §5, signature verification).
   if (plan.signer) lines.push(`Revision ${plan.revision ?? '(directory)'} signed by ${plan.signer}`, '');
+  if (plan.baselines && plan.baselines.length > 0) lines.push(...plan.baselines, '');
   for (const e of plan.errors) lines.push(`Error: ${e}`);
   // An unchanged object with a reason (e.g. `live wave 3 is past the gate wave 2`) is shown too:
   // the reason is news, though nothing is written.
@@ -136,6 +140,8 @@ export function formatPlanText(plan: Plan, opts: { color?: boolean; verbose?: bo
   if (shown.every((o) => o.change === 'none') && plan.errors.length === 0) lines.push('No changes. Live state matches the desired state.');
   // One gate line per running deployment with promotion, changed or not (design §3).
   if (plan.gates && plan.gates.length > 0) lines.push('', ...plan.gates.map((g) => g.line));
+  const windows = windowLines(plan);
+  if (windows.length > 0) lines.push('', 'Change windows:', ...windows.map((l) => `  ${l}`));
   lines.push('');
   lines.push(summaryLine(plan.summary) + (plan.reads !== undefined ? ` (${plan.reads} API reads)` : ''));
   return lines.join('\n');
@@ -167,6 +173,8 @@ export function formatPlanMarkdown(plan: Plan, opts: { commit?: string | null } 
       : '';
   const out: string[] = [`### packsync plan${title}`, ''];
   if (plan.signer) out.push(`Signed by ${md(plan.signer)}`, '');
+  for (const b of plan.baselines ?? []) out.push(`${md(b)}  `);
+  if (plan.baselines && plan.baselines.length > 0) out.push('');
   for (const e of plan.errors) out.push(`> **Error:** ${md(e)}`, '');
   out.push(`**${summaryLine(plan.summary)}**`, '');
   const changed = byDependency(plan.objects.filter((o) => o.change !== 'none' || o.reasons.length > 0));
@@ -221,6 +229,7 @@ function details(o: ObjectPlan): string {
   const parts = [
     ...o.fields.map(fieldText),
     ...o.reasons,
+    ...(o.reach ?? []),
     ...(o.destroys ?? []).map((d) => `destroys ${d.key} (${d.status}, wave ${d.wave})`),
     ...(o.error ? [`${o.source ? `${o.source.file}:${o.source.line}:${o.source.column}: ` : ''}${o.error.code}: ${o.error.message}`] : []),
   ];

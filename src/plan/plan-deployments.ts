@@ -11,7 +11,7 @@ import type { PlanContext } from './context.js';
 import { diffFields, hashValue } from './hash.js';
 import { planGate, promotionTargetError } from './plan-promotion.js';
 import { waveGateError } from './wave-gate.js';
-import { addActions, present } from './deployment-add.js';
+import { addActions, DEFAULT_DEPLOYMENT_STATE, holdAdd, present } from './deployment-add.js';
 import type { DeploymentRecord } from './deployment-add.js';
 import { reconcileExisting, versionAlreadyLive } from './deployment-reconcile.js';
 import { statusAsState } from './deployment-decisions.js';
@@ -19,9 +19,6 @@ import { reportDeleted } from './not-planned.js';
 import { OP } from './ops.js';
 import { otherHolder, planOwnedElsewhere } from './ownership.js';
 import { markMoved, moveActions, recordAction, restoreActions, supersedeAction } from './state-writes.js';
-
-/** Default when a manifest leaves `state` out: deploying is the point of a Deployment. */
-export const DEFAULT_DEPLOYMENT_STATE: DeploymentState = 'running';
 
 export function planDeployment(ctx: PlanContext, m: DeploymentManifest): void {
   const name = m.metadata.name;
@@ -54,8 +51,7 @@ export function planDeployment(ctx: PlanContext, m: DeploymentManifest): void {
   if (m.spec.contentRevision !== undefined) record.contentRevision = m.spec.contentRevision;
   if (m.metadata.annotations) record.annotations = m.metadata.annotations;
 
-  const flowId = idOf(flow.ref);
-  const packageId = idOf(pkg.ref);
+  const [flowId, packageId] = [idOf(flow.ref), idOf(pkg.ref)];
   const targetError = promotionTargetError(ctx, m, flowId);
   if (targetError) {
     ctx.object('Deployment', name, 'error', { source: m.toWaveSource ?? m.source, error: targetError }, key);
@@ -69,6 +65,7 @@ export function planDeployment(ctx: PlanContext, m: DeploymentManifest): void {
   }
 
   if (!live) {
+    if (holdAdd(ctx, key, m, state)) return;
     const reasons: string[] = [];
     const first: string[] = [];
     const deletedOutside = entry !== undefined && entry.flowId === flowId && entry.packageId === packageId && ctx.live.read.flows;
@@ -268,6 +265,8 @@ function planLiveDeployment(
       );
       return;
     }
+    // Deleted and added again with a start: the add moves the rollout, so the whole replacement waits for the window.
+    if (holdAdd(ctx, key, m, state)) return;
     const del = ctx.action(key, {
       op: OP.deleteDeployment,
       dependsOn: deps,

@@ -13,6 +13,7 @@ import { evaluateGate } from './promotion.js';
 import type { Change, FieldChange, GateStateChange } from './types.js';
 import type { ErrorCode } from '../util/errors.js';
 import { OP } from './ops.js';
+import { breakGlassAction, breakGlassLine, gateForward } from './window-gate.js';
 
 /** The parts of a deployment's planned object the gate may add to. */
 export interface GateTarget {
@@ -81,6 +82,13 @@ export function planGate(
     prev = [id];
   };
   const wave = live.currentWave;
+  const window = report.action === 'skip-wave' ? gateForward(ctx, key, m, [`skip wave ${wave} (promotion gate passed)`]) : {};
+  if (window.hold !== undefined) {
+    // The gate passed, but the window is closed: the skip waits; the next pass in the window judges again.
+    t.reasons.push(`promotion gate passed on wave ${wave}/${live.waveCount}: ${report.reason}; the skip ${window.hold}`);
+    if (t.actions.length === 0) t.change = 'waiting';
+    return undefined;
+  }
   switch (report.action) {
     case 'skip-wave': {
       const last = wave >= live.waveCount;
@@ -106,6 +114,10 @@ export function planGate(
       );
       t.fields.push({ field: 'wave', from: wave, to: last ? 'completed' : wave + 1 });
       t.reasons.push(`promotion gate passed on wave ${wave}/${live.waveCount}: ${report.reason}`);
+      if (window.breakGlass) {
+        t.reasons.push(breakGlassLine(window.breakGlass));
+        t.actions.push(breakGlassAction(ctx, key, prev, window.breakGlass));
+      }
       t.change = 'update';
       break;
     }

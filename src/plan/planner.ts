@@ -5,6 +5,8 @@
 import type { Inventory } from '../state/inventory-types.js';
 import type { LiveState } from '../live/types.js';
 import type { DesiredModel, Kind, Manifest } from '../manifests/model.js';
+import { OBJECT_KINDS } from '../manifests/model.js';
+import { OBJECT_KIND_SPECS } from '../manifests/kinds/index.js';
 import { PlanContext } from './context.js';
 import { inventoryDigest, liveDigest } from './hash.js';
 import { planDeployment } from './plan-deployments.js';
@@ -41,9 +43,13 @@ export function plan(input: PlanInput): Plan {
     errors.push(
       'refusing to prune: the desired set is empty, which would delete everything packsync owns (use --prune-all if that is really intended)',
     );
+  } else if (!live.serviceTime && usesWindows(desired)) {
+    // A clock read that failed is an error of the pass, never "inside the window" (docs/policy.md).
+    errors.push(WINDOW_CLOCK_ERROR);
   } else {
     // Every record written for an object carries the manifest file it was planned from; a
     // suspended object is skipped here, the same way for every kind.
+    for (const f of desired.flows) if (f.spec.windows) ctx.flowWindows.set(f.metadata.name, f.spec.windows);
     const shared = sharedDesiredKeys(ctx);
     const each = <M extends Manifest>(ms: readonly M[], planOne: (c: PlanContext, m: M) => void, dependents?: Dependents): void => {
       for (const m of ms) {
@@ -76,7 +82,15 @@ export function plan(input: PlanInput): Plan {
     errors,
     digests: { live: liveDigest(live), inventory: inventoryDigest(inventory) },
     ...(ctx.gates.length > 0 ? { gates: ctx.gates } : {}),
+    ...(ctx.windows.length > 0 ? { windows: ctx.windows } : {}),
   };
+}
+
+export const WINDOW_CLOCK_ERROR =
+  "the service's clock could not be read (no Date header): change windows cannot be judged, so nothing was planned; the next pass tries again";
+
+function usesWindows(desired: DesiredModel): boolean {
+  return desired.flows.some((f) => f.spec.windows !== undefined) || desired.deployments.some((d) => d.spec.windows !== undefined);
 }
 
 /** A manifest's file key: the desired root's key joined with its root-relative path, with `/`. */
@@ -115,12 +129,9 @@ function byKey(a: ObjectPlan, b: ObjectPlan): number {
 function desiredPredicate(desired: DesiredModel): (key: string) => boolean {
   let names: Record<Kind, Set<string>> | undefined;
   return (key) => {
-    names ??= {
-      Package: new Set(desired.packages.map((m) => m.metadata.name)),
-      Flow: new Set(desired.flows.map((m) => m.metadata.name)),
-      Deployment: new Set(desired.deployments.map((m) => m.metadata.name)),
-      TenantUpload: new Set(desired.tenantUploads.map((m) => m.metadata.name)),
-    };
+    names ??= Object.fromEntries(
+      OBJECT_KINDS.map((k) => [k, new Set<string>(desired[OBJECT_KIND_SPECS[k].desired].map((m) => m.metadata.name))]),
+    ) as Record<Kind, Set<string>>;
     const slash = key.indexOf('/');
     if (slash < 0) return false;
     const kind = key.slice(0, slash);

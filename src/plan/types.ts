@@ -6,6 +6,7 @@ import type { V1FlowCreateViewModel, V1PackageCreateViewModel } from '../api/wir
 import type { ImportQuery } from '../api/operations.js';
 import type { GateHold, GateLogEntry, InventoryEntry, PromotionRecord } from '../state/inventory-types.js';
 import type { GateReport } from './promotion.js';
+import type { WindowState } from './window-types.js';
 import type { Kind } from '../manifests/model.js';
 import type { ErrorCode } from '../util/errors.js';
 import { isWaitOp, OP } from './ops.js';
@@ -63,6 +64,8 @@ export interface ObjectPlan {
    * sync until pruned ("requires pruning", docs/reconcile.md).
    */
   requiresPruning?: true;
+  /** Blast radius lines of the object's moving actions (`reaches 3 tenants (wave 1 of 3), 412 devices`). */
+  reach?: string[];
 }
 
 export type DriftHandling = 'healed' | 'reported' | 'held';
@@ -77,6 +80,9 @@ interface ActionBase {
   dependsOn: string[];
   /** One line for humans, e.g. `import 7-Zip 24.08`. */
   description: string;
+  /** Blast radius of an action that moves a rollout (docs/policy.md): tenants and devices it reaches. */
+  tenants?: number;
+  devices?: number;
 }
 
 /** Ownership bookkeeping written after a successful create (or adopt). */
@@ -136,7 +142,7 @@ export type PlanAction =
       packageRef: IdRef;
       version?: string;
       startNow: boolean;
-      record: RecordSpec & { appliedState: string; contentRevision?: number };
+      record: RecordSpec & { appliedState: string; contentRevision?: number; windows?: InventoryEntry['windows'] };
     })
   | (ActionBase & { op: typeof OP.start | typeof OP.stop | typeof OP.updateContent; deploymentRef: IdRef })
   /**
@@ -190,6 +196,9 @@ export interface PlanSummary {
   orphaned?: number;
   /** Objects in error (also counted under `blocked`). Absent in older saved plans. */
   errors?: number;
+  /** Blast radius of the whole plan (docs/policy.md): distinct tenants and their devices that moving actions reach. */
+  tenants?: number;
+  devices?: number;
 }
 
 export interface Plan {
@@ -211,6 +220,10 @@ export interface Plan {
   reads?: number;
   /** One per running deployment with `promotion`: its gate verdict and figures (design §3). */
   gates?: GateReport[];
+  /** Deployments under change windows (docs/policy.md): open or closed, and what waits until when. */
+  windows?: WindowState[];
+  /** Header lines about each Baseline: its summary and expired exceptions (plan/baselines.ts). */
+  baselines?: string[];
 }
 
 export interface PlanOptions {
@@ -219,8 +232,12 @@ export interface PlanOptions {
   adopt: boolean;
   allowReplace: boolean;
   drift: 'heal' | 'report';
+  /** A Baseline change may remove more than its maxRemoved flows or deployments (plan/baselines.ts). */
+  allowShrink?: boolean;
   /** Keys whose drift is only reported this pass although `drift` is heal (the agent's per-object heal backoff). */
   driftHold?: string[];
+  /** Break glass (`--ignore-windows --reason T`): forward moves go through closed windows, recorded with who and why. */
+  ignoreWindows?: { actor: string; reason: string };
 }
 
 /**

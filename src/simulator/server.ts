@@ -50,6 +50,8 @@ export interface SimulatorOptions {
   rateLimit?: number;
   /** Virtual seconds per real second. */
   timeScale?: number;
+  /** Virtual time at start (ms since the epoch); default now. Tests of change windows start at a chosen date (docs/policy.md). */
+  clockStart?: number;
   dataDir?: string;
   /** Create-like responses as a bare UUID string (the interface), `{"id": ...}`, or unquoted `text/plain`. */
   responseStyle?: ResponseStyle;
@@ -81,7 +83,7 @@ export async function startSimulator(opts: SimulatorOptions = {}): Promise<Simul
   const seed = opts.seed ?? 1;
   const fixtures = buildFixtures(seed, opts.fleet ?? 'small');
   const persisted: PersistedState | null = opts.dataDir ? await loadState(opts.dataDir) : null;
-  const clock = new VirtualClock(opts.timeScale ?? 1, persisted?.virtualNow ?? Date.now());
+  const clock = new VirtualClock(opts.timeScale ?? 1, persisted?.virtualNow ?? opts.clockStart ?? Date.now());
   const faults = new FaultInjector(
     opts.faults === undefined ? { ...NO_FAULTS } : typeof opts.faults === 'string' ? parseFaultSpec(opts.faults) : opts.faults,
     seed,

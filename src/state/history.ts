@@ -47,7 +47,8 @@ export interface TenantCounts {
 
 export interface HistoryGateEntry {
   at: string;
-  action: 'skip-wave' | 'stop' | 'hold' | 'promote' | 'resume';
+  // The gate log's actions (inventory-types.ts GateLogEntry), break glass included.
+  action: 'skip-wave' | 'stop' | 'hold' | 'promote' | 'resume' | 'ignore-windows';
   wave: number;
   by: 'gate' | 'command';
   reason: string;

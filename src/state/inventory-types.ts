@@ -48,6 +48,8 @@ export interface InventoryEntry {
   promotion?: PromotionRecord;
   /** Set while a failed promotion gate holds the deployment: packsync neither starts nor promotes it until `packsync resume`. */
   hold?: GateHold;
+  /** Deployments: the change windows in force when last applied (its own or its flow's), so `promote` honours them (docs/policy.md). */
+  windows?: { timezone: string; allow?: string[]; freeze?: { from: string; to: string; reason?: string }[] };
   /** Gate actions and the promote/resume commands, oldest first, the last 20. */
   gateLog?: GateLogEntry[];
   updatedAt: string;
@@ -79,7 +81,7 @@ export interface GateHold {
 
 export interface GateLogEntry {
   at: string;
-  action: 'skip-wave' | 'stop' | 'hold' | 'promote' | 'resume';
+  action: 'skip-wave' | 'stop' | 'hold' | 'promote' | 'resume' | 'ignore-windows';
   /** The wave the action left (skip-wave, promote) or judged (stop, hold, resume). */
   wave: number;
   /** The rollout's wave count when a command ran: a promote of the last wave completed it. */

@@ -16,6 +16,8 @@ export interface QueuedRequest {
   command: 'promote' | 'resume';
   key: string;
   reason?: string;
+  /** `promote --ignore-windows`: who breaks glass (docs/policy.md); the reason is `reason`. */
+  ignoreWindowsActor?: string;
   /** When and by whom it was queued (for messages). */
   at: string;
   pid: number;

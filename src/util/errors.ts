@@ -68,6 +68,10 @@ export const ERROR_CODES = {
   GATE_NOT_RUNNING: 'terminal',
   GATE_NO_DEPLOYMENT: 'terminal',
   GATE_REQUEST_TIMEOUT: 'terminal',
+  // Rollout policy (docs/policy.md).
+  WINDOW_CLOSED: 'terminal',
+  POLICY_INVALID: 'terminal',
+  APPROVALS_MISSING: 'terminal',
   // Sources.
   SOURCE_INVALID: 'terminal',
   SOURCE_PATH_INVALID: 'terminal',

@@ -48,15 +48,16 @@ describe('apply against the simulator', () => {
     const repo = await copyExamples();
     const first = await cli(['apply', '--auto-approve', repo], env);
     expect(first.code).toBe(0);
-    expect(first.stdout).toMatch(/Apply complete: 10 created, 0 configured, 0 deleted, 0 unchanged, 0 skipped, 0 failed/);
+    expect(first.stdout).toMatch(/Apply complete: 23 created, 0 configured, 0 deleted, 0 unchanged, 0 skipped, 0 failed/);
     const writes = countBy(await sim.writes());
     expect(writes).toEqual({
-      'POST /v1/app/import/{id}': 2,
+      // 2 packages by hand + the baseline's 3 (examples/baselines/standard-apps.yaml).
+      'POST /v1/app/import/{id}': 5,
       'POST /v1/package/create': 1,
       'POST /v1/package/content/{id}': 2,
       'POST /v1/package/content/{id}/finalize': 1,
-      'POST /v1/flow/create': 3,
-      'POST /v1/flow/{id}/add-deployment': 3,
+      'POST /v1/flow/create': 8, // 3 by hand + the baseline's 3 apps × 2 rings, one omitted by an exception
+      'POST /v1/flow/{id}/add-deployment': 8,
       'POST /v1/flow/deployment/{id}/skip-wave': 1, // seven-zip: wave gate 2 in a 3-wave patch group
       'POST /v1/tenant/{id}/upload': 1,
     });

@@ -8,9 +8,9 @@ describe('demo (npm start)', () => {
     const r = await cli(['demo', '--path', EXAMPLES], {});
     expect(r.stderr).toBe('');
     expect(r.code).toBe(0);
-    const plan = r.stdout.indexOf('Plan: 10 to create, 0 to change, 0 to delete, 0 unchanged.');
-    const applied = r.stdout.indexOf('Apply complete: 10 created, 0 configured, 0 deleted, 0 unchanged, 0 skipped, 0 failed');
-    const clean = r.stdout.indexOf('Plan: 0 to create, 0 to change, 0 to delete, 10 unchanged.');
+    const plan = r.stdout.indexOf('Plan: 23 to create, 0 to change, 0 to delete, 0 unchanged.');
+    const applied = r.stdout.indexOf('Apply complete: 23 created, 0 configured, 0 deleted, 0 unchanged, 0 skipped, 0 failed');
+    const clean = r.stdout.indexOf('Plan: 0 to create, 0 to change, 0 to delete, 23 unchanged.');
     expect(plan).toBeGreaterThanOrEqual(0);
     expect(applied).toBeGreaterThan(plan);
     expect(clean).toBeGreaterThan(applied);

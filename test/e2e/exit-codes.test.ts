@@ -333,10 +333,10 @@ describe('README CI snippet', () => {
     const { dir, path } = await checkout();
     expect(await step(steps[0]!, dir, path, true)).toBe(0);
     expect(await step(steps[1]!, dir, path, true)).toBe(0);
-    expect(await readFile(join(dir, 'plan.md'), 'utf8')).toMatch(/10 to create/);
+    expect(await readFile(join(dir, 'plan.md'), 'utf8')).toMatch(/23 to create/); // with examples/baselines
     expect(await writeCount()).toBe(0);
     expect(await step(steps[2]!, dir, path, true)).toBe(0);
-    expect(countBy(await sim.writes())['POST /v1/flow/create']).toBe(3);
+    expect(countBy(await sim.writes())['POST /v1/flow/create']).toBe(8);
     const before = await writeCount();
     expect(await step(steps[1]!, dir, path, true)).toBe(0);
     expect(await readFile(join(dir, 'plan.md'), 'utf8')).toMatch(/0 to create/);

@@ -39,7 +39,8 @@ describe('safe apply (issue 10 observations)', () => {
     expect(r.code).toBe(1);
     expect(r.stderr).toMatch(/flows\/seven-zip\.yaml:\d+:\d+: .*patchGroup/);
     expect(await writeCount()).toBe(before);
-    expect((await sim.state()).flows.filter((f) => !f.deleted)).toHaveLength(3);
+    // 3 flows by hand + 5 of examples/baselines/standard-apps.yaml.
+    expect((await sim.state()).flows.filter((f) => !f.deleted)).toHaveLength(8);
   });
 
   it('obs 4: renaming a Deployment is a move: no API call, even with --prune --adopt, and the rollout keeps its id', async () => {
@@ -115,7 +116,8 @@ describe('safe apply (issue 10 observations)', () => {
     const after = countBy(await sim.writes());
     expect((after['DELETE /v1/flow/deployment/{id}'] ?? 0) - (before['DELETE /v1/flow/deployment/{id}'] ?? 0)).toBe(1);
     expect(after['DELETE /v1/flow/{id}'] ?? 0).toBe(before['DELETE /v1/flow/{id}'] ?? 0);
-    expect((await sim.state()).deployments).toHaveLength(3);
+    // 3 deployments by hand + 5 of examples/baselines/standard-apps.yaml.
+    expect((await sim.state()).deployments).toHaveLength(8);
   });
 
   it('obs 8: a pending deployment started outside git is reported drift, not a change apply cannot make, on every pass', async () => {

@@ -19,7 +19,7 @@ describe('examples', () => {
     const r = await cli(['validate', EXAMPLES], {});
     expect(r.stderr).toBe('');
     expect(r.code).toBe(0);
-    expect(r.stdout).toMatch(/valid \(3 packages, 3 flows, 3 deployments, 1 tenant uploads?\)/);
+    expect(r.stdout).toMatch(/valid \(6 packages, 8 flows, 8 deployments, 1 tenant upload, 1 baseline\)/);
   });
 
   it('has at least ten classes of mistake', () => {

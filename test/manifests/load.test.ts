@@ -30,10 +30,22 @@ describe('examples/', () => {
   it('loads with zero problems and the expected objects', async () => {
     const r = await loadManifests(EXAMPLES);
     expect(r.problems).toEqual([]);
-    expect(r.files).toHaveLength(10);
-    expect(r.documents).toBe(10);
-    const d = r.desired!;
-    expect(d.root).toBe(EXAMPLES);
+    expect(r.files).toHaveLength(11);
+    expect(r.documents).toBe(11);
+    const all = r.desired!;
+    expect(all.root).toBe(EXAMPLES);
+    // examples/baselines/standard-apps.yaml expands after the hand-written objects (docs/baselines.md).
+    const byHand = <T extends { metadata: { name: string } }>(xs: T[]): T[] =>
+      xs.filter((x) => !x.metadata.name.startsWith('standard-apps.'));
+    const d = { ...all, packages: byHand(all.packages), flows: byHand(all.flows), deployments: byHand(all.deployments) };
+    expect(all.flows.map((f) => f.metadata.name).filter((n) => n.startsWith('standard-apps.'))).toEqual([
+      'standard-apps.notepad.pilot',
+      'standard-apps.notepad.broad',
+      'standard-apps.google-chrome.pilot',
+      'standard-apps.google-chrome.broad',
+      'standard-apps.keepass.pilot',
+    ]);
+    expect(all.baselines?.map((b) => [b.name, b.flows])).toEqual([['standard-apps', 5]]);
     expect(d.packages.map((p) => p.metadata.name)).toEqual(['contoso-agent', 'pwsh-7-4-6', 'seven-zip-24-08']);
     expect(d.flows.map((f) => f.metadata.name)).toEqual(['contoso-agent', 'pwsh', 'seven-zip']);
     expect(d.deployments.map((x) => [x.metadata.name, x.spec.state])).toEqual([

@@ -22,7 +22,7 @@ import type {
   Scope,
   TenantUploadSpec,
 } from '../../src/manifests/model.js';
-import { KINDS } from '../../src/manifests/model.js';
+import { KINDS, SOURCE_KINDS } from '../../src/manifests/model.js';
 import { COMBINED_SCHEMA, KIND_SCHEMAS, validators } from '../../src/manifests/schemas.js';
 
 type RequiredKeys<T> = { [K in keyof T]-?: object extends Pick<T, K> ? never : K }[keyof T];
@@ -88,6 +88,7 @@ const flowSpec = {
   flags: true,
   supersedenceHistoryCount: true,
   scriptTemplate: true,
+  windows: true,
 } satisfies Keys<FlowSpec>;
 const flowRequired = {} satisfies Required<FlowSpec>;
 const deploymentSpec = {
@@ -99,6 +100,7 @@ const deploymentSpec = {
   wave: true,
   promotion: true,
   contentRevision: true,
+  windows: true,
 } satisfies Keys<DeploymentSpec>;
 const promotionSpec = {
   soak: true,
@@ -213,7 +215,7 @@ describe('schemas and model types agree', () => {
     expect(flow.properties?.scope?.enum).toEqual(keys(scopes));
     const dep = prop(schema('Deployment'), schema('Deployment'), 'spec');
     expect([...(dep.properties?.state?.enum ?? [])].sort()).toEqual(keys(states));
-    expect((COMBINED_SCHEMA.properties as Record<string, S>).kind?.enum).toEqual([...KINDS]);
+    expect((COMBINED_SCHEMA.properties as Record<string, S>).kind?.enum).toEqual([...SOURCE_KINDS]);
   });
 
   it('every kind pins apiVersion and kind', () => {
@@ -228,7 +230,7 @@ describe('schemas and model types agree', () => {
   });
 });
 
-const FILES = ['package.json', 'flow.json', 'deployment.json', 'tenant-upload.json', 'packsync.json'];
+const FILES = ['package.json', 'flow.json', 'deployment.json', 'tenant-upload.json', 'baseline.json', 'packsync.json'];
 
 /** Every subschema that describes an object with properties (not the `if` conditions). */
 function objectSchemas(s: unknown, path: string, out: { path: string; s: S }[]): void {
@@ -255,7 +257,10 @@ describe('schema files', () => {
       for (const [name, p] of Object.entries(o.properties ?? {})) {
         expect(typeof p.description, `${path}/properties/${name} has a description`).toBe('string');
       }
-      if (!/\/if$/.test(path) && o.type === 'object') expect(o.additionalProperties, `${path} closes additionalProperties`).toBe(false);
+      // A Baseline entry shares its settings through allOf, so it closes unevaluatedProperties
+      // instead, and the shared settings stay open for the entries to add their own fields.
+      if (!/\/if$/.test(path) && !path.endsWith('/$defs/settings') && o.type === 'object')
+        expect(o.additionalProperties === false || o.unevaluatedProperties === false, `${path} closes its properties`).toBe(true);
     }
   });
 

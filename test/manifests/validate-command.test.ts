@@ -32,7 +32,7 @@ describe('packsync validate', () => {
     const r = await validate(['examples']);
     expect(r).toEqual({
       code: 0,
-      stdout: '10 files, 10 documents valid (3 packages, 3 flows, 3 deployments, 1 tenant upload)\n',
+      stdout: '11 files, 11 documents valid (6 packages, 8 flows, 8 deployments, 1 tenant upload, 1 baseline)\n',
       stderr: '',
     });
   });
@@ -40,7 +40,7 @@ describe('packsync validate', () => {
   it('resolves the default path against the working directory', async () => {
     const r = await validate([], join(ROOT, 'examples'));
     expect(r.code).toBe(0);
-    expect(r.stdout).toMatch(/^10 files, 10 documents valid/);
+    expect(r.stdout).toMatch(/^11 files, 11 documents valid/);
   });
 
   it('prints FILE:LINE:COL: message for every problem and exits 1', async () => {
@@ -94,7 +94,7 @@ describe('packsync validate', () => {
     );
     const ok = await validate(['examples', '--output', 'github']);
     expect(ok.code).toBe(0);
-    expect(ok.stdout).toMatch(/^10 files, 10 documents valid/);
+    expect(ok.stdout).toMatch(/^11 files, 11 documents valid/);
   });
 
   it('prints warnings but still exits 0', async () => {

@@ -52,6 +52,10 @@ export interface DeploymentWaveTenantStatusViewModel {
   tenantId: Uuid;
   flags: number;
   status: 'Pending' | 'InProgress' | 'Completed' | 'Failed' | 'Skipped';
+  /** Chosen (docs/api-model.md): the tenant's display name, so a wave's reach can be named without another read. */
+  displayName?: string;
+  /** Chosen (docs/api-model.md): managed devices of the tenant, what a wave reaching it reaches. */
+  deviceCount?: number;
 }
 
 export interface V1WaveDetailsViewModel extends V1WaveViewModel {

@@ -247,7 +247,17 @@ export function registerFlowRoutes(r: Router): void {
     const { flow, wave } = findWave(ctx.account, ctx.params.id);
     const d = waveDeployment(ctx.account, flow);
     const status = waveStatus(d, wave);
-    const body: V1WaveDetailsViewModel = { ...wave, tenants: wave.tenantIds.map((tenantId) => ({ tenantId, flags: 0, status })) };
+    const fx = ctx.account.fixtures;
+    const body: V1WaveDetailsViewModel = {
+      ...wave,
+      tenants: wave.tenantIds.map((tenantId) => ({
+        tenantId,
+        flags: 0,
+        status,
+        displayName: fx.tenants.find((t) => t.id === tenantId)?.displayName ?? tenantId,
+        deviceCount: fx.devices.get(tenantId) ?? 0,
+      })),
+    };
     return { json: body };
   });
   r.add('GET', '/v1/flow/wave/:id/live', 'getWaveLive', (ctx) => {

@@ -1,0 +1,110 @@
+/**
+ * `packsync render [PATH] [--explain] [--ring R] [--app A]`: the manifests the Baselines under PATH
+ * expand into, as YAML, without calling the API (docs/baselines.md). With --explain every field
+ * carries the FILE:LINE:COL it was written at and the layer that set it (defaults, apps[i],
+ * overrides[i], exceptions[i], rings).
+ */
+import type { Command } from 'commander';
+import { resolve } from 'node:path';
+import { stringify } from 'yaml';
+import { loadRepository } from '../manifests/load.js';
+import type { GeneratedDocument } from '../manifests/generated-document.js';
+import { appSlug } from '../manifests/kinds/baseline-spec.js';
+import type { Segment } from '../manifests/yaml-types.js';
+import type { CliIo } from './io.js';
+import { UsageError } from './io.js';
+import { shownPath } from './paths.js';
+import { problemLines } from './print-problems.js';
+
+interface RenderOptions {
+  explain?: boolean;
+  ring?: string;
+  app?: string;
+}
+
+export function registerRenderCommand(program: Command, io: CliIo): void {
+  program
+    .command('render')
+    .description('print the manifests the Baselines expand into (no API calls)')
+    .argument('[path]', 'manifest file or directory', '.')
+    .option('--explain', 'show after each field the file:line:col and layer it came from')
+    .option('--ring <ring>', 'only objects of this ring')
+    .option('--app <app>', 'only objects of this app (as written in the baseline, or its name part)')
+    .action(async (path: string, opts: RenderOptions) => {
+      const loaded = await loadRepository([resolve(io.cwd, path)], { display: (abs) => shownPath(io.cwd, abs), keepGenerated: true });
+      const errors = loaded.problems.filter((p) => p.severity === 'error');
+      if (errors.length > 0) {
+        io.stderr(problemLines(loaded.problems, 'validate'));
+        io.setExitCode(1);
+        return;
+      }
+      const shown = new Set(loaded.files);
+      const all = (loaded.generated ?? []).filter((d) => shown.has(d.file));
+      if (all.length === 0) {
+        io.stderr(`no Baseline under ${path}: nothing to render`);
+        return;
+      }
+      const docs = all.filter((d) => matches(d, opts));
+      checkFilters(all, opts);
+      io.stdout(docs.map((d) => renderDocument(d, opts.explain === true)).join('\n'));
+    });
+}
+
+function matches(d: GeneratedDocument, opts: RenderOptions): boolean {
+  if (opts.ring !== undefined && !d.about.rings.includes(opts.ring)) return false;
+  if (opts.app !== undefined && !sameApp(d.about.app, opts.app)) return false;
+  return true;
+}
+
+const sameApp = (app: string, wanted: string): boolean => app.toLowerCase() === wanted.toLowerCase() || appSlug(app) === wanted;
+
+/** A --ring or --app no baseline has is a usage error naming the flag, not an empty output. */
+function checkFilters(all: readonly GeneratedDocument[], opts: RenderOptions): void {
+  if (opts.ring !== undefined && !all.some((d) => d.about.rings.includes(opts.ring!))) {
+    const rings = [...new Set(all.flatMap((d) => d.about.rings))].join(', ');
+    throw new UsageError(`--ring "${opts.ring}" is not a ring of these baselines (rings: ${rings})`);
+  }
+  if (opts.app !== undefined && !all.some((d) => sameApp(d.about.app, opts.app!))) {
+    const apps = [...new Set(all.map((d) => d.about.app))].join(', ');
+    throw new UsageError(`--app "${opts.app}" is not an app of these baselines (apps: ${apps})`);
+  }
+}
+
+function renderDocument(d: GeneratedDocument, explain: boolean): string {
+  const v = d.value as { kind: string; metadata: { name: string } };
+  const lines = ['---', `# ${v.kind}/${v.metadata.name}: Baseline "${d.about.by}", app ${d.about.app}, ring ${d.about.rings.join(', ')}`];
+  emit({ d, explain, out: lines }, d.value as Record<string, unknown>, [], 0);
+  return lines.join('\n');
+}
+
+function emit(
+  to: { d: GeneratedDocument; explain: boolean; out: string[] },
+  obj: Record<string, unknown>,
+  at: Segment[],
+  depth: number,
+): void {
+  const { d, explain, out } = to;
+  const pad = '  '.repeat(depth);
+  for (const [key, value] of Object.entries(obj)) {
+    if (value === undefined) continue;
+    const path = [...at, key];
+    if (value !== null && typeof value === 'object' && !Array.isArray(value) && !leafObject(d, path)) {
+      out.push(`${pad}${key}:`);
+      emit(to, value as Record<string, unknown>, path, depth + 1);
+      continue;
+    }
+    const text = typeof value === 'object' ? JSON.stringify(value) : stringify(value).trimEnd();
+    out.push(`${pad}${key}: ${text}${explain && path[0] !== 'apiVersion' && path[0] !== 'kind' ? `  # ${explainOf(d, path)}` : ''}`);
+  }
+}
+
+/** A setting whose value is an object (promotion) is shown whole, with its origin. */
+function leafObject(d: GeneratedDocument, path: Segment[]): boolean {
+  return d.origins.has(path.join('.')) && path[0] === 'spec' && path.length === 2 && path[1] !== 'catalog';
+}
+
+function explainOf(d: GeneratedDocument, path: Segment[]): string {
+  const o = d.originOf(path);
+  const p = d.locate(path, 'value');
+  return `${d.file}:${p.line}:${p.column} (${o.layer})`;
+}

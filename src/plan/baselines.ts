@@ -1,0 +1,70 @@
+/**
+ * What a plan says about each Baseline (docs/baselines.md): a header line summarising it, a line
+ * per exception that expired (the baseline applies to that app again), and the blast guard: one
+ * change of a baseline that removes more than its `maxRemoved` flows or deployments is a plan-wide
+ * error unless `--allow-shrink`.
+ */
+import type { BaselineException, BaselineSummary, DesiredModel } from '../manifests/model.js';
+import type { Plan } from './types.js';
+
+const DAY_MS = 86_400_000;
+
+/** Fills `plan.baselines` and adds the guard's errors; `now` is the service's clock when known. */
+export function reviewBaselines(plan: Plan, desired: DesiredModel, now: Date, allowShrink: boolean): void {
+  const baselines = desired.baselines ?? [];
+  if (baselines.length === 0) return;
+  const lines: string[] = [];
+  for (const b of baselines) {
+    lines.push(headerLine(b, now));
+    for (const e of b.exceptions) if (expiredAt(e, now)) lines.push(expiredLine(b, e));
+    const guard = shrinkError(plan, b);
+    if (guard && !allowShrink) plan.errors.push(guard);
+  }
+  plan.baselines = lines;
+}
+
+function expiredAt(e: BaselineException, now: Date): boolean {
+  const end = endOf(e.expires);
+  return end !== undefined && now.getTime() >= end;
+}
+
+function endOf(expires: string | undefined): number | undefined {
+  if (expires === undefined) return undefined;
+  const t = Date.parse(`${expires}T00:00:00Z`);
+  return Number.isFinite(t) ? t + DAY_MS : undefined;
+}
+
+const plural = (n: number, one: string): string => `${n} ${one}${n === 1 ? '' : 's'}`;
+
+/** `Baseline standard-apps: 3 apps × 2 rings (1 override, 1 exception expiring in 9 days) → 6 flows`. */
+export function headerLine(b: BaselineSummary, now: Date): string {
+  const parts: string[] = [];
+  if (b.overrides > 0) parts.push(plural(b.overrides, 'override'));
+  const active = b.exceptions.filter((e) => !expiredAt(e, now));
+  const expired = b.exceptions.length - active.length;
+  if (active.length > 0) {
+    const ends = active.map((e) => endOf(e.expires)).filter((t): t is number => t !== undefined);
+    const soonest = ends.length > 0 ? Math.max(1, Math.ceil((Math.min(...ends) - now.getTime()) / DAY_MS)) : undefined;
+    parts.push(`${plural(active.length, 'exception')}${soonest !== undefined ? ` expiring in ${plural(soonest, 'day')}` : ''}`);
+  }
+  if (expired > 0) parts.push(`${expired} expired`);
+  const detail = parts.length > 0 ? ` (${parts.join(', ')})` : '';
+  return `Baseline ${b.name}: ${plural(b.apps, 'app')} × ${plural(b.rings, 'ring')}${detail} → ${plural(b.flows, 'flow')}`;
+}
+
+function expiredLine(b: BaselineSummary, e: BaselineException): string {
+  const where = e.ring !== undefined ? ` in ring ${e.ring}` : '';
+  return `Baseline ${b.name}: the exception for ${e.app}${where} (${e.action}, owner ${e.owner}: ${e.reason}) expired on ${e.expires ?? '?'}; the baseline applies to it again (${e.source.file}:${e.source.line}:${e.source.column})`;
+}
+
+/** Flows and deployments of this baseline that leave the desired set (a rename is a move, not counted). */
+function shrinkError(plan: Plan, b: BaselineSummary): string | undefined {
+  const removed = { Flow: 0, Deployment: 0 };
+  for (const o of plan.objects) {
+    if ((o.kind !== 'Flow' && o.kind !== 'Deployment') || o.name.includes('#')) continue;
+    if ((o.change === 'delete' || o.change === 'orphan') && o.name.startsWith(`${b.name}.`)) removed[o.kind]++;
+  }
+  if (removed.Flow <= b.maxRemoved && removed.Deployment <= b.maxRemoved) return undefined;
+  const at = `${b.source.file}:${b.source.line}:${b.source.column}`;
+  return `Baseline ${b.name} (${at}): this change removes ${plural(removed.Flow, 'flow')} and ${plural(removed.Deployment, 'deployment')}, more than maxRemoved (${b.maxRemoved}); nothing is applied. Plan or apply with --allow-shrink if that is meant, or raise spec.maxRemoved`;
+}

@@ -1,0 +1,73 @@
+/**
+ * The planner and change windows (docs/policy.md), pure: forward moves of a deployment wait, a
+ * stop never does, and without the service's clock nothing is planned (never "inside the window").
+ */
+import { describe, expect, it } from 'vitest';
+import { WINDOW_CLOCK_ERROR } from '../../src/plan/planner.js';
+import { D1, F1, P1, convergedZip, dep, desired, flow, live, liveDeployment, liveFlow, livePackage, ops, pkg, run } from './fixtures.js';
+
+const CLOSED = { timezone: 'Europe/Oslo', allow: ['Mon 08:00-09:00'] };
+
+function liveAt(serviceTime: string | undefined, status: 'Running' | 'Stopped' | 'NotStarted') {
+  const d = liveDeployment(D1, F1, P1, { status, currentWave: 1, waveCount: 3 });
+  return live({
+    packages: [livePackage(P1)],
+    flows: [{ ...liveFlow(F1, 'zip', [d]), details: liveFlow(F1, 'zip', [d]) }],
+    deployments: [d],
+    ...(serviceTime ? { serviceTime } : {}),
+  });
+}
+
+describe('plan under change windows', () => {
+  it('holds start and skip-wave outside the window, records nothing as applied, and says until when', () => {
+    const d = desired({
+      packages: [pkg('zip')],
+      flows: [flow('zip', { app: '7-Zip', windows: CLOSED })],
+      deployments: [dep('zip', 'zip', 'zip', { wave: 2 })],
+    });
+    // The windows were recorded by an earlier apply (for `promote`): nothing at all is written now.
+    const p = run(d, liveAt('2026-11-28T12:00:00Z', 'Stopped'), convergedZip({ state: 'stopped' }, { windows: CLOSED }));
+    expect(ops(p)).toEqual([]);
+    expect(p.objects.find((o) => o.key === 'Deployment/zip')).toMatchObject({ change: 'waiting' });
+    expect(p.windows).toEqual([
+      expect.objectContaining({
+        key: 'Deployment/zip',
+        open: false,
+        until: '2026-11-30T07:00:00.000Z',
+        held: ['start', 'skip wave 1 → 2'],
+      }),
+    ]);
+  });
+
+  it('never holds a stop back', () => {
+    const d = desired({
+      packages: [pkg('zip')],
+      flows: [flow('zip', { app: '7-Zip', windows: CLOSED })],
+      deployments: [dep('zip', 'zip', 'zip', { state: 'stopped' })],
+    });
+    const p = run(d, liveAt('2026-11-28T12:00:00Z', 'Running'), convergedZip({ state: 'running' }));
+    expect(ops(p)).toContain('Deployment/zip:stop');
+  });
+
+  it('a deployment’s windows replace its flow’s: an open deployment window lets it start', () => {
+    const open = { timezone: 'UTC' };
+    const d = desired({
+      packages: [pkg('zip')],
+      flows: [flow('zip', { app: '7-Zip', windows: CLOSED })],
+      deployments: [dep('zip', 'zip', 'zip', { windows: open })],
+    });
+    const p = run(d, liveAt('2026-11-28T12:00:00Z', 'Stopped'), convergedZip({ state: 'stopped' }));
+    expect(ops(p)).toContain('Deployment/zip:start');
+  });
+
+  it('without the service clock (no Date header) nothing is planned: an error of the pass', () => {
+    const d = desired({
+      packages: [pkg('zip')],
+      flows: [flow('zip', { app: '7-Zip', windows: CLOSED })],
+      deployments: [dep('zip', 'zip', 'zip')],
+    });
+    const p = run(d, liveAt(undefined, 'Stopped'), convergedZip({ state: 'stopped' }));
+    expect(p.errors).toEqual([WINDOW_CLOCK_ERROR]);
+    expect(p.actions).toEqual([]);
+  });
+});
