@@ -4,11 +4,11 @@
  * failing (12.8 %) under the simulator's default 2 % failure rate and stopped the rollout. Several
  * seeds, judged by an apply every 10 virtual minutes while the devices report, until the gate passes.
  */
-import { rm } from 'node:fs/promises';
+import { cp } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { cli } from '../support/cli.js';
-import { copyExamples, editFile } from '../support/repo.js';
+import { copyExamples, editFile, EXAMPLES, tempDir } from '../support/repo.js';
 import { simEnv } from '../support/sim.js';
 
 const KEY = 'Deployment/contoso-agent-1-2-3';
@@ -23,12 +23,10 @@ describe('the shipped example gate', () => {
     for (const seed of [1, 2, 3, 4, 5, 6, 7, 8]) {
       const s = await simEnv({ seed });
       try {
-        // The example's own files: the others name fixture ids of the default seed (a patch group).
-        const repo = await copyExamples();
-        for (const f of ['deployments/pwsh-7-4-6.yaml', 'deployments/seven-zip-24-08.yaml', 'flows/pwsh.yaml', 'flows/seven-zip.yaml'])
-          await rm(join(repo, f));
-        for (const f of ['packages/pwsh-7-4-6.yaml', 'packages/seven-zip-24-08.yaml', 'tenant-uploads/contoso-agent-fabrikam.yaml'])
-          await rm(join(repo, f));
+        // The example's own files: the others name fixture ids of the default seed (patch groups).
+        const repo = await tempDir('packsync-example-gate-');
+        for (const f of ['packages/contoso-agent.yaml', 'flows/contoso-agent.yaml', 'deployments/contoso-agent-1-2-3.yaml', 'content'])
+          await cp(join(EXAMPLES, f), join(repo, f), { recursive: true });
         const first = await cli(['apply', repo, '--auto-approve'], s.env);
         expect(first.code, first.stderr + first.stdout).toBe(0);
         const verdicts: string[] = [];
