@@ -50,9 +50,11 @@ export interface AgentEvent {
   message: string;
   revision: string | null;
   wave?: number;
+  /** A state git asked for (a `spec.wave` hold): notified only to alerts that name its reason (docs/agent.md "Notifications"). */
+  intended?: true;
 }
 
-export type EventInput = Pick<AgentEvent, 'reason' | 'message' | 'revision'> & { object?: string; wave?: number };
+export type EventInput = Pick<AgentEvent, 'reason' | 'message' | 'revision'> & { object?: string; wave?: number; intended?: true };
 
 export const EVENT_LIMIT = 50;
 
@@ -107,6 +109,7 @@ export class EventLog {
         message: input.message,
         revision: input.revision,
         ...(input.wave !== undefined ? { wave: input.wave } : {}),
+        ...(input.intended ? { intended: true as const } : {}),
       };
     } else {
       e = this.events.splice(i, 1)[0]!;

@@ -16,6 +16,7 @@ export interface AgentMetrics {
   ready: Gauge;
   sourceVerification: Counter<'result'>;
   driftedObjects: Gauge;
+  orphanedObjects: Gauge;
   rolloutsHalted: Gauge;
   notifications: Counter<'provider' | 'reason' | 'result'>;
   waveSuccessRatio: Gauge<'deployment' | 'wave' | 'tenant'>;
@@ -112,6 +113,11 @@ export function createMetrics(withProcess = true): AgentMetrics {
     driftedObjects: new Gauge({
       name: 'packsync_drifted_objects',
       help: 'Objects changed outside packsync and not healed by the last pass (reported or held)',
+      registers,
+    }),
+    orphanedObjects: new Gauge({
+      name: 'packsync_orphaned_objects',
+      help: 'Owned objects that exist live while their manifest left git, as of the last pass (they require pruning)',
       registers,
     }),
     rolloutsHalted: new Gauge({

@@ -82,8 +82,11 @@ export class PassObserver {
       if (o.drift === 'healed') status.event({ reason: 'DriftHealed', object: o.key, message: `healed: ${reason}`, revision });
       else unhealed.push(o.key);
     }
-    status.drifted(unhealed);
+    // Owned live objects whose manifest left git: out of sync until pruned (docs/agent.md).
+    const orphaned = out.plan.objects.filter((o) => o.requiresPruning === true).map((o) => o.key);
+    status.drifted(unhealed, orphaned);
     metrics.driftedObjects.set(unhealed.length);
+    metrics.orphanedObjects.set(orphaned.length);
     const failedNow = new Set<string>();
     for (const o of out.result?.objects ?? []) {
       if (o.outcome !== 'failed') continue;
@@ -153,9 +156,10 @@ export class PassObserver {
         status.event({
           reason: 'GateHeld',
           object: r.deployment,
-          message: `held at wave ${r.currentWave}/${r.waveCount} by spec.wave`,
+          message: `suspended by git at wave ${r.currentWave}/${r.waveCount} (spec.wave)`,
           revision,
           wave: r.currentWave,
+          intended: true,
         });
       // The first sight of a deployment (after a start or a restart) is a baseline, not a change.
       if (!prev || prev.id !== r.id) continue;

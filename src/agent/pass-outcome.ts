@@ -106,9 +106,12 @@ function plannedOutcome(out: Extract<ReconcileOutput, { kind: 'planned' }>): Pas
   }
   const drifted = plan.objects.filter((o) => o.drift === 'reported' || o.drift === 'held').length;
   if (drifted > 0) counts.drifted = drifted;
+  const orphaned = plan.summary.orphaned ?? 0;
+  if (orphaned > 0) counts.orphaned = orphaned;
+  const tail = `${drifted > 0 ? `, ${drifted} drifted` : ''}${orphaned > 0 ? `, ${orphaned} orphaned (requires pruning)` : ''}`;
   let message = r
-    ? `applied revision ${revision ?? ''}: ${r.counts.created} created, ${r.counts.configured} configured, ${r.counts.deleted} deleted, ${r.counts.unchanged} unchanged${drifted > 0 ? `, ${drifted} drifted` : ''}`
-    : `revision ${revision ?? ''} is in sync`;
+    ? `applied revision ${revision ?? ''}: ${r.counts.created} created, ${r.counts.configured} configured, ${r.counts.deleted} deleted, ${r.counts.unchanged} unchanged${tail}`
+    : `revision ${revision ?? ''} is ${orphaned > 0 ? `applied, but ${orphaned} object(s) require pruning` : 'in sync'}`;
   if (r && r.waiting > 0) message += `; ${r.waiting} waiting on the service, continued by a requeued pass`;
   return { ...outcome, result: 'Succeeded', message };
 }

@@ -27,6 +27,17 @@ export function buildRollouts(desired: DesiredModel, live: LiveState, inventory:
     if (!entry || !d) continue;
     out.push(rolloutOf(key, m.spec.flow, m.spec.package, m.spec.wave, d, packages.get(d.packageId)?.productName ?? m.spec.package, live));
   }
+  // A deployment whose manifest left git still runs until pruned: it stays on the board, marked.
+  const desiredKeys = new Set(desired.deployments.map((m) => `Deployment/${m.metadata.name}`));
+  for (const [key, entry] of Object.entries(inventory.objects)) {
+    if (entry.kind !== 'Deployment' || key.includes('#') || desiredKeys.has(key) || entry.superseded !== undefined) continue;
+    const d = byId.get(entry.id);
+    if (!d) continue;
+    const spec = (entry.spec ?? {}) as { flow?: unknown; package?: unknown };
+    const flow = typeof spec.flow === 'string' ? spec.flow : d.flowId;
+    const pkg = typeof spec.package === 'string' ? spec.package : d.packageId;
+    out.push({ ...rolloutOf(key, flow, pkg, undefined, d, packages.get(d.packageId)?.productName ?? pkg, live), orphaned: true });
+  }
   return out;
 }
 
@@ -96,6 +107,7 @@ export async function refreshRollouts(
     try {
       const d = await api.getDeployment(r.id, opts);
       const next = rolloutOf(r.deployment, r.flow, r.package, gates.get(r.deployment), d, r.app, live);
+      if (r.orphaned) next.orphaned = true;
       if (d.status !== 'Running' || !d.currentWaveId) return next;
       const [wave, data] = await Promise.all([api.getWave(d.currentWaveId, opts), api.getWaveLive(d.currentWaveId, opts)]);
       const status = new Map(wave.tenants.map((t) => [t.tenantId, t.status]));

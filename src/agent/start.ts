@@ -197,6 +197,6 @@ async function startNotifier(
     links,
   });
   status.log.onEvent((e) => notifier.onEvent(e));
-  status.onPass((p) => (p.phase === 'start' ? notifier.passStarted(p.revision) : notifier.passFinished(p.revision, p.ok, p.message)));
+  status.onPass((p) => (p.phase === 'start' ? notifier.passStarted(p.revision) : notifier.passFinished(p.revision, p.ok, p.message, p)));
   return notifier;
 }

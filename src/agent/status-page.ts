@@ -144,8 +144,11 @@ function attention(s: AgentStatus, used: Set<string>): string {
       items.push(
         `<li${anchorOnce(used, r.deployment)}><code>${esc(r.deployment)}</code>: held by its promotion gate at wave ${r.promotion.held.wave}: ${esc(r.promotion.held.reason)} (packsync resume releases it)`,
       );
-    else if (r.gate?.verdict === 'holding')
-      items.push(`<li${anchorOnce(used, r.deployment)}><code>${esc(r.deployment)}</code>: held at wave ${r.gate.wave} by spec.wave`);
+    else if (r.orphaned)
+      items.push(
+        `<li${anchorOnce(used, r.deployment)}><code>${esc(r.deployment)}</code>: requires pruning: its manifest left git, yet it is ${esc(r.status)} at wave ${r.currentWave}/${r.waveCount}`,
+      );
+    // A hold git asked for (spec.wave) is intended: shown on the board as suspended by git, not here.
   }
   const body =
     items.length === 0
@@ -158,7 +161,7 @@ function board(all: Rollout[], used: Set<string>): string {
   const running = all.filter((r) => r.status === 'Running');
   // Held and failing ones first: they are what someone opens the page for.
   const rank = (r: Rollout): number =>
-    r.promotion?.held || r.gate?.verdict === 'holding' ? 0 : (r.tenants ?? []).some((x) => x.status === 'Failed') ? 1 : 2;
+    r.promotion?.held || r.orphaned ? 0 : (r.tenants ?? []).some((x) => x.status === 'Failed') ? 1 : r.gate?.verdict === 'holding' ? 2 : 3;
   const rows = [...running].sort((a, b) => rank(a) - rank(b) || a.deployment.localeCompare(b.deployment)).slice(0, PAGE_LIMITS.rollouts);
   const html = rows.map((r) => {
     const pct = r.waveCount > 0 ? Math.round((r.currentWave / r.waveCount) * 100) : 0;
@@ -169,13 +172,22 @@ function board(all: Rollout[], used: Set<string>): string {
       ? p.carriedOut
         ? `wave ${p.wave} ${p.line.slice(p.line.lastIndexOf('→ ') + 2)}`
         : `${p.verdict}: soak ${Math.floor(p.soak.elapsedMs / 3_600_000)}h/${Math.round(p.soak.requiredMs / 3_600_000)}h`
-      : [r.gate ? `gate wave ${r.gate.wave}: ${r.gate.verdict}` : '', r.soakHours !== undefined ? `soak ${r.soakHours} h` : '']
+      : [
+          // A hold git asked for is intended (Argo CD's "Suspended"): said so, not as a failure.
+          r.gate
+            ? r.gate.verdict === 'holding'
+              ? `Suspended by git at wave ${r.gate.wave} (spec.wave)`
+              : `gate wave ${r.gate.wave}: ${r.gate.verdict}`
+            : '',
+          r.soakHours !== undefined ? `soak ${r.soakHours} h` : '',
+        ]
           .filter(Boolean)
           .join(', ');
     const cells = (r.tenants ?? [])
       .map((x) => `<i class=${x.status} title="${esc(`${x.tenant} (wave ${x.wave}): ${x.status}`)}"></i>`)
       .join('');
-    return `<tr${anchorOnce(used, r.deployment)}><td>${esc(r.app)}<td>${esc(r.version)}<td>${esc(r.flow)}<td>${r.currentWave}/${r.waveCount}<span class=bar><i style="width:${pct}%"></i></span><td>${esc(gate)}<td>${r.successRate !== undefined ? `${r.successRate}%` : ''}<td class=c>${cells}`;
+    const app = r.orphaned ? `${esc(r.app)} <b class=e>requires pruning</b>` : esc(r.app);
+    return `<tr${anchorOnce(used, r.deployment)}><td>${app}<td>${esc(r.version)}<td>${esc(r.flow)}<td>${r.currentWave}/${r.waveCount}<span class=bar><i style="width:${pct}%"></i></span><td>${esc(gate)}<td>${r.successRate !== undefined ? `${r.successRate}%` : ''}<td class=c>${cells}`;
   });
   const head = `<h2>Rollouts (${running.length} running of ${all.length})</h2>`;
   if (rows.length === 0) return `${head}<p class=m id=rollouts>No deployment is running.</p>`;

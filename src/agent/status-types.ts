@@ -26,6 +26,8 @@ export const CONDITION_REASONS = [
   'Healthy',
   'InSync',
   'DriftDetected',
+  /** Owned objects exist live while their manifests left git (Argo CD's "requires pruning"). */
+  'PruningRequired',
   'RolloutHeld',
   'RolloutFailed',
   'ReconciliationSucceeded',
@@ -117,7 +119,18 @@ export interface AgentStatus {
 }
 
 export type PassListener = (
-  p: { phase: 'start'; revision: string | null } | { phase: 'finish'; revision: string | null; ok: boolean; message: string },
+  p:
+    | { phase: 'start'; revision: string | null }
+    | {
+        phase: 'finish';
+        revision: string | null;
+        ok: boolean;
+        message: string;
+        /** Applied, yet not fully in effect (objects that require pruning): the commit stays pending. */
+        notInEffect?: string;
+        /** A pass failure (an outage) on a revision an earlier pass applied: not a verdict on the commit. */
+        alreadyApplied?: boolean;
+      },
 ) => void;
 
 export type TenantWaveStatus = 'Pending' | 'InProgress' | 'Completed' | 'Failed' | 'Skipped';
@@ -155,6 +168,8 @@ export interface Rollout {
   tenants?: RolloutTenant[];
   /** The promotion gate's verdict of the last pass (`spec.promotion`), set by the gate tracker. */
   promotion?: RolloutStatus;
+  /** Owned and live while its manifest left git: it requires pruning (still shown while it runs). */
+  orphaned?: true;
   /** Its change window (docs/policy.md): open, or the next window and what waits for it. */
   window?: WindowState;
 }

@@ -126,15 +126,16 @@ export class StatusTracker {
   }
 
   /** Drift that is not healed this pass (reported, or held by the heal backoff): the Drifted condition. */
-  drifted(keys: string[]): void {
-    if (keys.length === 0) this.set('Drifted', 'False', 'InSync', '');
-    else
-      this.set(
-        'Drifted',
-        'True',
-        'DriftDetected',
-        `${keys.length} object(s) changed outside packsync: ${keys.slice(0, 5).join(', ')}${keys.length > 5 ? ', …' : ''}`,
-      );
+  drifted(keys: string[], orphaned: readonly string[] = []): void {
+    const list = (xs: readonly string[]): string => `${xs.slice(0, 5).join(', ')}${xs.length > 5 ? ', …' : ''}`;
+    const changed = keys.length > 0 ? `${keys.length} object(s) changed outside packsync: ${list(keys)}` : '';
+    // Argo CD's "requires pruning": git no longer has them, the service still runs them.
+    const prune =
+      orphaned.length > 0
+        ? `${orphaned.length} object(s) require pruning (their manifests left git; apply with --prune): ${list(orphaned)}`
+        : '';
+    if (!changed && !prune) this.set('Drifted', 'False', 'InSync', '');
+    else this.set('Drifted', 'True', changed ? 'DriftDetected' : 'PruningRequired', [changed, prune].filter(Boolean).join('; '));
   }
 
   /** Rollouts halted by a promotion gate (held) or failed in the service: the RolloutsHealthy condition. */
@@ -208,11 +209,14 @@ export class StatusTracker {
     this.status.progress = [];
     this.set('Reconciling', 'True', 'Progressing', `reconciling ${revision ?? 'the source'} (trigger: ${trigger})`);
     this.passStarted = true;
+    // A refused head is never told "applying": its status is the refusal (docs/agent.md "Notifications").
+    if (this.refused) return;
     for (const l of this.passListeners) l({ phase: 'start', revision: this.status.lastAttemptedRevision });
   }
 
   finishPass(rec: PassRecord, objects: ObjectStatus[] | null, problems: Problem[]): void {
     const s = this.status;
+    const appliedBefore = s.lastAppliedRevision;
     s.passes++;
     s.lastPassAt = this.now().toISOString();
     // A directory source's revision (its digest) is known only once the pass loaded it.
@@ -256,8 +260,19 @@ export class StatusTracker {
     this.passStarted = false;
     if (rec.result !== 'Aborted' && started) {
       const ok = rec.result === 'Succeeded' && !this.refused;
+      const orphaned = rec.counts['orphaned'] ?? 0;
+      const notInEffect = ok && orphaned > 0 ? `applied, but ${orphaned} object(s) require pruning (their manifests left git)` : undefined;
+      const alreadyApplied = rec.result === 'Failed' && !this.refused && rec.revision !== null && rec.revision === appliedBefore;
+      const message = ok ? rec.message : (this.refused?.message ?? rec.message);
       for (const l of this.passListeners)
-        l({ phase: 'finish', revision: s.lastAttemptedRevision, ok, message: ok ? rec.message : (this.refused?.message ?? rec.message) });
+        l({
+          phase: 'finish',
+          revision: s.lastAttemptedRevision,
+          ok,
+          message,
+          ...(notInEffect ? { notInEffect } : {}),
+          ...(alreadyApplied ? { alreadyApplied } : {}),
+        });
     }
   }
 

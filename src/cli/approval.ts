@@ -22,7 +22,12 @@ export async function approve(plan: Plan, io: CliIo, autoApprove: boolean, plain
   const lines = ['', 'Do you want to perform these actions?'];
   if (destructive.length > 0) {
     lines.push('  These objects will be deleted or replaced:');
-    for (const o of destructive) lines.push(`    ${o.change === 'delete' ? '-' : '±'} ${o.key}`);
+    for (const o of destructive) {
+      // Each delete with what it ends (live status and wave), each replacement with the rollouts it destroys.
+      const live = o.change === 'delete' && o.reasons[0]?.startsWith('live: ') ? ` (${o.reasons[0]})` : '';
+      lines.push(`    ${o.change === 'delete' ? '-' : '±'} ${o.key}${live}`);
+      for (const d of o.destroys ?? []) lines.push(`        destroys ${d.key} (${d.status}, wave ${d.wave})`);
+    }
   }
   lines.push("  Only 'yes' will be accepted to approve.", '');
   io.stdout(lines.join('\n'));

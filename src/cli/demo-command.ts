@@ -57,7 +57,7 @@ export function registerDemoCommand(program: Command, io: CliIo): void {
         return;
       }
       io.stdout(resultText(result, planned.plan));
-      io.stdout('\n▶ Planning again: a converged repository needs no calls\n');
+      io.stdout('\n▶ Planning again: a converged repository needs no writes\n');
       const second = await planPass({ path: opts.path, api, stateDir, planOptions: DEFAULT_PLAN_OPTIONS });
       if (second.kind === 'planned') io.stdout(formatPlanText(second.plan, { color: useColor(opts, io) }));
       const failed = result.failed;

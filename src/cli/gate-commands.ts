@@ -89,7 +89,7 @@ async function gateCommand(command: GateCommand, arg: string, opts: GateCommandO
 
 /** A key the state does not know is a deployment packsync does not own: `GATE_NO_DEPLOYMENT` (docs/errors.md), not `STATE_KEY`. */
 function requireDeployment(inv: Inventory, key: string, location: string): void {
-  requireKnown(inv, parseStateKey(key, 'DEPLOYMENT'), 'DEPLOYMENT', location, (m) => new GateCommandError('GATE_NO_DEPLOYMENT', m));
+  requireKnown(inv, parseStateKey(key, 'DEPLOYMENT'), 'Deployment', location, (m) => new GateCommandError('GATE_NO_DEPLOYMENT', m));
 }
 
 async function runLocked(input: GateCommandInput, rt: Runtime, io: CliIo): Promise<void> {

@@ -43,7 +43,10 @@ export function registerSimulatorCommand(program: Command, io: CliIo): void {
       'virtual seconds per real second (default 600, as in the demo: imports and uploads finish in well under a second; 1 = real time)',
     )
     .option('--data-dir <dir>', 'persist state here so a restart keeps it')
-    .option('--release-every <duration>', 'publish a next version of a seeded choice of catalog app every DURATION of virtual time (e.g. 7d, 12h; default off)')
+    .option(
+      '--release-every <duration>',
+      'publish a next version of a seeded choice of catalog app every DURATION of virtual time (e.g. 7d, 12h; default off)',
+    )
     .addOption(
       new Option('--response-style <style>', 'create/import responses as a JSON string UUID, {"id"}, or an unquoted text/plain UUID')
         .choices(['bare', 'object', 'text'])

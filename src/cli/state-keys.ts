@@ -84,6 +84,8 @@ export function requireKnown(
 ): void {
   const known = knownKeys(inv);
   if (known.has(k.key)) return;
-  if (known.size === 0) throw fail(`${label} "${k.key}" is not in the state: the state in ${stateDir} is empty`);
-  throw fail(`${label} "${k.key}" is not in the state in ${stateDir}${suggestion(k.key, known)}; \`packsync state list\` shows every key`);
+  // Named by its kind (`Deployment "zoomm"`) when the label is the kind, else by the argument's label.
+  const subject = label === k.kind ? `${k.kind} "${k.name}"` : `${label} "${k.key}"`;
+  if (known.size === 0) throw fail(`${subject} is not in the state: the state in ${stateDir} is empty`);
+  throw fail(`${subject} is not in the state in ${stateDir}${suggestion(k.key, known)}; \`packsync state list\` shows every key`);
 }

@@ -126,7 +126,8 @@ export async function planPass(input: PlanPassInput): Promise<PlanPassOutput> {
     snap = await readLiveState(input.api, desired, store.inventory, readOptions);
   }
   const revision = input.revision ?? desiredRevision(desired);
-  const scope = await planScope(input.path, desired.root);
+  const owned = Object.values(store.inventory.objects).map((e) => e.file);
+  const scope = await planScope(input.path, desired.root, { read: loaded.files, owned });
   const p = computePlan({ desired, live: snap.live, inventory: store.inventory, options: input.planOptions, now: now(), revision, scope });
   reviewBaselines(p, desired, clock, input.planOptions?.allowShrink === true);
   p.reads = snap.reads + (await addReach(p, snap.live, input));

@@ -24,18 +24,58 @@ async function gitRoot(from: string): Promise<string | null> {
 
 const slash = (p: string): string => (sep === '/' ? p : p.split(sep).join('/'));
 
-export async function planScope(appliedPath: string, desiredRoot: string): Promise<PlanScope> {
+/** What the pass read and what the state owns, for the files prune must leave alone. */
+export interface ScopeFiles {
+  /** Manifest files read (relative to the desired root). */
+  read: readonly string[];
+  /** File keys recorded by owned objects. */
+  owned: Iterable<string | undefined>;
+}
+
+export async function planScope(appliedPath: string, desiredRoot: string, files?: ScopeFiles): Promise<PlanScope> {
   const abs = resolve(appliedPath);
   const single = !(await stat(abs)).isDirectory();
   const dir = single ? dirname(abs) : abs;
   const root = await gitRoot(dir);
   if (root === null) {
-    return { rootKey: slash(desiredRoot), path: slash(abs), single, whole: !single };
+    const scope = { rootKey: slash(desiredRoot), path: slash(abs), single, whole: !single };
+    return withLeftOut(
+      scope,
+      (key) => key,
+      files,
+      (f) => slash(resolve(desiredRoot, f)),
+    );
   }
   const rel = (p: string): string => {
     const r = relative(root, p);
     return r === '' || isAbsolute(r) ? '' : slash(r);
   };
   const path = rel(abs);
-  return { rootKey: rel(desiredRoot), path, single, whole: !single && path === '' };
+  const scope = { rootKey: rel(desiredRoot), path, single, whole: !single && path === '' };
+  return withLeftOut(
+    scope,
+    (key) => (isAbsolute(key) ? key : resolve(root, key)),
+    files,
+    (f) => rel(resolve(desiredRoot, f)),
+  );
+}
+
+/**
+ * Owned objects' files that exist on disk but were not read this pass (a file `.packsyncignore`
+ * lists, a hidden folder): prune leaves their objects alone (docs/manifests.md "Files").
+ */
+async function withLeftOut(
+  scope: PlanScope,
+  onDisk: (key: string) => string,
+  files: ScopeFiles | undefined,
+  keyOf: (read: string) => string,
+): Promise<PlanScope> {
+  if (!files || scope.single) return scope;
+  const read = new Set(files.read.map(keyOf));
+  const leftOut = new Set<string>();
+  for (const key of new Set(files.owned)) {
+    if (key === undefined || read.has(key) || leftOut.has(key)) continue;
+    if (await exists(onDisk(key))) leftOut.add(key);
+  }
+  return leftOut.size > 0 ? { ...scope, leftOut } : scope;
 }

@@ -62,7 +62,7 @@ export interface ExportedFiles {
 }
 
 const HEADER =
-  '# yaml-language-server: $schema=https://packsync.dev/schemas/v1/packsync.json\n# Exported by `packsync export`: review, commit, then `packsync apply --adopt`.\n';
+  '# yaml-language-server: $schema=./node_modules/packsync/schemas/v1/packsync.json\n# Exported by `packsync export`: review, commit, then `packsync apply --adopt`.\n';
 const PACKAGES_NOTE =
   '# runAnalysis is not written: the service does not return it. Adding it to an exported package later\n# changes its spec, and packsync then creates a new package.\n';
 const UPLOADS_NOTE =

@@ -9,7 +9,7 @@
 import { createHash } from 'node:crypto';
 import { createReadStream } from 'node:fs';
 import { realpath, stat } from 'node:fs/promises';
-import { isAbsolute, posix, relative, resolve, sep } from 'node:path';
+import { dirname, isAbsolute, posix, relative, resolve, sep } from 'node:path';
 import { ContentError, digestLine, isInside, listContentFiles } from '../api/content-files.js';
 import type { ContentFile } from '../api/content-files.js';
 
@@ -36,7 +36,23 @@ export type ContentCheck = { ok: true; content: ContentInfo } | { ok: false; rul
  * Checks `content` (as written in the manifest) against the repository at `root`, whose real
  * path is `rootReal`, and digests it.
  */
-export async function inspectContent(root: string, rootReal: string, content: string): Promise<ContentCheck> {
+/**
+ * Content paths are relative to the repository root (docs/manifests.md). One written relative to a
+ * sub-folder (the manifest's own, or a `manifests/` folder a repository holds) gets the path to write.
+ */
+async function closerMatch(root: string, normal: string, from: string | undefined): Promise<string> {
+  if (from === undefined || !isInside(root, from)) return '';
+  for (let d = from; d !== root && isInside(root, d); d = dirname(d)) {
+    const found = await stat(resolve(d, normal)).catch(() => undefined);
+    if (found?.isDirectory()) {
+      const rel = relative(root, resolve(d, normal)).split(sep).join('/');
+      return `; content paths are relative to the repository root ${root}: write ${JSON.stringify(rel)}`;
+    }
+  }
+  return '';
+}
+
+export async function inspectContent(root: string, rootReal: string, content: string, from?: string): Promise<ContentCheck> {
   const shown = JSON.stringify(content);
   const slashed = content.replace(/\\/g, '/');
   if (isAbsolute(content) || /^[A-Za-z]:/.test(content) || slashed.startsWith('/')) {
@@ -57,7 +73,8 @@ export async function inspectContent(root: string, rootReal: string, content: st
   try {
     real = await realpath(abs);
   } catch {
-    return { ok: false, rule: 'content.missing', message: `content directory ${shown} does not exist (looked for ${abs})` };
+    const hint = await closerMatch(root, normal, from);
+    return { ok: false, rule: 'content.missing', message: `content directory ${shown} does not exist (looked for ${abs})${hint}` };
   }
   if (!isInside(rootReal, real)) {
     return {

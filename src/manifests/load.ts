@@ -20,7 +20,8 @@ import type { DocRecord } from './doc-record.js';
 import { decodeManifest } from './encoding.js';
 import { fieldPositions } from './positions.js';
 import { commonParent, repositoryRoot } from './repository-root.js';
-import { listYamlFiles, walkSkips } from './walk.js';
+import { listManifestFiles, listYamlFiles, walkSkips } from './walk.js';
+import type { SkippedLink } from './walk.js';
 import type { ManifestCache } from './parse-cache.js';
 import type { ParsedFile } from './yaml-source.js';
 import type { ContentInfo } from './content.js';
@@ -63,9 +64,23 @@ export async function loadManifests(path: string, opts: LoadOptions = {}): Promi
   if (!st) return { desired: null, problems: [at(path, 'file.not-found', `${path} does not exist`)], files: [], documents: 0 };
   const single = !st.isDirectory();
   const root = single ? dirname(abs) : abs;
-  const rels = single ? [path] : await listYamlFiles(root, { followSymlinks: opts.followSymlinks ?? false });
-  const sources = rels.map((rel) => ({ file: rel, abs: single ? abs : resolve(root, rel), reported: true }));
-  return loadSources(root, sources, opts, single ? { contentFilter: false } : { contentFilter: true, none: path });
+  // `content:` paths resolve from the repository root, as `validate` resolves them (docs/manifests.md
+  // "Files"), while `path` alone bounds the desired set: plan, apply and run --path agree with validate.
+  const repo = await repositoryRoot(root);
+  const walked = single
+    ? { files: [path], links: [] }
+    : await listManifestFiles(root, { followSymlinks: opts.followSymlinks ?? false, boundary: repo });
+  const sources = walked.files.map((rel) => ({ file: rel, abs: single ? abs : resolve(root, rel), reported: true }));
+  const how = single ? { contentFilter: false, contentRoot: repo } : { contentFilter: true, none: path, contentRoot: repo };
+  const loaded = await loadSources(root, sources, opts, how);
+  return withLinkProblems(loaded, walked.links);
+}
+
+/** Symlinks the walk refused are errors of the revision (docs/manifests.md "Files"). */
+function withLinkProblems<T extends LoadResult>(loaded: T, links: readonly SkippedLink[]): T {
+  if (links.length === 0) return loaded;
+  const extra = links.map((l) => at(l.rel, 'manifest.symlink', `${l.rel} is ${l.reason}`));
+  return { ...loaded, desired: null, problems: sortProblems([...loaded.problems, ...extra]) };
 }
 
 export interface RepositoryLoadOptions extends LoadOptions {
@@ -101,7 +116,8 @@ export async function loadRepository(paths: readonly string[], opts: RepositoryL
   if (existing.length === 0) return { desired: null, problems: missing, files: [], documents: 0, root };
 
   const followSymlinks = opts.followSymlinks ?? false;
-  const walked = (await listYamlFiles(root, { followSymlinks })).map((rel) => resolve(root, rel));
+  const walk = await listManifestFiles(root, { followSymlinks, boundary: root });
+  const walked = walk.files.map((rel) => resolve(root, rel));
   const reported = new Set<string>();
   const extra: string[] = [];
   for (const g of existing) {
@@ -110,7 +126,7 @@ export async function loadRepository(paths: readonly string[], opts: RepositoryL
       extra.push(g.abs);
     } else if (g.abs !== root && (await walkSkips(root, relative(root, g.abs)))) {
       // A folder the repository does not walk, named on purpose: its files are read as given.
-      for (const rel of await listYamlFiles(g.abs, { followSymlinks })) {
+      for (const rel of await listYamlFiles(g.abs, { followSymlinks, boundary: g.abs })) {
         const abs = resolve(g.abs, rel);
         reported.add(abs);
         extra.push(abs);
@@ -122,7 +138,7 @@ export async function loadRepository(paths: readonly string[], opts: RepositoryL
   const all = [...new Set([...walked, ...extra])].sort(compare);
   const sources = all.map((abs) => ({ file: display(abs), abs, reported: reported.has(abs) }));
   const none = existing.map((g) => display(g.abs)).join(', ');
-  const loaded = await loadSources(root, sources, opts, { contentFilter: true, none });
+  const loaded = withLinkProblems(await loadSources(root, sources, opts, { contentFilter: true, none }), walk.links);
   return { ...loaded, problems: sortProblems([...missing, ...loaded.problems]), root };
 }
 
@@ -138,9 +154,10 @@ async function loadSources(
   root: string,
   sources: readonly Source[],
   opts: LoadOptions,
-  how: { contentFilter: boolean; none?: string },
+  how: { contentFilter: boolean; none?: string; contentRoot?: string },
 ): Promise<LoadResult> {
-  const rootReal = await realpath(root);
+  const contentRoot = how.contentRoot ?? root;
+  const rootReal = await realpath(contentRoot);
   const maxBytes = opts.maxFileBytes ?? DEFAULT_MAX_FILE_BYTES;
   const reported = new Set(sources.filter((s) => s.reported).map((s) => s.file));
 
@@ -189,7 +206,7 @@ async function loadSources(
   }
   if (how.contentFilter) {
     const absOf = new Map(sources.map((s) => [s.file, s.abs]));
-    parsed = withoutContentFiles(parsed, root, (f) => absOf.get(f) ?? resolve(root, f));
+    parsed = withoutContentFiles(parsed, contentRoot, (f) => absOf.get(f) ?? resolve(root, f));
   }
   // Files that only lend their names come first, so a name defined twice is reported on a given file.
   parsed = [...parsed.filter((f) => !reported.has(f.file)), ...parsed.filter((f) => reported.has(f.file))];
@@ -245,7 +262,12 @@ async function loadSources(
   }
   // The YAML error is the one to fix: a reference to a name its file may define is not reported too.
   const heldBack = (kind: Kind, name: string): boolean => held.all || held.kinds.has(kind) || held.names.has(`${kind}/${name}`);
-  const rules = await checkRules(records, root, rootReal, heldBack);
+  const absOfFile = new Map(sources.map((s) => [s.file, s.abs]));
+  const folderOf = (file: string): string | undefined => {
+    const abs = absOfFile.get(file);
+    return abs === undefined ? undefined : dirname(abs);
+  };
+  const rules = await checkRules(records, contentRoot, rootReal, heldBack, folderOf);
   problems.push(...rules.problems);
 
   await cached.commit(parsed);

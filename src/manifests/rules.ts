@@ -11,6 +11,7 @@ import type { DocRecord } from './doc-record.js';
 import type { ContentInfo } from './content.js';
 import { displayPath, toPointer, valueAt } from './paths.js';
 import { didYouMean } from './suggest.js';
+import { parseRate, PROMOTION_DEFAULTS } from './promotion-values.js';
 import type { LocateMode, Segment } from './yaml-types.js';
 
 export interface RuleResult {
@@ -49,6 +50,8 @@ export async function checkRules(
   root: string,
   rootReal: string,
   heldBack?: (kind: Kind, name: string) => boolean,
+  /** The folder of a record's file (absolute), for the hint on a content path written from it. */
+  folderOf?: (file: string) => string | undefined,
 ): Promise<RuleResult> {
   const problems: Problem[] = [];
   const names = new Map<Kind, Map<string, DocRecord>>();
@@ -132,9 +135,10 @@ export async function checkRules(
         }
       }
       waveWarning(r, problems);
+      noisyGateWarning(r, problems);
       appMismatch(r, names, problems);
     } else if (r.kind === 'Package') {
-      await checkContent(r, root, rootReal, problems, content);
+      await checkContent(r, { root, rootReal, from: folderOf?.(r.doc.file) }, problems, content);
     }
   }
   return { problems, content };
@@ -142,8 +146,7 @@ export async function checkRules(
 
 async function checkContent(
   r: DocRecord,
-  root: string,
-  rootReal: string,
+  where: { root: string; rootReal: string; from: string | undefined },
   problems: Problem[],
   out: Map<DocRecord, ContentInfo>,
 ): Promise<void> {
@@ -165,9 +168,40 @@ async function checkContent(
   }
   const dir = spec.content;
   if (typeof dir !== 'string' || dir === '') return; // the schema already reported it
-  const check = await inspectContent(root, rootReal, dir);
+  const check = await inspectContent(where.root, where.rootReal, dir, where.from);
   if (check.ok) out.set(r, check.content);
   else problems.push(problem(r, ['spec', 'custom', 'content'], 'value', check.rule, check.message));
+}
+
+/** docs/promotion.md "Choosing minDevices": below this, a 2 % failure rate trips a 10 % gate by chance. */
+export const RECOMMENDED_MIN_DEVICES = 50;
+
+/** A promotion gate that judges failure from too few reports stops healthy rollouts (docs/promotion.md). */
+function noisyGateWarning(r: DocRecord, problems: Problem[]): void {
+  const promotion = valueAt(r.data, ['spec', 'promotion']);
+  if (promotion === null || typeof promotion !== 'object' || Array.isArray(promotion)) return;
+  const p = promotion as { minDevices?: unknown; maxFailureRate?: unknown };
+  const min = p.minDevices === undefined ? PROMOTION_DEFAULTS.minDevices : p.minDevices;
+  const rateText = p.maxFailureRate === undefined ? PROMOTION_DEFAULTS.maxFailureRate : p.maxFailureRate;
+  if (typeof min !== 'number' || typeof rateText !== 'string') return;
+  let rate: number;
+  try {
+    rate = parseRate(rateText);
+  } catch {
+    return; // the schema reports it
+  }
+  if (min >= RECOMMENDED_MIN_DEVICES || rate > 0.1) return;
+  const at = p.minDevices === undefined ? (['spec', 'promotion'] as const) : (['spec', 'promotion', 'minDevices'] as const);
+  problems.push(
+    problem(
+      r,
+      at,
+      p.minDevices === undefined ? 'key' : 'value',
+      'promotion.min-devices-low',
+      `minDevices ${min}${p.minDevices === undefined ? ' (the default)' : ''} with maxFailureRate ${rateText}: a healthy rollout failing 2 % of installs exceeds ${rateText} in some tenant by chance and is stopped; use minDevices: ${RECOMMENDED_MIN_DEVICES} or more (docs/promotion.md "Choosing minDevices")`,
+      'warning',
+    ),
+  );
 }
 
 function waveWarning(r: DocRecord, problems: Problem[]): void {

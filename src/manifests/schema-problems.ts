@@ -150,9 +150,14 @@ const TYPE_WORDS: Record<string, string> = {
   null: 'empty',
 };
 
-function typeHint(expected: string, data: unknown, source: string | undefined): string {
+/** `spec.promotion` rates: percentages written as strings like `95%` (schemas/v1/deployment.json). */
+const RATE_FIELDS = new Set(['successRate', 'maxFailureRate']);
+
+function typeHint(expected: string, data: unknown, source: string | undefined, field?: string | number): string {
   if (expected === 'string' && (typeof data === 'number' || typeof data === 'boolean')) {
-    return `; quote it: "${source ?? String(data)}"`;
+    // A rate (successRate: 95) is a percentage string: suggest what validates, "95%".
+    const text = source ?? String(data);
+    return `; quote it: "${typeof field === 'string' && RATE_FIELDS.has(field) && typeof data === 'number' ? `${text}%` : text}"`;
   }
   if (expected === 'boolean' && typeof data === 'string' && /^(true|false|yes|no|on|off|y|n)$/i.test(data)) {
     return '; write true or false, without quotes';
@@ -243,7 +248,7 @@ function problemFor(e: ErrorObject, ctx: SchemaContext, conditions: readonly Err
         segs,
         'value',
         rule,
-        `${path} must be ${word} (got ${describe(e.data)}${typeHint(expected, e.data, ctx.doc.sourceText(segs))})`,
+        `${path} must be ${word} (got ${describe(e.data)}${typeHint(expected, e.data, ctx.doc.sourceText(segs), segs.at(-1))})`,
       );
     }
     case 'pattern': {

@@ -1,9 +1,23 @@
 /** Finding manifest files: every *.yaml / *.yml below a directory, in a stable order. */
-import { readdir, readFile, realpath, stat } from 'node:fs/promises';
+import { readdir, readFile, readlink, realpath, stat } from 'node:fs/promises';
 import { join } from 'node:path';
+import { isInside } from '../api/content-files.js';
 
 export interface WalkOptions {
+  /** Follow every symlink, wherever it leads (tests only; the commands keep to `boundary`). */
   followSymlinks: boolean;
+  /**
+   * The repository root: a symlinked file or folder whose target lies inside it is followed like
+   * a plain one; one leading outside it (or broken) is reported, never skipped silently (a file
+   * left out of the desired set would read as removed, and `--prune` would delete its objects).
+   */
+  boundary?: string;
+}
+
+/** A symlink the walk refused: reported as an error naming the file and why. */
+export interface SkippedLink {
+  rel: string;
+  reason: string;
 }
 
 const YAML_FILE = /\.ya?ml$/i;
@@ -15,14 +29,21 @@ function skipped(name: string): boolean {
 
 /**
  * Relative paths (forward slashes) of every YAML file below `root`, sorted. Hidden files are
- * skipped like hidden folders (`.gitlab-ci.yml` is not a manifest). Symlinks are skipped unless
- * `followSymlinks`, and then each real directory is visited once.
+ * skipped like hidden folders (`.gitlab-ci.yml` is not a manifest). Symlinks are followed while
+ * they stay inside `boundary` (each real directory visited once); see `listManifestFiles`.
  */
 export async function listYamlFiles(root: string, opts: WalkOptions): Promise<string[]> {
+  return (await listManifestFiles(root, opts)).files;
+}
+
+/** `listYamlFiles`, with the symlinks it refused (docs/manifests.md "Files"). */
+export async function listManifestFiles(root: string, opts: WalkOptions): Promise<{ files: string[]; links: SkippedLink[] }> {
   const out: string[] = [];
+  const links: SkippedLink[] = [];
   const ignored = await readIgnore(root);
   const isIgnored = (rel: string): boolean => ignored.some((p) => rel === p || rel.startsWith(`${p}/`));
   const seen = new Set<string>([await realpath(root)]);
+  const boundary = opts.boundary === undefined ? undefined : await realpath(opts.boundary).catch(() => opts.boundary!);
   const visit = async (dir: string, rel: string): Promise<void> => {
     const entries = await readdir(dir, { withFileTypes: true });
     for (const e of entries) {
@@ -33,11 +54,14 @@ export async function listYamlFiles(root: string, opts: WalkOptions): Promise<st
       let isDir = e.isDirectory();
       let isFile = e.isFile();
       if (e.isSymbolicLink()) {
-        if (!opts.followSymlinks) continue;
-        const st = await stat(abs).catch(() => undefined);
-        if (!st) continue;
-        isDir = st.isDirectory();
-        isFile = st.isFile();
+        if (!opts.followSymlinks && boundary === undefined) continue;
+        const link = await followLink(abs, opts.followSymlinks ? undefined : boundary);
+        if ('reason' in link) {
+          if (YAML_FILE.test(e.name) || (link.dir && (await holdsYaml(abs)))) links.push({ rel: relPath, reason: link.reason });
+          continue;
+        }
+        isDir = link.dir;
+        isFile = !link.dir;
       }
       if (isDir) {
         const real = await realpath(abs);
@@ -50,7 +74,31 @@ export async function listYamlFiles(root: string, opts: WalkOptions): Promise<st
     }
   };
   await visit(root, '');
-  return out.sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
+  return { files: out.sort((a, b) => (a < b ? -1 : a > b ? 1 : 0)), links };
+}
+
+/** Where a symlink leads: a folder or file to follow, or why not (broken, outside `boundary`). */
+async function followLink(abs: string, boundary: string | undefined): Promise<{ dir: boolean } | { reason: string; dir: boolean }> {
+  const target = await readlink(abs).catch(() => '?');
+  const real = await realpath(abs).catch(() => undefined);
+  const st = real === undefined ? undefined : await stat(real).catch(() => undefined);
+  if (real === undefined || !st) return { reason: `a broken symlink (to ${target})`, dir: false };
+  const dir = st.isDirectory();
+  if (boundary !== undefined && !isInside(boundary, real)) {
+    return {
+      reason: `a symlink to ${target}, outside the repository: manifests are read only from inside it (copy the file in, or keep the shared folder inside the repository)`,
+      dir,
+    };
+  }
+  return { dir };
+}
+
+/** Whether a folder (a symlink the walk will not follow) holds any YAML file. */
+async function holdsYaml(dir: string): Promise<boolean> {
+  return listManifestFiles(dir, { followSymlinks: false }).then(
+    (r) => r.files.length > 0,
+    () => false,
+  );
 }
 
 /**

@@ -60,12 +60,23 @@ const COLOUR: Partial<Record<Change, string>> = {
   waiting: '36',
 };
 
+/**
+ * A destroyed rollout added again starts over: its early waves' tenants get it again (operator
+ * review: nothing said so). `wave` is `k/n` as the destroys carry it.
+ */
+function restartNote(wave: string): string {
+  const m = /^(\d+)\/(\d+)$/.exec(wave);
+  if (!m || Number(m[1]) < 1) return '';
+  return `; its rollout restarts at wave 1 of ${m[2]} (was ${wave})`;
+}
+
 export function summaryLine(s: PlanSummary): string {
   // Reported drift is not blocked: nothing stops it from being healed but the policy.
   const extra = [
     s.waiting ? `${s.waiting} waiting` : '',
     s.blocked ? `${s.blocked} blocked` : '',
     s.drifted ? `${s.drifted} drifted (reported, not healed)` : '',
+    s.orphaned ? `${s.orphaned} orphaned (requires pruning)` : '',
   ].filter(Boolean);
   const reach = s.tenants !== undefined ? ` Reaches ${s.tenants} tenant(s), ${(s.devices ?? 0).toLocaleString('en-US')} device(s).` : '';
   return `Plan: ${s.create} to create, ${s.change} to change, ${s.delete} to delete, ${s.unchanged} unchanged${extra.length ? `, ${extra.join(', ')}` : ''}.${reach}`;
@@ -116,7 +127,7 @@ export function formatPlanText(plan: Plan, opts: { color?: boolean; verbose?: bo
       lines.push(
         paint(
           'delete',
-          `    - ${d.key} (deployment ${d.id}, ${d.status}, wave ${d.wave}) will be destroyed ${o.kind === 'Flow' ? 'with the old flow' : 'and added again'}`,
+          `    - ${d.key} (deployment ${d.id}, ${d.status}, wave ${d.wave}) will be destroyed ${o.kind === 'Flow' ? 'with the old flow' : 'and added again'}${restartNote(d.wave)}`,
         ),
       );
     if (o.error)
@@ -136,8 +147,14 @@ export function formatPlanText(plan: Plan, opts: { color?: boolean; verbose?: bo
   return lines.join('\n');
 }
 
+/**
+ * The plan as JSON. `errors` lists plan-wide errors and then each object's error (`KEY: CODE:
+ * message`), so a pull-request bot reads one field (operator review: `errors` was empty while an
+ * object failed).
+ */
 export function formatPlanJson(plan: Plan): string {
-  return JSON.stringify(plan, null, 2);
+  const objectErrors = plan.objects.filter((o) => o.error).map((o) => `${o.key}: ${o.error!.code}: ${o.error!.message}`);
+  return JSON.stringify({ ...plan, errors: [...plan.errors, ...objectErrors] }, null, 2);
 }
 
 /** GitHub refuses comments over 65,536 characters; the plan stays well under with room for a bot's own text. */
@@ -173,26 +190,38 @@ export function formatPlanMarkdown(plan: Plan, opts: { commit?: string | null } 
     return out.join('\n');
   }
   if (changing.length === 0) out.push('');
-  const byChange = new Map<string, number>();
-  for (const o of changed) byChange.set(LABEL[o.change], (byChange.get(LABEL[o.change]) ?? 0) + 1);
-  out.push(
-    `<details><summary>${changed.length} object(s): ${[...byChange].map(([k, n]) => `${n} ${htmlText(k)}`).join(', ')}</summary>`,
-    '',
-  );
-  out.push('| | Object | Change | Details |', '|---|---|---|---|');
-  const close = ['', '</details>'];
+  // Real changes (and orphans that need pruning) are in the open; unchanged objects with a note
+  // and superseded copies kept in the state are the noise folded away (operator review: a restarted
+  // rollout hid inside <details>).
+  const open = changed.filter((o) => (o.change !== 'none' && o.change !== 'orphan') || o.requiresPruning === true);
+  const folded = changed.filter((o) => !open.includes(o));
   let size = out.join('\n').length + 200;
   let shown = 0;
-  for (const o of changed) {
-    const row = `| ${codeSpan(SYMBOL[o.change], { inTable: true })} | ${codeSpan(o.key, { inTable: true })} | ${md(LABEL[o.change])} | ${details(o)} |`;
-    if (size + row.length + 1 > MARKDOWN_LIMIT) break;
-    out.push(row);
-    size += row.length + 1;
-    shown++;
+  const table = (objects: readonly ObjectPlan[]): void => {
+    out.push('| | Object | Change | Details |', '|---|---|---|---|');
+    for (const o of objects) {
+      const row = `| ${codeSpan(SYMBOL[o.change], { inTable: true })} | ${codeSpan(o.key, { inTable: true })} | ${md(LABEL[o.change])} | ${details(o)} |`;
+      if (size + row.length + 1 > MARKDOWN_LIMIT) return;
+      out.push(row);
+      size += row.length + 1;
+      shown++;
+    }
+  };
+  if (open.length > 0) table(open);
+  if (folded.length > 0 && shown === open.length) {
+    const byChange = new Map<string, number>();
+    for (const o of folded) byChange.set(LABEL[o.change], (byChange.get(LABEL[o.change]) ?? 0) + 1);
+    if (open.length > 0) out.push('');
+    out.push(
+      `<details><summary>${folded.length} more object(s): ${[...byChange].map(([k, n]) => `${n} ${htmlText(k)}`).join(', ')}</summary>`,
+      '',
+    );
+    table(folded);
+    out.push('', '</details>');
   }
   if (shown < changed.length)
     out.push('', `… and ${changed.length - shown} more object(s) not shown (comment size limit); \`packsync plan\` prints them all.`);
-  out.push(...close, ...gates);
+  out.push(...gates);
   return out.join('\n');
 }
 

@@ -138,7 +138,7 @@ export function adoptRecord(
 
 /** The adopted object's reason line. */
 export function adoptReason(resolvesIntent: boolean, noun: string): string {
-  return resolvesIntent ? 'resolved a create interrupted by a crash' : `adopting an existing live ${noun} (--adopt)`;
+  return resolvesIntent ? 'resolved a create of an interrupted run' : `adopting an existing live ${noun} (--adopt)`;
 }
 
 const byCreated = <T extends { created: string }>(a: T, b: T): number => (a.created < b.created ? -1 : a.created > b.created ? 1 : 0);

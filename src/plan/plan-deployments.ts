@@ -207,7 +207,7 @@ function planLiveDeployment(
           `back to deployment ${live.id} on the kept flow: the one an interrupted replacement added (${entry?.id ?? ''}) is deleted with its flow`,
         ]
       : resolves
-        ? [`adopt deployment ${live.id} added by an interrupted run`, 'resolved an add-deployment interrupted by a crash']
+        ? [`adopt deployment ${live.id} added by an interrupted run`, 'resolved an add-deployment of an interrupted run']
         : [`adopt existing deployment ${live.id}`, 'adopting an existing live deployment (--adopt)'];
     const rec = ctx.action(key, {
       op: OP.record,

@@ -115,6 +115,26 @@ function planPackageEntry(
       adopt(ctx, m, key, free, record, false, live ? [supersedeAction(ctx, key, entry)] : []);
       return;
     }
+    // A revert after --prune forgot the previous version: it is live, unowned and exactly what git
+    // asks for. A conflict, as for a fresh manifest (design §4), never a second import of it.
+    const unownedIds = matches.filter((p) => ctx.holdersOf(p.id).length === 0).map((p) => p.id);
+    if (unownedIds.length > 0) {
+      ctx.object(
+        'Package',
+        m.metadata.name,
+        'conflict',
+        {
+          source: m.source,
+          fields,
+          reasons: [
+            `the new spec exists live but is not owned by packsync (${unownedIds.join(', ')}; a version forgotten by --prune, or made outside packsync); run apply with --adopt to take it over instead of importing a second copy`,
+          ],
+        },
+        key,
+      );
+      ctx.packageRefs.set(m.metadata.name, blockedRef(`${key} is in conflict`));
+      return;
+    }
     change = 'replace';
     reasons.push('spec or content changed: the API cannot update a package, so a new live package is created');
     if (live) {

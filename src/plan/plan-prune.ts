@@ -32,7 +32,15 @@ export function planPrune(ctx: PlanContext, isDesired: (key: string) => boolean)
   for (const [key, e] of gone) {
     const keeper = keeperOf(ctx, key, e.id);
     if (!ctx.options.prune) {
-      ctx.object(e.kind, e.name, 'orphan', { reasons: [keeper ? sharedReason(e, key, keeper, 'orphan') : orphanReason(ctx, e)] });
+      const o = ctx.object(e.kind, e.name, 'orphan', { reasons: [keeper ? sharedReason(e, key, keeper, 'orphan') : orphanReason(ctx, e)] });
+      if (keeper === undefined && requiresPruning(ctx, e)) o.requiresPruning = true;
+      continue;
+    }
+    if (e.file !== undefined && ctx.scope?.leftOut?.has(e.file)) {
+      // Its file is still there but was not read: a prune would delete what git still describes.
+      const why = `its manifest file ${e.file} still exists but was not read (ignored, hidden or inside a content folder); --prune never deletes it: read the file again, or \`packsync state rm ${key}\``;
+      const o = ctx.object(e.kind, e.name, 'orphan', { reasons: [why] });
+      if (requiresPruning(ctx, e)) o.requiresPruning = true;
       continue;
     }
     if (e.annotations?.[PRUNE_ANNOTATION] === 'disabled') {
@@ -59,7 +67,12 @@ export function planPrune(ctx: PlanContext, isDesired: (key: string) => boolean)
         continue;
       }
       const id = ctx.action(key, { op: OP.deleteDeployment, dependsOn: [], description: `delete deployment ${e.id}`, deploymentId: e.id });
-      ctx.object(e.kind, e.name, 'delete', { actions: [id] });
+      // What the delete ends, as replacement lines say it (operator review: a bare key in the prompt).
+      const why = e.superseded ? 'superseded by a newer version' : 'its manifest left git';
+      ctx.object(e.kind, e.name, 'delete', {
+        reasons: [`live: ${live.status}, wave ${live.currentWave}/${live.waveCount}; ${why}`],
+        actions: [id],
+      });
       const list = deploymentDeletes.get(live.flowId) ?? [];
       list.push(id);
       deploymentDeletes.set(live.flowId, list);
@@ -158,6 +171,17 @@ function staleCopy(ctx: PlanContext, key: string, e: InventoryEntry): boolean {
 function replacing(e: InventoryEntry, key: string, isDesired: (key: string) => boolean): boolean {
   const hash = key.indexOf('#');
   return e.replacing !== undefined && hash > 0 && isDesired(key.slice(0, hash));
+}
+
+/**
+ * An owned object whose manifest left git and that still exists live: out of sync until pruned
+ * (Argo CD's "requires pruning"). Superseded copies are kept on purpose (a revert reuses them).
+ */
+function requiresPruning(ctx: PlanContext, e: InventoryEntry): boolean {
+  if (e.superseded !== undefined || e.replacing !== undefined) return false;
+  if (e.kind === 'Deployment') return ctx.deploymentsById.has(e.id);
+  if (e.kind === 'Flow') return ctx.flowsById.has(e.id);
+  return true;
 }
 
 function orphanReason(ctx: PlanContext, e: InventoryEntry): string {

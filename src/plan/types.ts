@@ -59,6 +59,11 @@ export interface ObjectPlan {
   destroys?: { key: string; id: string; status: string; wave: string }[];
   /** Set when live state was changed outside packsync: healed this pass, only reported, or held by the agent's heal backoff. */
   drift?: DriftHandling;
+  /**
+   * An owned object that exists live while its manifest left git (not a superseded one): out of
+   * sync until pruned ("requires pruning", docs/reconcile.md).
+   */
+  requiresPruning?: true;
   /** Blast radius lines of the object's moving actions (`reaches 3 tenants (wave 1 of 3), 412 devices`). */
   reach?: string[];
 }
@@ -187,6 +192,10 @@ export interface PlanSummary {
   blocked: number;
   /** Live drift only reported (`--drift report`, or held by the agent's heal backoff), not healed. Added later: absent in older saved plans. */
   drifted: number;
+  /** Owned live objects whose manifest left git, without --prune (`requiresPruning`). Absent in older saved plans. */
+  orphaned?: number;
+  /** Objects in error (also counted under `blocked`). Absent in older saved plans. */
+  errors?: number;
   /** Blast radius of the whole plan (docs/policy.md): distinct tenants and their devices that moving actions reach. */
   tenants?: number;
   devices?: number;
@@ -245,6 +254,11 @@ export interface PlanScope {
   single: boolean;
   /** The applied path is the whole tree (a git root, or a plain directory): state entries from before files were recorded are in scope. */
   whole: boolean;
+  /**
+   * File keys of owned objects whose manifest file still exists on disk but was not read (ignored,
+   * hidden, a content folder): never a reason to prune (docs/manifests.md "Files").
+   */
+  leftOut?: ReadonlySet<string>;
 }
 
 export const DEFAULT_PLAN_OPTIONS: PlanOptions = {

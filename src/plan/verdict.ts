@@ -19,6 +19,8 @@ export interface PlanVerdict {
   changes: boolean;
   /** Objects whose live drift is reported (or held), not healed. */
   drifted: ObjectPlan[];
+  /** Owned live objects whose manifest left git (no --prune): out of sync, "requires pruning". */
+  orphaned: ObjectPlan[];
 }
 
 export function planVerdict(p: Plan): PlanVerdict {
@@ -27,6 +29,7 @@ export function planVerdict(p: Plan): PlanVerdict {
     failing: p.objects.filter((o) => FAILING_CHANGES.has(o.change)),
     changes: p.actions.some(isChangeAction),
     drifted: p.objects.filter((o) => o.drift === 'reported' || o.drift === 'held'),
+    orphaned: p.objects.filter((o) => o.requiresPruning === true),
   };
 }
 
@@ -35,10 +38,10 @@ export function planFails(p: Plan): boolean {
   return v.planErrors.length > 0 || v.failing.length > 0;
 }
 
-/** `plan` exit code: 1 on any error; with --detailed-exitcode 2 for changes or reported drift. */
+/** `plan` exit code: 1 on any error; with --detailed-exitcode 2 for changes, reported drift or orphans. */
 export function planExitCode(p: Plan, detailed: boolean): 0 | 1 | 2 {
   const v = planVerdict(p);
   if (v.planErrors.length > 0 || v.failing.length > 0) return 1;
-  if (detailed && (v.changes || v.drifted.length > 0)) return 2;
+  if (detailed && (v.changes || v.drifted.length > 0 || v.orphaned.length > 0)) return 2;
   return 0;
 }

@@ -34,7 +34,8 @@ beforeAll(async () => {
   ({ agent } = await startNotifiedAgent(
     sim,
     repo,
-    'providers:\n  - name: hook\n    type: webhook\n    addressFile: secrets/hook-url\nalerts:\n  - provider: hook\n',
+    // A spec.wave hold is sent only where an alert names GateHeld (docs/agent.md "Notifications").
+    'providers:\n  - name: hook\n    type: webhook\n    addressFile: secrets/hook-url\nalerts:\n  - provider: hook\n    reasons: [GateHeld, ApplySucceeded]\n',
     { 'hook-url': `${rx.url}/hook` },
   ));
 });

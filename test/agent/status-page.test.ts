@@ -217,7 +217,7 @@ describe.skipIf(!haveChromium)('status page in headless Chromium', () => {
     // The rollout board: 7-Zip running in wave 2 of 3 (Pilot first), one cell per tenant.
     const row = page.locator('#rollouts tr', { hasText: '7-Zip' });
     const cells = await row.locator('td').allInnerTexts();
-    expect(cells.slice(0, 5)).toEqual(['7-Zip', '24.08', 'seven-zip', '2/3', 'gate wave 2: holding, soak 48 h']);
+    expect(cells.slice(0, 5)).toEqual(['7-Zip', '24.08', 'seven-zip', '2/3', 'Suspended by git at wave 2 (spec.wave), soak 48 h']);
     expect(cells[5]).toMatch(/^\d+(\.\d)?%$/);
     const tenants = row.locator('td.c i');
     const classes = await tenants.evaluateAll((els) => (els as unknown as { className: string }[]).map((e) => e.className));

@@ -118,7 +118,7 @@ describe.skipIf(!HAS_SCRIPT)('apply on a terminal', () => {
     expect(await writeCount()).toBe(0);
   });
 
-  it('lists deletes and replacements again in the prompt', async () => {
+  it('lists deletes and replacements again in the prompt, each delete with its live status and wave (regression: bare keys)', async () => {
     const repo = await writeRepo();
     const first = await onTerminal(['apply', repo, '--auto-approve'], env);
     expect(first.code, first.screen).toBe(0);
@@ -134,7 +134,7 @@ describe.skipIf(!HAS_SCRIPT)('apply on a terminal', () => {
     expect(r.code).toBe(1);
     const prompt = r.screen.slice(r.screen.indexOf('Do you want to perform these actions?'));
     expect(prompt).toMatch(/These objects will be deleted or replaced:/);
-    expect(prompt).toMatch(/- Deployment\/pwsh-7-4-6/);
+    expect(prompt).toMatch(/- Deployment\/pwsh-7-4-6 \(live: \w+, wave \d+\/\d+; its manifest left git\)/);
     expect(prompt).toMatch(/- Flow\/pwsh/);
     expect(prompt).toMatch(/± Flow\/seven-zip/);
     expect(await writeCount()).toBe(before);

@@ -160,6 +160,10 @@ describe('export', () => {
     expect(r.stdout).toMatch(/1 custom package\(s\) need their files/);
     expect((await readdir(out)).sort()).toEqual(['content', 'deployments.yaml', 'flows.yaml', 'packages.yaml', 'tenant-uploads.yaml']);
     expect(await readFile(join(out, 'flows.yaml'), 'utf8')).toMatch(/flags:\n\s+- startNewVersionsAutomatically\n\s+- radarTracking/);
+    // The schema the README tells editors to use (regression: an unhosted https://packsync.dev URL).
+    expect((await readFile(join(out, 'flows.yaml'), 'utf8')).split('\n')[0]).toBe(
+      '# yaml-language-server: $schema=./node_modules/packsync/schemas/v1/packsync.json',
+    );
     // As exported, the custom package has no files yet: validation says so, with the position.
     const empty = await cli(['validate', out], env);
     expect(empty.code).toBe(1);

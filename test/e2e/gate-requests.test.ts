@@ -96,7 +96,7 @@ describe('promote and resume while the agent holds the state', () => {
     expect(free.stderr).toContain(`did you mean "${KEY}"?`);
     // One sentence after the code, naming how to see the keys (docs review: the wording was checked, not changed).
     expect(free.stderr).toMatch(
-      /^Error: GATE_NO_DEPLOYMENT: DEPLOYMENT "Deployment\/seven-zip-24-8" is not in the state in \S+ \(did you mean "[^"]+"\?\); `packsync state list` shows every key\n$/,
+      /^Error: GATE_NO_DEPLOYMENT: Deployment "seven-zip-24-8" is not in the state in \S+ \(did you mean "[^"]+"\?\); `packsync state list` shows every key\n$/,
     );
     const held = await lockDirectory(stateDir, () => undefined);
     try {

@@ -114,6 +114,13 @@ export async function loadNotificationConfig(file: string): Promise<Notification
       throw new NotifyConfigError(where(`provider "${name}": repository must be owner/repo`));
     if (address !== null && !/^https?:\/\//.test(address))
       throw new NotifyConfigError(where(`provider "${name}": the address must be an http(s) URL`));
+    // fetch refuses user:password@ in a URL with a bare TypeError; say why (never the URL itself).
+    if (address !== null && hasCredentials(address))
+      throw new NotifyConfigError(
+        where(
+          `provider "${name}": URLs with credentials (user:password@) are not supported; put a token in tokenFile or the secret in the URL's path`,
+        ),
+      );
     providers.push({ name, type, address, token, secret, channel: str('channel'), repository });
   }
   const alerts: Alert[] = [];
@@ -139,4 +146,14 @@ export async function loadNotificationConfig(file: string): Promise<Notification
   }
   if (alerts.length === 0) throw new NotifyConfigError(where('needs at least one alert (providers without an alert receive nothing)'));
   return { providers, alerts };
+}
+
+/** `https://user:pass@host/...`: userinfo in the authority. */
+function hasCredentials(address: string): boolean {
+  try {
+    const u = new URL(address);
+    return u.username !== '' || u.password !== '';
+  } catch {
+    return false;
+  }
 }

@@ -73,8 +73,10 @@ export async function deliver(req: OutgoingRequest, timeoutMs = 10_000): Promise
   }
 }
 
-export function alertMatches(a: Alert, e: Pick<AgentEvent, 'reason' | 'severity' | 'object'>): boolean {
+export function alertMatches(a: Alert, e: Pick<AgentEvent, 'reason' | 'severity' | 'object' | 'intended'>): boolean {
   if (a.severity === 'error' && e.severity !== 'error' && e.reason !== 'Recovered') return false;
+  // A hold git asked for is no news: sent only where an alert names its reason.
+  if (e.intended && !a.reasons?.includes(e.reason)) return false;
   if (a.reasons && !a.reasons.includes(e.reason) && !(e.reason === 'Recovered' && a.reasons.length > 0)) return false;
   if (a.objects && !a.objects.some((g) => g.test(e.object ?? ''))) return false;
   return true;
@@ -157,9 +159,16 @@ export class Notifier {
     this.commitState(revision, 'pending', 'packsync is applying this revision');
   }
 
-  /** A pass ended: `success` or `failure` on the commit it attempted. */
-  passFinished(revision: string | null, ok: boolean, message: string): void {
-    this.commitState(revision, ok ? 'success' : 'failure', ok ? 'packsync applied this revision' : message);
+  /**
+   * A pass ended: `success` or `failure` on the commit it attempted. `success` only when the
+   * revision is fully in effect (objects that require pruning keep it `pending`); a pass failure
+   * (an outage) on a revision already applied is the agent's health (conditions, events), not a
+   * verdict on the commit (docs/agent.md "Notifications").
+   */
+  passFinished(revision: string | null, ok: boolean, message: string, more: { notInEffect?: string; alreadyApplied?: boolean } = {}): void {
+    if (!ok && more.alreadyApplied) return;
+    if (ok && more.notInEffect) this.commitState(revision, 'pending', more.notInEffect);
+    else this.commitState(revision, ok ? 'success' : 'failure', ok ? 'packsync applied this revision' : message);
   }
 
   private commitState(revision: string | null, state: CommitState, description: string): void {

@@ -39,6 +39,18 @@ export interface OutgoingRequest {
 
 export type CommitState = 'pending' | 'success' | 'failure';
 
+/**
+ * Colour by meaning, not by severity alone: a rollout a gate stopped (`GateHeld`) or drift is
+ * amber, never green (operator review: a stopped rollout was shown green in Slack).
+ */
+type Tone = 'bad' | 'warn' | 'good';
+const WARN_REASONS: ReadonlySet<EventReason> = new Set<EventReason>(['GateHeld', 'DriftDetected']);
+function toneOf(e: { reason: EventReason; severity: Severity }): Tone {
+  return e.severity === 'error' ? 'bad' : WARN_REASONS.has(e.reason) ? 'warn' : 'good';
+}
+const TEAMS_COLOUR: Record<Tone, string> = { bad: 'Attention', warn: 'Warning', good: 'Good' };
+const SLACK_ICON: Record<Tone, string> = { bad: ':red_circle:', warn: ':large_orange_circle:', good: ':large_green_circle:' };
+
 export function toNotification(
   e: { reason: EventReason; severity: Severity; object?: string; revision: string | null; message: string; count: number; wave?: number },
   timestamp: string,
@@ -121,7 +133,7 @@ export function chatRequest(p: Provider, e: NotificationEvent): OutgoingRequest 
                   weight: 'Bolder',
                   size: 'Medium',
                   wrap: true,
-                  color: e.severity === 'error' ? 'Attention' : 'Good',
+                  color: TEAMS_COLOUR[toneOf(e)],
                 },
                 { type: 'TextBlock', text: e.message, wrap: true },
                 { type: 'FactSet', facts: facts.map(([t, value]) => ({ title: t, value })) },
@@ -135,7 +147,7 @@ export function chatRequest(p: Provider, e: NotificationEvent): OutgoingRequest 
     }
     case 'slack': {
       const link = e.url ? `\n<${e.url}|Open in packsync>` : '';
-      const text = `${e.severity === 'error' ? ':red_circle:' : ':large_green_circle:'} *${title(e)}*\n${e.message}${link}`;
+      const text = `${SLACK_ICON[toneOf(e)]} *${title(e)}*\n${e.message}${link}`;
       const msg = {
         ...(p.channel ? { channel: p.channel } : {}),
         text: `${title(e)}: ${e.message}`,

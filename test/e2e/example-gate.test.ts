@@ -1,0 +1,58 @@
+/**
+ * The shipped example gate (examples/deployments/contoso-agent-1-2-3.yaml) never stops a healthy
+ * rollout: regression test for `minDevices: 20, maxFailureRate: 10%`, which judged Fabrikam
+ * failing (12.8 %) under the simulator's default 2 % failure rate and stopped the rollout. Several
+ * seeds, judged by an apply every 10 virtual minutes while the devices report, until the gate passes.
+ */
+import { cp } from 'node:fs/promises';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { cli } from '../support/cli.js';
+import { copyExamples, editFile, EXAMPLES, tempDir } from '../support/repo.js';
+import { simEnv } from '../support/sim.js';
+
+const KEY = 'Deployment/contoso-agent-1-2-3';
+
+interface Gate {
+  key: string;
+  verdict?: string;
+}
+
+describe('the shipped example gate', () => {
+  it('the example gate never stops a healthy rollout under default outcomes', async () => {
+    for (const seed of [1, 2, 3, 4, 5, 6, 7, 8]) {
+      const s = await simEnv({ seed });
+      try {
+        // The example's own files: the others name fixture ids of the default seed (patch groups).
+        const repo = await tempDir('packsync-example-gate-');
+        for (const f of ['packages/contoso-agent.yaml', 'flows/contoso-agent.yaml', 'deployments/contoso-agent-1-2-3.yaml', 'content'])
+          await cp(join(EXAMPLES, f), join(repo, f), { recursive: true });
+        const first = await cli(['apply', repo, '--auto-approve'], s.env);
+        expect(first.code, first.stderr + first.stdout).toBe(0);
+        const verdicts: string[] = [];
+        // Every 10 minutes while the devices report (the first reports are the noisy ones), then past the soak.
+        for (let step = 0; step < 38; step++) {
+          await s.sim.advance(step < 37 ? 600 : 7 * 3600);
+          // Each apply judges the gate and records its soak, as the agent's passes do.
+          const out = await cli(['apply', repo, '--auto-approve', '-o', 'json'], s.env);
+          const gate = ((JSON.parse(out.stdout) as { plan: { gates?: Gate[] } }).plan.gates ?? []).find((g) => g.key === KEY);
+          verdicts.push(gate?.verdict ?? 'none');
+        }
+        expect(verdicts, `seed ${seed}`).not.toContain('Fail');
+        expect(verdicts, `seed ${seed}`).toContain('Pass');
+      } finally {
+        await s.sim.close();
+      }
+    }
+  }, 120_000);
+
+  it('validate warns when minDevices is below 50 at a maxFailureRate of 10% or less', async () => {
+    const repo = await copyExamples();
+    const file = join(repo, 'deployments/contoso-agent-1-2-3.yaml');
+    await editFile(file, 'minDevices: 50', 'minDevices: 20');
+    await editFile(file, 'maxFailureRate: 15%', 'maxFailureRate: 10%');
+    const out = await cli(['validate', repo], {});
+    expect(out.code).toBe(0);
+    expect(out.stdout + out.stderr).toMatch(/contoso-agent-1-2-3\.yaml:\d+:\d+: .*minDevices 20 with maxFailureRate 10%/);
+  });
+});
