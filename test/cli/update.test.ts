@@ -119,4 +119,47 @@ describe('packsync update', () => {
       PACKAGES.replace('track: latest, minAge: 1d', "track: '25.x', skip: ['9.9']"),
     );
   });
+  it('--push makes each group its own branch from HEAD, pushes it, and leaves the work tree and branch as they were', async () => {
+    await release('7-Zip', '24.09', 3);
+    const repo = await repoWith(PACKAGES.replace('    update:\n      group: utilities', '    update: {}'));
+    const head = await git(repo.work, 'rev-parse', 'HEAD');
+    const r = await cli(['update', repo.work, '--push', 'origin'], env);
+    expect(r.code).toBe(0);
+    expect(await git(repo.work, 'rev-parse', 'HEAD')).toBe(head);
+    expect(await git(repo.work, 'symbolic-ref', '--short', 'HEAD')).toBe('main');
+    expect(await git(repo.work, 'status', '--porcelain')).toBe('');
+    expect(await readFile(join(repo.work, 'packages.yaml'), 'utf8')).toContain("version: '24.08'");
+    const seven = await git(repo.bare, 'show', 'packsync/update/utilities:packages.yaml');
+    expect(seven).toContain("version: '24.09'");
+    expect(seven).toContain('version: "7.4.5"');
+    expect(await git(repo.bare, 'rev-parse', 'packsync/update/utilities^')).toBe(head);
+    const pwsh = await git(repo.bare, 'show', 'packsync/update/pwsh:packages.yaml');
+    expect(pwsh).toContain("version: '24.08'");
+    expect(pwsh).toContain('version: "7.4.6"');
+    expect(await git(repo.bare, 'log', '-1', '--format=%s', 'packsync/update/pwsh')).toBe('Update PowerShell 7 to 7.4.6');
+    // A later run replaces the same branch in place.
+    await release('7-Zip', '24.10', 2);
+    const again = await cli(['update', repo.work, '--push', 'origin', '--branch-prefix', 'packsync/update'], env);
+    expect(again.code).toBe(0);
+    expect(await git(repo.bare, 'show', 'packsync/update/utilities:packages.yaml')).toContain("version: '24.10'");
+    expect(await git(repo.bare, 'rev-parse', 'packsync/update/utilities^')).toBe(head);
+  });
+
+  it('a rejected push pushes no branch at all and leaves the work tree untouched (exit 1)', async () => {
+    await release('7-Zip', '24.09', 3);
+    const repo = await repoWith(PACKAGES.replace('    update:\n      group: utilities', '    update: {}'));
+    const hook = join(repo.bare, 'hooks', 'pre-receive');
+    await writeFile(hook, '#!/bin/sh\nwhile read old new ref; do case "$ref" in */pwsh) echo "refusing pwsh" >&2; exit 1;; esac; done\n', {
+      mode: 0o755,
+    });
+    const r = await cli(['update', repo.work, '--push', 'origin', '--branch-prefix', 'bot'], env);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toMatch(/rejected, no branch was pushed/);
+    expect(await git(repo.bare, 'for-each-ref', '--format=%(refname)', 'refs/heads/bot')).toBe('');
+    expect(await git(repo.work, 'for-each-ref', '--format=%(refname)', 'refs/heads/bot')).toBe('');
+    expect(await git(repo.work, 'status', '--porcelain')).toBe('');
+    expect(await readFile(join(repo.work, 'packages.yaml'), 'utf8')).toBe(
+      PACKAGES.replace('    update:\n      group: utilities', '    update: {}'),
+    );
+  });
 });
