@@ -93,7 +93,7 @@ function emit(
       emit(to, value as Record<string, unknown>, path, depth + 1);
       continue;
     }
-    const text = typeof value === 'object' ? JSON.stringify(value) : stringify(value).trimEnd();
+    const text = typeof value === 'object' ? JSON.stringify(value) : scalar(value);
     out.push(`${pad}${key}: ${text}${explain && path[0] !== 'apiVersion' && path[0] !== 'kind' ? `  # ${explainOf(d, path)}` : ''}`);
   }
 }
@@ -107,4 +107,15 @@ function explainOf(d: GeneratedDocument, path: Segment[]): string {
   const o = d.originOf(path);
   const p = d.locate(path, 'value');
   return `${d.file}:${p.line}:${p.column} (${o.layer})`;
+}
+
+// Plain words need no quoting; anything YAML could read as another type (or that holds syntax) goes
+// through the YAML library. The fast path keeps render of a 3,000-flow baseline near its load time.
+const PLAIN = /^[A-Za-z][A-Za-z0-9 ._()+-]*[A-Za-z0-9)+]$/;
+const SPECIAL = /^(true|false|yes|no|on|off|null|y|n)$/i;
+
+function scalar(v: unknown): string {
+  if (typeof v === 'number' || typeof v === 'boolean') return String(v);
+  if (typeof v === 'string' && PLAIN.test(v) && !SPECIAL.test(v)) return v;
+  return stringify(v).trimEnd();
 }

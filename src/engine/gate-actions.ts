@@ -75,7 +75,8 @@ async function promote(input: GateCommandInput, entry: InventoryEntry, store: In
       { at, action: 'ignore-windows' as const, wave: from, by: 'command' as const, reason: glass, ...requestOf(input) },
     ].slice(-20);
   await store.put({ ...entry, promotion, gateLog: logged, updatedAt: at }, false);
-  await recordHistory(store, entry.id, logged.at(-1)!);
+  // The promote, and the break glass that let it through a closed window (both in the report's history).
+  for (const e of logged.slice(glass ? -2 : -1)) await recordHistory(store, entry.id, e);
   if (from < live.waveCount) await store.history({ type: 'wave', deploymentId: entry.id, wave: from + 1, at, by: 'command' });
   const to = from >= live.waveCount ? 'completed the rollout' : `wave ${from + 1}/${live.waveCount}`;
   return [

@@ -35,7 +35,12 @@ export class DirectoryBackend implements StateBackend {
     return { snapshot: await readIfExists(this.names.snapshot), journal };
   }
 
+  /** Set by the lock's holder: throws when the lease is lost, so no write follows a takeover (dir-lock.ts). */
+  fence: ((deep: boolean) => Promise<void>) | null = null;
+
   async append(text: string, sync: boolean): Promise<void> {
+    // A durable append is an intent before a create: the lock is re-read so a lost lease never creates twice.
+    await this.fence?.(sync);
     const fh = await this.handle();
     if (text.length > 0) {
       await fh.write(text);
@@ -49,6 +54,7 @@ export class DirectoryBackend implements StateBackend {
   }
 
   async writeSnapshot(text: string): Promise<void> {
+    await this.fence?.(false);
     await mkdir(this.dir, { recursive: true, mode: 0o700 });
     await writeAtomic(this.names.snapshot, text);
     this.stats.snapshots++;

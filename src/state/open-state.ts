@@ -72,6 +72,8 @@ function directoryState(dir: string, warn: (message: string) => void): State {
     openStore: () => InventoryStore.openOn(backend),
     lock: async () => {
       held ??= await lockDirectory(dir, warn);
+      const lease = held;
+      backend.fence = (deep) => lease.assertHeld(deep);
     },
     close: async () => {
       const h = held;

@@ -10,6 +10,7 @@ export class InventoryError extends PacksyncError<'INVENTORY_UNREADABLE'> {
 export type StateErrorCode =
   /** Another process holds the state's lock (the message names it). */
   | 'STATE_LOCKED'
+  | 'STATE_LOCK_LOST'
   /** The remote lock (a blob lease) was lost while running: no further state write is made. */
   | 'STATE_LEASE_LOST'
   /** A write to the state store failed (disk, network, permissions). */

@@ -54,6 +54,7 @@ export const ERROR_CODES = {
   // State.
   INVENTORY_UNREADABLE: 'terminal',
   STATE_LOCKED: 'transient',
+  STATE_LOCK_LOST: 'terminal',
   STATE_LEASE_LOST: 'transient',
   STATE_WRITE_FAILED: 'transient',
   STATE_REMOTE_ERROR: 'transient',

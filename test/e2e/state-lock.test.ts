@@ -90,12 +90,15 @@ describe('state lock', () => {
     expect(again.stdout).toMatch(/No changes/);
   }, 120_000);
 
-  it('takes over a lock whose process is gone (same host) with a warning, and refuses one of another host', async () => {
+  it('takes over a lock whose process is gone (same host) with a warning, and refuses one of another host that renews its lease', async () => {
     await sim.admin('POST', '/_sim/reset');
     const stateDir = await tempDir('packsync-lock-');
     const dead = spawnSync(process.execPath, ['-e', 'process.stdout.write(String(process.pid))'], { encoding: 'utf8' });
     const deadPid = Number(dead.stdout);
-    await writeFile(join(stateDir, 'lock'), JSON.stringify({ pid: deadPid, host: 'build-agent-7', since: '2026-01-01T00:00:00.000Z' }));
+    await writeFile(
+      join(stateDir, 'lock'),
+      JSON.stringify({ pid: deadPid, host: 'build-agent-7', since: '2026-01-01T00:00:00.000Z', renewed: new Date().toISOString() }),
+    );
     const other = await spawnCli(['apply', '--auto-approve', repo], env(stateDir)).done;
     expect(other.code).toBe(1);
     expect(other.stderr).toContain(`locked by pid ${deadPid} on host build-agent-7 since 2026-01-01T00:00:00.000Z`);

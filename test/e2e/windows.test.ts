@@ -200,5 +200,8 @@ describe('change windows', () => {
     const inv = JSON.parse(await readFile(join(stateDir, 'inventory.json'), 'utf8')) as Inventory;
     expect(inv.objects[key]?.gateLog?.map((e) => e.action).slice(-2)).toEqual(['promote', 'ignore-windows']);
     expect(inv.objects[key]?.gateLog?.at(-1)?.reason).toContain('Bo <bo@example.com>: customer escalation');
+    // Regression: the report's history kept only the break glass, not the promote it let through.
+    const rollout = inv.history?.rollouts.find((x) => x.deploymentId === inv.objects[key]?.id);
+    expect(rollout?.gates.map((g) => g.action).slice(-2)).toEqual(['promote', 'ignore-windows']);
   });
 });

@@ -41,7 +41,14 @@ const envelopeRequired = { apiVersion: true, kind: true, metadata: true, spec: t
 const metadata = { name: true, labels: true, annotations: true } satisfies Keys<Metadata>;
 const metadataRequired = { name: true } satisfies Required<Metadata>;
 const packageSpec = { suspend: true, catalog: true, custom: true } satisfies Keys<PackageSpec>;
-const catalog = { app: true, version: true, versionId: true, scope: true, scriptTemplate: true, update: true } satisfies Keys<CatalogPackageSpec>;
+const catalog = {
+  app: true,
+  version: true,
+  versionId: true,
+  scope: true,
+  scriptTemplate: true,
+  update: true,
+} satisfies Keys<CatalogPackageSpec>;
 const catalogRequired = { app: true } satisfies Required<CatalogPackageSpec>;
 const customSpec = {
   name: true,

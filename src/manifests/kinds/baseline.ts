@@ -36,7 +36,7 @@ export const BASELINE: AuthoredKindSpec<'Baseline'> = {
 
 /** Settings routed to each generated object (`update` stays in the baseline for `packsync update`). */
 const PACKAGE_FIELDS: Record<string, string> = { version: 'version', scope: 'scope', scriptTemplate: 'scriptTemplate' };
-const FLOW_FIELDS = ['scope', 'flags', 'supersedenceHistoryCount', 'scriptTemplate', 'suspend'];
+const FLOW_FIELDS = ['scope', 'flags', 'supersedenceHistoryCount', 'scriptTemplate', 'suspend', 'windows'];
 const DEPLOYMENT_FIELDS = ['state', 'wave', 'promotion', 'suspend'];
 
 function expandBaseline(r: AuthoredRecord, ctx: ExpandContext): Expansion {
