@@ -11,6 +11,7 @@ import { dirname, resolve } from 'node:path';
 import { addCommonOptions, buildRuntime } from './common.js';
 import type { CommonOptions } from './common.js';
 import type { CliIo } from './io.js';
+import type { Provider } from '../agent/notify/config.js';
 import { UsageError } from './io.js';
 import { problemLines } from './print-problems.js';
 
@@ -19,6 +20,10 @@ interface UpdateOptions extends CommonOptions {
   detailedExitcode?: boolean;
   commit?: boolean;
   signKey?: string;
+  push?: string;
+  branchPrefix: string;
+  pullRequest?: string;
+  notifications?: string;
 }
 
 export function registerUpdateCommand(program: Command, io: CliIo): void {
@@ -29,14 +34,24 @@ export function registerUpdateCommand(program: Command, io: CliIo): void {
     .addOption(new Option('-o, --output <format>', 'output format').choices(['text', 'json']).default('text'))
     .option('--detailed-exitcode', 'exit 0 when nothing changed, 2 when a version changed, 1 on any error')
     .option('--commit', 'commit the edits, one commit per update group (the work tree must be clean)')
-    .option('--sign-key <file>', 'sign each commit with this SSH private key (git commit -S, gpg.format=ssh)');
+    .option('--sign-key <file>', 'sign each commit with this SSH private key (git commit -S, gpg.format=ssh)')
+    .option('--push <remote>', "make each group's commit on its own branch from HEAD and push it there (the work tree stays as it is)")
+    .option('--branch-prefix <prefix>', 'prefix of the branches of --push', 'packsync/update')
+    .option('--pull-request <name>', 'open or update a pull/merge request per pushed branch through provider NAME of --notifications')
+    .option('--notifications <file>', 'notification config whose github/gitlab/azuredevops provider --pull-request names');
   addCommonOptions(cmd);
   cmd.action(async (path: string, opts: UpdateOptions) => {
-    if (opts.signKey && !opts.commit) throw new UsageError('--sign-key signs the commits of --commit; pass --commit too');
+    if (opts.signKey && !opts.commit && !opts.push)
+      throw new UsageError('--sign-key signs the commits of --commit or --push; pass one of them too');
+    if (opts.push && opts.commit)
+      throw new UsageError('--push makes the commits on branches of their own; --commit commits on the current branch: pass one');
+    if (opts.pullRequest && (!opts.push || !opts.notifications))
+      throw new UsageError('--pull-request opens requests for the branches of --push through a provider of --notifications; pass both');
+    const provider = opts.pullRequest ? await pullRequestProvider(io, opts.notifications!, opts.pullRequest) : undefined;
     const target = resolve(io.cwd, path);
     const { planUpdates } = await import('../update/run.js');
     const gitOps = await import('../update/git.js');
-    const top = opts.commit ? await gitOps.cleanWorkTree(target).catch((e: unknown) => fail(e)) : undefined;
+    const top = opts.commit || opts.push ? await gitOps.cleanWorkTree(target).catch((e: unknown) => fail(e)) : undefined;
     const rt = await buildRuntime(opts, io);
     try {
       const { rewriteVersion } = await import('../update/rewrite.js');
@@ -52,8 +67,32 @@ export function registerUpdateCommand(program: Command, io: CliIo): void {
       const edits = new Map<string, string>();
       for (const c of planned.changes)
         edits.set(c.absFile, rewriteVersion(edits.get(c.absFile) ?? (await readFile(c.absFile, 'utf8')), c.name, c.to));
-      const commits: { group: string; sha: string }[] = [];
-      if (top) {
+      const commits: { group: string; sha: string; branch?: string }[] = [];
+      if (top && opts.push) {
+        const { pushGroups, branchName } = await import('../update/push.js');
+        // Each branch starts from HEAD, so a group's files carry only that group's edits.
+        const made = [];
+        for (const [group, changes] of groups(planned.changes)) {
+          const files = new Map<string, string>();
+          for (const c of changes)
+            files.set(c.absFile, rewriteVersion(files.get(c.absFile) ?? (await readFile(c.absFile, 'utf8')), c.name, c.to));
+          made.push({ group, branch: branchName(opts.branchPrefix, group), message: gitOps.commitMessage(changes), files });
+        }
+        const shas = await pushGroups(top, opts.push, made, opts.signKey).catch((e: unknown) => fail(e));
+        for (const m of made) commits.push({ group: m.group, sha: shas.get(m.branch)!, branch: m.branch });
+        if (provider) {
+          const { openOrUpdate } = await import('./update-pull-request.js');
+          const base = (await gitOps.git(top, ['symbolic-ref', '--short', 'HEAD'])).trim();
+          for (const [group, changes] of groups(planned.changes)) {
+            const title = gitOps.commitMessage(changes).split('\n')[0]!;
+            const body = ['Planned change (packsync update):', '', '| Package | From | To | Released |', '|---|---|---|---|']
+              .concat(changes.map((c) => `| ${c.key} | ${c.from} | ${c.to} | ${c.releasedAt.slice(0, 10)} |`))
+              .join('\n');
+            const how = await openOrUpdate(provider, { branch: branchName(opts.branchPrefix, group), base, title, body });
+            io.stdout(`Pull request ${how} for ${branchName(opts.branchPrefix, group)} (${provider.name})`);
+          }
+        }
+      } else if (top) {
         for (const [group, changes] of groups(planned.changes)) {
           const files = [...new Set(changes.map((c) => c.absFile))];
           for (const f of files) await writeFile(f, edits.get(f)!);
@@ -70,6 +109,17 @@ export function registerUpdateCommand(program: Command, io: CliIo): void {
   });
 }
 
+async function pullRequestProvider(io: CliIo, file: string, name: string): Promise<Provider> {
+  const { loadNotificationConfig, COMMIT_STATUS_TYPES } = await import('../agent/notify/config.js');
+  const config = await loadNotificationConfig(resolve(io.cwd, file));
+  const p = config.providers.find((x) => x.name === name);
+  if (!p) throw new UsageError(`--pull-request: no provider "${name}" in ${file}`);
+  if (!COMMIT_STATUS_TYPES.has(p.type))
+    throw new UsageError(`--pull-request: provider "${name}" is ${p.type}; it must be github, gitlab or azuredevops`);
+  if (!p.repository) throw new UsageError(`--pull-request: provider "${name}" needs repository: owner/repo`);
+  return p;
+}
+
 function fail(e: unknown): never {
   throw new UsageError(e instanceof Error ? e.message : String(e));
 }
@@ -84,7 +134,7 @@ function report(
   io: CliIo,
   opts: UpdateOptions,
   planned: { changes: { key: string; from: string; to: string; releasedAt: string; group: string }[]; reads: number },
-  commits: { group: string; sha: string }[],
+  commits: { group: string; sha: string; branch?: string }[],
 ): void {
   if (opts.output === 'json') {
     io.stdout(
@@ -101,7 +151,8 @@ function report(
     return;
   }
   for (const c of planned.changes) io.stdout(`${c.key} ${c.from} → ${c.to} (released ${c.releasedAt.slice(0, 10)})`);
-  for (const c of commits) io.stdout(`Committed ${c.sha.slice(0, 12)} (${c.group})`);
+  for (const c of commits)
+    io.stdout(c.branch ? `Pushed ${c.sha.slice(0, 12)} to ${c.branch} (${c.group})` : `Committed ${c.sha.slice(0, 12)} (${c.group})`);
   if (planned.changes.length === 0)
     io.stdout(`Every followed package is on the newest version its policy allows (${planned.reads} catalog reads).`);
 }

@@ -4,10 +4,11 @@
  * skip and minAge decide, `--detailed-exitcode` says whether anything changed, `--commit` makes one
  * commit per group with the documented message, and a dirty work tree changes nothing.
  */
-import { readFile, writeFile } from 'node:fs/promises';
+import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { cli } from '../support/cli.js';
+import { startReceiver } from '../support/receiver.js';
 import { createRepo, git } from '../support/git.js';
 import type { TestRepo } from '../support/git.js';
 import { simEnv } from '../support/sim.js';
@@ -118,5 +119,117 @@ describe('packsync update', () => {
     expect(await readFile(join(repo.work, 'packages.yaml'), 'utf8')).toBe(
       PACKAGES.replace('track: latest, minAge: 1d', "track: '25.x', skip: ['9.9']"),
     );
+  });
+  it('--push makes each group its own branch from HEAD, pushes it, and leaves the work tree and branch as they were', async () => {
+    await release('7-Zip', '24.09', 3);
+    const repo = await repoWith(PACKAGES.replace('    update:\n      group: utilities', '    update: {}'));
+    const head = await git(repo.work, 'rev-parse', 'HEAD');
+    const r = await cli(['update', repo.work, '--push', 'origin'], env);
+    expect(r.code).toBe(0);
+    expect(await git(repo.work, 'rev-parse', 'HEAD')).toBe(head);
+    expect(await git(repo.work, 'symbolic-ref', '--short', 'HEAD')).toBe('main');
+    expect(await git(repo.work, 'status', '--porcelain')).toBe('');
+    expect(await readFile(join(repo.work, 'packages.yaml'), 'utf8')).toContain("version: '24.08'");
+    const seven = await git(repo.bare, 'show', 'packsync/update/utilities:packages.yaml');
+    expect(seven).toContain("version: '24.09'");
+    expect(seven).toContain('version: "7.4.5"');
+    expect(await git(repo.bare, 'rev-parse', 'packsync/update/utilities^')).toBe(head);
+    const pwsh = await git(repo.bare, 'show', 'packsync/update/pwsh:packages.yaml');
+    expect(pwsh).toContain("version: '24.08'");
+    expect(pwsh).toContain('version: "7.4.6"');
+    expect(await git(repo.bare, 'log', '-1', '--format=%s', 'packsync/update/pwsh')).toBe('Update PowerShell 7 to 7.4.6');
+    // A later run replaces the same branch in place.
+    await release('7-Zip', '24.10', 2);
+    const again = await cli(['update', repo.work, '--push', 'origin', '--branch-prefix', 'packsync/update'], env);
+    expect(again.code).toBe(0);
+    expect(await git(repo.bare, 'show', 'packsync/update/utilities:packages.yaml')).toContain("version: '24.10'");
+    expect(await git(repo.bare, 'rev-parse', 'packsync/update/utilities^')).toBe(head);
+  });
+
+  it('a rejected push pushes no branch at all and leaves the work tree untouched (exit 1)', async () => {
+    await release('7-Zip', '24.09', 3);
+    const repo = await repoWith(PACKAGES.replace('    update:\n      group: utilities', '    update: {}'));
+    const hook = join(repo.bare, 'hooks', 'pre-receive');
+    await writeFile(hook, '#!/bin/sh\nwhile read old new ref; do case "$ref" in */pwsh) echo "refusing pwsh" >&2; exit 1;; esac; done\n', {
+      mode: 0o755,
+    });
+    const r = await cli(['update', repo.work, '--push', 'origin', '--branch-prefix', 'bot'], env);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toMatch(/rejected, no branch was pushed/);
+    expect(await git(repo.bare, 'for-each-ref', '--format=%(refname)', 'refs/heads/bot')).toBe('');
+    expect(await git(repo.work, 'for-each-ref', '--format=%(refname)', 'refs/heads/bot')).toBe('');
+    expect(await git(repo.work, 'status', '--porcelain')).toBe('');
+    expect(await readFile(join(repo.work, 'packages.yaml'), 'utf8')).toBe(
+      PACKAGES.replace('    update:\n      group: utilities', '    update: {}'),
+    );
+  });
+  it("--pull-request opens a pull request per pushed branch with the providers' real request shapes and auth, and updates it later", async () => {
+    await release('7-Zip', '24.09', 3);
+    const repo = await repoWith(PACKAGES);
+    const rx = await startReceiver();
+    try {
+      await mkdir(join(repo.work, '..', 'secrets'), { recursive: true });
+      await writeFile(join(repo.work, '..', 'secrets', 'token'), 'tok-SECRET-1\n');
+      const conf = join(repo.work, '..', 'notify.yaml');
+      const providers = (type: string, address: string): string =>
+        `providers:\n  - name: forge\n    type: ${type}\n    address: ${address}\n    tokenFile: secrets/token\n    repository: acme/manifests\nalerts:\n  - provider: forge\n`;
+      await writeFile(conf, providers('github', rx.url));
+      const args = ['update', repo.work, '--push', 'origin', '--pull-request', 'forge', '--notifications', conf];
+      const r = await cli(args, env);
+      expect(r.code).toBe(0);
+      expect(rx.requests.map((q) => `${q.method} ${q.path}`)).toEqual([
+        'GET /repos/acme/manifests/pulls?state=open&head=acme%3Apacksync%2Fupdate%2Futilities',
+        'POST /repos/acme/manifests/pulls',
+      ]);
+      expect(rx.requests[1]!.headers.authorization).toBe('Bearer tok-SECRET-1');
+      const body = JSON.parse(rx.requests[1]!.body) as Record<string, string>;
+      expect(body).toMatchObject({
+        head: 'packsync/update/utilities',
+        base: 'main',
+        title: 'Update utilities: 7-Zip 24.09, PowerShell 7 7.4.6',
+      });
+      expect(body.body).toContain('| Package/seven-zip | 24.08 | 24.09 |');
+      expect(r.stdout + r.stderr).not.toContain('tok-SECRET-1');
+
+      await writeFile(conf, providers('gitlab', rx.url));
+      rx.requests.length = 0;
+      expect((await cli(args, env)).code).toBe(0);
+      expect(rx.requests.map((q) => `${q.method} ${q.path}`)).toEqual([
+        'GET /projects/acme%2Fmanifests/merge_requests?state=opened&source_branch=packsync%2Fupdate%2Futilities',
+        'POST /projects/acme%2Fmanifests/merge_requests',
+      ]);
+      expect(rx.requests[1]!.headers['private-token']).toBe('tok-SECRET-1');
+      expect(JSON.parse(rx.requests[1]!.body)).toMatchObject({ source_branch: 'packsync/update/utilities', target_branch: 'main' });
+
+      await writeFile(conf, providers('azuredevops', `${rx.url}/org`));
+      rx.requests.length = 0;
+      expect((await cli(args, env)).code).toBe(0);
+      expect(rx.requests[1]!.method + ' ' + rx.requests[1]!.path).toBe(
+        'POST /org/acme/_apis/git/repositories/manifests/pullrequests?api-version=7.1',
+      );
+      expect(rx.requests[1]!.headers.authorization).toBe(`Basic ${Buffer.from(':tok-SECRET-1').toString('base64')}`);
+      expect(JSON.parse(rx.requests[1]!.body)).toMatchObject({
+        sourceRefName: 'refs/heads/packsync/update/utilities',
+        targetRefName: 'refs/heads/main',
+      });
+
+      await writeFile(conf, providers('github', rx.url));
+      rx.requests.length = 0;
+      rx.replies.push('[{"number": 7}]');
+      expect((await cli(args, env)).code).toBe(0);
+      expect(rx.requests.map((q) => `${q.method} ${q.path}`)).toEqual([
+        'GET /repos/acme/manifests/pulls?state=open&head=acme%3Apacksync%2Fupdate%2Futilities',
+        'PATCH /repos/acme/manifests/pulls/7',
+      ]);
+
+      rx.requests.length = 0;
+      rx.answer.push(401);
+      const refused = await cli(args, env);
+      expect(refused.code).toBe(1);
+      expect(refused.stderr).toMatch(/answered 401/);
+      expect(refused.stdout + refused.stderr).not.toContain('tok-SECRET-1');
+    } finally {
+      await rx.close();
+    }
   });
 });

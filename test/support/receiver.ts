@@ -15,6 +15,8 @@ export interface Receiver {
   requests: Received[];
   /** Statuses for the next answers, in order; 200 once they run out. */
   answer: number[];
+  /** Bodies for the next successful answers, in order; `{"ok":true}` once they run out. */
+  replies: string[];
   /** Resolves when at least `n` requests arrived (deadline 10 s). */
   waitFor: (n: number) => Promise<Received[]>;
   close: () => Promise<void>;
@@ -23,13 +25,16 @@ export interface Receiver {
 export async function startReceiver(): Promise<Receiver> {
   const requests: Received[] = [];
   const answer: number[] = [];
+  const replies: string[] = [];
   const server = createServer((req, res) => {
     const chunks: Buffer[] = [];
     req.on('data', (c: Buffer) => chunks.push(c));
     req.on('end', () => {
       requests.push({ method: req.method ?? '', path: req.url ?? '', headers: req.headers, body: Buffer.concat(chunks).toString('utf8') });
       const status = answer.shift() ?? 200;
-      res.writeHead(status, { 'content-type': 'application/json' }).end(status < 300 ? '{"ok":true}' : '{"message":"nope"}');
+      res
+        .writeHead(status, { 'content-type': 'application/json' })
+        .end(status < 300 ? (replies.shift() ?? '{"ok":true}') : '{"message":"nope"}');
     });
   });
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
@@ -38,6 +43,7 @@ export async function startReceiver(): Promise<Receiver> {
     url,
     requests,
     answer,
+    replies,
     waitFor: (n) =>
       until(`${n} request(s) at the receiver`, () => requests.length >= n && requests, 10_000, {
         intervalMs: 20,
