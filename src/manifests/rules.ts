@@ -178,6 +178,8 @@ export const RECOMMENDED_MIN_DEVICES = 50;
 
 /** A promotion gate that judges failure from too few reports stops healthy rollouts (docs/promotion.md). */
 function noisyGateWarning(r: DocRecord, problems: Problem[]): void {
+  // A document its schema refused has its errors to fix first; a warning about it would be noise.
+  if (!r.valid) return;
   const promotion = valueAt(r.data, ['spec', 'promotion']);
   if (promotion === null || typeof promotion !== 'object' || Array.isArray(promotion)) return;
   const p = promotion as { minDevices?: unknown; maxFailureRate?: unknown };
