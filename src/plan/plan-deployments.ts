@@ -19,6 +19,7 @@ import { reportDeleted } from './not-planned.js';
 import { OP } from './ops.js';
 import { otherHolder, planOwnedElsewhere } from './ownership.js';
 import { markMoved, moveActions, recordAction, restoreActions, supersedeAction } from './state-writes.js';
+import { serviceSuccessor, supersededReason } from './service-driven.js';
 
 export function planDeployment(ctx: PlanContext, m: DeploymentManifest): void {
   const name = m.metadata.name;
@@ -70,6 +71,7 @@ export function planDeployment(ctx: PlanContext, m: DeploymentManifest): void {
     const first: string[] = [];
     const deletedOutside = entry !== undefined && entry.flowId === flowId && entry.packageId === packageId && ctx.live.read.flows;
     const previous = entry ? ctx.deploymentsById.get(entry.id) : undefined;
+    if (deletedOutside && supersededByService(ctx, { name, key, m, flowId, what: 'removed' })) return;
     if (deletedOutside && reportDeleted(ctx, m, key, entry.id)) return;
     if (deletedOutside) {
       reasons.push(`live deployment ${entry.id} not found (deleted outside packsync); adding it again`);
@@ -143,6 +145,9 @@ export function planDeployment(ctx: PlanContext, m: DeploymentManifest): void {
         return;
       }
     }
+  }
+  if (live.status === 'Stopped' && state === 'running' && owner?.id === live.id) {
+    if (supersededByService(ctx, { name, key, m, flowId, what: 'stopped', since: live })) return;
   }
   try {
     planLiveDeployment(ctx, m, key, state, live, owner, deps, record, specHash, identity);
@@ -296,4 +301,22 @@ function planLiveDeployment(
   );
   // Set afterwards: drift is rare, and the object literals in ctx.object keep one shape each.
   if (r.drift) o.drift = r.drift;
+}
+
+/** A git deployment the service stopped or removed for a newer version: no write, said so (plan/service-driven.ts). */
+function supersededByService(
+  ctx: PlanContext,
+  o: {
+    name: string;
+    key: string;
+    m: DeploymentManifest;
+    flowId: string | undefined;
+    what: 'stopped' | 'removed';
+    since?: V1DeploymentViewModel;
+  },
+): boolean {
+  const successor = serviceSuccessor(ctx, o.flowId, o.since);
+  if (!successor) return false;
+  ctx.object('Deployment', o.name, 'none', { source: o.m.source, reasons: [supersededReason(successor, o.what)] }, o.key);
+  return true;
 }

@@ -13,6 +13,7 @@ import { planDeployment } from './plan-deployments.js';
 import { planFlow } from './plan-flows.js';
 import { planPackage } from './plan-packages.js';
 import { planPrune } from './plan-prune.js';
+import { listServiceStarted } from './service-driven.js';
 import { planTenantUpload } from './plan-uploads.js';
 import { planSuspended } from './not-planned.js';
 import { ownershipErrors, planSharedId, sharedDesiredKeys } from './ownership.js';
@@ -66,6 +67,7 @@ export function plan(input: PlanInput): Plan {
     each(desired.tenantUploads, planTenantUpload);
     ctx.setFile(undefined);
     planPrune(ctx, isDesired);
+    listServiceStarted(ctx, ctx.objects);
   }
   errors.push(...ownershipErrors(ctx.objects));
   const conflicts = ctx.objects.filter((o) => o.change === 'conflict').length;

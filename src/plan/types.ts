@@ -66,6 +66,16 @@ export interface ObjectPlan {
   requiresPruning?: true;
   /** Blast radius lines of the object's moving actions (`reaches 3 tenants (wave 1 of 3), 412 devices`). */
   reach?: string[];
+  /** On a flow that starts new versions itself: the deployments the service started (plan/service-driven.ts). */
+  serviceStarted?: ServiceStarted[];
+}
+
+/** A deployment the service started in an owned flow: listed, never pruned, never a conflict or an orphan. */
+export interface ServiceStarted {
+  id: string;
+  version: string;
+  status: string;
+  wave: string;
 }
 
 export type DriftHandling = 'healed' | 'reported' | 'held';
