@@ -2,8 +2,8 @@
  * YAML with positions: every document of a file is parsed with a LineCounter so any JSON pointer
  * into it can be turned back into the 1-based line and column a person sees in an editor.
  */
-import { CST, Composer, LineCounter, Parser, isScalar } from 'yaml';
-import type { Document, YAMLError } from 'yaml';
+import { CST, Composer, LineCounter, Parser, isAlias, isMap, isPair, isScalar, isSeq } from 'yaml';
+import type { Document, Node, YAMLError } from 'yaml';
 import type { Problem } from './model.js';
 import { documentHandle, locatedKey, locateOffset, recomposer } from './document-handle.js';
 import { flowTooDeep, MAX_DEPTH, tokensTooDeep } from './nesting.js';
@@ -102,7 +102,10 @@ export function parseYamlFile(file: string, text: string, opts: ParseOptions = {
     const contents = doc.contents;
     // A document holding only comments (or a trailing `---`) is not a manifest.
     if (contents === null || (isScalar(contents) && contents.value === null && doc.errors.length === 0)) return;
-    const ok = doc.errors.length === 0;
+    const blownUp = ok0(doc) ? aliasBlowUp(doc, contents) : null;
+    if (blownUp)
+      problems.push({ ...problemBase(file, pos(blownUp.at)), rule: 'yaml.alias-expansion', message: blownUp.message, severity: 'error' });
+    const ok = doc.errors.length === 0 && !blownUp;
     let value: unknown;
     if (ok) {
       try {
@@ -232,4 +235,45 @@ function yamlProblem(
 function keyAt(text: string, offset: number): string {
   const m = /^[^:\n]*/.exec(text.slice(offset));
   return (m?.[0] ?? '').trim();
+}
+
+const ok0 = (doc: Document.Parsed): boolean => doc.errors.length === 0;
+
+/** What aliases may expand a document to: the most a manifest file may hold (load.ts DEFAULT_MAX_FILE_BYTES). */
+export const MAX_EXPANDED_BYTES = 1024 * 1024;
+
+/**
+ * A document whose aliases expand it past MAX_EXPANDED_BYTES, with the first alias's offset. The count
+ * of aliases is bounded by `maxAliasCount`; this bounds what they expand to (900 aliases of a 960 KB
+ * scalar pass any count limit and become 860 MB when the spec is hashed). Sizes are source bytes, an
+ * alias counted as the size of what it names, computed once per node.
+ */
+function aliasBlowUp(doc: Document.Parsed, contents: Node): { at: number; message: string } | null {
+  let firstAlias: number | null = null;
+  const memo = new Map<Node, number>();
+  const size = (node: unknown): number => {
+    if (!node || typeof node !== 'object') return 0;
+    const n = node as Node;
+    const known = memo.get(n);
+    if (known !== undefined) return known;
+    memo.set(n, 0); // an alias of an enclosing anchor counts once, not forever
+    let total = 0;
+    if (isAlias(n)) {
+      firstAlias ??= n.range?.[0] ?? 0;
+      total = size(n.resolve(doc));
+    } else if (isScalar(n)) {
+      total = n.range ? n.range[1] - n.range[0] : String(n.value).length;
+    } else if (isMap(n) || isSeq(n)) {
+      for (const item of n.items as unknown[]) total += isPair(item) ? size(item.key) + size(item.value) + 2 : size(item) + 1;
+    }
+    total = Math.min(total, Number.MAX_SAFE_INTEGER);
+    memo.set(n, total);
+    return total;
+  };
+  const total = size(contents);
+  if (firstAlias === null || total <= MAX_EXPANDED_BYTES) return null;
+  return {
+    at: firstAlias,
+    message: `aliases expand this document to about ${total} bytes, more than the ${MAX_EXPANDED_BYTES} a manifest may have; write the values out instead of repeating them with aliases`,
+  };
 }
