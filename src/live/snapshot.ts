@@ -5,13 +5,19 @@
  */
 import type { Page, PacksyncApi } from '../api/operations.js';
 import { collectAll } from '../api/paging.js';
-import type { PagingQuery as PagingQueryLike, V1DeploymentViewModel, V1PackageDetailsViewModel } from '../api/wire-types.js';
+import type {
+  PagingQuery as PagingQueryLike,
+  V1DeploymentViewModel,
+  V1FlowDetailsViewModel,
+  V1PackageDetailsViewModel,
+} from '../api/wire-types.js';
 import type { Inventory, InventoryEntry } from '../state/inventory-types.js';
 import type { DeploymentManifest, DesiredModel } from '../manifests/model.js';
 import { NameIndex } from './resolve.js';
 import { mapLimit } from '../util/map-limit.js';
 import type { LiveFlow, LiveState, WaveLiveRead } from './types.js';
 import { errorCode, errorMessage } from '../util/errors.js';
+import { lowerId, withOwned } from './confirm-owned.js';
 
 export interface SnapshotOptions {
   concurrency?: number;
@@ -64,7 +70,7 @@ export async function readLiveState(
   const needTenants =
     desired.tenantUploads.length > 0 || gated.length > 0 || opts.allFlowDetails === true || opts.allTenantUploads === true;
 
-  const [apps, templates, tenants, packages, flows] = await Promise.all([
+  const [apps, templates, tenants, listedPackages, listedFlows] = await Promise.all([
     needApps ? all((q) => api.searchApps(q, signal)) : Promise.resolve([]),
     needTemplates ? all((q) => api.listTemplates(q, signal)) : Promise.resolve([]),
     needTenants ? all((q) => api.listTenants(q, signal)) : Promise.resolve([]),
@@ -72,15 +78,21 @@ export async function readLiveState(
     all((q) => api.listFlows(q, signal)),
   ]);
 
+  const ownedIdsOf = (kind: string): string[] =>
+    Object.values(inventory.objects)
+      .filter((e) => e.kind === kind)
+      .map((e) => e.id);
+  const packages = await withOwned(listedPackages, ownedIdsOf('Package'), (id) => call(() => api.getPackage(id, signal)));
+  const flows = await withOwned(listedFlows, ownedIdsOf('Flow'), (id) => call(() => api.getFlow(id, signal)));
   const owned = new Set<string>();
   for (const e of Object.values(inventory.objects)) {
-    if (e.kind === 'Flow') owned.add(e.id);
-    if (e.kind === 'Deployment' && e.flowId) owned.add(e.flowId);
+    if (e.kind === 'Flow') owned.add(lowerId(e.id));
+    if (e.kind === 'Deployment' && e.flowId) owned.add(lowerId(e.flowId));
   }
   const names = new Set(desired.flows.map((f) => f.spec.name ?? f.metadata.name));
   const detailed = flows.filter((f) => !f.deleted && (opts.allFlowDetails || owned.has(f.id) || names.has(f.name)));
   const concurrency = opts.concurrency ?? 8;
-  const details = await mapLimit(detailed, concurrency, (f) => call(() => api.getFlow(f.id, signal)));
+  const details = (await mapLimit(detailed, concurrency, (f) => call(() => api.getFlow(f.id, signal)))).map(lowerFlowIds);
   shareTenantIds(flows, details);
   const byId = new Map(details.map((d) => [d.id, d]));
   const liveFlows: LiveFlow[] = flows.map((f) => {
@@ -261,4 +273,13 @@ function needsVersions(
     was.version.toLowerCase() === c.version.toLowerCase() &&
     owned?.superseded === undefined
   );
+}
+
+/** A flow's details with lower-case ids, its deployments' included (confirm-owned.ts). */
+function lowerFlowIds(d: V1FlowDetailsViewModel): V1FlowDetailsViewModel {
+  return {
+    ...d,
+    id: lowerId(d.id),
+    deployments: d.deployments.map((x) => ({ ...x, id: lowerId(x.id), flowId: lowerId(x.flowId), packageId: lowerId(x.packageId) })),
+  };
 }
