@@ -14,6 +14,7 @@ import type { Segment } from '../manifests/yaml-types.js';
 import type { CliIo } from './io.js';
 import { UsageError } from './io.js';
 import { shownPath } from './paths.js';
+import { addOutputOptions } from './common.js';
 import { problemLines } from './print-problems.js';
 
 interface RenderOptions {
@@ -23,31 +24,32 @@ interface RenderOptions {
 }
 
 export function registerRenderCommand(program: Command, io: CliIo): void {
-  program
+  const cmd = program
     .command('render')
     .description('print the manifests the Baselines expand into (no API calls)')
     .argument('[path]', 'manifest file or directory', '.')
     .option('--explain', 'show after each field the file:line:col and layer it came from')
     .option('--ring <ring>', 'only objects of this ring')
-    .option('--app <app>', 'only objects of this app (as written in the baseline, or its name part)')
-    .action(async (path: string, opts: RenderOptions) => {
-      const loaded = await loadRepository([resolve(io.cwd, path)], { display: (abs) => shownPath(io.cwd, abs), keepGenerated: true });
-      const errors = loaded.problems.filter((p) => p.severity === 'error');
-      if (errors.length > 0) {
-        io.stderr(problemLines(loaded.problems, 'validate'));
-        io.setExitCode(1);
-        return;
-      }
-      const shown = new Set(loaded.files);
-      const all = (loaded.generated ?? []).filter((d) => shown.has(d.file));
-      if (all.length === 0) {
-        io.stderr(`no Baseline under ${path}: nothing to render`);
-        return;
-      }
-      const docs = all.filter((d) => matches(d, opts));
-      checkFilters(all, opts);
-      io.stdout(docs.map((d) => renderDocument(d, opts.explain === true)).join('\n'));
-    });
+    .option('--app <app>', 'only objects of this app (as written in the baseline, or its name part)');
+  // The common output flags, accepted so one set of flags fits every command (it writes no log lines).
+  addOutputOptions(cmd, { colour: false }).action(async (path: string, opts: RenderOptions) => {
+    const loaded = await loadRepository([resolve(io.cwd, path)], { display: (abs) => shownPath(io.cwd, abs), keepGenerated: true });
+    const errors = loaded.problems.filter((p) => p.severity === 'error');
+    if (errors.length > 0) {
+      io.stderr(problemLines(loaded.problems, 'validate'));
+      io.setExitCode(1);
+      return;
+    }
+    const shown = new Set(loaded.files);
+    const all = (loaded.generated ?? []).filter((d) => shown.has(d.file));
+    if (all.length === 0) {
+      io.stderr(`no Baseline under ${path}: nothing to render`);
+      return;
+    }
+    const docs = all.filter((d) => matches(d, opts));
+    checkFilters(all, opts);
+    io.stdout(docs.map((d) => renderDocument(d, opts.explain === true)).join('\n'));
+  });
 }
 
 function matches(d: GeneratedDocument, opts: RenderOptions): boolean {

@@ -96,6 +96,8 @@ describe('the common flags --no-color, --log-format and --log-level', () => {
       { command: 'report', args: ['--from', '2020-01-01', '--to', '2020-01-02'], code: 0 },
       { command: 'radar', args: [], code: 0 },
       { command: 'status', args: ['--agent', 'http://127.0.0.1:9/'], code: 1 },
+      { command: 'render', args: [repo], code: 0 },
+      { command: 'update', args: ['--detailed-exitcode', repo], code: 0 },
     ];
     // The simulator runs until a signal: it is checked as a process below.
     expect([...rows.map((r) => r.command), 'simulator'].sort()).toEqual(leafCommands());
