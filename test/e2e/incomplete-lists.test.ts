@@ -59,7 +59,7 @@ async function tamperingProxy(mode: Mode): Promise<string> {
     });
   });
   await new Promise<void>((r) => proxy!.listen(0, '127.0.0.1', r));
-  return `http://127.0.0.1:${(proxy!.address() as AddressInfo).port}`;
+  return `http://127.0.0.1:${(proxy.address() as AddressInfo).port}`;
 }
 
 describe('an owned object missing from a list answer', () => {

@@ -95,7 +95,7 @@ describe('POST /_sim/releases', () => {
 
 describe('flows that start new versions automatically', () => {
   const deploymentsOf = async (sim: TestSim, flowId: string): Promise<{ version: string; status: string; currentWave: number }[]> =>
-    (await sim.state()).deployments.filter((d) => d.flowId === flowId) as never;
+    (await sim.state()).deployments.filter((d) => d.flowId === flowId);
 
   it('import the release and start it at wave 1 once the import had its minutes, stopping the running one', async () => {
     const { sim, api } = await start();
