@@ -12,6 +12,7 @@ import type {
   V1TaskViewModel,
   V1WaveViewModel,
 } from '../api/wire-types.js';
+import { randomUUID } from 'node:crypto';
 import { dotnetTime } from './clock.js';
 import type { Fixtures } from './fixtures.js';
 import type { OutcomeEpoch } from './wave-reports.js';
@@ -260,3 +261,26 @@ export class Account {
 }
 
 export type { UploadFileInfoViewModel };
+
+/** A deployment as add-deployment creates it, not started: for the route and for a flow that starts new versions itself. */
+export function newDeployment(flow: FlowRec, packageId: string, version: string, at: number): DeploymentRec {
+  return {
+    id: randomUUID(),
+    flowId: flow.id,
+    packageId,
+    version,
+    created: dotnetTime(at),
+    status: 'NotStarted',
+    currentWave: 0,
+    currentWaveId: null,
+    waveCount: flow.waves.length,
+    startedAt: null,
+    stoppedAt: null,
+    completedAt: null,
+    contentUpdateStatus: 'None',
+    contentUpdatedAt: null,
+    waveStartedMs: null,
+    contentDueMs: null,
+    refreshedAt: null,
+  };
+}

@@ -8,10 +8,9 @@
  * deployments are stopped (`stopCurrentAndStartNew`, or no mode flag: chosen) or keep running
  * (`runAlongsideCurrent`), and deployments beyond `supersedenceHistoryCount` are removed, oldest first.
  */
-import { randomUUID } from 'node:crypto';
 import type { V1AppVersionViewModel } from '../api/wire-types.js';
-import type { Account, DeploymentRec, FlowRec } from './account.js';
-import { DURATIONS } from './account.js';
+import type { Account, FlowRec } from './account.js';
+import { DURATIONS, newDeployment } from './account.js';
 import { dotnetTime, parseDotnetTime } from './clock.js';
 import { fixtureId } from './fixture-ids.js';
 import type { CatalogApp } from './fixtures.js';
@@ -122,28 +121,6 @@ function startNewVersion(account: Account, o: { flow: FlowRec; app: CatalogApp; 
   if (!alongside) for (const p of previous) if (p.status === 'Running') account.setStatus(p, 'Stopped', at);
   const keep = flow.supersedenceHistoryCount ?? 0;
   for (const p of previous.slice(0, Math.max(0, previous.length - keep))) account.removeDeployment(p);
-}
-
-function newDeployment(flow: FlowRec, packageId: string, version: string, at: number): DeploymentRec {
-  return {
-    id: randomUUID(),
-    flowId: flow.id,
-    packageId,
-    version,
-    created: dotnetTime(at),
-    status: 'NotStarted',
-    currentWave: 0,
-    currentWaveId: null,
-    waveCount: flow.waves.length,
-    startedAt: null,
-    stoppedAt: null,
-    completedAt: null,
-    contentUpdateStatus: 'None',
-    contentUpdatedAt: null,
-    waveStartedMs: null,
-    contentDueMs: null,
-    refreshedAt: null,
-  };
 }
 
 /** The next version of `v`: its last number plus one (`24.08` → `24.09`, `8.7.1` → `8.7.2`), keeping its width. */

@@ -16,7 +16,7 @@ import type {
   V1WaveViewModel,
 } from '../../api/wire-types.js';
 import type { Account, DeploymentRec, FlowRec } from '../account.js';
-import { DURATIONS } from '../account.js';
+import { DURATIONS, newDeployment } from '../account.js';
 import { deploymentView, flowView } from '../views.js';
 import { dotnetTime } from '../clock.js';
 import { paged, searchFilter } from '../paging.js';
@@ -169,25 +169,7 @@ export function registerFlowRoutes(r: Router): void {
     if (flow.appId && pkg.appId !== flow.appId) throw badRequest('packageId', `Package ${packageId} is not a version of this flow's app.`);
     if (pkg.state !== 'Completed') throw conflict(`Package ${packageId} is ${pkg.state}; only a Completed package can be deployed.`);
     const startNow = optBool(b, 'startNow') ?? false;
-    const d: DeploymentRec = {
-      id: randomUUID(),
-      flowId: flow.id,
-      packageId,
-      version: optString(b, 'version', 64) ?? pkg.productVersion,
-      created: dotnetTime(ctx.now),
-      status: 'NotStarted',
-      currentWave: 0,
-      currentWaveId: null,
-      waveCount: flow.waves.length,
-      startedAt: null,
-      stoppedAt: null,
-      completedAt: null,
-      contentUpdateStatus: 'None',
-      contentUpdatedAt: null,
-      waveStartedMs: null,
-      contentDueMs: null,
-      refreshedAt: null,
-    };
+    const d = newDeployment(flow, packageId, optString(b, 'version', 64) ?? pkg.productVersion, ctx.now);
     ctx.account.addDeployment(d);
     if (startNow) start(ctx.account, d, ctx.now, flow);
     return idResponse(ctx, d.id);
