@@ -2,7 +2,7 @@
  * fleet-10x (issue #12): an empty account converged to 3,000 flows / 15,000 deployments / 1,000
  * catalog packages, then a no-op pass, over a simulator in its own process (`--fleet large`,
  * `--rate-limit 200`, 20 ms latency), client concurrency 16 and the same 200/s token bucket.
- * `boundMs = max(calls ÷ 200/s, calls × 20 ms ÷ 16)` (design §7) for each phase. `peakRssMiB` is the
+ * `boundMs = max(calls ÷ 200/s, calls × 20 ms ÷ 16)` (docs/performance.md) for each phase. `peakRssMiB` is the
  * process's high-water mark (getrusage maxrss) over generation, converge and no-op, in a child
  * process with the agent's heap limits (AGENT_NODE_OPTIONS). `--flows N` runs another size
  * (packages = min(1,000, 2 × flows)). fleet-growth runs 300, 1,000 and 3,000 flows, each in its own

@@ -1,5 +1,5 @@
 /**
- * gates-300: a pass over 300 running deployments that all have promotion gates (design §3 cost:
+ * gates-300: a pass over 300 running deployments that all have promotion gates (docs/manifests.md cost:
  * one wave live read per running wave per pass), beside the same pass over the same fleet with the
  * gates taken out of the manifests. Large fleet, waves of the "Ring 1" patch group (tenants of 20
  * to 299 devices each), 20 ms latency per call, three virtual hours into wave 1 so every read has

@@ -1,5 +1,5 @@
 /**
- * stop-latency: an emergency stop while the agent has a package import processing (design §4a:
+ * stop-latency: an emergency stop while the agent has a package import processing (docs/reconcile.md:
  * "a commit that stops a deployment reaches the service within seconds even while other objects
  * wait"; operator review row 17 measured 31.8 s when a pass blocked in `wait for processing`).
  *

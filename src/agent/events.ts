@@ -1,5 +1,5 @@
 /**
- * Agent events (design §9): a closed set of reasons, an identity of (object, reason, revision,
+ * Agent events (docs/agent.md): a closed set of reasons, an identity of (object, reason, revision,
  * wave) that never includes the message text, and Kubernetes-style aggregation: an event seen
  * again bumps its count and lastTimestamp instead of adding a line. Listeners (notifications) hear
  * every occurrence, new or repeated, and decide themselves what to send.

@@ -1,5 +1,5 @@
 /**
- * What the agent makes of a pass's promotion gates (design §3, §9): the `gates` section of
+ * What the agent makes of a pass's promotion gates (docs/promotion.md, docs/agent.md): the `gates` section of
  * `/status` (and `promotion` on each rollout of the board), the gate metrics, the events `WaveAdvanced`, `GateHeld`, `GateFailed`,
  * `RolloutCompleted` (and `Recovered` after a `packsync resume`), and when the next pass is due
  * because a soak or a deadline ends. Fed from the plan's gate reports and the apply result; the

@@ -1,5 +1,5 @@
 /**
- * Per-object heal backoff (design §4a): drift is healed at once, but an object healed again and
+ * Per-object heal backoff (docs/reconcile.md): drift is healed at once, but an object healed again and
  * again (someone keeps stopping a deployment in the console) is held for longer each time — 2 s,
  * 4 s, 8 s … capped at 5 min by default — so packsync and a person do not fight at API speed. A
  * held object is only reported; the loop wakes when the earliest hold ends to heal it then.

@@ -3,7 +3,7 @@
  * follow-up pass. Invalid revisions stall (nothing of them is applied) until the source changes;
  * failures retry with capped exponential backoff, but any trigger (a push, the watch, the
  * schedule) runs at once, so a fixing commit is never stuck behind a backoff timer. A pass never
- * blocks for long on the service's background work (design §4a): a wait holds it at most
+ * blocks for long on the service's background work (docs/reconcile.md): a wait holds it at most
  * `waitBudgetMs`, and not at all once another trigger is queued; what still waits is left to a
  * follow-up pass requeued after `waitingRequeueMs`, so a commit that stops a deployment reaches
  * the service within seconds even while a package is processing.
@@ -61,7 +61,7 @@ export interface AgentOptions {
   waitBudgetMs?: number;
   /** Grace after a stop request before calls in flight are cancelled. */
   shutdownGraceMs?: number;
-  /** Per-object heal backoff (design §4a): 2 s, 4 s, 8 s … capped at 5 min by default. */
+  /** Per-object heal backoff (docs/reconcile.md): 2 s, 4 s, 8 s … capped at 5 min by default. */
   healBackoff?: Backoff;
   random?: () => number;
   /** The clock (ms) of every time decision of the loop: readiness, retries, heal holds, gate wake-ups. */
@@ -127,7 +127,7 @@ export class Agent {
   }
 
   /**
-   * Ready (design §4a): the agent can do its job — the loop is alive and, with an interval, a pass
+   * Ready (docs/reconcile.md): the agent can do its job — the loop is alive and, with an interval, a pass
    * started or completed within three intervals. Not whether the last revision was good: an invalid
    * or failed revision keeps the pod in its Service, so the fixing commit's webhook still arrives.
    */
@@ -280,7 +280,7 @@ export class Agent {
       if (outcome.waiting) this.scheduleRetry(this.o.waitingRequeueMs ?? 5000, 'requeue: waiting on the service');
       else if (!this.retryTimer) this.scheduleWake(gateDelay);
     } else if (result === 'Failed' && failure !== null && classify(failure) === 'terminal') {
-      // A rejected API key or an invalid source is not fixed by retrying like a 503 (design §1).
+      // A rejected API key or an invalid source is not fixed by retrying like a 503 (docs/errors.md).
       status.stalledOn(failure, message);
       logger.error({ revision, code: failure }, `pass failed with a terminal error; no automatic retry: ${message}`);
     } else if (result === 'Failed') {

@@ -1,5 +1,5 @@
 /**
- * What a pass tells the outside: events (design §9), per-object progress, the Drifted condition and
+ * What a pass tells the outside: events (docs/agent.md), per-object progress, the Drifted condition and
  * gauge, and the rollout board. The loop calls it at fixed points of a pass; it keeps what it needs
  * across passes (open failures, each rollout's last wave) to emit `Recovered`, `DriftHealed`,
  * `WaveAdvanced` and `RolloutCompleted` only on a change. Nothing here can fail a pass.

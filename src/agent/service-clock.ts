@@ -1,6 +1,6 @@
 /**
  * How fast the service's clock runs against ours. Gate soaks and deadlines are measured on the
- * service's clock (its `Date` header, design §3), but the agent's wake-up timer runs on the local
+ * service's clock (its `Date` header, docs/manifests.md), but the agent's wake-up timer runs on the local
  * clock: against a service whose clock runs faster (the simulator's `--time-scale`, 600 by default
  * when standalone) a 6 h soak would otherwise be waited 6 real hours. The rate is estimated from
  * (local, service) samples taken at each pass, over at least `minSpanMs` of local time; a rate near

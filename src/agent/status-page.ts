@@ -1,5 +1,5 @@
 /**
- * The status page (`GET /`, design §9): one server-rendered HTML document built from the same
+ * The status page (`GET /`, docs/agent.md): one server-rendered HTML document built from the same
  * `/status` object, so every view has its data there too. No script, no front-end build; it
  * refreshes itself with `<meta http-equiv=refresh>`. Everything printed goes through `esc()`.
  * Long lists are capped (with a line saying how many more are in `/status`) so the page stays
@@ -165,7 +165,7 @@ function board(all: Rollout[], used: Set<string>): string {
   const rows = [...running].sort((a, b) => rank(a) - rank(b) || a.deployment.localeCompare(b.deployment)).slice(0, PAGE_LIMITS.rollouts);
   const html = rows.map((r) => {
     const pct = r.waveCount > 0 ? Math.round((r.currentWave / r.waveCount) * 100) : 0;
-    // A promotion gate's own verdict and soak (design §3) win over the plain wave gate and delay.
+    // A promotion gate's own verdict and soak (docs/manifests.md) win over the plain wave gate and delay.
     const p = r.promotion;
     // After a carried-out skip-wave the judgement is of the wave before the current one: say which, and that it was done.
     const gate = p

@@ -100,7 +100,7 @@ export interface AgentStatus {
   problems: Problem[];
   /** The running pass's per-object progress; empty between passes. */
   progress: ObjectProgress[];
-  /** Managed deployments: status, wave k/n, gate, tenants (design §9 rollout board). */
+  /** Managed deployments: status, wave k/n, gate, tenants (docs/agent.md rollout board). */
   rollouts: Rollout[];
   /** When the next pass is due, if known (retry, requeue or interval). */
   nextPassAt: string | null;

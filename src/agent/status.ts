@@ -277,7 +277,7 @@ export class StatusTracker {
   }
 
   /**
-   * A failed pass whose error is terminal (design §1: classified once): retrying like a 503 cannot
+   * A failed pass whose error is terminal (docs/errors.md: classified once): retrying like a 503 cannot
    * fix a rejected API key, so the agent says it is stalled and waits for the next trigger.
    */
   stalledOn(code: string, message: string): void {

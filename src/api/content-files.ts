@@ -3,9 +3,9 @@
  * files in this order, and the manifest layer (`manifests/content.ts`) digests exactly these files
  * in this order, so the digest the planner compares always describes what an upload sends. It lives
  * in `src/api/`, the lowest layer, because manifests may import the API client's modules but never
- * the reverse (design §2).
+ * the reverse (docs/architecture.md).
  *
- * Rules (as `Publish-RobopackPackage.ps1` lists content, api-notes §5): every regular file below
+ * Rules (as `Publish-RobopackPackage.ps1` lists content, docs/api-model.md): every regular file below
  * the directory, sorted byte-wise by relative path with `/` separators (a locale-independent order,
  * so two machines agree on every `index`); empty directories contribute nothing; a symlink is
  * followed only while its target stays inside the directory; one that leaves it, dangles or loops

@@ -3,7 +3,7 @@
  * `X-Pagination` response header (a JSON object, camelCase as captured; PascalCase accepted).
  *
  * The page base is not assumed: the vendor documents `Page` as 0-indexed while every public client
- * starts at 1 (design §6). The first page is asked for without `page`, so any server answers its
+ * starts at 1 (docs/api-model.md). The first page is asked for without `page`, so any server answers its
  * own first page, and the `page` of that answer's header is the base the walk counts from.
  */
 import { ApiError } from './errors.js';

@@ -1,5 +1,5 @@
 /**
- * Tolerant readers for the places where public clients disagree about the wire (api-notes §2, §4):
+ * Tolerant readers for the places where public clients disagree about the wire (docs/api-model.md):
  * ids returned as a bare JSON string or as an object, lists as a bare array or `{items}`, and
  * states as strings in any casing or as enum numbers (by the explicit code tables of
  * `wire/codes.ts`, never by position). Callers always see the canonical form.

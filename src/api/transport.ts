@@ -121,7 +121,7 @@ export class HttpTransport {
   }
 
   /**
-   * The service's clock: the newest `Date` header of its answers (design §3: promotion gates are
+   * The service's clock: the newest `Date` header of its answers (docs/manifests.md: promotion gates are
    * timed by it, so local clock skew does not matter and a simulator's virtual clock drives them).
    */
   serviceTime(): Date | null {

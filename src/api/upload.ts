@@ -1,5 +1,5 @@
 /**
- * Chunked upload of a content directory (api-notes §5, as `Publish-RobopackPackage.ps1` does it):
+ * Chunked upload of a content directory (docs/api-model.md, as `Publish-RobopackPackage.ps1` does it):
  * the files of `listContentFiles` (the same listing the manifest digest uses), `index` = position
  * in that order, each file streamed from disk in `chunkSize` pieces through one reused buffer, then
  * `finalize` with the file list.

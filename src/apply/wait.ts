@@ -1,7 +1,7 @@
 /**
  * Polling for the service's background work (package processing, tenant upload tasks): waiting is
  * its own failure class, so a slow package becomes a timeout with a clear message, not a hang.
- * A wait can also be *deferred* (design §4a, "a pass never blocks for long on waiting work"): after
+ * A wait can also be *deferred* (docs/reconcile.md, "a pass never blocks for long on waiting work"): after
  * a budget, or at once when the caller signals that newer work arrived, it ends with
  * `WAIT_DEFERRED` and the object is left to a later pass, which finds it still processing live.
  */

@@ -1,5 +1,5 @@
 /**
- * `packsync status --agent URL [--token-file F] [--output json]` (design §12): an agent's `/status`
+ * `packsync status --agent URL [--token-file F] [--output json]` (docs/reports.md): an agent's `/status`
  * in the terminal. The token (for an agent behind an authenticating proxy) comes from a file, never
  * a flag value, and is never printed; an unreachable agent is exit 1 naming the URL without credentials.
  */

@@ -1,7 +1,7 @@
 /**
  * `packsync apply`: plan first, show it, ask for approval (a terminal prompt, or `--auto-approve`),
  * then execute exactly the plan that was shown. A saved plan (`plan --out`) is already approved and
- * is refused when stale. Exit codes follow design §4a.
+ * is refused when stale. Exit codes follow docs/reconcile.md.
  */
 import type { Command } from 'commander';
 import { Option } from 'commander';

@@ -1,5 +1,5 @@
 /**
- * Terraform's approval rule (design §4a): on a terminal the plan is followed by a prompt that lists
+ * Terraform's approval rule (docs/reconcile.md): on a terminal the plan is followed by a prompt that lists
  * deletes and replacements again and accepts only "yes"; without a terminal, `--auto-approve` is
  * required and its absence is an error before any write.
  */

@@ -1,5 +1,5 @@
 /**
- * Flags every API-facing command shares (design §5) and the composition root that turns them into
+ * Flags every API-facing command shares (docs/architecture.md) and the composition root that turns them into
  * a client, a state directory and a logger. The API key comes only from the environment or a
  * file, never from a flag value that `ps` would show.
  */
@@ -53,7 +53,7 @@ export function addCommonOptions(cmd: Command): Command {
 }
 
 /**
- * The three output flags of design §5 on a command that builds no API client (validate, state,
+ * The three output flags of docs/architecture.md on a command that builds no API client (validate, state,
  * demo, notify, simulator): a wrapper passes the same common flags to every command, so each
  * accepts them. None of these commands writes log lines, so their help says the --log-* flags
  * change nothing (a bad value is still a usage error); `colour: false` says the same of
@@ -137,7 +137,7 @@ export async function buildRuntime(
     await api.close();
   };
   if (extra.lockState) {
-    // One writer per state (design §4): a second apply or agent exits 1 naming the holder.
+    // One writer per state (docs/reconcile.md): a second apply or agent exits 1 naming the holder.
     await state.lock().catch(async (e: unknown) => {
       await api.close();
       throw e;

@@ -1,11 +1,11 @@
 /**
  * `packsync promote Deployment/NAME [--reason T]` and `packsync resume Deployment/NAME --reason T`
- * (design §3, §5): the two ways a person overrides a promotion gate. `promote` skips one wave now and
+ * (docs/promotion.md): the two ways a person overrides a promotion gate. `promote` skips one wave now and
  * is refused while the deployment is held; `resume` makes no API write: it releases the hold, and,
  * when the gate had stopped the deployment, the next pass starts it if git says running
  * (`engine/gate-actions.ts`).
  *
- * Both edit the state, which has one writer (design §4). When the lock is free the command takes it
+ * Both edit the state, which has one writer (docs/reconcile.md). When the lock is free the command takes it
  * and does the work itself. When an apply or the agent holds it (the usual case: the agent runs all
  * the time), the command queues a request for that process, which carries it out at the start of
  * its next pass; the command waits for the outcome (`--wait`, default 120 s) and exits 0 only once

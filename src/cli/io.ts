@@ -86,7 +86,7 @@ async function askOnTerminal(question: string, opts: { plain?: boolean } = {}): 
   });
 }
 
-/** A usage error: names the flag or argument; exits 1 like every other error (design §4a). */
+/** A usage error: names the flag or argument; exits 1 like every other error (docs/reconcile.md). */
 export class UsageError extends PacksyncError<'USAGE'> {
   constructor(message: string) {
     super('USAGE', message);

@@ -14,7 +14,7 @@ export interface PlanFlags {
 
 /**
  * The flags that shape a plan, shared by `plan`, `apply` and `run` so their help texts agree. Only
- * the drift default differs (design §3): `plan`/`apply` heal what the plan shows (a person approves
+ * the drift default differs (docs/manifests.md): `plan`/`apply` heal what the plan shows (a person approves
  * it); the unattended agent reports and heals only when asked.
  */
 export function addPlanFlags(cmd: Command, defaults: { drift: 'heal' | 'report' } = { drift: 'heal' }): Command {

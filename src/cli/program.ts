@@ -52,7 +52,7 @@ export function buildProgram(io: CliIo, version: string): Command {
 
 /**
  * Runs the CLI; never throws. Every error exits 1, usage errors included: exit 2 means only "changes"
- * (`plan --detailed-exitcode`), so a CI step cannot mistake a typo for a plan (design §4a).
+ * (`plan --detailed-exitcode`), so a CI step cannot mistake a typo for a plan (docs/reconcile.md).
  */
 export async function runCli(argv: string[], io: CliIo, version: string): Promise<void> {
   const program = buildProgram(io, version);

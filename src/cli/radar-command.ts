@@ -1,5 +1,5 @@
 /**
- * `packsync radar [--tenant T] [--write DIR] [--app NAME]...` (design §12, docs/reports.md#radar):
+ * `packsync radar [--tenant T] [--write DIR] [--app NAME]...` (docs/reports.md, docs/reports.md#radar):
  * apps the service's radar found on devices that no owned flow covers, with device counts and the
  * catalog match; `--write` writes Package + Flow manifests for them.
  */

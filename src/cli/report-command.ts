@@ -1,6 +1,6 @@
 /**
  * `packsync report [PATH] [--from DATE] [--to DATE] [--tenant T] [--format html|markdown|json|pdf] [--out F]`
- * (design §12, docs/reports.md): what was patched per tenant in a period, from the state's history,
+ * (docs/reports.md, docs/reports.md): what was patched per tenant in a period, from the state's history,
  * the live deployments, wave live data, the catalog's release times and each tenant's radar.
  */
 import type { Command } from 'commander';

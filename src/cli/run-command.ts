@@ -43,7 +43,7 @@ interface RunFlags extends CommonOptions, PlanFlags {
 
 export function registerRunCommand(program: Command, io: CliIo): void {
   addCommonOptions(
-    // Drift is only reported by default (design §3): an unattended agent must not undo a stop a
+    // Drift is only reported by default (docs/manifests.md): an unattended agent must not undo a stop a
     // person made in the web console; `--drift heal` opts in, with the per-object heal backoff.
     addPlanFlags(
       program

@@ -1,5 +1,5 @@
 /**
- * `packsync state list|show|mv|rm`: inspect and repair the state (design §5). Offline by design: no
+ * `packsync state list|show|mv|rm`: inspect and repair the state (docs/architecture.md). Offline by design: no
  * API URL or key is needed and no API call is made, so a state can be repaired while the service is
  * unreachable, and `rm` can never delete a live object (it only forgets it).
  */
@@ -26,7 +26,7 @@ export function registerStateCommand(program: Command, io: CliIo): void {
   const state = program
     .command('state')
     .description('inspect and repair the state (what packsync owns); offline: no API call, rm forgets and never deletes live');
-  // The state flags and the common output flags (design §5); no state command logs or colours.
+  // The state flags and the common output flags (docs/architecture.md); no state command logs or colours.
   const stateDir = (c: Command): Command =>
     addOutputOptions(c, { colour: false })
       .option('--state-dir <dir>', 'where the inventory lives (env PACKSYNC_STATE_DIR, default ./.packsync)')
@@ -128,7 +128,7 @@ export function registerStateCommand(program: Command, io: CliIo): void {
 }
 
 /**
- * An edit of the state under its lock (one writer per state, design §4): a running apply or agent
+ * An edit of the state under its lock (one writer per state, docs/reconcile.md): a running apply or agent
  * makes `mv` and `rm` exit 1 naming the holder instead of interleaving writes with them. `check`
  * runs before the lock is taken (a refused edit creates and writes nothing) and again on the state
  * read under the lock, which is the one edited.

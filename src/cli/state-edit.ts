@@ -1,6 +1,6 @@
 /**
  * The state repairs behind `packsync state mv|rm`: edits of an in-memory inventory only. They never
- * call the API (design §5: rm forgets, never deletes live); the command makes them durable in one
+ * call the API (docs/architecture.md: rm forgets, never deletes live); the command makes them durable in one
  * atomic write, so a crash leaves the state either wholly before or wholly after the edit.
  */
 import type { Intent, Inventory, InventoryEntry } from '../state/inventory-types.js';

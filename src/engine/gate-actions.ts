@@ -1,5 +1,5 @@
 /**
- * The two manual overrides of a promotion gate (design §3), shared by the `promote`/`resume`
+ * The two manual overrides of a promotion gate (docs/manifests.md), shared by the `promote`/`resume`
  * commands (when they hold the state lock themselves) and by a locked pass that runs them for a
  * queued request (when an apply or agent holds the lock: `gate-requests.ts`). Both read live state
  * and record what they did in the deployment's state entry; `promote` also calls skip-wave.

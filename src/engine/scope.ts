@@ -1,5 +1,5 @@
 /**
- * The prune scope of an apply (design §4): each owned object remembers the manifest file it was
+ * The prune scope of an apply (docs/reconcile.md): each owned object remembers the manifest file it was
  * applied from, and prune deletes only what came from files under the applied path. Inside a git
  * work tree, files are keyed relative to its root, so the same repository checked out elsewhere (a
  * CI runner, the agent's clone) keeps its scope; outside git they are absolute paths.

@@ -1,6 +1,6 @@
 /**
  * `packsync radar --write DIR` (docs/reports.md#radar): a Package and a Flow manifest for each chosen
- * unmanaged app with a catalog match, named after the app (design §10: a version bump is then a
+ * unmanaged app with a catalog match, named after the app (docs/manifests.md: a version bump is then a
  * one-line diff). Every file is checked before any is written: an existing file, an app that is not
  * unmanaged or has no catalog match stops the command with nothing written.
  */

@@ -192,7 +192,7 @@ function gatedDeployments(desired: DesiredModel): DeploymentManifest[] {
 }
 
 /**
- * One live read per running wave (design §3 cost): the current wave of each owned, running, gated
+ * One live read per running wave (docs/manifests.md cost): the current wave of each owned, running, gated
  * deployment, not held. A failed read is kept as an error for the planner (an error of the pass,
  * never a verdict); it does not stop the other reads.
  */

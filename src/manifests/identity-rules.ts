@@ -1,5 +1,5 @@
 /**
- * One live object, one manifest (design §4): two documents of one kind that the planner would
+ * One live object, one manifest (docs/reconcile.md): two documents of one kind that the planner would
  * match to the same live object would fight over it (and an `--adopt` of the second used to hand
  * one live object to two keys, which a later `--prune` then deleted from under the first). Such a
  * pair is an error at the second document, naming the first. Only identities the manifests alone

@@ -35,7 +35,7 @@ export interface RefState {
   isNew: boolean;
   /**
    * A flow replacement's delete of the old flow waits on these actions; dependents add the
-   * actions that must land on the new flow first (create before delete, design §4).
+   * actions that must land on the new flow first (create before delete, docs/reconcile.md).
    */
   replaces?: string[];
 }
@@ -69,7 +69,7 @@ export class PlanContext {
   private readonly owners = new Map<string, string>();
   /**
    * Live id → every state key recording it, main and superseded, when there is more than one: one
-   * live object belongs to one key (design §4), so these are what a new key must not take over and
+   * live object belongs to one key (docs/reconcile.md), so these are what a new key must not take over and
    * what prune must not delete from under another key. Rare, so only the shared ids are kept.
    */
   private readonly shared = new Map<string, string[]>();
@@ -211,7 +211,7 @@ export class PlanContext {
   }
 
   /**
-   * A rename (design §4): the live object `id` is owned by a key that left git (and lies in this
+   * A rename (docs/reconcile.md): the live object `id` is owned by a key that left git (and lies in this
    * apply's scope); returns that key once, and remembers the move so prune leaves it alone.
    */
   claimMove(newKey: string, id: string): { from: string; entry: InventoryEntry } | undefined {

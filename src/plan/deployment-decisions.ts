@@ -30,14 +30,14 @@ export type LiveDeployment = Pick<V1DeploymentViewModel, 'status' | 'currentWave
 export interface DriftPolicy {
   /** Heal it with a write (drift: heal, and not held by the agent's backoff). */
   heal: boolean;
-  /** The agent's per-object heal backoff holds it (design §4a): only reported. */
+  /** The agent's per-object heal backoff holds it (docs/reconcile.md): only reported. */
   held: boolean;
   /** The words in the reason line. */
   label: string;
 }
 
 export function driftPolicy(options: Pick<PlanOptions, 'drift' | 'driftHold'>, key: string): DriftPolicy {
-  // The agent holds healing of an object it healed moments ago (per-object backoff, design §4a), so
+  // The agent holds healing of an object it healed moments ago (per-object backoff, docs/reconcile.md), so
   // a fight with someone in the web console cannot become a loop: held drift is only reported.
   const held = options.driftHold?.includes(key) === true;
   return { heal: options.drift === 'heal' && !held, held, label: held ? 'heal held by backoff' : options.drift };
@@ -67,7 +67,7 @@ export function decideState(
 ): StateDecision {
   const notRunning = live.status === 'NotStarted' || live.status === 'Stopped';
   if (entry.hold && state === 'running' && notRunning) {
-    // Until `packsync resume` releases it (design §3).
+    // Until `packsync resume` releases it (docs/manifests.md).
     const reason = `held by its promotion gate (wave ${entry.hold.wave}): ${entry.hold.reason}; \`packsync resume ${key} --reason ...\` releases it`;
     return { kind: 'held', reasons: [reason], fields: [], writes: [] };
   }

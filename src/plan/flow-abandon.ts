@@ -1,5 +1,5 @@
 /**
- * A flow replacement git abandoned (design §4): git describes the old flow again after an
+ * A flow replacement git abandoned (docs/reconcile.md): git describes the old flow again after an
  * interrupted replacement made the new one. The old flow is kept with its deployments, and the
  * flow packsync made is deleted once, whether the interruption came during its create (found by
  * the create's intent) or after it (recorded under the main key, deployments maybe added to it).

@@ -1,5 +1,5 @@
 /**
- * A flow replacement (design §4) as state the plan can pick up again: the old flow is recorded as
+ * A flow replacement (docs/reconcile.md) as state the plan can pick up again: the old flow is recorded as
  * `Flow/name#id` with `replacing` before the new flow's create, and stays so until its delete lands.
  * Any later plan of the flow sees the replacement in progress and finishes it (the deployments
  * added to the new flow, then the old flow deleted, each exactly once), or, without

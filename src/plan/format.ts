@@ -111,7 +111,7 @@ function byDependency<T extends { kind: string }>(objects: T[]): T[] {
 export function formatPlanText(plan: Plan, opts: { color?: boolean; verbose?: boolean } = {}): string {
   const paint = (c: Change, s: string): string => (opts.color && COLOUR[c] ? `\x1b[${COLOUR[c]}m${s}\x1b[0m` : s);
   const lines: string[] = [];
-  // The plan header names a verified revision's signer (design §5, signature verification).
+  // The plan header names a verified revision's signer (docs/architecture.md, signature verification).
   if (plan.signer) lines.push(`Revision ${plan.revision ?? '(directory)'} signed by ${plan.signer}`, '');
   if (plan.baselines && plan.baselines.length > 0) lines.push(...plan.baselines, '');
   for (const e of plan.errors) lines.push(`Error: ${e}`);
@@ -138,7 +138,7 @@ export function formatPlanText(plan: Plan, opts: { color?: boolean; verbose?: bo
     }
   }
   if (shown.every((o) => o.change === 'none') && plan.errors.length === 0) lines.push('No changes. Live state matches the desired state.');
-  // One gate line per running deployment with promotion, changed or not (design §3).
+  // One gate line per running deployment with promotion, changed or not (docs/manifests.md).
   if (plan.gates && plan.gates.length > 0) lines.push('', ...plan.gates.map((g) => g.line));
   const windows = windowLines(plan);
   if (windows.length > 0) lines.push('', 'Change windows:', ...windows.map((l) => `  ${l}`));

@@ -53,7 +53,7 @@ export function planResolveError(ctx: PlanContext, m: Manifest, key: string, e: 
 
 /**
  * An owned flow or deployment deleted outside packsync while drift is only reported (`run`'s
- * default): report, never act (design §3), so one someone deleted in the console stays deleted.
+ * default): report, never act (docs/manifests.md), so one someone deleted in the console stays deleted.
  * Returns false when drift is healed (the caller creates it again).
  */
 export function reportDeleted(ctx: PlanContext, m: Manifest, key: string, id: string): boolean {

@@ -1,5 +1,5 @@
 /**
- * The ownership decision every kind shares (design §4), written once: a live object that matches a
+ * The ownership decision every kind shares (docs/reconcile.md), written once: a live object that matches a
  * manifest but is not owned is adopted when a pending intent shows packsync created it (a crash
  * between the create and its record), adopted on `--adopt`, and otherwise a conflict. Which of
  * several matches wins is the kind's own rule (`pick`): the newest package or upload task, the

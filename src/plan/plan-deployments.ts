@@ -76,7 +76,7 @@ export function planDeployment(ctx: PlanContext, m: DeploymentManifest): void {
     if (deletedOutside) {
       reasons.push(`live deployment ${entry.id} not found (deleted outside packsync); adding it again`);
     } else if (entry && previous && !flow.replaces && !ctx.abandoned.has(entry.flowId ?? '')) {
-      // The old deployment (of the previous package or flow) stays live: keep it, say so (design §4).
+      // The old deployment (of the previous package or flow) stays live: keep it, say so (docs/reconcile.md).
       first.push(supersedeAction(ctx, key, entry, deps));
       reasons.push(
         `a new deployment is added (the package or flow has a new live version); the previous deployment ${previous.id} (${previous.status}, wave ${previous.currentWave}/${previous.waveCount}) stays live and in the state as superseded: --prune deletes it, a revert reuses it`,
@@ -104,7 +104,7 @@ export function planDeployment(ctx: PlanContext, m: DeploymentManifest): void {
   let moved: { from: string; actions: string[] } | undefined;
   let owner = entry;
   if (entry?.id !== live.id) {
-    // A revert to a deployment kept as superseded (design §4): restore it, then reconcile it.
+    // A revert to a deployment kept as superseded (docs/reconcile.md): restore it, then reconcile it.
     const kept = ctx.superseded(key).find(([, e]) => e.id === live.id);
     if (kept) {
       const acts: string[] = [];
@@ -138,7 +138,7 @@ export function planDeployment(ctx: PlanContext, m: DeploymentManifest): void {
       owner = r.entry;
       moved = { from: mv.from, actions: r.actions };
     } else {
-      // Another key owns it and is not moving here: never adopted by this key (design §4).
+      // Another key owns it and is not moving here: never adopted by this key (docs/reconcile.md).
       const holder = otherHolder(ctx, key, live.id);
       if (holder !== undefined) {
         planOwnedElsewhere(ctx, m, key, holder, `the live deployment ${live.id} of flow ${live.flowId} and package ${live.packageId}`);
@@ -240,7 +240,7 @@ function planLiveDeployment(
 
   const already = entry.specHash !== specHash ? versionAlreadyLive(ctx, entry, identity, live) : undefined;
   if (already) {
-    // Writing down what is already true (design §4 compares identity against live): record it.
+    // Writing down what is already true (docs/reconcile.md compares identity against live): record it.
     const now: InventoryEntry = { ...entry, specHash, spec: identity };
     const rec = recordAction(ctx, key, deps, 'record the version in the state (already live, no API call)', now);
     const r = reconcileExisting(ctx, key, m, state, live, now, [rec]);
@@ -286,7 +286,7 @@ function planLiveDeployment(
       { source: m.source, fields, reasons: ['deployment identity changed (--allow-replace)'], actions: [del, ...actions] },
       key,
     );
-    // The live deployment is deleted, a new one added: one to delete, one to create (design §4).
+    // The live deployment is deleted, a new one added: one to delete, one to create (docs/reconcile.md).
     o.destroys = [{ key, id: live.id, status: live.status, wave: `${live.currentWave}/${live.waveCount}` }];
     return;
   }

@@ -66,7 +66,7 @@ function planFlowEntry(ctx: PlanContext, m: FlowManifest): { from: string; actio
   const name = target.body.name ?? m.metadata.name;
   const sameName = ctx.flowsByName.get(name) ?? [];
   if (!entry) {
-    // A rename: a live flow of this display name is owned under a key that left git (design §4).
+    // A rename: a live flow of this display name is owned under a key that left git (docs/reconcile.md).
     for (const f of sameName) {
       const mv = ctx.claimMove(key, f.id);
       if (!mv) continue;
@@ -138,7 +138,7 @@ function planFlowEntry(ctx: PlanContext, m: FlowManifest): { from: string; actio
       ctx.flowRefs.set(m.metadata.name, { ref: { id: liveNow.id }, readyAfter: null, blockedBy: null, isNew: false });
       return moved;
     }
-    // Create first, add the deployments to the new flow, delete the old flow last (design §4): the
+    // Create first, add the deployments to the new flow, delete the old flow last (docs/reconcile.md): the
     // account is never without the flow, and a failed create deletes nothing. The old flow is
     // recorded as being replaced before the create, so an interrupted apply is finished by the next.
     const keep = replacingAction(ctx, key, entry);

@@ -34,7 +34,7 @@ export function planPackage(ctx: PlanContext, m: PackageManifest): void {
   if (m.metadata.annotations) record.annotations = m.metadata.annotations;
   const matches = ctx.packagesByNaturalKey.get(naturalKeyOf(target)) ?? [];
   if (!entry) {
-    // A rename: the live package is owned under a key that left git (design §4).
+    // A rename: the live package is owned under a key that left git (docs/reconcile.md).
     for (const p of matches) {
       const mv = ctx.claimMove(key, p.id);
       if (!mv) continue;
@@ -116,7 +116,7 @@ function planPackageEntry(
       return;
     }
     // A revert after --prune forgot the previous version: it is live, unowned and exactly what git
-    // asks for. A conflict, as for a fresh manifest (design §4), never a second import of it.
+    // asks for. A conflict, as for a fresh manifest (docs/reconcile.md), never a second import of it.
     const unownedIds = matches.filter((p) => ctx.holdersOf(p.id).length === 0).map((p) => p.id);
     if (unownedIds.length > 0) {
       ctx.object(

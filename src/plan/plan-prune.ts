@@ -1,5 +1,5 @@
 /**
- * Owned objects that left git, and superseded ones (design §4). Prune is opt-in: without --prune
+ * Owned objects that left git, and superseded ones (docs/reconcile.md). Prune is opt-in: without --prune
  * they are listed. Only inventory-owned objects under the applied path are ever deleted (applying
  * one file prunes at most what came from that file), deployments before their flows; objects the
  * API cannot delete (packages, tenant uploads) are forgotten instead.
@@ -48,7 +48,7 @@ export function planPrune(ctx: PlanContext, isDesired: (key: string) => boolean)
       ctx.object(e.kind, e.name, 'forget', { reasons: [`${PRUNE_ANNOTATION}: disabled; stop managing without deleting`], actions: [id] });
       continue;
     }
-    // One live object belongs to one key (design §4): never delete what another key still owns.
+    // One live object belongs to one key (docs/reconcile.md): never delete what another key still owns.
     const deletedBy = deleting.get(e.id);
     if (keeper !== undefined || deletedBy !== undefined) {
       const id = ctx.action(key, { op: OP.forget, dependsOn: [], description: `forget ${key} (state only, nothing is deleted)` });

@@ -42,7 +42,7 @@ export function planTenantUpload(ctx: PlanContext, m: TenantUploadManifest): voi
   };
   const tasks = ctx.live.uploads[tenantId] ?? [];
   const matching = packageId ? tasks.filter((t) => t.packageId === packageId) : [];
-  // Tasks another key records are that key's (design §4): never adopted here, never a conflict.
+  // Tasks another key records are that key's (docs/reconcile.md): never adopted here, never a conflict.
   const forPackage = matching.filter((t) => otherHolder(ctx, key, t.id) === undefined);
   const owned = entry && entry.packageId === packageId && entry.tenantId === tenantId ? tasks.find((t) => t.id === entry.id) : undefined;
 

@@ -103,7 +103,7 @@ function joinKey(rootKey: string, rel: string): string {
 }
 
 /**
- * Ownership honesty (design §4): live objects that match manifests but are not owned stop the whole
+ * Ownership honesty (docs/reconcile.md): live objects that match manifests but are not owned stop the whole
  * plan, so an empty or lost state can never look like success. One line, naming the way out.
  */
 function conflictSummary(n: number, stateEmpty: boolean): string {
@@ -173,7 +173,7 @@ export function summarize(objects: readonly ObjectPlan[]): PlanSummary {
     s[bucketOf(o)]++;
     if (o.requiresPruning) s.orphaned!++;
     if (o.change === 'error') s.errors!++;
-    // Deployments a replacement destroys are deletes, whatever else the plan says (design §4).
+    // Deployments a replacement destroys are deletes, whatever else the plan says (docs/reconcile.md).
     if (o.destroys) s.delete += o.destroys.length;
   }
   return s;

@@ -1,5 +1,5 @@
 /**
- * Promotion gates (design §3), pure: one deployment's current wave, its live data, the recorded
+ * Promotion gates (docs/manifests.md), pure: one deployment's current wave, its live data, the recorded
  * soak clock and the service's time in; a verdict per tenant and for the wave, the action it calls
  * for, the clock to keep and the plan's gate line out. No I/O and no clock of its own, so every
  * verdict can be replayed from the figures a plan shows.

@@ -35,7 +35,7 @@ export function moveActions(
   const forget = ctx.action(from, { op: OP.forget, dependsOn: [rec], description: `forget ${from} (moved to ${newKey})` });
   const actions = [rec, forget];
   // The old key's superseded entries move with it, as `packsync state mv` moves them: left under a
-  // key that is gone, a revert of the new key would create again what they keep (design §4).
+  // key that is gone, a revert of the new key would create again what they keep (docs/reconcile.md).
   for (const [oldKept, e] of ctx.superseded(from)) {
     const keptKey = `${newKey}#${e.id}`;
     if (ctx.entry(keptKey)) continue;
@@ -53,7 +53,7 @@ export function moveActions(
 }
 
 /**
- * Keeps the entry a replacement supersedes (design §4): it stays in the state while it exists live,
+ * Keeps the entry a replacement supersedes (docs/reconcile.md): it stays in the state while it exists live,
  * so a revert reuses it and --prune can delete it. Runs before the create: a crash in between
  * leaves a duplicate record of the old id (ignored), never a lost one.
  */

@@ -50,11 +50,11 @@ export interface ObjectPlan {
   error?: { code: ErrorCode; message: string };
   /** Manifest position, when the object comes from a manifest. */
   source?: { file: string; line: number; column: number };
-  /** A rename detected this pass: the state key this object was known under (design §4). */
+  /** A rename detected this pass: the state key this object was known under (docs/reconcile.md). */
   movedFrom?: string;
   /**
    * Live deployments a replacement destroys (deleted with the old flow, or a deployment deleted to
-   * be added again), named by their state key: counted under "to delete" (design §4).
+   * be added again), named by their state key: counted under "to delete" (docs/reconcile.md).
    */
   destroys?: { key: string; id: string; status: string; wave: string }[];
   /** Set when live state was changed outside packsync: healed this pass, only reported, or held by the agent's heal backoff. */
@@ -100,7 +100,7 @@ export interface RecordSpec {
   specHash: string;
   spec: unknown;
   annotations?: Record<string, string>;
-  /** The manifest file the object was applied from (prune scope, design §4); set by the context. */
+  /** The manifest file the object was applied from (prune scope, docs/reconcile.md); set by the context. */
   file?: string;
 }
 
@@ -228,7 +228,7 @@ export interface Plan {
   digests: { live: string; inventory: string };
   /** API calls made to read the live state (filled by the caller, not the planner). */
   reads?: number;
-  /** One per running deployment with `promotion`: its gate verdict and figures (design §3). */
+  /** One per running deployment with `promotion`: its gate verdict and figures (docs/manifests.md). */
   gates?: GateReport[];
   /** Deployments under change windows (docs/policy.md): open or closed, and what waits until when. */
   windows?: WindowState[];
@@ -252,7 +252,7 @@ export interface PlanOptions {
 
 /**
  * Where the applied manifests sit, so each owned object remembers the file it was applied from and
- * prune stays inside the applied path (design §4). Inside a git work tree files are relative to its
+ * prune stays inside the applied path (docs/reconcile.md). Inside a git work tree files are relative to its
  * root (stable across checkouts); elsewhere they are absolute.
  */
 export interface PlanScope {

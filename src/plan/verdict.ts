@@ -1,6 +1,6 @@
 /**
- * What a plan means for exit codes and pass results, decided once for every entry point (design
- * §4a): errors (plan errors, object errors, conflicts, blocked replacements) make plan, apply and
+ * What a plan means for exit codes and pass results, decided once for every entry point (docs/errors.md
+ * "exit codes"): errors (plan errors, object errors, conflicts, blocked replacements) make plan, apply and
  * the agent's pass fail; changes or reported drift without errors make `plan --detailed-exitcode`
  * exit 2.
  */

@@ -88,7 +88,7 @@ export class Account {
   private readonly activePackages = new Set<PackageRec>();
   private readonly activeDeployments = new Set<DeploymentRec>();
   private readonly activeTasks = new Set<TaskRec>();
-  /** Outcome rule sets with the virtual time each took effect, oldest first (design §6). */
+  /** Outcome rule sets with the virtual time each took effect, oldest first (docs/api-model.md). */
   outcomes: OutcomeEpoch[] = [];
   /** Catalog releases and the flows' pending reactions (docs/api-model.md, "Releases"). */
   releases: ReleaseState = emptyReleases();

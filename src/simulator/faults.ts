@@ -2,7 +2,7 @@
  * Fault injection, one spec for the flag and the admin call: comma-separated `key=value` with keys
  * `5xx`, `429`, `reset` (rates 0..1), `latency` (added to every request, `100ms`, `1s` or a number
  * of ms) and `slow` (rate of requests delayed 5 s). Decisions come from a seeded PRNG so a failing
- * run can be repeated with the same seed. `path` (chosen, beyond design §6) confines every fault to
+ * run can be repeated with the same seed. `path` (chosen, beyond docs/api-model.md) confines every fault to
  * requests whose path contains that text, e.g. `5xx=1,path=/live` fails only wave live reads, so a
  * test can fail one kind of read while the rest of a pass goes through; `method` (chosen) confines
  * them to one HTTP method, e.g. `5xx=1,method=DELETE` fails deletes while reads of the same path pass.

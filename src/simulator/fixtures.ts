@@ -57,7 +57,7 @@ export interface Fixtures {
   patchGroups: PatchGroup[];
   radar: V1RadarAppViewModel[];
   radarDevices: Map<string, V1RadarDeviceViewModel[]>;
-  /** Managed devices per tenant id: how many report when a wave reaches the tenant (design §6). */
+  /** Managed devices per tenant id: how many report when a wave reaches the tenant (docs/api-model.md). */
   devices: Map<string, number>;
 }
 

@@ -3,7 +3,7 @@
  * `X-Pagination` header (1-based `page`, `itemsPerPage` default 50, maximum 1000), or everything
  * with `disablePaging=true`.
  *
- * Where public evidence conflicts both forms are accepted (design §6): `page=0` is the first page
+ * Where public evidence conflicts both forms are accepted (docs/api-model.md): `page=0` is the first page
  * too (the vendor documents `Page` as 0-indexed, every public client starts at 1), and `query` is
  * an alias of `search` (RoboPackCLI sends it). The header is compact JSON under exactly the name
  * `X-Pagination`, keys in the captured order: a client that splits a raw header line on `": "`

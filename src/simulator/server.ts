@@ -102,7 +102,7 @@ export async function startSimulator(opts: SimulatorOptions = {}): Promise<Simul
 
   const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
     const url = new URL(req.url ?? '/', 'http://simulator');
-    // Every answer carries the virtual clock (design §6): clients time promotion gates by it. The
+    // Every answer carries the virtual clock (docs/api-model.md): clients time promotion gates by it. The
     // journal entry records the same instant, so calls line up with the gate clocks they saw.
     const serviceNow = new Date(clock.now());
     res.setHeader('date', serviceNow.toUTCString());

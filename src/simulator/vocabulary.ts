@@ -1,7 +1,7 @@
 /**
  * The simulator's own value tables: state names, numeric codes and bitmasks, as the simulator
  * believes the real service has them. They are written out here on purpose and not imported from
- * `src/api/wire-types.ts` (design §2): if both sides shared one table, a wrong guess about a number
+ * `src/api/wire-types.ts` (docs/architecture.md): if both sides shared one table, a wrong guess about a number
  * would be mirrored by the fake the client is tested against and no test could see it. Both sides
  * are pinned against the tables in `docs/api-model.md` by `test/api/value-tables.test.ts`.
  *

@@ -1,5 +1,5 @@
 /**
- * Wave live data (design §6): every tenant has a fixed number of managed devices; once a wave is
+ * Wave live data (docs/api-model.md): every tenant has a fixed number of managed devices; once a wave is
  * current, its tenants' devices report one by one over about six virtual hours, each install
  * succeeding or failing by the outcome rules in force when it reports. Nothing is stored per
  * device: a device's report time and its roll are hashes of (seed, deployment, tenant, device), so

@@ -26,7 +26,7 @@ export interface InventoryEntry {
   /** Set on an object a newer live object replaced (a package version edited in place, its deployment); kept while it exists live so a revert reuses it and --prune can delete it. */
   superseded?: { at: string; by?: string };
   /**
-   * Set on a flow being replaced (`apply --allow-replace`, design §4) from before the new flow's
+   * Set on a flow being replaced (`apply --allow-replace`, docs/reconcile.md) from before the new flow's
    * create until the old flow's delete lands: a replacement in progress, not a version kept for a
    * revert. An apply interrupted in between leaves it here, and the next apply with --allow-replace
    * finishes the replacement (deployments onto the new flow, then this flow deleted) exactly once.
@@ -44,7 +44,7 @@ export interface InventoryEntry {
   contentRevision?: number;
   /** TenantUpload: the tenant and package the task uploaded. */
   tenantId?: string;
-  /** Deployments with `promotion`: the gate clock of the wave being soaked (design §3). */
+  /** Deployments with `promotion`: the gate clock of the wave being soaked (docs/manifests.md). */
   promotion?: PromotionRecord;
   /** Set while a failed promotion gate holds the deployment: packsync neither starts nor promotes it until `packsync resume`. */
   hold?: GateHold;

@@ -1,6 +1,6 @@
 /**
  * Requests for the holder of a state's lock. `promote` and `resume` edit the state, and the state has
- * one writer (design §4): while an apply or the agent holds the lock, the command queues its request
+ * one writer (docs/reconcile.md): while an apply or the agent holds the lock, the command queues its request
  * here instead of writing; the holder's next locked pass carries it out (`engine/gate-requests.ts`),
  * records the outcome, and the waiting command prints it. Files in `<state-dir>/requests/`:
  * `ID.json` (queued), renamed to `ID.taken` by the one pass that claims it (a rename is atomic, so a

@@ -1,5 +1,5 @@
 /**
- * One error model for all of packsync (design §1: "every failure is classified once"). Every error
+ * One error model for all of packsync (docs/errors.md: "every failure is classified once"). Every error
  * packsync throws is a `PacksyncError` with a stable `code` from one closed union; `classify(code)`
  * says what a reconciler does about it: `terminal` (no retry until the input or configuration
  * changes), `transient` (retry with backoff) or `waiting` (the service is still working: requeue

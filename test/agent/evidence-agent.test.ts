@@ -1,5 +1,5 @@
 /**
- * The agent's evidence (design §12, §9): a real `packsync run --external-url URL --name NAME` against
+ * The agent's evidence (docs/reports.md, docs/agent.md): a real `packsync run --external-url URL --name NAME` against
  * the simulator, with a webhook and a GitHub commit-status receiver. Every notification links to the
  * object's anchor on the status page (which carries that id) and names the agent; commit statuses
  * carry `target_url`. `/metrics` has one `packsync_rollout_wave` / `packsync_rollout_success_ratio`

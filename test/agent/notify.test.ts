@@ -1,5 +1,5 @@
 /**
- * Notifications (design §9) against local HTTP receivers: the payload of each provider (Adaptive
+ * Notifications (docs/agent.md) against local HTTP receivers: the payload of each provider (Adaptive
  * Card, MessageCard, Slack, signed webhook, commit statuses of GitHub, GitLab and Azure DevOps),
  * once per event across restarts, reminders with backoff, Recovered after a failure, filters,
  * retries that never throw, metrics, and the notifications file's secrets and relative paths.

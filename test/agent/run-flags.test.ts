@@ -1,5 +1,5 @@
 /**
- * The drift policy per entry point (design §3): `plan` and `apply` heal what the plan shows (a
+ * The drift policy per entry point (docs/manifests.md): `plan` and `apply` heal what the plan shows (a
  * person approves it); the unattended agent `run` only reports unless given `--drift heal`. The
  * flags that shape a plan are one definition, so the help texts of the three commands agree.
  */

@@ -125,7 +125,7 @@ describe('packsync run following a git repository', () => {
     expect(s.lastAppliedRevision).toBe(good);
     expect(s.conditions.find((c) => c.type === 'Stalled')).toMatchObject({ status: 'True', reason: 'ValidationFailed' });
     expect(s.problems[0]).toMatchObject({ file: 'deployments.yaml', line: expect.any(Number) as number });
-    // Readiness is "can do its job" (design §4a): an invalid revision keeps the pod in its Service so
+    // Readiness is "can do its job" (docs/reconcile.md): an invalid revision keeps the pod in its Service so
     // the fixing commit's webhook arrives; sync health is in the conditions.
     expect((await fetch(`${base}/readyz`)).status).toBe(200);
     expect(s.conditions.find((c) => c.type === 'Ready')).toMatchObject({ status: 'False', reason: 'ValidationFailed' });

@@ -1,5 +1,5 @@
 /**
- * The status page (design §9) in a real browser: headless Chromium (Debian's, driven by
+ * The status page (docs/agent.md) in a real browser: headless Chromium (Debian's, driven by
  * playwright-core) opens `GET /` of a real agent that reconciled a real simulator, with JavaScript
  * off. It shows the banner, a failing object with FILE:LINE:COL, a deployment in wave 2 of 3 with
  * its tenant cells, counts, events and history; markup from a manifest is shown as text; no secret
@@ -166,7 +166,7 @@ describe.skipIf(!haveChromium)('status page in headless Chromium', () => {
     });
     agent.trigger('startup');
     await agent.idle();
-    // Devices report over the virtual hours after a wave becomes current (design §6): let three
+    // Devices report over the virtual hours after a wave becomes current (docs/api-model.md): let three
     // pass, then a second pass sees the deployment where the first one left it (wave 2 of 3).
     await sim.advance(3 * 3600);
     agent.trigger('manual');

@@ -1,5 +1,5 @@
 /**
- * Failures are classified once (design §1): a rejected API key is terminal, so the agent stalls
+ * Failures are classified once (docs/errors.md): a rejected API key is terminal, so the agent stalls
  * with a clear status and schedules no retry; an unavailable service is transient, so it backs off
  * and retries. Regression: the loop used to back off on every failure alike, API_UNAUTHORIZED
  * included.

@@ -85,7 +85,7 @@ describe('run --verify-mode head with SSH signatures', () => {
     expect(agent.condition(s, 'Ready')).toMatchObject({ status: 'False', reason: 'VerificationFailed' });
     expect(s.lastAppliedRevision).toBe(first);
     expect(s.lastAttemptedRevision).toBe(commit);
-    // Refused, yet able to do its job: the pod stays in its Service for the next (signed) push (design §4a).
+    // Refused, yet able to do its job: the pod stays in its Service for the next (signed) push (docs/reconcile.md).
     expect((await fetch(`${agent.base}/readyz`)).status).toBe(200);
     // Another pass on the same refused head: still nothing written, and no second event.
     const again = await agent.reconcile();

@@ -1,6 +1,6 @@
 /**
- * The agent never blocks a pass on the service's background work (design §4a), and leaves drift it
- * did not cause alone unless told to heal it (design §3). `packsync run` follows a real git
+ * The agent never blocks a pass on the service's background work (docs/reconcile.md), and leaves drift it
+ * did not cause alone unless told to heal it (docs/manifests.md). `packsync run` follows a real git
  * repository against a simulator running in real time, where a catalog import stays processing for
  * about 32 seconds unless the test advances the virtual clock.
  *

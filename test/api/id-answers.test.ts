@@ -1,5 +1,5 @@
 /**
- * Ids of created objects arrive in three forms the evidence allows (api-notes §2, issue 11): a
+ * Ids of created objects arrive in three forms the evidence allows (docs/api-model.md, issue 11): a
  * quoted JSON string, an object with `id`, or the bare UUID as `text/plain`. The client must read
  * all three from the real simulator configured each way, and the id must name the new object.
  */

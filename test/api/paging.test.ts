@@ -152,7 +152,7 @@ describe('iterateAll', () => {
 });
 
 /**
- * The page base (design §6): the vendor documents `Page` as 0-indexed, every public client starts
+ * The page base (docs/api-model.md): the vendor documents `Page` as 0-indexed, every public client starts
  * at 1. The client must read every item exactly once from a server of either kind.
  */
 describe('iterateAll learns the page base from the first X-Pagination', () => {

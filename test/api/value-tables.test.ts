@@ -1,6 +1,6 @@
 /**
  * The value tables (numeric codes, bitmasks, state names) are guesses about the real service, so
- * the client and the simulator each keep their own (design §2) and this test pins both against
+ * the client and the simulator each keep their own (docs/architecture.md) and this test pins both against
  * the tables in `docs/api-model.md`. A wrong number on either side fails here instead of being
  * mirrored by the fake the client is tested against.
  */

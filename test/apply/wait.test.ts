@@ -1,5 +1,5 @@
 /**
- * Deferred waits (design §4a, "a pass never blocks for long on waiting work") against the real
+ * Deferred waits (docs/reconcile.md, "a pass never blocks for long on waiting work") against the real
  * simulator in real time, where a catalog import stays Pending/Running for about 32 seconds.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';

@@ -1,5 +1,5 @@
 /**
- * The common output flags of design §5 and the README (`--no-color`, `--log-format`, `--log-level`)
+ * The common output flags of docs/architecture.md and the README (`--no-color`, `--log-format`, `--log-level`)
  * on every command: a wrapper that passes them to each command broke on `validate`, `state list`,
  * `demo` and others ("unknown option", exit 1). Each command lists them in its --help and runs
  * with them to the same exit code, and the same errors, as without them.

@@ -137,7 +137,7 @@ describe('deploy/kubernetes', () => {
     }
   });
 
-  it('probes readiness at /readyz and liveness at /healthz on the port --listen serves, never on sync health (design §4a)', async () => {
+  it('probes readiness at /readyz and liveness at /healthz on the port --listen serves, never on sync health (docs/reconcile.md)', async () => {
     const program = buildProgram(io, '0.0.0');
     // One listener serves them all: the probes, the webhook and the metrics.
     const listenHelp = program.commands.find((c) => c.name() === 'run')!.options.find((o) => o.long === '--listen')!.description;
@@ -189,7 +189,7 @@ describe('deploy/kubernetes', () => {
         ports: { name?: string; port: number; targetPort?: string | number }[];
         publishNotReadyAddresses?: boolean;
       };
-      // Readiness is truthful (§4a), so the Service need not publish not-ready pods to keep them.
+      // Readiness is truthful, so the Service need not publish not-ready pods to keep them.
       expect(spec.publishNotReadyAddresses ?? false, svc.file).toBe(false);
       const backends = all.filter((d) => {
         if (d.kind !== 'Deployment') return false;

@@ -133,7 +133,7 @@ describe('apply against the simulator', () => {
         .filter((f) => !f.deleted)
         .map((f) => f.name)
         .sort(),
-    ).toEqual(['Hand made', 'seven-zip']); // spec.name defaults to metadata.name (design §3)
+    ).toEqual(['Hand made', 'seven-zip']); // spec.name defaults to metadata.name (docs/manifests.md)
   });
 
   it('heals a deployment stopped outside git, or only reports it with --drift report', async () => {

@@ -1,5 +1,5 @@
 /**
- * Approval on a real pseudo-terminal (design §4a): the built CLI runs under util-linux `script`,
+ * Approval on a real pseudo-terminal (docs/reconcile.md): the built CLI runs under util-linux `script`,
  * so its standard input and output are a terminal exactly as for a person at a shell. The plan comes
  * before the prompt, only "yes" applies, deletes and replacements are listed again in the prompt,
  * and a saved plan needs no prompt. Colour follows the terminal unless `--no-color`, `NO_COLOR` or

@@ -1,5 +1,5 @@
 /**
- * The exit-code contract of design §4a, one test per path, through the built CLI as a real process
+ * The exit-code contract of docs/reconcile.md, one test per path, through the built CLI as a real process
  * (`node dist/src/cli/main.js`, standard input not a terminal) against the real simulator: 0
  * success; 1 for every error (usage, invalid manifest, plan error, conflict, object error, blocked
  * replacement, failed action, refused approval, lost state under `run --once`); 2 only for

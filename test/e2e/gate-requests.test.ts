@@ -1,5 +1,5 @@
 /**
- * `promote` and `resume` while the agent holds the state lock (design §4: one writer): the command
+ * `promote` and `resume` while the agent holds the state lock (docs/reconcile.md: one writer): the command
  * queues a request, the running agent (the built CLI, a real process) carries it out at the start
  * of its next pass, and the command prints the outcome. Assertions on the simulator's journal and
  * packsync's state.

@@ -1,5 +1,5 @@
 /**
- * One live object belongs to one key (design §4). Regressions of a black-box review: a second Flow
+ * One live object belongs to one key (docs/reconcile.md). Regressions of a black-box review: a second Flow
  * naming the live flow Flow/pwsh owned was called "not owned by packsync", `--adopt` recorded it
  * under both keys, and removing the second manifest then made `--prune` delete the flow (and its
  * deployment) that Flow/pwsh, still in git, owned. Through the in-process CLI against the real

@@ -1,5 +1,5 @@
 /**
- * Promotion gates end to end (design §3): the CLI against the real simulator over HTTP, time moved
+ * Promotion gates end to end (docs/manifests.md): the CLI against the real simulator over HTTP, time moved
  * with `POST /_sim/clock`, outcomes set with `PUT /_sim/outcomes`, faults with `PUT /_sim/faults`,
  * and every assertion on the simulator's journal, its deployment state and packsync's state.
  */

@@ -1,5 +1,5 @@
 /**
- * `packsync radar` (design §12, docs/reports.md#radar) against the simulator's radar fixtures: apps
+ * `packsync radar` (docs/reports.md, docs/reports.md#radar) against the simulator's radar fixtures: apps
  * no owned flow covers, with device counts equal to the service's radar list and the catalog match;
  * a tenant whose radar read fails is named and the others are listed; `--write` writes Package +
  * Flow manifests that validate and plan, all or none, never replacing a file.

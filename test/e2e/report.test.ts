@@ -1,5 +1,5 @@
 /**
- * `packsync report` end to end (design §12, docs/reports.md): a gated rollout of 7-Zip through the
+ * `packsync report` end to end (docs/reports.md, docs/reports.md): a gated rollout of 7-Zip through the
  * simulator's three waves, with one tenant failing (Contoso), the gate's stop (a hold), a resume,
  * promotion to completion, then a report whose every figure is checked against the simulator's
  * journal and live data: release time from the catalog, start and completion from the deployment,

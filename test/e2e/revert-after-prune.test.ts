@@ -1,5 +1,5 @@
 /**
- * A revert after prune never duplicates (design §4): regression test for a package version that
+ * A revert after prune never duplicates (docs/reconcile.md): regression test for a package version that
  * `--prune` forgot (superseded, the API cannot delete packages) and that a `git revert` then imported
  * a second time, leaving two live 7-Zip 24.08 packages.
  */

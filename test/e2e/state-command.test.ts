@@ -287,7 +287,7 @@ describe('packsync state', () => {
     const writes = (await c.sim.writes()).length;
     const plan = await cli(['plan', c.repo, '-o', 'json'], c.env);
     expect(plan.code, plan.stdout + plan.stderr).toBe(0);
-    // Nothing changes; the superseded entries are listed as every plan lists them (design §4).
+    // Nothing changes; the superseded entries are listed as every plan lists them (docs/reconcile.md).
     const changed = (JSON.parse(plan.stdout) as { objects: { key: string; change: string }[] }).objects.filter((o) => o.change !== 'none');
     expect(changed.map((o) => o.key).sort()).toEqual([keptDep, `Package/seven-zip#${oldPackageId}`].sort());
 

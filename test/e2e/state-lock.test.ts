@@ -1,5 +1,5 @@
 /**
- * One writer per state (design §4), with real processes: the built CLI holds `<state-dir>/lock`
+ * One writer per state (docs/reconcile.md), with real processes: the built CLI holds `<state-dir>/lock`
  * while `apply` runs; a second apply or agent exits 1 naming the holder; `plan` reads without the
  * lock; a lock left by a dead process is taken over with a warning; SIGTERM and SIGINT release it.
  * The simulator runs at real-time speed (package processing takes half a minute), so the first apply

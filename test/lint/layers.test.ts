@@ -1,5 +1,5 @@
 /**
- * Lint enforces the layer order of design §2: an upward import fails `npm run lint`, and the
+ * Lint enforces the layer order of docs/architecture.md: an upward import fails `npm run lint`, and the
  * simulator may take only wire *types* from the client. Linted with the project's own rules.
  */
 import { ESLint } from 'eslint';
@@ -28,7 +28,7 @@ async function fixtureProblems(name: string): Promise<string[]> {
   return (r?.messages ?? []).map((m) => `${m.ruleId ?? ''}: ${m.message}`);
 }
 
-describe('layer order (design §2) in lint', () => {
+describe('layer order (docs/architecture.md) in lint', () => {
   it('refuses an upward import: the planner importing the applier', async () => {
     expect(await problems('src/plan/probe.ts', "import { applyPlan } from '../apply/executor.js';\nexport const x = applyPlan;\n")).toEqual(
       [

@@ -1,7 +1,7 @@
 /**
  * The live read asks for whole lists (`disablePaging=true`); a server that ignores that and pages
  * anyway is read page by page through the client's paging, so a server that numbers pages from 0
- * (as the vendor documents) loses no page and repeats none (design §6).
+ * (as the vendor documents) loses no page and repeats none (docs/api-model.md).
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import { readLiveState } from '../../src/live/snapshot.js';

@@ -1,5 +1,5 @@
 /**
- * Flow replacement as the planner sees it after every point an apply can stop at (design §4): the
+ * Flow replacement as the planner sees it after every point an apply can stop at (docs/reconcile.md): the
  * old flow is recorded as being replaced, and any later plan finishes the replacement (deployments
  * onto the new flow, the old flow deleted last) instead of keeping the old flow for a revert.
  */

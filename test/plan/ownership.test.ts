@@ -1,5 +1,5 @@
 /**
- * One live object belongs to one key (design §4), in the pure planner: a key never adopts or
+ * One live object belongs to one key (docs/reconcile.md), in the pure planner: a key never adopts or
  * creates over a live object another state key records, and prune never deletes a live id that a
  * key git still describes records. The cases the CLI tests (test/e2e/ownership.test.ts) cannot
  * reach through valid manifests: deployments and uploads another key owns, superseded holders,

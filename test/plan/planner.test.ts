@@ -88,7 +88,7 @@ describe('planner', () => {
     const o = p.objects.find((x) => x.key === 'Package/zip')!;
     expect(o.change).toBe('replace');
     expect(o.fields.map((f) => f.field)).toContain('catalog.version');
-    // The previous package and deployment stay in the state as superseded (design §4), before the creates.
+    // The previous package and deployment stay in the state as superseded (docs/reconcile.md), before the creates.
     expect(ops(p)).toEqual([
       'Package/zip#aaaaaaaa-0000-4000-8000-000000000001:record',
       'Package/zip:import-package',

@@ -1,4 +1,4 @@
-/** Promotion gates, pure: verdicts per tenant and per wave from hand-built live data (design §3). */
+/** Promotion gates, pure: verdicts per tenant and per wave from hand-built live data (docs/manifests.md). */
 import { describe, expect, it } from 'vitest';
 import type { V1DeploymentViewModel, V1TenantViewModel, V1WaveViewModel } from '../../src/api/wire-types.js';
 import type { PromotionRecord } from '../../src/state/inventory-types.js';

@@ -435,7 +435,7 @@ describe('the simulator under hostile requests', () => {
       ['GET', '/v1/package/not-a-uuid', undefined, undefined, 404],
       ['GET', '/v1/package/%E0%A4%A', undefined, undefined, 404],
       ['GET', '/v1/flow/deployment/00000000-0000-0000-0000-000000000000', undefined, undefined, 404],
-      // page=0 is the first page (design §6: the vendor documents paging as 0-indexed).
+      // page=0 is the first page (docs/api-model.md: the vendor documents paging as 0-indexed).
       ['GET', '/v1/package?page=0', undefined, undefined, 200],
       ['GET', '/v1/package?page=-1', undefined, undefined, 400],
       ['GET', '/v1/package?itemsPerPage=1001', undefined, undefined, 400],

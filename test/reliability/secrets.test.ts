@@ -165,7 +165,7 @@ describe('secrets and trust boundaries', () => {
     );
     const webhook: Record<string, number> = {};
     try {
-      // Readiness says the agent can work (design §4a), not that a pass has run: wait for the applied revision.
+      // Readiness says the agent can work (docs/reconcile.md), not that a pass has run: wait for the applied revision.
       await until(
         'the agent converged',
         async () => ((await (await fetch(`${base}/status`)).json()) as AgentStatus).lastAppliedRevision !== null,

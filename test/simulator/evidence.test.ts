@@ -1,5 +1,5 @@
 /**
- * Wire shapes where public evidence conflicts or a public client is strict (issue 11, design §6):
+ * Wire shapes where public evidence conflicts or a public client is strict (issue 11, docs/api-model.md):
  * the page base, `query` as an alias of `search`, the exact form of `X-Pagination`, bodiless POSTs
  * sent as `application/octet-stream`, and the three id answer forms.
  */

@@ -1,5 +1,5 @@
 /**
- * The request shapes public clients of the real API send (api-notes.md §1–§5), replayed raw against
+ * The request shapes public clients of the real API send (docs/api-model.md), replayed raw against
  * the simulator: RobopackPS's PascalCase paging keys and `tenants[]`, EUCToolbox's search loop over
  * `totalPages` and its bodiless POSTs with `Content-Length: 0`, RoboPackCLI's `sortDescending`, and
  * RobopackPS's publish sequence (create → 4 MiB octet-stream chunks → finalize), and RoboPackCLI's

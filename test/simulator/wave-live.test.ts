@@ -1,4 +1,4 @@
-/** Wave live data (design §6): devices report over ~6 virtual hours by the outcome rules, bound to the current deployment. */
+/** Wave live data (docs/api-model.md): devices report over ~6 virtual hours by the outcome rules, bound to the current deployment. */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { buildFixtures } from '../../src/simulator/fixtures.js';
 import { fixtureId } from '../../src/simulator/fixture-ids.js';

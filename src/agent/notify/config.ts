@@ -1,5 +1,5 @@
 /**
- * `--notifications FILE` (design §9): providers and alerts. Secret files are read once, with a
+ * `--notifications FILE` (docs/agent.md): providers and alerts. Secret files are read once, with a
  * trailing newline trimmed; relative paths are relative to the notifications file, so the file and
  * its secrets can move together (a mounted Secret next to a ConfigMap).
  */

@@ -1,5 +1,5 @@
 /**
- * Sends agent events and commit states to the configured providers (design §9). It listens to the
+ * Sends agent events and commit states to the configured providers (docs/agent.md). It listens to the
  * event log and to pass starts and ends; it never blocks or fails a pass: deliveries run in the
  * background, a failed one is retried with backoff and then counted as failed (and tried again on
  * the event's next occurrence, since only a delivered event counts as sent).

@@ -10,7 +10,7 @@ import type { EventReason, Severity } from '../events.js';
 import type { Provider } from './config.js';
 import { objectLink } from '../anchors.js';
 
-/** The event as notifications carry it (design §9 webhook body, less the signature). */
+/** The event as notifications carry it (docs/agent.md webhook body, less the signature). */
 export interface NotificationEvent {
   reason: EventReason;
   severity: Severity;

@@ -244,7 +244,7 @@ export function registerFlowRoutes(r: Router): void {
   });
   r.add('GET', '/v1/flow/wave/:id/live', 'getWaveLive', (ctx) => {
     const { flow, wave } = findWave(ctx.account, ctx.params.id);
-    // Counts of the flow's current deployment only (design §6): a reader must check deploymentId.
+    // Counts of the flow's current deployment only (docs/api-model.md): a reader must check deploymentId.
     const d = waveDeployment(ctx.account, flow);
     const entered = d?.waveEnteredMs?.[wave.index - 1];
     const pkg = d ? ctx.account.packages.get(d.packageId) : undefined;
