@@ -5,7 +5,7 @@
  * before the pass. The refresh reads at most a bounded number of deployments and never fails a pass.
  */
 import type { PacksyncApi } from '../api/operations.js';
-import type { V1DeploymentViewModel } from '../api/wire-types.js';
+import type { V1DeploymentViewModel } from '../api/wire/index.js';
 import type { Inventory } from '../state/inventory-types.js';
 import type { LiveState } from '../live/types.js';
 import type { DesiredModel } from '../manifests/model.js';

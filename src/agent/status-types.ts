@@ -8,7 +8,7 @@ import type { ObjectOutcome } from '../apply/executor.js';
 import type { Problem } from '../manifests/model.js';
 import type { AgentEvent } from './events.js';
 import type { GateLogEntry } from '../state/inventory-types.js';
-import type { DeploymentStatus } from '../api/wire-types.js';
+import type { DeploymentStatus } from '../api/wire/index.js';
 import type { GateReport, TenantGate } from '../plan/promotion.js';
 import type { ErrorCode } from '../util/errors.js';
 

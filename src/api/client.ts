@@ -56,7 +56,7 @@ import type {
   V1TenantViewModel,
   V1WaveDetailsViewModel,
   V1WaveLiveDataViewModel,
-} from './wire-types.js';
+} from './wire/index.js';
 
 export type { RequestEvent } from './transport.js';
 

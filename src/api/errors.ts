@@ -7,7 +7,7 @@
  */
 import { STATUS_CODES } from 'node:http';
 import type { OperationName } from './operations.js';
-import type { ProblemDetails } from './wire-types.js';
+import type { ProblemDetails } from './wire/index.js';
 import { PacksyncError } from '../util/errors.js';
 
 export const API_ERROR_CODES = [

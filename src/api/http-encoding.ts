@@ -4,7 +4,7 @@
  * the retry decision and the response decoders share them and tests call them directly.
  */
 import type { IncomingHttpHeaders } from 'node:http';
-import type { ProblemDetails } from './wire-types.js';
+import type { ProblemDetails } from './wire/index.js';
 
 export type HttpMethod = 'GET' | 'POST' | 'DELETE';
 

@@ -8,7 +8,7 @@
  */
 import { ApiError } from './errors.js';
 import type { Page } from './operations.js';
-import type { PaginationHeader } from './wire-types.js';
+import type { PaginationHeader } from './wire/index.js';
 
 export const DEFAULT_ITEMS_PER_PAGE = 1000;
 export const MAX_ITEMS_PER_PAGE = 1000;

@@ -13,7 +13,7 @@ import { parsePaginationHeader } from './paging.js';
 import { readIdText, readList } from './tolerant.js';
 import type { HttpTransport } from './transport.js';
 import { OPERATIONS } from './operation-table.js';
-import type { Uuid } from './wire-types.js';
+import type { Uuid } from './wire/index.js';
 
 function isObject(v: unknown): v is Record<string, unknown> {
   return v !== null && typeof v === 'object' && !Array.isArray(v);

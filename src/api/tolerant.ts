@@ -11,8 +11,8 @@ import type {
   V1FlowDetailsViewModel,
   V1PackageViewModel,
   V1TaskViewModel,
-} from './wire-types.js';
-import { CONTENT_UPDATE_STATUS_CODES, DEPLOYMENT_STATUS_CODES, PACKAGE_STATE_CODES, TASK_STATE_CODES } from './wire-types.js';
+} from './wire/index.js';
+import { CONTENT_UPDATE_STATUS_CODES, DEPLOYMENT_STATUS_CODES, PACKAGE_STATE_CODES, TASK_STATE_CODES } from './wire/index.js';
 
 const ID_KEYS = ['id', 'packageId', 'deploymentId', 'flowId'] as const;
 const UUID_RE = /^[{(]?[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}[)}]?$/i;

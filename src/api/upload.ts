@@ -13,7 +13,7 @@ import { open } from 'node:fs/promises';
 import { ContentError, digestLine, listContentFiles } from './content-files.js';
 import { ApiError } from './errors.js';
 import type { PacksyncApi, UploadDirectoryOptions } from './operations.js';
-import type { UploadFileInfoViewModel, Uuid } from './wire-types.js';
+import type { UploadFileInfoViewModel, Uuid } from './wire/index.js';
 
 /** 4 MiB, the chunk size public clients use. */
 export const DEFAULT_CHUNK_SIZE = 4 * 1024 * 1024;

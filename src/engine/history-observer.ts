@@ -6,7 +6,7 @@
  * that saw nothing new writes nothing. Never fails a pass: the history is evidence, not control.
  */
 import type { PacksyncApi } from '../api/operations.js';
-import type { V1DeploymentViewModel, V1WaveViewModel } from '../api/wire-types.js';
+import type { V1DeploymentViewModel, V1WaveViewModel } from '../api/wire/index.js';
 import type { LiveState } from '../live/types.js';
 import type { Plan } from '../plan/types.js';
 import { findRollout, lastDrift } from '../state/history.js';

@@ -11,8 +11,8 @@
  */
 import { stringify } from 'yaml';
 import type { Inventory } from '../state/inventory-types.js';
-import { FLOW_FLAGS, INSTALLER_SCOPE } from '../api/wire-types.js';
-import type { FlowFlagName, V1PackageDetailsViewModel, V1PackageViewModel, V1TaskViewModel } from '../api/wire-types.js';
+import { FLOW_FLAGS, INSTALLER_SCOPE } from '../api/wire/index.js';
+import type { FlowFlagName, V1PackageDetailsViewModel, V1PackageViewModel, V1TaskViewModel } from '../api/wire/index.js';
 import type { LiveState } from '../live/types.js';
 import { API_VERSION } from '../manifests/model.js';
 import type { Kind } from '../manifests/model.js';

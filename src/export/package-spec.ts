@@ -5,8 +5,8 @@
  * `customTarget` / `catalogTarget` (src/plan/plan-packages.ts) read it back; then adopting the
  * export records the hash of the package as it is, and writing the true values later is a no-op.
  */
-import { DETECTION_OPERATORS } from '../api/wire-types.js';
-import type { DetectionOperatorName, MemDetectionRule, V1PackageDetailsViewModel } from '../api/wire-types.js';
+import { DETECTION_OPERATORS } from '../api/wire/index.js';
+import type { DetectionOperatorName, MemDetectionRule, V1PackageDetailsViewModel } from '../api/wire/index.js';
 import type { CatalogPackageSpec, CustomPackageSpec, DetectionRule } from '../manifests/model.js';
 
 /** Why a live package cannot be written as a manifest that adopts it unchanged. */

@@ -4,7 +4,7 @@
  * list read per tenant; a tenant whose read fails is named and the others are still read.
  */
 import type { PacksyncApi } from '../api/operations.js';
-import type { V1AppViewModel, V1RadarAppViewModel, V1TenantViewModel } from '../api/wire-types.js';
+import type { V1AppViewModel, V1RadarAppViewModel, V1TenantViewModel } from '../api/wire/index.js';
 import { collectAll } from '../api/paging.js';
 import { mapLimit } from '../util/map-limit.js';
 import { errorCode, errorMessage } from '../util/errors.js';

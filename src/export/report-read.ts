@@ -6,7 +6,7 @@
  * history never saw (started before history was kept, or by the service) is still reported.
  */
 import type { PacksyncApi } from '../api/operations.js';
-import type { V1DeploymentViewModel, V1FlowDetailsViewModel, V1PackageViewModel, V1TenantViewModel } from '../api/wire-types.js';
+import type { V1DeploymentViewModel, V1FlowDetailsViewModel, V1PackageViewModel, V1TenantViewModel } from '../api/wire/index.js';
 import type { Inventory } from '../state/inventory-types.js';
 import type { RolloutHistory, TenantCounts } from '../state/history.js';
 import { mapLimit } from '../util/map-limit.js';

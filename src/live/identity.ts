@@ -2,7 +2,7 @@
  * How a live package is identified, whoever asks: the planner (adoption, intents), the applier
  * (resolving a create whose answer was lost) and export (one manifest per live identity).
  */
-import type { V1PackageViewModel } from '../api/wire-types.js';
+import type { V1PackageViewModel } from '../api/wire/index.js';
 
 /**
  * How a live package is recognised. A catalog package is its app, version and installer scope:

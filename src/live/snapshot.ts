@@ -10,7 +10,7 @@ import type {
   V1DeploymentViewModel,
   V1FlowDetailsViewModel,
   V1PackageDetailsViewModel,
-} from '../api/wire-types.js';
+} from '../api/wire/index.js';
 import type { Inventory, InventoryEntry } from '../state/inventory-types.js';
 import type { DeploymentManifest, DesiredModel } from '../manifests/model.js';
 import { NameIndex } from './resolve.js';

@@ -13,7 +13,7 @@ import type {
   V1TaskViewModel,
   V1TenantViewModel,
   V1WaveLiveDataViewModel,
-} from '../api/wire-types.js';
+} from '../api/wire/index.js';
 import type { ErrorCode } from '../util/errors.js';
 
 /** One wave live read for a promotion gate: its data, or why it failed (never a verdict). */

@@ -3,7 +3,7 @@
  * The planner consumes only this (never raw YAML). `schemas/v1/*.json` is the source of truth
  * for the shape; `test/manifests/schema-types.test.ts` fails when these types and the schemas drift.
  */
-import type { DetectionOperatorName, FlowFlagName, SourceType } from '../api/wire-types.js';
+import type { DetectionOperatorName, FlowFlagName, SourceType } from '../api/wire/index.js';
 
 export const API_VERSION = 'packsync.dev/v1';
 /** Kinds that are planned, applied and kept in the state (descriptors: manifests/kinds/). */

@@ -8,7 +8,7 @@ import type {
   V1DeploymentViewModel,
   V1PackageViewModel,
   V1TenantViewModel,
-} from '../api/wire-types.js';
+} from '../api/wire/index.js';
 import type { Intent, Inventory, InventoryEntry } from '../state/inventory-types.js';
 import type { Kind, SourcePosition } from '../manifests/model.js';
 import type { LiveFlow, LiveState } from '../live/types.js';

@@ -4,7 +4,7 @@
  * context: deployment-reconcile.ts turns the decisions into actions, in the order they are taken
  * here (state, then the wave gate, then the content revision).
  */
-import type { V1DeploymentViewModel } from '../api/wire-types.js';
+import type { V1DeploymentViewModel } from '../api/wire/index.js';
 import type { DeploymentState } from '../manifests/model.js';
 import type { InventoryEntry } from '../state/inventory-types.js';
 import { OP } from './ops.js';

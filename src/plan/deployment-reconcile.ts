@@ -3,7 +3,7 @@
  * deployment-decisions.ts (state, wave gate, contentRevision) become actions, in that order; and
  * how identity changes that are already true live are recognised.
  */
-import type { V1DeploymentViewModel } from '../api/wire-types.js';
+import type { V1DeploymentViewModel } from '../api/wire/index.js';
 import type { DeploymentManifest, DeploymentState } from '../manifests/model.js';
 import type { InventoryEntry } from '../state/inventory-types.js';
 import type { PlanContext } from './context.js';

@@ -3,8 +3,8 @@
  * found by an interrupted create's intent) is recorded as it is live, never as git's spec, so a
  * live flow that differs from git is planned (replaced) rather than recorded as in sync.
  */
-import { FLOW_FLAGS, INSTALLER_SCOPE } from '../api/wire-types.js';
-import type { V1FlowCreateViewModel } from '../api/wire-types.js';
+import { FLOW_FLAGS, INSTALLER_SCOPE } from '../api/wire/index.js';
+import type { V1FlowCreateViewModel } from '../api/wire/index.js';
 import type { LiveFlow } from '../live/types.js';
 
 /** Spec field (as flow specs store it), create-body field and live field, for the fields a live flow shows. */

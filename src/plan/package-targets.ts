@@ -3,8 +3,8 @@
  * query or the custom create body, the spec that is hashed and recorded, the natural key a live
  * package is found by, and the fields of a change in manifest words.
  */
-import { DETECTION_OPERATORS, INSTALLER_SCOPE } from '../api/wire-types.js';
-import type { ImportQuery, MemDetectionRule, V1PackageCreateViewModel, V1PackageViewModel } from '../api/wire-types.js';
+import { DETECTION_OPERATORS, INSTALLER_SCOPE } from '../api/wire/index.js';
+import type { ImportQuery, MemDetectionRule, V1PackageCreateViewModel, V1PackageViewModel } from '../api/wire/index.js';
 import { packageNaturalKey } from '../live/identity.js';
 import { ResolveError } from '../live/resolve.js';
 import type { PackageManifest } from '../manifests/model.js';

@@ -2,7 +2,7 @@
  * Deployments, found live by (flow id, package id). Identity fields (flow, package, version) are
  * fixed at add-deployment; state, the wave gate and contentRevision are reconciled in place.
  */
-import type { V1DeploymentViewModel } from '../api/wire-types.js';
+import type { V1DeploymentViewModel } from '../api/wire/index.js';
 import type { InventoryEntry } from '../state/inventory-types.js';
 import type { DeploymentManifest, DeploymentState } from '../manifests/model.js';
 import { positionOf } from '../manifests/positions.js';

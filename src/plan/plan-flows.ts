@@ -3,8 +3,8 @@
  * that force it, and is replaced (create, then delete) only with --allow-replace; a replacement
  * in progress is kept in the state and finished by a later apply (flow-replacement.ts).
  */
-import { FLOW_FLAGS, INSTALLER_SCOPE } from '../api/wire-types.js';
-import type { V1FlowCreateViewModel } from '../api/wire-types.js';
+import { FLOW_FLAGS, INSTALLER_SCOPE } from '../api/wire/index.js';
+import type { V1FlowCreateViewModel } from '../api/wire/index.js';
 import type { FlowManifest } from '../manifests/model.js';
 import type { LiveFlow } from '../live/types.js';
 import type { PlanContext, RefState } from './context.js';

@@ -2,7 +2,7 @@
  * Packages. The API has no package update or delete: a changed spec or content digest gets a new
  * live package; the old one stays live and in the state as superseded, so a revert reuses it.
  */
-import type { V1PackageViewModel } from '../api/wire-types.js';
+import type { V1PackageViewModel } from '../api/wire/index.js';
 import type { PackageManifest } from '../manifests/model.js';
 import type { InventoryEntry } from '../state/inventory-types.js';
 import type { PlanContext, RefState } from './context.js';

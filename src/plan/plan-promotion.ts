@@ -5,7 +5,7 @@
  * quiet bookkeeping. Called from plan-deployments.ts through two small hooks.
  */
 import type { InventoryEntry } from '../state/inventory-types.js';
-import type { V1DeploymentViewModel } from '../api/wire-types.js';
+import type { V1DeploymentViewModel } from '../api/wire/index.js';
 import type { DeploymentManifest } from '../manifests/model.js';
 import { promotionRules } from '../manifests/promotion-values.js';
 import type { PlanContext } from './context.js';

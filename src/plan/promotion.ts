@@ -5,7 +5,7 @@
  * verdict can be replayed from the figures a plan shows.
  */
 import type { GateHold, GateLogEntry, PromotionRecord } from '../state/inventory-types.js';
-import type { V1DeploymentViewModel, V1TenantViewModel, V1WaveViewModel } from '../api/wire-types.js';
+import type { V1DeploymentViewModel, V1TenantViewModel, V1WaveViewModel } from '../api/wire/index.js';
 import type { WaveLiveRead } from '../live/types.js';
 import type { PromotionRules } from '../manifests/promotion-values.js';
 import type { ErrorCode } from '../util/errors.js';

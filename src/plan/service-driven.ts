@@ -6,8 +6,8 @@
  * deployment git declares that the service stopped or removed for a newer one is superseded by the
  * service, not drift: neither apply nor the agent starts or adds it again.
  */
-import type { V1DeploymentViewModel } from '../api/wire-types.js';
-import { FLOW_FLAGS } from '../api/wire-types.js';
+import type { V1DeploymentViewModel } from '../api/wire/index.js';
+import { FLOW_FLAGS } from '../api/wire/index.js';
 import type { PlanContext } from './context.js';
 import type { ObjectPlan } from './types.js';
 

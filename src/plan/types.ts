@@ -2,7 +2,7 @@
  * The plan: a versioned value. `packsync plan` prints it and `packsync apply` executes it; nothing
  * else decides what to write. Load-bearing: `PLAN_VERSION` changes when the JSON shape does.
  */
-import type { V1FlowCreateViewModel, V1PackageCreateViewModel } from '../api/wire-types.js';
+import type { V1FlowCreateViewModel, V1PackageCreateViewModel } from '../api/wire/index.js';
 import type { ImportQuery } from '../api/operations.js';
 import type { GateHold, GateLogEntry, InventoryEntry, PromotionRecord } from '../state/inventory-types.js';
 import type { GateReport } from './promotion.js';

@@ -4,7 +4,7 @@
  * before), so it is a plan error; a live wave already past the gate is said, not changed: packsync
  * never moves a deployment back.
  */
-import type { V1DeploymentViewModel } from '../api/wire-types.js';
+import type { V1DeploymentViewModel } from '../api/wire/index.js';
 import type { DeploymentManifest } from '../manifests/model.js';
 import type { PlanContext } from './context.js';
 import type { ErrorCode } from '../util/errors.js';

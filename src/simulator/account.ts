@@ -11,7 +11,7 @@ import type {
   V1PackageDetailsViewModel,
   V1TaskViewModel,
   V1WaveViewModel,
-} from '../api/wire-types.js';
+} from '../api/wire/index.js';
 import { randomUUID } from 'node:crypto';
 import { dotnetTime } from './clock.js';
 import type { Fixtures } from './fixtures.js';

@@ -3,7 +3,7 @@
  * journal, virtual clock, faults, reset, a state dump for assertions, and hooks that play the part
  * of a human in the web console (stop a deployment, fail a package).
  */
-import type { DeploymentStatus, PackageState } from '../api/wire-types.js';
+import type { DeploymentStatus, PackageState } from '../api/wire/index.js';
 import type { Account } from './account.js';
 import { deploymentView, taskView } from './views.js';
 import type { VirtualClock } from './clock.js';

@@ -10,7 +10,7 @@ import type {
   V1RadarAppViewModel,
   V1RadarDeviceViewModel,
   V1TenantDetailsViewModel,
-} from '../api/wire-types.js';
+} from '../api/wire/index.js';
 import { dotnetTime } from './clock.js';
 import { fixtureId } from './fixture-ids.js';
 import { seededRandom } from './random.js';

@@ -9,7 +9,7 @@
  * `X-Pagination`, keys in the captured order: a client that splits a raw header line on `": "`
  * gets the name and the whole value.
  */
-import type { PaginationHeader } from '../api/wire-types.js';
+import type { PaginationHeader } from '../api/wire/index.js';
 import { badRequest } from './problems.js';
 import type { Query } from './request.js';
 import type { RouteResult } from './router.js';

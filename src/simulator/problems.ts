@@ -1,5 +1,5 @@
 /** RFC 7807 problem details, as ASP.NET Core writes them, and the error type routes throw. */
-import type { ProblemDetails } from '../api/wire-types.js';
+import type { ProblemDetails } from '../api/wire/index.js';
 
 const TITLES: Record<number, string> = {
   400: 'One or more validation errors occurred.',

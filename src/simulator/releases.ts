@@ -8,7 +8,7 @@
  * deployments are stopped (`stopCurrentAndStartNew`, or no mode flag: chosen) or keep running
  * (`runAlongsideCurrent`), and deployments beyond `supersedenceHistoryCount` are removed, oldest first.
  */
-import type { V1AppVersionViewModel } from '../api/wire-types.js';
+import type { V1AppVersionViewModel } from '../api/wire/index.js';
 import type { Account, FlowRec } from './account.js';
 import { DURATIONS, newDeployment } from './account.js';
 import { dotnetTime, parseDotnetTime } from './clock.js';

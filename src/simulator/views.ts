@@ -2,7 +2,7 @@
  * The public (wire) views of the simulator's records: the internal bookkeeping fields (due times,
  * upload progress, planned failures) stripped, and a list's shorter package view.
  */
-import type { V1DeploymentViewModel, V1FlowViewModel, V1PackageDetailsViewModel, V1TaskViewModel } from '../api/wire-types.js';
+import type { V1DeploymentViewModel, V1FlowViewModel, V1PackageDetailsViewModel, V1TaskViewModel } from '../api/wire/index.js';
 import type { DeploymentRec, FlowRec, PackageRec, TaskRec } from './account.js';
 
 export function packageView(p: PackageRec): V1PackageDetailsViewModel {

@@ -1,13 +1,13 @@
 /**
  * The simulator's own value tables: state names, numeric codes and bitmasks, as the simulator
  * believes the real service has them. They are written out here on purpose and not imported from
- * `src/api/wire-types.ts` (docs/architecture.md): if both sides shared one table, a wrong guess about a number
+ * `src/api/wire/` (docs/architecture.md): if both sides shared one table, a wrong guess about a number
  * would be mirrored by the fake the client is tested against and no test could see it. Both sides
  * are pinned against the tables in `docs/api-model.md` by `test/api/value-tables.test.ts`.
  *
  * Types come from the wire types (names are part of the shape); values never do.
  */
-import type { DeploymentStatus, PackageState } from '../api/wire-types.js';
+import type { DeploymentStatus, PackageState } from '../api/wire/index.js';
 
 /** Package states the admin hook accepts; on the wire they are strings. */
 export const PACKAGE_STATES: readonly PackageState[] = ['Pending', 'Running', 'Completed', 'Error', 'WaitingForContent', 'Processing'];

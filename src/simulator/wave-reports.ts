@@ -5,7 +5,7 @@
  * device: a device's report time and its roll are hashes of (seed, deployment, tenant, device), so
  * counts are a pure function of the deployment's history and the clock, never of call timing.
  */
-import type { V1WaveTenantLiveDataViewModel } from '../api/wire-types.js';
+import type { V1WaveTenantLiveDataViewModel } from '../api/wire/index.js';
 import type { Fixtures } from './fixtures.js';
 
 /** Virtual ms after a wave becomes current before the first device reports (chosen: 30 min). */

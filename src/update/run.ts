@@ -4,7 +4,7 @@
  * followed app) and the service's clock; writes nothing.
  */
 import type { PacksyncApi } from '../api/operations.js';
-import type { V1AppViewModel } from '../api/wire-types.js';
+import type { V1AppViewModel } from '../api/wire/index.js';
 import { loadManifests } from '../manifests/load.js';
 import type { PackageManifest, Problem } from '../manifests/model.js';
 import { parseDuration } from '../manifests/promotion-values.js';

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { normalizeDeployment, normalizePackage, readId, readIdText, readList, readState } from '../../src/api/tolerant.js';
-import { DEPLOYMENT_STATUS_CODES, PACKAGE_STATE_CODES, TASK_STATE_CODES } from '../../src/api/wire-types.js';
-import type { V1DeploymentViewModel, V1PackageViewModel } from '../../src/api/wire-types.js';
+import { DEPLOYMENT_STATUS_CODES, PACKAGE_STATE_CODES, TASK_STATE_CODES } from '../../src/api/wire/index.js';
+import type { V1DeploymentViewModel, V1PackageViewModel } from '../../src/api/wire/index.js';
 
 const ID = '3c8574eb-c0f6-426f-e557-08de6eb82a5e';
 

@@ -7,7 +7,7 @@
 import { readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import * as client from '../../src/api/wire-types.js';
+import * as client from '../../src/api/wire/index.js';
 import * as sim from '../../src/simulator/vocabulary.js';
 
 type Table = Record<string, number>;

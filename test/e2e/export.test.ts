@@ -10,7 +10,7 @@ import { parseAllDocuments } from 'yaml';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createApiClient } from '../../src/api/client.js';
 import type { ApiClient } from '../../src/api/client.js';
-import type { V1PackageCreateViewModel } from '../../src/api/wire-types.js';
+import type { V1PackageCreateViewModel } from '../../src/api/wire/index.js';
 import { cli } from '../support/cli.js';
 import type { CliRun } from '../support/cli.js';
 import { writeRepo } from '../support/manifests.js';

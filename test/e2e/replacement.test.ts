@@ -12,7 +12,7 @@ import type { ApplyResult } from '../../src/apply/executor.js';
 import { cli } from '../support/cli.js';
 import { copyExamples, editFile } from '../support/repo.js';
 import { tempDir } from '../support/temp-dir.js';
-import { INSTALLER_SCOPE } from '../../src/api/wire-types.js';
+import { INSTALLER_SCOPE } from '../../src/api/wire/index.js';
 import type { JournalEntry, TestSim } from '../support/sim.js';
 import { useSim } from '../support/use-sim.js';
 

@@ -54,11 +54,11 @@ describe('layer order (docs/architecture.md) in lint', () => {
     expect(
       await problems(
         'src/simulator/probe.ts',
-        "import type { V1FlowViewModel } from '../api/wire-types.js';\nexport type F = V1FlowViewModel;\n",
+        "import type { V1FlowViewModel } from '../api/wire/index.js';\nexport type F = V1FlowViewModel;\n",
       ),
     ).toEqual([]);
     expect(
-      await problems('src/simulator/probe.ts', "import { FLOW_FLAGS } from '../api/wire-types.js';\nexport const f = FLOW_FLAGS;\n"),
+      await problems('src/simulator/probe.ts', "import { FLOW_FLAGS } from '../api/wire/index.js';\nexport const f = FLOW_FLAGS;\n"),
     ).toHaveLength(1);
     expect(await problems('src/simulator/probe.ts', "import { plan } from '../plan/planner.js';\nexport const p = plan;\n")).toHaveLength(
       1,

@@ -13,7 +13,7 @@ import { describe, expect, it } from 'vitest';
 import { ContentError } from '../../src/api/content-files.js';
 import type { ChunkClient } from '../../src/api/upload.js';
 import { uploadContentDirectory } from '../../src/api/upload.js';
-import type { UploadFileInfoViewModel } from '../../src/api/wire-types.js';
+import type { UploadFileInfoViewModel } from '../../src/api/wire/index.js';
 import { inspectContent } from '../../src/manifests/content.js';
 import { tempDir } from '../support/repo.js';
 

@@ -6,7 +6,7 @@
 import { readFile } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { DETECTION_OPERATORS, FLOW_FLAGS, SOURCE_TYPES } from '../../src/api/wire-types.js';
+import { DETECTION_OPERATORS, FLOW_FLAGS, SOURCE_TYPES } from '../../src/api/wire/index.js';
 import type {
   CatalogPackageSpec,
   CustomPackageSpec,

@@ -5,7 +5,7 @@ import type {
   V1FlowDetailsViewModel,
   V1PackageViewModel,
   V1TenantViewModel,
-} from '../../src/api/wire-types.js';
+} from '../../src/api/wire/index.js';
 import { emptyInventory } from '../../src/state/inventory-types.js';
 import type { Inventory, InventoryEntry } from '../../src/state/inventory-types.js';
 import { emptyLiveState } from '../../src/live/types.js';

@@ -4,7 +4,7 @@
  * to ask for a replacement that nothing needed.
  */
 import { describe, expect, it } from 'vitest';
-import type { V1DeploymentViewModel, V1WaveViewModel } from '../../src/api/wire-types.js';
+import type { V1DeploymentViewModel, V1WaveViewModel } from '../../src/api/wire/index.js';
 import type { Inventory } from '../../src/state/inventory-types.js';
 import type { Manifest, SourcePosition } from '../../src/manifests/model.js';
 import { formatPlanMarkdown, formatPlanText } from '../../src/plan/format.js';

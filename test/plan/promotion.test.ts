@@ -1,6 +1,6 @@
 /** Promotion gates, pure: verdicts per tenant and per wave from hand-built live data (docs/manifests.md). */
 import { describe, expect, it } from 'vitest';
-import type { V1DeploymentViewModel, V1TenantViewModel, V1WaveViewModel } from '../../src/api/wire-types.js';
+import type { V1DeploymentViewModel, V1TenantViewModel, V1WaveViewModel } from '../../src/api/wire/index.js';
 import type { PromotionRecord } from '../../src/state/inventory-types.js';
 import type { WaveLiveRead } from '../../src/live/types.js';
 import { parseDuration, parseRate, promotionRules } from '../../src/manifests/promotion-values.js';

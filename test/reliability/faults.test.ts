@@ -13,7 +13,7 @@ import { createApiClient } from '../../src/api/client.js';
 import type { ApiClient, RequestEvent } from '../../src/api/client.js';
 import { ApiError } from '../../src/api/errors.js';
 import { RetryPolicy } from '../../src/api/retry.js';
-import { INSTALLER_SCOPE } from '../../src/api/wire-types.js';
+import { INSTALLER_SCOPE } from '../../src/api/wire/index.js';
 import { reconcile } from '../../src/engine/reconcile.js';
 import { DEFAULT_PLAN_OPTIONS } from '../../src/plan/types.js';
 import { writeFleet } from '../support/fleet.js';

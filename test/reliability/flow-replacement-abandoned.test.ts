@@ -10,7 +10,7 @@ import { readFile, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { Inventory } from '../../src/state/inventory-types.js';
-import { INSTALLER_SCOPE } from '../../src/api/wire-types.js';
+import { INSTALLER_SCOPE } from '../../src/api/wire/index.js';
 import { cli } from '../support/cli.js';
 import { until } from '../support/poll.js';
 import { copyExamples, editFile } from '../support/repo.js';

@@ -10,7 +10,7 @@
 import { Agent as HttpAgent, request } from 'node:http';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { DEPLOYMENT_STATUSES, PACKAGE_STATES, TASK_STATES } from '../../src/api/wire-types.js';
+import { DEPLOYMENT_STATUSES, PACKAGE_STATES, TASK_STATES } from '../../src/api/wire/index.js';
 import { writeRepo } from '../support/manifests.js';
 import { startTestSimulator } from '../support/sim.js';
 import type { TestSim } from '../support/sim.js';

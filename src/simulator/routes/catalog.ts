@@ -1,5 +1,5 @@
 /** Catalog apps (search, showcase, verified, details, import) and script templates. */
-import type { V1AppVersionViewModel, V1AppViewModel } from '../../api/wire-types.js';
+import type { V1AppVersionViewModel, V1AppViewModel } from '../../api/wire/index.js';
 import { importedPackage } from '../imported-package.js';
 import { versionsOf } from '../releases.js';
 import type { CatalogApp } from '../fixtures.js';

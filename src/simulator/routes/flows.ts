@@ -14,7 +14,7 @@ import type {
   V1WaveDetailsViewModel,
   V1WaveLiveDataViewModel,
   V1WaveViewModel,
-} from '../../api/wire-types.js';
+} from '../../api/wire/index.js';
 import type { Account, DeploymentRec, FlowRec } from '../account.js';
 import { DURATIONS, newDeployment } from '../account.js';
 import { deploymentView, flowView } from '../views.js';

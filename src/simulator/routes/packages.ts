@@ -6,7 +6,7 @@
  * whose first answer was lost); anything else is a 400 naming the expected offset.
  */
 import { randomUUID } from 'node:crypto';
-import type { MemDetectionRule, SourceType, UploadFileInfoViewModel } from '../../api/wire-types.js';
+import type { MemDetectionRule, SourceType, UploadFileInfoViewModel } from '../../api/wire/index.js';
 import type { Account, PackageRec } from '../account.js';
 import { versionsOf } from '../releases.js';
 import { DURATIONS } from '../account.js';

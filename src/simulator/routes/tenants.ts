@@ -1,6 +1,6 @@
 /** Tenants, manual upload tasks, and radar (apps found on devices, and their devices). */
 import { randomUUID } from 'node:crypto';
-import type { V1TenantDetailsViewModel } from '../../api/wire-types.js';
+import type { V1TenantDetailsViewModel } from '../../api/wire/index.js';
 import type { TaskRec } from '../account.js';
 import { DURATIONS } from '../account.js';
 import { taskView } from '../views.js';
