@@ -37,8 +37,6 @@ export const DEBT = {
   'src/plan/promotion.ts': ['evaluateGate'],
   'src/simulator/admin.ts': ['handleAdmin'],
   'src/simulator/fixtures.ts': ['makeApp', 'buildFixtures'],
-  'src/simulator/routes/flows.ts': ['registerFlowRoutes'],
-  'src/simulator/routes/packages.ts': ['registerPackageRoutes'],
   'src/simulator/server.ts': ['startSimulator', 'handle'],
   'src/simulator/wave-reports.ts': ['tenantCounts'],
 };

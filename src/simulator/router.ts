@@ -27,6 +27,9 @@ export interface RouteResult {
 
 export type Handler = (ctx: RouteContext) => RouteResult | Promise<RouteResult>;
 
+/** One row of a route table: method, path pattern, operation name (as the client's operation table names it), handler. */
+export type RouteSpec = readonly [method: string, pattern: string, operation: string, handler: Handler];
+
 export interface Route {
   method: string;
   segments: string[];
@@ -39,6 +42,12 @@ export class Router {
 
   add(method: string, pattern: string, operation: string, handler: Handler): this {
     this.routes.push({ method, segments: pattern.split('/').filter(Boolean), operation, handler });
+    return this;
+  }
+
+  /** Registers a route table, row by row. */
+  addAll(table: readonly RouteSpec[]): this {
+    for (const [method, pattern, operation, handler] of table) this.add(method, pattern, operation, handler);
     return this;
   }
 
