@@ -35,7 +35,6 @@ export const DEBT = {
   'src/plan/plan-prune.ts': ['planPrune'],
   'src/plan/plan-uploads.ts': ['planTenantUpload'],
   'src/plan/promotion.ts': ['evaluateGate'],
-  'src/simulator/admin.ts': ['handleAdmin'],
   'src/simulator/fixtures.ts': ['makeApp', 'buildFixtures'],
   'src/simulator/server.ts': ['startSimulator', 'handle'],
   'src/simulator/wave-reports.ts': ['tenantCounts'],

@@ -41,130 +41,152 @@ export interface AdminDeps {
   reset: () => void;
 }
 
-export function handleAdmin(
-  method: string,
-  path: string,
-  query: Query,
-  body: Buffer,
-  contentType: string | undefined,
-  d: AdminDeps,
-): RouteResult {
-  const parts = path.split('/').filter(Boolean); // ['_sim', ...]
-  const route = `${method} /${parts.slice(1).join('/')}`;
+/** One admin request: the path's parts after `_sim`, its query and body. */
+export interface AdminRequest {
+  method: string;
+  path: string;
+  query: Query;
+  body: Buffer;
+  contentType: string | undefined;
+}
+
+type AdminHandler = (req: AdminRequest & { parts: string[] }, d: AdminDeps) => RouteResult;
+
+/** The admin routes, `METHOD /route` (under `/_sim`) to handler; `:id` matches one path segment. */
+const ADMIN_ROUTES: Record<string, AdminHandler> = {
+  'GET /journal': journal,
+  'GET /clock': (_req, d) => ({ json: clockView(d.clock) }),
+  'POST /clock': advanceClock,
+  'GET /faults': (_req, d) => ({ json: { spec: formatFaultSpec(d.faults.spec), ...d.faults.spec } }),
+  'PUT /faults': setFaults,
+  'GET /outcomes': (_req, d) => ({ json: d.account.outcomes[d.account.outcomes.length - 1]?.given ?? DEFAULT_OUTCOMES }),
+  'PUT /outcomes': setOutcomes,
+  'POST /reset': (_req, d) => {
+    d.reset();
+    return {};
+  },
+  'GET /state': stateDump,
+  'GET /fixtures': fixturesView,
+  'GET /releases': (req, d) => releaseRoute('GET /releases', d.account, { bytes: req.body, contentType: req.contentType }, d.clock.now())!,
+  'POST /releases': (req, d) =>
+    releaseRoute('POST /releases', d.account, { bytes: req.body, contentType: req.contentType }, d.clock.now())!,
+  'POST /deployments/:id/status': setDeploymentStatus,
+  'POST /packages/:id/state': setPackageState,
+  'POST /sink': (req) => ({ json: { bytes: req.body.length } }),
+};
+
+export function handleAdmin(req: AdminRequest, d: AdminDeps): RouteResult {
+  const parts = req.path.split('/').filter(Boolean).slice(1); // after '_sim'
+  const handler = ADMIN_ROUTES[`${req.method} /${parts.join('/')}`] ?? ADMIN_ROUTES[withIdParam(req.method, parts)];
+  if (handler) return handler({ ...req, parts }, d);
+  const known = Object.keys(ADMIN_ROUTES).map((r) => r.replace(' /', ' /_sim/').replace(':id', '{id}'));
+  throw new HttpProblem(404, `No admin route ${req.method} ${req.path}. Known: ${known.join(', ')}.`);
+}
+
+/** `POST /deployments/:id/status` for `POST /deployments/<id>/status`: the second part is the id. */
+function withIdParam(method: string, parts: string[]): string {
+  return parts.length === 3 ? `${method} /${parts[0]}/:id/${parts[2]}` : '';
+}
+
+function journal(req: AdminRequest, d: AdminDeps): RouteResult {
+  const writes = req.query.bool('writes') ?? false;
+  const entries = writes ? d.journal.filter((e) => e.method !== 'GET') : d.journal;
+  // `?count=true`: just the length, so a benchmark counting 20,000 calls does not have to
+  // download and parse them (that would count in the RSS it measures).
+  return { json: req.query.bool('count') ? { count: entries.length } : entries };
+}
+
+function advanceClock(req: AdminRequest, d: AdminDeps): RouteResult {
+  const b = jsonObject(req.body, req.contentType);
+  const s = b.advanceSeconds;
+  if (typeof s !== 'number' || !Number.isFinite(s) || s < 0) throw badRequest('advanceSeconds', 'advanceSeconds must be a number >= 0.');
+  d.clock.advance(s);
+  settleAccount(d.account, d.clock.now());
+  return { json: clockView(d.clock) };
+}
+
+function setFaults(req: AdminRequest, d: AdminDeps): RouteResult {
+  try {
+    d.faults.set(parseFaultSpec(req.body.toString('utf8')));
+  } catch (e) {
+    if (e instanceof FaultSpecError) throw badRequest('faults', e.message);
+    throw e;
+  }
+  return { json: { spec: formatFaultSpec(d.faults.spec), ...d.faults.spec } };
+}
+
+function setOutcomes(req: AdminRequest, d: AdminDeps): RouteResult {
+  const given = jsonObject(req.body, req.contentType);
+  let spec;
+  try {
+    spec = parseOutcomes(given);
+  } catch (e) {
+    if (e instanceof OutcomeSpecError) throw badRequest('outcomes', e.message);
+    throw e;
+  }
+  // Devices that reported keep their outcome: the rules decide only reports from now on.
+  settleAccount(d.account, d.clock.now());
+  d.account.setOutcomes({ at: d.clock.now(), spec, given });
+  return { json: given };
+}
+
+function stateDump(_req: AdminRequest, d: AdminDeps): RouteResult {
   const a = d.account;
-  const release = releaseRoute(route, a, { bytes: body, contentType }, d.clock.now());
-  if (release) return release;
-  switch (route) {
-    case 'GET /journal': {
-      const writes = query.bool('writes') ?? false;
-      const entries = writes ? d.journal.filter((e) => e.method !== 'GET') : d.journal;
-      // `?count=true`: just the length, so a benchmark counting 20,000 calls does not have to
-      // download and parse them (that would count in the RSS it measures).
-      return { json: query.bool('count') ? { count: entries.length } : entries };
-    }
-    case 'GET /clock':
-      return { json: clockView(d.clock) };
-    case 'POST /clock': {
-      const b = jsonObject(body, contentType);
-      const s = b.advanceSeconds;
-      if (typeof s !== 'number' || !Number.isFinite(s) || s < 0)
-        throw badRequest('advanceSeconds', 'advanceSeconds must be a number >= 0.');
-      d.clock.advance(s);
-      settleAccount(a, d.clock.now());
-      return { json: clockView(d.clock) };
-    }
-    case 'GET /faults':
-      return { json: { spec: formatFaultSpec(d.faults.spec), ...d.faults.spec } };
-    case 'PUT /faults': {
-      try {
-        d.faults.set(parseFaultSpec(body.toString('utf8')));
-      } catch (e) {
-        if (e instanceof FaultSpecError) throw badRequest('faults', e.message);
-        throw e;
-      }
-      return { json: { spec: formatFaultSpec(d.faults.spec), ...d.faults.spec } };
-    }
-    case 'POST /reset':
-      d.reset();
-      return {};
-    case 'GET /state':
-      settleAccount(a, d.clock.now());
-      return {
-        json: {
-          packages: [...a.packages.values()].map(({ uploads: _u, dueMs: _d, createdMs: _c, failure: _f, ...p }) => p),
-          flows: [...a.flows.values()],
-          deployments: [...a.deployments.values()].map(deploymentView),
-          uploads: [...a.tasks.values()].map(taskView),
-        },
-      };
-    case 'GET /fixtures': {
-      const fx = a.fixtures;
-      return {
-        json: {
-          seed: fx.seed,
-          fleet: fx.fleet,
-          tenants: fx.tenants.map((t) => ({
-            id: t.id,
-            displayName: t.displayName,
-            defaultDomain: t.defaultDomain,
-            devices: fx.devices.get(t.id) ?? 0,
-          })),
-          patchGroups: fx.patchGroups,
-          templates: fx.templates.map((t) => ({ id: t.id, name: t.name })),
-          apps: fx.apps.length,
-        },
-      };
-    }
-    case 'GET /outcomes': {
-      const last = a.outcomes[a.outcomes.length - 1];
-      return { json: last ? last.given : DEFAULT_OUTCOMES };
-    }
-    case 'PUT /outcomes': {
-      const given = jsonObject(body, contentType);
-      let spec;
-      try {
-        spec = parseOutcomes(given);
-      } catch (e) {
-        if (e instanceof OutcomeSpecError) throw badRequest('outcomes', e.message);
-        throw e;
-      }
-      // Devices that reported keep their outcome: the rules decide only reports from now on.
-      settleAccount(a, d.clock.now());
-      a.setOutcomes({ at: d.clock.now(), spec, given });
-      return { json: given };
-    }
-    case 'POST /sink':
-      return { json: { bytes: body.length } };
-    default:
-      break;
-  }
-  if (method === 'POST' && parts[1] === 'deployments' && parts[3] === 'status' && parts.length === 4) {
-    const dep = a.deployments.get(parts[2]!.toLowerCase());
-    if (!dep) throw notFound('Deployment', parts[2]!);
-    const b = jsonObject(body, contentType);
-    const status = b.status as DeploymentStatus;
-    if (!DEPLOYMENT_STATUSES.includes(status)) throw badRequest('status', `status must be one of ${DEPLOYMENT_STATUSES.join(', ')}.`);
-    a.setStatus(dep, status, d.clock.now());
-    if (typeof b.currentWave === 'number') dep.currentWave = b.currentWave;
-    return { json: deploymentView(dep) };
-  }
-  if (method === 'POST' && parts[1] === 'packages' && parts[3] === 'state' && parts.length === 4) {
-    const p = a.packages.get(parts[2]!.toLowerCase());
-    if (!p) throw notFound('Package', parts[2]!);
-    const b = jsonObject(body, contentType);
-    const state = b.state as PackageState;
-    if (!PACKAGE_STATES.includes(state)) throw badRequest('state', `state must be one of ${PACKAGE_STATES.join(', ')}.`);
-    p.state = state;
-    p.dueMs = null;
-    p.errorDetails =
-      typeof b.errorDetails === 'string' ? b.errorDetails : state === 'Error' ? 'Processing failed (set by the simulator admin).' : null;
-    a.touch();
-    return { json: { id: p.id, state: p.state } };
-  }
-  throw new HttpProblem(
-    404,
-    `No admin route ${method} ${path}. Known: GET /_sim/journal, GET|POST /_sim/clock, GET|PUT /_sim/faults, GET|PUT /_sim/outcomes, POST /_sim/reset, GET /_sim/state, GET /_sim/fixtures, POST /_sim/deployments/{id}/status, POST /_sim/packages/{id}/state, POST /_sim/sink.`,
-  );
+  settleAccount(a, d.clock.now());
+  return {
+    json: {
+      packages: [...a.packages.values()].map(({ uploads: _u, dueMs: _d, createdMs: _c, failure: _f, ...p }) => p),
+      flows: [...a.flows.values()],
+      deployments: [...a.deployments.values()].map(deploymentView),
+      uploads: [...a.tasks.values()].map(taskView),
+    },
+  };
+}
+
+function fixturesView(_req: AdminRequest, d: AdminDeps): RouteResult {
+  const fx = d.account.fixtures;
+  return {
+    json: {
+      seed: fx.seed,
+      fleet: fx.fleet,
+      tenants: fx.tenants.map((t) => ({
+        id: t.id,
+        displayName: t.displayName,
+        defaultDomain: t.defaultDomain,
+        devices: fx.devices.get(t.id) ?? 0,
+      })),
+      patchGroups: fx.patchGroups,
+      templates: fx.templates.map((t) => ({ id: t.id, name: t.name })),
+      apps: fx.apps.length,
+    },
+  };
+}
+
+/** Plays the console's part: a person stopped, completed or failed a deployment. */
+function setDeploymentStatus(req: AdminRequest & { parts: string[] }, d: AdminDeps): RouteResult {
+  const dep = d.account.deployments.get(req.parts[1]!.toLowerCase());
+  if (!dep) throw notFound('Deployment', req.parts[1]!);
+  const b = jsonObject(req.body, req.contentType);
+  const status = b.status as DeploymentStatus;
+  if (!DEPLOYMENT_STATUSES.includes(status)) throw badRequest('status', `status must be one of ${DEPLOYMENT_STATUSES.join(', ')}.`);
+  d.account.setStatus(dep, status, d.clock.now());
+  if (typeof b.currentWave === 'number') dep.currentWave = b.currentWave;
+  return { json: deploymentView(dep) };
+}
+
+/** Plays the service's part: a package's processing ended (or failed) now. */
+function setPackageState(req: AdminRequest & { parts: string[] }, d: AdminDeps): RouteResult {
+  const p = d.account.packages.get(req.parts[1]!.toLowerCase());
+  if (!p) throw notFound('Package', req.parts[1]!);
+  const b = jsonObject(req.body, req.contentType);
+  const state = b.state as PackageState;
+  if (!PACKAGE_STATES.includes(state)) throw badRequest('state', `state must be one of ${PACKAGE_STATES.join(', ')}.`);
+  p.state = state;
+  p.dueMs = null;
+  p.errorDetails =
+    typeof b.errorDetails === 'string' ? b.errorDetails : state === 'Error' ? 'Processing failed (set by the simulator admin).' : null;
+  d.account.touch();
+  return { json: { id: p.id, state: p.state } };
 }
 
 function clockView(c: VirtualClock): { now: string; epochMs: number; timeScale: number } {

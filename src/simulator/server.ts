@@ -149,13 +149,16 @@ export async function startSimulator(opts: SimulatorOptions = {}): Promise<Simul
       try {
         send(
           res,
-          handleAdmin(method, path, query, body, contentType, {
-            account: slot.account,
-            journal: slot.journal,
-            clock,
-            faults,
-            reset: () => resetSlot(slot, fixtures, opts.releaseEveryMs),
-          }),
+          handleAdmin(
+            { method, path, query, body, contentType },
+            {
+              account: slot.account,
+              journal: slot.journal,
+              clock,
+              faults,
+              reset: () => resetSlot(slot, fixtures, opts.releaseEveryMs),
+            },
+          ),
         );
       } catch (e) {
         sendProblem(res, e instanceof HttpProblem ? e : new HttpProblem(500, 'Internal simulator error.'), instance);
