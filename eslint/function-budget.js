@@ -36,6 +36,5 @@ export const DEBT = {
   'src/plan/plan-uploads.ts': ['planTenantUpload'],
   'src/plan/promotion.ts': ['evaluateGate'],
   'src/simulator/fixtures.ts': ['makeApp', 'buildFixtures'],
-  'src/simulator/server.ts': ['startSimulator', 'handle'],
   'src/simulator/wave-reports.ts': ['tenantCounts'],
 };
