@@ -35,6 +35,5 @@ export const DEBT = {
   'src/plan/plan-prune.ts': ['planPrune'],
   'src/plan/plan-uploads.ts': ['planTenantUpload'],
   'src/plan/promotion.ts': ['evaluateGate'],
-  'src/simulator/fixtures.ts': ['makeApp', 'buildFixtures'],
   'src/simulator/wave-reports.ts': ['tenantCounts'],
 };

@@ -79,15 +79,16 @@ function hexColor(rnd: () => number): string {
     .padStart(6, '0')}`;
 }
 
-function makeApp(
-  seed: number,
-  i: number,
-  name: string,
-  publisher: string,
-  versions: string[],
-  tags: string[],
-  rnd: () => number,
-): CatalogApp {
+/** One catalog app as the fixtures describe it (name, publisher, versions newest first, tags). */
+interface AppSpec {
+  name: string;
+  publisher: string;
+  versions: string[];
+  tags: string[];
+}
+
+function makeApp(seed: number, i: number, spec: AppSpec, rnd: () => number): CatalogApp {
+  const { name, publisher, versions, tags } = spec;
   const id = fixtureId(seed, 'app', name);
   return {
     id,
@@ -116,88 +117,15 @@ function makeApp(
 
 export function buildFixtures(seed: number, fleet: FleetSize): Fixtures {
   const rnd = seededRandom(seed);
-  const apps: CatalogApp[] = [];
-  if (fleet !== 'none') {
-    SMALL_APPS.forEach(([n, p, v, t], i) => apps.push(makeApp(seed, i, n, p, v, t, rnd)));
-    if (fleet === 'large') {
-      for (let i = 0; i < 1000; i++) {
-        const vendor = LARGE_VENDORS[i % LARGE_VENDORS.length]!;
-        const product = LARGE_PRODUCTS[Math.floor(i / LARGE_VENDORS.length) % LARGE_PRODUCTS.length]!;
-        const name = `${vendor} ${product} ${String(Math.floor(i / 100) + 1)}`;
-        const major = 1 + (i % 9);
-        apps.push(
-          makeApp(
-            seed,
-            SMALL_APPS.length + i,
-            name,
-            `${vendor} Corp`,
-            [`${major}.${i % 7}.${i % 13}`, `${major}.${i % 7}.0`],
-            ['line-of-business'],
-            rnd,
-          ),
-        );
-      }
-    }
-  }
+  // The order of the draws from `rnd` is part of the fixtures: apps, then tenants, then radar.
+  const apps = makeApps(seed, fleet, rnd);
   const templates = fleet === 'none' ? [] : makeTemplates(seed);
-  const tenantSpecs = fleet === 'none' ? [] : [...SMALL_TENANTS];
-  if (fleet === 'large') {
-    for (let i = 1; i <= 46; i++) tenantSpecs.push([`Branch Office ${i}`, `branch${i}.onmicrosoft.com`, hexColor(rnd)]);
-  }
-  const tenants: V1TenantDetailsViewModel[] = tenantSpecs.map(([displayName, defaultDomain, backgroundColor], i) => ({
-    id: fixtureId(seed, 'tenant', defaultDomain),
-    created: dotnetTime(EPOCH - (400 - i) * DAY),
-    displayName,
-    defaultDomain,
-    backgroundColor,
-    flags: 1,
-    adminConsentGranted: i !== 3,
-    intune: { connected: i !== 3, lastSync: i !== 3 ? dotnetTime(EPOCH) : null, appCount: 40 + i * 7 },
-  }));
-  const t = tenants.map((x) => x.id);
-  const patchGroups: PatchGroup[] =
-    tenants.length === 0
-      ? []
-      : [
-          {
-            id: fixtureId(seed, 'patch-group', 'Pilot first'),
-            name: 'Pilot first',
-            waves: [
-              { name: 'Pilot', delayHours: 24, tenantIds: t.slice(0, 1) },
-              { name: 'Early adopters', delayHours: 48, tenantIds: t.slice(1, 2) },
-              { name: 'Everyone', delayHours: 72, tenantIds: t.slice(2) },
-            ],
-          },
-          {
-            id: fixtureId(seed, 'patch-group', 'Servers'),
-            name: 'Servers',
-            waves: [
-              { name: 'Canary servers', delayHours: 12, tenantIds: t.slice(0, 1) },
-              { name: 'All servers', delayHours: 24, tenantIds: t.slice(1) },
-            ],
-          },
-          {
-            id: fixtureId(seed, 'patch-group', 'Everyone at once'),
-            name: 'Everyone at once',
-            waves: [{ name: 'Everyone', delayHours: 24, tenantIds: t }],
-          },
-        ];
-  if (fleet === 'large') {
-    // 20 patch groups in all: rings over slices of the 50 tenants, 2 to 4 waves each.
-    for (let g = 1; patchGroups.length < 20; g++) {
-      const waves = 2 + (g % 3);
-      const per = Math.ceil(t.length / waves);
-      patchGroups.push({
-        id: fixtureId(seed, 'patch-group', `Ring ${g}`),
-        name: `Ring ${g}`,
-        waves: Array.from({ length: waves }, (_, w) => ({
-          name: `Ring ${g} wave ${w + 1}`,
-          delayHours: 12 * (w + 1),
-          tenantIds: t.slice(w * per, (w + 1) * per),
-        })),
-      });
-    }
-  }
+  const tenants = makeTenants(seed, fleet, rnd);
+  const patchGroups = makePatchGroups(
+    seed,
+    fleet,
+    tenants.map((x) => x.id),
+  );
   const { radar, radarDevices } = makeRadar(seed, tenants, apps, rnd);
   const devices = new Map(tenants.map((x) => [x.id, SMALL_DEVICES[x.defaultDomain] ?? hashedDevices(x.id)]));
   return {
@@ -212,6 +140,88 @@ export function buildFixtures(seed: number, fleet: FleetSize): Fixtures {
     radarDevices,
     devices,
   };
+}
+
+/** The small catalog, plus 1,000 line-of-business apps in the large fleet. */
+function makeApps(seed: number, fleet: FleetSize, rnd: () => number): CatalogApp[] {
+  if (fleet === 'none') return [];
+  const apps = SMALL_APPS.map(([name, publisher, versions, tags], i) => makeApp(seed, i, { name, publisher, versions, tags }, rnd));
+  if (fleet !== 'large') return apps;
+  for (let i = 0; i < 1000; i++) {
+    const vendor = LARGE_VENDORS[i % LARGE_VENDORS.length]!;
+    const product = LARGE_PRODUCTS[Math.floor(i / LARGE_VENDORS.length) % LARGE_PRODUCTS.length]!;
+    const major = 1 + (i % 9);
+    const spec: AppSpec = {
+      name: `${vendor} ${product} ${String(Math.floor(i / 100) + 1)}`,
+      publisher: `${vendor} Corp`,
+      versions: [`${major}.${i % 7}.${i % 13}`, `${major}.${i % 7}.0`],
+      tags: ['line-of-business'],
+    };
+    apps.push(makeApp(seed, SMALL_APPS.length + i, spec, rnd));
+  }
+  return apps;
+}
+
+function makeTenants(seed: number, fleet: FleetSize, rnd: () => number): V1TenantDetailsViewModel[] {
+  const tenantSpecs = fleet === 'none' ? [] : [...SMALL_TENANTS];
+  if (fleet === 'large') {
+    for (let i = 1; i <= 46; i++) tenantSpecs.push([`Branch Office ${i}`, `branch${i}.onmicrosoft.com`, hexColor(rnd)]);
+  }
+  return tenantSpecs.map(([displayName, defaultDomain, backgroundColor], i) => ({
+    id: fixtureId(seed, 'tenant', defaultDomain),
+    created: dotnetTime(EPOCH - (400 - i) * DAY),
+    displayName,
+    defaultDomain,
+    backgroundColor,
+    flags: 1,
+    adminConsentGranted: i !== 3,
+    intune: { connected: i !== 3, lastSync: i !== 3 ? dotnetTime(EPOCH) : null, appCount: 40 + i * 7 },
+  }));
+}
+
+/** Three named patch groups over the tenants; the large fleet adds rings up to 20 groups. */
+function makePatchGroups(seed: number, fleet: FleetSize, t: string[]): PatchGroup[] {
+  if (t.length === 0) return [];
+  const groups: PatchGroup[] = [
+    {
+      id: fixtureId(seed, 'patch-group', 'Pilot first'),
+      name: 'Pilot first',
+      waves: [
+        { name: 'Pilot', delayHours: 24, tenantIds: t.slice(0, 1) },
+        { name: 'Early adopters', delayHours: 48, tenantIds: t.slice(1, 2) },
+        { name: 'Everyone', delayHours: 72, tenantIds: t.slice(2) },
+      ],
+    },
+    {
+      id: fixtureId(seed, 'patch-group', 'Servers'),
+      name: 'Servers',
+      waves: [
+        { name: 'Canary servers', delayHours: 12, tenantIds: t.slice(0, 1) },
+        { name: 'All servers', delayHours: 24, tenantIds: t.slice(1) },
+      ],
+    },
+    {
+      id: fixtureId(seed, 'patch-group', 'Everyone at once'),
+      name: 'Everyone at once',
+      waves: [{ name: 'Everyone', delayHours: 24, tenantIds: t }],
+    },
+  ];
+  if (fleet !== 'large') return groups;
+  // 20 patch groups in all: rings over slices of the 50 tenants, 2 to 4 waves each.
+  for (let g = 1; groups.length < 20; g++) {
+    const waves = 2 + (g % 3);
+    const per = Math.ceil(t.length / waves);
+    groups.push({
+      id: fixtureId(seed, 'patch-group', `Ring ${g}`),
+      name: `Ring ${g}`,
+      waves: Array.from({ length: waves }, (_, w) => ({
+        name: `Ring ${g} wave ${w + 1}`,
+        delayHours: 12 * (w + 1),
+        tenantIds: t.slice(w * per, (w + 1) * per),
+      })),
+    });
+  }
+  return groups;
 }
 
 function makeTemplates(seed: number): Fixtures['templates'] {
