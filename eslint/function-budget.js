@@ -35,5 +35,4 @@ export const DEBT = {
   'src/plan/plan-prune.ts': ['planPrune'],
   'src/plan/plan-uploads.ts': ['planTenantUpload'],
   'src/plan/promotion.ts': ['evaluateGate'],
-  'src/simulator/wave-reports.ts': ['tenantCounts'],
 };

@@ -162,7 +162,6 @@ export function tenantCounts(
   s: ReportSubject,
   tenantId: string,
   now: number,
-  seed: number,
 ): V1WaveTenantLiveDataViewModel {
   const tenant = fx.tenants.find((t) => t.id === tenantId);
   // A tenant without admin consent never gets the install: it reports nothing at all.
@@ -171,7 +170,7 @@ export function tenantCounts(
   const notApplicable = Math.floor(devices * NOT_APPLICABLE);
   const applicable = devices - notApplicable;
   const active = activeMs(s, now);
-  const base = fnv(`${seed}:${s.deploymentId}:${tenantId}`);
+  const base = fnv(`${fx.seed}:${s.deploymentId}:${tenantId}`);
   let installed = 0;
   let failed = 0;
   for (let i = 0; i < applicable; i++) {

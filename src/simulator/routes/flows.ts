@@ -294,7 +294,7 @@ function getWaveLive(ctx: RouteContext): RouteResult {
     updated: dotnetTime(ctx.now),
     tenants: wave.tenantIds.map((tenantId) =>
       subject
-        ? tenantCounts(ctx.account.fixtures, ctx.account.outcomes, subject, tenantId, ctx.now, ctx.account.fixtures.seed)
+        ? tenantCounts(ctx.account.fixtures, ctx.account.outcomes, subject, tenantId, ctx.now)
         : { tenantId, installed: 0, failed: 0, pending: 0, notApplicable: 0 },
     ),
   };
