@@ -30,7 +30,7 @@ export const DEBT = {
   'src/plan/ownership.ts': ['planOwnedElsewhere', 'adoptRecord', 'planSharedId'],
   'src/plan/plan-deployments.ts': ['planDeployment', 'planLiveDeployment'],
   'src/plan/plan-flows.ts': ['planFlowEntry', 'createFlowAction', 'adoptFlow'],
-  'src/plan/plan-packages.ts': ['planPackageEntry', 'adopt'],
+  'src/plan/plan-packages.ts': ['planPackageEntry'],
   'src/plan/plan-promotion.ts': ['planGate'],
   'src/plan/plan-prune.ts': ['planPrune'],
   'src/plan/plan-uploads.ts': ['planTenantUpload'],

@@ -19,7 +19,7 @@ import { reportDeleted } from './not-planned.js';
 import { OP } from './ops.js';
 import { otherHolder, planOwnedElsewhere } from './ownership.js';
 import { markMoved, moveActions, recordAction, restoreActions, supersedeAction } from './state-writes.js';
-import { serviceSuccessor, supersededReason } from './service-driven.js';
+import { serviceStarted, serviceSuccessor, supersededReason } from './service-driven.js';
 
 export function planDeployment(ctx: PlanContext, m: DeploymentManifest): void {
   const name = m.metadata.name;
@@ -176,7 +176,9 @@ function planLiveDeployment(
     const resolves = intent !== undefined && !intent.knownIds.includes(live.id);
     // Its flow's replacement was abandoned (git went back): the deployment on the kept flow is its own again.
     const back = entry?.flowId !== undefined && ctx.abandoned.get(entry.flowId)?.kept === live.flowId;
-    if (!resolves && !back && !ctx.options.adopt) {
+    // The version git now names is the one the service started by itself: git caught up with it.
+    const byService = !resolves && !back && serviceStarted(ctx, live.flowId).includes(live);
+    if (!resolves && !back && !byService && !ctx.options.adopt) {
       ctx.object(
         'Deployment',
         name,
@@ -206,17 +208,25 @@ function planLiveDeployment(
       ...(m.metadata.annotations ? { annotations: m.metadata.annotations } : {}),
       updatedAt: ctx.timestamp(),
     };
-    const how: [string, string] = back
+    // The version it replaces stays in the state as superseded, so a revert reuses it (as an in-place bump does).
+    const first =
+      byService && entry && entry.id !== live.id && ctx.deploymentsById.has(entry.id) ? [supersedeAction(ctx, key, entry, deps)] : [];
+    const how: [string, string] = byService
       ? [
-          `take deployment ${live.id} back (its flow's replacement was abandoned)`,
-          `back to deployment ${live.id} on the kept flow: the one an interrupted replacement added (${entry?.id ?? ''}) is deleted with its flow`,
+          `take over deployment ${live.id} the service started`,
+          `started by the service for this version (its flow starts new versions itself): taking over ${live.id} (${live.status}, wave ${live.currentWave}/${live.waveCount}); nothing is added`,
         ]
-      : resolves
-        ? [`adopt deployment ${live.id} added by an interrupted run`, 'resolved an add-deployment of an interrupted run']
-        : [`adopt existing deployment ${live.id}`, 'adopting an existing live deployment (--adopt)'];
+      : back
+        ? [
+            `take deployment ${live.id} back (its flow's replacement was abandoned)`,
+            `back to deployment ${live.id} on the kept flow: the one an interrupted replacement added (${entry?.id ?? ''}) is deleted with its flow`,
+          ]
+        : resolves
+          ? [`adopt deployment ${live.id} added by an interrupted run`, 'resolved an add-deployment of an interrupted run']
+          : [`adopt existing deployment ${live.id}`, 'adopting an existing live deployment (--adopt)'];
     const rec = ctx.action(key, {
       op: OP.record,
-      dependsOn: deps,
+      dependsOn: first.length > 0 ? first.slice() : deps,
       description: how[0],
       entry: adoptEntry,
       resolvesIntent: resolves,
@@ -231,7 +241,7 @@ function planLiveDeployment(
       {
         source: m.source,
         reasons: [how[1], ...rest.reasons],
-        actions: [rec, ...rest.actions],
+        actions: [...first, rec, ...rest.actions],
       },
       key,
     );

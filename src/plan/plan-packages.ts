@@ -8,6 +8,7 @@ import type { InventoryEntry } from '../state/inventory-types.js';
 import type { PlanContext, RefState } from './context.js';
 import { hashValue } from './hash.js';
 import { adoptReason, adoptRecord, decideUnowned, newest, otherHolder, planOwnedElsewhere } from './ownership.js';
+import { importedByService } from './service-driven.js';
 import { catalogTarget, customTarget, naturalKeyOf, packageFields, usable } from './package-targets.js';
 import type { CatalogTarget, CustomTarget } from './package-targets.js';
 import type { ObjectPlan } from './types.js';
@@ -65,7 +66,7 @@ function planPackageEntry(
     return;
   }
   if (unowned.kind === 'intent' || unowned.kind === 'adopt') {
-    adopt(ctx, m, key, unowned.live, record, unowned.kind === 'intent');
+    adopt(ctx, m, key, unowned.live, { record, resolvesIntent: unowned.kind === 'intent' });
     return;
   }
 
@@ -112,7 +113,14 @@ function planPackageEntry(
     // keeping the previous one as superseded: never a second copy of it.
     const free = ctx.options.adopt ? newest(matches.filter((p) => ctx.holdersOf(p.id).length === 0)) : undefined;
     if (free) {
-      adopt(ctx, m, key, free, record, false, live ? [supersedeAction(ctx, key, entry)] : []);
+      adopt(ctx, m, key, free, { record, resolvesIntent: false, first: live ? [supersedeAction(ctx, key, entry)] : [] });
+      return;
+    }
+    // The version bump of a flow that starts new versions itself: the service imported it already.
+    const imported = importedByService(ctx, matches);
+    if (imported) {
+      const first = live ? [supersedeAction(ctx, key, entry)] : [];
+      adopt(ctx, m, key, imported.pkg, { record, resolvesIntent: false, first, reason: imported.reason });
       return;
     }
     // A revert after --prune forgot the previous version: it is live, unowned and exactly what git
@@ -144,6 +152,11 @@ function planPackageEntry(
   } else if (entry && !live && ctx.live.read.packages) {
     reasons.push(`live package ${entry.id} not found (removed outside packsync); creating it again`);
   } else if (unowned.kind === 'conflict') {
+    const imported = importedByService(ctx, matches);
+    if (imported) {
+      adopt(ctx, m, key, imported.pkg, { record, resolvesIntent: false, reason: imported.reason });
+      return;
+    }
     ctx.object(
       'Package',
       m.metadata.name,
@@ -243,15 +256,17 @@ function planExisting(ctx: PlanContext, m: PackageManifest, key: string, live: V
   }
 }
 
-function adopt(
-  ctx: PlanContext,
-  m: PackageManifest,
-  key: string,
-  live: V1PackageViewModel,
-  record: { specHash: string; spec: unknown; annotations?: Record<string, string> },
-  resolvesIntent: boolean,
-  first: string[] = [],
-): void {
+/** How a live package is taken over: its record, and why (an interrupted create, `--adopt`, the service's import). */
+interface Adoption {
+  record: { specHash: string; spec: unknown; annotations?: Record<string, string> };
+  resolvesIntent: boolean;
+  /** Actions that must run first (keeping the previous package as superseded). */
+  first?: string[];
+  reason?: string;
+}
+
+function adopt(ctx: PlanContext, m: PackageManifest, key: string, live: V1PackageViewModel, how: Adoption): void {
+  const { record, resolvesIntent, first = [] } = how;
   const uploaded = !m.content || live.state !== 'WaitingForContent';
   const own = {
     ...(m.spec.custom ? { phase: uploaded ? ('uploaded' as const) : ('created' as const) } : {}),
@@ -274,7 +289,7 @@ function adopt(
     'adopt',
     {
       source: m.source,
-      reasons: [adoptReason(resolvesIntent, 'package')],
+      reasons: [how.reason ?? adoptReason(resolvesIntent, 'package')],
       actions,
     },
     key,

@@ -42,6 +42,33 @@ export function supersededReason(successor: V1DeploymentViewModel, what: 'stoppe
   return `superseded by the service: the flow started ${successor.version} (${successor.id}, ${successor.status}, wave ${successor.currentWave}/${successor.waveCount}) and ${what} this deployment; packsync does not ${what === 'stopped' ? 'start it again' : 'add it again'}`;
 }
 
+/**
+ * A live package nobody owns that the service imported for an owned flow starting new versions by
+ * itself (a service-started deployment of the flow deploys it): git's version bump of that app takes it
+ * over instead of importing a second copy or calling it a conflict (docs/reconcile.md).
+ */
+export function importedByService<T extends { id: string }>(
+  ctx: PlanContext,
+  candidates: readonly T[],
+): { pkg: T; reason: string } | undefined {
+  for (const pkg of candidates) {
+    if (ctx.holdersOf(pkg.id).length > 0) continue;
+    const d = ctx.live.deployments.find(
+      (x) =>
+        x.packageId?.toLowerCase() === pkg.id.toLowerCase() &&
+        ctx.holdersOf(x.flowId).length > 0 &&
+        serviceStarted(ctx, x.flowId).includes(x),
+    );
+    if (!d) continue;
+    const flow = ctx.holdersOf(d.flowId)[0] ?? d.flowId;
+    return {
+      pkg,
+      reason: `imported by the service for ${flow} (it starts new versions itself): taking over live package ${pkg.id}, nothing is imported`,
+    };
+  }
+  return undefined;
+}
+
 /** Lists the service's deployments under each owned flow that starts new versions itself. */
 export function listServiceStarted(ctx: PlanContext, objects: readonly ObjectPlan[]): void {
   for (const o of objects) {
