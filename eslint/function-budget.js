@@ -10,7 +10,6 @@ export const DEBT = {
   'src/agent/notify/config.ts': ['loadNotificationConfig'],
   'src/agent/rollouts.ts': ['rolloutOf', 'refreshRollouts'],
   'src/apply/run-action.ts': ['runAction'],
-  'src/apply/wait.ts': ['poll'],
   'src/cli/apply-command.ts': ['registerApplyCommand'],
   'src/cli/progress.ts': ['createProgressRenderer'],
   'src/cli/run-command.ts': ['registerRunCommand', 'registerRunCommand>anonymous'],

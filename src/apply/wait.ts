@@ -51,15 +51,21 @@ export const DEFAULT_WAIT: WaitOptions = {
   deferAfterMs: Infinity,
 };
 
+/** What one wait looks at: how to read it, when it is done (or failed), its state's label, its name. */
+interface Probe<T> {
+  read: () => Promise<T>;
+  done: (v: T) => boolean | Error;
+  label: (v: T) => string;
+  what: string;
+}
+
 async function poll<T>(
-  read: () => Promise<T>,
-  done: (v: T) => boolean | Error,
-  label: (v: T) => string,
-  what: string,
+  probe: Probe<T>,
   w: WaitOptions,
   tick: (state: string, elapsedMs: number) => void,
   signal?: AbortSignal,
 ): Promise<void> {
+  const { read, done, label, what } = probe;
   const start = w.clock();
   let interval = w.intervalMs;
   for (;;) {
@@ -111,19 +117,17 @@ export function waitForPackage(
   tick: (state: string, elapsedMs: number) => void,
   signal?: AbortSignal,
 ): Promise<void> {
-  return poll(
-    () => api.getPackage(id, signal ? { signal } : {}),
-    (p) =>
+  const probe: Probe<Awaited<ReturnType<PacksyncApi['getPackage']>>> = {
+    read: () => api.getPackage(id, signal ? { signal } : {}),
+    done: (p) =>
       p.state === 'Completed' ||
       (p.state === 'Error'
         ? new ApplyError('PACKAGE_FAILED', `package ${id} failed processing: ${p.errorDetails ?? 'no details'}`)
         : false),
-    (p) => p.state,
-    `package ${id}`,
-    w,
-    tick,
-    signal,
-  );
+    label: (p) => p.state,
+    what: `package ${id}`,
+  };
+  return poll(probe, w, tick, signal);
 }
 
 export function waitForUpload(
@@ -133,17 +137,15 @@ export function waitForUpload(
   tick: (state: string, elapsedMs: number) => void,
   signal?: AbortSignal,
 ): Promise<void> {
-  return poll(
-    () => api.getUploadTask(taskId, signal ? { signal } : {}),
-    (t) =>
+  const probe: Probe<Awaited<ReturnType<PacksyncApi['getUploadTask']>>> = {
+    read: () => api.getUploadTask(taskId, signal ? { signal } : {}),
+    done: (t) =>
       t.state === 'Completed' ||
       (t.state === 'Error' || t.state === 'Canceled'
         ? new ApplyError('UPLOAD_FAILED', `upload task ${taskId} ended ${t.state}: ${t.errorDetails ?? 'no details'}`)
         : false),
-    (t) => t.state,
-    `upload task ${taskId}`,
-    w,
-    tick,
-    signal,
-  );
+    label: (t) => t.state,
+    what: `upload task ${taskId}`,
+  };
+  return poll(probe, w, tick, signal);
 }
