@@ -19,7 +19,7 @@ import { intFlag } from './flag-values.js';
 import type { CommonOptions } from './common.js';
 import type { CliIo } from './io.js';
 import { UsageError } from './io.js';
-import { addPlanFlags, planOptionsFrom } from './plan-options.js';
+import { addPlanFlags, planOptionsFrom, readConcurrencyOf } from './plan-options.js';
 import type { PlanFlags } from './plan-options.js';
 import { manifestRoot, showFile, shownPath, shownPlan, shownProblems } from './paths.js';
 import { problemLines } from './print-problems.js';
@@ -57,7 +57,7 @@ export function registerApplyCommand(program: Command, io: CliIo): void {
     const saved = await readSavedPlan(target, shownPath(io.cwd, target));
     if (saved) refusePlanFlags(self);
     const concurrency = intFlag(opts.concurrency, '--concurrency');
-    const readConcurrency = intFlag(opts.readConcurrency ?? '8', '--read-concurrency');
+    const readConcurrency = readConcurrencyOf(opts);
     const waitTimeoutMs = intFlag(opts.waitTimeout, '--wait-timeout') * 1000;
     // Rollout policy flags are checked before the state is locked or the service is read.
     const glass = await breakGlassFrom(opts, io.cwd);

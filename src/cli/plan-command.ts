@@ -11,7 +11,7 @@ import { addCommonOptions, buildRuntime, useColor } from './common.js';
 import { intFlag } from './flag-values.js';
 import type { CommonOptions } from './common.js';
 import type { CliIo } from './io.js';
-import { addPlanFlags, planOptionsFrom } from './plan-options.js';
+import { addPlanFlags, planOptionsFrom, readConcurrencyOf } from './plan-options.js';
 import type { PlanFlags } from './plan-options.js';
 import { manifestRoot, showFile, shownPlan, shownProblems } from './paths.js';
 import { problemLines } from './print-problems.js';
@@ -47,7 +47,7 @@ export function registerPlanCommand(program: Command, io: CliIo): void {
         stateDir: rt.stateDir,
         state: rt.state,
         planOptions: planOptionsFrom(opts),
-        readConcurrency: intFlag(opts.readConcurrency ?? '8', '--read-concurrency'),
+        readConcurrency: readConcurrencyOf(opts),
       });
       if (out.kind === 'invalid') {
         const problems = shownProblems(out.problems, showFile(io.cwd, await manifestRoot(target)));

@@ -1,6 +1,7 @@
 import type { Command } from 'commander';
 import { Option } from 'commander';
 import type { PlanOptions } from '../plan/types.js';
+import { intFlag } from './flag-values.js';
 
 export interface PlanFlags {
   prune?: boolean;
@@ -29,7 +30,7 @@ export function addPlanFlags(cmd: Command, defaults: { drift: 'heal' | 'report' 
         .choices(['heal', 'report'])
         .default(defaults.drift),
     )
-    .option('--read-concurrency <n>', 'most live-state reads in flight while a pass reads the service (1-256)', '8');
+    .option('--read-concurrency <n>', 'most live-state reads in flight while a pass reads the service (1-256; default: --api-concurrency)');
 }
 
 export function planOptionsFrom(f: PlanFlags): PlanOptions {
@@ -41,4 +42,14 @@ export function planOptionsFrom(f: PlanFlags): PlanOptions {
     ...(f.allowShrink === true ? { allowShrink: true } : {}),
     drift: f.drift ?? 'heal',
   };
+}
+
+/**
+ * Live-state reads in flight: `--read-concurrency`, else as many as the API client lets through
+ * (`--api-concurrency`). A lower default left half of the client's slots idle on a large fleet's
+ * no-op (docs/performance.md, "fleet-cli").
+ */
+export function readConcurrencyOf(f: { readConcurrency?: string | undefined; apiConcurrency?: string | undefined }): number {
+  if (f.readConcurrency !== undefined) return intFlag(f.readConcurrency, '--read-concurrency');
+  return intFlag(f.apiConcurrency ?? '8', '--api-concurrency');
 }

@@ -15,7 +15,7 @@ import { intFlag } from './flag-values.js';
 import type { CommonOptions } from './common.js';
 import type { CliIo } from './io.js';
 import { UsageError } from './io.js';
-import { addPlanFlags, planOptionsFrom } from './plan-options.js';
+import { addPlanFlags, planOptionsFrom, readConcurrencyOf } from './plan-options.js';
 import type { PlanFlags } from './plan-options.js';
 import { DEFAULT_ACTION_CONCURRENCY } from '../apply/defaults.js';
 
@@ -129,7 +129,7 @@ export function registerRunCommand(program: Command, io: CliIo): void {
     const intervalMs = f.interval ? parseDuration(f.interval, '--interval') : undefined;
     const listen = f.listen ? parseListen(f.listen) : undefined;
     const concurrency = intFlag(f.concurrency, '--concurrency');
-    const readConcurrency = intFlag(f.readConcurrency ?? '8', '--read-concurrency');
+    const readConcurrency = readConcurrencyOf(f);
     const metrics = createMetrics();
     const rt = await buildRuntime(f, io, secrets, {
       lockState: true,
