@@ -8,7 +8,6 @@ import { formatPlanJson, formatPlanMarkdown, formatPlanText, formatProblemsMarkd
 import { gitCommitOf } from './git-commit.js';
 import { planExitCode, planFails } from '../plan/verdict.js';
 import { addCommonOptions, buildRuntime, useColor } from './common.js';
-import { intFlag } from './flag-values.js';
 import type { CommonOptions } from './common.js';
 import type { CliIo } from './io.js';
 import { addPlanFlags, planOptionsFrom, readConcurrencyOf } from './plan-options.js';
