@@ -16,7 +16,6 @@ export const DEBT = {
   'src/cli/state-command.ts': ['registerStateCommand'],
   'src/export/export-manifests.ts': ['exportManifests'],
   'src/live/snapshot.ts': ['readLiveState', 'readWaveLive'],
-  'src/manifests/check-document.ts': ['checkDocument'],
   'src/manifests/load.ts': ['loadSources'],
   'src/manifests/rules.ts': ['problem', 'checkRules'],
   'src/manifests/schema-problems.ts': ['problemFor'],
