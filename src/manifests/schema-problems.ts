@@ -180,122 +180,174 @@ function conditionText(e: ErrorObject, conditions: readonly ErrorObject[]): stri
   return parts.length > 0 ? ` (required when ${parts.join(' and ')})` : '';
 }
 
+/** One schema error with what every message needs: where it is, its display path, its rule and params. */
+interface KeywordError {
+  e: ErrorObject;
+  ctx: SchemaContext;
+  conditions: readonly ErrorObject[];
+  segs: Segment[];
+  path: string;
+  rule: string;
+  params: Record<string, unknown>;
+}
+
 function problemFor(e: ErrorObject, ctx: SchemaContext, conditions: readonly ErrorObject[], data: unknown): Problem {
   const segs = fromPointer(e.instancePath, data);
-  const path = displayPath(segs);
-  const rule = RULES[e.keyword] ?? `schema.${e.keyword}`;
-  const params = e.params as Record<string, unknown>;
-  switch (e.keyword) {
-    case 'required': {
-      const missing = String(params.missingProperty);
-      return make(
-        ctx,
-        [...segs, missing],
-        'container',
-        rule,
-        `missing required field ${displayPath([...segs, missing])}${conditionText(e, conditions)}`,
-      );
-    }
-    case 'additionalProperties': {
-      const extra = String(params.additionalProperty);
-      const known = Object.keys((e.parentSchema?.properties as object | undefined) ?? {});
-      let hint = suggestion(extra, known);
-      if (segs.length === 0 && ctx.specFields.includes(extra))
-        hint = ` (did you mean spec.${extra}? everything but apiVersion, kind and metadata goes under spec)`;
-      else if (segs.length === 0 && hint === '') {
-        const specMatch = didYouMean(extra, ctx.specFields);
-        if (specMatch) hint = ` (did you mean spec.${specMatch}?)`;
-      }
-      if (hint === '' && known.length > 0) hint = ` (allowed: ${known.join(', ')})`;
-      return make(ctx, [...segs, extra], 'key', rule, `unknown field ${displayPath([...segs, extra])}${hint}`);
-    }
-    case 'unevaluatedProperties': {
-      // A Baseline entry: its own fields and the shared settings (schemas/v1/baseline.json).
-      const extra = String(params.unevaluatedProperty);
-      const parent = e.parentSchema as { properties?: object; allOf?: { $ref?: string }[] } | undefined;
-      const known = [...Object.keys(parent?.properties ?? {}), ...SETTINGS_FIELDS];
-      const hint = suggestion(extra, known) || ` (allowed: ${known.join(', ')})`;
-      return make(ctx, [...segs, extra], 'key', rule, `unknown field ${displayPath([...segs, extra])}${hint}`);
-    }
-    case 'enum': {
-      const allowed = (params.allowedValues as unknown[]).map(String);
-      const got = e.data;
-      const hint = typeof got === 'string' ? didYouMean(got, allowed) : undefined;
-      return make(
-        ctx,
-        segs,
-        'value',
-        rule,
-        `${path} must be one of ${allowed.join(', ')} (got ${describe(got)}${hint ? `; did you mean "${hint}"?` : ''})`,
-      );
-    }
-    case 'not': {
-      // `not: {required: [a, b]}` is how a schema says "at most one of a, b".
-      const req = (e.schema as AnySchemaObject | undefined)?.required as unknown;
-      if (Array.isArray(req)) return exclusive(ctx, segs, req.map(String), 'at most one');
-      return make(ctx, segs, 'value', rule, `${path} ${e.message ?? 'is invalid'}`);
-    }
-    case 'const':
-      return make(ctx, segs, 'value', rule, `${path} must be ${JSON.stringify(params.allowedValue)} (got ${describe(e.data)})`);
-    case 'type': {
-      const expected = String(params.type);
-      const word = TYPE_WORDS[expected] ?? expected;
-      if (e.data === null || e.data === undefined) return make(ctx, segs, 'value', rule, `${path} is empty; it must be ${word}`);
-      if (expected === 'integer' && typeof e.data === 'number')
-        return make(ctx, segs, 'value', rule, `${path} must be a whole number (got ${e.data})`);
-      return make(
-        ctx,
-        segs,
-        'value',
-        rule,
-        `${path} must be ${word} (got ${describe(e.data)}${typeHint(expected, e.data, ctx.doc.sourceText(segs), segs.at(-1))})`,
-      );
-    }
-    case 'pattern': {
-      const pattern = String(params.pattern);
-      if (pattern === NAME_PATTERN) {
-        const fix = nameFix(String(e.data));
-        return make(
-          ctx,
-          segs,
-          'value',
-          rule,
-          `${path} ${JSON.stringify(e.data)} is not a valid name: use lowercase letters, digits, "-" and ".", starting and ending with a letter or digit${fix ? ` (e.g. "${fix}")` : ''}`,
-        );
-      }
-      // The API has no call that lists patch groups: a name could never be checked before a flow is created.
-      if (pattern.includes('{8}-') && segs[segs.length - 1] === 'patchGroup') {
-        return make(
-          ctx,
-          segs,
-          'value',
-          rule,
-          `${path} must be a patch group id (a UUID): the API cannot look patch groups up by name (got ${describe(e.data)})`,
-        );
-      }
-      if (pattern.includes('{8}-')) return make(ctx, segs, 'value', rule, `${path} must be a UUID (got ${describe(e.data)})`);
-      if (pattern === DURATION_PATTERN)
-        return make(ctx, segs, 'value', rule, `${path} must be a duration like 30m, 2h, 1h30m or 3d (got ${describe(e.data)})`);
-      if (pattern === RATE_PATTERN)
-        return make(ctx, segs, 'value', rule, `${path} must be a percentage from 0% to 100% like 95% (got ${describe(e.data)})`);
-      return make(ctx, segs, 'value', rule, `${path} must match ${pattern} (got ${describe(e.data)})`);
-    }
-    case 'maxLength':
-      return make(ctx, segs, 'value', rule, `${path} is too long: ${String(e.data).length} characters, at most ${String(params.limit)}`);
-    case 'minLength':
-      return make(ctx, segs, 'value', rule, `${path} must not be empty`);
-    case 'minimum':
-      return make(ctx, segs, 'value', rule, `${path} must be at least ${String(params.limit)} (got ${describe(e.data)})`);
-    case 'maximum':
-      return make(ctx, segs, 'value', rule, `${path} must be at most ${String(params.limit)} (got ${describe(e.data)})`);
-    case 'uniqueItems': {
-      const later = Math.max(Number(params.i), Number(params.j));
-      const item = Array.isArray(e.data) ? (e.data as unknown[])[later] : undefined;
-      return make(ctx, [...segs, later], 'value', rule, `${path} lists ${describe(item)} more than once`);
-    }
-    default:
-      return make(ctx, segs, 'value', rule, `${path} ${e.message ?? 'is invalid'}`);
+  const k: KeywordError = {
+    e,
+    ctx,
+    conditions,
+    segs,
+    path: displayPath(segs),
+    rule: RULES[e.keyword] ?? `schema.${e.keyword}`,
+    params: e.params as Record<string, unknown>,
+  };
+  return (BY_KEYWORD[e.keyword] ?? onOther)(k);
+}
+
+const BY_KEYWORD: Record<string, (k: KeywordError) => Problem> = {
+  required: onRequired,
+  additionalProperties: onAdditionalProperties,
+  unevaluatedProperties: onUnevaluatedProperties,
+  enum: onEnum,
+  not: onNot,
+  const: onConst,
+  type: onType,
+  pattern: onPattern,
+  maxLength: onMaxLength,
+  minLength: onMinLength,
+  minimum: onMinimum,
+  maximum: onMaximum,
+  uniqueItems: onUniqueItems,
+};
+
+function onRequired({ e, ctx, conditions, segs, rule, params }: KeywordError): Problem {
+  const missing = String(params.missingProperty);
+  return make(
+    ctx,
+    [...segs, missing],
+    'container',
+    rule,
+    `missing required field ${displayPath([...segs, missing])}${conditionText(e, conditions)}`,
+  );
+}
+
+function onAdditionalProperties({ e, ctx, segs, rule, params }: KeywordError): Problem {
+  const extra = String(params.additionalProperty);
+  const known = Object.keys((e.parentSchema?.properties as object | undefined) ?? {});
+  let hint = suggestion(extra, known);
+  if (segs.length === 0 && ctx.specFields.includes(extra))
+    hint = ` (did you mean spec.${extra}? everything but apiVersion, kind and metadata goes under spec)`;
+  else if (segs.length === 0 && hint === '') {
+    const specMatch = didYouMean(extra, ctx.specFields);
+    if (specMatch) hint = ` (did you mean spec.${specMatch}?)`;
   }
+  if (hint === '' && known.length > 0) hint = ` (allowed: ${known.join(', ')})`;
+  return make(ctx, [...segs, extra], 'key', rule, `unknown field ${displayPath([...segs, extra])}${hint}`);
+}
+
+function onUnevaluatedProperties({ e, ctx, segs, rule, params }: KeywordError): Problem {
+  // A Baseline entry: its own fields and the shared settings (schemas/v1/baseline.json).
+  const extra = String(params.unevaluatedProperty);
+  const parent = e.parentSchema as { properties?: object; allOf?: { $ref?: string }[] } | undefined;
+  const known = [...Object.keys(parent?.properties ?? {}), ...SETTINGS_FIELDS];
+  const hint = suggestion(extra, known) || ` (allowed: ${known.join(', ')})`;
+  return make(ctx, [...segs, extra], 'key', rule, `unknown field ${displayPath([...segs, extra])}${hint}`);
+}
+
+function onEnum({ e, ctx, segs, path, rule, params }: KeywordError): Problem {
+  const allowed = (params.allowedValues as unknown[]).map(String);
+  const got = e.data;
+  const hint = typeof got === 'string' ? didYouMean(got, allowed) : undefined;
+  return make(
+    ctx,
+    segs,
+    'value',
+    rule,
+    `${path} must be one of ${allowed.join(', ')} (got ${describe(got)}${hint ? `; did you mean "${hint}"?` : ''})`,
+  );
+}
+
+function onNot({ e, ctx, segs, path, rule }: KeywordError): Problem {
+  // `not: {required: [a, b]}` is how a schema says "at most one of a, b".
+  const req = (e.schema as AnySchemaObject | undefined)?.required as unknown;
+  if (Array.isArray(req)) return exclusive(ctx, segs, req.map(String), 'at most one');
+  return make(ctx, segs, 'value', rule, `${path} ${e.message ?? 'is invalid'}`);
+}
+
+function onConst({ e, ctx, segs, path, rule, params }: KeywordError): Problem {
+  return make(ctx, segs, 'value', rule, `${path} must be ${JSON.stringify(params.allowedValue)} (got ${describe(e.data)})`);
+}
+
+function onType({ e, ctx, segs, path, rule, params }: KeywordError): Problem {
+  const expected = String(params.type);
+  const word = TYPE_WORDS[expected] ?? expected;
+  if (e.data === null || e.data === undefined) return make(ctx, segs, 'value', rule, `${path} is empty; it must be ${word}`);
+  if (expected === 'integer' && typeof e.data === 'number')
+    return make(ctx, segs, 'value', rule, `${path} must be a whole number (got ${e.data})`);
+  return make(
+    ctx,
+    segs,
+    'value',
+    rule,
+    `${path} must be ${word} (got ${describe(e.data)}${typeHint(expected, e.data, ctx.doc.sourceText(segs), segs.at(-1))})`,
+  );
+}
+
+function onPattern({ e, ctx, segs, path, rule, params }: KeywordError): Problem {
+  const pattern = String(params.pattern);
+  if (pattern === NAME_PATTERN) {
+    const fix = nameFix(String(e.data));
+    return make(
+      ctx,
+      segs,
+      'value',
+      rule,
+      `${path} ${JSON.stringify(e.data)} is not a valid name: use lowercase letters, digits, "-" and ".", starting and ending with a letter or digit${fix ? ` (e.g. "${fix}")` : ''}`,
+    );
+  }
+  // The API has no call that lists patch groups: a name could never be checked before a flow is created.
+  if (pattern.includes('{8}-') && segs[segs.length - 1] === 'patchGroup') {
+    return make(
+      ctx,
+      segs,
+      'value',
+      rule,
+      `${path} must be a patch group id (a UUID): the API cannot look patch groups up by name (got ${describe(e.data)})`,
+    );
+  }
+  if (pattern.includes('{8}-')) return make(ctx, segs, 'value', rule, `${path} must be a UUID (got ${describe(e.data)})`);
+  if (pattern === DURATION_PATTERN)
+    return make(ctx, segs, 'value', rule, `${path} must be a duration like 30m, 2h, 1h30m or 3d (got ${describe(e.data)})`);
+  if (pattern === RATE_PATTERN)
+    return make(ctx, segs, 'value', rule, `${path} must be a percentage from 0% to 100% like 95% (got ${describe(e.data)})`);
+  return make(ctx, segs, 'value', rule, `${path} must match ${pattern} (got ${describe(e.data)})`);
+}
+
+function onMaxLength({ e, ctx, segs, path, rule, params }: KeywordError): Problem {
+  return make(ctx, segs, 'value', rule, `${path} is too long: ${String(e.data).length} characters, at most ${String(params.limit)}`);
+}
+
+function onMinLength({ ctx, segs, path, rule }: KeywordError): Problem {
+  return make(ctx, segs, 'value', rule, `${path} must not be empty`);
+}
+
+function onMinimum({ e, ctx, segs, path, rule, params }: KeywordError): Problem {
+  return make(ctx, segs, 'value', rule, `${path} must be at least ${String(params.limit)} (got ${describe(e.data)})`);
+}
+
+function onMaximum({ e, ctx, segs, path, rule, params }: KeywordError): Problem {
+  return make(ctx, segs, 'value', rule, `${path} must be at most ${String(params.limit)} (got ${describe(e.data)})`);
+}
+
+function onUniqueItems({ e, ctx, segs, path, rule, params }: KeywordError): Problem {
+  const later = Math.max(Number(params.i), Number(params.j));
+  const item = Array.isArray(e.data) ? (e.data as unknown[])[later] : undefined;
+  return make(ctx, [...segs, later], 'value', rule, `${path} lists ${describe(item)} more than once`);
+}
+
+function onOther({ e, ctx, segs, path, rule }: KeywordError): Problem {
+  return make(ctx, segs, 'value', rule, `${path} ${e.message ?? 'is invalid'}`);
 }
 
 /** A valid name close to an invalid one, to show in the message. */
