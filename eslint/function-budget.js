@@ -18,7 +18,6 @@ export const DEBT = {
   'src/live/snapshot.ts': ['readLiveState', 'readWaveLive'],
   'src/manifests/load.ts': ['loadSources'],
   'src/manifests/rules.ts': ['problem', 'checkRules'],
-  'src/manifests/yaml-source.ts': ['parseYamlFile', 'yamlProblem'],
   'src/plan/context.ts': ['constructor'],
   'src/plan/deployment-add.ts': ['addActions'],
   'src/plan/deployment-reconcile.ts': ['reconcileExisting'],

@@ -69,66 +69,76 @@ export function parseYamlFile(file: string, text: string, opts: ParseOptions = {
       broken: mentionsPacksync(text) ? [{}] : [],
     };
   }
-  const quoted = quotedScalars(tokens);
-  const problems: Problem[] = [];
-  const broken: ParsedFile['broken'] = [];
-  const documents: ParsedDocument[] = [];
+  const src: FileSource = { file, text, pos, quoted: quotedScalars(tokens) };
+  const out: Pick<ParsedFile, 'documents' | 'problems' | 'broken'> = { documents: [], problems: [], broken: [] };
   // The composed documents (about six objects per line of YAML) are the largest allocation of a
   // load, and a repository's are all alive at once until the cross-document rules ran: 3,000 flow
   // files held ~90 MB (heap snapshot, docs/performance.md fleet-10x). Positions are needed only to
-  // report a problem, so the documents are not kept: the first position asked for parses the file
-  // again (the same text composes to the same documents).
-  // The composed documents are not kept (document-handle.ts): a position no one located composes the text again.
+  // report a problem, so the documents are not kept (document-handle.ts): the first position asked
+  // for parses the file again (the same text composes to the same documents).
   const again = recomposer(text);
   // A file with no documents composes to an empty list.
   const list: Document.Parsed[] = docs;
-  list.forEach((doc, index) => {
-    // One mistake often trips several parser errors on the same line; the first says it best.
-    const lines = new Set<number>();
-    for (const e of doc.errors) {
-      const line = pos(e.pos[0]).line;
-      if (lines.has(line)) continue;
-      lines.add(line);
-      problems.push(yamlProblem(file, e, text, pos, 'error', quoted));
+  list.forEach((doc, index) => readDocument(src, { doc, index, again, prelocate: opts.prelocate }, out));
+  return { file, ...out };
+}
+
+/** The text of one file and what locating in it needs: shared by every message about the file. */
+interface FileSource {
+  file: string;
+  text: string;
+  pos: (offset: number) => Position;
+  quoted: ReturnType<typeof quotedScalars>;
+}
+
+/** One composed document: its problems (YAML errors, warnings, custom tags, alias blow-up) and its handle. */
+function readDocument(
+  src: FileSource,
+  d: { doc: Document.Parsed; index: number; again: ReturnType<typeof recomposer>; prelocate: ParseOptions['prelocate'] },
+  out: Pick<ParsedFile, 'documents' | 'problems' | 'broken'>,
+): void {
+  const { file, text, pos } = src;
+  const { doc, index } = d;
+  // One mistake often trips several parser errors on the same line; the first says it best.
+  const lines = new Set<number>();
+  for (const e of doc.errors) {
+    const line = pos(e.pos[0]).line;
+    if (lines.has(line)) continue;
+    lines.add(line);
+    out.problems.push(yamlProblem(src, e, 'error'));
+  }
+  if (doc.errors.length > 0) {
+    const what = brokenDocument(doc, text);
+    if (what) out.broken.push(what);
+  }
+  // A custom tag (`!evil`, `!!binary` outside the core schema) would be read as a plain value
+  // whose meaning the author had in mind elsewhere: manifests are plain YAML, so it is an error.
+  for (const w of doc.warnings)
+    out.problems.push(w.code === 'TAG_RESOLVE_FAILED' ? customTag(file, w, pos) : yamlProblem(src, w, 'warning'));
+  const contents = doc.contents;
+  // A document holding only comments (or a trailing `---`) is not a manifest.
+  if (contents === null || (isScalar(contents) && contents.value === null && doc.errors.length === 0)) return;
+  const blownUp = ok0(doc) ? aliasBlowUp(doc, contents) : null;
+  if (blownUp)
+    out.problems.push({ ...problemBase(file, pos(blownUp.at)), rule: 'yaml.alias-expansion', message: blownUp.message, severity: 'error' });
+  const ok = doc.errors.length === 0 && !blownUp;
+  let value: unknown;
+  if (ok) {
+    try {
+      value = doc.toJS({ maxAliasCount: 1000 });
+    } catch (e) {
+      const message = `cannot read this document: ${(e as Error).message}`;
+      out.problems.push({ ...problemBase(file, pos(contents.range[0])), rule: 'yaml.syntax', message, severity: 'error' });
     }
-    if (doc.errors.length > 0) {
-      const what = brokenDocument(doc, text);
-      if (what) broken.push(what);
-    }
-    // A custom tag (`!evil`, `!!binary` outside the core schema) would be read as a plain value
-    // whose meaning the author had in mind elsewhere: manifests are plain YAML, so it is an error.
-    for (const w of doc.warnings)
-      problems.push(w.code === 'TAG_RESOLVE_FAILED' ? customTag(file, w, pos) : yamlProblem(file, w, text, pos, 'warning', quoted));
-    const contents = doc.contents;
-    // A document holding only comments (or a trailing `---`) is not a manifest.
-    if (contents === null || (isScalar(contents) && contents.value === null && doc.errors.length === 0)) return;
-    const blownUp = ok0(doc) ? aliasBlowUp(doc, contents) : null;
-    if (blownUp)
-      problems.push({ ...problemBase(file, pos(blownUp.at)), rule: 'yaml.alias-expansion', message: blownUp.message, severity: 'error' });
-    const ok = doc.errors.length === 0 && !blownUp;
-    let value: unknown;
-    if (ok) {
-      try {
-        value = doc.toJS({ maxAliasCount: 1000 });
-      } catch (e) {
-        problems.push({
-          ...problemBase(file, pos(contents.range[0])),
-          rule: 'yaml.syntax',
-          message: `cannot read this document: ${(e as Error).message}`,
-          severity: 'error',
-        });
-      }
-    }
-    const located = new Map<string, Position>();
-    if (ok && value !== undefined && opts.prelocate) {
-      for (const segments of opts.prelocate(value))
-        located.set(locatedKey(segments, 'value'), pos(locateOffset(doc, contents, segments, 'value')));
-    }
-    documents.push(
-      documentHandle(file, text, again, { index, value, start: pos(contents.range[0]), ok: ok && value !== undefined, located }),
-    );
-  });
-  return { file, documents, problems, broken };
+  }
+  const located = new Map<string, Position>();
+  if (ok && value !== undefined && d.prelocate) {
+    for (const segments of d.prelocate(value))
+      located.set(locatedKey(segments, 'value'), pos(locateOffset(doc, contents, segments, 'value')));
+  }
+  out.documents.push(
+    documentHandle(file, text, d.again, { index, value, start: pos(contents.range[0]), ok: ok && value !== undefined, located }),
+  );
 }
 
 function mentionsPacksync(text: string): boolean {
@@ -193,14 +203,8 @@ function problemBase(file: string, p: Position): Pick<Problem, 'file' | 'line' |
   return { file, line: p.line, column: p.column, pointer: '' };
 }
 
-function yamlProblem(
-  file: string,
-  e: YAMLError,
-  text: string,
-  pos: (o: number) => Position,
-  severity: Problem['severity'],
-  quoted: ReturnType<typeof quotedScalars>,
-): Problem {
+function yamlProblem(src: FileSource, e: YAMLError, severity: Problem['severity']): Problem {
+  const { file, text, pos, quoted } = src;
   // An unclosed quote runs to the end of the file, where the parser notices it: point at the quote
   // that opens it instead (`version: "7.4.6` is reported where `"` is, not past the last line).
   const quote = /^Missing closing (["'])quote/.exec(e.message)?.[1];
