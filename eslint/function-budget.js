@@ -21,8 +21,6 @@ export const DEBT = {
   'src/plan/context.ts': ['constructor'],
   'src/plan/deployment-add.ts': ['addActions'],
   'src/plan/deployment-reconcile.ts': ['reconcileExisting'],
-  'src/plan/flow-abandon.ts': ['abandonReplacement', 'abandonMadeFlow', 'deleteAbandoned'],
-  'src/plan/flow-replacement.ts': ['blockReplacement'],
   'src/plan/ownership.ts': ['planOwnedElsewhere', 'adoptRecord', 'planSharedId'],
   'src/plan/plan-deployments.ts': ['planDeployment', 'planLiveDeployment'],
   'src/plan/plan-flows.ts': ['planFlowEntry', 'createFlowAction', 'adoptFlow'],

@@ -17,14 +17,14 @@ import type { OldFlow, PendingReplacement } from './flow-replacement.js';
  * intent found the half-made new flow): the old flow and its deployments are kept, the new flow
  * packsync made is deleted once, and the replacement's records go (the intent with the delete).
  */
-export function abandonReplacement(
-  ctx: PlanContext,
-  m: FlowManifest,
-  key: string,
-  entry: InventoryEntry,
-  made: LiveFlow,
-  olds: readonly OldFlow[],
-): void {
+/** The flow git describes: its manifest, state key and the entry that key records. */
+export interface FlowSubject {
+  m: FlowManifest;
+  key: string;
+  entry: InventoryEntry;
+}
+
+export function abandonReplacement(ctx: PlanContext, { m, key, entry }: FlowSubject, made: LiveFlow, olds: readonly OldFlow[]): void {
   const halfKey = `${key}#${made.id}`;
   const del = ctx.action(halfKey, {
     op: OP.deleteFlow,
@@ -68,9 +68,7 @@ export function abandonReplacement(
  */
 export function abandonMadeFlow(
   ctx: PlanContext,
-  m: FlowManifest,
-  key: string,
-  entry: InventoryEntry,
+  { m, key, entry }: FlowSubject,
   made: LiveFlow,
   specHash: string,
   pending: PendingReplacement,
@@ -97,15 +95,11 @@ export function abandonMadeFlow(
   });
   const forget = ctx.action(old.key, { op: OP.forget, dependsOn: [restore], description: `forget ${old.key} (the flow is ${key} again)` });
   const after = [forget];
-  deleteAbandoned(
-    ctx,
-    m,
-    [{ key: halfKey, entry: madeEntry }],
-    kept.id,
+  deleteAbandoned(ctx, m, [{ key: halfKey, entry: madeEntry }], kept.id, {
     after,
-    [apart, restore, forget],
-    `git describes the flow ${kept.id} again: the replacement an earlier apply began is abandoned, ${kept.id} is kept with its deployments and the flow it made (${made.id}) is deleted`,
-  );
+    first: [apart, restore, forget],
+    why: `git describes the flow ${kept.id} again: the replacement an earlier apply began is abandoned, ${kept.id} is kept with its deployments and the flow it made (${made.id}) is deleted`,
+  });
   ctx.object('Flow', m.metadata.name, 'none', { source: m.source }, key);
   ctx.flowRefs.set(m.metadata.name, { ref: { id: kept.id }, readyAfter: forget, blockedBy: null, isNew: false, replaces: after });
   return true;
@@ -120,10 +114,10 @@ export function deleteAbandoned(
   m: FlowManifest,
   made: readonly OldFlow[],
   kept: string,
-  after: string[] = [],
-  first: string[] = [],
-  why = `the flow was made by a replacement git abandoned; ${kept} is kept with its deployments`,
+  o: { after?: string[]; first?: string[]; why?: string } = {},
 ): void {
+  const { after = [], first = [] } = o;
+  const why = o.why ?? `the flow was made by a replacement git abandoned; ${kept} is kept with its deployments`;
   for (const flow of made) {
     const gone = ctx.deploymentEntriesOn(flow.entry.id);
     for (const g of gone) ctx.replaced.add(g.key);
@@ -135,8 +129,8 @@ export function deleteAbandoned(
       flowId: flow.entry.id,
       ...(gone.length > 0 ? { forget: gone.slice() } : {}),
     });
-    const o = ctx.object('Flow', flow.entry.name, 'delete', { source: m.source, reasons: [why], actions: [...first, del] }, flow.key);
+    const planned = ctx.object('Flow', flow.entry.name, 'delete', { source: m.source, reasons: [why], actions: [...first, del] }, flow.key);
     const destroys = wouldDestroy(ctx, [flow.entry.id]);
-    if (destroys.length > 0) o.destroys = destroys;
+    if (destroys.length > 0) planned.destroys = destroys;
   }
 }

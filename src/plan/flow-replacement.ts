@@ -139,8 +139,7 @@ export function finishReplacement(ctx: PlanContext, o: ObjectPlan, ref: RefState
  */
 export function blockReplacement(
   ctx: PlanContext,
-  m: FlowManifest,
-  key: string,
+  { m, key }: { m: FlowManifest; key: string },
   olds: readonly OldFlow[],
   current: LiveFlow | undefined,
   changedAgain = false,

@@ -92,13 +92,13 @@ function planFlowEntry(ctx: PlanContext, m: FlowManifest): { from: string; actio
     // Git went back to the flow being replaced: the half-made new flow is undone, not adopted.
     const olds = pending.live.filter((x) => x.entry.id === liveNow.id);
     if (olds.length === pending.live.length && liveFlowDiff(target.body, unowned.live).length > 0) {
-      abandonReplacement(ctx, m, key, entry, unowned.live, olds);
+      abandonReplacement(ctx, { m, key, entry }, unowned.live, olds);
       return moved;
     }
   }
-  if (entry && liveNow && unowned.kind !== 'intent' && abandonMadeFlow(ctx, m, key, entry, liveNow, specHash, pending)) return moved;
+  if (entry && liveNow && unowned.kind !== 'intent' && abandonMadeFlow(ctx, { m, key, entry }, liveNow, specHash, pending)) return moved;
   if (pending.live.length > 0 && !ctx.options.allowReplace) {
-    blockReplacement(ctx, m, key, pending.live, current, entry !== undefined && liveNow !== undefined && entry.specHash !== specHash);
+    blockReplacement(ctx, { m, key }, pending.live, current, entry !== undefined && liveNow !== undefined && entry.specHash !== specHash);
     return moved;
   }
   const finish = (o: ObjectPlan): void => {
