@@ -27,6 +27,5 @@ export const DEBT = {
   'src/plan/plan-packages.ts': ['planPackageEntry'],
   'src/plan/plan-promotion.ts': ['planGate'],
   'src/plan/plan-prune.ts': ['planPrune'],
-  'src/plan/plan-uploads.ts': ['planTenantUpload'],
   'src/plan/promotion.ts': ['evaluateGate'],
 };

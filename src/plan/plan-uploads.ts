@@ -46,83 +46,19 @@ export function planTenantUpload(ctx: PlanContext, m: TenantUploadManifest): voi
   const forPackage = matching.filter((t) => otherHolder(ctx, key, t.id) === undefined);
   const owned = entry && entry.packageId === packageId && entry.tenantId === tenantId ? tasks.find((t) => t.id === entry.id) : undefined;
 
+  const c: UploadCase = { m, key, record, tenantId };
   const reasons: string[] = [];
   if (owned) {
-    if (owned.state === 'Completed' && entry?.specHash === record.specHash) {
-      ctx.object('TenantUpload', name, 'none', { source: m.source }, key);
-      return;
-    }
-    if (owned.state === 'Running' || owned.state === 'Pending') {
-      const wait = ctx.action(key, { op: OP.waitUpload, dependsOn: [], description: `wait for upload task ${owned.id}`, taskId: owned.id });
-      ctx.object('TenantUpload', name, 'waiting', { source: m.source, reasons: [`upload task is ${owned.state}`], actions: [wait] }, key);
-      return;
-    }
-    if (owned.state === 'Completed') {
-      // Only uploadMsixAsWin32 changed: a manual upload is not kept up to date, so upload again.
-      reasons.push('uploadMsixAsWin32 changed');
-    } else reasons.push(`previous upload task ${owned.id} ended ${owned.state}; uploading again`);
+    const again = planOwnedUpload(ctx, c, owned, entry?.specHash);
+    if (again === undefined) return;
+    reasons.push(again);
   } else if (!entry && forPackage.length === 0 && matching[0] !== undefined) {
     const task = newest(matching) ?? matching[0];
     const holder = otherHolder(ctx, key, task.id) ?? '';
     planOwnedElsewhere(ctx, m, key, holder, `the upload of this package to this tenant (task ${task.id})`);
     return;
   } else if (!entry && forPackage.length > 0) {
-    const intent = ctx.intent(key);
-    const fresh = newest(forPackage.filter((t) => !intent?.knownIds.includes(t.id)));
-    if ((intent && fresh) || ctx.options.adopt) {
-      const found = fresh ?? newest(forPackage);
-      if (found) {
-        const rec = ctx.action(key, {
-          op: OP.record,
-          dependsOn: [],
-          description: `adopt upload task ${found.id}`,
-          entry: {
-            kind: 'TenantUpload',
-            name,
-            id: found.id,
-            ...record,
-            revision: null,
-            tenantId,
-            packageId: found.packageId,
-            updatedAt: ctx.timestamp(),
-          },
-          resolvesIntent: intent !== undefined,
-        });
-        // A task adopted while still running is followed to its end, as if this run had started it
-        // (regression: after a crash between the upload call and its record, the re-run ended
-        // with the task Running where an uninterrupted run ends with it Completed).
-        const running = found.state === 'Running' || found.state === 'Pending';
-        const actions = [rec];
-        if (running)
-          actions.push(
-            ctx.action(key, { op: OP.waitUpload, dependsOn: [rec], description: `wait for upload task ${found.id}`, taskId: found.id }),
-          );
-        ctx.object(
-          'TenantUpload',
-          name,
-          'adopt',
-          {
-            source: m.source,
-            reasons: ['upload of this package to this tenant exists live', ...(running ? [`upload task is ${found.state}`] : [])],
-            actions,
-          },
-          key,
-        );
-        return;
-      }
-    }
-    ctx.object(
-      'TenantUpload',
-      name,
-      'conflict',
-      {
-        source: m.source,
-        reasons: [
-          `this package was already uploaded to the tenant outside packsync (${forPackage.map((t) => t.id).join(', ')}); run apply with --adopt to take it over`,
-        ],
-      },
-      key,
-    );
+    planUnownedUpload(ctx, c, forPackage);
     return;
   } else if (entry) {
     reasons.push(entry.packageId !== packageId ? 'the package has a new live version' : 'upload task not found live');
@@ -137,4 +73,77 @@ export function planTenantUpload(ctx: PlanContext, m: TenantUploadManifest): voi
     record,
   });
   ctx.object('TenantUpload', name, entry ? 'update' : 'create', { source: m.source, reasons, actions: [up] }, key);
+}
+
+type UploadTask = NonNullable<PlanContext['live']['uploads'][string]>[number];
+
+/** The upload git describes: manifest, state key, the record it would write, the tenant's id. */
+interface UploadCase {
+  m: TenantUploadManifest;
+  key: string;
+  record: { specHash: string; spec: object; annotations?: Record<string, string> };
+  tenantId: string;
+}
+
+/**
+ * The task this key owns: nothing to do (Completed, same spec), a wait (still running), or why it
+ * is uploaded again (returned; the caller plans the upload).
+ */
+function planOwnedUpload(ctx: PlanContext, c: UploadCase, owned: UploadTask, specHash: string | undefined): string | undefined {
+  const { m, key } = c;
+  const name = m.metadata.name;
+  if (owned.state === 'Completed' && specHash === c.record.specHash) {
+    ctx.object('TenantUpload', name, 'none', { source: m.source }, key);
+    return undefined;
+  }
+  if (owned.state === 'Running' || owned.state === 'Pending') {
+    const wait = ctx.action(key, { op: OP.waitUpload, dependsOn: [], description: `wait for upload task ${owned.id}`, taskId: owned.id });
+    ctx.object('TenantUpload', name, 'waiting', { source: m.source, reasons: [`upload task is ${owned.state}`], actions: [wait] }, key);
+    return undefined;
+  }
+  // Only uploadMsixAsWin32 changed: a manual upload is not kept up to date, so upload again.
+  if (owned.state === 'Completed') return 'uploadMsixAsWin32 changed';
+  return `previous upload task ${owned.id} ended ${owned.state}; uploading again`;
+}
+
+/** Tasks of this package nobody records: adopted (an interrupted run's, or with --adopt), else a conflict. */
+function planUnownedUpload(ctx: PlanContext, c: UploadCase, forPackage: readonly UploadTask[]): void {
+  const { m, key, record, tenantId } = c;
+  const name = m.metadata.name;
+  const intent = ctx.intent(key);
+  const fresh = newest(forPackage.filter((t) => !intent?.knownIds.includes(t.id)));
+  const found = (intent && fresh) || ctx.options.adopt ? (fresh ?? newest(forPackage)) : undefined;
+  if (!found) {
+    const ids = forPackage.map((t) => t.id).join(', ');
+    const reasons = [`this package was already uploaded to the tenant outside packsync (${ids}); run apply with --adopt to take it over`];
+    ctx.object('TenantUpload', name, 'conflict', { source: m.source, reasons }, key);
+    return;
+  }
+  const rec = ctx.action(key, {
+    op: OP.record,
+    dependsOn: [],
+    description: `adopt upload task ${found.id}`,
+    entry: {
+      kind: 'TenantUpload',
+      name,
+      id: found.id,
+      ...record,
+      revision: null,
+      tenantId,
+      packageId: found.packageId,
+      updatedAt: ctx.timestamp(),
+    },
+    resolvesIntent: intent !== undefined,
+  });
+  // A task adopted while still running is followed to its end, as if this run had started it
+  // (regression: after a crash between the upload call and its record, the re-run ended
+  // with the task Running where an uninterrupted run ends with it Completed).
+  const running = found.state === 'Running' || found.state === 'Pending';
+  const actions = [rec];
+  if (running)
+    actions.push(
+      ctx.action(key, { op: OP.waitUpload, dependsOn: [rec], description: `wait for upload task ${found.id}`, taskId: found.id }),
+    );
+  const reasons = ['upload of this package to this tenant exists live', ...(running ? [`upload task is ${found.state}`] : [])];
+  ctx.object('TenantUpload', name, 'adopt', { source: m.source, reasons, actions }, key);
 }
