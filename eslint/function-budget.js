@@ -5,7 +5,6 @@
 export const BUDGET = { maxLines: 80, maxParams: 5 };
 
 export const DEBT = {
-  'src/agent/http-server.ts': ['startSidecar'],
   'src/agent/metrics.ts': ['createMetrics'],
   'src/agent/notify/config.ts': ['loadNotificationConfig'],
   'src/agent/rollouts.ts': ['rolloutOf', 'refreshRollouts'],

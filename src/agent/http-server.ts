@@ -13,6 +13,8 @@ import { renderStatusPage } from './status-page.js';
 import type { StatusTracker } from './status.js';
 import { SIGNATURE_HEADERS, WebhookVerifier, hasSignature } from './webhook.js';
 import { PacksyncError } from '../util/errors.js';
+import { DEFAULT_BODY_LIMITS, UnverifiedBodies } from './request-body.js';
+import type { BodyLimits } from './request-body.js';
 
 export interface SidecarOptions {
   host: string;
@@ -24,7 +26,9 @@ export interface SidecarOptions {
   webhookSecret: string | null;
   trackedRef: string | null;
   logger: Logger;
+  /** Largest webhook body (shorthand for `bodyLimits.maxBytes`). */
   maxBodyBytes?: number;
+  bodyLimits?: Partial<BodyLimits>;
 }
 
 export interface Sidecar {
@@ -41,111 +45,25 @@ export function parseListen(s: string): { host: string; port: number } {
 }
 
 export async function startSidecar(o: SidecarOptions): Promise<Sidecar> {
-  const verifier = o.webhookSecret ? new WebhookVerifier(o.webhookSecret, o.trackedRef) : null;
-  const limit = o.maxBodyBytes ?? 1024 * 1024;
-  const json = (res: ServerResponse, status: number, body: unknown): void => {
-    res.writeHead(status, { 'content-type': 'application/json; charset=utf-8', 'cache-control': 'no-store' }).end(JSON.stringify(body));
-  };
-  const readBody = async (req: IncomingMessage): Promise<Buffer | null> => {
-    const chunks: Buffer[] = [];
-    let n = 0;
-    for await (const c of req) {
-      n += (c as Buffer).length;
-      if (n > limit) return null;
-      chunks.push(c as Buffer);
-    }
-    return Buffer.concat(chunks);
-  };
-  /** `POST /reconcile`'s `Authorization: Bearer <webhook secret>`: absent, the secret, or something else. */
-  const bearer = (req: IncomingMessage): 'absent' | 'ok' | 'wrong' => {
-    const h = req.headers.authorization;
-    if (typeof h !== 'string') return 'absent';
-    if (!o.webhookSecret || !h.startsWith('Bearer ')) return 'wrong';
-    const a = Buffer.from(h.slice(7));
-    const b = Buffer.from(o.webhookSecret);
-    return a.length === b.length && timingSafeEqual(a, b) ? 'ok' : 'wrong';
-  };
-  /**
-   * Why `POST /reconcile` without a valid bearer token and without a signature header is refused:
-   * the verifier's "missing signature" said nothing of the bearer token that was sent and wrong.
-   */
-  const reconcileRefusal = (b: 'absent' | 'wrong'): string =>
-    b === 'wrong'
-      ? 'wrong bearer token: send Authorization: Bearer <the webhook secret>'
-      : `missing credentials: send Authorization: Bearer <the webhook secret>, or sign the body (${SIGNATURE_HEADERS})`;
-
+  const hooks = hookHandler(o);
   const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
     const path = new URL(req.url ?? '/', 'http://agent').pathname;
     const route = `${req.method ?? 'GET'} ${path}`;
-    switch (route) {
-      case 'GET /':
-        res
-          .writeHead(200, {
-            'content-type': 'text/html; charset=utf-8',
-            'cache-control': 'no-store',
-            'content-security-policy': "default-src 'none'; style-src 'unsafe-inline'",
-            'x-content-type-options': 'nosniff',
-          })
-          .end(renderStatusPage({ status: o.status.view(), ready: o.ready() }));
-        return;
-      case 'GET /healthz':
-        return json(res, 200, { status: 'ok' });
-      case 'GET /readyz': {
-        const ok = o.ready();
-        const ready = o.status.condition('Ready');
-        return json(res, ok ? 200 : 503, { ready: ok, reason: ready.reason, message: ready.message });
-      }
-      case 'GET /status':
-        return json(res, 200, o.status.view());
-      case 'GET /metrics': {
-        const text = await o.metrics.registry.metrics();
-        res.writeHead(200, { 'content-type': o.metrics.registry.contentType }).end(text);
-        return;
-      }
-      case 'POST /webhook':
-      case 'POST /reconcile': {
-        if (!verifier) {
-          req.resume();
-          return json(res, 403, { error: 'no webhook secret is configured (--webhook-secret-file)' });
-        }
-        const body = await readBody(req);
-        if (body === null) {
-          json(res, 413, { error: `body larger than ${limit} bytes` });
-          req.destroy();
-          return;
-        }
-        if (path === '/reconcile') {
-          const b = bearer(req);
-          if (b === 'ok') {
-            o.trigger('manual');
-            return json(res, 202, { triggered: true });
-          }
-          // A signature header is checked below (and its refusal says what is wrong with it).
-          if (!hasSignature(req.headers)) {
-            const reason = reconcileRefusal(b);
-            o.logger.warn({ path, reason }, 'webhook refused');
-            return json(res, 401, { error: reason });
-          }
-        }
-        const v = verifier.verify(req.headers, body);
-        if (v.status === 401 || v.status === 400) {
-          o.logger.warn({ path, reason: v.reason }, 'webhook refused');
-          return json(res, v.status, { error: v.reason });
-        }
-        if (v.trigger) o.trigger(path === '/reconcile' ? 'manual' : `webhook (${v.provider})`);
-        return json(res, v.status, { triggered: v.trigger, reason: v.reason });
-      }
-      default:
-        return json(res, 404, { error: `no route ${route}` });
-    }
+    if (route === 'POST /webhook' || route === 'POST /reconcile') return hooks(req, res, path);
+    if (req.method === 'GET' && path in READS) return READS[path]!(o, res);
+    // A request nobody reads the body of: answered and closed, its body never buffered.
+    req.resume();
+    return json(res, 404, { error: `no route ${route}` });
   };
-
   const server = createServer((req, res) => {
     handle(req, res).catch((e: unknown) => {
       o.logger.error({ err: e instanceof Error ? e.message : String(e) }, 'sidecar request failed');
       if (!res.headersSent) json(res, 500, { error: 'internal error' });
     });
   });
+  // Slow senders are cut: headers within 10 s, a whole request within 30 s.
+  server.headersTimeout = 10_000;
+  server.requestTimeout = 30_000;
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(o.port, o.host, () => resolve());
@@ -160,4 +78,92 @@ export async function startSidecar(o: SidecarOptions): Promise<Sidecar> {
         server.closeAllConnections();
       }),
   };
+}
+
+function json(res: ServerResponse, status: number, body: unknown, close = false): void {
+  const headers: Record<string, string> = { 'content-type': 'application/json; charset=utf-8', 'cache-control': 'no-store' };
+  // A refusal before the body was read closes the connection, so the unread body is not waited for.
+  if (close) headers.connection = 'close';
+  if (status === 503) headers['retry-after'] = '1';
+  res.writeHead(status, headers).end(JSON.stringify(body));
+}
+
+/** The read-only endpoints: status page, probes, status, metrics. */
+const READS: Record<string, (o: SidecarOptions, res: ServerResponse) => void | Promise<void>> = {
+  '/': (o, res) => {
+    res
+      .writeHead(200, {
+        'content-type': 'text/html; charset=utf-8',
+        'cache-control': 'no-store',
+        'content-security-policy': "default-src 'none'; style-src 'unsafe-inline'",
+        'x-content-type-options': 'nosniff',
+      })
+      .end(renderStatusPage({ status: o.status.view(), ready: o.ready() }));
+  },
+  '/healthz': (_o, res) => json(res, 200, { status: 'ok' }),
+  '/readyz': (o, res) => {
+    const ok = o.ready();
+    const ready = o.status.condition('Ready');
+    json(res, ok ? 200 : 503, { ready: ok, reason: ready.reason, message: ready.message });
+  },
+  '/status': (o, res) => json(res, 200, o.status.view()),
+  '/metrics': async (o, res) => {
+    const text = await o.metrics.registry.metrics();
+    res.writeHead(200, { 'content-type': o.metrics.registry.contentType }).end(text);
+  },
+};
+
+/**
+ * `POST /webhook` and `POST /reconcile`. Credentials that need no body are checked before a byte of
+ * it is read (the bearer token of `/reconcile`, GitLab's token, whether any signature header is
+ * there at all); a body is read only to check a signature over it, and then within the limits of
+ * `UnverifiedBodies` (docs/agent.md, "Endpoints").
+ */
+function hookHandler(o: SidecarOptions): (req: IncomingMessage, res: ServerResponse, path: string) => Promise<void> {
+  const verifier = o.webhookSecret ? new WebhookVerifier(o.webhookSecret, o.trackedRef) : null;
+  const bodies = new UnverifiedBodies({ ...DEFAULT_BODY_LIMITS, ...o.bodyLimits, ...(o.maxBodyBytes ? { maxBytes: o.maxBodyBytes } : {}) });
+  const refuse = (res: ServerResponse, path: string, status: number, reason: string): void => {
+    o.logger.warn({ path, reason }, 'webhook refused');
+    json(res, status, { error: reason }, true);
+  };
+  return async (req, res, path) => {
+    if (!verifier) return json(res, 403, { error: 'no webhook secret is configured (--webhook-secret-file)' }, true);
+    if (path === '/reconcile') {
+      const b = bearer(req, o.webhookSecret);
+      if (b === 'ok') {
+        o.trigger('manual');
+        return json(res, 202, { triggered: true }, true);
+      }
+      // A signature header is checked below (and its refusal says what is wrong with it).
+      if (!hasSignature(req.headers)) return refuse(res, path, 401, reconcileRefusal(b));
+    }
+    const early = verifier.refuseWithoutBody(req.headers);
+    if (early) return refuse(res, path, early.status, early.reason);
+    const read = await bodies.read(req);
+    if (!read.ok) return refuse(res, path, read.status, read.reason);
+    const v = verifier.verify(req.headers, read.body);
+    if (v.status === 401 || v.status === 400) return refuse(res, path, v.status, v.reason);
+    if (v.trigger) o.trigger(path === '/reconcile' ? 'manual' : `webhook (${v.provider})`);
+    json(res, v.status, { triggered: v.trigger, reason: v.reason });
+  };
+}
+
+/** `POST /reconcile`'s `Authorization: Bearer <webhook secret>`: absent, the secret, or something else. */
+function bearer(req: IncomingMessage, secret: string | null): 'absent' | 'ok' | 'wrong' {
+  const h = req.headers.authorization;
+  if (typeof h !== 'string') return 'absent';
+  if (!secret || !h.startsWith('Bearer ')) return 'wrong';
+  const a = Buffer.from(h.slice(7));
+  const b = Buffer.from(secret);
+  return a.length === b.length && timingSafeEqual(a, b) ? 'ok' : 'wrong';
+}
+
+/**
+ * Why `POST /reconcile` without a valid bearer token and without a signature header is refused:
+ * the verifier's "missing signature" said nothing of the bearer token that was sent and wrong.
+ */
+function reconcileRefusal(b: 'absent' | 'wrong'): string {
+  return b === 'wrong'
+    ? 'wrong bearer token: send Authorization: Bearer <the webhook secret>'
+    : `missing credentials: send Authorization: Bearer <the webhook secret>, or sign the body (${SIGNATURE_HEADERS})`;
 }

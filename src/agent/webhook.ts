@@ -59,6 +59,18 @@ export class WebhookVerifier {
     private readonly trackedRef: string | null,
   ) {}
 
+  /**
+   * A refusal that needs no body: no signature header at all, or a GitLab token (not a signature
+   * over the body) that is wrong. The body of such a request is never read.
+   */
+  refuseWithoutBody(headers: IncomingHttpHeaders): { status: 401; reason: string } | undefined {
+    if (!hasSignature(headers)) return { status: 401, reason: `missing signature: send ${SIGNATURE_HEADERS}` };
+    const gl = header(headers, 'x-gitlab-token');
+    if (header(headers, 'x-hub-signature-256') === undefined && gl !== undefined && !safeEqual(gl, this.secret))
+      return { status: 401, reason: 'wrong token: X-Gitlab-Token is not the webhook secret' };
+    return undefined;
+  }
+
   verify(headers: IncomingHttpHeaders, body: Buffer): WebhookVerdict {
     const gh = header(headers, 'x-hub-signature-256');
     const gl = header(headers, 'x-gitlab-token');
