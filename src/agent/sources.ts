@@ -33,7 +33,7 @@ export interface SourceSettings {
   tokenFile?: string;
   sshKeyFile?: string;
   /** Apply only revisions signed by a key in the `trustedKeys` directory. */
-  verify?: { mode: VerifyMode; trustedKeys: string };
+  verify?: { mode: VerifyMode; trustedKeys: string; allowRollback?: boolean };
   /** Fetch the whole history (the two-person rule reads every commit since the last applied one, docs/policy.md). */
   fullHistory?: boolean;
   env: NodeJS.ProcessEnv;
@@ -82,6 +82,7 @@ export async function buildSource(
       status: ctx.status,
       counter: ctx.metrics.sourceVerification,
       logger: ctx.logger,
+      ...(verify?.allowRollback ? { allowRollback: true } : {}),
     });
   if (isGitUrl(s.source)) {
     const git = new GitSource({
@@ -92,7 +93,8 @@ export async function buildSource(
       ...(s.tokenFile ? { tokenFile: resolve(s.cwd, s.tokenFile) } : {}),
       ...(s.sshKeyFile ? { sshKeyFile: resolve(s.cwd, s.sshKeyFile) } : {}),
       env: s.env,
-      ...(verify?.mode === 'range' || s.fullHistory ? { fullHistory: true } : {}),
+      // range and tag modes need the history between revisions (and to tell a rollback from an update).
+      ...(verify?.mode === 'range' || verify?.mode === 'tag' || s.fullHistory ? { fullHistory: true } : {}),
     });
     const verified = keys && verify ? verifying(verifiableGit(git), git.displayUrl, keys, verify.mode) : null;
     if (ctx.watch)

@@ -44,6 +44,8 @@ export interface VerifiedSourceOptions {
   status: StatusTracker;
   counter: Counter<'result'>;
   logger: Logger;
+  /** `--allow-rollback`: apply a signed revision that does not descend from the last verified one. */
+  allowRollback?: boolean;
 }
 
 interface Judgement {
@@ -75,10 +77,11 @@ export class VerifiedSource {
       o.mode === 'tag'
         ? (await runGit(o.keys, head.repoDir, ['rev-parse', '--verify', '--quiet', o.source.tagRef], o.env)).stdout.trim()
         : '';
-    const key = `${o.mode}:${tagObject}:${base ?? ''}..${head.revision}`;
+    const since = this.last && this.last.revision !== head.revision ? this.last.revision : null;
+    const key = `${o.mode}:${tagObject}:${since ?? ''}..${head.revision}`;
     let j = this.verdicts.get(key);
     if (!j) {
-      j = await this.judge(head.repoDir, head.revision, base);
+      j = (await this.rollback(head.repoDir, head.revision, since)) ?? (await this.judge(head.repoDir, head.revision, base));
       this.verdicts.set(key, j);
       if (this.verdicts.size > 100) this.verdicts.delete(this.verdicts.keys().next().value!);
       o.counter.inc({ result: j.ok ? 'verified' : 'failed' });
@@ -111,6 +114,25 @@ export class VerifiedSource {
     return { ...fallback, signer: this.last.signer };
   }
 
+  /**
+   * A rollback by force-push (docs/agent.md, "Rollbacks"): in `range` and `tag` modes a revision that
+   * does not descend from the last verified one is refused like an unsigned one, so someone with push
+   * rights but no key cannot choose which old trusted revision runs. A revert is a new commit on top
+   * (signed by a trusted key, it passes); `--allow-rollback` lets an operator go back on purpose.
+   */
+  private async rollback(repoDir: string, head: string, since: string | null): Promise<Judgement | undefined> {
+    const o = this.o;
+    if (!since || o.allowRollback || o.mode === 'head') return undefined;
+    const r = await runGit(o.keys, repoDir, ['merge-base', '--is-ancestor', since, head], o.env);
+    if (r.code === 0) return undefined;
+    const why =
+      r.code === 1
+        ? `it does not descend from the last verified revision ${since} (a rollback or a force-push)`
+        : `the repository cannot show that it descends from the last verified revision ${since} (its history is missing; for git-sync use --depth 0)`;
+    const message = `revision ${head} is not applied: ${why}; commit a revert signed by a trusted key on top of ${since.slice(0, 12)}, or run with --allow-rollback to go back on purpose`;
+    return { ok: false, signer: null, message };
+  }
+
   private async judge(repoDir: string, head: string, base: string | null): Promise<Judgement> {
     const o = this.o;
     const refuse = (why: string): Judgement => ({ ok: false, signer: null, message: `revision ${head} is not applied: ${why}` });
@@ -135,7 +157,7 @@ export class VerifiedSource {
           `cannot list the commits between the last verified revision ${base} and it (the repository needs their history; for git-sync use --depth 0)`,
         );
       commits = list.stdout.split('\n').filter((l) => /^[0-9a-f]{40,64}$/.test(l));
-      // A head behind the last verified one (a rollback) is checked itself.
+      // A head behind the last verified one (a rollback allowed by --allow-rollback) is checked itself.
       if (!commits.includes(head)) commits.push(head);
     }
     let signer: string | null = null;

@@ -34,6 +34,7 @@ interface RunFlags extends CommonOptions, PlanFlags {
   passTimeout: string;
   once?: boolean;
   verifyMode?: 'head' | 'tag' | 'range';
+  allowRollback?: boolean;
   notifications?: string;
   trustedKeys?: string;
   externalUrl?: string;
@@ -70,6 +71,7 @@ export function registerRunCommand(program: Command, io: CliIo): void {
         ).choices(['head', 'tag', 'range']),
       )
       .option('--trusted-keys <dir>', 'directory with an SSH allowed_signers file and/or OpenPGP *.asc public keys (with --verify-mode)')
+      .option('--allow-rollback', 'with --verify-mode range|tag: apply a signed revision that does not descend from the last verified one')
       .option(
         '--notifications <file>',
         'send events and commit statuses to Teams, Slack, webhooks, GitHub, GitLab, Azure DevOps (see docs/agent.md)',
@@ -148,7 +150,9 @@ export function registerRunCommand(program: Command, io: CliIo): void {
           cwd: io.cwd,
           ...(f.gitTokenFile ? { tokenFile: f.gitTokenFile } : {}),
           ...(f.gitSshKeyFile ? { sshKeyFile: f.gitSshKeyFile } : {}),
-          ...(f.verifyMode && f.trustedKeys ? { verify: { mode: f.verifyMode, trustedKeys: f.trustedKeys } } : {}),
+          ...(f.verifyMode && f.trustedKeys
+            ? { verify: { mode: f.verifyMode, trustedKeys: f.trustedKeys, ...(f.allowRollback ? { allowRollback: true } : {}) } }
+            : {}),
           ...(approvals ? { fullHistory: true } : {}),
           env: io.env,
         },

@@ -138,10 +138,10 @@ export async function commitDeployments(
 export function startVerifyingAgent(
   sim: { url: string; key: string },
   repo: TestRepo,
-  o: { mode: 'head' | 'range' | 'tag'; trusted: string; stateDir: string; ref?: string },
+  o: { mode: 'head' | 'range' | 'tag'; trusted: string; stateDir: string; ref?: string; args?: string[] },
 ): Promise<RunningAgent> {
   return startAgent(
-    ['--source', repo.fileUrl, '--ref', o.ref ?? 'main', '--verify-mode', o.mode, '--trusted-keys', o.trusted],
+    ['--source', repo.fileUrl, '--ref', o.ref ?? 'main', '--verify-mode', o.mode, '--trusted-keys', o.trusted, ...(o.args ?? [])],
     verifyingEnv(sim, o.stateDir),
     o.stateDir,
   );
