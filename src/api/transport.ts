@@ -14,6 +14,7 @@ import type { Clock } from './rate-limit.js';
 import { defaultSleep, RetryPolicy } from './retry.js';
 import type { RetryOptions, Sleep } from './retry.js';
 import { abortedError, decide } from './retry-decision.js';
+import { ApiError } from './errors.js';
 import type { AttemptOutcome } from './retry-decision.js';
 
 export type { HttpMethod, HttpResponse } from './http-encoding.js';
@@ -53,6 +54,41 @@ export interface TransportOptions {
   /** Wall clock for HTTP-date `Retry-After` values. */
   now?: () => number;
   onRequest?: (e: RequestEvent) => void;
+  /**
+   * Largest answer read, in bytes (default 64 MiB, far above any list page the service sends). A
+   * larger one is cut while it streams, never buffered whole: an error of the operation, not an
+   * out-of-memory abort of the agent (docs/errors.md).
+   */
+  maxResponseBytes?: number;
+}
+
+export const DEFAULT_MAX_RESPONSE_BYTES = 64 * 1024 * 1024;
+
+/** An answer over `maxResponseBytes`: cut while streaming; the request fails with API_INVALID_RESPONSE. */
+class ResponseTooLarge extends Error {
+  constructor(readonly limit: number) {
+    super(`the answer is larger than ${limit} bytes`);
+  }
+}
+
+/** The body read to its end, or ResponseTooLarge as soon as it (or its Content-Length) passes `limit`. */
+async function readLimited(res: Dispatcher.ResponseData, limit: number): Promise<Buffer> {
+  const declared = Number(firstHeader(res.headers, 'content-length'));
+  if (Number.isFinite(declared) && declared > limit) {
+    res.body.destroy();
+    throw new ResponseTooLarge(limit);
+  }
+  const chunks: Buffer[] = [];
+  let n = 0;
+  for await (const chunk of res.body) {
+    n += (chunk as Buffer).length;
+    if (n > limit) {
+      res.body.destroy();
+      throw new ResponseTooLarge(limit);
+    }
+    chunks.push(chunk as Buffer);
+  }
+  return Buffer.concat(chunks, n);
 }
 
 export interface RequestSpec {
@@ -85,6 +121,7 @@ export class HttpTransport {
   private readonly semaphore: Semaphore;
   private readonly bucket: TokenBucket | null;
   private readonly onRequest: ((e: RequestEvent) => void) | undefined;
+  private readonly maxResponseBytes: number;
   private closed = false;
   /** Newest `Date` header seen on any answer (ms), or null: the service's clock. */
   private serviceNowMs: number | null = null;
@@ -111,6 +148,7 @@ export class HttpTransport {
     this.bucket =
       opts.rateLimit && opts.rateLimit.perSecond > 0 ? new TokenBucket(opts.rateLimit.perSecond, opts.clock ?? systemClock) : null;
     this.onRequest = opts.onRequest;
+    this.maxResponseBytes = opts.maxResponseBytes ?? DEFAULT_MAX_RESPONSE_BYTES;
     if (opts.dispatcher) {
       this.dispatcher = opts.dispatcher;
       this.owned = false;
@@ -152,6 +190,12 @@ export class HttpTransport {
     for (let attempt = 1; ; attempt++) {
       const outcome = await this.attempt(spec, fullPath, attempt);
       if (outcome.kind === 'response' && outcome.response.status >= 200 && outcome.response.status < 300) return outcome.response;
+      // A huge answer is huge again: never repeated.
+      if (outcome.kind === 'error' && outcome.cause instanceof ResponseTooLarge) {
+        const what = `${spec.operation} (${spec.method} ${spec.path})`;
+        const message = `${what}: the answer is larger than ${outcome.cause.limit} bytes, so packsync stopped reading it (raise PACKSYNC_MAX_RESPONSE_BYTES if the service really sends that much)`;
+        throw new ApiError('API_INVALID_RESPONSE', message, { operation: spec.operation });
+      }
       const decision = decide(spec, outcome, attempt, {
         retry: this.policy,
         nowMs: this.now(),
@@ -197,10 +241,11 @@ export class HttpTransport {
       status = res.statusCode;
       const date = Date.parse(firstHeader(res.headers, 'date') ?? '');
       if (Number.isFinite(date) && (this.serviceNowMs === null || date > this.serviceNowMs)) this.serviceNowMs = date;
-      // Always read the body to the end, so the connection goes back to the pool.
-      const buf = Buffer.from(await res.body.arrayBuffer());
+      // Always read the body to the end (or destroy it), so the connection goes back to the pool.
+      const buf = await readLimited(res, this.maxResponseBytes);
       return { kind: 'response', response: { status: res.statusCode, headers: res.headers, body: buf } };
     } catch (e) {
+      if (e instanceof ResponseTooLarge) return { kind: 'error', cause: e, code: 'TOO_LARGE', timedOut: false, aborted: false };
       const aborted = callerSignal?.aborted === true;
       const timedOut = !aborted && timeout.aborted;
       errorCode = aborted ? 'ABORTED' : timedOut ? 'TIMEOUT' : networkCode(e);

@@ -130,6 +130,7 @@ export async function buildRuntime(
     ...(rateLimit > 0 ? { rateLimit: { perSecond: rateLimit } } : {}),
     timeoutMs: intFlag(opts.apiTimeout, '--api-timeout'),
     ...(extra.onRequest ? { onRequest: extra.onRequest } : {}),
+    ...maxResponseBytes(io.env),
   });
   const { stateDir, state } = openCommandState(opts, io, secrets, extra.existingState ?? false);
   const close = async (): Promise<void> => {
@@ -165,4 +166,14 @@ export function openCommandState(
 /** `--state-dir`, else env `PACKSYNC_STATE_DIR`, else `./.packsync`; offline commands (`state`) use it too. */
 export function resolveStateDir(opts: Pick<CommonOptions, 'stateDir'>, io: CliIo): string {
   return resolve(io.cwd, opts.stateDir ?? io.env.PACKSYNC_STATE_DIR ?? '.packsync');
+}
+
+/** `PACKSYNC_MAX_RESPONSE_BYTES`: the largest API answer read (default 64 MiB, docs/errors.md). */
+function maxResponseBytes(env: NodeJS.ProcessEnv): { maxResponseBytes?: number } {
+  const v = env.PACKSYNC_MAX_RESPONSE_BYTES;
+  if (v === undefined || v === '') return {};
+  const n = Number(v);
+  if (!Number.isInteger(n) || n < 1024)
+    throw new UsageError(`PACKSYNC_MAX_RESPONSE_BYTES must be a whole number of bytes, at least 1024 (got "${v}")`);
+  return { maxResponseBytes: n };
 }
