@@ -12,6 +12,9 @@ export interface ActionDeps {
   wait: WaitOptions;
   signal?: AbortSignal;
   emit: (e: ApplyEvent) => void;
-  /** Counts API write calls: creates, actions, deletes, each content chunk and finalize, each attempt. */
+  /**
+   * Called right before every API write (creates, actions, deletes, each content chunk and finalize,
+   * each attempt): counts it, and throws when the state can no longer record what it does.
+   */
   countWrite: () => void;
 }

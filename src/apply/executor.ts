@@ -69,7 +69,9 @@ export async function applyPlan(plan: Plan, api: PacksyncApi, store: InventorySt
     now,
     wait: { ...DEFAULT_WAIT, ...opts.wait },
     emit,
+    // Every API write passes here first: once the state cannot record what it does, none is made.
     countWrite: (): void => {
+      store.assertWritable();
       writes++;
     },
     ...(opts.signal ? { signal: opts.signal } : {}),

@@ -86,6 +86,14 @@ export class InventoryStore {
     return this.stopper.signal;
   }
 
+  /**
+   * Throws the write failure, if one happened: called right before every API write, so a write the
+   * state can no longer record is never made (docs/errors.md, STATE_WRITE_FAILED).
+   */
+  assertWritable(): void {
+    if (this.failure) throw this.failure;
+  }
+
   get stats(): BackendStats {
     return this.backend.stats;
   }
