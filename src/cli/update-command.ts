@@ -6,10 +6,12 @@
  */
 import type { Command } from 'commander';
 import { Option } from 'commander';
-import { readFile, stat, writeFile } from 'node:fs/promises';
+import { stat, writeFile } from 'node:fs/promises';
 import { dirname, resolve } from 'node:path';
 import { addCommonOptions, buildRuntime } from './common.js';
-import type { CommonOptions } from './common.js';
+import type { CommonOptions, Runtime } from './common.js';
+import type { UpdateChange } from '../update/run.js';
+import { DEFAULT_PLAN_OPTIONS } from '../plan/types.js';
 import type { CliIo } from './io.js';
 import type { Provider } from '../agent/notify/config.js';
 import { UsageError } from './io.js';
@@ -54,7 +56,6 @@ export function registerUpdateCommand(program: Command, io: CliIo): void {
     const top = opts.commit || opts.push ? await gitOps.cleanWorkTree(target).catch((e: unknown) => fail(e)) : undefined;
     const rt = await buildRuntime(opts, io);
     try {
-      const { rewriteVersion } = await import('../update/rewrite.js');
       const root = (await stat(target).catch(() => null))?.isDirectory() ? target : dirname(target);
       const planned = await planUpdates(target, root, rt.api);
       const errors = planned.problems.filter((p) => p.severity === 'error');
@@ -63,44 +64,7 @@ export function registerUpdateCommand(program: Command, io: CliIo): void {
         io.setExitCode(1);
         return;
       }
-      // Every edit is computed before any file is written: a file that cannot be edited changes nothing.
-      const edits = new Map<string, string>();
-      for (const c of planned.changes)
-        edits.set(c.absFile, rewriteVersion(edits.get(c.absFile) ?? (await readFile(c.absFile, 'utf8')), c.name, c.to));
-      const commits: { group: string; sha: string; branch?: string }[] = [];
-      if (top && opts.push) {
-        const { pushGroups, branchName } = await import('../update/push.js');
-        // Each branch starts from HEAD, so a group's files carry only that group's edits.
-        const made = [];
-        for (const [group, changes] of groups(planned.changes)) {
-          const files = new Map<string, string>();
-          for (const c of changes)
-            files.set(c.absFile, rewriteVersion(files.get(c.absFile) ?? (await readFile(c.absFile, 'utf8')), c.name, c.to));
-          made.push({ group, branch: branchName(opts.branchPrefix, group), message: gitOps.commitMessage(changes), files });
-        }
-        const shas = await pushGroups(top, opts.push, made, opts.signKey).catch((e: unknown) => fail(e));
-        for (const m of made) commits.push({ group: m.group, sha: shas.get(m.branch)!, branch: m.branch });
-        if (provider) {
-          const { openOrUpdate } = await import('./update-pull-request.js');
-          const base = (await gitOps.git(top, ['symbolic-ref', '--short', 'HEAD'])).trim();
-          for (const [group, changes] of groups(planned.changes)) {
-            const title = gitOps.commitMessage(changes).split('\n')[0]!;
-            const body = ['Planned change (packsync update):', '', '| Package | From | To | Released |', '|---|---|---|---|']
-              .concat(changes.map((c) => `| ${c.key} | ${c.from} | ${c.to} | ${c.releasedAt.slice(0, 10)} |`))
-              .join('\n');
-            const how = await openOrUpdate(provider, { branch: branchName(opts.branchPrefix, group), base, title, body });
-            io.stdout(`Pull request ${how} for ${branchName(opts.branchPrefix, group)} (${provider.name})`);
-          }
-        }
-      } else if (top) {
-        for (const [group, changes] of groups(planned.changes)) {
-          const files = [...new Set(changes.map((c) => c.absFile))];
-          for (const f of files) await writeFile(f, edits.get(f)!);
-          commits.push({ group, sha: await gitOps.commitFiles(top, files, gitOps.commitMessage(changes), opts.signKey) });
-        }
-      } else {
-        for (const [f, text] of edits) await writeFile(f, text);
-      }
+      const commits = top && opts.push ? await pushed(top, target, opts, planned.changes, { rt, provider, io }) : await written(top, planned.changes, opts);
       report(io, opts, planned, commits);
       if (opts.detailedExitcode && planned.changes.length > 0) io.setExitCode(2);
     } finally {
@@ -124,17 +88,75 @@ function fail(e: unknown): never {
   throw new UsageError(e instanceof Error ? e.message : String(e));
 }
 
-function groups<T extends { group: string }>(changes: readonly T[]): Map<string, T[]> {
-  const out = new Map<string, T[]>();
-  for (const c of changes) out.set(c.group, [...(out.get(c.group) ?? []), c]);
-  return out;
+interface Made {
+  group: string;
+  sha: string;
+  branch?: string;
+  unchanged?: boolean;
+}
+
+/**
+ * Writes the edits into the work tree; with `--commit`, one commit per group. Every edit is computed
+ * before any file is written: a file that cannot be edited changes nothing.
+ */
+async function written(top: string | undefined, changes: readonly UpdateChange[], opts: UpdateOptions): Promise<Made[]> {
+  const { editedFiles, groupChanges } = await import('../update/propose.js');
+  const edits = await editedFiles(changes);
+  if (!top) {
+    for (const [f, text] of edits) await writeFile(f, text);
+    return [];
+  }
+  const gitOps = await import('../update/git.js');
+  const commits: Made[] = [];
+  for (const [group, of] of groupChanges(changes)) {
+    const files = [...new Set(of.map((c) => c.absFile))];
+    for (const f of files) await writeFile(f, edits.get(f)!);
+    commits.push({ group, sha: await gitOps.commitFiles(top, files, gitOps.commitMessage(of), opts.signKey) });
+  }
+  return commits;
+}
+
+/** `--push`: a branch per group from HEAD (the work tree untouched), and with `--pull-request` its request. */
+async function pushed(
+  top: string,
+  target: string,
+  opts: UpdateOptions,
+  changes: readonly UpdateChange[],
+  ctx: { rt: Runtime; provider: Provider | undefined; io: CliIo },
+): Promise<Made[]> {
+  const [{ propose }, gitOps, { planMarkdownOf }] = await Promise.all([
+    import('../update/propose.js'),
+    import('../update/git.js'),
+    import('../update/plan-body.js'),
+  ]);
+  const { rt, provider, io } = ctx;
+  const base = (await gitOps.git(top, ['symbolic-ref', '--short', 'HEAD'])).trim();
+  const { openOrUpdate } = await import('../agent/notify/pull-request.js');
+  const proposals = await propose({
+    top,
+    remote: opts.push!,
+    changes,
+    branchPrefix: opts.branchPrefix,
+    base,
+    ...(opts.signKey ? { signKey: opts.signKey } : {}),
+    ...(provider
+      ? {
+          pullRequest: (pr) => openOrUpdate(provider, pr),
+          planBody: (commit) =>
+            planMarkdownOf(top, commit, target, { api: rt.api, stateDir: rt.stateDir, state: rt.state, planOptions: DEFAULT_PLAN_OPTIONS }),
+        }
+      : {}),
+  }).catch((e: unknown) => fail(e));
+  for (const p of proposals)
+    if (p.pullRequest) io.stdout(`Pull request ${p.pullRequest} for ${p.branch} (${provider!.name})`);
+  return proposals.map((p) => ({ group: p.group, sha: p.commit, branch: p.branch, ...(p.pushed ? {} : { unchanged: true }) }));
 }
 
 function report(
   io: CliIo,
   opts: UpdateOptions,
   planned: { changes: { key: string; from: string; to: string; releasedAt: string; group: string }[]; reads: number },
-  commits: { group: string; sha: string; branch?: string }[],
+  commits: Made[],
 ): void {
   if (opts.output === 'json') {
     io.stdout(
@@ -152,7 +174,13 @@ function report(
   }
   for (const c of planned.changes) io.stdout(`${c.key} ${c.from} → ${c.to} (released ${c.releasedAt.slice(0, 10)})`);
   for (const c of commits)
-    io.stdout(c.branch ? `Pushed ${c.sha.slice(0, 12)} to ${c.branch} (${c.group})` : `Committed ${c.sha.slice(0, 12)} (${c.group})`);
+    io.stdout(
+      c.unchanged
+        ? `${c.branch} already holds this update (${c.group}); not pushed again`
+        : c.branch
+          ? `Pushed ${c.sha.slice(0, 12)} to ${c.branch} (${c.group})`
+          : `Committed ${c.sha.slice(0, 12)} (${c.group})`,
+    );
   if (planned.changes.length === 0)
     io.stdout(`Every followed package is on the newest version its policy allows (${planned.reads} catalog reads).`);
 }

@@ -47,6 +47,8 @@ export interface PlanPassInput {
   readConcurrency?: number;
   now?: () => Date;
   signal?: AbortSignal;
+  /** Plan only, leaving queued promote/resume requests to the next pass (an update's pull request body). */
+  leaveRequests?: boolean;
 }
 
 export interface ReconcileInput extends PlanPassInput {
@@ -111,7 +113,7 @@ export async function planPass(input: PlanPassInput): Promise<PlanPassOutput> {
   let desired = loaded.desired;
   const store = await openStore(input.state ?? input.stateDir);
   // Requests queued for this process while it holds the lock (promote/resume), before planning.
-  const commands = await carryOutRequests(input.state, store, input.api);
+  const commands = input.leaveRequests ? [] : await carryOutRequests(input.state, store, input.api);
   const readOptions = {
     ...(input.readConcurrency ? { concurrency: input.readConcurrency } : {}),
     ...(input.signal ? { signal: input.signal } : {}),

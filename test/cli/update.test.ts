@@ -144,6 +144,11 @@ describe('packsync update', () => {
     expect(again.code).toBe(0);
     expect(await git(repo.bare, 'show', 'packsync/update/utilities:packages.yaml')).toContain("version: '24.10'");
     expect(await git(repo.bare, 'rev-parse', 'packsync/update/utilities^')).toBe(head);
+    // Nothing new: the branch already holds exactly this update, so it is not pushed again.
+    const pushedSha = await git(repo.bare, 'rev-parse', 'packsync/update/utilities');
+    const third = await cli(['update', repo.work, '--push', 'origin'], env);
+    expect(third.code).toBe(0);
+    expect(await git(repo.bare, 'rev-parse', 'packsync/update/utilities')).toBe(pushedSha);
   });
 
   it('a rejected push pushes no branch at all and leaves the work tree untouched (exit 1)', async () => {
@@ -189,6 +194,11 @@ describe('packsync update', () => {
         title: 'Update utilities: 7-Zip 24.09, PowerShell 7 7.4.6',
       });
       expect(body.body).toContain('| Package/seven-zip | 24.08 | 24.09 |');
+      // The plan of the branch's commit, as `plan -o markdown` prints it there (the work tree is not touched).
+      const branchHead = await git(repo.bare, 'rev-parse', 'packsync/update/utilities');
+      expect(body.body).toContain(`### packsync plan for commit \`${branchHead.slice(0, 12)}\``);
+      expect(body.body).toMatch(/seven-zip/);
+      expect(await git(repo.work, 'worktree', 'list', '--porcelain')).not.toMatch(/packsync-update-plan/);
       expect(r.stdout + r.stderr).not.toContain('tok-SECRET-1');
 
       await writeFile(conf, providers('gitlab', rx.url));

@@ -1,11 +1,13 @@
 /**
- * `packsync update --push REMOTE --pull-request NAME`: opens, or updates when one is already open for the
- * branch, one pull/merge request per pushed branch through a commit-status provider (github, gitlab,
+ * `packsync update --push REMOTE --pull-request NAME` and the agent's `--update-pull-request NAME`: open,
+ * or update when one is already open for the branch, one pull/merge request per pushed branch through a commit-status provider (github, gitlab,
  * azuredevops) of `--notifications FILE` (docs/manifests.md, "Version policy"). The token goes only into
  * the request's auth header, never into output or errors.
  */
-import type { Provider } from '../agent/notify/config.js';
-import { UsageError } from './io.js';
+import type { Provider } from './config.js';
+
+/** A provider refused or could not be reached; the message never holds the token. */
+export class PullRequestError extends Error {}
 
 export interface PullRequest {
   branch: string;
@@ -39,11 +41,11 @@ async function call(p: Provider, c: Call): Promise<unknown> {
     headers: headers(p),
     ...(c.body === undefined ? {} : { body: JSON.stringify(c.body) }),
   }).catch(() => {
-    throw new UsageError(`pull request through provider "${p.name}": ${c.method} could not reach the provider`);
+    throw new PullRequestError(`pull request through provider "${p.name}": ${c.method} could not reach the provider`);
   });
   if (!res.ok) {
     const why = res.status === 401 ? 'the token was refused' : res.status === 404 ? 'repository not found' : `HTTP ${res.status}`;
-    throw new UsageError(
+    throw new PullRequestError(
       `pull request through provider "${p.name}": ${c.method} ${new URL(c.url).pathname} answered ${res.status} (${why})`,
     );
   }
@@ -63,7 +65,7 @@ function existing(list: unknown, key: 'number' | 'iid' | 'pullRequestId'): numbe
 /** Opens or updates the pull request of `pr.branch`; returns "opened" or "updated". */
 export async function openOrUpdate(p: Provider, pr: PullRequest): Promise<'opened' | 'updated'> {
   const repo = p.repository;
-  if (!repo) throw new UsageError(`provider "${p.name}" needs repository: owner/repo for --pull-request`);
+  if (!repo) throw new PullRequestError(`provider "${p.name}" needs repository: owner/repo for --pull-request`);
   const [owner, name] = repo.split('/') as [string, string];
   if (p.type === 'github') {
     const base = `${(p.address ?? 'https://api.github.com').replace(/\/$/, '')}/repos/${encodeURIComponent(owner)}/${encodeURIComponent(name)}/pulls`;
@@ -104,5 +106,5 @@ export async function openOrUpdate(p: Provider, pr: PullRequest): Promise<'opene
       });
     return found === undefined ? 'opened' : 'updated';
   }
-  throw new UsageError(`provider "${p.name}" is a ${p.type} provider; --pull-request needs github, gitlab or azuredevops`);
+  throw new PullRequestError(`provider "${p.name}" is a ${p.type} provider; --pull-request needs github, gitlab or azuredevops`);
 }

@@ -1,0 +1,112 @@
+/**
+ * Proposing updates through git (docs/manifests.md, "Version policy"): the shared core of
+ * `packsync update --push` and the agent's `--update-interval`. Every group's edits become a commit
+ * from HEAD; the commits are pushed (a branch per group, or fast-forwarded onto one ref); each pushed
+ * branch gets its pull/merge request opened or updated, with the plan of the change as its body.
+ */
+import { readFile } from 'node:fs/promises';
+import { commitMessage } from './git.js';
+import { branchName, pushGroups } from './push.js';
+import type { GroupCommit } from './push.js';
+import { rewriteVersion } from './rewrite.js';
+import type { UpdateChange } from './run.js';
+
+export interface PullRequestInput {
+  branch: string;
+  base: string;
+  title: string;
+  body: string;
+}
+
+export interface ProposeInput {
+  /** The work tree root; HEAD is the base of every commit. */
+  top: string;
+  /** Remote name or URL. */
+  remote: string;
+  changes: readonly UpdateChange[];
+  branchPrefix: string;
+  /** Fast-forward this branch with every group's commit instead of a branch per group. */
+  pushRef?: string;
+  signKey?: string;
+  /** Credentials for the push, in the child's environment only. */
+  env?: Record<string, string>;
+  /** Open or update a pull request for a pushed branch (branch mode only). */
+  pullRequest?: (pr: PullRequestInput) => Promise<'opened' | 'updated'>;
+  /** Whether a branch's pull request is opened or updated (default: every branch, pushed or unchanged). */
+  needsPullRequest?: (branch: string, pushed: boolean) => boolean;
+  /** The branch pull requests merge into. */
+  base?: string;
+  /** The body of a branch's pull request: the plan of its commit as markdown. */
+  planBody?: (commit: string, changes: readonly UpdateChange[]) => Promise<string>;
+}
+
+export interface Proposal {
+  group: string;
+  /** The branch pushed to (the push ref in `pushRef` mode). */
+  branch: string;
+  commit: string;
+  title: string;
+  changes: UpdateChange[];
+  /** False when the remote branch already held exactly this content. */
+  pushed: boolean;
+  pullRequest?: 'opened' | 'updated';
+}
+
+/** Changes by group, in the order they came. */
+export function groupChanges<T extends { group: string }>(changes: readonly T[]): Map<string, T[]> {
+  const out = new Map<string, T[]>();
+  for (const c of changes) out.set(c.group, [...(out.get(c.group) ?? []), c]);
+  return out;
+}
+
+/** Each file's new text after the given changes (files read once). */
+export async function editedFiles(changes: readonly UpdateChange[]): Promise<Map<string, string>> {
+  const files = new Map<string, string>();
+  for (const c of changes) files.set(c.absFile, rewriteVersion(files.get(c.absFile) ?? (await readFile(c.absFile, 'utf8')), c.name, c.to));
+  return files;
+}
+
+/** A pull request body stays under the providers' limits (GitHub: 65,536 characters). */
+const BODY_LIMIT = 60_000;
+
+function bounded(body: string): string {
+  return body.length <= BODY_LIMIT ? body : `${body.slice(0, BODY_LIMIT)}\n\n… (the plan was cut here; run \`packsync plan\` on the branch for all of it)\n`;
+}
+
+export async function propose(i: ProposeInput): Promise<Proposal[]> {
+  const made: (GroupCommit & { group: string; changes: UpdateChange[] })[] = [];
+  for (const [group, changes] of groupChanges(i.changes)) {
+    // Each group's files carry only that group's edits (chained groups build on the previous commit).
+    made.push({ group, changes, branch: branchName(i.branchPrefix, group), message: commitMessage(changes), files: await editedFiles(changes) });
+  }
+  const pushed = await pushGroups(i.top, i.remote, made, {
+    ...(i.signKey ? { signKey: i.signKey } : {}),
+    ...(i.env ? { env: i.env } : {}),
+    ...(i.pushRef ? { pushRef: i.pushRef } : {}),
+  });
+  const out: Proposal[] = [];
+  for (const m of made) {
+    const p: Proposal = {
+      group: m.group,
+      branch: i.pushRef ?? m.branch,
+      commit: pushed.commits.get(m.branch)!,
+      title: m.message.split('\n')[0]!,
+      changes: m.changes,
+      pushed: !pushed.unchanged.has(m.branch),
+    };
+    if (i.pullRequest && !i.pushRef && (i.needsPullRequest?.(m.branch, p.pushed) ?? true)) {
+      const plan = i.planBody ? await i.planBody(p.commit, m.changes) : '';
+      const body = `Planned change (packsync update):\n\n${changeTable(m.changes)}\n\n${plan}`;
+      p.pullRequest = await i.pullRequest({ branch: m.branch, base: i.base ?? 'main', title: p.title, body: bounded(body) });
+    }
+    out.push(p);
+  }
+  return out;
+}
+
+/** The versions a group changes, as a markdown table (above the plan in a pull request's body). */
+export function changeTable(changes: readonly UpdateChange[]): string {
+  return ['| Package | From | To | Released |', '|---|---|---|---|']
+    .concat(changes.map((c) => `| ${c.key} | ${c.from} | ${c.to} | ${c.releasedAt.slice(0, 10)} |`))
+    .join('\n');
+}
