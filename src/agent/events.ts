@@ -20,6 +20,9 @@ export const EVENT_REASONS = [
   // Rollout policy (docs/policy.md): a break-glass move through a closed window, a revision waiting for approvals.
   'WindowIgnored',
   'ApprovalPending',
+  // The update automation (docs/agent.md "Update automation"): an update pushed for review, a run that failed.
+  'UpdateProposed',
+  'UpdateFailed',
 ] as const;
 export type EventReason = (typeof EVENT_REASONS)[number];
 
@@ -29,6 +32,7 @@ export const ERROR_REASONS: ReadonlySet<EventReason> = new Set<EventReason>([
   'ApplyFailed',
   'GateFailed',
   'VerificationFailed',
+  'UpdateFailed',
 ]);
 
 export type Severity = 'info' | 'error';

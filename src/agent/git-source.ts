@@ -119,6 +119,11 @@ export class GitSource {
     return base;
   }
 
+  /** The environment git runs in for this source (credentials included): for the update automation's push. */
+  gitEnvironment(): Promise<Record<string, string>> {
+    return this.env();
+  }
+
   private async repo(): Promise<SimpleGit> {
     if (this.git) return this.git;
     const dir = this.o.workDir;

@@ -23,6 +23,8 @@ import { loadTrustedKeys } from './verify-keys.js';
 import type { RolloutPolicy } from '../manifests/policy-file.js';
 import { join, resolve } from 'node:path';
 import type { PassResult } from './status.js';
+import { Updater } from './updater.js';
+import type { UpdateSettings } from './updater.js';
 import { intervalTrigger, requestTrigger, scheduleTrigger, watchTrigger } from './triggers.js';
 import type { Trigger } from './triggers.js';
 
@@ -50,6 +52,8 @@ export interface AgentRunOptions {
   once: boolean;
   /** `--policy` with approvals, and the `--trusted-keys` directory of the people who may approve (docs/policy.md). */
   approvals?: { policy: RolloutPolicy; trustedKeys: string };
+  /** `--update-interval`: the update automation (docs/agent.md "Update automation"). */
+  updates?: UpdateSettings;
 }
 
 /** The outcome of a single pass (`once`). */
@@ -94,9 +98,13 @@ export async function runAgent(o: AgentRunOptions): Promise<OncePass | null> {
     // One pass and exit: nothing would continue a deferred wait, so `once` waits like apply does.
     ...(o.once ? { waitBudgetMs: Infinity } : {}),
   });
+  // In `--once` the pass has run already: an update pushed to the followed ref waits for the next run.
+  const updater = o.updates ? updaterOf(o, o.updates, status, (reason) => (o.once ? undefined : agent.trigger(reason))) : null;
   if (o.once) {
     agent.trigger('once');
     await agent.idle();
+    // `--once` with `--update-interval`: one update run after the pass (nothing it pushes is applied by it).
+    await updater?.runOnce();
     // One pass means one: a failed pass schedules its backoff retry, which would otherwise fire
     // after the result was printed and the lock released (regression: a second pass after --once).
     await agent.stop();
@@ -139,8 +147,9 @@ export async function runAgent(o: AgentRunOptions): Promise<OncePass | null> {
   const verifyMode = o.source.verify?.mode;
   logger.info({ source: status.status.source.source, ref: source.ref, ...(verifyMode ? { verifyMode } : {}) }, 'agent started');
   agent.trigger('startup');
+  updater?.start();
   logger.info({ signal: await stopSignal() }, 'shutting down: no new calls; waiting for the call in flight');
-  await Promise.all(triggers.map((t) => t.stop()));
+  await Promise.all([...triggers.map((t) => t.stop()), updater?.stop()]);
   await agent.stop();
   await flushNotifications();
   await sidecar?.close();
@@ -162,6 +171,21 @@ async function approvalGate(o: AgentRunOptions, status: StatusTracker): Promise<
     env: o.source.env,
     status,
     sourceObject: sourceObject(status.status.source.source ?? ''),
+  });
+}
+
+function updaterOf(o: AgentRunOptions, settings: UpdateSettings, status: StatusTracker, trigger: (reason: string) => void): Updater {
+  return new Updater({
+    settings,
+    source: o.source,
+    api: o.api,
+    stateDir: o.stateDir,
+    state: o.state,
+    planOptions: o.planOptions,
+    readConcurrency: o.readConcurrency,
+    status,
+    logger: o.logger,
+    trigger,
   });
 }
 

@@ -18,6 +18,8 @@ import { UsageError } from './io.js';
 import { addPlanFlags, planOptionsFrom, readConcurrencyOf } from './plan-options.js';
 import type { PlanFlags } from './plan-options.js';
 import { DEFAULT_ACTION_CONCURRENCY } from '../apply/defaults.js';
+import type { NotificationConfig } from '../agent/notify/config.js';
+import type { UpdateSettings } from '../agent/updater.js';
 
 interface RunFlags extends CommonOptions, PlanFlags {
   source: string;
@@ -40,6 +42,12 @@ interface RunFlags extends CommonOptions, PlanFlags {
   externalUrl?: string;
   name?: string;
   policy?: string;
+  updateInterval?: string;
+  updatePushRef?: string;
+  updateBranchPrefix: string;
+  updateSignKey?: string;
+  updatePullRequest?: string;
+  updateAuthor: string;
 }
 
 export function registerRunCommand(program: Command, io: CliIo): void {
@@ -85,6 +93,12 @@ export function registerRunCommand(program: Command, io: CliIo): void {
         '--policy <file>',
         'rollout policy file (docs/policy.md): approvals by distinct trusted signers (--trusted-keys) for changes that reach many tenants',
       )
+      .option('--update-interval <duration>', 'run `packsync update` against the git source this often and push the updates to branches')
+      .option('--update-push-ref <branch>', 'push the updates onto this branch (e.g. the followed --ref) as a fast-forward instead of a branch per group')
+      .option('--update-branch-prefix <prefix>', 'prefix of the update branches', 'packsync/update')
+      .option('--update-sign-key <file>', 'sign the update commits with this SSH key (put its public key in --trusted-keys to apply them)')
+      .option('--update-pull-request <name>', 'open or update a pull request per update branch through provider NAME of --notifications')
+      .option('--update-author <ident>', 'author and committer of the update commits', 'packsync <packsync@localhost>')
       .option('--once', 'run one pass and exit (0 in sync, 1 failed or invalid)'),
   ).action(async (f: RunFlags) => {
     // The agent's modules (git, chokidar, node-cron, prom-client) load only when `run` runs.
@@ -127,6 +141,7 @@ export function registerRunCommand(program: Command, io: CliIo): void {
     for (const p of notifications?.providers ?? [])
       secrets.push(...[p.address, p.token, p.secret].filter((x): x is string => x !== null && x.length >= 8));
     const links = notifyLinks(f);
+    const updates = await updateSettings(f, notifications);
     const passTimeoutMs = parseDuration(f.passTimeout, '--pass-timeout');
     const intervalMs = f.interval ? parseDuration(f.interval, '--interval') : undefined;
     const listen = f.listen ? parseListen(f.listen) : undefined;
@@ -173,6 +188,7 @@ export function registerRunCommand(program: Command, io: CliIo): void {
         notifications,
         links,
         once: f.once === true,
+        ...(updates ? { updates } : {}),
         ...(policy && approvals && f.trustedKeys ? { approvals: { policy, trustedKeys: f.trustedKeys } } : {}),
       });
     } catch (e) {
@@ -218,4 +234,42 @@ function notifyLinks(f: RunFlags): { externalUrl?: string; agentName?: string } 
   const name = f.name?.trim();
   if (f.name !== undefined && (!name || name.length > 64)) throw new UsageError('--name must be 1 to 64 characters');
   return { ...(externalUrl ? { externalUrl } : {}), ...(name ? { agentName: name } : {}) };
+}
+
+/**
+ * The update automation's settings (docs/agent.md "Update automation"): only with a git source, since
+ * it proposes updates by pushing to it; every `--update-*` flag needs `--update-interval`.
+ */
+async function updateSettings(f: RunFlags, notifications: NotificationConfig | null): Promise<UpdateSettings | undefined> {
+  const given = (['updatePushRef', 'updateSignKey', 'updatePullRequest'] as const).find((k) => f[k] !== undefined);
+  if (f.updateInterval === undefined) {
+    if (given) throw new UsageError(`--${given.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)} needs --update-interval DURATION`);
+    return undefined;
+  }
+  const [{ parseDuration }, { isGitUrl }, { validateRef }, { pullRequestProvider }] = await Promise.all([
+    import('../agent/triggers.js'),
+    import('../agent/sources.js'),
+    import('../agent/git-source.js'),
+    import('./update-provider.js'),
+  ]);
+  if (!isGitUrl(f.source)) throw new UsageError('--update-interval needs a git --source: the updates are pushed to it');
+  const intervalMs = parseDuration(f.updateInterval, '--update-interval');
+  if (intervalMs < 60_000) throw new UsageError('--update-interval must be at least 1m (each run reads the catalog)');
+  if (f.updatePushRef !== undefined) validateRef(f.updatePushRef);
+  const author = /^\s*([^<>]+?)\s*<([^<>\s]+@[^<>\s]+)>\s*$/.exec(f.updateAuthor);
+  if (!author) throw new UsageError(`--update-author must look like "Name <email@host>" (got "${f.updateAuthor}")`);
+  let pullRequest;
+  if (f.updatePullRequest !== undefined) {
+    if (!notifications) throw new UsageError('--update-pull-request names a provider of --notifications FILE; pass it too');
+    if (f.updatePushRef !== undefined) throw new UsageError('--update-pull-request opens requests for update branches; --update-push-ref pushes without one: pass one');
+    pullRequest = pullRequestProvider(notifications, f.updatePullRequest, '--update-pull-request', f.notifications!);
+  }
+  return {
+    intervalMs,
+    branchPrefix: f.updateBranchPrefix,
+    author: { name: author[1]!, email: author[2]! },
+    ...(f.updatePushRef !== undefined ? { pushRef: f.updatePushRef } : {}),
+    ...(f.updateSignKey !== undefined ? { signKey: f.updateSignKey } : {}),
+    ...(pullRequest ? { pullRequest } : {}),
+  };
 }

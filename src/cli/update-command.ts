@@ -49,7 +49,7 @@ export function registerUpdateCommand(program: Command, io: CliIo): void {
       throw new UsageError('--push makes the commits on branches of their own; --commit commits on the current branch: pass one');
     if (opts.pullRequest && (!opts.push || !opts.notifications))
       throw new UsageError('--pull-request opens requests for the branches of --push through a provider of --notifications; pass both');
-    const provider = opts.pullRequest ? await pullRequestProvider(io, opts.notifications!, opts.pullRequest) : undefined;
+    const provider = opts.pullRequest ? await providerOf(io, opts.notifications!, opts.pullRequest) : undefined;
     const target = resolve(io.cwd, path);
     const { planUpdates } = await import('../update/run.js');
     const gitOps = await import('../update/git.js');
@@ -73,15 +73,12 @@ export function registerUpdateCommand(program: Command, io: CliIo): void {
   });
 }
 
-async function pullRequestProvider(io: CliIo, file: string, name: string): Promise<Provider> {
-  const { loadNotificationConfig, COMMIT_STATUS_TYPES } = await import('../agent/notify/config.js');
-  const config = await loadNotificationConfig(resolve(io.cwd, file));
-  const p = config.providers.find((x) => x.name === name);
-  if (!p) throw new UsageError(`--pull-request: no provider "${name}" in ${file}`);
-  if (!COMMIT_STATUS_TYPES.has(p.type))
-    throw new UsageError(`--pull-request: provider "${name}" is ${p.type}; it must be github, gitlab or azuredevops`);
-  if (!p.repository) throw new UsageError(`--pull-request: provider "${name}" needs repository: owner/repo`);
-  return p;
+async function providerOf(io: CliIo, file: string, name: string): Promise<Provider> {
+  const [{ loadNotificationConfig }, { pullRequestProvider }] = await Promise.all([
+    import('../agent/notify/config.js'),
+    import('./update-provider.js'),
+  ]);
+  return pullRequestProvider(await loadNotificationConfig(resolve(io.cwd, file)), name, '--pull-request', file);
 }
 
 function fail(e: unknown): never {

@@ -31,7 +31,7 @@ export interface ProposeInput {
   /** Credentials for the push, in the child's environment only. */
   env?: Record<string, string>;
   /** Open or update a pull request for a pushed branch (branch mode only). */
-  pullRequest?: (pr: PullRequestInput) => Promise<'opened' | 'updated'>;
+  pullRequest?: (pr: PullRequestInput) => Promise<'opened' | 'updated' | 'failed'>;
   /** Whether a branch's pull request is opened or updated (default: every branch, pushed or unchanged). */
   needsPullRequest?: (branch: string, pushed: boolean) => boolean;
   /** The branch pull requests merge into. */
@@ -49,7 +49,7 @@ export interface Proposal {
   changes: UpdateChange[];
   /** False when the remote branch already held exactly this content. */
   pushed: boolean;
-  pullRequest?: 'opened' | 'updated';
+  pullRequest?: 'opened' | 'updated' | 'failed';
 }
 
 /** Changes by group, in the order they came. */

@@ -87,7 +87,11 @@ async function unchangedOnRemote(top: string, remote: string, made: Map<string, 
   for (const b of existing) {
     const theirs = (await gitEnv(top, ['rev-parse', `refs/packsync/proposed/${b}^{tree}`], env)).trim();
     const ours = (await gitEnv(top, ['rev-parse', `${made.get(b)!}^{tree}`], env)).trim();
-    if (theirs === ours) same.add(b);
+    if (theirs === ours) {
+      same.add(b);
+      // The branch keeps its commit: what a pull request shows is the commit people see.
+      made.set(b, (await gitEnv(top, ['rev-parse', `refs/packsync/proposed/${b}`], env)).trim());
+    }
   }
   return same;
 }
