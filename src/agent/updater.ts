@@ -128,7 +128,9 @@ export class Updater {
     const errors = planned.problems.filter((p) => p.severity === 'error');
     if (errors.length > 0) {
       const first = errors[0]!;
-      throw new Error(`${errors.length} problem(s) stop the update of ${rev.label}; first: ${first.file}:${first.line}:${first.column} ${first.message}`);
+      throw new Error(
+        `${errors.length} problem(s) stop the update of ${rev.label}; first: ${first.file}:${first.line}:${first.column} ${first.message}`,
+      );
     }
     if (planned.changes.length === 0) return [];
     const top = this.git.workDir;

@@ -94,7 +94,10 @@ export function registerRunCommand(program: Command, io: CliIo): void {
         'rollout policy file (docs/policy.md): approvals by distinct trusted signers (--trusted-keys) for changes that reach many tenants',
       )
       .option('--update-interval <duration>', 'run `packsync update` against the git source this often and push the updates to branches')
-      .option('--update-push-ref <branch>', 'push the updates onto this branch (e.g. the followed --ref) as a fast-forward instead of a branch per group')
+      .option(
+        '--update-push-ref <branch>',
+        'push the updates onto this branch (e.g. the followed --ref) as a fast-forward instead of a branch per group',
+      )
       .option('--update-branch-prefix <prefix>', 'prefix of the update branches', 'packsync/update')
       .option('--update-sign-key <file>', 'sign the update commits with this SSH key (put its public key in --trusted-keys to apply them)')
       .option('--update-pull-request <name>', 'open or update a pull request per update branch through provider NAME of --notifications')
@@ -261,7 +264,8 @@ async function updateSettings(f: RunFlags, notifications: NotificationConfig | n
   let pullRequest;
   if (f.updatePullRequest !== undefined) {
     if (!notifications) throw new UsageError('--update-pull-request names a provider of --notifications FILE; pass it too');
-    if (f.updatePushRef !== undefined) throw new UsageError('--update-pull-request opens requests for update branches; --update-push-ref pushes without one: pass one');
+    if (f.updatePushRef !== undefined)
+      throw new UsageError('--update-pull-request opens requests for update branches; --update-push-ref pushes without one: pass one');
     pullRequest = pullRequestProvider(notifications, f.updatePullRequest, '--update-pull-request', f.notifications!);
   }
   return {

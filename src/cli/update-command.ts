@@ -64,7 +64,10 @@ export function registerUpdateCommand(program: Command, io: CliIo): void {
         io.setExitCode(1);
         return;
       }
-      const commits = top && opts.push ? await pushed(top, target, opts, planned.changes, { rt, provider, io }) : await written(top, planned.changes, opts);
+      const commits =
+        top && opts.push
+          ? await pushed(top, target, opts, planned.changes, { rt, provider, io })
+          : await written(top, planned.changes, opts);
       report(io, opts, planned, commits);
       if (opts.detailedExitcode && planned.changes.length > 0) io.setExitCode(2);
     } finally {
@@ -144,8 +147,7 @@ async function pushed(
         }
       : {}),
   }).catch((e: unknown) => fail(e));
-  for (const p of proposals)
-    if (p.pullRequest) io.stdout(`Pull request ${p.pullRequest} for ${p.branch} (${provider!.name})`);
+  for (const p of proposals) if (p.pullRequest) io.stdout(`Pull request ${p.pullRequest} for ${p.branch} (${provider!.name})`);
   return proposals.map((p) => ({ group: p.group, sha: p.commit, branch: p.branch, ...(p.pushed ? {} : { unchanged: true }) }));
 }
 

@@ -70,14 +70,22 @@ export async function editedFiles(changes: readonly UpdateChange[]): Promise<Map
 const BODY_LIMIT = 60_000;
 
 function bounded(body: string): string {
-  return body.length <= BODY_LIMIT ? body : `${body.slice(0, BODY_LIMIT)}\n\n… (the plan was cut here; run \`packsync plan\` on the branch for all of it)\n`;
+  return body.length <= BODY_LIMIT
+    ? body
+    : `${body.slice(0, BODY_LIMIT)}\n\n… (the plan was cut here; run \`packsync plan\` on the branch for all of it)\n`;
 }
 
 export async function propose(i: ProposeInput): Promise<Proposal[]> {
   const made: (GroupCommit & { group: string; changes: UpdateChange[] })[] = [];
   for (const [group, changes] of groupChanges(i.changes)) {
     // Each group's files carry only that group's edits (chained groups build on the previous commit).
-    made.push({ group, changes, branch: branchName(i.branchPrefix, group), message: commitMessage(changes), files: await editedFiles(changes) });
+    made.push({
+      group,
+      changes,
+      branch: branchName(i.branchPrefix, group),
+      message: commitMessage(changes),
+      files: await editedFiles(changes),
+    });
   }
   const pushed = await pushGroups(i.top, i.remote, made, {
     ...(i.signKey ? { signKey: i.signKey } : {}),

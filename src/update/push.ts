@@ -73,12 +73,15 @@ async function commitOn(top: string, scratch: string, parent: string, g: GroupCo
  * replace one update commit by an identical one (and tell people again). Their commits are fetched
  * into refs/packsync/proposed/ to compare trees (one commit deep when the clone is shallow).
  */
-async function unchangedOnRemote(top: string, remote: string, made: Map<string, string>, env?: Record<string, string>): Promise<Set<string>> {
+async function unchangedOnRemote(
+  top: string,
+  remote: string,
+  made: Map<string, string>,
+  env?: Record<string, string>,
+): Promise<Set<string>> {
   const refs = [...made.keys()].map((b) => `refs/heads/${b}`);
   const listed = (await gitEnv(top, ['ls-remote', '--', remote, ...refs], env)).trim();
-  const existing = listed
-    ? listed.split('\n').map((l) => l.split('\t')[1]!.replace(/^refs\/heads\//, ''))
-    : [];
+  const existing = listed ? listed.split('\n').map((l) => l.split('\t')[1]!.replace(/^refs\/heads\//, '')) : [];
   if (existing.length === 0) return new Set();
   const shallow = (await gitEnv(top, ['rev-parse', '--is-shallow-repository'], env)).trim() === 'true';
   const specs = existing.map((b) => `+refs/heads/${b}:refs/packsync/proposed/${b}`);

@@ -49,13 +49,30 @@ afterEach(async () => {
 });
 
 const run = (...args: string[]): ReturnType<typeof cli> =>
-  cli(['run', '--source', repo.fileUrl, '--once', '--update-interval', '1h', '--notifications', notifications, '--log-level', 'silent', ...args], {
-    ...env,
-    PATH: process.env.PATH ?? '',
-  });
+  cli(
+    [
+      'run',
+      '--source',
+      repo.fileUrl,
+      '--once',
+      '--update-interval',
+      '1h',
+      '--notifications',
+      notifications,
+      '--log-level',
+      'silent',
+      ...args,
+    ],
+    {
+      ...env,
+      PATH: process.env.PATH ?? '',
+    },
+  );
 
 const hooks = (): { reason: string; object: { kind: string; name: string }; message: string }[] =>
-  rx.requests.filter((r) => r.path === '/hook').map((r) => JSON.parse(r.body) as { reason: string; object: { kind: string; name: string }; message: string });
+  rx.requests
+    .filter((r) => r.path === '/hook')
+    .map((r) => JSON.parse(r.body) as { reason: string; object: { kind: string; name: string }; message: string });
 
 const installed = async (version: string): Promise<boolean> => (await sim.state()).packages.some((p) => p.productVersion === version);
 

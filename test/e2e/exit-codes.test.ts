@@ -350,7 +350,7 @@ describe('README CI snippet', () => {
     expect(await step(steps[0]!, dir, path, false)).toBe(0);
     expect(await step(steps[1]!, dir, path, false)).not.toBe(0);
     expect(await step(steps[2]!, dir, path, false)).not.toBe(0);
-    await editFile(join(dir, 'manifests/packages/seven-zip-24-08.yaml'), '    app: 7-Zip', '    app: 7zip');
+    await editFile(join(dir, 'manifests/packages/seven-zip.yaml'), '    app: 7-Zip', '    app: 7zip');
     expect(await step(steps[0]!, dir, path, true)).toBe(0); // valid YAML; the catalog is only known live
     expect(await step(steps[1]!, dir, path, true)).not.toBe(0);
     expect(await sim.journal()).not.toEqual([]); // the plan did reach the service: it failed on the error, not on setup

@@ -26,11 +26,11 @@ describe('a symlinked manifest', () => {
     await mkdir(join(repo, '.git'));
     expect((await cli(['apply', repo, '--auto-approve'], s.env)).code).toBe(0);
     const shared = await tempDir('packsync-shared-');
-    await rename(join(repo, 'deployments/pwsh-7-4-6.yaml'), join(shared, 'pwsh-7-4-6.yaml'));
-    await symlink(join(shared, 'pwsh-7-4-6.yaml'), join(repo, 'deployments/pwsh-7-4-6.yaml'));
+    await rename(join(repo, 'deployments/pwsh.yaml'), join(shared, 'pwsh.yaml'));
+    await symlink(join(shared, 'pwsh.yaml'), join(repo, 'deployments/pwsh.yaml'));
     const validate = await cli(['validate', repo], s.env);
     expect(validate.code).toBe(1);
-    expect(validate.stdout + validate.stderr).toMatch(/deployments\/pwsh-7-4-6\.yaml:1:1: .*symlink .*outside the repository/);
+    expect(validate.stdout + validate.stderr).toMatch(/deployments\/pwsh\.yaml:1:1: .*symlink .*outside the repository/);
     const applied = await cli(['apply', repo, '--prune', '--auto-approve'], s.env);
     expect(applied.code).toBe(1);
     expect(await deletes()).toEqual([]);
@@ -42,8 +42,8 @@ describe('a symlinked manifest', () => {
     expect((await cli(['apply', repo, '--auto-approve'], s.env)).code).toBe(0);
     await mkdir(join(repo, 'shared'));
     await writeFile(join(repo, '.packsyncignore'), 'shared\n');
-    await rename(join(repo, 'deployments/pwsh-7-4-6.yaml'), join(repo, 'shared/pwsh-7-4-6.yaml'));
-    await symlink('../shared/pwsh-7-4-6.yaml', join(repo, 'deployments/pwsh-7-4-6.yaml'));
+    await rename(join(repo, 'deployments/pwsh.yaml'), join(repo, 'shared/pwsh.yaml'));
+    await symlink('../shared/pwsh.yaml', join(repo, 'deployments/pwsh.yaml'));
     expect((await cli(['validate', repo], s.env)).code).toBe(0);
     const plan = await cli(['plan', repo, '--prune', '--detailed-exitcode'], s.env);
     expect(plan.code).toBe(0);
@@ -55,7 +55,7 @@ describe('a symlinked manifest', () => {
     const repo = await copyExamples();
     await mkdir(join(repo, '.git'));
     expect((await cli(['apply', repo, '--auto-approve'], s.env)).code).toBe(0);
-    await writeFile(join(repo, '.packsyncignore'), 'deployments/pwsh-7-4-6.yaml\n');
+    await writeFile(join(repo, '.packsyncignore'), 'deployments/pwsh.yaml\n');
     const applied = await cli(['apply', repo, '--prune', '--auto-approve'], s.env);
     expect(applied.code).toBe(0);
     expect(await deletes()).toEqual([]);

@@ -17,7 +17,7 @@ import { copyExamples, tempDir } from '../support/repo.js';
 import { useSim } from '../support/use-sim.js';
 import type { SimEnv } from '../support/sim.js';
 
-const KEY = 'Deployment/seven-zip-24-08';
+const KEY = 'Deployment/seven-zip';
 let s: SimEnv;
 useSim((x) => (s = x));
 let agent: RunningAgent | null = null;
@@ -34,7 +34,7 @@ async function orphanedRepo(): Promise<string> {
   const repo = await copyExamples();
   await mkdir(join(repo, '.git'));
   expect((await cli(['apply', repo, '--auto-approve'], s.env)).code).toBe(0);
-  await rm(join(repo, 'deployments/seven-zip-24-08.yaml'));
+  await rm(join(repo, 'deployments/seven-zip.yaml'));
   return repo;
 }
 
@@ -50,7 +50,7 @@ describe('an owned object whose manifest left git', () => {
     expect(plan.objects.find((o) => o.key === KEY)?.requiresPruning).toBe(true);
     // The prune plan says what each delete ends (regression: `- delete deployment ID` only).
     const prune = await cli(['plan', repo, '--prune'], s.env);
-    expect(prune.stdout).toMatch(/Deployment\/seven-zip-24-08 .*\n?.*live: Running, wave \d\/\d; its manifest left git/);
+    expect(prune.stdout).toMatch(/Deployment\/seven-zip .*\n?.*live: Running, wave \d\/\d; its manifest left git/);
     expect((await cli(['apply', repo, '--prune', '--auto-approve'], s.env)).code).toBe(0);
     expect((await cli(['plan', repo, '--detailed-exitcode'], s.env)).code).toBe(0);
   });

@@ -29,7 +29,7 @@ const inventory = async (): Promise<Inventory> => JSON.parse(await readFile(inve
 const PWSH2 =
   'apiVersion: packsync.dev/v1\nkind: Flow\nmetadata: { name: pwsh2 }\nspec:\n  name: PowerShell 7\n  app: PowerShell 7\n  scope: machine\n  flags: [stopCurrentAndStartNew]\n';
 
-/** A Package naming PowerShell 7 by its catalog id: the same live package as Package/pwsh-7-4-6, which only the live catalog can tell. */
+/** A Package naming PowerShell 7 by its catalog id: the same live package as Package/pwsh, which only the live catalog can tell. */
 const pwshById = (appId: string): string =>
   `apiVersion: packsync.dev/v1\nkind: Package\nmetadata: { name: pwsh-by-id }\nspec:\n  catalog: { app: ${appId}, version: "7.4.6", scope: machine }\n`;
 
@@ -113,7 +113,7 @@ describe('one live object, one key', () => {
   it('a Package naming its catalog app by id, which another Package owns live, is OWNED_BY_ANOTHER_KEY: exit 1, zero writes, --adopt takes nothing', async () => {
     const repo = await converged();
     const inv0 = await inventory();
-    const owned = (await sim.state()).packages.find((p) => p.id === inv0.objects['Package/pwsh-7-4-6']?.id);
+    const owned = (await sim.state()).packages.find((p) => p.id === inv0.objects['Package/pwsh']?.id);
     expect(owned?.appId).toBeTruthy();
     await writeFile(join(repo, 'packages/pwsh-by-id.yaml'), pwshById(owned?.appId ?? ''));
     const writes0 = (await writes()).length;
@@ -121,7 +121,7 @@ describe('one live object, one key', () => {
     const planned = await plan([repo]);
     expect(planned.code).toBe(1);
     expect(planned.stdout).toMatch(
-      /Package\/pwsh-by-id[\s\S]*OWNED_BY_ANOTHER_KEY[\s\S]*already owned by Package\/pwsh-7-4-6, which is still in git/,
+      /Package\/pwsh-by-id[\s\S]*OWNED_BY_ANOTHER_KEY[\s\S]*already owned by Package\/pwsh, which is still in git/,
     );
     const adopted = await apply([repo, '--adopt', '--prune']);
     expect(adopted.code).toBe(1);
@@ -160,9 +160,9 @@ describe('one live object, one key', () => {
   it('a state with two keys git still describes on one live package: STATE_SHARED_ID on each, exit 1, zero writes, until `state rm` forgets one', async () => {
     const repo = await converged();
     const inv0 = await inventory();
-    const appId = (await sim.state()).packages.find((p) => p.id === inv0.objects['Package/pwsh-7-4-6']?.id)?.appId ?? '';
+    const appId = (await sim.state()).packages.find((p) => p.id === inv0.objects['Package/pwsh']?.id)?.appId ?? '';
     await writeFile(join(repo, 'packages/pwsh-by-id.yaml'), pwshById(appId));
-    await shareId('Package/pwsh-7-4-6', 'Package/pwsh-by-id', join(repo, 'packages/pwsh-by-id.yaml'));
+    await shareId('Package/pwsh', 'Package/pwsh-by-id', join(repo, 'packages/pwsh-by-id.yaml'));
     const inv1 = await inventory();
     const writes0 = (await writes()).length;
 
@@ -170,9 +170,9 @@ describe('one live object, one key', () => {
     expect(planned.code).toBe(1);
     const objects = planObjects(planned.stdout);
     const shared = objects.filter((o) => o.error?.code === 'STATE_SHARED_ID').map((o) => o.key);
-    expect(shared.sort()).toEqual(['Package/pwsh-7-4-6', 'Package/pwsh-by-id']);
+    expect(shared.sort()).toEqual(['Package/pwsh', 'Package/pwsh-by-id']);
     expect(objects.find((o) => o.key === 'Package/pwsh-by-id')?.error?.message).toMatch(
-      /under Package\/pwsh-7-4-6 and Package\/pwsh-by-id[\s\S]*packsync state rm Package\/pwsh-by-id/,
+      /under Package\/pwsh and Package\/pwsh-by-id[\s\S]*packsync state rm Package\/pwsh-by-id/,
     );
     expect((await apply([repo, '--prune', '--adopt'])).code).toBe(1);
     expect((await writes()).length).toBe(writes0);

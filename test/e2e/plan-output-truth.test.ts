@@ -16,21 +16,21 @@ useSim((x) => (s = x));
 describe('plan output', () => {
   it('JSON plan errors and summary.errors list object errors', async () => {
     const repo = await copyExamples();
-    await editFile(join(repo, 'packages/seven-zip-24-08.yaml'), 'version: "24.08"', 'version: "24.09"');
+    await editFile(join(repo, 'packages/seven-zip.yaml'), 'version: "24.08"', 'version: "24.09"');
     const out = await cli(['plan', repo, '-o', 'json'], s.env);
     expect(out.code).toBe(1);
     const plan = JSON.parse(out.stdout) as { errors: string[]; summary: { errors: number } };
     expect(plan.summary.errors).toBeGreaterThanOrEqual(1);
-    expect(plan.errors.some((e) => e.startsWith('Package/seven-zip-24-08: REF_UNKNOWN'))).toBe(true);
+    expect(plan.errors.some((e) => e.startsWith('Package/seven-zip: REF_UNKNOWN'))).toBe(true);
   });
 
   it('markdown plan keeps real changes outside <details>', async () => {
     const repo = await copyExamples();
     expect((await cli(['apply', repo, '--auto-approve'], s.env)).code).toBe(0);
-    await editFile(join(repo, 'deployments/pwsh-7-4-6.yaml'), 'state: pending', 'state: running');
+    await editFile(join(repo, 'deployments/pwsh.yaml'), 'state: pending', 'state: running');
     const out = await cli(['plan', repo, '-o', 'markdown'], s.env);
     expect(out.code).toBe(0);
-    const row = out.stdout.indexOf('`Deployment/pwsh-7-4-6`');
+    const row = out.stdout.indexOf('`Deployment/pwsh`');
     expect(row).toBeGreaterThan(0);
     const folded = out.stdout.indexOf('<details>');
     expect(folded === -1 || folded > row).toBe(true);
@@ -62,7 +62,7 @@ describe('a replacement', () => {
     await editFile(join(repo, 'flows/seven-zip.yaml'), /^ {2}scope: machine/m, '  scope: user');
     const out = await cli(['plan', repo, '--allow-replace'], s.env);
     expect(out.stdout).toMatch(
-      /- Deployment\/seven-zip-24-08 \(deployment \S+, Running, wave (\d)\/(\d)\) will be destroyed with the old flow; its rollout restarts at wave 1 of \2 \(was \1\/\2\)/,
+      /- Deployment\/seven-zip \(deployment \S+, Running, wave (\d)\/(\d)\) will be destroyed with the old flow; its rollout restarts at wave 1 of \2 \(was \1\/\2\)/,
     );
   });
 });

@@ -32,7 +32,7 @@ describe('a flow replacement git abandons after the new flow was made', () => {
     expect((await cli(['apply', repo, '--auto-approve'], env)).code).toBe(0);
     const before = await inventory();
     const oldFlow = before.objects['Flow/pwsh']!.id;
-    const oldDeployment = before.objects['Deployment/pwsh-7-4-6']!.id;
+    const oldDeployment = before.objects['Deployment/pwsh']!.id;
     const oldStatus = (await sim.state()).deployments.find((d) => d.id === oldDeployment);
 
     await editFile(join(repo, 'flows/pwsh.yaml'), /^ {2}scope: machine/m, '  scope: user');
@@ -65,7 +65,7 @@ describe('a flow replacement git abandons after the new flow was made', () => {
 
     const inv = await inventory();
     expect(inv.objects['Flow/pwsh']?.id).toBe(oldFlow);
-    expect(inv.objects['Deployment/pwsh-7-4-6']?.id).toBe(oldDeployment);
+    expect(inv.objects['Deployment/pwsh']?.id).toBe(oldDeployment);
     expect(Object.keys(inv.objects).filter((k) => k.includes('#'))).toEqual([]);
     expect((await cli(['plan', repo, '--detailed-exitcode'], env)).code).toBe(0);
   });
@@ -74,7 +74,7 @@ describe('a flow replacement git abandons after the new flow was made', () => {
     const repo = await copyExamples();
     expect((await cli(['apply', repo, '--auto-approve'], env)).code).toBe(0);
     const oldFlow = (await inventory()).objects['Flow/pwsh']!.id;
-    const oldDeployment = (await inventory()).objects['Deployment/pwsh-7-4-6']!.id;
+    const oldDeployment = (await inventory()).objects['Deployment/pwsh']!.id;
     await editFile(join(repo, 'flows/pwsh.yaml'), /^ {2}scope: machine/m, '  scope: user');
     await sim.admin('PUT', '/_sim/faults', `5xx=1,method=DELETE,path=/v1/flow/${oldFlow}`);
     expect((await cli(['apply', repo, '--auto-approve', '--allow-replace'], env)).code).toBe(1);
@@ -87,7 +87,7 @@ describe('a flow replacement git abandons after the new flow was made', () => {
     // The state already says the old flow and deployment are git's again; the made flow is recorded apart.
     const mid = await inventory();
     expect(mid.objects['Flow/pwsh']?.id).toBe(oldFlow);
-    expect(mid.objects['Deployment/pwsh-7-4-6']?.id).toBe(oldDeployment);
+    expect(mid.objects['Deployment/pwsh']?.id).toBe(oldDeployment);
     expect(mid.objects[`Flow/pwsh#${newFlow}`]?.replacing).toMatchObject({ abandoned: true });
 
     const start = (await sim.journal(true)).length;

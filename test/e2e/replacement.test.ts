@@ -49,10 +49,10 @@ describe('replacement (black-box review)', () => {
   it('destroyed deployments stayed in the state after a flow replacement: named by their state key, forgotten with the old flow', async () => {
     const repo = await converged();
     // A package version edited in place leaves the previous deployment superseded on the flow.
-    await editFile(join(repo, 'packages/seven-zip-24-08.yaml'), 'version: "24.08"', 'version: "24.07"');
+    await editFile(join(repo, 'packages/seven-zip.yaml'), 'version: "24.08"', 'version: "24.07"');
     expect((await cli(['apply', repo, '--auto-approve'], env)).code).toBe(0);
     const before = await inventory();
-    const supersededKey = Object.keys(before.objects).find((k) => k.startsWith('Deployment/seven-zip-24-08#'));
+    const supersededKey = Object.keys(before.objects).find((k) => k.startsWith('Deployment/seven-zip#'));
     expect(supersededKey).toBeDefined();
     const supersededId = before.objects[supersededKey!]!.id;
     const oldFlow = before.objects['Flow/seven-zip']!.id;
@@ -60,7 +60,7 @@ describe('replacement (black-box review)', () => {
     await editFile(join(repo, 'flows/seven-zip.yaml'), /^ {2}scope: machine/m, '  scope: user');
     const planned = await planJson(repo, ['--allow-replace']);
     const flowPlan = planned.plan.objects.find((o) => o.key === 'Flow/seven-zip');
-    expect(flowPlan?.destroys?.map((d) => d.key).sort()).toEqual(['Deployment/seven-zip-24-08', supersededKey].sort());
+    expect(flowPlan?.destroys?.map((d) => d.key).sort()).toEqual(['Deployment/seven-zip', supersededKey].sort());
     expect(planned.plan.objects.find((o) => o.key === supersededKey)).toBeUndefined(); // not "kept for a revert"
 
     const from = (await sim.journal(true)).length;
@@ -78,8 +78,8 @@ describe('replacement (black-box review)', () => {
 
   it('a deployment replacement was counted as a change: plan and apply count one delete and one create', async () => {
     const repo = await converged();
-    const oldId = (await inventory()).objects['Deployment/seven-zip-24-08']!.id;
-    await editFile(join(repo, 'deployments/seven-zip-24-08.yaml'), 'state: running', 'state: running\n  version: "24.08.1"');
+    const oldId = (await inventory()).objects['Deployment/seven-zip']!.id;
+    await editFile(join(repo, 'deployments/seven-zip.yaml'), 'state: running', 'state: running\n  version: "24.08.1"');
     const planned = await planJson(repo, ['--allow-replace']);
     expect(planned.plan.summary).toMatchObject({ create: 1, change: 0, delete: 1 });
 
@@ -90,7 +90,7 @@ describe('replacement (black-box review)', () => {
     const writes = await okWrites(from);
     expect(writes.indexOf(`DELETE /v1/flow/deployment/${oldId}`)).toBeGreaterThanOrEqual(0);
     expect(writes.findIndex((w) => w.endsWith('/add-deployment'))).toBeGreaterThan(writes.indexOf(`DELETE /v1/flow/deployment/${oldId}`));
-    const entry = (await inventory()).objects['Deployment/seven-zip-24-08']!;
+    const entry = (await inventory()).objects['Deployment/seven-zip']!;
     expect(entry.id).not.toBe(oldId);
     expect((await sim.state()).deployments.map((d) => d.id)).toContain(entry.id);
   });

@@ -19,7 +19,7 @@ const sevenZips = async (version: string): Promise<string[]> =>
 describe('a revert after prune', () => {
   it('a revert after prune is a conflict naming --adopt, never a second import; --adopt reuses the live package', async () => {
     const repo = await copyExamples();
-    const file = join(repo, 'packages/seven-zip-24-08.yaml');
+    const file = join(repo, 'packages/seven-zip.yaml');
     expect((await cli(['apply', repo, '--auto-approve'], s.env)).code).toBe(0);
     const [original] = await sevenZips('24.08');
     await editFile(file, 'version: "24.08"', 'version: "24.07"');
@@ -29,7 +29,7 @@ describe('a revert after prune', () => {
     const plan = await cli(['plan', repo, '-o', 'json'], s.env);
     expect(plan.code).toBe(1);
     const objects = (JSON.parse(plan.stdout) as { objects: { key: string; change: string; reasons: string[] }[] }).objects;
-    const pkg = objects.find((o) => o.key === 'Package/seven-zip-24-08');
+    const pkg = objects.find((o) => o.key === 'Package/seven-zip');
     expect(pkg?.change).toBe('conflict');
     expect(pkg?.reasons.join(' ')).toContain('--adopt');
     expect((await cli(['apply', repo, '--auto-approve'], s.env)).code).toBe(1);

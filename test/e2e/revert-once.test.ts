@@ -21,7 +21,7 @@ useSim((s) => ({ sim, env, stateDir } = s));
 const inventory = async (): Promise<Inventory> => JSON.parse(await readFile(join(stateDir, 'inventory.json'), 'utf8')) as Inventory;
 
 async function setVersion(repo: string, from: string, to: string): Promise<void> {
-  const path = join(repo, 'packages/seven-zip-24-08.yaml');
+  const path = join(repo, 'packages/seven-zip.yaml');
   await writeFile(path, (await readFile(path, 'utf8')).split(`"${from}"`).join(`"${to}"`));
 }
 

@@ -45,12 +45,12 @@ describe('safe apply (issue 10 observations)', () => {
 
   it('obs 4: renaming a Deployment is a move: no API call, even with --prune --adopt, and the rollout keeps its id', async () => {
     const repo = await converged();
-    const oldId = (await inventory()).objects['Deployment/seven-zip-24-08']?.id;
+    const oldId = (await inventory()).objects['Deployment/seven-zip']?.id;
     expect(oldId).toBeDefined();
-    await editFile(join(repo, 'deployments/seven-zip-24-08.yaml'), /name: seven-zip-24-08/, 'name: seven-zip-current');
+    await editFile(join(repo, 'deployments/seven-zip.yaml'), /name: seven-zip/, 'name: seven-zip-current');
     const planned = await plan([repo, '--detailed-exitcode']);
     expect(planned.code).toBe(2);
-    expect(planned.stdout).toMatch(/Deployment\/seven-zip-24-08 has moved to Deployment\/seven-zip-current/);
+    expect(planned.stdout).toMatch(/Deployment\/seven-zip has moved to Deployment\/seven-zip-current/);
     expect(planned.stdout).not.toMatch(/will be deleted|conflict/);
     const before = await writeCount();
     const r = await apply([repo, '--prune', '--adopt']);
@@ -58,7 +58,7 @@ describe('safe apply (issue 10 observations)', () => {
     expect(await writeCount()).toBe(before);
     const inv = await inventory();
     expect(inv.objects['Deployment/seven-zip-current']?.id).toBe(oldId);
-    expect(inv.objects['Deployment/seven-zip-24-08']).toBeUndefined();
+    expect(inv.objects['Deployment/seven-zip']).toBeUndefined();
     expect((await sim.state()).deployments.map((d) => d.id)).toContain(oldId);
     expect((await plan([repo, '--detailed-exitcode'])).code).toBe(0);
   });
@@ -66,16 +66,16 @@ describe('safe apply (issue 10 observations)', () => {
   it('obs 4: renaming a Package and a Flow (and the references to them) is a move with zero API writes', async () => {
     const repo = await converged();
     const inv0 = await inventory();
-    await editFile(join(repo, 'packages/seven-zip-24-08.yaml'), /name: seven-zip-24-08/, 'name: seven-zip');
+    await editFile(join(repo, 'packages/seven-zip.yaml'), /name: seven-zip/, 'name: seven-zip-app');
     await editFile(join(repo, 'flows/seven-zip.yaml'), /name: seven-zip\n/, 'name: seven-zip-flow\n');
     await editFile(
-      join(repo, 'deployments/seven-zip-24-08.yaml'),
-      /flow: seven-zip\n  package: seven-zip-24-08/,
-      'flow: seven-zip-flow\n  package: seven-zip',
+      join(repo, 'deployments/seven-zip.yaml'),
+      /flow: seven-zip\n  package: seven-zip/,
+      'flow: seven-zip-flow\n  package: seven-zip-app',
     );
     const planned = await plan([repo, '--prune', '--detailed-exitcode']);
     expect(planned.code, planned.stdout + planned.stderr).toBe(2);
-    expect(planned.stdout).toMatch(/Package\/seven-zip-24-08 has moved to Package\/seven-zip/);
+    expect(planned.stdout).toMatch(/Package\/seven-zip has moved to Package\/seven-zip-app/);
     expect(planned.stdout).toMatch(/Flow\/seven-zip has moved to Flow\/seven-zip-flow/);
     expect(planned.stdout).not.toMatch(/will be (deleted|created|replaced)|requires replacement/);
     const before = await writeCount();
@@ -83,9 +83,9 @@ describe('safe apply (issue 10 observations)', () => {
     expect(r.code, r.stdout + r.stderr).toBe(0);
     expect(await writeCount()).toBe(before);
     const inv = await inventory();
-    expect(inv.objects['Package/seven-zip']?.id).toBe(inv0.objects['Package/seven-zip-24-08']?.id);
+    expect(inv.objects['Package/seven-zip-app']?.id).toBe(inv0.objects['Package/seven-zip']?.id);
     expect(inv.objects['Flow/seven-zip-flow']?.id).toBe(inv0.objects['Flow/seven-zip']?.id);
-    expect(inv.objects['Deployment/seven-zip-24-08']?.id).toBe(inv0.objects['Deployment/seven-zip-24-08']?.id);
+    expect(inv.objects['Deployment/seven-zip']?.id).toBe(inv0.objects['Deployment/seven-zip']?.id);
     expect((await plan([repo, '--detailed-exitcode'])).code).toBe(0);
   });
 
@@ -104,7 +104,7 @@ describe('safe apply (issue 10 observations)', () => {
     await writeFile(file, vlc(true));
     expect((await apply([repo])).code).toBe(0);
 
-    const single = await plan([join(repo, 'packages/pwsh-7-4-6.yaml'), '--prune']);
+    const single = await plan([join(repo, 'packages/pwsh.yaml'), '--prune']);
     expect(single.code, single.stdout + single.stderr).toBe(0);
     expect(single.stdout).not.toMatch(/will be deleted/);
     expect(single.stdout).toMatch(/Plan: 0 to create, 0 to change, 0 to delete/);
@@ -122,13 +122,13 @@ describe('safe apply (issue 10 observations)', () => {
 
   it('obs 8: a pending deployment started outside git is reported drift, not a change apply cannot make, on every pass', async () => {
     const repo = await converged();
-    const id = (await inventory()).objects['Deployment/pwsh-7-4-6']?.id;
+    const id = (await inventory()).objects['Deployment/pwsh']?.id;
     await fetch(`${sim.url}/v1/flow/deployment/${id ?? ''}/start`, { method: 'POST', headers: { 'X-API-Key': sim.key } });
     for (let i = 0; i < 2; i++) {
       const p = await plan([repo, '--detailed-exitcode', '-o', 'json']);
       expect(p.code).toBe(2);
       const o = (JSON.parse(p.stdout) as { objects: { key: string; change: string; drift?: string }[] }).objects.find(
-        (x) => x.key === 'Deployment/pwsh-7-4-6',
+        (x) => x.key === 'Deployment/pwsh',
       );
       expect(o).toMatchObject({ change: 'drift', drift: 'reported' });
       const before = await writeCount();
@@ -139,11 +139,11 @@ describe('safe apply (issue 10 observations)', () => {
 
   it('a pending deployment packsync started (git said running earlier) is told as such, and apply tells it as drifted, not skipped, exit 0 like any reported drift (regression: "started outside git", "1 skipped")', async () => {
     const repo = await converged();
-    await editFile(join(repo, 'deployments/seven-zip-24-08.yaml'), 'state: running', 'state: pending');
+    await editFile(join(repo, 'deployments/seven-zip.yaml'), 'state: running', 'state: pending');
     const p = await plan([repo, '--detailed-exitcode', '-o', 'json']);
     expect(p.code).toBe(2);
     const o = (JSON.parse(p.stdout) as { objects: { key: string; change: string; drift?: string; reasons: string[] }[] }).objects.find(
-      (x) => x.key === 'Deployment/seven-zip-24-08',
+      (x) => x.key === 'Deployment/seven-zip',
     );
     expect(o).toMatchObject({ change: 'drift', drift: 'reported' });
     expect(o?.reasons.join(' ')).toContain('started by packsync while git said running');
@@ -153,24 +153,24 @@ describe('safe apply (issue 10 observations)', () => {
     expect(r.code, r.stderr).toBe(0);
     expect(await writeCount()).toBe(before);
     expect(r.stdout).toMatch(/unchanged, 0 skipped, 1 drifted \(reported, not healed\), 0 failed/);
-    expect(r.stdout).toContain('! Deployment/seven-zip-24-08: drifted (reported, not healed): is Running');
-    expect(r.stdout).not.toMatch(/Deployment\/seven-zip-24-08: skipped/);
+    expect(r.stdout).toContain('! Deployment/seven-zip: drifted (reported, not healed): is Running');
+    expect(r.stdout).not.toMatch(/Deployment\/seven-zip: skipped/);
   });
 
   it('obs 9: a version edited in place keeps the old deployment as superseded; --prune sees it; a revert reuses it with zero creates', async () => {
     const repo = await converged();
     const inv0 = await inventory();
-    const oldPkg = inv0.objects['Package/seven-zip-24-08']?.id ?? '';
-    const oldDep = inv0.objects['Deployment/seven-zip-24-08']?.id ?? '';
-    const pkgFile = join(repo, 'packages/seven-zip-24-08.yaml');
+    const oldPkg = inv0.objects['Package/seven-zip']?.id ?? '';
+    const oldDep = inv0.objects['Deployment/seven-zip']?.id ?? '';
+    const pkgFile = join(repo, 'packages/seven-zip.yaml');
     await editFile(pkgFile, 'version: "24.08"', 'version: "24.07"');
     const upgraded = await apply([repo]);
     expect(upgraded.code, upgraded.stdout + upgraded.stderr).toBe(0);
     const inv1 = await inventory();
-    expect(inv1.objects[`Deployment/seven-zip-24-08#${oldDep}`]?.superseded).toBeDefined();
-    expect(inv1.objects[`Package/seven-zip-24-08#${oldPkg}`]?.superseded).toBeDefined();
+    expect(inv1.objects[`Deployment/seven-zip#${oldDep}`]?.superseded).toBeDefined();
+    expect(inv1.objects[`Package/seven-zip#${oldPkg}`]?.superseded).toBeDefined();
     const listed = await plan([repo, '--prune']);
-    expect(listed.stdout).toContain(`Deployment/seven-zip-24-08#${oldDep} will be deleted`);
+    expect(listed.stdout).toContain(`Deployment/seven-zip#${oldDep} will be deleted`);
     const plain = await plan([repo]);
     expect(plain.stdout).toMatch(/superseded by a newer version \(live: Running, wave \d\/3\)/);
 
@@ -181,16 +181,16 @@ describe('safe apply (issue 10 observations)', () => {
     const after = countBy(await sim.writes());
     for (const op of ['POST /v1/app/import/{id}', 'POST /v1/flow/{id}/add-deployment']) expect(after[op] ?? 0).toBe(before[op] ?? 0);
     const inv2 = await inventory();
-    expect(inv2.objects['Package/seven-zip-24-08']?.id).toBe(oldPkg);
-    expect(inv2.objects['Deployment/seven-zip-24-08']?.id).toBe(oldDep);
+    expect(inv2.objects['Package/seven-zip']?.id).toBe(oldPkg);
+    expect(inv2.objects['Deployment/seven-zip']?.id).toBe(oldDep);
     // Converged; the 24.07 package and deployment are now the superseded ones, listed, not changed.
     const again = await plan([repo, '--detailed-exitcode', '-o', 'json']);
     expect(again.code).toBe(0);
     const objs = (JSON.parse(again.stdout) as { objects: { key: string; change: string }[] }).objects;
     expect(objs.filter((o) => o.change !== 'none' && o.change !== 'orphan')).toEqual([]);
     expect(objs.filter((o) => o.change === 'orphan').map((o) => o.key.split('#')[0])).toEqual([
-      'Deployment/seven-zip-24-08',
-      'Package/seven-zip-24-08',
+      'Deployment/seven-zip',
+      'Package/seven-zip',
     ]);
   });
 
@@ -199,7 +199,7 @@ describe('safe apply (issue 10 observations)', () => {
     await editFile(join(repo, 'flows/seven-zip.yaml'), 'scope: machine', 'scope: user');
     const planned = await plan([repo, '--allow-replace']);
     expect(planned.stdout).toMatch(/scope: "machine" → "user"/);
-    expect(planned.stdout).toMatch(/Deployment\/seven-zip-24-08 \(deployment [0-9a-f-]+, Running, wave \d\/3\) will be destroyed/);
+    expect(planned.stdout).toMatch(/Deployment\/seven-zip \(deployment [0-9a-f-]+, Running, wave \d\/3\) will be destroyed/);
     expect(planned.stdout).toMatch(/1 to delete/);
     const blocked = await plan([repo, '--detailed-exitcode']);
     expect(blocked.code).toBe(1); // a pending replacement is not a green plan

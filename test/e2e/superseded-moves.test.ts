@@ -46,7 +46,7 @@ async function live(version: string): Promise<{ packages: string[]; deployments:
 async function revertReusesKept(repo: string): Promise<void> {
   const before = await live('24.08');
   const writes0 = await sim.writes();
-  await edit(repo, 'packages/seven-zip-24-08.yaml', '"24.07"', '"24.08"');
+  await edit(repo, 'packages/seven-zip.yaml', '"24.07"', '"24.08"');
   await applied(repo);
   expect(creates((await sim.writes()).slice(writes0.length))).toEqual([]);
   expect(await live('24.08')).toEqual(before);
@@ -60,10 +60,10 @@ describe('superseded entries belong to their key', () => {
     const repo = await copyExamples();
     await writeFile(join(repo, 'packages/sz-b.yaml'), SZ_B);
     await applied(repo);
-    await edit(repo, 'packages/seven-zip-24-08.yaml', '"24.08"', '"24.07"');
+    await edit(repo, 'packages/seven-zip.yaml', '"24.08"', '"24.07"');
     await applied(repo);
     const [kept] = (await live('24.08')).packages;
-    expect((await inventory()).objects[`Package/seven-zip-24-08#${kept}`]?.superseded).toBeDefined();
+    expect((await inventory()).objects[`Package/seven-zip#${kept}`]?.superseded).toBeDefined();
     const inv0 = await inventory();
     const writes0 = (await sim.writes()).length;
 
@@ -71,14 +71,14 @@ describe('superseded entries belong to their key', () => {
     const r = await apply([repo]);
     expect(r.code).toBe(1);
     expect(r.stdout + r.stderr).toContain('OWNED_BY_ANOTHER_KEY');
-    expect(r.stdout + r.stderr).toContain(`Package/seven-zip-24-08#${kept}`);
+    expect(r.stdout + r.stderr).toContain(`Package/seven-zip#${kept}`);
     expect((await sim.writes()).length).toBe(writes0);
     expect((await live('24.08')).packages).toEqual([kept]);
     expect(await inventory()).toEqual(inv0);
 
     // The remedy it names: forget the kept entry, then --adopt takes the package over, no import.
     const old = inv0.objects['Package/sz-b']?.id ?? '';
-    expect((await cli(['state', 'rm', `Package/seven-zip-24-08#${kept}`], env)).code).toBe(0);
+    expect((await cli(['state', 'rm', `Package/seven-zip#${kept}`], env)).code).toBe(0);
     const adopted = await apply([repo, '--adopt']);
     expect(adopted.code, adopted.stderr).toBe(0);
     expect(creates((await sim.writes()).slice(writes0))).toEqual([]);
@@ -91,32 +91,32 @@ describe('superseded entries belong to their key', () => {
   it('a Package renamed after an edit carries its superseded entry: the revert reuses the kept package and deployment, no import, no add', async () => {
     const repo = await copyExamples();
     await applied(repo);
-    await edit(repo, 'packages/seven-zip-24-08.yaml', '"24.08"', '"24.07"');
+    await edit(repo, 'packages/seven-zip.yaml', '"24.08"', '"24.07"');
     await applied(repo);
     const [kept] = (await live('24.08')).packages;
-    await edit(repo, 'packages/seven-zip-24-08.yaml', 'name: seven-zip-24-08', 'name: sz');
-    await edit(repo, 'deployments/seven-zip-24-08.yaml', 'package: seven-zip-24-08', 'package: sz');
+    await edit(repo, 'packages/seven-zip.yaml', 'name: seven-zip', 'name: sz');
+    await edit(repo, 'deployments/seven-zip.yaml', 'package: seven-zip', 'package: sz');
     await applied(repo);
     const moved = await inventory();
     expect(moved.objects[`Package/sz#${kept}`]?.superseded).toBeDefined();
-    expect(moved.objects[`Package/seven-zip-24-08#${kept}`]).toBeUndefined();
+    expect(moved.objects[`Package/seven-zip#${kept}`]).toBeUndefined();
 
     await revertReusesKept(repo);
     const inv = await inventory();
     expect(inv.objects['Package/sz']?.id).toBe(kept);
-    expect(Object.keys(inv.objects).filter((k) => k.includes('seven-zip-24-08#') && k.startsWith('Package/'))).toEqual([]);
+    expect(Object.keys(inv.objects).filter((k) => k.includes('seven-zip#') && k.startsWith('Package/'))).toEqual([]);
   });
 
   it('a Deployment renamed after an edit carries its superseded entry: the revert reuses the kept deployment, exit 0, no add', async () => {
     const repo = await copyExamples();
     await applied(repo);
-    await edit(repo, 'packages/seven-zip-24-08.yaml', '"24.08"', '"24.07"');
+    await edit(repo, 'packages/seven-zip.yaml', '"24.08"', '"24.07"');
     await applied(repo);
     const first = await inventory();
-    const keptDep = Object.keys(first.objects).find((k) => k.startsWith('Deployment/seven-zip-24-08#'));
+    const keptDep = Object.keys(first.objects).find((k) => k.startsWith('Deployment/seven-zip#'));
     expect(keptDep).toBeDefined();
     const keptId = keptDep?.slice(keptDep.indexOf('#') + 1) ?? '';
-    await edit(repo, 'deployments/seven-zip-24-08.yaml', 'name: seven-zip-24-08', 'name: sz-dep');
+    await edit(repo, 'deployments/seven-zip.yaml', 'name: seven-zip', 'name: sz-dep');
     await applied(repo);
     const moved = await inventory();
     expect(moved.objects[`Deployment/sz-dep#${keptId}`]?.superseded).toBeDefined();

@@ -46,12 +46,12 @@ describe('examples/', () => {
       'standard-apps.keepass.pilot',
     ]);
     expect(all.baselines?.map((b) => [b.name, b.flows])).toEqual([['standard-apps', 5]]);
-    expect(d.packages.map((p) => p.metadata.name)).toEqual(['contoso-agent', 'pwsh-7-4-6', 'seven-zip-24-08']);
+    expect(d.packages.map((p) => p.metadata.name)).toEqual(['contoso-agent', 'pwsh', 'seven-zip']);
     expect(d.flows.map((f) => f.metadata.name)).toEqual(['contoso-agent', 'pwsh', 'seven-zip']);
     expect(d.deployments.map((x) => [x.metadata.name, x.spec.state])).toEqual([
       ['contoso-agent-1-2-3', 'running'],
-      ['pwsh-7-4-6', 'pending'],
-      ['seven-zip-24-08', 'running'],
+      ['pwsh', 'pending'],
+      ['seven-zip', 'running'],
     ]);
     expect(d.tenantUploads.map((t) => t.spec)).toEqual([{ tenant: 'fabrikam.onmicrosoft.com', package: 'contoso-agent' }]);
     const agent = d.packages[0]!;
@@ -62,6 +62,7 @@ describe('examples/', () => {
       version: '24.08',
       scope: 'machine',
       scriptTemplate: 'Default (PSADT 3.10.2)',
+      update: { track: 'latest', minAge: '2d', group: 'utilities' },
     });
     expect(d.packages[2]!.content).toBeUndefined();
   });

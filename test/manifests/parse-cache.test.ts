@@ -58,14 +58,14 @@ describe('a load with the manifest cache', () => {
     const repo = await examples();
     const cache = new ManifestCache();
     await load(repo, cache);
-    const file = join(repo, 'deployments', 'pwsh-7-4-6.yaml');
+    const file = join(repo, 'deployments', 'pwsh.yaml');
     const text = await readFile(file, 'utf8');
     expect(text).toContain('state: pending');
     await writeFile(file, text.replace('state: pending', 'state: running'));
     const after = await load(repo, cache);
     expect(after.composed).toBe(1);
     expect(after.result).toEqual((await load(repo)).result);
-    expect(after.result.desired!.deployments.find((d) => d.metadata.name === 'pwsh-7-4-6')!.spec.state).toBe('running');
+    expect(after.result.desired!.deployments.find((d) => d.metadata.name === 'pwsh')!.spec.state).toBe('running');
   });
 
   it('is read by a new process (a new cache on the same file) and serves every file from it', async () => {
@@ -116,7 +116,7 @@ describe('a load with the manifest cache', () => {
   it.each([
     ['garbage', (_text: string): string => 'not a cache\n{]'],
     ['a torn write', (text: string): string => text.slice(0, Math.floor(text.length / 2))],
-    ['one changed byte in an entry', (text: string): string => text.replace('pwsh-7-4-6', 'pwsh-7-4-7')],
+    ['one changed byte in an entry', (text: string): string => text.replace('"pwsh"', '"pwsx"')],
   ])('ignores a corrupt cache file (%s) and rewrites it', async (_what, corrupt) => {
     const repo = await examples();
     const cache = await diskCache();
@@ -171,13 +171,13 @@ describe('a load with the manifest cache', () => {
     // a YAML error in a third file (which is never cached).
     const dup = await readFile(join(repo, 'flows', 'pwsh.yaml'), 'utf8');
     await writeFile(join(repo, 'flows', 'pwsh-copy.yaml'), `# a copy\n\n${dup}`);
-    const dep = join(repo, 'deployments', 'seven-zip-24-08.yaml');
+    const dep = join(repo, 'deployments', 'seven-zip.yaml');
     await writeFile(dep, (await readFile(dep, 'utf8')).replace(/package: \S+/, 'package: no-such-package'));
     await writeFile(join(repo, 'broken.yaml'), 'apiVersion: packsync.dev/v1\nkind: Flow\nmetadata: {name: [x\n');
     const uncached = (await load(repo)).result;
     const rules = uncached.problems.map((p) => p.rule);
     expect(rules).toEqual(expect.arrayContaining(['manifest.duplicate-name', 'yaml.syntax']));
-    expect(uncached.problems.some((p) => p.file === 'deployments/seven-zip-24-08.yaml' && p.line > 1)).toBe(true);
+    expect(uncached.problems.some((p) => p.file === 'deployments/seven-zip.yaml' && p.line > 1)).toBe(true);
     const cache = new ManifestCache();
     await load(repo, cache);
     const hit = await load(repo, cache);

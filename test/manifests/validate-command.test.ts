@@ -78,7 +78,7 @@ describe('packsync validate', () => {
     const ok = JSON.parse((await validate(['examples', '-o', 'json'])).stdout) as { valid: boolean; problems: unknown[]; files: string[] };
     expect(ok.valid).toBe(true);
     expect(ok.problems).toEqual([]);
-    expect(ok.files).toContain('examples/deployments/pwsh-7-4-6.yaml');
+    expect(ok.files).toContain('examples/deployments/pwsh.yaml');
   });
 
   it('writes GitHub Actions annotations with --output github', async () => {

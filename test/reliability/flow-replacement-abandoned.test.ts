@@ -59,7 +59,7 @@ async function replacementCut(
   expect(first.code, first.stdout + first.stderr).toBe(0);
   const inv = await inventory();
   const oldFlow = inv.objects['Flow/pwsh']!.id;
-  const oldDeployment = inv.objects['Deployment/pwsh-7-4-6']!.id;
+  const oldDeployment = inv.objects['Deployment/pwsh']!.id;
   await editFile(join(repo, 'flows/pwsh.yaml'), /^ {2}scope: machine/m, '  scope: user');
   const end = await interruptCreate(repo, signal);
   if (signal === 'SIGINT') expect(end.code).toBe(130);
@@ -86,7 +86,7 @@ describe('a flow replacement interrupted during its create', () => {
 
     const inv = await inventory();
     expect(inv.objects['Flow/pwsh']!.id).toBe(oldFlow);
-    expect(inv.objects['Deployment/pwsh-7-4-6']!.id).toBe(oldDeployment);
+    expect(inv.objects['Deployment/pwsh']!.id).toBe(oldDeployment);
     expect(Object.keys(inv.objects).filter((k) => k.includes('#'))).toEqual([]);
     expect(inv.intents).toEqual({});
     expect((await cli(['plan', repo, '--detailed-exitcode', '--allow-replace'], env)).code).toBe(0);
@@ -95,7 +95,7 @@ describe('a flow replacement interrupted during its create', () => {
   it('the flow left git: prune deletes the half-made new flow with the old one', async () => {
     const { repo, oldFlow, newFlow, oldDeployment } = await replacementCut('SIGKILL');
     await rm(join(repo, 'flows/pwsh.yaml'));
-    await rm(join(repo, 'deployments/pwsh-7-4-6.yaml'));
+    await rm(join(repo, 'deployments/pwsh.yaml'));
     const start = (await sim.journal(true)).length;
 
     const r = await cli(['apply', repo, '--auto-approve', '--prune'], env);

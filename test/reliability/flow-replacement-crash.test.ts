@@ -95,7 +95,7 @@ describe('an interrupted flow replacement is completed by the next apply', () =>
     expect(first.code, first.stdout + first.stderr).toBe(0);
     const before = await inventory();
     const oldFlow = before.objects['Flow/seven-zip']!.id;
-    const oldDeployment = before.objects['Deployment/seven-zip-24-08']!.id;
+    const oldDeployment = before.objects['Deployment/seven-zip']!.id;
     await editFile(join(repo, 'flows/seven-zip.yaml'), /^ {2}scope: machine/m, '  scope: user');
     const start = (await sim.journal(true)).length;
 
@@ -118,7 +118,7 @@ describe('an interrupted flow replacement is completed by the next apply', () =>
 
     const inv = await inventory();
     const newFlow = inv.objects['Flow/seven-zip']!.id;
-    const newDeployment = inv.objects['Deployment/seven-zip-24-08']!;
+    const newDeployment = inv.objects['Deployment/seven-zip']!;
     expect(newFlow).not.toBe(oldFlow);
     expect(newDeployment.flowId).toBe(newFlow);
 
