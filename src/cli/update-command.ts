@@ -101,17 +101,23 @@ interface Made {
  */
 async function written(top: string | undefined, changes: readonly UpdateChange[], opts: UpdateOptions): Promise<Made[]> {
   const { editedFiles, groupChanges } = await import('../update/propose.js');
-  const edits = await editedFiles(changes);
   if (!top) {
-    for (const [f, text] of edits) await writeFile(f, text);
+    for (const [f, text] of await editedFiles(changes)) await writeFile(f, text);
     return [];
+  }
+  // Each group's texts build on the groups before it (one file may hold packages of several groups).
+  const texts = new Map<string, string>();
+  const steps: { group: string; of: UpdateChange[]; files: Map<string, string> }[] = [];
+  for (const [group, of] of groupChanges(changes)) {
+    const files = await editedFiles(of, texts);
+    for (const [f, t] of files) texts.set(f, t);
+    steps.push({ group, of, files });
   }
   const gitOps = await import('../update/git.js');
   const commits: Made[] = [];
-  for (const [group, of] of groupChanges(changes)) {
-    const files = [...new Set(of.map((c) => c.absFile))];
-    for (const f of files) await writeFile(f, edits.get(f)!);
-    commits.push({ group, sha: await gitOps.commitFiles(top, files, gitOps.commitMessage(of), opts.signKey) });
+  for (const { group, of, files } of steps) {
+    for (const [f, t] of files) await writeFile(f, t);
+    commits.push({ group, sha: await gitOps.commitFiles(top, [...files.keys()], gitOps.commitMessage(of), opts.signKey) });
   }
   return commits;
 }

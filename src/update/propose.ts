@@ -8,7 +8,7 @@ import { readFile } from 'node:fs/promises';
 import { commitMessage } from './git.js';
 import { branchName, pushGroups } from './push.js';
 import type { GroupCommit } from './push.js';
-import { rewriteVersion } from './rewrite.js';
+import { rewriteVersion, rewriteVersionAt } from './rewrite.js';
 import type { UpdateChange } from './run.js';
 
 export interface PullRequestInput {
@@ -59,10 +59,20 @@ export function groupChanges<T extends { group: string }>(changes: readonly T[])
   return out;
 }
 
-/** Each file's new text after the given changes (files read once). */
-export async function editedFiles(changes: readonly UpdateChange[]): Promise<Map<string, string>> {
+/**
+ * Each file's new text after the given changes (files read once). `from` holds texts already edited
+ * by earlier groups: a file two groups edit carries the first group's edits into the second's.
+ */
+export async function editedFiles(
+  changes: readonly UpdateChange[],
+  from: ReadonlyMap<string, string> = new Map(),
+): Promise<Map<string, string>> {
   const files = new Map<string, string>();
-  for (const c of changes) files.set(c.absFile, rewriteVersion(files.get(c.absFile) ?? (await readFile(c.absFile, 'utf8')), c.name, c.to));
+  for (const c of changes) {
+    if (!files.has(c.absFile) && from.has(c.absFile)) files.set(c.absFile, from.get(c.absFile)!);
+    const text = files.get(c.absFile) ?? (await readFile(c.absFile, 'utf8'));
+    files.set(c.absFile, c.at ? rewriteVersionAt(text, c.at.index, c.at.path, c.to) : rewriteVersion(text, c.name, c.to));
+  }
   return files;
 }
 

@@ -5,6 +5,15 @@
  */
 import { isScalar, parse, parseAllDocuments } from 'yaml';
 
+/** The new text with the scalar at `path` of the `index`th document set to `version` (a Baseline's app entry). */
+export function rewriteVersionAt(text: string, index: number, path: readonly (string | number)[], version: string): string {
+  const doc = parseAllDocuments(text)[index];
+  const node = doc && 'getIn' in doc ? doc.getIn(path, true) : undefined;
+  if (!isScalar(node) || !node.range) throw new Error(`no version scalar at ${path.join('.')} of document ${index + 1}`);
+  const [start, end] = node.range;
+  return text.slice(0, start) + scalarText(text[start], version) + text.slice(end);
+}
+
 /** The new text of `text` with the package's `spec.catalog.version` set to `version`; throws when it cannot be found. */
 export function rewriteVersion(text: string, packageName: string, version: string): string {
   for (const doc of parseAllDocuments(text)) {

@@ -6,6 +6,7 @@
 import type { PacksyncApi } from '../api/operations.js';
 import type { V1AppViewModel } from '../api/wire/index.js';
 import { loadManifests } from '../manifests/load.js';
+import type { GeneratedDocument } from '../manifests/generated-document.js';
 import type { PackageManifest, Problem } from '../manifests/model.js';
 import { parseDuration } from '../manifests/promotion-values.js';
 import { chooseVersion } from './versions.js';
@@ -26,6 +27,11 @@ export interface UpdateChange {
   /** The policy's group, or the package's name. */
   group: string;
   grouped: boolean;
+  /**
+   * Where the `version` scalar is written when it is not the package's own `spec.catalog.version`:
+   * the app entry of a Baseline (document index in the file, and the path in that document).
+   */
+  at?: { index: number; path: (string | number)[] };
 }
 
 export interface UpdatePlan {
@@ -38,66 +44,117 @@ export interface UpdatePlan {
 const followed = (m: PackageManifest): boolean => m.spec.catalog?.update !== undefined && typeof m.spec.catalog.version === 'string';
 
 export async function planUpdates(path: string, root: string, api: PacksyncApi): Promise<UpdatePlan> {
-  const loaded = await loadManifests(path);
+  const loaded = await loadManifests(path, { keepGenerated: true });
   if (!loaded.desired) return { changes: [], problems: loaded.problems, reads: 0 };
   const errors = loaded.problems.filter((p) => p.severity === 'error');
   if (errors.length > 0) return { changes: [], problems: loaded.problems, reads: 0 };
   const packages = loaded.desired.packages.filter(followed);
   if (packages.length === 0) return { changes: [], problems: [], reads: 0 };
-  const catalog = (await api.searchApps({ disablePaging: true })).items;
-  let reads = 1;
-  const versionsByApp = new Map<string, CatalogVersion[]>();
-  const problems: Problem[] = [];
-  const changes: UpdateChange[] = [];
-  for (const m of packages) {
-    const c = m.spec.catalog!;
-    const app = findApp(catalog, c.app);
-    if (!app) {
-      problems.push(problemAt(m, 'update.unknown-app', `catalog app "${c.app}" was not found`));
-      continue;
-    }
-    let versions = versionsByApp.get(app.id);
-    if (!versions) {
-      versions = (await api.getApp(app.id)).versions.map((v) => ({
-        version: v.version,
-        releasedMs: Date.parse(v.createdDate.replace(/(\.\d{3})\d+/, '$1')),
-      }));
-      versionsByApp.set(app.id, versions);
-      reads++;
-    }
-    const now = api.serviceTime?.() ?? new Date();
-    const policy = c.update!;
-    const choice = chooseVersion(c.version!, versions, policy, {
-      nowMs: now.getTime(),
-      minAgeMs: policy.minAge ? parseDuration(policy.minAge) : 0,
-    });
-    for (const s of choice.unknownSkips)
-      problems.push(problemAt(m, 'update.unknown-skip', `skip "${s}" is not a version of ${app.name}`, 'warning'));
-    if (choice.noneOnTrack) {
-      problems.push(
-        problemAt(
-          m,
-          'update.track',
-          `track "${policy.track ?? 'latest'}" matches no version of ${app.name}; there are ${choice.noneOnTrack.join(', ')}`,
-        ),
-      );
-      continue;
-    }
-    if (!choice.next) continue;
-    changes.push({
-      key: `Package/${m.metadata.name}`,
-      name: m.metadata.name,
-      file: m.source.file,
-      absFile: resolveIn(root, m.source.file),
-      app: app.name,
-      from: c.version!,
-      to: choice.next.version,
-      releasedAt: new Date(choice.next.releasedMs).toISOString(),
-      group: policy.group ?? m.metadata.name,
-      grouped: policy.group !== undefined,
-    });
+  const ctx: PlanContext = {
+    api,
+    root,
+    catalog: (await api.searchApps({ disablePaging: true })).items,
+    reads: 1,
+    versionsByApp: new Map(),
+    generated: new Map(
+      (loaded.generated ?? [])
+        .filter((g) => (g.value as { kind?: string }).kind === 'Package')
+        .map((g) => [(g.value as { metadata: { name: string } }).metadata.name, g]),
+    ),
+    problems: [],
+    changes: [],
+  };
+  for (const m of packages) await planPackage(m, ctx);
+  return { changes: ctx.changes, problems: ctx.problems, reads: ctx.reads };
+}
+
+interface PlanContext {
+  api: PacksyncApi;
+  root: string;
+  catalog: readonly V1AppViewModel[];
+  /** Catalog reads made so far. */
+  reads: number;
+  versionsByApp: Map<string, CatalogVersion[]>;
+  /** Packages a Baseline generated, by name: their versions are written in the Baseline. */
+  generated: Map<string, GeneratedDocument>;
+  problems: Problem[];
+  changes: UpdateChange[];
+}
+
+/** The versions of an app, newest first, read once per app. */
+async function versionsOf(appId: string, ctx: PlanContext): Promise<CatalogVersion[]> {
+  let versions = ctx.versionsByApp.get(appId);
+  if (!versions) {
+    versions = (await ctx.api.getApp(appId)).versions.map((v) => ({
+      version: v.version,
+      releasedMs: Date.parse(v.createdDate.replace(/(\.\d{3})\d+/, '$1')),
+    }));
+    ctx.versionsByApp.set(appId, versions);
+    ctx.reads++;
   }
-  return { changes, problems, reads };
+  return versions;
+}
+
+/** One followed package: its change, or the problem that stops it, into `ctx`. */
+async function planPackage(m: PackageManifest, ctx: PlanContext): Promise<void> {
+  const c = m.spec.catalog!;
+  const app = findApp(ctx.catalog, c.app);
+  if (!app) {
+    ctx.problems.push(problemAt(m, 'update.unknown-app', `catalog app "${c.app}" was not found`));
+    return;
+  }
+  const now = ctx.api.serviceTime?.() ?? new Date();
+  const policy = c.update!;
+  const choice = chooseVersion(c.version!, await versionsOf(app.id, ctx), policy, {
+    nowMs: now.getTime(),
+    minAgeMs: policy.minAge ? parseDuration(policy.minAge) : 0,
+  });
+  for (const s of choice.unknownSkips)
+    ctx.problems.push(problemAt(m, 'update.unknown-skip', `skip "${s}" is not a version of ${app.name}`, 'warning'));
+  if (choice.noneOnTrack) {
+    const there = choice.noneOnTrack.join(', ');
+    ctx.problems.push(
+      problemAt(m, 'update.track', `track "${policy.track ?? 'latest'}" matches no version of ${app.name}; there are ${there}`),
+    );
+    return;
+  }
+  if (!choice.next) return;
+  const at = versionAt(m, ctx.generated.get(m.metadata.name));
+  if (at === null) {
+    const why = `the version of ${m.metadata.name} comes from a Baseline's defaults, override or exception; packsync update bumps only versions written in an app entry (${c.version!} → ${choice.next.version} is available)`;
+    ctx.problems.push(problemAt(m, 'update.baseline-layer', why, 'warning'));
+    return;
+  }
+  const absFile = resolveIn(ctx.root, m.source.file);
+  // Rings whose packages differ (a scope override) share the app entry's version: one edit, listed once.
+  const same = (x: UpdateChange): boolean =>
+    at !== undefined && x.at !== undefined && x.absFile === absFile && x.at.index === at.index && x.at.path.join('.') === at.path.join('.');
+  if (ctx.changes.some(same)) return;
+  ctx.changes.push({
+    ...(at ? { at } : {}),
+    key: `Package/${m.metadata.name}`,
+    name: m.metadata.name,
+    file: m.source.file,
+    absFile,
+    app: app.name,
+    from: c.version!,
+    to: choice.next.version,
+    releasedAt: new Date(choice.next.releasedMs).toISOString(),
+    group: policy.group ?? m.metadata.name,
+    grouped: policy.group !== undefined,
+  });
+}
+
+/**
+ * Where the version to bump is written: undefined for a hand-written Package (its own
+ * `spec.catalog.version`), the app entry of a Baseline for a generated one, or null when a Baseline
+ * layer that also applies to other apps or rings wrote it (bumping it there would move them too).
+ */
+function versionAt(m: PackageManifest, g: GeneratedDocument | undefined): UpdateChange['at'] | null | undefined {
+  if (!g) return undefined;
+  const origin = g.originOf(['spec', 'catalog', 'version']);
+  if (origin.at[1] !== 'apps' || origin.at[3] !== 'version') return null;
+  return { index: g.index, path: [...origin.at] };
 }
 
 function findApp(catalog: readonly V1AppViewModel[], nameOrId: string): V1AppViewModel | undefined {

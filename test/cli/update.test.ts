@@ -243,3 +243,47 @@ describe('packsync update', () => {
     }
   });
 });
+
+describe('packsync update inside a Baseline', () => {
+  const BASELINE = [
+    'apiVersion: packsync.dev/v1',
+    'kind: Baseline',
+    'metadata: { name: standard-apps }',
+    'spec:',
+    '  rings:',
+    '    pilot: 2e346735-40e0-4c05-9733-4aece1ad5b00 # Pilot first',
+    '    broad: 76aae74d-9520-4027-a476-94b19bb0471e',
+    '  defaults:',
+    '    scope: machine',
+    '    update: { track: latest, minAge: 1d }',
+    '  apps:',
+    "    - { app: 7-Zip, version: '24.08' }   # the utility everyone gets",
+    '    - app: PowerShell 7',
+    '      version: 7.4.5',
+    '  overrides:',
+    '    - { rings: [broad], apps: [PowerShell 7], version: 7.4.4, reason: held back for a vendor bug }',
+    '',
+  ].join('\n');
+
+  // Also the regression where two groups editing one file failed at the second commit ("nothing to commit").
+  it('bumps the version in the app entry, every other byte kept, one commit per group; a version an override writes is a warning, not an edit', async () => {
+    await release('7-Zip', '24.09', 3);
+    const repo = await repoWith(BASELINE);
+    const r = await cli(['update', repo.work, '--commit', '--detailed-exitcode'], env);
+    expect(r.code).toBe(2);
+    expect(r.stdout).toContain('Package/standard-apps.7-zip 24.08 → 24.09');
+    const after = await readFile(join(repo.work, 'packages.yaml'), 'utf8');
+    expect(after).toBe(
+      BASELINE.replace("version: '24.08' }", "version: '24.09' }").replace('version: 7.4.5\n  overrides', 'version: 7.4.6\n  overrides'),
+    );
+    // The broad ring's PowerShell version is written by an override: named, never edited.
+    expect(r.stderr).toMatch(/packages\.yaml:\d+:\d+: .*standard-apps\.powershell-7\.broad.*override/);
+    expect((await git(repo.work, 'log', '-2', '--format=%s')).split('\n').sort()).toEqual([
+      'Update 7-Zip to 24.09',
+      'Update PowerShell 7 to 7.4.6',
+    ]);
+    expect(await git(repo.work, 'status', '--porcelain')).toBe('');
+    const rendered = await cli(['render', repo.work], env);
+    expect(rendered.stdout).toMatch(/version: "?24\.09"?/);
+  });
+});

@@ -145,7 +145,15 @@ function objectsFor(o: ObjectsInput): GeneratedDocument[] {
       const origin = o.resolved.origins.get(field);
       if (origin) pkgOrigins.set(`spec.catalog.${PACKAGE_FIELDS[field]!}`, origin);
     }
-    out.push(doc(o.r, { kind: 'Package', name: pkg, spec: { catalog } }, pkgOrigins, o.appAt, { ...about, rings: pkgRings }));
+    // The version policy rides on the package (as on a hand-written one) for `packsync update`, which
+    // bumps the `version` of the app entry it came from; it never splits packages, and never reaches the API.
+    const policy = values.update === undefined ? {} : { update: values.update };
+    out.push(
+      doc(o.r, { kind: 'Package', name: pkg, spec: { catalog: { ...catalog, ...policy } } }, pkgOrigins, o.appAt, {
+        ...about,
+        rings: pkgRings,
+      }),
+    );
   } else {
     o.packages.get(settings)!.rings.push(o.ring);
   }
