@@ -35,6 +35,8 @@ export interface GitSourceOptions {
   env: NodeJS.ProcessEnv;
   /** Fetch whole history instead of `--depth 1` (signature verification in `range` mode walks it). */
   fullHistory?: boolean;
+  /** `--allow-insecure-git`: send the token over plain `http://` anyway (a lab, a sidecar proxy on loopback). */
+  allowInsecure?: boolean;
 }
 
 const SHA_RE = /^[0-9a-f]{40}$/;
@@ -89,6 +91,12 @@ export class GitSource {
   constructor(private readonly o: GitSourceOptions) {
     validateRemote(o.url);
     validateRef(o.ref);
+    // A token over plain http:// is readable by anyone on the path (docs/agent.md, "Sources").
+    if (/^http:\/\//i.test(o.url) && (o.tokenFile || o.env.PACKSYNC_GIT_TOKEN) && !o.allowInsecure)
+      throw new SourceError(
+        'SOURCE_INVALID',
+        'a git token would be sent over plain http://, readable on the network: use an https:// URL (or --allow-insecure-git to send it anyway)',
+      );
     if (o.path && (o.path.split(/[\\/]/).includes('..') || o.path.startsWith('/')))
       throw new SourceError('SOURCE_PATH_INVALID', `--path "${o.path}" must be a relative path inside the repository`);
   }

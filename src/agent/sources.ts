@@ -32,6 +32,8 @@ export interface SourceSettings {
   cwd: string;
   tokenFile?: string;
   sshKeyFile?: string;
+  /** `--allow-insecure-git`: a token may go over plain http://. */
+  allowInsecureGit?: boolean;
   /** Apply only revisions signed by a key in the `trustedKeys` directory. */
   verify?: { mode: VerifyMode; trustedKeys: string; allowRollback?: boolean };
   /** Fetch the whole history (the two-person rule reads every commit since the last applied one, docs/policy.md). */
@@ -92,6 +94,7 @@ export async function buildSource(
       workDir: join(ctx.stateDir, 'source'),
       ...(s.tokenFile ? { tokenFile: resolve(s.cwd, s.tokenFile) } : {}),
       ...(s.sshKeyFile ? { sshKeyFile: resolve(s.cwd, s.sshKeyFile) } : {}),
+      ...(s.allowInsecureGit ? { allowInsecure: true } : {}),
       env: s.env,
       // range and tag modes need the history between revisions (and to tell a rollback from an update).
       ...(verify?.mode === 'range' || verify?.mode === 'tag' || s.fullHistory ? { fullHistory: true } : {}),

@@ -80,6 +80,7 @@ export class Updater {
       workDir: join(o.stateDir, 'update-source'),
       ...(s.tokenFile ? { tokenFile: resolve(s.cwd, s.tokenFile) } : {}),
       ...(s.sshKeyFile ? { sshKeyFile: resolve(s.cwd, s.sshKeyFile) } : {}),
+      ...(s.allowInsecureGit ? { allowInsecure: true } : {}),
       env: s.env,
     });
     this.pullRequestsOwed = new OwedPullRequests(join(o.stateDir, 'update-pull-requests.json'));

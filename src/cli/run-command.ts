@@ -32,6 +32,7 @@ interface RunFlags extends CommonOptions, PlanFlags {
   webhookSecretFile?: string;
   gitTokenFile?: string;
   gitSshKeyFile?: string;
+  allowInsecureGit?: boolean;
   concurrency: string;
   passTimeout: string;
   once?: boolean;
@@ -67,7 +68,8 @@ export function registerRunCommand(program: Command, io: CliIo): void {
         .option('--listen <host:port>', 'serve the status page (/), /healthz, /readyz, /status, /metrics, /webhook, /reconcile')
         .option('--webhook-secret-file <file>', 'secret for /webhook and /reconcile (env PACKSYNC_WEBHOOK_SECRET)')
         .option('--git-token-file <file>', 'HTTPS token for the git remote (env PACKSYNC_GIT_TOKEN)')
-        .option('--git-ssh-key-file <file>', 'SSH private key for the git remote (env PACKSYNC_GIT_SSH_KEY_FILE)'),
+        .option('--git-ssh-key-file <file>', 'SSH private key for the git remote (env PACKSYNC_GIT_SSH_KEY_FILE)')
+        .option('--allow-insecure-git', 'send the git token over a plain http:// URL anyway (refused by default: it is readable on the network)'),
       { drift: 'report' },
     )
       .option('--concurrency <n>', 'apply actions in parallel (1-256)', String(DEFAULT_ACTION_CONCURRENCY))
@@ -168,6 +170,7 @@ export function registerRunCommand(program: Command, io: CliIo): void {
           cwd: io.cwd,
           ...(f.gitTokenFile ? { tokenFile: f.gitTokenFile } : {}),
           ...(f.gitSshKeyFile ? { sshKeyFile: f.gitSshKeyFile } : {}),
+          ...(f.allowInsecureGit ? { allowInsecureGit: true } : {}),
           ...(f.verifyMode && f.trustedKeys
             ? { verify: { mode: f.verifyMode, trustedKeys: f.trustedKeys, ...(f.allowRollback ? { allowRollback: true } : {}) } }
             : {}),

@@ -99,3 +99,21 @@ describe('git source', () => {
     );
   });
 });
+
+describe('a git token over plain http:// (regression: it was sent in the clear without a word)', () => {
+  it('is refused unless --allow-insecure-git, before any fetch', () => {
+    const Source = GitSource;
+    const base = {
+      url: 'http://127.0.0.1:9/acme/x.git',
+      ref: 'main',
+      workDir: '/nonexistent',
+      env: { PACKSYNC_GIT_TOKEN: 'tok-0123456789' },
+    };
+    expect(() => new Source(base)).toThrow(/plain http:\/\/.*--allow-insecure-git/);
+    expect(() => new Source({ ...base, env: {}, tokenFile: '/run/secrets/token' })).toThrow(/plain http:\/\//);
+    expect(() => new Source({ ...base, allowInsecure: true })).not.toThrow();
+    // Without a token, and over https, nothing is at risk.
+    expect(() => new Source({ ...base, env: {} })).not.toThrow();
+    expect(() => new Source({ ...base, url: 'https://127.0.0.1:9/acme/x.git' })).not.toThrow();
+  });
+});
