@@ -98,7 +98,7 @@ const READS: Record<string, (o: SidecarOptions, res: ServerResponse) => void | P
         'content-security-policy': "default-src 'none'; style-src 'unsafe-inline'",
         'x-content-type-options': 'nosniff',
       })
-      .end(renderStatusPage({ status: o.status.view(), ready: o.ready() }));
+      .end(renderStatusPage({ status: o.status.publicView(), ready: o.ready() }));
   },
   '/healthz': (_o, res) => json(res, 200, { status: 'ok' }),
   '/readyz': (o, res) => {
@@ -106,7 +106,7 @@ const READS: Record<string, (o: SidecarOptions, res: ServerResponse) => void | P
     const ready = o.status.condition('Ready');
     json(res, ok ? 200 : 503, { ready: ok, reason: ready.reason, message: ready.message });
   },
-  '/status': (o, res) => json(res, 200, o.status.view()),
+  '/status': (o, res) => json(res, 200, o.status.publicView()),
   '/metrics': async (o, res) => {
     const text = await o.metrics.registry.metrics();
     res.writeHead(200, { 'content-type': o.metrics.registry.contentType }).end(text);

@@ -14,7 +14,7 @@ import type { AgentMetrics } from './metrics.js';
 import type { NotificationConfig } from './notify/config.js';
 import type { Notifier } from './notify/notifier.js';
 import type { NotifyLinks } from './notify/payloads.js';
-import { buildSource, sourceIdentity } from './sources.js';
+import { buildSource, isGitUrl, sourceIdentity } from './sources.js';
 import type { SourceSettings } from './sources.js';
 import { StatusTracker } from './status.js';
 import { ApprovalGate } from './approval-gate.js';
@@ -22,6 +22,7 @@ import { sourceObject } from './pass-observer.js';
 import { loadTrustedKeys } from './verify-keys.js';
 import type { RolloutPolicy } from '../manifests/policy-file.js';
 import { join, resolve } from 'node:path';
+import { realpath } from 'node:fs/promises';
 import type { PassResult } from './status.js';
 import { Updater } from './updater.js';
 import type { UpdateSettings } from './updater.js';
@@ -69,6 +70,7 @@ export interface OncePass {
 export async function runAgent(o: AgentRunOptions): Promise<OncePass | null> {
   const { logger, metrics } = o;
   const status = new StatusTracker(sourceIdentity(o.source));
+  status.hidePaths(await privatePaths(o));
   const { source, verified, watchDir } = await buildSource(o.source, {
     stateDir: o.stateDir,
     watch: o.watch,
@@ -187,6 +189,22 @@ function updaterOf(o: AgentRunOptions, settings: UpdateSettings, status: StatusT
     logger: o.logger,
     trigger,
   });
+}
+
+/**
+ * Paths `/status` and the page must not show (docs/agent.md, "Status"): files of a checkout are named
+ * relative to the repository, the state directory as `$STATE_DIR`. Both the given and the real path
+ * (a symlinked temporary directory) are hidden.
+ */
+async function privatePaths(o: AgentRunOptions): Promise<{ path: string; shownAs: string }[]> {
+  const both = async (path: string, shownAs: string): Promise<{ path: string; shownAs: string }[]> => [
+    { path, shownAs },
+    { path: await realpath(path).catch(() => path), shownAs },
+  ];
+  const checkouts = ['source', 'update-source', 'verified-tree'].map((d) => join(o.stateDir, d));
+  const directory = isGitUrl(o.source.source) ? [] : [resolve(o.source.cwd, o.source.source)];
+  const all = await Promise.all([...[...checkouts, ...directory].map((p) => both(p, '')), both(o.stateDir, '$STATE_DIR')]);
+  return all.flat();
 }
 
 /** Resolves with the first SIGINT or SIGTERM, and stops listening for both. */

@@ -100,6 +100,35 @@ export class StatusTracker {
     return this.status;
   }
 
+  /** Filesystem prefixes `/status` and the page never show, each with what it is shown as. */
+  private privatePaths: { path: string; shownAs: string }[] = [];
+
+  /** The agent's own paths (state directory, checkout, source directory): kept out of `publicView`. */
+  hidePaths(paths: readonly { path: string; shownAs: string }[]): void {
+    // Longest first: the checkout lies inside the state directory.
+    this.privatePaths = [...this.privatePaths, ...paths.filter((p) => p.path.length > 1)].sort((a, b) => b.path.length - a.path.length);
+  }
+
+  /**
+   * The status as `/status` and the page serve it, unauthenticated: messages that quote a file of
+   * the checkout name it relative to the repository, and no absolute path of the agent's host or
+   * volume appears (docs/agent.md, "Status").
+   */
+  publicView(): AgentStatus {
+    const text = JSON.stringify(this.view());
+    if (this.privatePaths.length === 0) return JSON.parse(text) as AgentStatus;
+    let out = text;
+    for (const p of this.privatePaths) {
+      const at = JSON.stringify(p.path).slice(1, -1);
+      out = out
+        .split(`${at}/`)
+        .join(p.shownAs === '' ? '' : `${p.shownAs}/`)
+        .split(at)
+        .join(p.shownAs || '.');
+    }
+    return JSON.parse(out) as AgentStatus;
+  }
+
   private refreshNextPass(): void {
     const due = [this.retryAt, ...this.schedules.map((f) => f())].filter((t): t is number => t !== null);
     this.status.nextPassAt = due.length > 0 ? new Date(Math.min(...due)).toISOString() : null;

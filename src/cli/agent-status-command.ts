@@ -3,6 +3,7 @@
  * in the terminal. The token (for an agent behind an authenticating proxy) comes from a file, never
  * a flag value, and is never printed; an unreachable agent is exit 1 naming the URL without credentials.
  */
+import { visibleDeep } from '../util/visible.js';
 import type { Command } from 'commander';
 import { Option } from 'commander';
 import { readFile } from 'node:fs/promises';
@@ -41,7 +42,7 @@ export function registerAgentStatusCommand(program: Command, io: CliIo): void {
     const timeout = intFlag(opts.timeout, '--timeout');
     const status = await fetchStatus(new URL('status', url), shown, token, timeout);
     if (opts.output === 'json') io.stdout(JSON.stringify(status, null, 2));
-    else io.stdout(statusView(status, useColor(opts, io)));
+    else io.stdout(statusView(visibleDeep(status), useColor(opts, io)));
   });
 }
 

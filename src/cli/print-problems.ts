@@ -1,3 +1,4 @@
+import { visible } from '../util/visible.js';
 import type { Problem } from '../manifests/model.js';
 
 /**
@@ -6,7 +7,10 @@ import type { Problem } from '../manifests/model.js';
  */
 export function problemLines(problems: readonly Problem[], command: 'validate' | 'plan' | 'apply' | 'update' = 'apply'): string {
   const errors = problems.filter((p) => p.severity === 'error');
-  const lines = problems.map((p) => `${p.file}:${p.line}:${p.column}: ${p.severity === 'warning' ? 'warning: ' : ''}${p.message}`);
+  // One line per problem, whatever a file name or message holds (docs/errors.md, "Text output").
+  const lines = problems.map(
+    (p) => `${visible(p.file, true)}:${p.line}:${p.column}: ${p.severity === 'warning' ? 'warning: ' : ''}${visible(p.message, true)}`,
+  );
   const count = `${errors.length} error${errors.length === 1 ? '' : 's'}`;
   const tail = {
     validate: 'the manifests are not valid.',

@@ -1,3 +1,4 @@
+import { visible } from '../util/visible.js';
 import { Command, CommanderError } from 'commander';
 import { errorCode, errorMessage } from '../util/errors.js';
 import { registerAgentStatusCommand } from './agent-status-command.js';
@@ -67,7 +68,7 @@ export async function runCli(argv: string[], io: CliIo, version: string): Promis
       return;
     }
     const code = errorCode(e);
-    io.stderr(scrub(`Error: ${code === 'INTERNAL' ? '' : `${code}: `}${errorMessage(e)}`, secrets));
+    io.stderr(scrub(`Error: ${code === 'INTERNAL' ? '' : `${code}: `}${visible(errorMessage(e))}`, secrets));
     io.setExitCode(1);
   }
 }

@@ -4,6 +4,7 @@
  * matters, so CI logs stay readable, and while something waits a line at least every 10 s (a
  * heartbeat), so a CI log never sits silent for a minute and looks hung.
  */
+import { visible } from '../util/visible.js';
 import type { ApplyEvent } from '../apply/events.js';
 import { isWaitOp, OP } from '../plan/ops.js';
 
@@ -29,7 +30,7 @@ export function createProgressRenderer(
     for (const [key, w] of waiting) {
       if (now - w.printed < heartbeatMs - 5) continue;
       w.printed = now;
-      out(waitLine(key, w));
+      out(visible(waitLine(key, w), true));
     }
   };
   const settle = (key: string): void => {
@@ -49,12 +50,13 @@ export function createProgressRenderer(
   };
   const status = (s: string): void => {
     if (!tty) return;
-    write(`\r\x1b[2K${s.slice(0, (process.stdout.columns || 100) - 1)}`);
+    write(`\r\x1b[2K${visible(s, true).slice(0, (process.stdout.columns || 100) - 1)}`);
     statusShown = true;
   };
+  // Keys, descriptions and API messages may carry control characters: shown, never obeyed.
   const line = (s: string): void => {
     clearStatus();
-    out(s);
+    out(visible(s, true));
   };
   let lastPlainUploadLog = 0;
   return (e) => {
@@ -98,7 +100,7 @@ export function createProgressRenderer(
           // The first wait of an object, and a change of what it waits for, are said at once.
           if (!prev || prev.what !== e.what) {
             w.printed = Date.now();
-            out(waitLine(e.key, w));
+            out(visible(waitLine(e.key, w), true));
           }
           beat ??= setInterval(heartbeat, Math.max(10, Math.floor(heartbeatMs / 2)));
           beat.unref();

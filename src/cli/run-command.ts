@@ -69,7 +69,10 @@ export function registerRunCommand(program: Command, io: CliIo): void {
         .option('--webhook-secret-file <file>', 'secret for /webhook and /reconcile (env PACKSYNC_WEBHOOK_SECRET)')
         .option('--git-token-file <file>', 'HTTPS token for the git remote (env PACKSYNC_GIT_TOKEN)')
         .option('--git-ssh-key-file <file>', 'SSH private key for the git remote (env PACKSYNC_GIT_SSH_KEY_FILE)')
-        .option('--allow-insecure-git', 'send the git token over a plain http:// URL anyway (refused by default: it is readable on the network)'),
+        .option(
+          '--allow-insecure-git',
+          'send the git token over a plain http:// URL anyway (refused by default: it is readable on the network)',
+        ),
       { drift: 'report' },
     )
       .option('--concurrency <n>', 'apply actions in parallel (1-256)', String(DEFAULT_ACTION_CONCURRENCY))

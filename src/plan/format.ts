@@ -2,6 +2,7 @@
  * Plan formatters: `text` (symbols + ~ - ±, colour only on a TTY), `json` (the versioned plan as
  * is) and `markdown` (ready for a pull-request comment). Pure: strings out.
  */
+import { visibleDeep } from '../util/visible.js';
 import { OBJECT_KIND_SPECS } from '../manifests/kinds/index.js';
 import type { Change, ObjectPlan, Plan, PlanSummary } from './types.js';
 import type { Problem } from '../manifests/model.js';
@@ -108,7 +109,9 @@ function byDependency<T extends { kind: string }>(objects: T[]): T[] {
     .map((x) => x.o);
 }
 
-export function formatPlanText(plan: Plan, opts: { color?: boolean; verbose?: boolean } = {}): string {
+export function formatPlanText(shownPlan: Plan, opts: { color?: boolean; verbose?: boolean } = {}): string {
+  // Names and API messages are shown, never obeyed by the terminal (docs/errors.md, "Text output").
+  const plan = visibleDeep(shownPlan);
   const paint = (c: Change, s: string): string => (opts.color && COLOUR[c] ? `\x1b[${COLOUR[c]}m${s}\x1b[0m` : s);
   const lines: string[] = [];
   // The plan header names a verified revision's signer (docs/architecture.md, signature verification).

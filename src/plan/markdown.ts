@@ -30,10 +30,20 @@ export function codeSpan(text: string, opts: { inTable?: boolean } = {}): string
  * which GitHub accepts in table cells and list items alike.
  */
 export function markdownText(text: string): string {
-  return text.replace(/[\\`*_[\]<>|&~]/g, (c) => `\\${c}`).replace(/\r?\n/g, '<br>');
+  return noMention(text.replace(/[\\`*_[\]<>|&~]/g, (c) => `\\${c}`).replace(/\r?\n/g, '<br>'));
+}
+
+/**
+ * GitHub turns `@user` and `@org/team` into mentions after Markdown is parsed, so no escape stops it:
+ * a word joiner (U+2060, invisible) after the `@` does, and a manifest value cannot page a team from a
+ * pull-request comment (docs/errors.md, "Text output").
+ */
+function noMention(text: string): string {
+  // An `@` inside a word (an e-mail address) is no mention and stays as it is.
+  return text.replace(/(?<![\w.+-])@(?=[A-Za-z0-9])/g, '@\u2060');
 }
 
 /** Text inside raw HTML (a `<summary>`), where Markdown escapes do not apply but entities do. */
 export function htmlText(text: string): string {
-  return text.replace(/[&<>"]/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;' })[c]!);
+  return noMention(text.replace(/[&<>"]/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;' })[c]!));
 }

@@ -92,6 +92,24 @@ export function isLegacyTeamsUrl(url: string): boolean {
   }
 }
 
+/**
+ * Slack mrkdwn: `&`, `<` and `>` escaped as Slack documents, so `<!everyone>`, `<!channel>` and
+ * `<https://evil|https://portal.azure.com>` in a manifest value are shown, never a mention or a link.
+ */
+export function slackText(s: string): string {
+  return s.replace(/[&<>]/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;' })[c]!);
+}
+
+/**
+ * Teams markdown: a link needs `](`; a zero-width space between them shows the same characters with
+ * no link, so `[Sign in](https://evil)` cannot disguise where it goes. The legacy MessageCard also
+ * renders HTML, so there `<` and `>` are entities too.
+ */
+export function teamsText(s: string, legacy = false): string {
+  const text = s.replace(/\](\s*)\(/g, ']\u200b$1(');
+  return legacy ? text.replace(/[<>]/g, (c) => (c === '<' ? '&lt;' : '&gt;')) : text;
+}
+
 export function chatRequest(p: Provider, e: NotificationEvent): OutgoingRequest {
   const facts: [string, string][] = [
     ['Object', `${e.object.kind}/${e.object.name}`],
@@ -105,11 +123,11 @@ export function chatRequest(p: Provider, e: NotificationEvent): OutgoingRequest 
         const card = {
           '@type': 'MessageCard',
           '@context': 'https://schema.org/extensions',
-          summary: title(e),
+          summary: teamsText(title(e), true),
           themeColor: e.severity === 'error' ? 'CF222E' : '1A7F37',
-          title: title(e),
-          text: e.message,
-          sections: [{ facts: facts.map(([name, value]) => ({ name, value })) }],
+          title: teamsText(title(e), true),
+          text: teamsText(e.message, true),
+          sections: [{ facts: facts.map(([name, value]) => ({ name, value: teamsText(value, true) })) }],
           ...(e.url
             ? { potentialAction: [{ '@type': 'OpenUri', name: 'Open in packsync', targets: [{ os: 'default', uri: e.url }] }] }
             : {}),
@@ -129,14 +147,14 @@ export function chatRequest(p: Provider, e: NotificationEvent): OutgoingRequest 
               body: [
                 {
                   type: 'TextBlock',
-                  text: title(e),
+                  text: teamsText(title(e)),
                   weight: 'Bolder',
                   size: 'Medium',
                   wrap: true,
                   color: TEAMS_COLOUR[toneOf(e)],
                 },
-                { type: 'TextBlock', text: e.message, wrap: true },
-                { type: 'FactSet', facts: facts.map(([t, value]) => ({ title: t, value })) },
+                { type: 'TextBlock', text: teamsText(e.message), wrap: true },
+                { type: 'FactSet', facts: facts.map(([t, value]) => ({ title: t, value: teamsText(value) })) },
               ],
               ...(e.url ? { actions: [{ type: 'Action.OpenUrl', title: 'Open in packsync', url: e.url }] } : {}),
             },
@@ -147,13 +165,13 @@ export function chatRequest(p: Provider, e: NotificationEvent): OutgoingRequest 
     }
     case 'slack': {
       const link = e.url ? `\n<${e.url}|Open in packsync>` : '';
-      const text = `${SLACK_ICON[toneOf(e)]} *${title(e)}*\n${e.message}${link}`;
+      const text = `${SLACK_ICON[toneOf(e)]} *${slackText(title(e))}*\n${slackText(e.message)}${link}`;
       const msg = {
         ...(p.channel ? { channel: p.channel } : {}),
-        text: `${title(e)}: ${e.message}`,
+        text: slackText(`${title(e)}: ${e.message}`),
         blocks: [
           { type: 'section', text: { type: 'mrkdwn', text } },
-          { type: 'context', elements: facts.map(([k, v]) => ({ type: 'mrkdwn', text: `*${k}:* ${v}` })) },
+          { type: 'context', elements: facts.map(([k, v]) => ({ type: 'mrkdwn', text: `*${k}:* ${slackText(v)}` })) },
         ],
       };
       const url = p.address ?? 'https://slack.com/api/chat.postMessage';
