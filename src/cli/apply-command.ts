@@ -144,7 +144,7 @@ export function registerApplyCommand(program: Command, io: CliIo): void {
  * accepted and changes nothing (a saved plan needs no approval), because CI scripts pass it to
  * every apply.
  */
-const PLAN_SHAPING = ['prune', 'pruneAll', 'adopt', 'allowReplace', 'allowShrink', 'drift', 'ignoreWindows', 'policy'] as const;
+const PLAN_SHAPING = ['prune', 'pruneAll', 'adopt', 'allowReplace', 'allowShrink', 'drift', 'ignoreWindows', 'policy', 'target'] as const;
 
 function refusePlanFlags(cmd: Command): void {
   const given = PLAN_SHAPING.filter((k) => cmd.getOptionValueSource(k) === 'cli');

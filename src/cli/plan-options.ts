@@ -2,6 +2,8 @@ import type { Command } from 'commander';
 import { Option } from 'commander';
 import type { PlanOptions } from '../plan/types.js';
 import { intFlag } from './flag-values.js';
+import { UsageError } from './io.js';
+import { targetProblem } from '../plan/target.js';
 
 export interface PlanFlags {
   prune?: boolean;
@@ -11,6 +13,7 @@ export interface PlanFlags {
   allowShrink?: boolean;
   drift?: 'heal' | 'report';
   readConcurrency?: string;
+  target?: string[];
 }
 
 /**
@@ -18,7 +21,13 @@ export interface PlanFlags {
  * the drift default differs (docs/manifests.md): `plan`/`apply` heal what the plan shows (a person approves
  * it); the unattended agent reports and heals only when asked.
  */
-export function addPlanFlags(cmd: Command, defaults: { drift: 'heal' | 'report' } = { drift: 'heal' }): Command {
+export function addPlanFlags(cmd: Command, defaults: { drift: 'heal' | 'report'; target?: boolean } = { drift: 'heal', target: true }): Command {
+  if (defaults.target)
+    cmd.option(
+      '--target <Kind/NAME>',
+      'plan only this object and what it depends on (repeatable; Kind/NAME#ID names one superseded object)',
+      (v: string, all: string[] = []) => [...all, v],
+    );
   return cmd
     .option('--prune', 'delete owned objects that are no longer in git')
     .option('--prune-all', 'allow --prune to delete everything when the desired set is empty')
@@ -41,7 +50,16 @@ export function planOptionsFrom(f: PlanFlags): PlanOptions {
     allowReplace: f.allowReplace === true,
     ...(f.allowShrink === true ? { allowShrink: true } : {}),
     drift: f.drift ?? 'heal',
+    ...(f.target && f.target.length > 0 ? { targets: targetsOf(f.target) } : {}),
   };
+}
+
+function targetsOf(values: readonly string[]): string[] {
+  for (const v of values) {
+    const why = targetProblem(v);
+    if (why) throw new UsageError(why);
+  }
+  return [...new Set(values)];
 }
 
 /**

@@ -73,7 +73,7 @@ export function registerRunCommand(program: Command, io: CliIo): void {
           '--allow-insecure-git',
           'send the git token over a plain http:// URL anyway (refused by default: it is readable on the network)',
         ),
-      { drift: 'report' },
+      { drift: 'report', target: false },
     )
       .option('--concurrency <n>', 'apply actions in parallel (1-256)', String(DEFAULT_ACTION_CONCURRENCY))
       .option('--pass-timeout <duration>', 'longest a single pass may take', '30m')

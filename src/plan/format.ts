@@ -117,6 +117,8 @@ export function formatPlanText(shownPlan: Plan, opts: { color?: boolean; verbose
   // The plan header names a verified revision's signer (docs/architecture.md, signature verification).
   if (plan.signer) lines.push(`Revision ${plan.revision ?? '(directory)'} signed by ${plan.signer}`, '');
   if (plan.baselines && plan.baselines.length > 0) lines.push(...plan.baselines, '');
+  if (plan.targets)
+    lines.push(`Targeted: ${plan.targets.join(', ')} (and what they depend on); other changes wait for a plan without --target.`, '');
   for (const e of plan.errors) lines.push(`Error: ${e}`);
   // An unchanged object with a reason (e.g. `live wave 3 is past the gate wave 2`) is shown too:
   // the reason is news, though nothing is written.
@@ -178,6 +180,11 @@ export function formatPlanMarkdown(plan: Plan, opts: { commit?: string | null } 
   if (plan.signer) out.push(`Signed by ${md(plan.signer)}`, '');
   for (const b of plan.baselines ?? []) out.push(`${md(b)}  `);
   if (plan.baselines && plan.baselines.length > 0) out.push('');
+  if (plan.targets)
+    out.push(
+      `Targeted: ${plan.targets.map((t) => codeSpan(t)).join(', ')} (and what they depend on); other changes wait for a plan without \`--target\`.`,
+      '',
+    );
   for (const e of plan.errors) out.push(`> **Error:** ${md(e)}`, '');
   out.push(`**${summaryLine(plan.summary)}**`, '');
   const changed = byDependency(plan.objects.filter((o) => o.change !== 'none' || o.reasons.length > 0));

@@ -16,6 +16,7 @@ import { planPrune } from './plan-prune.js';
 import { listServiceStarted } from './service-driven.js';
 import { planTenantUpload } from './plan-uploads.js';
 import { planSuspended } from './not-planned.js';
+import { targeted } from './target.js';
 import { ownershipErrors, planSharedId, sharedDesiredKeys } from './ownership.js';
 import type { Dependents } from './not-planned.js';
 import { isChangeAction, PLAN_VERSION } from './types.js';
@@ -73,7 +74,7 @@ export function plan(input: PlanInput): Plan {
   const conflicts = ctx.objects.filter((o) => o.change === 'conflict').length;
   if (conflicts > 0) errors.push(conflictSummary(conflicts, Object.keys(inventory.objects).length === 0));
   ctx.objects.sort(byKey);
-  return {
+  const whole: Plan = {
     version: PLAN_VERSION,
     revision,
     generatedAt: now.toISOString(),
@@ -86,6 +87,7 @@ export function plan(input: PlanInput): Plan {
     ...(ctx.gates.length > 0 ? { gates: ctx.gates } : {}),
     ...(ctx.windows.length > 0 ? { windows: ctx.windows } : {}),
   };
+  return options.targets && options.targets.length > 0 ? targeted(whole, options.targets, summarize) : whole;
 }
 
 export const WINDOW_CLOCK_ERROR =

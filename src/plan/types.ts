@@ -234,6 +234,8 @@ export interface Plan {
   windows?: WindowState[];
   /** Header lines about each Baseline: its summary and expired exceptions (plan/baselines.ts). */
   baselines?: string[];
+  /** The `--target` keys this plan was narrowed to; every other change waits for a later plan. */
+  targets?: string[];
 }
 
 export interface PlanOptions {
@@ -248,6 +250,8 @@ export interface PlanOptions {
   driftHold?: string[];
   /** Break glass (`--ignore-windows --reason T`): forward moves go through closed windows, recorded with who and why. */
   ignoreWindows?: { actor: string; reason: string };
+  /** `--target Kind/NAME`: only these objects and what their actions depend on (plan/target.ts). */
+  targets?: string[];
 }
 
 /**
