@@ -196,7 +196,7 @@ export class Agent {
       const src = await this.o.source.sync();
       revision = src.revision;
       status.startPass(revision, trigger);
-      const log = logger.child({ revision, ...(src.signer ? { signer: src.signer } : {}) });
+      let log = logger.child({ revision, ...(src.signer ? { signer: src.signer } : {}) });
       log.info({ trigger }, 'reconcile pass started');
       const driftHold = this.heals.held();
       const out = await reconcile({
@@ -219,6 +219,10 @@ export class Agent {
         },
         signal: signals.hard,
         stopSignal: signals.soft,
+        // A directory's revision is the digest of what was loaded: every line after the load carries it.
+        onPlanned: (p) => {
+          if (revision === null && p.revision !== null) log = logger.child({ revision: p.revision });
+        },
         ...(this.o.approvals ? { mayApply: this.o.approvals.mayApply(src.dir) } : {}),
       });
       outcome = await settleApprovals(this.o.approvals, out, passOutcome(out));

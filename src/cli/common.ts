@@ -132,7 +132,11 @@ export async function buildRuntime(
     ...(extra.onRequest ? { onRequest: extra.onRequest } : {}),
     ...maxResponseBytes(io.env),
   });
-  const { stateDir, state } = openCommandState(opts, io, secrets, extra.existingState ?? false);
+  // Under `--log-format json` a warning (a lock taken over) is a JSON line too: log shippers parse every
+  // line. A level that hides warnings must not hide this one: it is then a plain line on stderr.
+  const json = (opts.logFormat ?? (io.isTTY ? 'pretty' : 'json')) === 'json';
+  const warn = json && logger.isLevelEnabled('warn') ? (m: string): void => logger.warn(m) : undefined;
+  const { stateDir, state } = openCommandState(opts, io, secrets, extra.existingState ?? false, warn);
   const close = async (): Promise<void> => {
     await state.close();
     await api.close();
@@ -156,11 +160,12 @@ export function openCommandState(
   io: CliIo,
   secrets: string[] = [],
   existing = true,
+  warn: (message: string) => void = (m) => io.stderr(`Warning: ${m}`),
 ): { stateDir: string; state: State } {
   const stateDir = resolveStateDir(opts, io);
   const stateUrl = opts.stateUrl ?? io.env.PACKSYNC_STATE_URL;
   if (stateUrl) secrets.push(...connectionSecrets(io.env.AZURE_STORAGE_CONNECTION_STRING));
-  return { stateDir, state: openState({ stateDir, stateUrl, env: io.env, warn: (m) => io.stderr(`Warning: ${m}`), existing }) };
+  return { stateDir, state: openState({ stateDir, stateUrl, env: io.env, warn, existing }) };
 }
 
 /** `--state-dir`, else env `PACKSYNC_STATE_DIR`, else `./.packsync`; offline commands (`state`) use it too. */

@@ -21,7 +21,10 @@ export interface PlanFlags {
  * the drift default differs (docs/manifests.md): `plan`/`apply` heal what the plan shows (a person approves
  * it); the unattended agent reports and heals only when asked.
  */
-export function addPlanFlags(cmd: Command, defaults: { drift: 'heal' | 'report'; target?: boolean } = { drift: 'heal', target: true }): Command {
+export function addPlanFlags(
+  cmd: Command,
+  defaults: { drift: 'heal' | 'report'; target?: boolean } = { drift: 'heal', target: true },
+): Command {
   if (defaults.target)
     cmd.option(
       '--target <Kind/NAME>',

@@ -56,6 +56,8 @@ export interface ReconcileInput extends PlanPassInput {
   applyOptions?: ApplyOptions;
   /** Graceful stop: no new action starts, calls in flight finish. */
   stopSignal?: AbortSignal;
+  /** Told the plan before anything of it is applied (the agent names a directory's revision on every later log line). */
+  onPlanned?: (plan: Plan) => void;
   /**
    * Asked before applying (the agent's two-person rule, docs/policy.md): false keeps the whole
    * revision from being applied (nothing of it is written); the plan is still returned.
@@ -205,6 +207,7 @@ export async function reconcile(input: ReconcileInput): Promise<ReconcileOutput>
   const planned = await planPass(input);
   if (planned.kind === 'invalid') return planned;
   const { plan: p, desired, warnings } = planned;
+  input.onPlanned?.(p);
   const seen = {
     ...(planned.live ? { live: planned.live } : {}),
     inventory: planned.store.inventory,
