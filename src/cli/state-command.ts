@@ -45,6 +45,11 @@ export function registerStateCommand(program: Command, io: CliIo): void {
     const { state: st } = openCommandState(opts, io);
     const listing = listState(await st.read(), st.location);
     io.stdout(opts.output === 'json' ? JSON.stringify(listing, null, 2) : formatListText(listing));
+    // An empty remote state is often a mistyped prefix: name the states that do exist beside it.
+    if (listing.objects.length === 0 && listing.intents.length === 0 && st.otherLocations) {
+      const others = await st.otherLocations().catch(() => []);
+      if (others.length > 0) io.stderr(`Hint: the container holds other states: ${others.join(', ')}; check --state-url.`);
+    }
   });
 
   stateDir(

@@ -35,6 +35,11 @@ export interface State {
   held(): boolean;
   /** Requests queued for the lock's holder (`promote`/`resume` while an apply or agent runs). */
   readonly requests: RequestQueue;
+  /**
+   * Remote state only: the other state prefixes in the same container (at most 10), so an empty
+   * state at a mistyped prefix can name the ones that exist (docs/reconcile.md, "Remote state").
+   */
+  otherLocations?: () => Promise<string[]>;
 }
 
 export interface StateOptions {
@@ -167,5 +172,16 @@ function remoteState(url: string, o: StateOptions): State {
     },
     held: () => locked,
     requests: new BlobRequestQueue(getContainer, loc.prefix),
+    otherLocations: async () => {
+      const c = await getContainer();
+      const found = new Set<string>();
+      for await (const blob of c.listBlobsFlat()) {
+        const m = /^(?:(.*)\/)?(?:journal\.jsonl|inventory\.json)$/.exec(blob.name);
+        if (!m || (m[1] ?? '') === loc.prefix) continue;
+        found.add(`azblob://${loc.container}${m[1] ? `/${m[1]}` : ''}`);
+        if (found.size >= 10) break;
+      }
+      return [...found].sort();
+    },
   };
 }

@@ -182,8 +182,20 @@ describe('remote state (azblob, Azurite)', () => {
     expect(plan.stderr).toContain('does not exist yet: read as a new, empty state');
     const apply = await run(['apply', repo, '--auto-approve'], typo).done;
     expect(apply.code).toBe(1); // the account holds what team-a owns: an empty state never adopts it
-    expect(apply.stderr).toContain('created the container "packsync-stat"');
+    // A JSON log line under the default (piped) log format: the quotes are escaped there.
+    expect(apply.stderr).toMatch(/created the container \\?"packsync-stat\\?"/);
   }, 120_000);
+
+  // Regression (issue 20.9, operator review 3 row 20): a mistyped prefix read as a valid empty state, silently.
+  it('a mistyped prefix: state list says the state is empty and names the states the container holds', async () => {
+    const r = await run(['state', 'list'], {
+      PACKSYNC_STATE_URL: 'azblob://packsync-state/team-aa',
+      AZURE_STORAGE_CONNECTION_STRING: azurite.connectionString,
+    }).done;
+    expect(r.code).toBe(0);
+    expect(r.stdout).toContain('The state in azblob://packsync-state/team-aa is empty');
+    expect(r.stderr).toMatch(/Hint: the container holds other states: .*azblob:\/\/packsync-state\/team-a\b/);
+  }, 60_000);
 
   it('a wrong account key says the credentials were refused, and never prints them', async () => {
     const wrongKey = Buffer.from('not the account key of devstoreaccount1, 64 bytes long at least!!').toString('base64');
