@@ -116,23 +116,33 @@ export class PassObserver {
     await this.rollouts(out, revision, signal);
   }
 
+  /** Writes made for the revision last applied: a repeated `ApplySucceeded` says what its count adds up to. */
+  private applied: { revision: string | null; passes: number; writes: number } = { revision: null, passes: 0, writes: 0 };
+
   /** After the pass: `ApplySucceeded` when something changed, `Recovered` once a revision-wide failure clears. */
   finished(result: PassResult, revision: string | null, writes: number): void {
     if (result !== 'Succeeded') return;
-    if (writes > 0)
-      this.o.status.event({
-        reason: 'ApplySucceeded',
-        object: this.source,
-        message: `revision ${revision ?? '(directory)'} applied: ${writes} write(s)`,
-        revision,
-      });
-    if (this.failing.delete(this.source))
-      this.o.status.event({
-        reason: 'Recovered',
-        object: this.source,
-        message: `revision ${revision ?? '(directory)'} is in sync again`,
-        revision,
-      });
+    const name = `revision ${revision ?? '(directory)'}`;
+    if (writes > 0) {
+      const a = this.applied.revision === revision ? this.applied : { revision, passes: 0, writes: 0 };
+      a.passes++;
+      a.writes += writes;
+      this.applied = a;
+      // One event per revision whose count grows: its message speaks for all of them, not the first.
+      const message =
+        a.passes === 1
+          ? `${name} applied: ${writes} write(s)`
+          : `${name} applied again: ${writes} write(s) in the latest pass, ${a.writes} in ${a.passes} passes`;
+      this.o.status.event({ reason: 'ApplySucceeded', object: this.source, message, revision });
+    }
+    if (this.failing.delete(this.source)) {
+      // "In sync" only when it is: reported drift (`--drift report`) leaves the revision applied, not in sync.
+      const drifted = this.o.status.condition('Drifted')?.status === 'True';
+      const message = drifted
+        ? `${name} applies again (drift is reported, not healed: see the Drifted condition)`
+        : `${name} is in sync again`;
+      this.o.status.event({ reason: 'Recovered', object: this.source, message, revision });
+    }
   }
 
   private async rollouts(out: Planned, revision: string | null, signal?: AbortSignal): Promise<void> {

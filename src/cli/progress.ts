@@ -62,13 +62,15 @@ export function createProgressRenderer(
   return (e) => {
     if (!tty && (e.type === 'action-done' || e.type === 'action-failed' || e.type === 'action-skipped')) settle(e.key);
     switch (e.type) {
+      // Bookkeeping (state records, a gate's verdict kept in the state) writes nothing to the service:
+      // no line, so an unchanged deployment never looks acted on (regression: "✓ Deployment/x: ready").
       case 'action-start':
-        if (e.op !== OP.record) status(`${e.key}: ${e.description} …`);
+        if (e.op !== OP.record && e.op !== OP.gate) status(`${e.key}: ${e.description} …`);
         return;
       case 'action-done':
-        if (e.op !== OP.record && e.op !== OP.gate && !isWaitOp(e.op))
-          line(`  ✓ ${e.key}: ${e.description} (${(e.durationMs / 1000).toFixed(1)} s)`);
-        else if (e.op !== OP.record) line(`  ✓ ${e.key}: ready (${(e.durationMs / 1000).toFixed(1)} s)`);
+        if (e.op === OP.record || e.op === OP.gate) return;
+        if (!isWaitOp(e.op)) line(`  ✓ ${e.key}: ${e.description} (${(e.durationMs / 1000).toFixed(1)} s)`);
+        else line(`  ✓ ${e.key}: ready (${(e.durationMs / 1000).toFixed(1)} s)`);
         return;
       case 'action-failed':
         line(`  ✗ ${e.key}: ${e.description} failed: ${e.code}: ${e.message}`);
