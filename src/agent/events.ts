@@ -23,6 +23,8 @@ export const EVENT_REASONS = [
   // The update automation (docs/agent.md "Update automation"): an update pushed for review, a run that failed.
   'UpdateProposed',
   'UpdateFailed',
+  // A Baseline exception passed its `expires` date: the baseline applies to that app again (docs/baselines.md).
+  'ExceptionExpired',
 ] as const;
 export type EventReason = (typeof EVENT_REASONS)[number];
 
@@ -71,7 +73,9 @@ export const EVENT_LIMIT = 50;
 export function eventIdentity(
   e: Pick<AgentEvent, 'reason' | 'revision'> & { object?: string | undefined; wave?: number | undefined },
 ): string {
-  return JSON.stringify([e.object ?? '', e.reason, e.reason === 'GateHeld' ? null : e.revision, e.wave ?? null]);
+  // A hold, or an expired exception, is a state of the object, not of a commit: one occurrence across commits.
+  const perObject = e.reason === 'GateHeld' || e.reason === 'ExceptionExpired';
+  return JSON.stringify([e.object ?? '', e.reason, perObject ? null : e.revision, e.wave ?? null]);
 }
 
 /** Splits `Kind/name` (the name may hold slashes, as a source URL does). */

@@ -4,6 +4,7 @@
  * across passes (open failures, each rollout's last wave) to emit `Recovered`, `DriftHealed`,
  * `WaveAdvanced` and `RolloutCompleted` only on a change. Nothing here can fail a pass.
  */
+import type { ExpiredException } from '../plan/types.js';
 import type { Logger } from 'pino';
 import type { PacksyncApi } from '../api/operations.js';
 import type { ApplyEvent } from '../apply/events.js';
@@ -82,6 +83,7 @@ export class PassObserver {
       if (o.drift === 'healed') status.event({ reason: 'DriftHealed', object: o.key, message: `healed: ${reason}`, revision });
       else unhealed.push(o.key);
     }
+    this.expiredExceptions(out.plan.expiredExceptions ?? []);
     // Owned live objects whose manifest left git: out of sync until pruned (docs/agent.md).
     const orphaned = out.plan.objects.filter((o) => o.requiresPruning === true).map((o) => o.key);
     status.drifted(unhealed, orphaned);
@@ -114,6 +116,25 @@ export class PassObserver {
     }
     for (const k of failedNow) this.failing.add(k);
     await this.rollouts(out, revision, signal);
+  }
+
+  /**
+   * Expired Baseline exceptions: on `/status` and the page, and one `ExceptionExpired` event each
+   * (per object, not per commit), which notifications carry (docs/baselines.md, "Exceptions").
+   */
+  private expiredExceptions(list: readonly ExpiredException[]): void {
+    const { status } = this.o;
+    if (list.length > 0) status.status.expiredExceptions = [...list];
+    else delete status.status.expiredExceptions;
+    for (const e of list) {
+      const where = e.ring !== undefined ? ` in ring ${e.ring}` : '';
+      status.event({
+        reason: 'ExceptionExpired',
+        object: `Baseline/${e.baseline}/${e.app}${e.ring !== undefined ? `/${e.ring}` : ''}`,
+        message: `the exception for ${e.app}${where} (${e.action}, owner ${e.owner}: ${e.reason}) expired on ${e.expires}; the baseline applies to it again (${e.at})`,
+        revision: null,
+      });
+    }
   }
 
   /** Writes made for the revision last applied: a repeated `ApplySucceeded` says what its count adds up to. */

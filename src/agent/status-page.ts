@@ -150,6 +150,12 @@ function attention(s: AgentStatus, used: Set<string>): string {
       );
     // A hold git asked for (spec.wave) is intended: shown on the board as suspended by git, not here.
   }
+  for (const e of s.expiredExceptions ?? []) {
+    const where = e.ring !== undefined ? ` in ring ${e.ring}` : '';
+    items.push(
+      `<li class=w><code>Baseline/${esc(e.baseline)}</code> <span class=m>${esc(e.at)}</span>: the exception for ${esc(e.app)}${esc(where)} (owner ${esc(e.owner)}: ${esc(e.reason)}) expired on ${esc(e.expires)}; the baseline applies to it again`,
+    );
+  }
   const body =
     items.length === 0
       ? '<p class=m>Nothing needs attention.</p>'

@@ -2,6 +2,7 @@
  * The shapes of the agent's status (`/status`, the status page, `run --once`): conditions with
  * their closed reason vocabulary, pass records, per-object results and progress.
  */
+import type { ExpiredException } from '../plan/types.js';
 import type { WindowState } from '../plan/window-types.js';
 import type { ApprovalVerdict } from './approvals.js';
 import type { ObjectOutcome } from '../apply/executor.js';
@@ -116,6 +117,8 @@ export interface AgentStatus {
   windows?: WindowState[];
   /** With `--policy`: the approvals the tracked revision needs, found and missing (null when none are needed). */
   approvals?: ApprovalVerdict | null;
+  /** Baseline exceptions past their `expires` date, as the last pass planned (docs/baselines.md). */
+  expiredExceptions?: ExpiredException[];
 }
 
 export type PassListener = (

@@ -8,10 +8,11 @@ import { Option } from 'commander';
 import { writeFile } from 'node:fs/promises';
 import { extname, resolve } from 'node:path';
 import { readReport } from '../export/report-read.js';
-import type { Report } from '../export/report-model.js';
+import type { Report, ReportException } from '../export/report-model.js';
 import { renderReportHtml } from '../export/report-html.js';
 import { renderReportMarkdown } from '../export/report-markdown.js';
 import { loadManifests } from '../manifests/load.js';
+import type { DesiredModel } from '../manifests/model.js';
 import { addCommonOptions, buildRuntime } from './common.js';
 import type { CommonOptions } from './common.js';
 import type { CliIo } from './io.js';
@@ -51,13 +52,15 @@ export function registerReportCommand(program: Command, io: CliIo): void {
     const period = reportPeriod(opts.from, opts.to);
     const format = opts.format ?? (opts.out ? (BY_EXTENSION[extname(opts.out).toLowerCase()] ?? 'html') : 'markdown');
     if (format === 'pdf' && !opts.out) throw new UsageError('--format pdf needs --out FILE (a PDF is not written to a terminal)');
-    const coveredNames = path ? await gitApps(path, io) : [];
-    if (coveredNames === null) return;
+    const git = path ? await gitFacts(path, io) : { apps: [], exceptions: [] };
+    if (git === null) return;
+    const coveredNames = git.apps;
     const rt = await buildRuntime(opts, io);
     let report: Report;
     try {
       const inventory = await rt.state.read();
       report = await readReport({ api: rt.api, inventory, period, tenant: opts.tenant, coveredNames, now: new Date() });
+      if (git.exceptions.length > 0) report.exceptions = git.exceptions.map((e) => ({ ...e, state: stateAt(e.expires, report.period.to) }));
     } finally {
       await rt.close();
     }
@@ -86,8 +89,11 @@ async function render(r: Report, format: Format, io: CliIo): Promise<string | Bu
   }
 }
 
-/** Catalog app names git's packages and flows name: radar does not list them as unmanaged. Null: invalid (printed). */
-async function gitApps(path: string, io: CliIo): Promise<string[] | null> {
+/**
+ * What the report takes from git: the catalog app names its packages and flows name (radar does not
+ * list them as unmanaged) and the Baselines' exceptions. Null: invalid (printed).
+ */
+async function gitFacts(path: string, io: CliIo): Promise<{ apps: string[]; exceptions: Omit<ReportException, 'state'>[] } | null> {
   const loaded = await loadManifests(resolve(io.cwd, path));
   if (!loaded.desired || loaded.problems.some((p) => p.severity === 'error')) {
     io.stderr(problemLines(loaded.problems, 'plan').replace('nothing was planned.', 'no report was made.'));
@@ -95,6 +101,27 @@ async function gitApps(path: string, io: CliIo): Promise<string[] | null> {
     return null;
   }
   const d = loaded.desired;
+  const exceptions = (d.baselines ?? []).flatMap((b) =>
+    b.exceptions.map((e): Omit<ReportException, 'state'> => ({
+      baseline: b.name,
+      app: e.app,
+      ...(e.ring !== undefined ? { ring: e.ring } : {}),
+      action: e.action,
+      owner: e.owner,
+      reason: e.reason,
+      ...(e.expires !== undefined ? { expires: e.expires } : {}),
+      at: `${e.source.file}:${e.source.line}:${e.source.column}`,
+    })),
+  );
+  return { apps: gitAppNames(d), exceptions };
+}
+
+/** An exception ends at the end of its `expires` day (UTC), as the plan judges it; `to` is the period's end (ISO). */
+function stateAt(expires: string | undefined, to: string): ReportException['state'] {
+  return expires !== undefined && Date.parse(`${expires}T00:00:00Z`) + 86_400_000 <= Date.parse(to) ? 'expired' : 'in force';
+}
+
+function gitAppNames(d: DesiredModel): string[] {
   return [
     ...d.packages.flatMap((p) => (p.spec.catalog ? [p.spec.catalog.app] : [])),
     ...d.flows.flatMap((f) => (f.spec.app ? [f.spec.app] : [])),

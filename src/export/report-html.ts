@@ -3,6 +3,7 @@
  * external asset (styles inline, no images, no fonts), every value escaped, print CSS that keeps a
  * tenant's tables together and starts each tenant on a new page.
  */
+import type { ReportException } from './report-model.js';
 import type { DriftRecord } from '../state/history.js';
 import type { Report, ReportTenant, TenantRollout } from './report-model.js';
 import { gateText, hours, periodText, sharedDrift, when } from './report-text.js';
@@ -41,6 +42,7 @@ export function renderReportHtml(r: Report): string {
   const shared = sharedDrift(r);
   if (shared.length > 0)
     parts.push(`<section id="shared-drift">${driftTable(shared).replace('<h3>Drift</h3>', '<h3>Drift of shared objects</h3>')}</section>`);
+  if (r.exceptions && r.exceptions.length > 0) parts.push(exceptionsSection(r.exceptions));
   for (const t of r.tenants) parts.push(tenantSection(t));
   parts.push('</body></html>\n');
   return parts.join('\n');
@@ -115,6 +117,21 @@ function gatesTable(rs: TenantRollout[]): string {
   const rows = rs.flatMap((r) => r.gates.map((g) => [esc(`${r.app} ${r.version}`), esc(when(g.at)), esc(gateText(g)), esc(g.reason)]));
   if (rows.length === 0) return '<p class="muted">No gate verdicts or holds.</p>';
   return `<h3>Gate verdicts and holds</h3>${table(['Rollout', 'When', 'Verdict', 'Reason'], rows)}`;
+}
+
+/** Deviations from the standard a customer agreed to, with owner, reason and end; expired ones say the baseline applies again. */
+function exceptionsSection(list: readonly ReportException[]): string {
+  const rows = list.map((e) => [
+    esc(e.baseline),
+    esc(e.app),
+    esc(e.ring ?? 'all'),
+    esc(e.action),
+    esc(e.owner),
+    esc(e.reason),
+    esc(e.expires ?? 'never'),
+    e.state === 'expired' ? '<b>expired</b>: the baseline applies again' : 'in force',
+  ]);
+  return `<section id="exceptions"><h2>Baseline exceptions</h2>${table(['Baseline', 'App', 'Ring', 'Action', 'Owner', 'Reason', 'Expires', 'State'], rows)}</section>`;
 }
 
 function driftTable(ds: DriftRecord[]): string {

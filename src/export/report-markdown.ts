@@ -1,4 +1,5 @@
 /** The report as markdown (docs/reports.md#markdown): for a ticket, a wiki page or a monthly mail. */
+import type { ReportException } from './report-model.js';
 import type { DriftRecord } from '../state/history.js';
 import type { Report, ReportTenant } from './report-model.js';
 import { gateText, hours, periodText, sharedDrift, when } from './report-text.js';
@@ -37,6 +38,13 @@ export function renderReportMarkdown(r: Report): string {
   const shared = sharedDrift(r);
   if (shared.length > 0)
     out.push('## Drift of shared objects', '', ...table(['When', 'Object', 'Found', 'Done'], shared.map(driftRow)), '');
+  if (r.exceptions && r.exceptions.length > 0)
+    out.push(
+      '## Baseline exceptions',
+      '',
+      ...table(['Baseline', 'App', 'Ring', 'Action', 'Owner', 'Reason', 'Expires', 'State'], r.exceptions.map(exceptionRow)),
+      '',
+    );
   for (const tenant of r.tenants) out.push(...tenantLines(tenant));
   return `${out.join('\n').trimEnd()}\n`;
 }
@@ -84,6 +92,19 @@ function tenantLines(t: ReportTenant): string[] {
       '',
     );
   return out;
+}
+
+function exceptionRow(e: ReportException): unknown[] {
+  return [
+    e.baseline,
+    e.app,
+    e.ring ?? 'all',
+    e.action,
+    e.owner,
+    e.reason,
+    e.expires ?? 'never',
+    e.state === 'expired' ? 'expired: the baseline applies again' : 'in force',
+  ];
 }
 
 function driftRow(d: DriftRecord): unknown[] {

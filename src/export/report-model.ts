@@ -71,6 +71,24 @@ export interface Report {
   missingTenants: MissingTenant[];
   drift: DriftRecord[];
   totals: { rollouts: number; completed: number; installed: number; failed: number; holds: number; radarApps: number };
+  /**
+   * With a PATH: the Baselines' exceptions (deviations from the standard, with owner and reason), as
+   * of the end of the period: still in force, or expired so the baseline applies again.
+   */
+  exceptions?: ReportException[];
+}
+
+export interface ReportException {
+  baseline: string;
+  app: string;
+  ring?: string;
+  action: 'omit' | 'override';
+  owner: string;
+  reason: string;
+  expires?: string;
+  state: 'in force' | 'expired';
+  /** FILE:LINE:COL of the exception. */
+  at: string;
 }
 
 export interface ReportFacts {

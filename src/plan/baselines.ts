@@ -5,7 +5,7 @@
  * error unless `--allow-shrink`.
  */
 import type { BaselineException, BaselineSummary, DesiredModel } from '../manifests/model.js';
-import type { Plan } from './types.js';
+import type { ExpiredException, Plan } from './types.js';
 
 const DAY_MS = 86_400_000;
 
@@ -14,13 +14,28 @@ export function reviewBaselines(plan: Plan, desired: DesiredModel, now: Date, al
   const baselines = desired.baselines ?? [];
   if (baselines.length === 0) return;
   const lines: string[] = [];
+  const expired: ExpiredException[] = [];
   for (const b of baselines) {
     lines.push(headerLine(b, now));
-    for (const e of b.exceptions) if (expiredAt(e, now)) lines.push(expiredLine(b, e));
+    for (const e of b.exceptions) {
+      if (!expiredAt(e, now)) continue;
+      lines.push(expiredLine(b, e));
+      expired.push({
+        baseline: b.name,
+        app: e.app,
+        ...(e.ring !== undefined ? { ring: e.ring } : {}),
+        action: e.action,
+        owner: e.owner,
+        reason: e.reason,
+        expires: e.expires ?? '',
+        at: `${e.source.file}:${e.source.line}:${e.source.column}`,
+      });
+    }
     const guard = shrinkError(plan, b);
     if (guard && !allowShrink) plan.errors.push(guard);
   }
   plan.baselines = lines;
+  if (expired.length > 0) plan.expiredExceptions = expired;
 }
 
 function expiredAt(e: BaselineException, now: Date): boolean {

@@ -236,6 +236,20 @@ export interface Plan {
   baselines?: string[];
   /** The `--target` keys this plan was narrowed to; every other change waits for a later plan. */
   targets?: string[];
+  /** Baseline exceptions past their `expires` date: the baseline applies to their app again (plan/baselines.ts). */
+  expiredExceptions?: ExpiredException[];
+}
+
+export interface ExpiredException {
+  baseline: string;
+  app: string;
+  ring?: string;
+  action: 'omit' | 'override';
+  owner: string;
+  reason: string;
+  expires: string;
+  /** Where the exception is written: FILE:LINE:COL. */
+  at: string;
 }
 
 export interface PlanOptions {
