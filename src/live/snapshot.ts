@@ -138,8 +138,15 @@ export async function readLiveState(
       // Reported by the planner.
     }
   }
+  // Upload tasks the state owns in a tenant are read by id when its list leaves them out (an upload
+  // run again is a second app in the customer's Intune); one found elsewhere keeps its own tenant.
+  const ownedTasks = new Map<string, string[]>();
+  for (const [k, e] of Object.entries(inventory.objects))
+    if (e.kind === 'TenantUpload' && !k.includes('#') && e.tenantId)
+      ownedTasks.set(lowerId(e.tenantId), [...(ownedTasks.get(lowerId(e.tenantId)) ?? []), e.id]);
   await mapLimit([...uploadTenants], concurrency, async (id) => {
-    uploads[id] = await all((q) => api.listTenantUploads(id, q, signal));
+    const listed = await all((q) => api.listTenantUploads(id, q, signal));
+    uploads[id] = await withOwned(listed, ownedTasks.get(lowerId(id)) ?? [], (task) => call(() => api.getUploadTask(task, signal)));
   });
 
   // Only details carry `errorDetails`: read them for the owned packages that failed processing

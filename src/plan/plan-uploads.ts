@@ -41,10 +41,13 @@ export function planTenantUpload(ctx: PlanContext, m: TenantUploadManifest): voi
     ...(m.metadata.annotations ? { annotations: m.metadata.annotations } : {}),
   };
   const tasks = ctx.live.uploads[tenantId] ?? [];
-  const matching = packageId ? tasks.filter((t) => t.packageId === packageId) : [];
+  // GUIDs compare case-insensitively: an answer in upper case is still the task the state recorded.
+  const same = (a: string | null | undefined, b: string | null | undefined): boolean => !!a && !!b && a.toLowerCase() === b.toLowerCase();
+  const matching = packageId ? tasks.filter((t) => same(t.packageId, packageId)) : [];
   // Tasks another key records are that key's (docs/reconcile.md): never adopted here, never a conflict.
   const forPackage = matching.filter((t) => otherHolder(ctx, key, t.id) === undefined);
-  const owned = entry && entry.packageId === packageId && entry.tenantId === tenantId ? tasks.find((t) => t.id === entry.id) : undefined;
+  const owned =
+    entry && same(entry.packageId, packageId) && same(entry.tenantId, tenantId) ? tasks.find((t) => same(t.id, entry.id)) : undefined;
 
   const c: UploadCase = { m, key, record, tenantId };
   const reasons: string[] = [];
@@ -61,7 +64,9 @@ export function planTenantUpload(ctx: PlanContext, m: TenantUploadManifest): voi
     planUnownedUpload(ctx, c, forPackage);
     return;
   } else if (entry) {
-    reasons.push(entry.packageId !== packageId ? 'the package has a new live version' : 'upload task not found live');
+    reasons.push(
+      !same(entry.packageId, packageId) ? 'the package has a new live version' : 'upload task not found live (a read by id answered 404)',
+    );
   }
   const up = ctx.action(key, {
     op: OP.tenantUpload,

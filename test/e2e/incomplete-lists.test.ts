@@ -1,6 +1,6 @@
 /**
  * Incomplete list answers never duplicate (issue 20, security review 3 finding 4): through a proxy that
- * answers the flow list with `[]` or the package list with upper-case ids, an apply of a converged
+ * answers the flow list or a tenant's upload tasks with `[]`, or the package list with upper-case ids, an apply of a converged
  * repository creates nothing (regression: it created a second copy of every flow and package, exit 0,
  * and the originals kept running unseen). Owned objects missing from a list are read by id.
  */
@@ -25,7 +25,7 @@ afterEach(async () => {
   await sim.close();
 });
 
-type Mode = 'hideflows' | 'upperids';
+type Mode = 'hideflows' | 'upperids' | 'hideuploads';
 
 /** Forwards to the simulator, rewriting the flow list (empty) or the package list (upper-case ids). */
 async function tamperingProxy(mode: Mode): Promise<string> {
@@ -42,6 +42,7 @@ async function tamperingProxy(mode: Mode): Promise<string> {
         let text = await up.text();
         const path = (req.url ?? '').split('?')[0];
         if (req.method === 'GET' && path === '/v1/flow' && mode === 'hideflows') text = '[]';
+        if (req.method === 'GET' && /^\/v1\/tenant\/[^/]+\/uploads$/.test(path ?? '') && mode === 'hideuploads') text = '[]';
         if (req.method === 'GET' && path === '/v1/package' && mode === 'upperids')
           text = JSON.stringify((JSON.parse(text) as { id: string }[]).map((p) => ({ ...p, id: p.id.toUpperCase() })));
         const out: Record<string, string> = {};
@@ -50,7 +51,8 @@ async function tamperingProxy(mode: Mode): Promise<string> {
             k !== 'content-length' &&
             k !== 'content-encoding' &&
             k !== 'transfer-encoding' &&
-            !(k === 'x-pagination' && mode === 'hideflows' && path === '/v1/flow')
+            !(k === 'x-pagination' && mode === 'hideflows' && path === '/v1/flow') &&
+            !(k === 'x-pagination' && mode === 'hideuploads' && /\/uploads$/.test(path ?? ''))
           )
             out[k] = v;
         });
@@ -63,16 +65,17 @@ async function tamperingProxy(mode: Mode): Promise<string> {
 }
 
 describe('an owned object missing from a list answer', () => {
-  for (const mode of ['hideflows', 'upperids'] as const) {
+  for (const mode of ['hideflows', 'upperids', 'hideuploads'] as const) {
     it(`is read by id, never created again (${mode})`, async () => {
-      const repo = await writeRepo();
+      // With a tenant upload: an upload task missing from its tenant's list is read by id, never run again.
+      const repo = await writeRepo({ withCustom: true });
       expect((await cli(['apply', repo, '--auto-approve'], env)).code).toBe(0);
       const before = (await sim.journal(true)).length;
       const viaProxy = { ...env, PACKSYNC_API_URL: await tamperingProxy(mode) };
       const r = await cli(['apply', repo, '--auto-approve'], viaProxy);
       expect(r.code).toBe(0);
       const writes = (await sim.journal(true)).slice(before).map((e) => `${e.method} ${e.path}`);
-      expect(writes.filter((w) => w.startsWith('POST') && /create|import/.test(w))).toEqual([]);
+      expect(writes.filter((w) => w.startsWith('POST') && /create|import|\/upload$/.test(w))).toEqual([]);
       const state = await sim.state();
       expect(state.flows.filter((f) => !f.deleted)).toHaveLength(2);
     });
