@@ -87,7 +87,8 @@ export async function runAction(a: PlanAction, d: ActionDeps): Promise<void> {
         onProgress: (p) => d.emit({ type: 'upload-progress', key: a.key, ...p }),
       });
       // The digest of the bytes the upload sent and checked, never only the planned one.
-      await store.patch(a.key, { phase: 'uploaded', contentDigest: a.digest, updatedAt: at() });
+      const files = a.files && a.files.length <= MAX_RECORDED_FILES ? { contentFiles: a.files } : {};
+      await store.patch(a.key, { phase: 'uploaded', contentDigest: a.digest, ...files, updatedAt: at() });
       return;
     }
     case OP.waitPackage:
@@ -236,6 +237,9 @@ async function recordGate(store: InventoryStore, deploymentId: string, log: Gate
   await store.history({ type: 'gate', deploymentId, entry: { at, action, wave, by, reason } });
   if (action === 'skip-wave') await store.history({ type: 'wave', deploymentId, wave: wave + 1, at, by });
 }
+
+/** Content file lists longer than this are not kept in the state (the digest still is). */
+const MAX_RECORDED_FILES = 2000;
 
 function unknownOp(a: never): never {
   throw new PacksyncError('INTERNAL', `unknown plan action op ${String((a as { op?: unknown }).op)}`);

@@ -116,6 +116,36 @@ export function packageFields(entry: InventoryEntry, target: CatalogTarget | Cus
   const fields = diffFields(entry.spec, target.spec);
   if (entry.contentDigest !== undefined && entry.contentDigest !== m.content?.digest) {
     fields.push({ field: 'content', from: entry.contentDigest, to: m.content?.digest ?? null });
+    if (entry.contentFiles && m.content?.fileList) fields.push(...contentFileChanges(entry.contentFiles, m.content.fileList));
   }
   return fields;
+}
+
+type ContentFile = { path: string; size: number; sha256: string };
+
+/** At most this many file lines under a content change; the rest are counted. */
+const FILE_LINES = 20;
+
+/**
+ * The files a content change adds, removes or changes, with their sizes, so a reviewer sees what will
+ * be uploaded (a digest alone says only that something changed).
+ */
+function contentFileChanges(before: readonly ContentFile[], after: readonly ContentFile[]): ObjectPlan['fields'] {
+  const old = new Map(before.map((f) => [f.path, f]));
+  const now = new Map(after.map((f) => [f.path, f]));
+  const out: ObjectPlan['fields'] = [];
+  for (const f of after) {
+    const o = old.get(f.path);
+    if (!o) out.push({ field: `content file ${f.path}`, from: null, to: `added, ${bytes(f.size)}` });
+    else if (o.sha256 !== f.sha256) out.push({ field: `content file ${f.path}`, from: bytes(o.size), to: `${bytes(f.size)} (changed)` });
+  }
+  for (const f of before) if (!now.has(f.path)) out.push({ field: `content file ${f.path}`, from: bytes(f.size), to: 'removed' });
+  if (out.length <= FILE_LINES) return out;
+  return [...out.slice(0, FILE_LINES), { field: 'content files', from: null, to: `… and ${out.length - FILE_LINES} more changed` }];
+}
+
+function bytes(n: number): string {
+  if (n < 1024) return `${n} B`;
+  if (n < 1024 * 1024) return `${(n / 1024).toFixed(1)} KiB`;
+  return `${(n / 1024 / 1024).toFixed(1)} MiB`;
 }

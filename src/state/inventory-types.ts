@@ -37,6 +37,11 @@ export interface InventoryEntry {
   annotations?: Record<string, string>;
   phase?: PackagePhase;
   contentDigest?: string;
+  /**
+   * The files of the uploaded content (path, size, sha256), when at most 2,000: the next plan names the
+   * files a content change adds, removes or changes, with their sizes (docs/reconcile.md).
+   */
+  contentFiles?: { path: string; size: number; sha256: string }[];
   /** Deployments: the live flow and package ids and the last state/revision packsync applied. */
   flowId?: string;
   packageId?: string;
