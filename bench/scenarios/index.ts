@@ -7,6 +7,7 @@ import { installCold } from './install-cold.js';
 import { crash10x } from './crash-10x.js';
 import { fleet10x, fleetGrowth } from './fleet-10x.js';
 import { fleetCli } from './fleet-cli.js';
+import { patchTuesday } from './patch-tuesday.js';
 import { planScale } from './plan-scale.js';
 import { stopLatency } from './stop-latency.js';
 import { upload } from './upload.js';
@@ -30,4 +31,5 @@ export const SCENARIOS: Record<string, Scenario> = {
   'fleet-cli': fleetCli,
   'install-cold': installCold,
   'baseline-scale': baselineScale,
+  'patch-tuesday': patchTuesday,
 };

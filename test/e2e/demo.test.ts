@@ -15,6 +15,8 @@ describe('demo (npm start)', () => {
     expect(applied).toBeGreaterThan(plan);
     expect(clean).toBeGreaterThan(applied);
     expect(r.stdout).toMatch(/No changes\. Live state matches the desired state\./);
+    // Regression (operator review 3 row 24): the second plan reads, so it needs no writes, not "no calls".
+    expect(r.stdout).toContain('a converged repository needs no writes');
     // examples/ has a deployment with promotion: the converged plan shows its gate line.
     expect(r.stdout.slice(clean - 400)).toMatch(
       /Deployment\/contoso-agent-1-2-3 {2}wave 1\/1: soak \d+m\/12h; .*1 excluded \(no admin consent: Tailspin Toys\) → Inconclusive/,

@@ -252,6 +252,11 @@ describe('planner', () => {
     expect(rec.op === 'record' && rec.resolvesIntent && rec.entry.id).toBe(P1);
     // Without the intent, the same live package is someone else's: a conflict.
     expect(run(desired({ packages: [pkg('zip')] }), live({ packages: [livePackage(P1)] })).objects[0]!.change).toBe('conflict');
+    // Regression (operator review 3 row 14): a Ctrl-C is an interrupted run, never called a crash.
+    const text = formatPlanText(p);
+    expect(text).toContain('resolved a create of an interrupted run');
+    expect(rec.description).toMatch(/created by an interrupted run$/);
+    expect(`${text}${formatPlanJson(p)}`).not.toMatch(/crash/i);
   });
 
   it('resolves an import intent only with a package of the same installer scope (regression)', () => {

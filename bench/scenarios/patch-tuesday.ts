@@ -1,0 +1,162 @@
+/**
+ * patch-tuesday (issue 22): the week the patch stream exists for. A 3,000-flow fleet (4 deployments
+ * each, 1,000 packages of 250 catalog apps) is converged, then 500 new versions are published at once
+ * (two per app), and the 500 newest-version packages that follow the catalog (`update: { track:
+ * latest, group: patch-tuesday }`) move: `packsync update --commit` (the built CLI as a process) and
+ * the `apply` that follows, which imports the new packages and starts every new deployment. Against a
+ * simulator in its own process at 20 ms latency, 16 in flight; each phase's bound is calls × 20 ms ÷ 16.
+ * Figures: update wall and CPU time and its reads (goal: ≤ followed apps + 1), apply against its bound
+ * (goal ≤ 1.25×), peak RSS of both (goal ≤ 200 MiB). `--flows N` runs another size.
+ */
+import { spawn, execFileSync } from 'node:child_process';
+import { readFile, readdir, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { CLI_BIN } from '../../test/support/spawn-cli.js';
+import { fleetApps, writeFleet } from '../../test/support/fleet.js';
+import { startSimulatorProcess } from '../../test/support/sim.js';
+import { tempDir } from '../../test/support/temp-dir.js';
+import type { Scenario } from './types.js';
+import { round } from './types.js';
+
+const LATENCY_MS = 20;
+const IN_FLIGHT = 16;
+const bound = (calls: number): number => (calls * LATENCY_MS) / IN_FLIGHT;
+const TICK_MS = 10; // USER_HZ 100: /proc/PID/stat counts CPU time in 10 ms ticks
+
+interface Run {
+  ms: number;
+  cpuMs: number;
+  peakMiB: number;
+  stdout: string;
+}
+
+async function procStats(pid: number): Promise<{ hwmKiB: number; cpuMs: number }> {
+  const status = await readFile(`/proc/${pid}/status`, 'utf8').catch(() => '');
+  const stat = await readFile(`/proc/${pid}/stat`, 'utf8').catch(() => '');
+  // Fields after the command's closing parenthesis: utime and stime are the 12th and 13th.
+  const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  return { hwmKiB: Number(/VmHWM:\s+(\d+)/.exec(status)?.[1] ?? 0), cpuMs: (Number(f[11] ?? 0) + Number(f[12] ?? 0)) * TICK_MS };
+}
+
+/** The CLI as a user runs it: a process, default Node flags, output to a pipe; peak RSS and CPU sampled until it exits. */
+async function cli(args: string[], env: Record<string, string>, cwd: string, okCodes = [0]): Promise<Run> {
+  const t0 = performance.now();
+  const child = spawn(process.execPath, [CLI_BIN, ...args], { cwd, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  let stdout = '';
+  let stderr = '';
+  child.stdout.on('data', (b: Buffer) => (stdout = (stdout + b.toString()).slice(-20_000)));
+  child.stderr.on('data', (b: Buffer) => (stderr = (stderr + b.toString()).slice(-4000)));
+  let peak = 0;
+  let cpu = 0;
+  const sampler = setInterval(() => {
+    if (child.pid === undefined) return;
+    void procStats(child.pid).then((s) => {
+      peak = Math.max(peak, s.hwmKiB);
+      cpu = Math.max(cpu, s.cpuMs);
+    });
+  }, 25);
+  const code = await new Promise<number | null>((resolve) => child.once('close', resolve));
+  clearInterval(sampler);
+  if (!okCodes.includes(code ?? -1)) throw new Error(`packsync ${args[0]} exited ${code}: ${stderr}`);
+  return { ms: performance.now() - t0, cpuMs: cpu, peakMiB: round(peak / 1024), stdout };
+}
+
+function git(cwd: string, ...args: string[]): string {
+  return execFileSync('git', args, {
+    cwd,
+    encoding: 'utf8',
+    env: {
+      ...process.env,
+      GIT_AUTHOR_NAME: 'bench',
+      GIT_AUTHOR_EMAIL: 'b@example.com',
+      GIT_COMMITTER_NAME: 'bench',
+      GIT_COMMITTER_EMAIL: 'b@example.com',
+    },
+  });
+}
+
+/** Gives the newest-version packages (variants 0 and 2: machine and user scope) a version policy. */
+async function follow(dir: string): Promise<number> {
+  let followed = 0;
+  for (const f of await readdir(join(dir, 'packages'))) {
+    const file = join(dir, 'packages', f);
+    const docs = (await readFile(file, 'utf8')).split('---\n').map((d) => {
+      const n = Number(/name: pkg-(\d+)/.exec(d)?.[1] ?? -1);
+      if (n % 4 !== 0 && n % 4 !== 2) return d;
+      followed++;
+      return `${d}    update: { track: latest, group: patch-tuesday }\n`;
+    });
+    await writeFile(file, docs.join('---\n'));
+  }
+  return followed;
+}
+
+export const patchTuesday: Scenario = async (log, args) => {
+  const flows = typeof args.flows === 'string' ? Number(args.flows) : 3000;
+  const shape = { flows, deploymentsPerFlow: 4, packages: Math.min(1000, flows * 2 - ((flows * 2) % 4)) };
+  const sim = await startSimulatorProcess({ fleet: 'large', latencyMs: LATENCY_MS, timeScale: 3600 });
+  try {
+    const fleet = await writeFleet(shape);
+    const repo = fleet.dir;
+    const followed = await follow(repo);
+    git(repo, 'init', '-q', '--initial-branch=main');
+    git(repo, 'add', '-A');
+    git(repo, 'commit', '-qm', 'the fleet');
+    const stateDir = await tempDir('packsync-patch-tuesday-');
+    const env = { PACKSYNC_API_KEY: sim.key, PACKSYNC_API_URL: sim.url, PACKSYNC_STATE_DIR: stateDir, NODE_OPTIONS: '' };
+    const common = ['--api-concurrency', String(IN_FLIGHT)];
+    log(`${flows} flows × 4 deployments, ${shape.packages} packages (${followed} follow the catalog): converging first…`);
+    await cli(['apply', '.', '--auto-approve', ...common], env, repo);
+
+    const apps = fleetApps().slice(0, Math.ceil(shape.packages / 4));
+    const now = Date.parse(((await sim.admin('GET', '/_sim/clock')) as { now: string }).now);
+    for (const a of apps)
+      for (const [i, suffix] of ['1', '2'].entries())
+        await sim.admin('POST', '/_sim/releases', {
+          app: a.name,
+          version: `${a.versions[0]}.${suffix}`,
+          releasedAt: new Date(now - (2 - i) * 3_600_000).toISOString(),
+        });
+    log(`published ${apps.length * 2} versions of ${apps.length} apps; packsync update --commit…`);
+
+    const j0 = await sim.journalCount();
+    const update = await cli(['update', '.', '--commit', '--detailed-exitcode', ...common], env, repo, [2]);
+    const updateReads = (await sim.journalCount()) - j0;
+    const changed = update.stdout.split('\n').filter((l) => l.includes(' → ')).length;
+    log(
+      `update: ${round(update.ms)} ms wall, ${round(update.cpuMs)} ms CPU, ${updateReads} reads (≤ ${apps.length + 1}), ${changed} packages moved, peak RSS ${update.peakMiB} MiB`,
+    );
+
+    const j1 = await sim.journalCount();
+    const apply = await cli(['apply', '.', '--auto-approve', ...common], env, repo);
+    const applyCalls = (await sim.journalCount()) - j1;
+    const newest = new Set(apps.map((a) => `${a.versions[0]}.2`));
+    const started = (await sim.state()).deployments.filter((d) => newest.has(d.version ?? '') && d.status !== 'Pending').length;
+    log(
+      `apply: ${round(apply.ms)} ms, ${applyCalls} calls, bound ${round(bound(applyCalls))} ms (×${round(apply.ms / bound(applyCalls), 2)}), ${started} new deployments started, peak RSS ${apply.peakMiB} MiB`,
+    );
+    return {
+      metrics: {
+        followedPackages: followed,
+        releases: apps.length * 2,
+        updateMs: round(update.ms),
+        updateCpuMs: round(update.cpuMs),
+        updateReads,
+        updateReadsAllowed: apps.length + 1,
+        updateBoundMs: round(bound(updateReads)),
+        updatePeakRssMiB: update.peakMiB,
+        packagesMoved: changed,
+        applyMs: round(apply.ms),
+        applyCalls,
+        applyBoundMs: round(bound(applyCalls)),
+        applyRatio: round(apply.ms / bound(applyCalls), 2),
+        updatePlusApplyRatio: round((update.ms + apply.ms) / (bound(applyCalls) + bound(updateReads)), 2),
+        newDeploymentsStarted: started,
+        applyPeakRssMiB: apply.peakMiB,
+      },
+      baseline: {},
+    };
+  } finally {
+    await sim.close();
+  }
+};
