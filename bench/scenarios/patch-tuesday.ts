@@ -44,7 +44,7 @@ async function cli(args: string[], env: Record<string, string>, cwd: string, okC
   const child = spawn(process.execPath, [CLI_BIN, ...args], { cwd, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
   let stdout = '';
   let stderr = '';
-  child.stdout.on('data', (b: Buffer) => (stdout = (stdout + b.toString()).slice(-20_000)));
+  child.stdout.on('data', (b: Buffer) => (stdout += b.toString()));
   child.stderr.on('data', (b: Buffer) => (stderr = (stderr + b.toString()).slice(-4000)));
   let peak = 0;
   let cpu = 0;

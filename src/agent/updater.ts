@@ -125,7 +125,7 @@ export class Updater {
   private async proposeUpdates(): Promise<Proposal[]> {
     const { o } = this;
     const rev = await this.git.sync();
-    const planned = await planUpdates(rev.dir, rev.dir, o.api);
+    const planned = await planUpdates(rev.dir, rev.dir, o.api, o.state.localDir);
     const errors = planned.problems.filter((p) => p.severity === 'error');
     if (errors.length > 0) {
       const first = errors[0]!;

@@ -57,7 +57,7 @@ export function registerUpdateCommand(program: Command, io: CliIo): void {
     const rt = await buildRuntime(opts, io);
     try {
       const root = (await stat(target).catch(() => null))?.isDirectory() ? target : dirname(target);
-      const planned = await planUpdates(target, root, rt.api);
+      const planned = await planUpdates(target, root, rt.api, rt.state.localDir);
       const errors = planned.problems.filter((p) => p.severity === 'error');
       if (planned.problems.length > 0) io.stderr(problemLines(planned.problems, 'update'));
       if (errors.length > 0) {

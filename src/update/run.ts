@@ -6,6 +6,7 @@
 import type { PacksyncApi } from '../api/operations.js';
 import type { V1AppViewModel } from '../api/wire/index.js';
 import { loadManifests } from '../manifests/load.js';
+import { manifestCacheFor } from '../manifests/parse-cache.js';
 import type { GeneratedDocument } from '../manifests/generated-document.js';
 import type { PackageManifest, Problem } from '../manifests/model.js';
 import { parseDuration } from '../manifests/promotion-values.js';
@@ -44,8 +45,12 @@ export interface UpdatePlan {
 
 const followed = (m: PackageManifest): boolean => m.spec.catalog?.update !== undefined && typeof m.spec.catalog.version === 'string';
 
-export async function planUpdates(path: string, root: string, api: PacksyncApi): Promise<UpdatePlan> {
-  const loaded = await loadManifests(path, { keepGenerated: true });
+/**
+ * `cacheDir`: a local state directory whose manifest cache the load uses (as plan and apply do), so
+ * an update after an apply parses only the files that changed since.
+ */
+export async function planUpdates(path: string, root: string, api: PacksyncApi, cacheDir?: string): Promise<UpdatePlan> {
+  const loaded = await loadManifests(path, { keepGenerated: true, cache: manifestCacheFor(cacheDir) });
   if (!loaded.desired) return { changes: [], problems: loaded.problems, reads: 0 };
   const errors = loaded.problems.filter((p) => p.severity === 'error');
   if (errors.length > 0) return { changes: [], problems: loaded.problems, reads: 0 };
