@@ -8,7 +8,8 @@ import { readFile } from 'node:fs/promises';
 import { commitMessage } from './git.js';
 import { branchName, pushGroups } from './push.js';
 import type { GroupCommit } from './push.js';
-import { rewriteVersion, rewriteVersionAt } from './rewrite.js';
+import { rewriteVersions } from './rewrite.js';
+import type { VersionEdit } from './rewrite.js';
 import type { UpdateChange } from './run.js';
 
 export interface PullRequestInput {
@@ -67,12 +68,13 @@ export async function editedFiles(
   changes: readonly UpdateChange[],
   from: ReadonlyMap<string, string> = new Map(),
 ): Promise<Map<string, string>> {
-  const files = new Map<string, string>();
+  const byFile = new Map<string, VersionEdit[]>();
   for (const c of changes) {
-    if (!files.has(c.absFile) && from.has(c.absFile)) files.set(c.absFile, from.get(c.absFile)!);
-    const text = files.get(c.absFile) ?? (await readFile(c.absFile, 'utf8'));
-    files.set(c.absFile, c.at ? rewriteVersionAt(text, c.at.index, c.at.path, c.to) : rewriteVersion(text, c.name, c.to));
+    const edit: VersionEdit = c.at ? { index: c.at.index, path: c.at.path, version: c.to } : { packageName: c.name, version: c.to };
+    byFile.set(c.absFile, [...(byFile.get(c.absFile) ?? []), edit]);
   }
+  const files = new Map<string, string>();
+  for (const [file, edits] of byFile) files.set(file, rewriteVersions(from.get(file) ?? (await readFile(file, 'utf8')), edits));
   return files;
 }
 

@@ -1,30 +1,52 @@
 /**
- * Rewrites one `version:` scalar of one Package document in place, every other byte of the file as it
+ * Rewrites `version:` scalars of Package documents (or a Baseline's app entries) in place, every other byte of the file as it
  * was (comments, order, quoting, line endings): the yaml package's parser gives the scalar's source
  * range, and only that range is replaced.
  */
 import { isScalar, parse, parseAllDocuments } from 'yaml';
 
-/** The new text with the scalar at `path` of the `index`th document set to `version` (a Baseline's app entry). */
-export function rewriteVersionAt(text: string, index: number, path: readonly (string | number)[], version: string): string {
-  const doc = parseAllDocuments(text)[index];
-  const node = doc && 'getIn' in doc ? doc.getIn(path, true) : undefined;
-  if (!isScalar(node) || !node.range) throw new Error(`no version scalar at ${path.join('.')} of document ${index + 1}`);
-  const [start, end] = node.range;
-  return text.slice(0, start) + scalarText(text[start], version) + text.slice(end);
+/** One version edit of a file: a Package by name, or a scalar at a path of a document (a Baseline's app entry). */
+export type VersionEdit = { version: string } & ({ packageName: string } | { index: number; path: readonly (string | number)[] });
+
+/**
+ * Every edit of one file from one parse (a patch-Tuesday file of 50 packages is parsed once, not once
+ * per package): the ranges are found first, then replaced from the end so earlier offsets hold.
+ */
+export function rewriteVersions(text: string, edits: readonly VersionEdit[]): string {
+  const docs = parseAllDocuments(text);
+  const ranges: { start: number; end: number; version: string }[] = [];
+  for (const e of edits) {
+    const node: unknown = 'packageName' in e ? packageVersionNode(docs, e.packageName) : docAt(docs, e.index)?.getIn(e.path, true);
+    if (!isScalar(node) || !node.range) {
+      const what =
+        'packageName' in e
+          ? `Package ${e.packageName} has no spec.catalog.version`
+          : `no version scalar at ${e.path.join('.')} of document ${e.index + 1}`;
+      throw new Error(`${what} to update`);
+    }
+    ranges.push({ start: node.range[0], end: node.range[1], version: e.version });
+  }
+  let out = text;
+  for (const r of ranges.sort((a, b) => b.start - a.start))
+    out = out.slice(0, r.start) + scalarText(text[r.start], r.version) + out.slice(r.end);
+  return out;
 }
 
-/** The new text of `text` with the package's `spec.catalog.version` set to `version`; throws when it cannot be found. */
-export function rewriteVersion(text: string, packageName: string, version: string): string {
-  for (const doc of parseAllDocuments(text)) {
+type Docs = ReturnType<typeof parseAllDocuments>;
+
+function docAt(docs: Docs, index: number): Extract<Docs, unknown[]>[number] | undefined {
+  const d = Array.isArray(docs) ? docs[index] : undefined;
+  return d && 'getIn' in d ? d : undefined;
+}
+
+function packageVersionNode(docs: Docs, name: string): unknown {
+  if (!Array.isArray(docs)) return undefined;
+  for (const doc of docs) {
     if (!('getIn' in doc)) continue;
-    if (doc.getIn(['kind']) !== 'Package' || doc.getIn(['metadata', 'name']) !== packageName) continue;
-    const node = doc.getIn(['spec', 'catalog', 'version'], true);
-    if (!isScalar(node) || !node.range) break;
-    const [start, end] = node.range;
-    return text.slice(0, start) + scalarText(text[start], version) + text.slice(end);
+    if (doc.getIn(['kind']) === 'Package' && doc.getIn(['metadata', 'name']) === name)
+      return doc.getIn(['spec', 'catalog', 'version'], true);
   }
-  throw new Error(`Package ${packageName} has no spec.catalog.version to update`);
+  return undefined;
 }
 
 /** The version as a scalar in the quoting the file used: quoted stays quoted; plain stays plain unless YAML would read it as something else (24.10 is a number). */
