@@ -84,6 +84,9 @@ export class PassObserver {
       else unhealed.push(o.key);
     }
     this.expiredExceptions(out.plan.expiredExceptions ?? []);
+    const started = out.plan.objects.flatMap((o) => (o.serviceStarted ?? []).map((d) => ({ flow: o.key, ...d })));
+    if (started.length > 0) status.status.serviceStarted = started;
+    else delete status.status.serviceStarted;
     // Owned live objects whose manifest left git: out of sync until pruned (docs/agent.md).
     const orphaned = out.plan.objects.filter((o) => o.requiresPruning === true).map((o) => o.key);
     status.drifted(unhealed, orphaned);

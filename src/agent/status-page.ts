@@ -54,6 +54,7 @@ export function renderStatusPage({ status: s, ready, now = new Date() }: PageInp
   const used = new Set<string>();
   out.push(attention(s, used));
   out.push(board(s.rollouts, used));
+  out.push(serviceStarted(s));
   out.push(policySection(s.windows ?? [], s.approvals ?? null));
   out.push(counts(s));
   out.push(events(s, t));
@@ -161,6 +162,17 @@ function attention(s: AgentStatus, used: Set<string>): string {
       ? '<p class=m>Nothing needs attention.</p>'
       : `<ul>${items.slice(0, PAGE_LIMITS.attention).join('')}</ul>${more(items.length, PAGE_LIMITS.attention)}`;
   return `<h2>Needs attention (${items.length})</h2><div id=attention>${body}</div>`;
+}
+
+/** Rollouts the service began by itself in owned flows: shown, never counted as git's (docs/reconcile.md). */
+function serviceStarted(s: AgentStatus): string {
+  const list = s.serviceStarted ?? [];
+  if (list.length === 0) return '';
+  const rows = list
+    .slice(0, PAGE_LIMITS.rollouts)
+    .map((d) => `<tr><td><code>${esc(d.flow)}</code><td>${esc(d.version)}<td>${esc(d.status)}<td>${esc(d.wave)}`)
+    .join('');
+  return `<h2>Started by the service (${list.length})</h2><table id=service-started><tr><th>Flow<th>Version<th>Status<th>Wave${rows}</table>${more(list.length, PAGE_LIMITS.rollouts)}`;
 }
 
 function board(all: Rollout[], used: Set<string>): string {

@@ -119,6 +119,11 @@ export interface AgentStatus {
   approvals?: ApprovalVerdict | null;
   /** Baseline exceptions past their `expires` date, as the last pass planned (docs/baselines.md). */
   expiredExceptions?: ExpiredException[];
+  /**
+   * Deployments the service started by itself in owned flows (`startNewVersionsAutomatically`), as
+   * the last pass saw them: they belong to the service, not to git (docs/reconcile.md, "Service-driven flows").
+   */
+  serviceStarted?: { flow: string; id: string; version: string; status: string; wave: string }[];
 }
 
 export type PassListener = (

@@ -38,6 +38,11 @@ export function statusView(raw: AgentStatus, color: boolean, now: Date = new Dat
   out.push('', paint('1', `Rollouts (${rollouts.length})`));
   if (rollouts.length === 0) out.push('  none');
   for (const r of rollouts) out.push(...rolloutLines(r, paint));
+  const started = s.serviceStarted ?? [];
+  if (started.length > 0) {
+    out.push('', paint('1', `Started by the service (${started.length})`));
+    for (const d of started) out.push(`  ${d.flow}@${d.version}  ${d.status}, wave ${d.wave}`);
+  }
   return out.join('\n');
 }
 

@@ -1,0 +1,44 @@
+/**
+ * Service-driven flows on the agent's surfaces (issue 22.5, docs/reconcile.md "Service-driven flows"):
+ * a deployment the service started by itself in an owned flow is listed on `/status`
+ * (`serviceStarted`: flow, version, status, wave) and on the status page under "Started by the
+ * service", and is never a rollout of git's nor something that needs attention.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startAgent } from '../support/agent-process.js';
+import type { RunningAgent } from '../support/agent-process.js';
+import { writeRepo } from '../support/manifests.js';
+import { tempDir } from '../support/repo.js';
+import { startTestSimulator } from '../support/sim.js';
+import type { TestSim } from '../support/sim.js';
+
+let sim: TestSim;
+let agent: RunningAgent;
+
+beforeAll(async () => {
+  sim = await startTestSimulator();
+  const stateDir = await tempDir('packsync-service-started-');
+  agent = await startAgent(
+    ['--source', await writeRepo(), '--interval', '1h'],
+    { PACKSYNC_API_URL: sim.url, PACKSYNC_API_KEY: sim.key, PACKSYNC_STATE_DIR: stateDir },
+    stateDir,
+  );
+  await agent.until('the first pass', (s) => s.lastAppliedRevision !== null);
+});
+
+afterAll(async () => {
+  await agent?.stop();
+  await sim?.close();
+});
+
+describe('a deployment the service started', () => {
+  it('is on /status and the page as started by the service, not on git’s rollout board', async () => {
+    await sim.admin('POST', '/_sim/releases', { app: '7-Zip', version: '24.09' });
+    await sim.advance(120);
+    const s = await agent.reconcile();
+    expect(s.serviceStarted).toEqual([expect.objectContaining({ flow: 'Flow/seven-zip', version: '24.09', status: 'Running' })]);
+    expect(s.rollouts.map((r) => r.version)).not.toContain('24.09');
+    const page = await (await fetch(`${agent.base}/`)).text();
+    expect(page).toMatch(/Started by the service \(1\)[\s\S]*<code>Flow\/seven-zip<\/code><td>24\.09<td>Running/);
+  });
+});
