@@ -16,11 +16,18 @@ const startsNewVersions = (ctx: PlanContext, flowId: string | undefined): boolea
 
 const created = (d: V1DeploymentViewModel): number => Date.parse(d.created.replace(/(\.\d{3})\d+/, '$1'));
 
-/** Live deployments of the flow that no state key owns: the ones the service started, newest last. */
+/**
+ * Live deployments of the flow that no state key owns, of a package no state key owns either: the
+ * ones the service started (it deploys the versions it imports itself), newest last. A deployment of
+ * a package packsync owns was made by packsync, or by a person: forgotten (`state rm`) or made in the
+ * console, it stays a conflict naming `--adopt` (regression: it was taken over as the service's).
+ */
 export function serviceStarted(ctx: PlanContext, flowId: string): V1DeploymentViewModel[] {
   if (!startsNewVersions(ctx, flowId)) return [];
+  const ownedPackage = (id: string | null | undefined): boolean =>
+    !!id && (ctx.holdersOf(id).length > 0 || ctx.holdersOf(id.toLowerCase()).length > 0);
   return ctx.live.deployments
-    .filter((d) => d.flowId === flowId && ctx.holdersOf(d.id).length === 0)
+    .filter((d) => d.flowId === flowId && ctx.holdersOf(d.id).length === 0 && !ownedPackage(d.packageId))
     .sort((a, b) => created(a) - created(b));
 }
 
