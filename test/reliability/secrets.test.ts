@@ -159,6 +159,8 @@ describe('secrets and trust boundaries', () => {
         '--interval',
         '1h',
         '--adopt',
+        // A token over plain http:// is refused by default (docs/agent.md "Sources"); this server is on loopback.
+        '--allow-insecure-git',
       ],
       { ...env, PACKSYNC_STATE_DIR: agentState },
       { secret: WEBHOOK_SECRET, secretDir: work },
@@ -232,7 +234,19 @@ describe('secrets and trust boundaries', () => {
 
     // A git token the server refuses: the fetch fails, and neither token shows in the error.
     const refused = spawnCli(
-      ['run', '--source', gitHttp.url('manifests.git'), '--ref', 'main', '--once', '--log-format', 'json', '--log-level', 'debug'],
+      [
+        'run',
+        '--source',
+        gitHttp.url('manifests.git'),
+        '--ref',
+        'main',
+        '--once',
+        '--log-format',
+        'json',
+        '--log-level',
+        'debug',
+        '--allow-insecure-git',
+      ],
       {
         ...env,
         PACKSYNC_STATE_DIR: await tempDir('packsync-secrets-refused-'),
