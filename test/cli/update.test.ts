@@ -5,6 +5,8 @@
  * commit per group with the documented message, and a dirty work tree changes nothing.
  */
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { cli } from '../support/cli.js';
@@ -108,6 +110,59 @@ describe('packsync update', () => {
     expect(r.stderr).toMatch(/uncommitted changes/);
     expect(await readFile(join(repo.work, 'packages.yaml'), 'utf8')).toBe(PACKAGES + '# local edit\n');
     expect(await git(repo.work, 'rev-list', '--count', 'HEAD')).toBe('1');
+  });
+
+  it('refuses a detached HEAD with --commit and --push: exit 1, nothing written or committed', async () => {
+    await release('7-Zip', '24.09', 3);
+    const repo = await repoWith(PACKAGES);
+    await git(repo.work, 'checkout', '-q', '--detach');
+    for (const mode of [['--commit'], ['--push', 'origin']]) {
+      const r = await cli(['update', repo.work, ...mode], env);
+      expect(r.code).toBe(1);
+      expect(r.stderr).toMatch(/HEAD is detached/);
+    }
+    expect(await readFile(join(repo.work, 'packages.yaml'), 'utf8')).toBe(PACKAGES);
+    expect(await git(repo.work, 'rev-list', '--count', 'HEAD')).toBe('1');
+    expect(await git(repo.bare, 'for-each-ref', '--format=%(refname)', 'refs/heads/packsync')).toBe('');
+  });
+
+  it('a catalog read that fails half way changes nothing: exit 1, no file written, no commit', async () => {
+    await release('7-Zip', '24.09', 3);
+    const repo = await repoWith(PACKAGES);
+    // A proxy in front of the simulator that answers the second app detail read with 404.
+    const details = new Set<string>();
+    const proxy = createServer((req, res) => {
+      void (async () => {
+        const path = (req.url ?? '').split('?')[0] ?? '';
+        if (req.method === 'GET' && /^\/v1\/app\/[^/]+$/.test(path)) {
+          details.add(path);
+          if (details.size === 2 && [...details].pop() === path) {
+            res.writeHead(404, { 'content-type': 'application/json' }).end('{"title":"Not Found"}');
+            return;
+          }
+        }
+        const headers: Record<string, string> = {};
+        for (const [k, v] of Object.entries(req.headers)) if (typeof v === 'string' && k !== 'host') headers[k] = v;
+        const up = await fetch(`${sim.url}${req.url ?? '/'}`, { method: req.method ?? 'GET', headers });
+        const out: Record<string, string> = {};
+        up.headers.forEach((v, k) => {
+          if (!['content-length', 'content-encoding', 'transfer-encoding'].includes(k)) out[k] = v;
+        });
+        res.writeHead(up.status, out).end(await up.text());
+      })();
+    });
+    await new Promise<void>((r) => proxy.listen(0, '127.0.0.1', r));
+    try {
+      const viaProxy = { ...env, PACKSYNC_API_URL: `http://127.0.0.1:${(proxy.address() as AddressInfo).port}` };
+      const r = await cli(['update', repo.work, '--commit'], viaProxy);
+      expect(r.code).toBe(1);
+      expect(r.stderr).toMatch(/getApp|404|not found/i);
+      expect(await readFile(join(repo.work, 'packages.yaml'), 'utf8')).toBe(PACKAGES);
+      expect(await git(repo.work, 'rev-list', '--count', 'HEAD')).toBe('1');
+      expect(await git(repo.work, 'status', '--porcelain')).toBe('');
+    } finally {
+      await new Promise((r) => proxy.close(r));
+    }
   });
 
   it('a track that matches no version is an error naming the versions there are; an unknown skip is a warning', async () => {
@@ -231,6 +286,19 @@ describe('packsync update', () => {
         'GET /repos/acme/manifests/pulls?state=open&head=acme%3Apacksync%2Fupdate%2Futilities',
         'PATCH /repos/acme/manifests/pulls/7',
       ]);
+
+      // A provider that says the repository is not there (404) or refuses the request (422): exit 1 naming the status.
+      for (const [answers, status] of [
+        [[404], 404],
+        [[200, 422], 422],
+      ] as const) {
+        rx.requests.length = 0;
+        rx.answer.push(...answers);
+        const r2 = await cli(args, env);
+        expect(r2.code).toBe(1);
+        expect(r2.stderr).toMatch(new RegExp(`answered ${status}`));
+        expect(r2.stdout + r2.stderr).not.toContain('tok-SECRET-1');
+      }
 
       rx.requests.length = 0;
       rx.answer.push(401);
