@@ -39,6 +39,33 @@ describe('plan under change windows', () => {
     ]);
   });
 
+  it('holds the start after `resume` of a gate-stopped deployment until the window opens (issue 23.1)', () => {
+    const promotion = { soak: '6h', minDevices: 20, maxFailureRate: '10%' };
+    const d = desired({
+      packages: [pkg('zip')],
+      flows: [flow('zip', { app: '7-Zip', windows: CLOSED })],
+      deployments: [dep('zip', 'zip', 'zip', { promotion })],
+    });
+    // The gate stopped it (applied state `stopped`), then `packsync resume` released the hold.
+    const inv = convergedZip(
+      { promotion },
+      {
+        appliedState: 'stopped',
+        gateLog: [
+          { at: '2026-11-27T10:00:00.000Z', action: 'stop', wave: 1, by: 'gate', reason: 'Contoso: 50.0% failed > 10.0%' },
+          { at: '2026-11-28T11:00:00.000Z', action: 'resume', wave: 1, by: 'command', reason: 'hotfix' },
+        ],
+      },
+    );
+    const closed = run(d, liveAt('2026-11-28T12:00:00Z', 'Stopped'), inv);
+    expect(ops(closed)).not.toContain('Deployment/zip:start');
+    expect(closed.windows).toEqual([
+      expect.objectContaining({ key: 'Deployment/zip', open: false, held: expect.arrayContaining(['start']) }),
+    ]);
+    // In the window (Monday 08:30 Oslo) the same resume starts it.
+    expect(ops(run(d, liveAt('2026-11-30T07:30:00Z', 'Stopped'), inv))).toContain('Deployment/zip:start');
+  });
+
   it('never holds a stop back', () => {
     const d = desired({
       packages: [pkg('zip')],
