@@ -20,7 +20,7 @@ import type { Proposal } from '../update/propose.js';
 import { planMarkdownOf } from '../update/plan-body.js';
 import { errorMessage } from '../util/errors.js';
 import { GitSource } from './git-source.js';
-import type { Provider } from './notify/config.js';
+import type { Provider } from './notify/provider-types.js';
 import { openOrUpdate } from './notify/pull-request.js';
 import type { SourceSettings } from './sources.js';
 import type { StatusTracker } from './status.js';

@@ -27,13 +27,15 @@ export function registerNotifyCommand(program: Command, io: CliIo): void {
     .option('--source <url>', 'git URL to take owner/repo from (unless the provider sets repository:)');
   addOutputOptions(test, { colour: false }).action(async (f: NotifyTestFlags) => {
     const [
-      { loadNotificationConfig, COMMIT_STATUS_TYPES },
+      { loadNotificationConfig },
       { chatRequest, commitStatusRequest, repositoryOf, toNotification },
       { deliver },
+      { COMMIT_STATUS_TYPES },
     ] = await Promise.all([
       import('../agent/notify/config.js'),
       import('../agent/notify/payloads.js'),
       import('../agent/notify/notifier.js'),
+      import('../agent/notify/providers/index.js'),
     ]);
     const config = await loadNotificationConfig(resolve(io.cwd, f.notifications));
     const p = config.providers.find((x) => x.name === f.provider);

@@ -13,7 +13,7 @@ import type { CommonOptions, Runtime } from './common.js';
 import type { UpdateChange } from '../update/run.js';
 import { DEFAULT_PLAN_OPTIONS } from '../plan/types.js';
 import type { CliIo } from './io.js';
-import type { Provider } from '../agent/notify/config.js';
+import type { Provider } from '../agent/notify/provider-types.js';
 import { UsageError } from './io.js';
 import { problemLines } from './print-problems.js';
 

@@ -1,6 +1,7 @@
 /** The provider that opens update pull requests: `update --pull-request NAME`, `run --update-pull-request NAME`. */
-import type { NotificationConfig, Provider } from '../agent/notify/config.js';
-import { COMMIT_STATUS_TYPES } from '../agent/notify/config.js';
+import type { NotificationConfig } from '../agent/notify/config.js';
+import type { Provider } from '../agent/notify/provider-types.js';
+import { COMMIT_STATUS_TYPES } from '../agent/notify/providers/index.js';
 import { UsageError } from './io.js';
 
 export function pullRequestProvider(config: NotificationConfig, name: string, flag: string, file: string): Provider {

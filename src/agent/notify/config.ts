@@ -9,23 +9,9 @@ import { parse } from 'yaml';
 import { EVENT_REASONS } from '../events.js';
 import type { EventReason, Severity } from '../events.js';
 import { PacksyncError } from '../../util/errors.js';
-
-export const PROVIDER_TYPES = ['teams', 'slack', 'webhook', 'github', 'gitlab', 'azuredevops'] as const;
-export type ProviderType = (typeof PROVIDER_TYPES)[number];
-export const COMMIT_STATUS_TYPES: ReadonlySet<ProviderType> = new Set<ProviderType>(['github', 'gitlab', 'azuredevops']);
-
-export interface Provider {
-  name: string;
-  type: ProviderType;
-  /** Chat webhook URL, or the API base for commit status (defaults per type). Secret: never logged. */
-  address: string | null;
-  token: string | null;
-  secret: string | null;
-  /** Slack bot: the channel to post to. */
-  channel: string | null;
-  /** Commit status: `owner/repo` (Azure DevOps: `project/repo`) when not taken from the source URL. */
-  repository: string | null;
-}
+import { PROVIDER_TYPES } from './provider-types.js';
+import type { Provider, ProviderType } from './provider-types.js';
+import { PROVIDER_KINDS } from './providers/index.js';
 
 export interface Alert {
   provider: string;
@@ -100,15 +86,17 @@ export async function loadNotificationConfig(file: string): Promise<Notification
     const address = (await secretOf(p, 'addressFile', i)) ?? str('address');
     const token = await secretOf(p, 'tokenFile', i);
     const secret = await secretOf(p, 'secretFile', i);
-    if ((type === 'teams' || type === 'webhook' || (type === 'slack' && !token)) && !address)
-      throw new NotifyConfigError(where(`provider "${name}" (${type}) needs addressFile (the webhook URL)`));
-    if (type === 'azuredevops' && !address)
-      throw new NotifyConfigError(
-        where(`provider "${name}" (azuredevops) needs address: the organization URL, e.g. https://dev.azure.com/ORG`),
-      );
-    if (COMMIT_STATUS_TYPES.has(type) && !token) throw new NotifyConfigError(where(`provider "${name}" (${type}) needs tokenFile`));
-    if (type === 'slack' && token && !str('channel'))
-      throw new NotifyConfigError(where(`provider "${name}" (slack with a bot token) needs channel`));
+    // What this provider type needs beyond the file's shape is its own module's to say (providers/).
+    const needs = PROVIDER_KINDS[type].check({
+      name,
+      type,
+      address,
+      token,
+      secret,
+      channel: str('channel'),
+      repository: str('repository'),
+    });
+    if (needs) throw new NotifyConfigError(where(needs));
     const repository = str('repository');
     if (repository !== null && !/^[^/\s]+\/[^/\s]+$/.test(repository))
       throw new NotifyConfigError(where(`provider "${name}": repository must be owner/repo`));

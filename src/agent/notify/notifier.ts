@@ -9,14 +9,17 @@
  * after 1 h, 4 h and then every 24 h; `Recovered` goes only to providers that were told about the
  * failure it answers, and closes it: the same failure after that is sent again.
  */
+import { request } from 'undici';
 import type { Logger } from 'pino';
 import { eventIdentity } from '../events.js';
 import type { AgentEvent } from '../events.js';
 import type { AgentMetrics } from '../metrics.js';
-import { COMMIT_STATUS_TYPES } from './config.js';
-import type { Alert, NotificationConfig, Provider } from './config.js';
+import { COMMIT_STATUS_TYPES } from './providers/index.js';
+import type { Alert, NotificationConfig } from './config.js';
+import type { Provider } from './provider-types.js';
 import { chatRequest, commitStatusRequest, repositoryOf, toNotification } from './payloads.js';
-import type { CommitState, NotifyLinks, OutgoingRequest } from './payloads.js';
+import type { NotifyLinks } from './payloads.js';
+import type { CommitState, OutgoingRequest } from './provider-types.js';
 import { objectLink } from '../anchors.js';
 import type { NotifyStore } from './store.js';
 
@@ -52,24 +55,24 @@ export interface DeliveryResult {
   error?: string;
 }
 
-/** One POST; a 2xx (and, for Slack's API, `ok: true`) is a delivery. Nothing in the result names the URL. */
+/**
+ * One POST through undici (the HTTP stack of the API client; redirects are not followed); a 2xx (and,
+ * for Slack's API, `ok: true`) is a delivery. Nothing in the result names the URL.
+ */
 export async function deliver(req: OutgoingRequest, timeoutMs = 10_000): Promise<DeliveryResult> {
   try {
-    const res = await fetch(req.url, {
-      method: 'POST',
-      headers: req.headers,
-      body: req.body,
-      signal: AbortSignal.timeout(timeoutMs),
-      redirect: 'error',
-    });
-    const text = await res.text();
-    if (res.status < 200 || res.status > 299) return { ok: false, status: res.status, error: `HTTP ${res.status}` };
-    if (res.headers.get('content-type')?.includes('json') && /"ok"\s*:\s*false/.test(text))
-      return { ok: false, status: res.status, error: 'the receiver answered ok: false' };
-    return { ok: true, status: res.status };
+    const res = await request(req.url, { method: 'POST', headers: req.headers, body: req.body, signal: AbortSignal.timeout(timeoutMs) });
+    const text = await res.body.text();
+    if (res.statusCode < 200 || res.statusCode > 299) return { ok: false, status: res.statusCode, error: `HTTP ${res.statusCode}` };
+    const type = res.headers['content-type'];
+    if ((Array.isArray(type) ? type.join(';') : (type ?? '')).includes('json') && /"ok"\s*:\s*false/.test(text))
+      return { ok: false, status: res.statusCode, error: 'the receiver answered ok: false' };
+    return { ok: true, status: res.statusCode };
   } catch (e) {
-    const code = (e as { cause?: { code?: string } }).cause?.code ?? (e as Error).name;
-    return { ok: false, status: 0, error: code === 'TimeoutError' ? 'timed out' : `no response (${code})` };
+    const code =
+      (e as { code?: string; cause?: { code?: string } }).code ?? (e as { cause?: { code?: string } }).cause?.code ?? (e as Error).name;
+    const timedOut = code === 'TimeoutError' || (e as Error).name === 'TimeoutError' || code === 'UND_ERR_ABORTED';
+    return { ok: false, status: 0, error: timedOut ? 'timed out' : `no response (${code})` };
   }
 }
 

@@ -6,7 +6,8 @@
  */
 import { severityOf } from '../events.js';
 import type { EventInput } from '../events.js';
-import { COMMIT_STATUS_TYPES, loadNotificationConfig } from './config.js';
+import { loadNotificationConfig } from './config.js';
+import { COMMIT_STATUS_TYPES } from './providers/index.js';
 import { alertMatches, deliver } from './notifier.js';
 import { chatRequest, toNotification } from './payloads.js';
 
