@@ -6,7 +6,6 @@ export const BUDGET = { maxLines: 80, maxParams: 5 };
 
 export const DEBT = {
   'src/agent/metrics.ts': ['createMetrics'],
-  'src/agent/notify/config.ts': ['loadNotificationConfig'],
   'src/agent/rollouts.ts': ['rolloutOf', 'refreshRollouts'],
   'src/apply/run-action.ts': ['runAction'],
   'src/cli/apply-command.ts': ['registerApplyCommand'],

@@ -364,6 +364,11 @@ describe('notifications file', () => {
       ),
     ).toMatch(/reasons must be a list of ValidationFailed/);
     expect(await bad('providers:\n  - name: a\n    type: github\nalerts:\n  - provider: a\n')).toMatch(/needs tokenFile/);
+    // The file's shape is its JSON Schema's (ajv): every problem of it at once, by path.
+    const shape = await bad('providers:\n  - name: a\n    type: webhook\n    adress: x\nalerts:\n  - provider: a\n    severity: loud\n');
+    expect(shape).toMatch(/providers\[0\]: unknown field adress/);
+    expect(shape).toMatch(/alerts\[0\]\.severity must be one of info, error/);
+    expect(await bad('alerts: []\n')).toMatch(/needs a non-empty providers: list/);
     expect(await bad('providers:\n  - name: a\n    type: webhook\n    addressFile: secrets/url\nalerts:\n  - provider: a\n')).toBe(
       'loaded',
     );

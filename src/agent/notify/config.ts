@@ -6,12 +6,11 @@
 import { readFile } from 'node:fs/promises';
 import { dirname, resolve } from 'node:path';
 import { parse } from 'yaml';
-import { EVENT_REASONS } from '../events.js';
 import type { EventReason, Severity } from '../events.js';
 import { PacksyncError } from '../../util/errors.js';
-import { PROVIDER_TYPES } from './provider-types.js';
 import type { Provider, ProviderType } from './provider-types.js';
 import { PROVIDER_KINDS } from './providers/index.js';
+import { shapeProblems } from './config-schema.js';
 
 export interface Alert {
   provider: string;
@@ -55,14 +54,51 @@ export async function loadNotificationConfig(file: string): Promise<Notification
     throw new NotifyConfigError(`--notifications ${file}: ${(e as Error).message.split('\n')[0] ?? 'not YAML'}`);
   }
   const where = (s: string): string => `--notifications ${file}: ${s}`;
-  const root = (doc ?? {}) as { providers?: unknown; alerts?: unknown };
-  if (!Array.isArray(root.providers) || root.providers.length === 0)
-    throw new NotifyConfigError(where('needs a non-empty providers: list'));
-  const base = dirname(file);
-  const secretOf = async (p: Record<string, unknown>, field: string, i: number): Promise<string | null> => {
-    const v = p[field];
-    if (v === undefined || v === null) return null;
-    if (typeof v !== 'string' || v === '') throw new NotifyConfigError(where(`providers[${i}].${field} must be a file path`));
+  // The shape first, by its JSON Schema (config-schema.ts): every field name and type, each problem on a line.
+  const shape = shapeProblems(doc ?? {});
+  if (shape.length > 0) throw new NotifyConfigError(where(shape.join('; ')));
+  const root = doc as { providers: RawProvider[]; alerts?: RawAlert[] };
+  const providers: Provider[] = [];
+  for (const [i, raw] of root.providers.entries()) {
+    if (providers.some((x) => x.name === raw.name)) throw new NotifyConfigError(where(`provider name "${raw.name}" is used twice`));
+    providers.push(await providerOf(raw, i, dirname(file), where));
+  }
+  const alerts = (root.alerts ?? []).map((a, i): Alert => {
+    if (!providers.some((p) => p.name === a.provider)) throw new NotifyConfigError(where(`alerts[${i}].provider must name a provider`));
+    return {
+      provider: a.provider,
+      severity: a.severity ?? 'info',
+      reasons: a.reasons ?? null,
+      objects: a.objects ? a.objects.map(globToRegExp) : null,
+    };
+  });
+  if (alerts.length === 0) throw new NotifyConfigError(where('needs at least one alert (providers without an alert receive nothing)'));
+  return { providers, alerts };
+}
+
+/** A provider and an alert as the schema lets them through. */
+interface RawProvider {
+  name: string;
+  type: ProviderType;
+  address?: string;
+  addressFile?: string;
+  tokenFile?: string;
+  secretFile?: string;
+  channel?: string;
+  repository?: string;
+}
+interface RawAlert {
+  provider: string;
+  severity?: Alert['severity'];
+  reasons?: EventReason[];
+  objects?: string[];
+}
+
+/** One provider: its secret files read, then what its type needs (its module, providers/) and a usable address. */
+async function providerOf(raw: RawProvider, i: number, base: string, where: (s: string) => string): Promise<Provider> {
+  const secretOf = async (field: 'addressFile' | 'tokenFile' | 'secretFile'): Promise<string | null> => {
+    const v = raw[field];
+    if (v === undefined) return null;
     try {
       return (await readFile(resolve(base, v), 'utf8')).replace(/\r?\n$/, '');
     } catch {
@@ -70,70 +106,27 @@ export async function loadNotificationConfig(file: string): Promise<Notification
       throw new NotifyConfigError(where(`providers[${i}].${field}: cannot read ${resolve(base, v)}`));
     }
   };
-  const providers: Provider[] = [];
-  for (const [i, raw] of (root.providers as unknown[]).entries()) {
-    const p = (raw ?? {}) as Record<string, unknown>;
-    const str = (k: string): string | null => (typeof p[k] === 'string' && p[k] !== '' ? p[k] : null);
-    const name = str('name');
-    const type = str('type') as ProviderType | null;
-    if (!name) throw new NotifyConfigError(where(`providers[${i}] needs a name`));
-    if (providers.some((x) => x.name === name)) throw new NotifyConfigError(where(`provider name "${name}" is used twice`));
-    if (!type || !PROVIDER_TYPES.includes(type))
-      throw new NotifyConfigError(where(`provider "${name}": type must be one of ${PROVIDER_TYPES.join(', ')}`));
-    const known = new Set(['name', 'type', 'address', 'addressFile', 'tokenFile', 'secretFile', 'channel', 'repository']);
-    const unknown = Object.keys(p).filter((k) => !known.has(k));
-    if (unknown.length > 0) throw new NotifyConfigError(where(`provider "${name}": unknown field ${unknown.join(', ')}`));
-    const address = (await secretOf(p, 'addressFile', i)) ?? str('address');
-    const token = await secretOf(p, 'tokenFile', i);
-    const secret = await secretOf(p, 'secretFile', i);
-    // What this provider type needs beyond the file's shape is its own module's to say (providers/).
-    const needs = PROVIDER_KINDS[type].check({
-      name,
-      type,
-      address,
-      token,
-      secret,
-      channel: str('channel'),
-      repository: str('repository'),
-    });
-    if (needs) throw new NotifyConfigError(where(needs));
-    const repository = str('repository');
-    if (repository !== null && !/^[^/\s]+\/[^/\s]+$/.test(repository))
-      throw new NotifyConfigError(where(`provider "${name}": repository must be owner/repo`));
-    if (address !== null && !/^https?:\/\//.test(address))
-      throw new NotifyConfigError(where(`provider "${name}": the address must be an http(s) URL`));
-    // fetch refuses user:password@ in a URL with a bare TypeError; say why (never the URL itself).
-    if (address !== null && hasCredentials(address))
-      throw new NotifyConfigError(
-        where(
-          `provider "${name}": URLs with credentials (user:password@) are not supported; put a token in tokenFile or the secret in the URL's path`,
-        ),
-      );
-    providers.push({ name, type, address, token, secret, channel: str('channel'), repository });
-  }
-  const alerts: Alert[] = [];
-  for (const [i, raw] of (Array.isArray(root.alerts) ? (root.alerts as unknown[]) : []).entries()) {
-    const a = (raw ?? {}) as Record<string, unknown>;
-    if (typeof a.provider !== 'string' || !providers.some((p) => p.name === a.provider))
-      throw new NotifyConfigError(where(`alerts[${i}].provider must name a provider`));
-    const severity = a.severity ?? 'info';
-    if (severity !== 'info' && severity !== 'error') throw new NotifyConfigError(where(`alerts[${i}].severity must be info or error`));
-    let reasons: EventReason[] | null = null;
-    if (a.reasons !== undefined) {
-      if (!Array.isArray(a.reasons) || a.reasons.some((r) => !EVENT_REASONS.includes(r as EventReason)))
-        throw new NotifyConfigError(where(`alerts[${i}].reasons must be a list of ${EVENT_REASONS.join(', ')}`));
-      reasons = a.reasons as EventReason[];
-    }
-    let objects: RegExp[] | null = null;
-    if (a.objects !== undefined) {
-      if (!Array.isArray(a.objects) || a.objects.some((o) => typeof o !== 'string'))
-        throw new NotifyConfigError(where(`alerts[${i}].objects must be a list of globs such as "Deployment/*"`));
-      objects = (a.objects as string[]).map(globToRegExp);
-    }
-    alerts.push({ provider: a.provider, severity, reasons, objects });
-  }
-  if (alerts.length === 0) throw new NotifyConfigError(where('needs at least one alert (providers without an alert receive nothing)'));
-  return { providers, alerts };
+  const p: Provider = {
+    name: raw.name,
+    type: raw.type,
+    address: (await secretOf('addressFile')) ?? raw.address ?? null,
+    token: await secretOf('tokenFile'),
+    secret: await secretOf('secretFile'),
+    channel: raw.channel ?? null,
+    repository: raw.repository ?? null,
+  };
+  const needs = PROVIDER_KINDS[p.type].check(p);
+  if (needs) throw new NotifyConfigError(where(needs));
+  if (p.address !== null && !/^https?:\/\//.test(p.address))
+    throw new NotifyConfigError(where(`provider "${p.name}": the address must be an http(s) URL`));
+  // A URL with user:password@ would be refused by the HTTP client with a bare error; say why (never the URL itself).
+  if (p.address !== null && hasCredentials(p.address))
+    throw new NotifyConfigError(
+      where(
+        `provider "${p.name}": URLs with credentials (user:password@) are not supported; put a token in tokenFile or the secret in the URL's path`,
+      ),
+    );
+  return p;
 }
 
 /** `https://user:pass@host/...`: userinfo in the authority. */
