@@ -59,13 +59,22 @@ export interface GitDaemon {
   stop: () => Promise<void>;
 }
 
-/** `git daemon` on 127.0.0.1 serving the parent folder of `repo.bare`. */
-export async function startGitDaemon(repo: TestRepo): Promise<GitDaemon> {
+/** `git daemon` on 127.0.0.1 serving the parent folder of `repo.bare`; `writable` lets clients push. */
+export async function startGitDaemon(repo: TestRepo, o: { writable?: boolean } = {}): Promise<GitDaemon> {
   const base = join(repo.bare, '..');
   const port = await freePort();
   const child: ChildProcess = spawn(
     'git',
-    ['daemon', '--reuseaddr', '--export-all', `--base-path=${base}`, `--port=${port}`, '--listen=127.0.0.1', base],
+    [
+      'daemon',
+      '--reuseaddr',
+      '--export-all',
+      ...(o.writable ? ['--enable=receive-pack'] : []),
+      `--base-path=${base}`,
+      `--port=${port}`,
+      '--listen=127.0.0.1',
+      base,
+    ],
     { stdio: ['ignore', 'ignore', 'pipe'] },
   );
   let stderr = '';
