@@ -5,7 +5,7 @@
  */
 import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import type { AgentStatus } from '../../src/agent/status.js';
+import type { AgentStatus } from '../../src/agent/status-types.js';
 import { signBody } from '../../src/agent/webhook.js';
 import { git } from '../../test/support/git.js';
 import { spawnAgent } from '../../test/support/agent-process.js';

@@ -31,7 +31,8 @@ import { nextWake } from './wake.js';
 import { settleApprovals } from './approval-gate.js';
 import type { ApprovalGate } from './approval-gate.js';
 import type { PassSource } from './sources.js';
-import type { PassResult, StatusTracker } from './status.js';
+import type { StatusTracker } from './status.js';
+import type { PassResult } from './status-types.js';
 
 export interface AgentOptions {
   source: PassSource;

@@ -15,7 +15,8 @@ import { ROLLOUT_SERIES_LIMIT } from './metrics.js';
 import { redactUrl } from './redact-url.js';
 import { buildRollouts, refreshRollouts } from './rollouts.js';
 import type { Rollout } from './status-types.js';
-import type { PassResult, StatusTracker } from './status.js';
+import type { StatusTracker } from './status.js';
+import type { PassResult } from './status-types.js';
 
 type Planned = Extract<ReconcileOutput, { kind: 'planned' }>;
 

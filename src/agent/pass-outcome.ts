@@ -10,7 +10,7 @@ import type { Problem } from '../manifests/model.js';
 import { planVerdict } from '../plan/verdict.js';
 import { errorCode, errorMessage } from '../util/errors.js';
 import type { ErrorCode } from '../util/errors.js';
-import type { ObjectStatus, PassRecord, PassResult } from './status.js';
+import type { ObjectStatus, PassRecord, PassResult } from './status-types.js';
 
 export interface PassOutcome {
   revision: string | null;

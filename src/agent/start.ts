@@ -23,7 +23,7 @@ import { loadTrustedKeys } from './verify-keys.js';
 import type { RolloutPolicy } from '../manifests/policy-file.js';
 import { join, resolve } from 'node:path';
 import { realpath } from 'node:fs/promises';
-import type { PassResult } from './status.js';
+import type { PassResult } from './status-types.js';
 import { Updater } from './updater.js';
 import type { UpdateSettings } from './updater.js';
 import { intervalTrigger, requestTrigger, scheduleTrigger, watchTrigger } from './triggers.js';

@@ -6,7 +6,7 @@
  * under 200 KB at 1,000 deployments.
  */
 import { policySection } from './policy-view.js';
-import type { AgentStatus, Condition, ObjectStatus } from './status.js';
+import type { AgentStatus, Condition, ObjectStatus } from './status-types.js';
 import type { Rollout } from './status-types.js';
 import { objectAnchor } from './anchors.js';
 

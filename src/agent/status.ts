@@ -8,12 +8,6 @@ import type { Problem } from '../manifests/model.js';
 import { EventLog } from './events.js';
 import type { EventInput } from './events.js';
 
-export type { AgentEvent } from './events.js';
-export { EVENT_LIMIT } from './events.js';
-
-// Everything the status is made of, for the modules that import the tracker.
-export type * from './status-types.js';
-export { CONDITION_REASONS } from './status-types.js';
 import type {
   AgentStatus,
   Condition,

@@ -30,9 +30,6 @@ import type {
   V1WaveLiveDataViewModel,
 } from './wire/index.js';
 
-/** Moved to the wire types (`wire/catalog.ts`); re-exported for the callers that import it from here. */
-export type { ImportQuery } from './wire/index.js';
-
 /** One page of a list operation: the bare JSON array plus the parsed `X-Pagination` header. */
 export interface Page<T> {
   items: T[];

@@ -75,14 +75,6 @@ export function useColor(opts: Pick<CommonOptions, 'color'>, io: CliIo): boolean
   return io.color === true && opts.color !== false;
 }
 
-/**
- * The value of an integer flag, checked against its range in flag-values.ts (the range, not
- * `_min`, decides: the parameter stays for callers written before the ranges existed).
- */
-export function positiveInt(value: string | undefined, flag: string, _min?: number): number {
-  return intFlag(value, flag);
-}
-
 export interface Runtime {
   api: ApiClient;
   /** Local working directory (git checkout, keyrings); also the state when no --state-url is set. */

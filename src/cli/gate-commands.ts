@@ -19,7 +19,8 @@ import type { Inventory } from '../state/inventory-types.js';
 import type { RequestOutcome } from '../state/request-queue.js';
 import { PacksyncError, errorCode, isErrorCode } from '../util/errors.js';
 import type { ErrorCode } from '../util/errors.js';
-import { addCommonOptions, buildRuntime, positiveInt } from './common.js';
+import { addCommonOptions, buildRuntime } from './common.js';
+import { intFlag } from './flag-values.js';
 import type { CommonOptions, Runtime } from './common.js';
 import type { CliIo } from './io.js';
 import { UsageError } from './io.js';
@@ -67,7 +68,7 @@ async function gateCommand(command: GateCommand, arg: string, opts: GateCommandO
   const k = parseStateKey(arg, 'DEPLOYMENT');
   if (k.kind !== 'Deployment' || k.superseded) throw new UsageError(`"${arg}" is not a deployment: write Deployment/NAME`);
   if (opts.reason !== undefined && opts.reason.trim() === '') throw new UsageError('--reason must not be empty');
-  const waitMs = positiveInt(opts.wait, '--wait', 1) * 1000;
+  const waitMs = intFlag(opts.wait, '--wait') * 1000;
   const glass = command === 'promote' ? await breakGlassFrom(opts, io.cwd) : undefined;
   const input: GateCommandInput = { command, key: k.key, reason: opts.reason, ...(glass ? { ignoreWindowsActor: glass.actor } : {}) };
   const rt = await buildRuntime(opts, io, [], { existingState: true });

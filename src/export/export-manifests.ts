@@ -20,8 +20,6 @@ import { packageNaturalKey } from '../live/identity.js';
 import { ownedBy, uniqueNamer } from './owned.js';
 import { NotExportable, catalogSpec, customSpec } from './package-spec.js';
 
-export { slug } from './owned.js';
-
 export interface ExportInput {
   live: LiveState;
   /** `GET /v1/package/{id}` of every live package, by id. */

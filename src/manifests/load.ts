@@ -344,5 +344,4 @@ function withoutContentFiles(files: ParsedFile[], root: string, absOf: (file: st
   return files.filter((f) => !dirs.some((d) => d.declaredIn !== f.file && isInside(d.dir, absOf(f.file))));
 }
 
-export { sortProblems } from './sort-problems.js';
 export { commonParent, repositoryRoot };

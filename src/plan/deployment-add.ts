@@ -8,8 +8,6 @@ import type { InventoryEntry } from '../state/inventory-types.js';
 import { OP } from './ops.js';
 import { addBreakGlass, windowsRecord } from './window-gate.js';
 
-export { holdAdd } from './window-gate.js';
-
 /** Default when a manifest leaves `state` out: deploying is the point of a Deployment. */
 export const DEFAULT_DEPLOYMENT_STATE: DeploymentState = 'running';
 

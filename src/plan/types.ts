@@ -3,7 +3,7 @@
  * else decides what to write. Load-bearing: `PLAN_VERSION` changes when the JSON shape does.
  */
 import type { V1FlowCreateViewModel, V1PackageCreateViewModel } from '../api/wire/index.js';
-import type { ImportQuery } from '../api/operations.js';
+import type { ImportQuery } from '../api/wire/index.js';
 import type { GateHold, GateLogEntry, InventoryEntry, PromotionRecord } from '../state/inventory-types.js';
 import type { GateReport } from './promotion.js';
 import type { WindowState } from './window-types.js';

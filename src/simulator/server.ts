@@ -28,9 +28,6 @@ import { registerFlowRoutes } from './routes/flows.js';
 import { registerPackageRoutes } from './routes/packages.js';
 import { registerTenantRoutes } from './routes/tenants.js';
 
-/** Moved to `respond.ts`; re-exported for callers that import it from here. */
-export { contentDisposition } from './respond.js';
-
 export interface SimulatorOptions {
   host?: string;
   /** 0 picks a free port. */

@@ -26,8 +26,6 @@ import { applyRecord, encodeSnapshot, loadState } from './journal.js';
 import type { JournalChange, LoadedState } from './journal.js';
 import { StateError } from './state-errors.js';
 
-export { InventoryError } from './state-errors.js';
-
 /** Reads a state directory (snapshot + journal) without writing anything. */
 export async function loadInventory(stateDir: string): Promise<Inventory> {
   return (await readBackend(new DirectoryBackend(stateDir))).inventory;

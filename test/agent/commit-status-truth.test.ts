@@ -14,7 +14,7 @@ import { loadNotificationConfig } from '../../src/agent/notify/config.js';
 import { Notifier } from '../../src/agent/notify/notifier.js';
 import { NotifyStore } from '../../src/agent/notify/store.js';
 import { StatusTracker } from '../../src/agent/status.js';
-import type { PassRecord } from '../../src/agent/status.js';
+import type { PassRecord } from '../../src/agent/status-types.js';
 import { startReceiver } from '../support/receiver.js';
 import type { Receiver } from '../support/receiver.js';
 import { cli } from '../support/cli.js';

@@ -17,7 +17,7 @@ import { Agent } from '../../src/agent/loop.js';
 import { createMetrics } from '../../src/agent/metrics.js';
 import { renderStatusPage } from '../../src/agent/status-page.js';
 import { StatusTracker } from '../../src/agent/status.js';
-import type { AgentStatus } from '../../src/agent/status.js';
+import type { AgentStatus } from '../../src/agent/status-types.js';
 import type { Rollout } from '../../src/agent/status-types.js';
 import { createApiClient } from '../../src/api/client.js';
 import type { ApiClient } from '../../src/api/client.js';

@@ -7,7 +7,7 @@ import { Agent } from '../../src/agent/loop.js';
 import type { AgentOptions } from '../../src/agent/loop.js';
 import { createMetrics } from '../../src/agent/metrics.js';
 import { StatusTracker } from '../../src/agent/status.js';
-import type { AgentStatus } from '../../src/agent/status.js';
+import type { AgentStatus } from '../../src/agent/status-types.js';
 import { parseDuration } from '../../src/agent/triggers.js';
 import { createApiClient } from '../../src/api/client.js';
 import type { ApiClient } from '../../src/api/client.js';

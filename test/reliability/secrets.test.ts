@@ -14,7 +14,7 @@ import { mkdir, readdir, readFile, stat, symlink, writeFile } from 'node:fs/prom
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { GitSource, validateRef, validateRemote } from '../../src/agent/git-source.js';
-import type { AgentStatus } from '../../src/agent/status.js';
+import type { AgentStatus } from '../../src/agent/status-types.js';
 import { signBody } from '../../src/agent/webhook.js';
 import { cli } from '../support/cli.js';
 import { createRepo } from '../support/git.js';
