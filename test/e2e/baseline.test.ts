@@ -137,6 +137,50 @@ describe('Baseline', () => {
     expect((await run(['plan', repo], env)).stdout).toContain('No changes.');
   });
 
+  it('renaming an app entry (its name part) is a move with no API write, as renaming the baseline is', async () => {
+    const { sim: s, env, stateDir } = await setup();
+    const { repo, file } = await repoWith(baseline());
+    expect((await run(['apply', '--auto-approve', repo], env)).code).toBe(0);
+    const writes = (await s.writes()).length;
+    await writeFile(
+      file,
+      (await readFile(file, 'utf8')).replace('{ app: Notepad++, version: 8.7.1 }', '{ app: Notepad++, name: npp, version: 8.7.1 }'),
+    );
+    const moved = await run(['plan', repo], env);
+    expect(moved.code, moved.stderr).toBe(0);
+    expect(moved.stdout).toContain('Flow/standard-apps.npp.pilot');
+    expect(moved.stdout).toMatch(/moved/);
+    expect(moved.stdout).not.toMatch(/will be (created|deleted)/);
+    expect((await run(['apply', '--auto-approve', repo], env)).code).toBe(0);
+    expect((await s.writes()).length).toBe(writes);
+    const keys = Object.keys((await inventory(stateDir)).objects);
+    expect(keys).toContain('Deployment/standard-apps.npp.broad');
+    expect(keys.some((k) => k.includes('.notepad.'))).toBe(false);
+  });
+
+  it('precedence: an app entry beats defaults, an override naming apps and rings beats one naming rings; promotion comes from defaults', async () => {
+    const { repo } = await repoWith(
+      baseline({
+        apps: ['{ app: Notepad++, version: 8.7.1, scope: user }', '{ app: Google Chrome, version: 131.0.6778.86 }'],
+        overrides: ['    - { rings: [broad], state: running }', '    - { rings: [broad], apps: [Google Chrome], state: stopped }'].join(
+          '\n',
+        ),
+      }).replace('    state: pending\n', '    state: pending\n    promotion: { soak: 6h, minDevices: 50, maxFailureRate: 15% }\n'),
+    );
+    const r = await run(['render', repo, '--explain'], {});
+    expect(r.code, r.stderr).toBe(0);
+    const doc = (key: string): string => r.stdout.split(/^# /m).find((d) => d.startsWith(`${key}:`)) ?? '';
+    // The app entry's scope beats the defaults' machine.
+    expect(doc('Package/standard-apps.notepad')).toMatch(/scope: user {2}# .*\(apps\[0\]\)/);
+    // Both overrides name the broad ring; the one naming the app as well wins for Chrome, the other for Notepad++.
+    expect(doc('Deployment/standard-apps.google-chrome.broad')).toMatch(/state: stopped {2}# .*\(overrides\[1\]\)/);
+    expect(doc('Deployment/standard-apps.notepad.broad')).toMatch(/state: running {2}# .*\(overrides\[0\]\)/);
+    expect(doc('Deployment/standard-apps.notepad.pilot')).toMatch(/state: pending {2}# .*\(defaults\)/);
+    // The promotion gate set in defaults reaches every generated deployment.
+    expect(doc('Deployment/standard-apps.google-chrome.pilot')).toMatch(/"soak":"6h"/);
+    expect(doc('Deployment/standard-apps.notepad.broad')).toMatch(/"minDevices":50/);
+  });
+
   it('a baseline change removing more than maxRemoved flows is refused without --allow-shrink, and nothing is written', async () => {
     const { sim: s, env } = await setup();
     const { repo, file } = await repoWith(baseline({ maxRemoved: 1 }));
