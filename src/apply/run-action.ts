@@ -4,9 +4,9 @@
  * resolved at once by looking the object up live, so it is never repeated blindly.
  */
 import { uploadContentDirectory } from '../api/upload.js';
-import type { GateLogEntry, Intent, InventoryEntry } from '../state/inventory-types.js';
+import type { GateLogEntry, Intent, InventoryEntry, ServiceGate } from '../state/inventory-types.js';
 import type { InventoryStore } from '../state/inventory-store.js';
-import type { IdRef, PlanAction } from '../plan/types.js';
+import type { GateStateChange, IdRef, PlanAction } from '../plan/types.js';
 import { scopeOfPackage } from '../live/identity.js';
 import { errorCode, PacksyncError } from '../util/errors.js';
 import { countedChunks, createOnce, deleteOwned } from './write-calls.js';
@@ -212,6 +212,7 @@ export async function runAction(a: PlanAction, d: ActionDeps): Promise<void> {
       await store.remove(a.key);
       return;
     case OP.gate: {
+      if (a.service) return recordServiceGate(store, a.service, a.set, at());
       // Merged into the entry as it is now (after this object's record), never from the plan's copy.
       const e = store.inventory.objects[a.key];
       if (!e) return;
@@ -229,6 +230,26 @@ export async function runAction(a: PlanAction, d: ActionDeps): Promise<void> {
       // Exhaustive over the op table (plan/ops.ts): an op without a case here does not compile.
       return unknownOp(a);
   }
+}
+
+/**
+ * A service-started deployment's gate state lives on its flow's entry, by deployment id
+ * (docs/reconcile.md, "Service-driven flows"): merged there as the entry is now.
+ */
+async function recordServiceGate(
+  store: InventoryStore,
+  service: { flow: string; deploymentId: string; version: string },
+  set: GateStateChange,
+  now: string,
+): Promise<void> {
+  const flow = store.inventory.objects[service.flow];
+  if (!flow) return;
+  const { hold, ...before } = flow.serviceGates?.[service.deploymentId] ?? { version: service.version };
+  const next: ServiceGate = { ...before, ...(set.hold === null ? {} : set.hold ? { hold: set.hold } : hold ? { hold } : {}) };
+  if (set.promotion) next.promotion = set.promotion;
+  if (set.log) next.gateLog = [...(next.gateLog ?? []), set.log].slice(-20);
+  await store.put({ ...flow, serviceGates: { ...flow.serviceGates, [service.deploymentId]: next }, updatedAt: now }, false);
+  if (set.log) await recordGate(store, service.deploymentId, set.log);
 }
 
 /** The report's history (docs/reports.md#history): the verdict, and the wave a skip-wave reached. */

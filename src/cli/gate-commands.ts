@@ -13,7 +13,7 @@
  */
 import type { Command } from 'commander';
 import { randomBytes } from 'node:crypto';
-import { GateCommandError, checkGateCommand, runGateCommand } from '../engine/gate-actions.js';
+import { GateCommandError, SERVICE_KEY, checkGateCommand, runGateCommand } from '../engine/gate-actions.js';
 import type { GateCommand, GateCommandInput } from '../engine/gate-actions.js';
 import type { Inventory } from '../state/inventory-types.js';
 import type { RequestOutcome } from '../state/request-queue.js';
@@ -65,8 +65,11 @@ export function registerGateCommands(program: Command, io: CliIo): void {
 }
 
 async function gateCommand(command: GateCommand, arg: string, opts: GateCommandOptions, io: CliIo): Promise<void> {
-  const k = parseStateKey(arg, 'DEPLOYMENT');
-  if (k.kind !== 'Deployment' || k.superseded) throw new UsageError(`"${arg}" is not a deployment: write Deployment/NAME`);
+  // `Flow/NAME@VERSION`: a deployment the service started in an owned flow with `promotion` (docs/reconcile.md).
+  const service = SERVICE_KEY.test(arg);
+  const k = service ? { key: arg } : parseStateKey(arg, 'DEPLOYMENT');
+  if (!service && (('kind' in k && k.kind !== 'Deployment') || ('superseded' in k && k.superseded)))
+    throw new UsageError(`"${arg}" is not a deployment: write Deployment/NAME (or Flow/NAME@VERSION for one the service started)`);
   if (opts.reason !== undefined && opts.reason.trim() === '') throw new UsageError('--reason must not be empty');
   const waitMs = intFlag(opts.wait, '--wait') * 1000;
   const glass = command === 'promote' ? await breakGlassFrom(opts, io.cwd) : undefined;
@@ -90,6 +93,11 @@ async function gateCommand(command: GateCommand, arg: string, opts: GateCommandO
 
 /** A key the state does not know is a deployment packsync does not own: `GATE_NO_DEPLOYMENT` (docs/errors.md), not `STATE_KEY`. */
 function requireDeployment(inv: Inventory, key: string, location: string): void {
+  if (SERVICE_KEY.test(key)) {
+    const flow = `Flow/${SERVICE_KEY.exec(key)![1]!}`;
+    if (!inv.objects[flow]) throw new GateCommandError('GATE_NO_DEPLOYMENT', `${flow} is not in the state in ${location}`);
+    return;
+  }
   requireKnown(inv, parseStateKey(key, 'DEPLOYMENT'), 'Deployment', location, (m) => new GateCommandError('GATE_NO_DEPLOYMENT', m));
 }
 
@@ -109,7 +117,7 @@ async function runQueued(input: GateCommandInput, rt: Runtime, io: CliIo, waitMs
   // The refusals the state alone decides come at once, without queueing anything.
   const inv = await rt.state.read();
   requireDeployment(inv, input.key, rt.state.location);
-  checkGateCommand(input, inv.objects[input.key]);
+  if (!SERVICE_KEY.test(input.key)) checkGateCommand(input, inv.objects[input.key]);
   const id = `${new Date().toISOString().replace(/[:.]/g, '-')}-${process.pid}-${randomBytes(4).toString('hex')}`;
   await queue.put({
     id,

@@ -6,7 +6,7 @@
  */
 import type { PacksyncApi } from '../api/operations.js';
 import type { InventoryStore } from '../state/inventory-store.js';
-import type { GateLogEntry, InventoryEntry, PromotionRecord } from '../state/inventory-types.js';
+import type { GateLogEntry, InventoryEntry, PromotionRecord, ServiceGate } from '../state/inventory-types.js';
 import { PacksyncError, errorCode } from '../util/errors.js';
 import { windowVerdict } from '../plan/windows.js';
 
@@ -43,11 +43,67 @@ export function checkGateCommand(input: GateCommandInput, entry: InventoryEntry 
 
 /** Runs the command against the store's entry; returns the lines that say what it did. */
 export async function runGateCommand(input: GateCommandInput, store: InventoryStore, api: PacksyncApi): Promise<string[]> {
+  const service = SERVICE_KEY.exec(input.key);
+  if (service) return runServiceGateCommand(input, store, api, { flow: `Flow/${service[1]!}`, version: service[2]! });
   const entry = checkGateCommand(input, store.inventory.objects[input.key]);
   return input.command === 'promote' ? promote(input, entry, store, api) : resume(input, entry, store, api);
 }
 
-async function promote(input: GateCommandInput, entry: InventoryEntry, store: InventoryStore, api: PacksyncApi): Promise<string[]> {
+/** `Flow/NAME@VERSION`: a deployment the service started in an owned flow with `promotion` (docs/reconcile.md). */
+export const SERVICE_KEY = /^Flow\/([^@/]+)@(.+)$/;
+
+/**
+ * The gate of a service-started deployment: its state is on the flow's entry (`serviceGates`, by
+ * deployment id), so the command runs on a view of it as a deployment entry and writes it back there.
+ */
+async function runServiceGateCommand(
+  input: GateCommandInput,
+  store: InventoryStore,
+  api: PacksyncApi,
+  at: { flow: string; version: string },
+): Promise<string[]> {
+  const flow = store.inventory.objects[at.flow];
+  if (!flow) throw new GateCommandError('GATE_NO_DEPLOYMENT', `${at.flow} is not in the state; ${input.key} names a deployment of it`);
+  const known = Object.entries(flow.serviceGates ?? {}).find(([, g]) => g.version === at.version);
+  const id =
+    known?.[0] ??
+    (await api.getFlow(flow.id)).deployments.find(
+      (d) => d.version === at.version && !Object.values(store.inventory.objects).some((e) => e.id === d.id),
+    )?.id;
+  if (!id) throw new GateCommandError('GATE_NO_DEPLOYMENT', `${at.flow} has no deployment of ${at.version} that the service started`);
+  const gate = flow.serviceGates?.[id];
+  const { serviceGates: _s, promotion: _p, hold: _h, gateLog: _l, ...base } = flow;
+  const view: InventoryEntry = {
+    ...base,
+    kind: 'Deployment',
+    name: input.key.slice('Flow/'.length),
+    id,
+    ...(gate?.promotion ? { promotion: gate.promotion } : {}),
+    ...(gate?.hold ? { hold: gate.hold } : {}),
+    ...(gate?.gateLog ? { gateLog: gate.gateLog } : {}),
+  };
+  const entry = checkGateCommand(input, view);
+  // Writes of the view go back to the flow's entry; history goes to the store as for any deployment.
+  const back = {
+    put: async (e: InventoryEntry): Promise<void> => {
+      const now = store.inventory.objects[at.flow] ?? flow;
+      const next: ServiceGate = {
+        version: at.version,
+        ...(e.promotion ? { promotion: e.promotion } : {}),
+        ...(e.hold ? { hold: e.hold } : {}),
+        ...(e.gateLog ? { gateLog: e.gateLog } : {}),
+      };
+      await store.put({ ...now, serviceGates: { ...now.serviceGates, [id]: next }, updatedAt: e.updatedAt }, false);
+    },
+    history: (ev: Parameters<InventoryStore['history']>[0]): Promise<void> => store.history(ev),
+  };
+  return input.command === 'promote' ? promote(input, entry, back, api) : resume(input, entry, back, api);
+}
+
+/** What the commands write through: the store itself, or a service-started deployment's view of its flow's entry. */
+type GateWrites = Pick<InventoryStore, 'history'> & { put: (e: InventoryEntry, resolveIntent?: boolean) => Promise<void> };
+
+async function promote(input: GateCommandInput, entry: InventoryEntry, store: GateWrites, api: PacksyncApi): Promise<string[]> {
   const { key } = input;
   const live = await api.getDeployment(entry.id);
   if (live.status !== 'Running')
@@ -84,7 +140,7 @@ async function promote(input: GateCommandInput, entry: InventoryEntry, store: In
   ];
 }
 
-async function resume(input: GateCommandInput, entry: InventoryEntry, store: InventoryStore, api: PacksyncApi): Promise<string[]> {
+async function resume(input: GateCommandInput, entry: InventoryEntry, store: GateWrites, api: PacksyncApi): Promise<string[]> {
   const { key } = input;
   const hold = entry.hold!;
   const live = await api.getDeployment(entry.id);
@@ -123,7 +179,7 @@ async function resume(input: GateCommandInput, entry: InventoryEntry, store: Inv
 }
 
 /** The report's history (docs/reports.md#history) keeps the command with its reason beyond the gate log's 20 entries. */
-function recordHistory(store: InventoryStore, deploymentId: string, e: GateLogEntry): Promise<void> {
+function recordHistory(store: GateWrites, deploymentId: string, e: GateLogEntry): Promise<void> {
   return store.history({ type: 'gate', deploymentId, entry: { at: e.at, action: e.action, wave: e.wave, by: e.by, reason: e.reason } });
 }
 

@@ -12,7 +12,7 @@ import type {
   V1PackageDetailsViewModel,
 } from '../api/wire/index.js';
 import type { Inventory, InventoryEntry } from '../state/inventory-types.js';
-import type { DeploymentManifest, DesiredModel } from '../manifests/model.js';
+import type { DeploymentManifest, FlowManifest, DesiredModel } from '../manifests/model.js';
 import { NameIndex } from './resolve.js';
 import { mapLimit } from '../util/map-limit.js';
 import type { LiveFlow, LiveState, WaveLiveRead } from './types.js';
@@ -67,8 +67,13 @@ export async function readLiveState(
     desired.flows.some((f) => f.spec.scriptTemplate);
   // Promotion gates name tenants and exclude those without admin consent: one list read per pass.
   const gated = gatedDeployments(desired);
+  const gatedFlows = desired.flows.filter((f) => f.spec.promotion !== undefined && !f.spec.suspend);
   const needTenants =
-    desired.tenantUploads.length > 0 || gated.length > 0 || opts.allFlowDetails === true || opts.allTenantUploads === true;
+    desired.tenantUploads.length > 0 ||
+    gated.length > 0 ||
+    gatedFlows.length > 0 ||
+    opts.allFlowDetails === true ||
+    opts.allTenantUploads === true;
 
   const [apps, templates, tenants, listedPackages, listedFlows] = await Promise.all([
     needApps ? all((q) => api.searchApps(q, signal)) : Promise.resolve([]),
@@ -163,7 +168,8 @@ export async function readLiveState(
     if (d.errorDetails) packageErrors[p.id] = d.errorDetails;
   });
   const deployments = details.flatMap((d) => d.deployments);
-  const waveLive = await readWaveLive(api, gated, inventory, deployments, concurrency, signal, () => reads++);
+  const targets = [...gateTargets(gated, inventory, deployments), ...serviceGateTargets(gatedFlows, inventory, deployments)];
+  const waveLive = await readWaveLive(api, targets, concurrency, signal, () => reads++);
 
   const packageDetails = opts.packageDetails
     ? new Map((await mapLimit(packages, concurrency, (p) => call(() => api.getPackage(p.id, signal)))).map((d) => [d.id, d]))
@@ -198,28 +204,59 @@ function gatedDeployments(desired: DesiredModel): DeploymentManifest[] {
   return desired.deployments.filter((m) => m.spec.promotion !== undefined && !m.spec.suspend && (m.spec.state ?? 'running') === 'running');
 }
 
-/**
- * One live read per running wave (docs/manifests.md cost): the current wave of each owned, running, gated
- * deployment, not held. A failed read is kept as an error for the planner (an error of the pass,
- * never a verdict); it does not stop the other reads.
- */
-async function readWaveLive(
-  api: PacksyncApi,
+type WaveTarget = { deploymentId: string; waveId: string };
+
+/** The current wave of each owned, running, gated deployment that is not held. */
+function gateTargets(
   gated: readonly DeploymentManifest[],
   inventory: Inventory,
   deployments: readonly V1DeploymentViewModel[],
-  concurrency: number,
-  signal: { signal?: AbortSignal },
-  count: () => void,
-): Promise<Record<string, WaveLiveRead> | undefined> {
-  if (gated.length === 0) return undefined;
+): WaveTarget[] {
   const byId = new Map(deployments.map((d) => [d.id, d]));
-  const targets: { deploymentId: string; waveId: string }[] = [];
+  const targets: WaveTarget[] = [];
   for (const m of gated) {
     const e = inventory.objects[`Deployment/${m.metadata.name}`];
     const d = e && !e.hold ? byId.get(e.id) : undefined;
     if (d?.status === 'Running' && d.currentWaveId) targets.push({ deploymentId: d.id, waveId: d.currentWaveId });
   }
+  return targets;
+}
+
+/**
+ * The current wave of each running deployment the service started in an owned flow with `promotion`
+ * (no state key owns it) and that its flow's gate does not hold (docs/reconcile.md, "Service-driven flows").
+ */
+function serviceGateTargets(
+  flows: readonly FlowManifest[],
+  inventory: Inventory,
+  deployments: readonly V1DeploymentViewModel[],
+): WaveTarget[] {
+  if (flows.length === 0) return [];
+  const ownedIds = new Set(Object.values(inventory.objects).map((e) => lowerId(e.id)));
+  const targets: WaveTarget[] = [];
+  for (const f of flows) {
+    const e = inventory.objects[`Flow/${f.metadata.name}`];
+    if (!e) continue;
+    for (const d of deployments) {
+      if (d.flowId !== lowerId(e.id) || ownedIds.has(lowerId(d.id)) || e.serviceGates?.[d.id]?.hold) continue;
+      if (d.status === 'Running' && d.currentWaveId) targets.push({ deploymentId: d.id, waveId: d.currentWaveId });
+    }
+  }
+  return targets;
+}
+
+/**
+ * One live read per running wave (docs/manifests.md cost), of each gated target. A failed read is kept
+ * as an error for the planner (an error of the pass, never a verdict); it does not stop the other reads.
+ */
+async function readWaveLive(
+  api: PacksyncApi,
+  targets: readonly WaveTarget[],
+  concurrency: number,
+  signal: { signal?: AbortSignal },
+  count: () => void,
+): Promise<Record<string, WaveLiveRead> | undefined> {
+  if (targets.length === 0) return undefined;
   const out: Record<string, WaveLiveRead> = {};
   await mapLimit(targets, concurrency, async (t) => {
     count();

@@ -104,6 +104,8 @@ export interface FlowSpec {
   scriptTemplate?: string;
   /** Change windows and freezes for the flow's deployments (docs/policy.md). */
   windows?: WindowsSpec;
+  /** Promotion gates over the deployments the service starts itself in this flow (docs/reconcile.md). */
+  promotion?: PromotionSpec;
 }
 
 /** `spec.windows` as written (docs/policy.md); evaluated by plan/windows.ts. */

@@ -14,6 +14,7 @@ import { planFlow } from './plan-flows.js';
 import { planPackage } from './plan-packages.js';
 import { planPrune } from './plan-prune.js';
 import { listServiceStarted } from './service-driven.js';
+import { planServiceGates } from './service-gates.js';
 import { planTenantUpload } from './plan-uploads.js';
 import { planSuspended } from './not-planned.js';
 import { targeted } from './target.js';
@@ -69,6 +70,7 @@ export function plan(input: PlanInput): Plan {
     ctx.setFile(undefined);
     planPrune(ctx, isDesired);
     listServiceStarted(ctx, ctx.objects);
+    planServiceGates(ctx, desired.flows);
   }
   errors.push(...ownershipErrors(ctx.objects));
   const conflicts = ctx.objects.filter((o) => o.change === 'conflict').length;

@@ -174,7 +174,13 @@ export type PlanAction =
    * entry after the object's other actions. `quiet`: bookkeeping only (the soak clock of a wave
    * seen for the first time): not a change, not shown, run by every apply and agent pass.
    */
-  | (ActionBase & { op: typeof OP.gate; set: GateStateChange; quiet: boolean })
+  | (ActionBase & {
+      op: typeof OP.gate;
+      set: GateStateChange;
+      quiet: boolean;
+      /** A service-started deployment's gate (`Flow/NAME@VERSION`): kept on its flow's entry, by deployment id. */
+      service?: { flow: string; deploymentId: string; version: string };
+    })
   /** Inventory-only writes: adopt an object, refresh recorded fields, or forget it. */
   | (ActionBase & { op: typeof OP.record; entry: InventoryEntry; resolvesIntent: boolean })
   | (ActionBase & { op: typeof OP.forget });

@@ -57,6 +57,11 @@ export interface InventoryEntry {
   windows?: { timezone: string; allow?: string[]; freeze?: { from: string; to: string; reason?: string }[] };
   /** Gate actions and the promote/resume commands, oldest first, the last 20. */
   gateLog?: GateLogEntry[];
+  /**
+   * A Flow with `promotion`: the gate state of each deployment the service started in it, by live
+   * deployment id (no state key owns those deployments; docs/reconcile.md, "Service-driven flows").
+   */
+  serviceGates?: Record<string, ServiceGate>;
   updatedAt: string;
 }
 
@@ -98,6 +103,14 @@ export interface GateLogEntry {
 }
 
 /** Recorded before every create call; resolved on the next run by finding the object live. */
+/** The gate state of one service-started deployment, kept on its flow's entry. */
+export interface ServiceGate {
+  version: string;
+  promotion?: PromotionRecord;
+  hold?: GateHold;
+  gateLog?: GateLogEntry[];
+}
+
 export interface Intent {
   key: string;
   op: string;

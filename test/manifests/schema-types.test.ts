@@ -89,6 +89,7 @@ const flowSpec = {
   supersedenceHistoryCount: true,
   scriptTemplate: true,
   windows: true,
+  promotion: true,
 } satisfies Keys<FlowSpec>;
 const flowRequired = {} satisfies Required<FlowSpec>;
 const deploymentSpec = {
