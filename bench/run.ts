@@ -21,6 +21,7 @@ const { values } = parseArgs({
     'cpu-profile': { type: 'boolean' }, // fleet-10x: CPU profile of the no-op pass; fleet-cli: of both CLI runs
     'kill-after-s': { type: 'string' }, // crash-10x: seconds before the SIGKILL, default 45
     'cli-flags': { type: 'string' }, // fleet-cli: extra flags for both CLI runs, to try one
+    'node-flags': { type: 'string' }, // fleet-cli: Node flags for both CLI runs (a heap policy), to try one
   },
 });
 const names = Object.keys(SCENARIOS);

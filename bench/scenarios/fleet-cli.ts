@@ -77,11 +77,12 @@ export const fleetCli: Scenario = async (log, args) => {
     ];
     log(`${flows} flows × 4 deployments, ${shape.packages} packages: apply (the built CLI, default Node flags, stdout to a pipe)…`);
     const j0 = await sim.journalCount();
-    const converge = await runCli(
-      cliArgs('apply'),
-      env,
-      args['cpu-profile'] === true ? ['--cpu-prof', `--cpu-prof-dir=${join(tmpdir(), 'packsync-fleet-cli-profiles')}`] : [],
-    );
+    // `--node-flags "..."`: try a heap policy without changing the CLI (the goal is met with none).
+    const nodeFlags = typeof args['node-flags'] === 'string' ? args['node-flags'].split(' ') : [];
+    const converge = await runCli(cliArgs('apply'), env, [
+      ...nodeFlags,
+      ...(args['cpu-profile'] === true ? ['--cpu-prof', `--cpu-prof-dir=${join(tmpdir(), 'packsync-fleet-cli-profiles')}`] : []),
+    ]);
     const convergeCalls = (await sim.journalCount()) - j0;
     log(
       `converge: ${round(converge.ms)} ms, ${convergeCalls} calls, bound ${round(bound(convergeCalls))} ms (×${round(converge.ms / bound(convergeCalls), 2)}), peak RSS ${converge.peakMiB} MiB`,
@@ -89,7 +90,7 @@ export const fleetCli: Scenario = async (log, args) => {
     const j1 = await sim.journalCount();
     // `--cpu-profile`: V8's profile of each run, for docs/performance.md's "what dominates".
     const prof = args['cpu-profile'] === true ? ['--cpu-prof', `--cpu-prof-dir=${join(tmpdir(), 'packsync-fleet-cli-profiles')}`] : [];
-    const noop = await runCli(cliArgs('apply'), env, prof);
+    const noop = await runCli(cliArgs('apply'), env, [...nodeFlags, ...prof]);
     const noopReads = (await sim.journalCount()) - j1;
     log(
       `no-op: ${round(noop.ms)} ms, ${noopReads} reads, bound ${round(bound(noopReads))} ms (×${round(noop.ms / bound(noopReads), 2)}), peak RSS ${noop.peakMiB} MiB`,
