@@ -8,8 +8,8 @@ import type { GateLogEntry, Intent, InventoryEntry, ServiceGate } from '../state
 import type { InventoryStore } from '../state/inventory-store.js';
 import type { GateStateChange, IdRef, PlanAction } from '../plan/types.js';
 import { scopeOfPackage } from '../live/identity.js';
-import { errorCode, PacksyncError } from '../util/errors.js';
-import { countedChunks, createOnce, deleteOwned } from './write-calls.js';
+import { PacksyncError } from '../util/errors.js';
+import { countedChunks, createOnce, deleteOwned, writeOnce } from './write-calls.js';
 import { ApplyError } from './errors.js';
 import { waitForPackage, waitForUpload } from './wait.js';
 import { OP } from '../plan/ops.js';
@@ -145,45 +145,42 @@ export async function runAction(a: PlanAction, d: ActionDeps): Promise<void> {
     case OP.stop: {
       const id = resolveRef(a.deploymentRef, store);
       d.countWrite();
-      try {
-        await (a.op === OP.start ? api.startDeployment(id, opts) : api.stopDeployment(id, opts));
-      } catch (e) {
-        // A retried call whose first attempt took effect answers 409: check before failing.
-        if (!['API_CONFLICT', 'API_OUTCOME_UNKNOWN'].includes(errorCode(e))) throw e;
-        const live = await api.getDeployment(id, opts);
-        const ok = a.op === OP.start ? live.status === 'Running' || live.status === 'Completed' : live.status === 'Stopped';
-        if (!ok) throw e;
-      }
-      return;
+      // A retried call whose first attempt took effect answers 409: the live status says whether it did.
+      return writeOnce({
+        call: () => (a.op === OP.start ? api.startDeployment(id, opts) : api.stopDeployment(id, opts)),
+        codes: ['API_CONFLICT', 'API_OUTCOME_UNKNOWN'],
+        landed: async () => {
+          const live = await api.getDeployment(id, opts);
+          return a.op === OP.start ? live.status === 'Running' || live.status === 'Completed' : live.status === 'Stopped';
+        },
+      });
     }
     case OP.skipWave: {
       const id = resolveRef(a.deploymentRef, store);
       const live = await api.getDeployment(id, opts);
       if (live.status !== 'Running' || live.currentWave >= a.untilWave) return;
-      d.countWrite();
-      try {
-        await api.skipWave(id, opts);
-      } catch (e) {
-        if (errorCode(e) !== 'API_OUTCOME_UNKNOWN') throw e;
-        const after = await api.getDeployment(id, opts);
-        if (after.currentWave < a.untilWave && after.status === 'Running') {
-          d.countWrite();
-          await api.skipWave(id, opts);
-        }
-      }
-      return;
+      // skip-wave is not idempotent: after a lost answer it is sent again only if the first did not land.
+      return writeOnce({
+        call: () => (d.countWrite(), api.skipWave(id, opts)),
+        codes: ['API_OUTCOME_UNKNOWN'],
+        landed: async () => {
+          const after = await api.getDeployment(id, opts);
+          return after.currentWave >= a.untilWave || after.status !== 'Running';
+        },
+        again: true,
+      });
     }
     case OP.updateContent: {
       const id = resolveRef(a.deploymentRef, store);
       d.countWrite();
-      try {
-        await api.updateContent(id, opts);
-      } catch (e) {
-        if (!['API_CONFLICT', 'API_OUTCOME_UNKNOWN'].includes(errorCode(e))) throw e;
-        const live = await api.getDeployment(id, opts);
-        if (live.contentUpdateStatus !== 'Running' && live.contentUpdateStatus !== 'Completed') throw e;
-      }
-      return;
+      return writeOnce({
+        call: () => api.updateContent(id, opts),
+        codes: ['API_CONFLICT', 'API_OUTCOME_UNKNOWN'],
+        landed: async () => {
+          const live = await api.getDeployment(id, opts);
+          return live.contentUpdateStatus === 'Running' || live.contentUpdateStatus === 'Completed';
+        },
+      });
     }
     case OP.deleteDeployment:
       return deleteOwned(d, a.key, a.deploymentId, () => api.deleteDeployment(a.deploymentId, {}, opts));

@@ -23,6 +23,28 @@ export function countedChunks(api: PacksyncApi, countWrite: () => void): ChunkCl
 }
 
 /**
+ * "Did the ambiguous write land?" in one place (docs/reconcile.md, "POST retry safety"): a write whose
+ * answer was lost (`API_OUTCOME_UNKNOWN`), or whose retry met its own first attempt (`API_CONFLICT`,
+ * where `codes` allows it), is judged by the live object. Landed: done. Not landed: sent once more when
+ * `again` is true (a write that cannot repeat harmlessly checks first), else the error stands.
+ */
+export async function writeOnce(o: {
+  call: () => Promise<unknown>;
+  codes: readonly string[];
+  landed: () => Promise<boolean>;
+  again?: boolean;
+}): Promise<void> {
+  try {
+    await o.call();
+  } catch (e) {
+    if (!o.codes.includes(errorCode(e))) throw e;
+    if (await o.landed()) return;
+    if (!o.again) throw e;
+    await o.call();
+  }
+}
+
+/**
  * Runs a create. When its outcome is unknown (the request may have taken effect but the answer was
  * lost), looks the object up live: found → adopt it; not found → the create did not happen, so it
  * is sent once more. Never more than two creates for one action.

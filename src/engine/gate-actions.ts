@@ -7,7 +7,8 @@
 import type { PacksyncApi } from '../api/operations.js';
 import type { InventoryStore } from '../state/inventory-store.js';
 import type { GateLogEntry, InventoryEntry, PromotionRecord, ServiceGate } from '../state/inventory-types.js';
-import { PacksyncError, errorCode } from '../util/errors.js';
+import { PacksyncError } from '../util/errors.js';
+import { writeOnce } from '../apply/write-calls.js';
 import { windowVerdict } from '../plan/windows.js';
 
 /** Why promote or resume refused (exit 1); callers match on `code`. */
@@ -113,14 +114,16 @@ async function promote(input: GateCommandInput, entry: InventoryEntry, store: Ga
     );
   const from = live.currentWave;
   const glass = windowCheck(input, entry, api);
-  try {
-    await api.skipWave(entry.id);
-  } catch (e) {
-    // skip-wave is not idempotent: after a lost answer, skip only if the first one did not land.
-    if (errorCode(e) !== 'API_OUTCOME_UNKNOWN') throw e;
-    const after = await api.getDeployment(entry.id);
-    if (after.status === 'Running' && after.currentWave <= from) await api.skipWave(entry.id);
-  }
+  // skip-wave is not idempotent: after a lost answer, skip again only if the first one did not land.
+  await writeOnce({
+    call: () => api.skipWave(entry.id),
+    codes: ['API_OUTCOME_UNKNOWN'],
+    landed: async () => {
+      const after = await api.getDeployment(entry.id);
+      return !(after.status === 'Running' && after.currentWave <= from);
+    },
+    again: true,
+  });
   const at = serviceNow(api);
   const reason = input.reason ?? 'promoted by hand';
   const promotion: PromotionRecord = { deploymentId: entry.id, wave: from + 1, since: at };
