@@ -146,6 +146,9 @@ describe('export', () => {
   it('writes manifests that validate and are adopted, not recreated', async () => {
     const { sim: s, env } = await start();
     const repo = await writeRepo({ withCustom: true });
+    // 7-Zip follows the catalog in git: a version policy is git's alone, never exported (issue 22.6).
+    const pkgs = join(repo, 'packages.yaml');
+    await writeFile(pkgs, (await readFile(pkgs, 'utf8')).replace('version: "24.08"', 'version: "24.08"\n    update: { track: latest }'));
     await writeFile(
       join(repo, 'custom-flow.yaml'),
       'apiVersion: packsync.dev/v1\nkind: Flow\nmetadata: { name: agent }\nspec: { name: Contoso Agent, package: contoso-agent }\n---\n' +
@@ -160,6 +163,7 @@ describe('export', () => {
     expect(r.stdout).toMatch(/1 custom package\(s\) need their files/);
     expect((await readdir(out)).sort()).toEqual(['content', 'deployments.yaml', 'flows.yaml', 'packages.yaml', 'tenant-uploads.yaml']);
     expect(await readFile(join(out, 'flows.yaml'), 'utf8')).toMatch(/flags:\n\s+- startNewVersionsAutomatically\n\s+- radarTracking/);
+    expect(await readFile(join(out, 'packages.yaml'), 'utf8')).not.toMatch(/update:/);
     // The schema the README tells editors to use (regression: an unhosted https://packsync.dev URL).
     expect((await readFile(join(out, 'flows.yaml'), 'utf8')).split('\n')[0]).toBe(
       '# yaml-language-server: $schema=./node_modules/packsync/schemas/v1/packsync.json',
