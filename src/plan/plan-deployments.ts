@@ -151,25 +151,29 @@ export function planDeployment(ctx: PlanContext, m: DeploymentManifest): void {
     if (supersededByService(ctx, { name, key, m, flowId, what: 'stopped', since: live })) return;
   }
   try {
-    planLiveDeployment(ctx, m, key, state, live, owner, deps, record, specHash, identity);
+    planLiveDeployment(ctx, { m, key, state, live, entry: owner, deps, record, specHash, identity });
   } finally {
     if (moved) markMoved(ctx, key, moved.from, moved.actions);
   }
 }
 
 /** A deployment found live by (flow, package): adopted, recorded, replaced or reconciled in place. */
-function planLiveDeployment(
-  ctx: PlanContext,
-  m: DeploymentManifest,
-  key: string,
-  state: DeploymentState,
-  live: V1DeploymentViewModel,
-  entry: InventoryEntry | undefined,
-  deps: string[],
-  record: DeploymentRecord,
-  specHash: string,
-  identity: { flow: string; package: string; version: string | null },
-): void {
+/** One deployment manifest matched to the live deployment of its (flow, package), with what the plan knows of it. */
+interface LiveDeploymentCase {
+  m: DeploymentManifest;
+  key: string;
+  state: DeploymentState;
+  live: V1DeploymentViewModel;
+  /** The state entry that owns it (after a move is folded in), if any. */
+  entry: InventoryEntry | undefined;
+  deps: string[];
+  record: DeploymentRecord;
+  specHash: string;
+  identity: { flow: string; package: string; version: string | null };
+}
+
+function planLiveDeployment(ctx: PlanContext, c: LiveDeploymentCase): void {
+  const { m, key, state, live, entry, deps, record, specHash, identity } = c;
   const name = m.metadata.name;
   const owned = entry?.id === live.id;
   if (!owned || !entry) {
