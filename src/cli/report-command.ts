@@ -8,7 +8,9 @@ import { Option } from 'commander';
 import { writeFile } from 'node:fs/promises';
 import { extname, resolve } from 'node:path';
 import { readReport } from '../export/report-read.js';
-import type { Report, ReportException } from '../export/report-model.js';
+import type { Report } from '../export/report-model.js';
+import { exceptionFacts, expiredAt } from '../plan/baselines.js';
+import type { ExceptionFacts } from '../plan/types.js';
 import { renderReportHtml } from '../export/report-html.js';
 import { renderReportMarkdown } from '../export/report-markdown.js';
 import { loadManifests } from '../manifests/load.js';
@@ -60,7 +62,11 @@ export function registerReportCommand(program: Command, io: CliIo): void {
     try {
       const inventory = await rt.state.read();
       report = await readReport({ api: rt.api, inventory, period, tenant: opts.tenant, coveredNames, now: new Date() });
-      if (git.exceptions.length > 0) report.exceptions = git.exceptions.map((e) => ({ ...e, state: stateAt(e.expires, report.period.to) }));
+      if (git.exceptions.length > 0)
+        report.exceptions = git.exceptions.map((e) => ({
+          ...e,
+          state: expiredAt(e, new Date(report.period.to)) ? 'expired' : 'in force',
+        }));
     } finally {
       await rt.close();
     }
@@ -93,7 +99,7 @@ async function render(r: Report, format: Format, io: CliIo): Promise<string | Bu
  * What the report takes from git: the catalog app names its packages and flows name (radar does not
  * list them as unmanaged) and the Baselines' exceptions. Null: invalid (printed).
  */
-async function gitFacts(path: string, io: CliIo): Promise<{ apps: string[]; exceptions: Omit<ReportException, 'state'>[] } | null> {
+async function gitFacts(path: string, io: CliIo): Promise<{ apps: string[]; exceptions: ExceptionFacts[] } | null> {
   const loaded = await loadManifests(resolve(io.cwd, path));
   if (!loaded.desired || loaded.problems.some((p) => p.severity === 'error')) {
     io.stderr(problemLines(loaded.problems, 'plan').replace('nothing was planned.', 'no report was made.'));
@@ -101,24 +107,8 @@ async function gitFacts(path: string, io: CliIo): Promise<{ apps: string[]; exce
     return null;
   }
   const d = loaded.desired;
-  const exceptions = (d.baselines ?? []).flatMap((b) =>
-    b.exceptions.map((e): Omit<ReportException, 'state'> => ({
-      baseline: b.name,
-      app: e.app,
-      ...(e.ring !== undefined ? { ring: e.ring } : {}),
-      action: e.action,
-      owner: e.owner,
-      reason: e.reason,
-      ...(e.expires !== undefined ? { expires: e.expires } : {}),
-      at: `${e.source.file}:${e.source.line}:${e.source.column}`,
-    })),
-  );
+  const exceptions = (d.baselines ?? []).flatMap((b) => b.exceptions.map((e) => exceptionFacts(b, e)));
   return { apps: gitAppNames(d), exceptions };
-}
-
-/** An exception ends at the end of its `expires` day (UTC), as the plan judges it; `to` is the period's end (ISO). */
-function stateAt(expires: string | undefined, to: string): ReportException['state'] {
-  return expires !== undefined && Date.parse(`${expires}T00:00:00Z`) + 86_400_000 <= Date.parse(to) ? 'expired' : 'in force';
 }
 
 function gitAppNames(d: DesiredModel): string[] {

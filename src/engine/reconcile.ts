@@ -3,7 +3,7 @@
  * saved plan, the demo, the agent loop): load + validate → read live → plan (pure) → apply. This
  * file only sequences; each step lives in its own module.
  */
-import { reviewBaselines } from '../plan/baselines.js';
+import { expiredAt, reviewBaselines } from '../plan/baselines.js';
 import { OBJECT_KIND_SPECS, OBJECT_KINDS_IN_ORDER } from '../manifests/kinds/index.js';
 import type { PacksyncApi } from '../api/operations.js';
 import { applyPlan } from '../apply/executor.js';
@@ -231,12 +231,7 @@ export async function reconcile(input: ReconcileInput): Promise<ReconcileOutput>
 /** Whether some Baseline exception applies at one of the two times and not at the other. */
 function exceptionsFlip(desired: DesiredModel, a: Date, b: Date): boolean {
   if (!desired.baselines || a.getTime() === b.getTime()) return false;
-  return desired.baselines.some((bl) =>
-    bl.exceptions.some((e) => {
-      const end = e.expires === undefined ? undefined : Date.parse(`${e.expires}T00:00:00Z`) + 86_400_000;
-      return end !== undefined && a.getTime() >= end !== b.getTime() >= end;
-    }),
-  );
+  return desired.baselines.some((bl) => bl.exceptions.some((e) => expiredAt(e, a) !== expiredAt(e, b)));
 }
 
 /**

@@ -3,6 +3,7 @@
  * how well. Pure: built from facts read elsewhere (report-read.ts), so every figure can be checked
  * against the simulator's journal and live data. The JSON format is `Report` as documented.
  */
+import type { ExceptionFacts } from '../plan/types.js';
 import type { DriftRecord, HistoryGateEntry, TenantCounts } from '../state/history.js';
 import type { MissingTenant, RadarApp } from './radar.js';
 
@@ -78,17 +79,8 @@ export interface Report {
   exceptions?: ReportException[];
 }
 
-export interface ReportException {
-  baseline: string;
-  app: string;
-  ring?: string;
-  action: 'omit' | 'override';
-  owner: string;
-  reason: string;
-  expires?: string;
+export interface ReportException extends ExceptionFacts {
   state: 'in force' | 'expired';
-  /** FILE:LINE:COL of the exception. */
-  at: string;
 }
 
 export interface ReportFacts {

@@ -5,7 +5,8 @@
  * error unless `--allow-shrink`.
  */
 import type { BaselineException, BaselineSummary, DesiredModel } from '../manifests/model.js';
-import type { ExpiredException, Plan } from './types.js';
+import type { ExceptionFacts, ExpiredException, Plan } from './types.js';
+import { expiryEnd } from '../manifests/kinds/baseline-spec.js';
 
 const DAY_MS = 86_400_000;
 
@@ -20,16 +21,7 @@ export function reviewBaselines(plan: Plan, desired: DesiredModel, now: Date, al
     for (const e of b.exceptions) {
       if (!expiredAt(e, now)) continue;
       lines.push(expiredLine(b, e));
-      expired.push({
-        baseline: b.name,
-        app: e.app,
-        ...(e.ring !== undefined ? { ring: e.ring } : {}),
-        action: e.action,
-        owner: e.owner,
-        reason: e.reason,
-        expires: e.expires ?? '',
-        at: `${e.source.file}:${e.source.line}:${e.source.column}`,
-      });
+      expired.push({ ...exceptionFacts(b, e), expires: e.expires ?? '' });
     }
     const guard = shrinkError(plan, b);
     if (guard && !allowShrink) plan.errors.push(guard);
@@ -38,15 +30,28 @@ export function reviewBaselines(plan: Plan, desired: DesiredModel, now: Date, al
   if (expired.length > 0) plan.expiredExceptions = expired;
 }
 
-function expiredAt(e: BaselineException, now: Date): boolean {
+/** One exception as plan, status and report name it. */
+export function exceptionFacts(b: Pick<BaselineSummary, 'name'>, e: BaselineException): ExceptionFacts {
+  return {
+    baseline: b.name,
+    app: e.app,
+    ...(e.ring !== undefined ? { ring: e.ring } : {}),
+    action: e.action,
+    owner: e.owner,
+    reason: e.reason,
+    ...(e.expires !== undefined ? { expires: e.expires } : {}),
+    at: `${e.source.file}:${e.source.line}:${e.source.column}`,
+  };
+}
+
+/** Whether the exception no longer applies at `now` (after its `expires` day, UTC: expiryEnd). */
+export function expiredAt(e: { expires?: string | undefined }, now: Date): boolean {
   const end = endOf(e.expires);
   return end !== undefined && now.getTime() >= end;
 }
 
 function endOf(expires: string | undefined): number | undefined {
-  if (expires === undefined) return undefined;
-  const t = Date.parse(`${expires}T00:00:00Z`);
-  return Number.isFinite(t) ? t + DAY_MS : undefined;
+  return expires === undefined ? undefined : expiryEnd(expires);
 }
 
 const plural = (n: number, one: string): string => `${n} ${one}${n === 1 ? '' : 's'}`;

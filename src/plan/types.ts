@@ -246,16 +246,21 @@ export interface Plan {
   expiredExceptions?: ExpiredException[];
 }
 
-export interface ExpiredException {
+/** One Baseline exception as plan, status and report name it. */
+export interface ExceptionFacts {
   baseline: string;
   app: string;
   ring?: string;
   action: 'omit' | 'override';
   owner: string;
   reason: string;
-  expires: string;
+  expires?: string;
   /** Where the exception is written: FILE:LINE:COL. */
   at: string;
+}
+
+export interface ExpiredException extends ExceptionFacts {
+  expires: string;
 }
 
 export interface PlanOptions {
