@@ -8,7 +8,7 @@ import { join, resolve } from 'node:path';
 import type { Logger } from 'pino';
 import { PacksyncError } from '../util/errors.js';
 import { GitSource } from './git-source.js';
-import type { SourceRevision } from './git-source.js';
+import type { GitSourceOptions, SourceRevision } from './git-source.js';
 import type { AgentMetrics } from './metrics.js';
 import { redactUrl } from './redact-url.js';
 import type { StatusTracker } from './status.js';
@@ -60,6 +60,20 @@ export function sourceIdentity(s: SourceSettings): { source: string; ref: string
   return { source: git ? redactUrl(s.source) : resolve(s.cwd, s.source), ref: git ? s.ref : '', path: s.path ?? '' };
 }
 
+/** The settings a git working copy of the source takes (the pass's checkout, or the update automation's clone). */
+export function gitSourceOptions(s: SourceSettings, workDir: string): GitSourceOptions {
+  return {
+    url: s.source,
+    ref: s.ref,
+    ...(s.path ? { path: s.path } : {}),
+    workDir,
+    ...(s.tokenFile ? { tokenFile: resolve(s.cwd, s.tokenFile) } : {}),
+    ...(s.sshKeyFile ? { sshKeyFile: resolve(s.cwd, s.sshKeyFile) } : {}),
+    ...(s.allowInsecureGit ? { allowInsecure: true } : {}),
+    env: s.env,
+  };
+}
+
 /**
  * Loads the trusted keys first (bad keys fail the start before anything is fetched), then builds
  * the git or directory source and wraps it in verification when asked to.
@@ -88,14 +102,7 @@ export async function buildSource(
     });
   if (isGitUrl(s.source)) {
     const git = new GitSource({
-      url: s.source,
-      ref: s.ref,
-      ...(s.path ? { path: s.path } : {}),
-      workDir: join(ctx.stateDir, 'source'),
-      ...(s.tokenFile ? { tokenFile: resolve(s.cwd, s.tokenFile) } : {}),
-      ...(s.sshKeyFile ? { sshKeyFile: resolve(s.cwd, s.sshKeyFile) } : {}),
-      ...(s.allowInsecureGit ? { allowInsecure: true } : {}),
-      env: s.env,
+      ...gitSourceOptions(s, join(ctx.stateDir, 'source')),
       // range and tag modes need the history between revisions (and to tell a rollback from an update).
       ...(verify?.mode === 'range' || verify?.mode === 'tag' || s.fullHistory ? { fullHistory: true } : {}),
     });

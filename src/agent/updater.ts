@@ -22,6 +22,7 @@ import { errorMessage } from '../util/errors.js';
 import { GitSource } from './git-source.js';
 import type { Provider } from './notify/provider-types.js';
 import { openOrUpdate } from './notify/pull-request.js';
+import { gitSourceOptions } from './sources.js';
 import type { SourceSettings } from './sources.js';
 import type { StatusTracker } from './status.js';
 
@@ -72,17 +73,7 @@ export class Updater {
   private readonly pullRequestsOwed: OwedPullRequests;
 
   constructor(private readonly o: UpdaterOptions) {
-    const s = o.source;
-    this.git = new GitSource({
-      url: s.source,
-      ref: s.ref,
-      ...(s.path ? { path: s.path } : {}),
-      workDir: join(o.stateDir, 'update-source'),
-      ...(s.tokenFile ? { tokenFile: resolve(s.cwd, s.tokenFile) } : {}),
-      ...(s.sshKeyFile ? { sshKeyFile: resolve(s.cwd, s.sshKeyFile) } : {}),
-      ...(s.allowInsecureGit ? { allowInsecure: true } : {}),
-      env: s.env,
-    });
+    this.git = new GitSource(gitSourceOptions(o.source, join(o.stateDir, 'update-source')));
     this.pullRequestsOwed = new OwedPullRequests(join(o.stateDir, 'update-pull-requests.json'));
   }
 

@@ -4,6 +4,7 @@
  * cycles). One module per provider type under providers/, one registry (providers/index.ts).
  */
 import type { EventReason, Severity } from '../events.js';
+import type { PullRequestInput } from '../../update/propose.js';
 
 export const PROVIDER_TYPES = ['teams', 'slack', 'webhook', 'github', 'gitlab', 'azuredevops'] as const;
 export type ProviderType = (typeof PROVIDER_TYPES)[number];
@@ -43,13 +44,6 @@ export interface OutgoingRequest {
 }
 
 export type CommitState = 'pending' | 'success' | 'failure';
-
-export interface PullRequestInput {
-  branch: string;
-  base: string;
-  title: string;
-  body: string;
-}
 
 /** One HTTP call a pull-request exchange makes; the answer's JSON (null when none). */
 export type ProviderCall = (c: { method: string; url: string; body?: unknown }) => Promise<unknown>;

@@ -6,13 +6,12 @@
  * auth header, never into output or errors.
  */
 import { request } from 'undici';
-import type { Provider, ProviderCall, PullRequestInput } from './provider-types.js';
+import type { PullRequestInput } from '../../update/propose.js';
+import type { Provider, ProviderCall } from './provider-types.js';
 import { PROVIDER_KINDS } from './providers/index.js';
 
 /** A provider refused or could not be reached; the message never holds the token. */
 export class PullRequestError extends Error {}
-
-export type PullRequest = PullRequestInput;
 
 /** One call of the exchange through undici (the HTTP stack of the API client): the answer's JSON, or a PullRequestError. */
 function caller(p: Provider, headers: Record<string, string>): ProviderCall {
@@ -42,7 +41,7 @@ function caller(p: Provider, headers: Record<string, string>): ProviderCall {
 }
 
 /** Opens or updates the pull request of `pr.branch`; returns "opened" or "updated". */
-export async function openOrUpdate(p: Provider, pr: PullRequest): Promise<'opened' | 'updated'> {
+export async function openOrUpdate(p: Provider, pr: PullRequestInput): Promise<'opened' | 'updated'> {
   const kind = PROVIDER_KINDS[p.type];
   if (!kind.pullRequest || !kind.apiHeaders)
     throw new PullRequestError(`provider "${p.name}" is a ${p.type} provider; --pull-request needs github, gitlab or azuredevops`);
