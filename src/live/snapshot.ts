@@ -233,12 +233,18 @@ function serviceGateTargets(
 ): WaveTarget[] {
   if (flows.length === 0) return [];
   const ownedIds = new Set(Object.values(inventory.objects).map((e) => lowerId(e.id)));
+  const byFlow = new Map<string, V1DeploymentViewModel[]>();
+  for (const d of deployments) {
+    const list = byFlow.get(d.flowId);
+    if (list) list.push(d);
+    else byFlow.set(d.flowId, [d]);
+  }
   const targets: WaveTarget[] = [];
   for (const f of flows) {
     const e = inventory.objects[`Flow/${f.metadata.name}`];
     if (!e) continue;
-    for (const d of deployments) {
-      if (d.flowId !== lowerId(e.id) || ownedIds.has(lowerId(d.id)) || e.serviceGates?.[d.id]?.hold) continue;
+    for (const d of byFlow.get(lowerId(e.id)) ?? []) {
+      if (ownedIds.has(lowerId(d.id)) || e.serviceGates?.[d.id]?.hold) continue;
       if (d.status === 'Running' && d.currentWaveId) targets.push({ deploymentId: d.id, waveId: d.currentWaveId });
     }
   }

@@ -26,8 +26,9 @@ export function serviceStarted(ctx: PlanContext, flowId: string): V1DeploymentVi
   if (!startsNewVersions(ctx, flowId)) return [];
   const ownedPackage = (id: string | null | undefined): boolean =>
     !!id && (ctx.holdersOf(id).length > 0 || ctx.holdersOf(id.toLowerCase()).length > 0);
-  return ctx.live.deployments
-    .filter((d) => d.flowId === flowId && ctx.holdersOf(d.id).length === 0 && !ownedPackage(d.packageId))
+  // The flow's own details list its deployments: no scan of every deployment of the account per flow.
+  return (ctx.flowsById.get(flowId)?.details?.deployments ?? [])
+    .filter((d) => ctx.holdersOf(d.id).length === 0 && !ownedPackage(d.packageId))
     .sort((a, b) => created(a) - created(b));
 }
 
@@ -64,7 +65,7 @@ export function importedByService<T extends { id: string }>(
       (x) =>
         x.packageId?.toLowerCase() === pkg.id.toLowerCase() &&
         ctx.holdersOf(x.flowId).length > 0 &&
-        serviceStarted(ctx, x.flowId).includes(x),
+        serviceStarted(ctx, x.flowId).some((s) => s.id === x.id),
     );
     if (!d) continue;
     const flow = ctx.holdersOf(d.flowId)[0] ?? d.flowId;
