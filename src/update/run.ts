@@ -59,7 +59,7 @@ export async function planUpdates(path: string, root: string, api: PacksyncApi, 
   const ctx: PlanContext = {
     api,
     root,
-    catalog: (await api.searchApps({ disablePaging: true })).items,
+    findApp: catalogIndex((await api.searchApps({ disablePaging: true })).items),
     reads: 1,
     versionsByApp: new Map(),
     generated: new Map(
@@ -72,9 +72,7 @@ export async function planUpdates(path: string, root: string, api: PacksyncApi, 
   };
   // Every followed app's details at once (as many in flight as the client allows): 250 apps at 20 ms
   // each would otherwise be 5 s of waiting in a row. Decisions then run in manifest order.
-  const appIds = [
-    ...new Set(packages.map((m) => findApp(ctx.catalog, m.spec.catalog!.app)?.id).filter((id): id is string => id !== undefined)),
-  ];
+  const appIds = [...new Set(packages.map((m) => ctx.findApp(m.spec.catalog!.app)?.id).filter((id): id is string => id !== undefined))];
   await mapLimit(appIds, READ_CONCURRENCY, (id) => versionsOf(id, ctx));
   for (const m of packages) await planPackage(m, ctx);
   return { changes: ctx.changes, problems: ctx.problems, reads: ctx.reads };
@@ -86,7 +84,8 @@ const READ_CONCURRENCY = 16;
 interface PlanContext {
   api: PacksyncApi;
   root: string;
-  catalog: readonly V1AppViewModel[];
+  /** The catalog's app by id or name (one list read). */
+  findApp: (nameOrId: string) => V1AppViewModel | undefined;
   /** Catalog reads made so far. */
   reads: number;
   versionsByApp: Map<string, CatalogVersion[]>;
@@ -113,7 +112,7 @@ async function versionsOf(appId: string, ctx: PlanContext): Promise<CatalogVersi
 /** One followed package: its change, or the problem that stops it, into `ctx`. */
 async function planPackage(m: PackageManifest, ctx: PlanContext): Promise<void> {
   const c = m.spec.catalog!;
-  const app = findApp(ctx.catalog, c.app);
+  const app = ctx.findApp(c.app);
   if (!app) {
     ctx.problems.push(problemAt(m, 'update.unknown-app', `catalog app "${c.app}" was not found`));
     return;
@@ -172,9 +171,15 @@ function versionAt(m: PackageManifest, g: GeneratedDocument | undefined): Update
   return { index: g.index, path: [...origin.at] };
 }
 
-function findApp(catalog: readonly V1AppViewModel[], nameOrId: string): V1AppViewModel | undefined {
-  const key = nameOrId.toLowerCase();
-  return catalog.find((a) => a.id.toLowerCase() === key) ?? catalog.find((a) => a.name.toLowerCase() === key);
+/** A catalog app by id, else by name (case-insensitive; the first of a name), from maps built once. */
+function catalogIndex(catalog: readonly V1AppViewModel[]): (nameOrId: string) => V1AppViewModel | undefined {
+  const byId = new Map<string, V1AppViewModel>();
+  const byName = new Map<string, V1AppViewModel>();
+  for (const a of catalog) {
+    if (!byId.has(a.id.toLowerCase())) byId.set(a.id.toLowerCase(), a);
+    if (!byName.has(a.name.toLowerCase())) byName.set(a.name.toLowerCase(), a);
+  }
+  return (nameOrId) => byId.get(nameOrId.toLowerCase()) ?? byName.get(nameOrId.toLowerCase());
 }
 
 function problemAt(m: PackageManifest, rule: string, message: string, severity: Problem['severity'] = 'error'): Problem {
