@@ -24,13 +24,7 @@ beforeAll(async () => {
   sim = await startTestSimulator({ timeScale: 60 });
   rx = await startReceiver();
   const repo = await writeRepo();
-  await writeFile(
-    join(repo, 'flows.yaml'),
-    flowsYaml().replace(
-      'flags: [startNewVersionsAutomatically, radarTracking]',
-      'flags: [startNewVersionsAutomatically, radarTracking]\n  promotion: { soak: 6h, minDevices: 20, maxFailureRate: 10% }',
-    ),
-  );
+  await writeFile(join(repo, 'flows.yaml'), flowsYaml(['promotion: { soak: 6h, minDevices: 20, maxFailureRate: 10% }']));
   const dir = await tempDir('packsync-flow-gate-notify-');
   await writeFile(
     join(dir, 'notify.yaml'),

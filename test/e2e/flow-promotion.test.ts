@@ -38,13 +38,7 @@ const serviceDeployment = async (): Promise<{ id: string; status: string; curren
 describe('Flow.spec.promotion', () => {
   it("gates the service's own rollout: soak and skip-wave, a failing tenant stops and holds it, resume releases it", async () => {
     const repo = await writeRepo();
-    await writeFile(
-      join(repo, 'flows.yaml'),
-      flowsYaml().replace(
-        'flags: [startNewVersionsAutomatically, radarTracking]',
-        'flags: [startNewVersionsAutomatically, radarTracking]\n  promotion: { soak: 6h, minDevices: 20, maxFailureRate: 10% }',
-      ),
-    );
+    await writeFile(join(repo, 'flows.yaml'), flowsYaml(['promotion: { soak: 6h, minDevices: 20, maxFailureRate: 10% }']));
     await sim.admin('PUT', '/_sim/outcomes', { default: { failureRate: 0 } });
     await apply(repo);
     await sim.admin('POST', '/_sim/releases', { app: '7-Zip', version: '24.09' });

@@ -24,11 +24,7 @@ interface JsonPlan {
   objects: { key: string; change: string; reasons: string[]; serviceStarted?: { version: string; status: string }[] }[];
 }
 
-const withHistory = (n: number): string =>
-  flowsYaml().replace(
-    'flags: [startNewVersionsAutomatically, radarTracking]',
-    `flags: [startNewVersionsAutomatically, radarTracking]\n  supersedenceHistoryCount: ${n}`,
-  );
+const withHistory = (n: number): string => flowsYaml([`supersedenceHistoryCount: ${n}`]);
 
 async function releasedAndStarted(repo: string): Promise<void> {
   expect((await cli(['apply', repo, '--auto-approve'], env)).code).toBe(0);
@@ -65,13 +61,7 @@ describe('a flow that starts new versions itself', () => {
 
   it('does not add back a deployment the service removed beyond supersedenceHistoryCount', async () => {
     const repo = await writeRepo();
-    await writeFile(
-      join(repo, 'flows.yaml'),
-      flowsYaml().replace(
-        'flags: [startNewVersionsAutomatically, radarTracking]',
-        'flags: [startNewVersionsAutomatically, radarTracking]\n  supersedenceHistoryCount: 0',
-      ),
-    );
+    await writeFile(join(repo, 'flows.yaml'), withHistory(0));
     await releasedAndStarted(repo);
     expect((await sim.state()).deployments.map((d) => d.version)).not.toContain('24.08');
     const r = await cli(['plan', repo, '-o', 'json', '--detailed-exitcode'], env);

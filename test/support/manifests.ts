@@ -68,9 +68,10 @@ export function customYaml(): string {
   );
 }
 
-export function flowsYaml(): string {
+/** The standard flows; `sevenZip` adds spec lines to the 7-Zip flow (`promotion: {...}`, `supersedenceHistoryCount: 1`). */
+export function flowsYaml(sevenZip: readonly string[] = []): string {
   return yamlDocs(
-    flowDoc('seven-zip', '7-Zip', [`patchGroup: ${PILOT_FIRST}`, 'flags: [startNewVersionsAutomatically, radarTracking]']),
+    flowDoc('seven-zip', '7-Zip', [`patchGroup: ${PILOT_FIRST}`, 'flags: [startNewVersionsAutomatically, radarTracking]', ...sevenZip]),
     PWSH_FLOW,
   );
 }
