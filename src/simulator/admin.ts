@@ -98,8 +98,13 @@ function journal(req: AdminRequest, d: AdminDeps): RouteResult {
 
 function advanceClock(req: AdminRequest, d: AdminDeps): RouteResult {
   const b = jsonObject(req.body, req.contentType);
-  const s = b.advanceSeconds;
+  const s = b.advanceSeconds ?? 0;
   if (typeof s !== 'number' || !Number.isFinite(s) || s < 0) throw badRequest('advanceSeconds', 'advanceSeconds must be a number >= 0.');
+  const scale = b.timeScale;
+  if (scale !== undefined && (typeof scale !== 'number' || !Number.isFinite(scale) || scale < 1))
+    throw badRequest('timeScale', 'timeScale must be a number >= 1 (virtual seconds per real second).');
+  if (b.advanceSeconds === undefined && scale === undefined) throw badRequest('advanceSeconds', 'advanceSeconds or timeScale is required.');
+  if (scale !== undefined) d.clock.setScale(scale);
   d.clock.advance(s);
   settleAccount(d.account, d.clock.now());
   return { json: clockView(d.clock) };
