@@ -12,7 +12,6 @@ export const DEBT = {
   'src/cli/progress.ts': ['createProgressRenderer'],
   'src/cli/run-command.ts': ['registerRunCommand', 'registerRunCommand>anonymous'],
   'src/cli/state-command.ts': ['registerStateCommand'],
-  'src/export/export-manifests.ts': ['exportManifests'],
   'src/live/snapshot.ts': ['readLiveState'],
   'src/manifests/load.ts': ['loadSources'],
   'src/manifests/rules.ts': ['problem', 'checkRules'],

@@ -1,15 +1,27 @@
 import type { Command } from 'commander';
 import { mkdir } from 'node:fs/promises';
 import { join, relative, resolve, sep } from 'node:path';
-import { exportManifests } from '../export/export-manifests.js';
+import { exportedFiles, exportObjects } from '../export/export-manifests.js';
 import type { ExportedFiles } from '../export/export-manifests.js';
+import { foldIntoBaseline } from '../export/as-baseline.js';
+import type { BaselineFold } from '../export/as-baseline.js';
 import { checkTargetDir, writeNewFile } from '../export/target-dir.js';
 import { readLiveState } from '../live/snapshot.js';
 import { repositoryRoot } from '../manifests/load.js';
 import { addCommonOptions, buildRuntime } from './common.js';
 import type { CommonOptions } from './common.js';
 import type { CliIo } from './io.js';
+import { UsageError } from './io.js';
 import { shownPath } from './paths.js';
+
+/** The pattern of `metadata.name` (schemas/v1/package.json), checked before anything is read. */
+const BASELINE_NAME = /^(?=.{1,128}$)[a-z0-9]([-a-z0-9.]*[a-z0-9])?$/;
+
+interface ExportOptions extends CommonOptions {
+  out: string;
+  force: boolean;
+  asBaseline?: string;
+}
 
 /** At most this many skipped objects are named per reason; the count is always given. */
 const SKIPPED_SHOWN = 5;
@@ -21,10 +33,18 @@ export function registerExportCommand(program: Command, io: CliIo): void {
       'write manifests for what exists live (packages, flows, deployments, tenant uploads) that packsync does not own yet, to bring an account under git',
     )
     .option('--out <dir>', 'directory to write (must be empty unless --force)', 'exported')
-    .option('--force', 'write into a non-empty directory (existing files are kept: a taken name gets a -2, -3… suffix)', false);
+    .option('--force', 'write into a non-empty directory (existing files are kept: a taken name gets a -2, -3… suffix)', false)
+    .option(
+      '--as-baseline <name>',
+      'write the catalog flows as one Baseline of this name (a ring per patch group) instead of a Flow, Deployment and Package each',
+    );
   addCommonOptions(cmd);
-  cmd.action(async (opts: CommonOptions & { out: string; force: boolean }) => {
+  cmd.action(async (opts: ExportOptions) => {
     const dir = resolve(io.cwd, opts.out);
+    if (opts.asBaseline !== undefined && !BASELINE_NAME.test(opts.asBaseline))
+      throw new UsageError(
+        `--as-baseline "${opts.asBaseline}" is not a manifest name: lowercase letters, digits, \`-\` and \`.\`, starting and ending with a letter or digit, at most 128 characters`,
+      );
     // Checked before anything is read, so a refusal costs nothing and writes nothing.
     await checkTargetDir(dir, opts.force);
     // validate and plan resolve `content:` against the repository root (the nearest folder with .git
@@ -41,13 +61,18 @@ export function registerExportCommand(program: Command, io: CliIo): void {
         allTenantUploads: true,
         packageDetails: true,
       });
-      const out = exportManifests({ live: snap.live, details: snap.packageDetails ?? new Map(), inventory, outInRoot });
+      const objects = exportObjects({ live: snap.live, details: snap.packageDetails ?? new Map(), inventory, outInRoot });
+      const fold = opts.asBaseline === undefined ? undefined : foldIntoBaseline(objects, opts.asBaseline);
+      const out = fold
+        ? exportedFiles(fold.objects, [{ name: 'baseline.yaml', manifests: fold.baseline ? [fold.baseline] : [] }])
+        : exportedFiles(objects);
       // Nothing to export creates nothing: not even the directory.
       if (Object.keys(out.files).length > 0) await mkdir(dir, { recursive: true });
       const written: string[] = [];
       for (const [name, text] of Object.entries(out.files)) written.push(await writeNewFile(dir, name, text));
       for (const c of out.contentDirs) await mkdir(join(root, c), { recursive: true });
       for (const line of summary(out, dir, rt.state.location, snap.reads)) io.stdout(line);
+      if (fold) for (const line of foldSummary(fold, opts.asBaseline!)) io.stdout(line);
       const intents = Object.keys(inventory.intents).length;
       if (intents > 0) {
         // An intent is a create whose result an interrupted apply never recorded: the object it made
@@ -93,6 +118,23 @@ function summary(out: ExportedFiles, dir: string, state: string, reads: number):
   for (const [reason, objs] of byReason) {
     const more = objs.length > SKIPPED_SHOWN ? `, and ${objs.length - SKIPPED_SHOWN} more` : '';
     lines.push(`  skipped ${objs.length} ${reason}: ${objs.slice(0, SKIPPED_SHOWN).join(', ')}${more}`);
+  }
+  return lines;
+}
+
+function foldSummary(fold: BaselineFold, name: string): string[] {
+  const f = fold.folded;
+  const lines =
+    f.flows === 0
+      ? [`No catalog flow could be written as Baseline ${name}; every object is written as its own manifest.`]
+      : [
+          `Baseline ${name} (baseline.yaml): ${f.apps} apps × ${f.rings} rings → ${f.flows} flows, their deployments and ${f.packages} packages.`,
+        ];
+  const byReason = new Map<string, string[]>();
+  for (const k of fold.kept) byReason.set(k.reason, [...(byReason.get(k.reason) ?? []), k.label]);
+  for (const [reason, labels] of byReason) {
+    const more = labels.length > SKIPPED_SHOWN ? `, and ${labels.length - SKIPPED_SHOWN} more` : '';
+    lines.push(`  kept ${labels.length} flow(s) as plain manifests: ${reason}: ${labels.slice(0, SKIPPED_SHOWN).join(', ')}${more}`);
   }
   return lines;
 }

@@ -18,6 +18,7 @@ import { API_VERSION } from '../manifests/model.js';
 import type { Kind } from '../manifests/model.js';
 import { packageNaturalKey } from '../live/identity.js';
 import { ownedBy, uniqueNamer } from './owned.js';
+import type { Owned } from './owned.js';
 import { NotExportable, catalogSpec, customSpec } from './package-spec.js';
 
 export interface ExportInput {
@@ -40,6 +41,22 @@ export interface SkippedObject {
   /** Display name in the service, to recognise it. */
   label: string;
   reason: string;
+}
+
+/** One manifest as the export builds it (before it is written as YAML). */
+export interface ExportedManifest {
+  apiVersion: string;
+  kind: Kind;
+  metadata: { name: string; annotations?: Record<string, string> };
+  spec: Record<string, unknown>;
+}
+
+/** What the export found, as manifests by kind, before they are written (`--as-baseline` folds some). */
+export interface ExportedObjects extends Omit<ExportedFiles, 'files' | 'counts'> {
+  packages: ExportedManifest[];
+  flows: ExportedManifest[];
+  deployments: ExportedManifest[];
+  uploads: ExportedManifest[];
 }
 
 export interface ExportedFiles {
@@ -106,30 +123,89 @@ const UNUSABLE_PACKAGE: Partial<Record<V1PackageViewModel['state'], string>> = {
 };
 
 export function exportManifests(input: ExportInput): ExportedFiles {
-  const { live, details } = input;
-  const owned = ownedBy(input.inventory);
-  const appRef = namer(live.apps, (a) => a.name);
-  const templateRef = namer(live.templates, (t) => t.name);
-  const skipped: SkippedObject[] = [];
-  let ownedCount = 0;
-  // Owned objects' manifest names, and whether any exported object refers to one of them.
-  const ownedNames = new Set<string>();
-  let refersToOwned = false;
-  const ref = (kind: Kind, name: string): string => {
-    if (ownedNames.has(`${kind}/${name}`)) refersToOwned = true;
-    return name;
-  };
-  const contentPrefix = input.outInRoot ? `${input.outInRoot}/content/` : 'content/';
-  const skip = (kind: Kind, id: string, label: string, reason: string): void => {
-    skipped.push({ kind, id, label, reason });
-  };
+  return exportedFiles(exportObjects(input));
+}
 
-  // Packages: every live one, in a flow or not. pkgName: live id → manifest name (exported or owned).
-  const pkgName = new Map<string, string>();
-  const pkgWhyNot = new Map<string, string>();
-  const packages: unknown[] = [];
+/** The files of an export: one per kind, plus any extra files (a baseline) given whole. */
+export function exportedFiles(o: ExportedObjects, extra: { name: string; manifests: unknown[] }[] = []): ExportedFiles {
+  const docs = (note: string, xs: readonly unknown[]): string =>
+    HEADER + note + xs.map((x) => stringify(x, { lineWidth: 0 })).join('---\n');
+  const files: Record<string, string> = {};
+  for (const e of extra) if (e.manifests.length) files[e.name] = docs('', e.manifests);
+  if (o.packages.length) files['packages.yaml'] = docs(PACKAGES_NOTE, o.packages);
+  if (o.flows.length) files['flows.yaml'] = docs('', o.flows);
+  if (o.deployments.length) files['deployments.yaml'] = docs('', o.deployments);
+  if (o.uploads.length) files['tenant-uploads.yaml'] = docs(UPLOADS_NOTE, o.uploads);
+  const { packages, flows, deployments, uploads, ...rest } = o;
+  return {
+    ...rest,
+    files,
+    counts: { packages: packages.length, flows: flows.length, deployments: deployments.length, tenantUploads: uploads.length },
+  };
+}
+
+/** What the exporters of each kind share: the input, names already given, and what was skipped. */
+interface ExportContext {
+  input: ExportInput;
+  owned: Owned;
+  appRef: (id: string) => string;
+  templateRef: (id: string) => string;
+  skipped: SkippedObject[];
+  ownedCount: number;
+  /** Owned objects' manifest names (`Kind/name`), and whether an exported object refers to one. */
+  ownedNames: Set<string>;
+  refersToOwned: boolean;
+  /** Live package id → manifest name (exported or owned), or why it has none. */
+  pkgName: Map<string, string>;
+  pkgWhyNot: Map<string, string>;
+}
+
+function skip(ctx: ExportContext, kind: Kind, id: string, label: string, reason: string): void {
+  ctx.skipped.push({ kind, id, label, reason });
+}
+
+/** A reference to another manifest, noting when it names one packsync already owns. */
+function ref(ctx: ExportContext, kind: Kind, name: string): string {
+  if (ctx.ownedNames.has(`${kind}/${name}`)) ctx.refersToOwned = true;
+  return name;
+}
+
+export function exportObjects(input: ExportInput): ExportedObjects {
+  const { live } = input;
+  const ctx: ExportContext = {
+    input,
+    owned: ownedBy(input.inventory),
+    appRef: namer(live.apps, (a) => a.name),
+    templateRef: namer(live.templates, (t) => t.name),
+    skipped: [],
+    ownedCount: 0,
+    ownedNames: new Set(),
+    refersToOwned: false,
+    pkgName: new Map(),
+    pkgWhyNot: new Map(),
+  };
+  const { packages, contentDirs } = exportPackages(ctx);
+  const { flows, deployments } = exportFlows(ctx);
+  const uploads = exportUploads(ctx);
+  return {
+    packages,
+    flows,
+    deployments,
+    uploads,
+    contentDirs,
+    refersToOwned: ctx.refersToOwned,
+    owned: ctx.ownedCount,
+    skipped: ctx.skipped,
+  };
+}
+
+/** Packages: every live one, in a flow or not. */
+function exportPackages(ctx: ExportContext): { packages: ExportedManifest[]; contentDirs: string[] } {
+  const { live, details, outInRoot } = ctx.input;
+  const packages: ExportedManifest[] = [];
   const contentDirs: string[] = [];
-  const pkgNamer = uniqueNamer(owned.names('Package'));
+  const contentPrefix = outInRoot ? `${outInRoot}/content/` : 'content/';
+  const pkgNamer = uniqueNamer(ctx.owned.names('Package'));
   const adoptable = new Map<string, string>();
   for (const group of groupBy(live.packages, packageNaturalKey).values()) {
     const [newest, ...older] = newestFirst(group);
@@ -137,39 +213,30 @@ export function exportManifests(input: ExportInput): ExportedFiles {
   }
   for (const p of live.packages) {
     const label = `${p.productName} ${p.productVersion}`;
-    const ownName = owned.name('Package', p.id);
+    const ownName = ctx.owned.name('Package', p.id);
     if (ownName) {
-      ownedCount++;
-      ownedNames.add(`Package/${ownName}`);
-      pkgName.set(p.id, ownName);
+      ctx.ownedCount++;
+      ctx.ownedNames.add(`Package/${ownName}`);
+      ctx.pkgName.set(p.id, ownName);
       continue;
     }
-    const newer = adoptable.get(p.id);
     const d = details.get(p.id);
-    const reason = newer
+    const reason = adoptable.has(p.id)
       ? 'a newer live package has the same name and version (or app, version and scope), and --adopt takes the newest'
       : (UNUSABLE_PACKAGE[p.state] ?? (d ? undefined : 'its details were not read'));
-    if (reason !== undefined || !d) {
-      skip('Package', p.id, label, reason ?? 'its details were not read');
-      pkgWhyNot.set(p.id, 'its package is not exported');
-      continue;
-    }
-    const name = pkgNamer(`${p.productName}-${p.productVersion}`);
+    const name = reason === undefined ? pkgNamer(`${p.productName}-${p.productVersion}`) : '';
     const custom = p.isCustom || !p.appId;
     const content = `${contentPrefix}${name}`;
-    let spec: Record<string, unknown>;
-    try {
-      spec = custom ? { custom: customSpec(d, templateRef, content) } : { catalog: catalogSpec(d, appRef, templateRef) };
-    } catch (e) {
-      if (!(e instanceof NotExportable)) throw e;
-      skip('Package', p.id, label, e.message);
-      pkgWhyNot.set(p.id, 'its package is not exported');
+    const spec = reason === undefined && d ? packageSpec(d, custom, content, ctx) : (reason ?? 'its details were not read');
+    if (typeof spec === 'string') {
+      skip(ctx, 'Package', p.id, label, spec);
+      ctx.pkgWhyNot.set(p.id, 'its package is not exported');
       continue;
     }
     // The service cannot give back a custom package's original files, and a custom package needs
     // its content in git: the manifest points at a directory the operator fills before validating.
     if (custom) contentDirs.push(content);
-    pkgName.set(p.id, name);
+    ctx.pkgName.set(p.id, name);
     packages.push({
       apiVersion: API_VERSION,
       kind: 'Package',
@@ -177,71 +244,94 @@ export function exportManifests(input: ExportInput): ExportedFiles {
       spec,
     });
   }
+  return { packages, contentDirs };
+}
 
-  // Flows and their deployments.
+/** The manifest spec of a package, or why it cannot be written. */
+function packageSpec(d: V1PackageDetailsViewModel, custom: boolean, content: string, ctx: ExportContext): Record<string, unknown> | string {
+  try {
+    return custom ? { custom: customSpec(d, ctx.templateRef, content) } : { catalog: catalogSpec(d, ctx.appRef, ctx.templateRef) };
+  } catch (e) {
+    if (!(e instanceof NotExportable)) throw e;
+    return e.message;
+  }
+}
+
+/** Flows and their deployments. */
+function exportFlows(ctx: ExportContext): { flows: ExportedManifest[]; deployments: ExportedManifest[] } {
+  const { live } = ctx.input;
+  const flows: ExportedManifest[] = [];
+  const deployments: ExportedManifest[] = [];
+  const flowNamer = uniqueNamer(ctx.owned.names('Flow'));
+  const depNamer = uniqueNamer(ctx.owned.names('Deployment'));
   const packagesById = new Map(live.packages.map((p) => [p.id, p]));
-  const flows: unknown[] = [];
-  const deployments: unknown[] = [];
-  const flowNamer = uniqueNamer(owned.names('Flow'));
-  const depNamer = uniqueNamer(owned.names('Deployment'));
   const liveFlows = live.flows.filter((f) => !f.deleted);
   const oldestByName = new Map([...groupBy(liveFlows, (f) => f.name)].map(([n, fs]) => [n, newestFirst(fs).at(-1)?.id]));
   for (const f of liveFlows) {
-    let flowName = owned.name('Flow', f.id);
+    let flowName = ctx.owned.name('Flow', f.id);
     if (flowName) {
-      ownedCount++;
-      ownedNames.add(`Flow/${flowName}`);
+      ctx.ownedCount++;
+      ctx.ownedNames.add(`Flow/${flowName}`);
     } else {
-      const oldest = oldestByName.get(f.name);
-      const pkgMissing = f.packageId && !pkgName.has(f.packageId) ? (pkgWhyNot.get(f.packageId) ?? 'its package is not live') : undefined;
-      if (oldest !== f.id) skip('Flow', f.id, f.name, 'an older live flow has the same name, and --adopt takes the oldest');
-      else if (pkgMissing) skip('Flow', f.id, f.name, pkgMissing);
+      const pkgMissing =
+        f.packageId && !ctx.pkgName.has(f.packageId) ? (ctx.pkgWhyNot.get(f.packageId) ?? 'its package is not live') : undefined;
+      if (oldestByName.get(f.name) !== f.id)
+        skip(ctx, 'Flow', f.id, f.name, 'an older live flow has the same name, and --adopt takes the oldest');
+      else if (pkgMissing) skip(ctx, 'Flow', f.id, f.name, pkgMissing);
       else {
         flowName = flowNamer(f.name);
-        const spec: Record<string, unknown> = { name: f.name };
-        if (f.appId) spec.app = appRef(f.appId);
-        const pn = f.packageId ? pkgName.get(f.packageId) : undefined;
-        if (pn) spec.package = ref('Package', pn);
-        if (f.patchGroupId) spec.patchGroup = f.patchGroupId;
-        const scope = scopeName(f.scope);
-        if (scope) spec.scope = scope;
-        if (f.flags) spec.flags = flagNames(f.flags);
-        if (f.supersedenceHistoryCount) spec.supersedenceHistoryCount = f.supersedenceHistoryCount;
-        if (f.templateId) spec.scriptTemplate = templateRef(f.templateId);
-        flows.push({ apiVersion: API_VERSION, kind: 'Flow', metadata: { name: flowName }, spec });
+        flows.push({ apiVersion: API_VERSION, kind: 'Flow', metadata: { name: flowName }, spec: flowSpec(f, ctx) });
       }
     }
     for (const d of f.details?.deployments ?? []) {
-      const label = `${f.name} / ${d.packageId}`;
-      if (owned.name('Deployment', d.id)) {
-        ownedCount++;
-        continue;
-      }
-      const p = packagesById.get(d.packageId);
-      const packageName = pkgName.get(d.packageId);
-      if (!flowName) {
-        skip('Deployment', d.id, label, 'its flow is not exported');
-        continue;
-      }
-      if (!p || !packageName) {
-        skip('Deployment', d.id, label, pkgWhyNot.get(d.packageId) ?? 'its package is not live');
-        continue;
-      }
-      const state = d.status === 'NotStarted' ? 'pending' : d.status === 'Stopped' ? 'stopped' : 'running';
-      const dspec: Record<string, unknown> = { flow: ref('Flow', flowName), package: ref('Package', packageName), state };
-      if (d.version && d.version !== p.productVersion) dspec.version = d.version;
-      deployments.push({
-        apiVersion: API_VERSION,
-        kind: 'Deployment',
-        metadata: { name: depNamer(`${flowName}-${p.productVersion}`) },
-        spec: dspec,
-      });
+      const dep = exportDeployment(ctx, { flowName, flow: f.name, d, p: packagesById.get(d.packageId) });
+      if (dep) deployments.push({ ...dep, metadata: { name: depNamer(dep.metadata.name) } });
     }
   }
+  return { flows, deployments };
+}
 
-  // Tenant uploads: one manifest per (tenant, package); the planner adopts the newest task of it.
-  const uploads: unknown[] = [];
-  const uploadNamer = uniqueNamer(owned.names('TenantUpload'));
+function flowSpec(f: LiveState['flows'][number], ctx: ExportContext): Record<string, unknown> {
+  const spec: Record<string, unknown> = { name: f.name };
+  if (f.appId) spec.app = ctx.appRef(f.appId);
+  const pn = f.packageId ? ctx.pkgName.get(f.packageId) : undefined;
+  if (pn) spec.package = ref(ctx, 'Package', pn);
+  if (f.patchGroupId) spec.patchGroup = f.patchGroupId;
+  const scope = scopeName(f.scope);
+  if (scope) spec.scope = scope;
+  if (f.flags) spec.flags = flagNames(f.flags);
+  if (f.supersedenceHistoryCount) spec.supersedenceHistoryCount = f.supersedenceHistoryCount;
+  if (f.templateId) spec.scriptTemplate = ctx.templateRef(f.templateId);
+  return spec;
+}
+
+type LiveDeployment = NonNullable<LiveState['flows'][number]['details']>['deployments'][number];
+
+/** One deployment of a flow (its manifest name still to be made unique), or undefined when it is owned or skipped. */
+function exportDeployment(
+  ctx: ExportContext,
+  o: { flowName: string | undefined; flow: string; d: LiveDeployment; p: V1PackageViewModel | undefined },
+): ExportedManifest | undefined {
+  const { d, p } = o;
+  const label = `${o.flow} / ${d.packageId}`;
+  if (ctx.owned.name('Deployment', d.id)) {
+    ctx.ownedCount++;
+    return undefined;
+  }
+  const packageName = ctx.pkgName.get(d.packageId);
+  if (!o.flowName) return void skip(ctx, 'Deployment', d.id, label, 'its flow is not exported');
+  if (!p || !packageName) return void skip(ctx, 'Deployment', d.id, label, ctx.pkgWhyNot.get(d.packageId) ?? 'its package is not live');
+  const state = d.status === 'NotStarted' ? 'pending' : d.status === 'Stopped' ? 'stopped' : 'running';
+  const spec: Record<string, unknown> = { flow: ref(ctx, 'Flow', o.flowName), package: ref(ctx, 'Package', packageName), state };
+  if (d.version && d.version !== p.productVersion) spec.version = d.version;
+  return { apiVersion: API_VERSION, kind: 'Deployment', metadata: { name: `${o.flowName}-${p.productVersion}` }, spec };
+}
+
+/** Tenant uploads: one manifest per (tenant, package); the planner adopts the newest task of it. */
+function exportUploads(ctx: ExportContext): ExportedManifest[] {
+  const { live } = ctx.input;
+  const uploads: ExportedManifest[] = [];
+  const uploadNamer = uniqueNamer(ctx.owned.names('TenantUpload'));
   const tenantRef = namer(live.tenants, (t) => t.defaultDomain);
   for (const t of live.tenants) {
     const tasks: V1TaskViewModel[] = live.uploads[t.id] ?? [];
@@ -250,43 +340,29 @@ export function exportManifests(input: ExportInput): ExportedFiles {
       if (!task) continue;
       const label = `${t.defaultDomain} / ${packageId}`;
       if (
-        owned.upload(
+        ctx.owned.upload(
           t.id,
           packageId,
           group.map((x) => x.id),
         )
       ) {
-        ownedCount++;
+        ctx.ownedCount++;
         continue;
       }
-      const packageName = pkgName.get(packageId);
-      if (!packageName) skip('TenantUpload', task.id, label, pkgWhyNot.get(packageId) ?? 'its package is not live');
+      const packageName = ctx.pkgName.get(packageId);
+      if (!packageName) skip(ctx, 'TenantUpload', task.id, label, ctx.pkgWhyNot.get(packageId) ?? 'its package is not live');
       else if (task.state === 'Error' || task.state === 'Canceled') {
-        skip('TenantUpload', task.id, label, `its last upload task ended ${task.state}, and adopting it would upload again`);
+        skip(ctx, 'TenantUpload', task.id, label, `its last upload task ended ${task.state}, and adopting it would upload again`);
       } else {
         const name = uploadNamer(`${packageName}-${t.defaultDomain.split('.')[0] ?? t.id}`);
         uploads.push({
           apiVersion: API_VERSION,
           kind: 'TenantUpload',
           metadata: { name },
-          spec: { tenant: tenantRef(t.id), package: ref('Package', packageName) },
+          spec: { tenant: tenantRef(t.id), package: ref(ctx, 'Package', packageName) },
         });
       }
     }
   }
-
-  const docs = (note: string, xs: unknown[]): string => HEADER + note + xs.map((x) => stringify(x, { lineWidth: 0 })).join('---\n');
-  const files: Record<string, string> = {};
-  if (packages.length) files['packages.yaml'] = docs(PACKAGES_NOTE, packages);
-  if (flows.length) files['flows.yaml'] = docs('', flows);
-  if (deployments.length) files['deployments.yaml'] = docs('', deployments);
-  if (uploads.length) files['tenant-uploads.yaml'] = docs(UPLOADS_NOTE, uploads);
-  return {
-    files,
-    contentDirs,
-    refersToOwned,
-    counts: { packages: packages.length, flows: flows.length, deployments: deployments.length, tenantUploads: uploads.length },
-    owned: ownedCount,
-    skipped,
-  };
+  return uploads;
 }

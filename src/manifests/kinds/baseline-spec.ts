@@ -51,6 +51,15 @@ export function appSlug(app: string): string {
   );
 }
 
+/**
+ * Names of the generated objects: a flow and a deployment per app and ring `<baseline>.<app>.<ring>`;
+ * a package per app `<baseline>.<app>`, or `<baseline>.<app>.<ring>` for a ring whose package
+ * settings differ from those of the app's first ring (`export --as-baseline` predicts them too).
+ */
+export function generatedName(baseline: string, slug: string, ring?: string): string {
+  return ring === undefined ? `${baseline}.${slug}` : `${baseline}.${slug}.${ring}`;
+}
+
 /** The first instant an exception no longer applies: the day after `expires`, 00:00 UTC. */
 export function expiryEnd(expires: string): number | undefined {
   const m = /^(\d{4})-(\d{2})-(\d{2})$/.exec(expires);

@@ -21,6 +21,7 @@ import {
   daysLeft,
   DEFAULT_MAX_REMOVED,
   expiryEnd,
+  generatedName,
   ringsOf,
 } from './baseline-spec.js';
 import type { BaselineSpec } from './baseline-spec.js';
@@ -38,6 +39,7 @@ export const BASELINE: AuthoredKindSpec<'Baseline'> = {
 const PACKAGE_FIELDS: Record<string, string> = { version: 'version', scope: 'scope', scriptTemplate: 'scriptTemplate' };
 const FLOW_FIELDS = ['scope', 'flags', 'supersedenceHistoryCount', 'scriptTemplate', 'suspend', 'windows'];
 const DEPLOYMENT_FIELDS = ['state', 'wave', 'promotion', 'suspend'];
+export const DEFAULT_FLOW_NAME = '{app} ({ring})';
 
 function expandBaseline(r: AuthoredRecord, ctx: ExpandContext): Expansion {
   const spec = (r.data.spec ?? {}) as unknown as BaselineSpec;
@@ -122,7 +124,7 @@ interface ObjectsInput {
 
 function objectsFor(o: ObjectsInput): GeneratedDocument[] {
   const { values } = o.resolved;
-  const key = `${o.name}.${o.slug}.${o.ring}`;
+  const key = generatedName(o.name, o.slug, o.ring);
   const origins = new Map<string, Origin>([['metadata.name', o.appAt]]);
   const from = (field: string, path: string): void => {
     const origin = o.resolved.origins.get(field);
@@ -137,7 +139,7 @@ function objectsFor(o: ObjectsInput): GeneratedDocument[] {
   const about = { by: o.name, app: o.app, rings: [o.ring] };
   if (pkg === undefined) {
     // The first ring's package is `<baseline>.<app>`; a ring whose package settings differ gets its own.
-    pkg = o.packages.size === 0 ? `${o.name}.${o.slug}` : key;
+    pkg = o.packages.size === 0 ? generatedName(o.name, o.slug) : key;
     const pkgRings = [o.ring];
     o.packages.set(settings, { name: pkg, rings: pkgRings });
     const pkgOrigins = new Map(origins);
@@ -158,7 +160,8 @@ function objectsFor(o: ObjectsInput): GeneratedDocument[] {
     o.packages.get(settings)!.rings.push(o.ring);
   }
 
-  const flow: Record<string, unknown> = { name: `${o.app} (${o.ring})`, app: o.app, patchGroup: undefined };
+  const flow: Record<string, unknown> = { name: flowName(values.flowName, o.app, o.ring), app: o.app, patchGroup: undefined };
+  from('flowName', 'spec.name');
   origins.set('spec.patchGroup', { at: ['spec', 'rings', o.ring], layer: 'rings' });
   flow.patchGroup = (o.r.data.spec as { rings: Record<string, string> }).rings[o.ring];
   for (const field of FLOW_FIELDS) {
@@ -178,6 +181,12 @@ function objectsFor(o: ObjectsInput): GeneratedDocument[] {
   }
   out.push(doc(o.r, { kind: 'Deployment', name: key, spec: deployment }, depOrigins, o.appAt, about));
   return out;
+}
+
+/** The generated flow's live name: `flowName` with `{app}` and `{ring}` filled in (default `{app} ({ring})`). */
+export function flowName(template: unknown, app: string, ring: string): string {
+  const t = typeof template === 'string' ? template : DEFAULT_FLOW_NAME;
+  return t.replaceAll('{app}', app).replaceAll('{ring}', ring);
 }
 
 function doc(
