@@ -10,6 +10,7 @@ import { parseAllDocuments } from 'yaml';
 import { afterEach, describe, expect, it } from 'vitest';
 import { fixtureId } from '../../src/simulator/fixture-ids.js';
 import { cli } from '../support/cli.js';
+import { spawnCli } from '../support/spawn-cli.js';
 import { catalogPackageDoc, manifestDoc, PILOT_FIRST, yamlDocs } from '../support/manifests.js';
 import { tempDir } from '../support/repo.js';
 import { simEnv } from '../support/sim.js';
@@ -83,7 +84,8 @@ describe('export --as-baseline', () => {
     const env = { ...s.env, PACKSYNC_STATE_DIR: await tempDir('packsync-state-') };
     const repo = await tempDir('packsync-repo-');
     const out = join(repo, 'exported');
-    const exported = await cli(['export', '--out', out, '--as-baseline', 'standard-apps'], env, repo);
+    // The built CLI as a process, as a user runs it.
+    const exported = await spawnCli(['export', '--out', out, '--as-baseline', 'standard-apps'], env, 'pipe', repo).done;
     expect(exported.code, exported.stderr + exported.stdout).toBe(0);
 
     const [baseline, ...more] = await docsOf(join(out, 'baseline.yaml'));
@@ -115,7 +117,7 @@ describe('export --as-baseline', () => {
     ]);
 
     const writes = (await s.sim.writes()).length;
-    const adopted = await cli(['apply', out, '--adopt', '--auto-approve'], env);
+    const adopted = await spawnCli(['apply', out, '--adopt', '--auto-approve'], env).done;
     expect(adopted.code, adopted.stderr + adopted.stdout).toBe(0);
     expect((await s.sim.writes()).length).toBe(writes);
     const state = JSON.parse(await readFile(join(env.PACKSYNC_STATE_DIR, 'inventory.json'), 'utf8')) as {
@@ -128,7 +130,7 @@ describe('export --as-baseline', () => {
       'Flow/chrome-for-everyone',
     ])
       expect(Object.keys(state.objects)).toContain(key);
-    const plan = await cli(['plan', out, '--detailed-exitcode'], env);
+    const plan = await spawnCli(['plan', out, '--detailed-exitcode'], env).done;
     expect(plan.code, plan.stdout + plan.stderr).toBe(0);
 
     // The baseline renders the live names it adopted.
@@ -139,7 +141,7 @@ describe('export --as-baseline', () => {
   it('refuses a name that is not a manifest name, naming the flag, before reading or writing anything', async () => {
     s = await simEnv();
     const repo = await tempDir('packsync-repo-');
-    const r = await cli(['export', '--out', join(repo, 'x'), '--as-baseline', 'Standard Apps'], s.env, repo);
+    const r = await spawnCli(['export', '--out', join(repo, 'x'), '--as-baseline', 'Standard Apps'], s.env, 'pipe', repo).done;
     expect(r.code).toBe(1);
     expect(r.stderr).toContain('--as-baseline');
     await expect(stat(join(repo, 'x'))).rejects.toThrow();
