@@ -7,7 +7,6 @@ export const BUDGET = { maxLines: 80, maxParams: 5 };
 export const DEBT = {
   'src/agent/metrics.ts': ['createMetrics'],
   'src/agent/rollouts.ts': ['rolloutOf', 'refreshRollouts'],
-  'src/apply/run-action.ts': ['runAction'],
   'src/cli/apply-command.ts': ['registerApplyCommand'],
   'src/cli/progress.ts': ['createProgressRenderer'],
   'src/cli/run-command.ts': ['registerRunCommand', 'registerRunCommand>anonymous'],

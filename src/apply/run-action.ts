@@ -15,218 +15,255 @@ import { waitForPackage, waitForUpload } from './wait.js';
 import { OP } from '../plan/ops.js';
 import type { ActionDeps } from './action-deps.js';
 
+/** The plan actions whose op can be K (start, stop and update-content share one shape). */
+type WithOp<A, K> = A extends { op: infer O } ? (K extends O ? A : never) : never;
+type ActionOf<K extends PlanAction['op']> = WithOp<PlanAction, K>;
+
+/** What every handler shares: the dependencies, the abort signal's options and the state helpers. */
+interface ActionContext {
+  d: ActionDeps;
+  opts: { signal?: AbortSignal };
+  at: () => string;
+}
+
+/**
+ * One handler per op (docs/architecture.md, "The engine"). The mapped type makes the table
+ * exhaustive over the op table (plan/ops.ts): an op without a handler here does not compile.
+ */
+const HANDLERS: { [K in PlanAction['op']]: (a: ActionOf<K>, c: ActionContext) => Promise<void> } = {
+  [OP.importPackage]: importPackage,
+  [OP.createPackage]: createPackage,
+  [OP.uploadContent]: uploadContent,
+  [OP.waitPackage]: (a, c) =>
+    waitForPackage(
+      c.d.api,
+      resolveRef({ key: a.packageKey }, c.d.store),
+      c.d.wait,
+      (s, ms) => c.d.emit({ type: 'wait', key: a.key, what: `package ${s}`, elapsedMs: ms }),
+      c.d.signal,
+    ),
+  [OP.createFlow]: createFlow,
+  [OP.deleteFlow]: (a, c) => deleteOwned(c.d, a.key, a.flowId, () => c.d.api.deleteFlow(a.flowId, {}, c.opts), a.forget),
+  [OP.addDeployment]: addDeployment,
+  [OP.start]: startOrStop,
+  [OP.stop]: startOrStop,
+  [OP.skipWave]: skipWave,
+  [OP.updateContent]: updateContent,
+  [OP.deleteDeployment]: (a, c) => deleteOwned(c.d, a.key, a.deploymentId, () => c.d.api.deleteDeployment(a.deploymentId, {}, c.opts)),
+  [OP.tenantUpload]: tenantUpload,
+  [OP.waitUpload]: (a, c) => followUpload(c.d, a.key, a.taskId),
+  [OP.record]: (a, c) => c.d.store.put({ ...a.entry, revision: c.d.revision, updatedAt: c.at() }, a.resolvesIntent),
+  [OP.forget]: (a, c) => c.d.store.remove(a.key),
+  [OP.gate]: gate,
+};
+
 export async function runAction(a: PlanAction, d: ActionDeps): Promise<void> {
-  const { api, store } = d;
-  const opts = d.signal ? { signal: d.signal } : {};
-  const at = (): string => d.now().toISOString();
-  const entryBase = (
-    kind: InventoryEntry['kind'],
-    id: string,
-    record: { specHash: string; spec: unknown; annotations?: Record<string, string>; file?: string },
-  ): InventoryEntry => ({
-    kind,
+  const handler = HANDLERS[a.op] as ((a: PlanAction, c: ActionContext) => Promise<void>) | undefined;
+  // A saved plan is JSON: an op this version does not know is refused, never skipped.
+  if (!handler) return unknownOp(a as never);
+  await handler(a, { d, opts: d.signal ? { signal: d.signal } : {}, at: () => d.now().toISOString() });
+}
+
+/** The inventory entry of an object an action just created, under the action's key. */
+function entryOf(
+  a: PlanAction,
+  c: ActionContext,
+  o: {
+    kind: InventoryEntry['kind'];
+    id: string;
+    record: { specHash: string; spec: unknown; annotations?: Record<string, string>; file?: string };
+  },
+): InventoryEntry {
+  const { record } = o;
+  return {
+    kind: o.kind,
     name: a.key.slice(a.key.indexOf('/') + 1),
-    id,
+    id: o.id,
     specHash: record.specHash,
     spec: record.spec,
-    revision: d.revision,
+    revision: c.d.revision,
     ...(record.annotations ? { annotations: record.annotations } : {}),
     ...(record.file !== undefined ? { file: record.file } : {}),
-    updatedAt: at(),
-  });
-  const intent = async (match: Record<string, string>, knownIds: string[]): Promise<void> => {
-    const i: Intent = { key: a.key, op: a.op, at: at(), knownIds, match };
-    await store.setIntent(i);
+    updatedAt: c.at(),
   };
+}
 
-  switch (a.op) {
-    case OP.importPackage: {
-      await intent(a.match, a.knownIds);
-      const id = await createOnce(
-        d,
-        () => api.importApp(a.appId, a.query, opts),
-        async () => {
-          const pkgs = (await api.listPackages({ disablePaging: true, appId: a.appId }, opts)).items;
-          return pkgs.find(
-            (p) =>
-              !p.isCustom &&
-              p.appId === a.appId &&
-              p.productVersion === a.match.version &&
-              String(scopeOfPackage(p)) === a.match.scope &&
-              !a.knownIds.includes(p.id),
-          )?.id;
-        },
-      );
-      await store.put(entryBase('Package', id, a.record));
-      return;
-    }
-    case OP.createPackage: {
-      await intent(a.match, a.knownIds);
-      const id = await createOnce(
-        d,
-        async () => (await api.createPackage(a.body, opts)).id,
-        async () => {
-          const pkgs = (await api.listPackages({ disablePaging: true, search: a.match.name }, opts)).items;
-          return pkgs.find(
-            (p) => p.isCustom && p.productName === a.match.name && p.productVersion === a.match.version && !a.knownIds.includes(p.id),
-          )?.id;
-        },
-      );
-      await store.put({
-        ...entryBase('Package', id, a.record),
-        phase: 'created',
-        ...(a.record.contentDigest ? { contentDigest: a.record.contentDigest } : {}),
-      });
-      return;
-    }
-    case OP.uploadContent: {
-      const id = resolveRef({ key: a.packageKey }, store);
-      await uploadContentDirectory(countedChunks(api, d.countWrite), id, a.dir, {
-        ...opts,
-        expectDigest: a.digest,
-        onProgress: (p) => d.emit({ type: 'upload-progress', key: a.key, ...p }),
-      });
-      // The digest of the bytes the upload sent and checked, never only the planned one.
-      const files = a.files && a.files.length <= MAX_RECORDED_FILES ? { contentFiles: a.files } : {};
-      await store.patch(a.key, { phase: 'uploaded', contentDigest: a.digest, ...files, updatedAt: at() });
-      return;
-    }
-    case OP.waitPackage:
-      await waitForPackage(
-        api,
-        resolveRef({ key: a.packageKey }, store),
-        d.wait,
-        (s, ms) => d.emit({ type: 'wait', key: a.key, what: `package ${s}`, elapsedMs: ms }),
-        d.signal,
-      );
-      return;
-    case OP.createFlow: {
-      const body = { ...a.body };
-      if (a.packageRef) body.packageId = resolveRef(a.packageRef, store);
-      await intent(a.match, a.knownIds);
-      const id = await createOnce(
-        d,
-        () => api.createFlow(body, opts),
-        async () => {
-          const flows = (await api.listFlows({ disablePaging: true, search: a.match.name }, opts)).items;
-          return flows.find((f) => !f.deleted && f.name === a.match.name && !a.knownIds.includes(f.id))?.id;
-        },
-      );
-      await store.put(entryBase('Flow', id, a.record));
-      return;
-    }
-    case OP.deleteFlow:
-      return deleteOwned(d, a.key, a.flowId, () => api.deleteFlow(a.flowId, {}, opts), a.forget);
-    case OP.addDeployment: {
-      const flowId = resolveRef(a.flowRef, store);
-      const packageId = resolveRef(a.packageRef, store);
-      await intent({ flowId, packageId }, []);
-      const body = { packageId, startNow: a.startNow, ...(a.version !== undefined ? { version: a.version } : {}) };
-      const id = await createOnce(
-        d,
-        () => api.addDeployment(flowId, body, opts),
-        async () => {
-          const flow = await api.getFlow(flowId, opts);
-          return flow.deployments.find((x) => x.packageId === packageId)?.id;
-        },
-      );
-      const { appliedState, contentRevision, windows, ...record } = a.record;
-      await store.put({
-        ...entryBase('Deployment', id, record),
-        flowId,
-        packageId,
-        appliedState,
-        ...(contentRevision !== undefined ? { contentRevision } : {}),
-        ...(windows ? { windows } : {}),
-      });
-      return;
-    }
-    case OP.start:
-    case OP.stop: {
-      const id = resolveRef(a.deploymentRef, store);
-      d.countWrite();
-      // A retried call whose first attempt took effect answers 409: the live status says whether it did.
-      return writeOnce({
-        call: () => (a.op === OP.start ? api.startDeployment(id, opts) : api.stopDeployment(id, opts)),
-        codes: ['API_CONFLICT', 'API_OUTCOME_UNKNOWN'],
-        landed: async () => {
-          const live = await api.getDeployment(id, opts);
-          return a.op === OP.start ? live.status === 'Running' || live.status === 'Completed' : live.status === 'Stopped';
-        },
-      });
-    }
-    case OP.skipWave: {
-      const id = resolveRef(a.deploymentRef, store);
-      const live = await api.getDeployment(id, opts);
-      if (live.status !== 'Running' || live.currentWave >= a.untilWave) return;
-      // skip-wave is not idempotent: after a lost answer it is sent again only if the first did not land.
-      return writeOnce({
-        call: () => (d.countWrite(), api.skipWave(id, opts)),
-        codes: ['API_OUTCOME_UNKNOWN'],
-        landed: async () => {
-          const after = await api.getDeployment(id, opts);
-          return after.currentWave >= a.untilWave || after.status !== 'Running';
-        },
-        again: true,
-      });
-    }
-    case OP.updateContent: {
-      const id = resolveRef(a.deploymentRef, store);
-      d.countWrite();
-      return writeOnce({
-        call: () => api.updateContent(id, opts),
-        codes: ['API_CONFLICT', 'API_OUTCOME_UNKNOWN'],
-        landed: async () => {
-          const live = await api.getDeployment(id, opts);
-          return live.contentUpdateStatus === 'Running' || live.contentUpdateStatus === 'Completed';
-        },
-      });
-    }
-    case OP.deleteDeployment:
-      return deleteOwned(d, a.key, a.deploymentId, () => api.deleteDeployment(a.deploymentId, {}, opts));
-    case OP.tenantUpload: {
-      const packageId = resolveRef(a.packageRef, store);
-      const before = (await api.listTenantUploads(a.tenantId, { disablePaging: true }, opts)).items;
-      const knownIds = before.filter((t) => t.packageId === packageId).map((t) => t.id);
-      await intent({ tenantId: a.tenantId, packageId }, knownIds);
-      const taskId = await createOnce(
-        d,
-        async () => (await api.uploadToTenant(a.tenantId, { packageId, uploadMsixAsWin32: a.uploadMsixAsWin32, wait: false }, opts)).id,
-        async () => {
-          const after = (await api.listTenantUploads(a.tenantId, { disablePaging: true }, opts)).items;
-          return after.find((t) => t.packageId === packageId && !knownIds.includes(t.id))?.id;
-        },
-      );
-      await store.put({ ...entryBase('TenantUpload', taskId, a.record), tenantId: a.tenantId, packageId });
-      return followUpload(d, a.key, taskId);
-    }
-    case OP.waitUpload:
-      return followUpload(d, a.key, a.taskId);
-    case OP.record:
-      await store.put({ ...a.entry, revision: d.revision, updatedAt: at() }, a.resolvesIntent);
-      return;
-    case OP.forget:
-      await store.remove(a.key);
-      return;
-    case OP.gate: {
-      if (a.service) return recordServiceGate(store, a.service, a.set, at());
-      // Merged into the entry as it is now (after this object's record), never from the plan's copy.
-      const e = store.inventory.objects[a.key];
-      if (!e) return;
-      const next: InventoryEntry = { ...e, updatedAt: at() };
-      if (a.set.promotion) next.promotion = a.set.promotion;
-      if (a.set.hold === null) delete next.hold;
-      else if (a.set.hold) next.hold = a.set.hold;
-      if (a.set.appliedState !== undefined) next.appliedState = a.set.appliedState;
-      if (a.set.log) next.gateLog = [...(e.gateLog ?? []), a.set.log].slice(-20);
-      await store.put(next, false);
-      if (a.set.log) await recordGate(store, e.id, a.set.log);
-      return;
-    }
-    default:
-      // Exhaustive over the op table (plan/ops.ts): an op without a case here does not compile.
-      return unknownOp(a);
-  }
+/** Creates write an intent first, so a create whose result is lost is found, never repeated. */
+async function intent(a: PlanAction, c: ActionContext, match: Record<string, string>, knownIds: string[]): Promise<void> {
+  const i: Intent = { key: a.key, op: a.op, at: c.at(), knownIds, match };
+  await c.d.store.setIntent(i);
+}
+
+async function importPackage(a: ActionOf<typeof OP.importPackage>, c: ActionContext): Promise<void> {
+  const { api } = c.d;
+  await intent(a, c, a.match, a.knownIds);
+  const id = await createOnce(
+    c.d,
+    () => api.importApp(a.appId, a.query, c.opts),
+    async () => {
+      const pkgs = (await api.listPackages({ disablePaging: true, appId: a.appId }, c.opts)).items;
+      return pkgs.find(
+        (p) =>
+          !p.isCustom &&
+          p.appId === a.appId &&
+          p.productVersion === a.match.version &&
+          String(scopeOfPackage(p)) === a.match.scope &&
+          !a.knownIds.includes(p.id),
+      )?.id;
+    },
+  );
+  await c.d.store.put(entryOf(a, c, { kind: 'Package', id, record: a.record }));
+}
+
+async function createPackage(a: ActionOf<typeof OP.createPackage>, c: ActionContext): Promise<void> {
+  const { api } = c.d;
+  await intent(a, c, a.match, a.knownIds);
+  const id = await createOnce(
+    c.d,
+    async () => (await api.createPackage(a.body, c.opts)).id,
+    async () => {
+      const pkgs = (await api.listPackages({ disablePaging: true, search: a.match.name }, c.opts)).items;
+      return pkgs.find(
+        (p) => p.isCustom && p.productName === a.match.name && p.productVersion === a.match.version && !a.knownIds.includes(p.id),
+      )?.id;
+    },
+  );
+  await c.d.store.put({
+    ...entryOf(a, c, { kind: 'Package', id, record: a.record }),
+    phase: 'created',
+    ...(a.record.contentDigest ? { contentDigest: a.record.contentDigest } : {}),
+  });
+}
+
+async function uploadContent(a: ActionOf<typeof OP.uploadContent>, c: ActionContext): Promise<void> {
+  const { d } = c;
+  const id = resolveRef({ key: a.packageKey }, d.store);
+  await uploadContentDirectory(countedChunks(d.api, d.countWrite), id, a.dir, {
+    ...c.opts,
+    expectDigest: a.digest,
+    onProgress: (p) => d.emit({ type: 'upload-progress', key: a.key, ...p }),
+  });
+  // The digest of the bytes the upload sent and checked, never only the planned one.
+  const files = a.files && a.files.length <= MAX_RECORDED_FILES ? { contentFiles: a.files } : {};
+  await d.store.patch(a.key, { phase: 'uploaded', contentDigest: a.digest, ...files, updatedAt: c.at() });
+}
+
+async function createFlow(a: ActionOf<typeof OP.createFlow>, c: ActionContext): Promise<void> {
+  const { api, store } = c.d;
+  const body = { ...a.body };
+  if (a.packageRef) body.packageId = resolveRef(a.packageRef, store);
+  await intent(a, c, a.match, a.knownIds);
+  const id = await createOnce(
+    c.d,
+    () => api.createFlow(body, c.opts),
+    async () => {
+      const flows = (await api.listFlows({ disablePaging: true, search: a.match.name }, c.opts)).items;
+      return flows.find((f) => !f.deleted && f.name === a.match.name && !a.knownIds.includes(f.id))?.id;
+    },
+  );
+  await store.put(entryOf(a, c, { kind: 'Flow', id, record: a.record }));
+}
+
+async function addDeployment(a: ActionOf<typeof OP.addDeployment>, c: ActionContext): Promise<void> {
+  const { api, store } = c.d;
+  const flowId = resolveRef(a.flowRef, store);
+  const packageId = resolveRef(a.packageRef, store);
+  await intent(a, c, { flowId, packageId }, []);
+  const body = { packageId, startNow: a.startNow, ...(a.version !== undefined ? { version: a.version } : {}) };
+  const id = await createOnce(
+    c.d,
+    () => api.addDeployment(flowId, body, c.opts),
+    async () => (await api.getFlow(flowId, c.opts)).deployments.find((x) => x.packageId === packageId)?.id,
+  );
+  const { appliedState, contentRevision, windows, ...record } = a.record;
+  await store.put({
+    ...entryOf(a, c, { kind: 'Deployment', id, record }),
+    flowId,
+    packageId,
+    appliedState,
+    ...(contentRevision !== undefined ? { contentRevision } : {}),
+    ...(windows ? { windows } : {}),
+  });
+}
+
+function startOrStop(a: ActionOf<typeof OP.start | typeof OP.stop>, c: ActionContext): Promise<void> {
+  const { api } = c.d;
+  const id = resolveRef(a.deploymentRef, c.d.store);
+  c.d.countWrite();
+  // A retried call whose first attempt took effect answers 409: the live status says whether it did.
+  return writeOnce({
+    call: () => (a.op === OP.start ? api.startDeployment(id, c.opts) : api.stopDeployment(id, c.opts)),
+    codes: ['API_CONFLICT', 'API_OUTCOME_UNKNOWN'],
+    landed: async () => {
+      const live = await api.getDeployment(id, c.opts);
+      return a.op === OP.start ? live.status === 'Running' || live.status === 'Completed' : live.status === 'Stopped';
+    },
+  });
+}
+
+async function skipWave(a: ActionOf<typeof OP.skipWave>, c: ActionContext): Promise<void> {
+  const { api } = c.d;
+  const id = resolveRef(a.deploymentRef, c.d.store);
+  const live = await api.getDeployment(id, c.opts);
+  if (live.status !== 'Running' || live.currentWave >= a.untilWave) return;
+  // skip-wave is not idempotent: after a lost answer it is sent again only if the first did not land.
+  return writeOnce({
+    call: () => (c.d.countWrite(), api.skipWave(id, c.opts)),
+    codes: ['API_OUTCOME_UNKNOWN'],
+    landed: async () => {
+      const after = await api.getDeployment(id, c.opts);
+      return after.currentWave >= a.untilWave || after.status !== 'Running';
+    },
+    again: true,
+  });
+}
+
+function updateContent(a: ActionOf<typeof OP.updateContent>, c: ActionContext): Promise<void> {
+  const { api } = c.d;
+  const id = resolveRef(a.deploymentRef, c.d.store);
+  c.d.countWrite();
+  return writeOnce({
+    call: () => api.updateContent(id, c.opts),
+    codes: ['API_CONFLICT', 'API_OUTCOME_UNKNOWN'],
+    landed: async () => {
+      const live = await api.getDeployment(id, c.opts);
+      return live.contentUpdateStatus === 'Running' || live.contentUpdateStatus === 'Completed';
+    },
+  });
+}
+
+async function tenantUpload(a: ActionOf<typeof OP.tenantUpload>, c: ActionContext): Promise<void> {
+  const { api, store } = c.d;
+  const packageId = resolveRef(a.packageRef, store);
+  const before = (await api.listTenantUploads(a.tenantId, { disablePaging: true }, c.opts)).items;
+  const knownIds = before.filter((t) => t.packageId === packageId).map((t) => t.id);
+  await intent(a, c, { tenantId: a.tenantId, packageId }, knownIds);
+  const taskId = await createOnce(
+    c.d,
+    async () => (await api.uploadToTenant(a.tenantId, { packageId, uploadMsixAsWin32: a.uploadMsixAsWin32, wait: false }, c.opts)).id,
+    async () => {
+      const after = (await api.listTenantUploads(a.tenantId, { disablePaging: true }, c.opts)).items;
+      return after.find((t) => t.packageId === packageId && !knownIds.includes(t.id))?.id;
+    },
+  );
+  await store.put({ ...entryOf(a, c, { kind: 'TenantUpload', id: taskId, record: a.record }), tenantId: a.tenantId, packageId });
+  return followUpload(c.d, a.key, taskId);
+}
+
+async function gate(a: ActionOf<typeof OP.gate>, c: ActionContext): Promise<void> {
+  const { store } = c.d;
+  if (a.service) return recordServiceGate(store, a.service, a.set, c.at());
+  // Merged into the entry as it is now (after this object's record), never from the plan's copy.
+  const e = store.inventory.objects[a.key];
+  if (!e) return;
+  const next: InventoryEntry = { ...e, updatedAt: c.at() };
+  if (a.set.promotion) next.promotion = a.set.promotion;
+  if (a.set.hold === null) delete next.hold;
+  else if (a.set.hold) next.hold = a.set.hold;
+  if (a.set.appliedState !== undefined) next.appliedState = a.set.appliedState;
+  if (a.set.log) next.gateLog = [...(e.gateLog ?? []), a.set.log].slice(-20);
+  await store.put(next, false);
+  if (a.set.log) await recordGate(store, e.id, a.set.log);
 }
 
 /**
