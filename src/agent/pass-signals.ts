@@ -5,6 +5,7 @@
  * as long as the loop is retained by Node 20 for as long as those live (nodejs/node#55351), a leak
  * per pass.
  */
+import { setMaxListeners } from 'node:events';
 export interface PassSignals {
   hard: AbortSignal;
   soft: AbortSignal;
@@ -15,6 +16,8 @@ export interface PassSignals {
 export function passSignals(loop: { hard: AbortSignal; stop: AbortSignal }, timeoutMs: number): PassSignals {
   const hard = new AbortController();
   const soft = new AbortController();
+  // Each signal is shared by every action of the pass in flight and their requests: not a leak.
+  setMaxListeners(0, hard.signal, soft.signal);
   const onHard = (): void => hard.abort();
   const onStop = (): void => soft.abort();
   loop.hard.addEventListener('abort', onHard, { once: true });

@@ -47,6 +47,8 @@ export interface ApplyResult {
   counts: Record<Outcome, number>;
   /** API write calls made (creates, actions, deletes, every content chunk and finalize; attempts, not transport retries). */
   writes: number;
+  /** API reads made while applying outside the plan's own (the history's install counts of rollouts first seen complete). */
+  reads: number;
   failed: number;
   /** Objects left to a later pass (a deferred wait, or an action depending on one). */
   waiting: number;
@@ -128,6 +130,7 @@ export async function applyPlan(plan: Plan, api: PacksyncApi, store: InventorySt
     objects,
     counts,
     writes,
+    reads: 0,
     failed: counts.failed,
     waiting,
     aborted: (opts.signal?.aborted ?? false) || (opts.stopSignal?.aborted ?? false),

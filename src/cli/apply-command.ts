@@ -3,6 +3,7 @@
  * then execute exactly the plan that was shown. A saved plan (`plan --out`) is already approved and
  * is refused when stale. Exit codes follow docs/reconcile.md.
  */
+import { setMaxListeners } from 'node:events';
 import type { Command } from 'commander';
 import { Option } from 'commander';
 import { resolve } from 'node:path';
@@ -65,6 +66,8 @@ export function registerApplyCommand(program: Command, io: CliIo): void {
     const rt = await buildRuntime(opts, io, [], { lockState: true });
     const text = opts.output === 'text';
     const hard = new AbortController();
+    // One signal for every action in flight (up to --concurrency, each with its requests): not a leak.
+    setMaxListeners(0, hard.signal);
     const inFlight = new Map<string, string>();
     // No colour (--no-color, NO_COLOR, TERM=dumb) means no cursor control either: plain progress lines and prompt.
     const plain = !useColor(opts, io);
@@ -166,7 +169,7 @@ export function resultText(r: ApplyResult, plan: Plan, verdict: PlanVerdict = pl
   const driftText = drifted > 0 ? `, ${drifted} drifted (reported, not healed)` : '';
   const lines = [
     '',
-    `Apply ${trouble ? 'finished with failures' : 'complete'}: ${c.created} created, ${c.configured} configured, ${c.deleted} deleted, ${c.unchanged} unchanged, ${c.skipped - drifted} skipped${driftText}, ${c.failed} failed (${r.writes} writes, ${plan.reads ?? 0} reads).`,
+    `Apply ${trouble ? 'finished with failures' : 'complete'}: ${c.created} created, ${c.configured} configured, ${c.deleted} deleted, ${c.unchanged} unchanged, ${c.skipped - drifted} skipped${driftText}, ${c.failed} failed (${r.writes} writes, ${(plan.reads ?? 0) + r.reads} reads).`,
   ];
   for (const o of r.objects) {
     if (o.outcome === 'failed') lines.push(`  ✗ ${o.key}: ${o.error?.code ?? 'FAILED'}: ${o.error?.message ?? ''}`);

@@ -14,7 +14,15 @@ import type { RolloutHistory, TenantCounts } from '../state/history.js';
 import type { InventoryStore } from '../state/inventory-store.js';
 import { mapLimit } from '../util/map-limit.js';
 
-export async function recordPassHistory(store: InventoryStore, live: LiveState, plan: Plan, api: PacksyncApi): Promise<void> {
+/** Returns the API reads it made (install counts of rollouts first seen complete). */
+export async function recordPassHistory(
+  store: InventoryStore,
+  live: LiveState,
+  plan: Plan,
+  api: PacksyncApi,
+  concurrency = COUNT_READS_IN_FLIGHT,
+): Promise<number> {
+  let reads = 0;
   try {
     const now = live.serviceTime ?? plan.generatedAt;
     await recordDrift(store, plan, now);
@@ -24,11 +32,15 @@ export async function recordPassHistory(store: InventoryStore, live: LiveState, 
     }
     // Install counts once, when a rollout is first seen complete: the wave live data of a flow
     // shows only its current deployment, so a later rollout would hide these figures.
-    await mapLimit(completed, 4, (o) => recordCounts(store, api, o.d, o.waves, now));
+    reads = await recordCounts(store, api, completed, { now, concurrency });
   } catch {
     // Evidence only: a failed read or record never stops the pass.
   }
+  return reads;
 }
+
+/** Default reads in flight for the install counts (the API client bounds requests in flight itself). */
+const COUNT_READS_IN_FLIGHT = 16;
 
 interface Observed {
   d: V1DeploymentViewModel;
@@ -124,20 +136,31 @@ function reachedAt(r: RolloutHistory, w: number, d: V1DeploymentViewModel, now: 
   return new Date(at).toISOString();
 }
 
+/**
+ * Reads each wave of the completed rollouts' flows once (the deployments of one flow share its
+ * waves, and a wave's live data names the one deployment it shows), then records each completed
+ * rollout's counts from the waves that show it. Returns the reads made.
+ */
 async function recordCounts(
   store: InventoryStore,
   api: PacksyncApi,
-  d: V1DeploymentViewModel,
-  waves: V1WaveViewModel[],
-  now: string,
-): Promise<void> {
-  const tenants: Record<string, TenantCounts> = {};
-  for (const w of waves) {
-    const data = await api.getWaveLive(w.id).catch(() => null);
-    if (!data || data.deploymentId !== d.id) continue;
-    for (const t of data.tenants) tenants[t.tenantId] = { installed: t.installed, failed: t.failed, pending: t.pending };
+  completed: { d: V1DeploymentViewModel; waves: V1WaveViewModel[] }[],
+  o: { now: string; concurrency: number },
+): Promise<number> {
+  const waveIds = [...new Set(completed.flatMap((c) => c.waves.map((w) => w.id)))];
+  const data = await mapLimit(waveIds, o.concurrency, (id) => api.getWaveLive(id).catch(() => null));
+  const tenants = new Map<string, Record<string, TenantCounts>>();
+  for (const w of data) {
+    if (!w?.deploymentId) continue;
+    const counts = tenants.get(w.deploymentId) ?? {};
+    for (const t of w.tenants) counts[t.tenantId] = { installed: t.installed, failed: t.failed, pending: t.pending };
+    tenants.set(w.deploymentId, counts);
   }
-  if (Object.keys(tenants).length > 0) await store.history({ type: 'counts', deploymentId: d.id, at: now, tenants });
+  for (const { d } of completed) {
+    const counts = tenants.get(d.id);
+    if (counts && Object.keys(counts).length > 0) await store.history({ type: 'counts', deploymentId: d.id, at: o.now, tenants: counts });
+  }
+  return waveIds.length;
 }
 
 /** A drift is recorded when it is new for its object, or what was found or done changed. */

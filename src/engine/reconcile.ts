@@ -158,7 +158,7 @@ async function addReach(p: Plan, live: LiveState, input: PlanPassInput): Promise
  */
 export async function applyPlanned(planned: PlannedPass, api: PacksyncApi, options: ApplyOptions = {}): Promise<ApplyResult | undefined> {
   if (planned.plan.errors.length > 0) return undefined;
-  if (planned.live) await recordPassHistory(planned.store, planned.live, planned.plan, api);
+  const reads = planned.live ? await recordPassHistory(planned.store, planned.live, planned.plan, api) : 0;
   const result = await applyPlan(planned.plan, api, planned.store, { revision: planned.plan.revision, ...options }).catch(
     async (e: unknown) => {
       await planned.store.close().catch(() => undefined);
@@ -167,7 +167,7 @@ export async function applyPlanned(planned: PlannedPass, api: PacksyncApi, optio
   );
   // Folds the journal into a new snapshot: the compaction of the state, off the per-action path.
   await planned.store.close();
-  return result;
+  return { ...result, reads: result.reads + reads };
 }
 
 /**

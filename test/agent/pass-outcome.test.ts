@@ -25,6 +25,7 @@ function applied(objects: ObjectOutcome[], extra: Partial<ApplyResult> = {}): Ap
     objects,
     counts,
     writes: counts.created + counts.configured + counts.deleted,
+    reads: 0,
     failed: counts.failed,
     waiting: objects.filter((o) => o.waiting).length,
     aborted: false,
