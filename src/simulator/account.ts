@@ -94,6 +94,16 @@ export class Account {
   releases: ReleaseState = emptyReleases();
   /** Bumped on every change; persistence writes only when it moved. */
   version = 0;
+  /**
+   * The earliest virtual time anything active changes by itself, as of `settledVersion`: `settle`
+   * before it, with no change since, has nothing to do. Every request settles the account first,
+   * and walking 15,000 running deployments per request made the simulator, not the client, the
+   * bottleneck of large benchmarks (docs/performance.md, "fleet-cli").
+   */
+  private nextDueMs = -Infinity;
+  private settledVersion = -1;
+  /** Deployments by flow id: a flow's details are read per request, and a scan of all was O(fleet). */
+  private readonly byFlow = new Map<string, Set<DeploymentRec>>();
 
   constructor(
     readonly name: string,
@@ -143,6 +153,9 @@ export class Account {
 
   addDeployment(d: DeploymentRec): void {
     this.deployments.set(d.id, d);
+    let mine = this.byFlow.get(d.flowId);
+    if (!mine) this.byFlow.set(d.flowId, (mine = new Set()));
+    mine.add(d);
     this.watchDeployment(d);
     this.touch();
   }
@@ -160,20 +173,26 @@ export class Account {
 
   removeDeployment(d: DeploymentRec): void {
     this.deployments.delete(d.id);
+    this.byFlow.get(d.flowId)?.delete(d);
     this.activeDeployments.delete(d);
     this.touch();
   }
 
+  /** In the order they were added (as a scan of `deployments` gave them). */
   deploymentsOf(flowId: string): DeploymentRec[] {
-    const out: DeploymentRec[] = [];
-    for (const d of this.deployments.values()) if (d.flowId === flowId) out.push(d);
-    return out;
+    return [...(this.byFlow.get(flowId) ?? [])];
   }
 
   /** Applies every transition due at virtual time `now`. */
   settle(now: number): void {
+    if (now < this.nextDueMs && this.version === this.settledVersion) return;
+    let next = Infinity;
     for (const p of this.activePackages) {
-      if (p.dueMs === null || p.dueMs > now) continue;
+      if (p.dueMs === null) continue;
+      if (p.dueMs > now) {
+        next = Math.min(next, p.dueMs);
+        continue;
+      }
       if (p.state === 'Pending') {
         // A catalog import: queued, then running.
         p.state = 'Running';
@@ -192,14 +211,18 @@ export class Account {
         p.dueMs = null;
         this.activePackages.delete(p);
       }
+      if (p.dueMs !== null) next = Math.min(next, p.dueMs);
       this.touch();
     }
     for (const d of this.activeDeployments) {
-      this.settleDeployment(d, now);
+      next = Math.min(next, this.settleDeployment(d, now));
       if (d.status !== 'Running' && d.contentUpdateStatus !== 'Running') this.activeDeployments.delete(d);
     }
     for (const t of this.activeTasks) {
-      if (t.dueMs > now) continue;
+      if (t.dueMs > now) {
+        next = Math.min(next, t.dueMs);
+        continue;
+      }
       t.state = t.failure ? 'Error' : 'Completed';
       t.errorDetails = t.failure ?? null;
       t.progress = t.failure ? t.progress : 100;
@@ -207,24 +230,29 @@ export class Account {
       this.activeTasks.delete(t);
       this.touch();
     }
+    this.nextDueMs = next;
+    this.settledVersion = this.version;
   }
 
-  private settleDeployment(d: DeploymentRec, now: number): void {
+  /** Returns when this deployment next changes by itself (Infinity: not by itself). */
+  private settleDeployment(d: DeploymentRec, now: number): number {
     if (d.contentUpdateStatus === 'Running' && d.contentDueMs !== null && d.contentDueMs <= now) {
       d.contentUpdateStatus = 'Completed';
       d.contentUpdatedAt = dotnetTime(d.contentDueMs);
       d.contentDueMs = null;
       this.touch();
     }
-    if (d.status !== 'Running' || d.waveStartedMs === null) return;
+    const content = d.contentUpdateStatus === 'Running' && d.contentDueMs !== null ? d.contentDueMs : Infinity;
+    if (d.status !== 'Running' || d.waveStartedMs === null) return content;
     const flow = this.flows.get(d.flowId);
     const waves = flow?.waves ?? [];
     while (d.status === 'Running' && d.waveStartedMs !== null) {
       const wave = waves[d.currentWave - 1];
       const ends = d.waveStartedMs + (wave?.delayHours ?? 24) * 3_600_000;
-      if (ends > now) break;
+      if (ends > now) return Math.min(content, ends);
       this.enterWave(d, d.currentWave + 1, ends, waves);
     }
+    return content;
   }
 
   /** Moves a running deployment to wave `n` (1-based) at `at`, completing it past the last wave. */
