@@ -5,7 +5,7 @@
 export const BUDGET = { maxLines: 80, maxParams: 5 };
 
 export const DEBT = {
-  'src/agent/metrics.ts': ['createMetrics'],
+  'src/agent/http/metrics.ts': ['createMetrics'],
   'src/agent/rollouts.ts': ['rolloutOf', 'refreshRollouts'],
   'src/cli/apply-command.ts': ['registerApplyCommand'],
   'src/cli/progress.ts': ['createProgressRenderer'],
@@ -15,13 +15,13 @@ export const DEBT = {
   'src/manifests/load.ts': ['loadSources'],
   'src/manifests/rules.ts': ['problem', 'checkRules'],
   'src/plan/context.ts': ['constructor'],
-  'src/plan/deployment-add.ts': ['addActions'],
-  'src/plan/deployment-reconcile.ts': ['reconcileExisting'],
+  'src/plan/kinds/deployment-add.ts': ['addActions'],
+  'src/plan/kinds/deployment-reconcile.ts': ['reconcileExisting'],
   'src/plan/ownership.ts': ['planOwnedElsewhere', 'adoptRecord', 'planSharedId'],
-  'src/plan/plan-deployments.ts': ['planDeployment', 'planLiveDeployment'],
-  'src/plan/plan-flows.ts': ['planFlowEntry', 'createFlowAction', 'adoptFlow'],
-  'src/plan/plan-packages.ts': ['planPackageEntry'],
-  'src/plan/plan-promotion.ts': ['planGate'],
-  'src/plan/plan-prune.ts': ['planPrune'],
-  'src/plan/promotion.ts': ['evaluateGate'],
+  'src/plan/kinds/plan-deployments.ts': ['planDeployment', 'planLiveDeployment'],
+  'src/plan/kinds/plan-flows.ts': ['planFlowEntry', 'createFlowAction', 'adoptFlow'],
+  'src/plan/kinds/plan-packages.ts': ['planPackageEntry'],
+  'src/plan/gates/plan-promotion.ts': ['planGate'],
+  'src/plan/kinds/plan-prune.ts': ['planPrune'],
+  'src/plan/gates/promotion.ts': ['evaluateGate'],
 };

@@ -5,8 +5,8 @@
  */
 import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import type { AgentStatus } from '../../src/agent/status-types.js';
-import { signBody } from '../../src/agent/webhook.js';
+import type { AgentStatus } from '../../src/agent/http/status-types.js';
+import { signBody } from '../../src/agent/http/webhook.js';
 import { git } from '../../test/support/git.js';
 import { spawnAgent } from '../../test/support/agent-process.js';
 import type { JournalEntry, TestSim } from '../../test/support/sim.js';

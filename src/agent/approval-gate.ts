@@ -14,8 +14,8 @@ import type { ReconcileOutput } from '../engine/reconcile.js';
 import type { PassOutcome } from './pass-outcome.js';
 import { approvalVerdict, approvalsNeeded, signersOf } from './approvals.js';
 import type { ApprovalVerdict } from './approvals.js';
-import type { StatusTracker } from './status.js';
-import type { TrustedKeys } from './verify-keys.js';
+import type { StatusTracker } from './http/status.js';
+import type { TrustedKeys } from './source/verify-keys.js';
 
 const FILE = 'approvals-applied.json';
 

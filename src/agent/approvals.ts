@@ -9,8 +9,8 @@ import type { RolloutPolicy } from '../manifests/policy-file.js';
 import type { Plan } from '../plan/types.js';
 import { hasChanges } from '../plan/planner.js';
 import { unknownReach } from '../plan/reach.js';
-import type { TrustedKeys } from './verify-keys.js';
-import { runGit, verifyObject } from './verify-signature.js';
+import type { TrustedKeys } from './source/verify-keys.js';
+import { runGit, verifyObject } from './source/verify-signature.js';
 
 /** Most commits of one range checked (a range longer than this is judged on its newest commits). */
 const MAX_COMMITS = 500;

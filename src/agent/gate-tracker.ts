@@ -8,11 +8,11 @@
 import type { ObjectOutcome } from '../apply/executor.js';
 import type { CarriedCommand } from '../engine/gate-requests.js';
 import type { GateLogEntry } from '../state/inventory-types.js';
-import type { GateReport } from '../plan/promotion.js';
+import type { GateReport } from '../plan/gates/promotion.js';
 import type { EventReason } from './events.js';
-import type { AgentMetrics } from './metrics.js';
-import type { StatusTracker } from './status.js';
-import type { RolloutStatus } from './status-types.js';
+import type { AgentMetrics } from './http/metrics.js';
+import type { StatusTracker } from './http/status.js';
+import type { RolloutStatus } from './http/status-types.js';
 
 /**
  * `carriedOut`: this pass's stop or hold of a failed gate landed. The deployment is held from now on,

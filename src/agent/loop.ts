@@ -20,7 +20,7 @@ import { logApplyEvent } from './apply-log.js';
 import { ServiceClockRate } from './service-clock.js';
 import { HealBackoff } from './heal-backoff.js';
 import type { Backoff } from './heal-backoff.js';
-import type { AgentMetrics } from './metrics.js';
+import type { AgentMetrics } from './http/metrics.js';
 import { RolloutTracker } from './gate-tracker.js';
 import { PassObserver } from './pass-observer.js';
 import { passOutcome } from './pass-outcome.js';
@@ -30,9 +30,9 @@ import { earliest, windowWakeDelay } from './policy-view.js';
 import { nextWake } from './wake.js';
 import { settleApprovals } from './approval-gate.js';
 import type { ApprovalGate } from './approval-gate.js';
-import type { PassSource } from './sources.js';
-import type { StatusTracker } from './status.js';
-import type { PassResult } from './status-types.js';
+import type { PassSource } from './source/sources.js';
+import type { StatusTracker } from './http/status.js';
+import type { PassResult } from './http/status-types.js';
 
 export interface AgentOptions {
   source: PassSource;

@@ -10,13 +10,13 @@ import type { PacksyncApi } from '../api/operations.js';
 import type { ApplyEvent } from '../apply/events.js';
 import { OP } from '../plan/ops.js';
 import type { ReconcileOutput } from '../engine/reconcile.js';
-import type { AgentMetrics } from './metrics.js';
-import { ROLLOUT_SERIES_LIMIT } from './metrics.js';
-import { redactUrl } from './redact-url.js';
+import type { AgentMetrics } from './http/metrics.js';
+import { ROLLOUT_SERIES_LIMIT } from './http/metrics.js';
+import { redactUrl } from './source/redact-url.js';
 import { buildRollouts, refreshRollouts } from './rollouts.js';
-import type { Rollout } from './status-types.js';
-import type { StatusTracker } from './status.js';
-import type { PassResult } from './status-types.js';
+import type { Rollout } from './http/status-types.js';
+import type { StatusTracker } from './http/status.js';
+import type { PassResult } from './http/status-types.js';
 
 type Planned = Extract<ReconcileOutput, { kind: 'planned' }>;
 

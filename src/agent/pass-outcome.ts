@@ -7,10 +7,10 @@
  */
 import type { ReconcileOutput } from '../engine/reconcile.js';
 import type { Problem } from '../manifests/model.js';
-import { planVerdict } from '../plan/verdict.js';
+import { planVerdict } from '../plan/gates/verdict.js';
 import { errorCode, errorMessage } from '../util/errors.js';
 import type { ErrorCode } from '../util/errors.js';
-import type { ObjectStatus, PassRecord, PassResult } from './status-types.js';
+import type { ObjectStatus, PassRecord, PassResult } from './http/status-types.js';
 
 export interface PassOutcome {
   revision: string | null;

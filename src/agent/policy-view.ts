@@ -5,9 +5,9 @@
  * timer at the window's start, no polling).
  */
 import type { Plan } from '../plan/types.js';
-import type { WindowState } from '../plan/window-types.js';
+import type { WindowState } from '../plan/windows/window-types.js';
 import type { ApprovalVerdict } from './approvals.js';
-import { esc } from './html-escape.js';
+import { esc } from './http/html-escape.js';
 
 /** Service-clock milliseconds from the plan's clock until the earliest window that opens for held work (a pass then, no polling); null when none. */
 export function windowWakeDelay(plan: Pick<Plan, 'windows'>, serviceNow: string | undefined): number | null {

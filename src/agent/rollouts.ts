@@ -10,7 +10,7 @@ import type { Inventory } from '../state/inventory-types.js';
 import type { LiveState } from '../live/types.js';
 import type { DesiredModel } from '../manifests/model.js';
 import { mapLimit } from '../util/map-limit.js';
-import type { Rollout } from './status-types.js';
+import type { Rollout } from './http/status-types.js';
 
 /** Deployments whose current wave (status, live data) is read after a pass; the rest keep the pass's snapshot. */
 export const ROLLOUT_REFRESH_LIMIT = 50;

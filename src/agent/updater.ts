@@ -19,12 +19,12 @@ import { propose } from '../update/propose.js';
 import type { Proposal } from '../update/propose.js';
 import { planMarkdownOf } from '../update/plan-body.js';
 import { errorMessage } from '../util/errors.js';
-import { GitSource } from './git-source.js';
+import { GitSource } from './source/git-source.js';
 import type { Provider } from './notify/provider-types.js';
 import { openOrUpdate } from './notify/pull-request.js';
-import { gitSourceOptions } from './sources.js';
-import type { SourceSettings } from './sources.js';
-import type { StatusTracker } from './status.js';
+import { gitSourceOptions } from './source/sources.js';
+import type { SourceSettings } from './source/sources.js';
+import type { StatusTracker } from './http/status.js';
 
 export interface UpdateSettings {
   intervalMs: number;

@@ -8,7 +8,7 @@ import type { Command } from 'commander';
 import { Option } from 'commander';
 import { readFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
-import type { AgentStatus } from '../agent/status-types.js';
+import type { AgentStatus } from '../agent/http/status-types.js';
 import { PacksyncError } from '../util/errors.js';
 import { statusView } from './agent-status-view.js';
 import { addOutputOptions, useColor } from './common.js';

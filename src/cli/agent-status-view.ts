@@ -4,8 +4,8 @@
  * success, the next pass and window. Like `flux get` / `argocd app get`: one screen, colour only on
  * a terminal. Reads the JSON tolerantly: an older agent's missing field is left out, never an error.
  */
-import type { AgentStatus } from '../agent/status-types.js';
-import type { Rollout } from '../agent/status-types.js';
+import type { AgentStatus } from '../agent/http/status-types.js';
+import type { Rollout } from '../agent/http/status-types.js';
 
 type Paint = (code: string, s: string) => string;
 

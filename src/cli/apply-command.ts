@@ -10,10 +10,10 @@ import { resolve } from 'node:path';
 import type { ApplyOptions, ApplyResult } from '../apply/executor.js';
 import type { ApplyEvent } from '../apply/events.js';
 import { applyPlanned, applySavedPlan, planPass } from '../engine/reconcile.js';
-import { formatPlanText } from '../plan/format.js';
+import { formatPlanText } from '../plan/render/format.js';
 import type { Plan } from '../plan/types.js';
-import { planVerdict } from '../plan/verdict.js';
-import type { PlanVerdict } from '../plan/verdict.js';
+import { planVerdict } from '../plan/gates/verdict.js';
+import type { PlanVerdict } from '../plan/gates/verdict.js';
 import { approve } from './approval.js';
 import { addCommonOptions, buildRuntime, useColor } from './common.js';
 import { intFlag } from './flag-values.js';
@@ -30,7 +30,7 @@ import { addBreakGlassFlags, breakGlassFrom } from './break-glass.js';
 import type { BreakGlassFlags } from './break-glass.js';
 import { addPolicyFlags, enforceApprovals, notifyBreakGlass, policyFrom } from './apply-policy.js';
 import type { PolicyFlags } from './apply-policy.js';
-import { windowLines } from '../plan/window-format.js';
+import { windowLines } from '../plan/windows/window-format.js';
 import { DEFAULT_ACTION_CONCURRENCY } from '../apply/defaults.js';
 
 interface ApplyCommandOptions extends CommonOptions, PlanFlags, BreakGlassFlags, PolicyFlags {

@@ -90,7 +90,7 @@ async function checkApprovals(
   // The agent's modules load only when a policy is given (a plain apply starts as fast as before).
   const [{ approvalVerdict, approvalsNeeded, signersOf }, { loadTrustedKeys }] = await Promise.all([
     import('../agent/approvals.js'),
-    import('../agent/verify-keys.js'),
+    import('../agent/source/verify-keys.js'),
   ]);
   if (!approvalsNeeded(policy, plan)) return undefined;
   const range = f.approvalsRange;

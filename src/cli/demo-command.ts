@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { createApiClient } from '../api/client.js';
 import { applyPlanned, planPass } from '../engine/reconcile.js';
-import { formatPlanText } from '../plan/format.js';
+import { formatPlanText } from '../plan/render/format.js';
 import { timeScale } from './simulator-command.js';
 import { DEFAULT_PLAN_OPTIONS } from '../plan/types.js';
 import { resultText } from './apply-command.js';

@@ -3,7 +3,7 @@
  * on a schedule, an interval, file changes, webhooks and manual triggers, and serves probes,
  * status and metrics. SIGTERM/SIGINT stop it gracefully: no new call starts, the call in flight
  * finishes, the inventory is saved, exit 0 within 10 seconds. This file parses and checks the flags;
- * the agent builds its source, triggers and sidecar from them (agent/start.ts, agent/sources.ts).
+ * the agent builds its source, triggers and sidecar from them (agent/start.ts, agent/source/sources.ts).
  */
 import { policyFrom } from './apply-policy.js';
 import type { Command } from 'commander';
@@ -111,10 +111,10 @@ export function registerRunCommand(program: Command, io: CliIo): void {
   ).action(async (f: RunFlags) => {
     // The agent's modules (git, chokidar, node-cron, prom-client) load only when `run` runs.
     const [{ parseListen }, { createMetrics }, { parseDuration }, { VerifyConfigError }, { runAgent }] = await Promise.all([
-      import('../agent/http-server.js'),
-      import('../agent/metrics.js'),
+      import('../agent/http/http-server.js'),
+      import('../agent/http/metrics.js'),
       import('../agent/triggers.js'),
-      import('../agent/verify-keys.js'),
+      import('../agent/source/verify-keys.js'),
       import('../agent/start.js'),
     ]);
     // Without a trigger the agent would run one pass and then wait for nothing.
@@ -257,8 +257,8 @@ async function updateSettings(f: RunFlags, notifications: NotificationConfig | n
   }
   const [{ parseDuration }, { isGitUrl }, { validateRef }, { pullRequestProvider }] = await Promise.all([
     import('../agent/triggers.js'),
-    import('../agent/sources.js'),
-    import('../agent/git-source.js'),
+    import('../agent/source/sources.js'),
+    import('../agent/source/git-source.js'),
     import('./update-provider.js'),
   ]);
   if (!isGitUrl(f.source)) throw new UsageError('--update-interval needs a git --source: the updates are pushed to it');

@@ -9,7 +9,7 @@ import type { InventoryStore } from '../state/inventory-store.js';
 import type { GateLogEntry, InventoryEntry, PromotionRecord, ServiceGate } from '../state/inventory-types.js';
 import { PacksyncError } from '../util/errors.js';
 import { writeOnce } from '../apply/write-calls.js';
-import { windowVerdict } from '../plan/windows.js';
+import { windowVerdict } from '../plan/windows/windows.js';
 
 /** Why promote or resume refused (exit 1); callers match on `code`. */
 export class GateCommandError extends PacksyncError<

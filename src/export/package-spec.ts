@@ -2,7 +2,7 @@
  * A live package's manifest spec, from its details (`GET /v1/package/{id}`): only the details carry
  * commands, detection rules and the script template. The planner hashes exactly the fields a
  * manifest sets, so every field written here must be one the service really holds, written the way
- * `customTarget` / `catalogTarget` (src/plan/plan-packages.ts) read it back; then adopting the
+ * `customTarget` / `catalogTarget` (src/plan/kinds/plan-packages.ts) read it back; then adopting the
  * export records the hash of the package as it is, and writing the true values later is a no-op.
  */
 import { DETECTION_OPERATORS } from '../api/wire/index.js';

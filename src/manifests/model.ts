@@ -108,7 +108,7 @@ export interface FlowSpec {
   promotion?: PromotionSpec;
 }
 
-/** `spec.windows` as written (docs/policy.md); evaluated by plan/windows.ts. */
+/** `spec.windows` as written (docs/policy.md); evaluated by plan/windows/windows.ts. */
 export interface WindowsSpec {
   /** IANA time zone name. */
   timezone: string;

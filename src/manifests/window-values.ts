@@ -1,7 +1,7 @@
 /**
  * `spec.windows` values as people write them (`Mon-Thu 08:00-16:00`, `2026-12-20`) and the numbers
  * the window check uses (docs/policy.md). Shared by validation (window-rules.ts) and the planner
- * (plan/windows.ts), so both read a window the same way.
+ * (plan/windows/windows.ts), so both read a window the same way.
  */
 
 export const WEEKDAYS = ['Sun', 'Mon', 'Tue', 'Wed', 'Thu', 'Fri', 'Sat'] as const;

@@ -12,9 +12,9 @@ import type {
 import type { Intent, Inventory, InventoryEntry } from '../state/inventory-types.js';
 import type { Kind, SourcePosition } from '../manifests/model.js';
 import type { LiveFlow, LiveState } from '../live/types.js';
-import type { GateReport } from './promotion.js';
+import type { GateReport } from './gates/promotion.js';
 import type { WindowsSpec } from '../manifests/model.js';
-import type { WindowState } from './window-types.js';
+import type { WindowState } from './windows/window-types.js';
 import { NameIndex } from '../live/resolve.js';
 import { packageNaturalKey } from '../live/identity.js';
 import type { Change, IdRef, ObjectPlan, PlanAction, PlanOptions, PlanScope } from './types.js';

@@ -7,7 +7,7 @@ import { ResolveError } from '../live/resolve.js';
 import type { Manifest } from '../manifests/model.js';
 import { positionOf } from '../manifests/positions.js';
 import type { PlanContext, RefState } from './context.js';
-import { driftPolicy } from './deployment-decisions.js';
+import { driftPolicy } from './kinds/deployment-decisions.js';
 
 /** A reference dependents cannot use this pass, and why. */
 export function blockedRef(reason: string): RefState {

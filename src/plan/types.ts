@@ -5,8 +5,8 @@
 import type { V1FlowCreateViewModel, V1PackageCreateViewModel } from '../api/wire/index.js';
 import type { ImportQuery } from '../api/wire/index.js';
 import type { GateHold, GateLogEntry, InventoryEntry, PromotionRecord } from '../state/inventory-types.js';
-import type { GateReport } from './promotion.js';
-import type { WindowState } from './window-types.js';
+import type { GateReport } from './gates/promotion.js';
+import type { WindowState } from './windows/window-types.js';
 import type { Kind } from '../manifests/model.js';
 import type { ErrorCode } from '../util/errors.js';
 import { isWaitOp, OP } from './ops.js';
@@ -66,7 +66,7 @@ export interface ObjectPlan {
   requiresPruning?: true;
   /** Blast radius lines of the object's moving actions (`reaches 3 tenants (wave 1 of 3), 412 devices`). */
   reach?: string[];
-  /** On a flow that starts new versions itself: the deployments the service started (plan/service-driven.ts). */
+  /** On a flow that starts new versions itself: the deployments the service started (plan/kinds/service-driven.ts). */
   serviceStarted?: ServiceStarted[];
 }
 

@@ -10,7 +10,7 @@ import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import type { PacksyncApi } from '../api/operations.js';
 import { planPass } from '../engine/reconcile.js';
-import { formatPlanMarkdown, formatProblemsMarkdown } from '../plan/format.js';
+import { formatPlanMarkdown, formatProblemsMarkdown } from '../plan/render/format.js';
 import type { PlanOptions } from '../plan/types.js';
 import type { State } from '../state/open-state.js';
 

@@ -5,9 +5,9 @@
  */
 import { pino } from 'pino';
 import { describe, expect, it } from 'vitest';
-import { createMetrics } from '../../src/agent/metrics.js';
+import { createMetrics } from '../../src/agent/http/metrics.js';
 import { PassObserver } from '../../src/agent/pass-observer.js';
-import { StatusTracker } from '../../src/agent/status.js';
+import { StatusTracker } from '../../src/agent/http/status.js';
 import type { PacksyncApi } from '../../src/api/operations.js';
 
 function observer(): { obs: PassObserver; status: StatusTracker } {

@@ -9,7 +9,7 @@
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { AgentStatus } from '../../src/agent/status-types.js';
+import type { AgentStatus } from '../../src/agent/http/status-types.js';
 import type { Report } from '../../src/export/report-model.js';
 import { startAgent } from '../support/agent-process.js';
 import type { RunningAgent } from '../support/agent-process.js';

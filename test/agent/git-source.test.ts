@@ -2,7 +2,7 @@
 import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { GitSource, validateRef, validateRemote } from '../../src/agent/git-source.js';
+import { GitSource, validateRef, validateRemote } from '../../src/agent/source/git-source.js';
 import { createRepo, git, startGitDaemon } from '../support/git.js';
 import type { GitDaemon, TestRepo } from '../support/git.js';
 import { tempDir } from '../support/repo.js';

@@ -7,7 +7,7 @@ import { describe, expect, it } from 'vitest';
 import { chatRequest } from '../../src/agent/notify/payloads.js';
 import type { NotificationEvent } from '../../src/agent/notify/provider-types.js';
 import type { Provider } from '../../src/agent/notify/provider-types.js';
-import { markdownText } from '../../src/plan/markdown.js';
+import { markdownText } from '../../src/plan/render/markdown.js';
 
 const HOSTILE = '<!everyone> [Sign in](https://evil.example) <https://evil.example/login|https://portal.azure.com> @here & more';
 

@@ -11,7 +11,7 @@ import { pino } from 'pino';
 import { afterEach, describe, expect, it } from 'vitest';
 import { EventLog } from '../../src/agent/events.js';
 import type { EventInput } from '../../src/agent/events.js';
-import { createMetrics } from '../../src/agent/metrics.js';
+import { createMetrics } from '../../src/agent/http/metrics.js';
 import { loadNotificationConfig } from '../../src/agent/notify/config.js';
 import { Notifier } from '../../src/agent/notify/notifier.js';
 import { NotifyStore } from '../../src/agent/notify/store.js';

@@ -6,7 +6,7 @@
  */
 import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createMetrics } from '../../src/agent/metrics.js';
+import { createMetrics } from '../../src/agent/http/metrics.js';
 import { runAgent } from '../../src/agent/start.js';
 import { createApiClient } from '../../src/api/client.js';
 import { DEFAULT_PLAN_OPTIONS } from '../../src/plan/types.js';

@@ -7,8 +7,8 @@
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { AgentStatus } from '../../src/agent/status-types.js';
-import { signBody } from '../../src/agent/webhook.js';
+import type { AgentStatus } from '../../src/agent/http/status-types.js';
+import { signBody } from '../../src/agent/http/webhook.js';
 import { loadInventory } from '../../src/state/inventory-store.js';
 import { startGitDaemon } from '../support/git.js';
 import type { GitDaemon, TestRepo } from '../support/git.js';

@@ -5,11 +5,11 @@
  */
 import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startSidecar } from '../../src/agent/http-server.js';
-import type { Sidecar } from '../../src/agent/http-server.js';
-import { createMetrics } from '../../src/agent/metrics.js';
-import { StatusTracker } from '../../src/agent/status.js';
-import { signBody } from '../../src/agent/webhook.js';
+import { startSidecar } from '../../src/agent/http/http-server.js';
+import type { Sidecar } from '../../src/agent/http/http-server.js';
+import { createMetrics } from '../../src/agent/http/metrics.js';
+import { StatusTracker } from '../../src/agent/http/status.js';
+import { signBody } from '../../src/agent/http/webhook.js';
 
 const SECRET = 'sidecar-secret-0123456789abcdef';
 const triggers: string[] = [];

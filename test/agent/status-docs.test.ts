@@ -9,7 +9,7 @@ import { describe, expect, it } from 'vitest';
 import { severityOf } from '../../src/agent/events.js';
 import type { EventReason } from '../../src/agent/events.js';
 import { rolloutStatus } from '../../src/agent/gate-tracker.js';
-import type { GateReport } from '../../src/plan/promotion.js';
+import type { GateReport } from '../../src/plan/gates/promotion.js';
 
 const DOC = join(import.meta.dirname, '..', '..', 'docs', 'agent.md');
 

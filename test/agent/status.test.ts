@@ -1,7 +1,7 @@
 /** Status: condition transitions, the history of passes that mattered, events aggregated by identity. */
 import { describe, expect, it } from 'vitest';
-import { HISTORY_LIMIT, StatusTracker } from '../../src/agent/status.js';
-import type { PassRecord } from '../../src/agent/status-types.js';
+import { HISTORY_LIMIT, StatusTracker } from '../../src/agent/http/status.js';
+import type { PassRecord } from '../../src/agent/http/status-types.js';
 
 const pass = (result: PassRecord['result'], revision: string, message = 'm', writes = 0): PassRecord => ({
   revision,

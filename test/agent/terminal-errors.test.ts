@@ -5,7 +5,7 @@
  * included.
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import type { AgentStatus } from '../../src/agent/status-types.js';
+import type { AgentStatus } from '../../src/agent/http/status-types.js';
 import { writeRepo } from '../support/manifests.js';
 import { until } from '../support/poll.js';
 import { freePort } from '../support/port.js';

@@ -5,7 +5,7 @@
 import { mkdir, symlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { findProgram } from '../../src/agent/verify-keys.js';
+import { findProgram } from '../../src/agent/source/verify-keys.js';
 import { tempDir } from '../support/repo.js';
 import { sshKey, writeAllowedSigners } from '../support/signing.js';
 import { spawnCli } from '../support/spawn-cli.js';

@@ -1,7 +1,7 @@
 /** The small parsers verification relies on: principal patterns, gpg status lines, key listings, raw objects. */
 import { describe, expect, it } from 'vitest';
-import { parseKeyList } from '../../src/agent/verify-keys.js';
-import { parseGpgStatus, parseObject, principalMatches } from '../../src/agent/verify-signature.js';
+import { parseKeyList } from '../../src/agent/source/verify-keys.js';
+import { parseGpgStatus, parseObject, principalMatches } from '../../src/agent/source/verify-signature.js';
 
 describe('verification parsers', () => {
   it('matches allowed_signers principals exactly, by pattern, and honours negation', () => {

@@ -11,8 +11,8 @@
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { AgentStatus } from '../../src/agent/status-types.js';
-import { signBody } from '../../src/agent/webhook.js';
+import type { AgentStatus } from '../../src/agent/http/status-types.js';
+import { signBody } from '../../src/agent/http/webhook.js';
 import type { TestRepo } from '../support/git.js';
 import { spawnAgent } from '../support/agent-process.js';
 import { catalogPackageDoc, deploymentDoc, deploymentsYaml, flowDoc, manifestRepo, yamlDocs } from '../support/manifests.js';

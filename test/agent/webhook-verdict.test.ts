@@ -3,7 +3,7 @@
  * inverted against the answer, and a test accepted either).
  */
 import { describe, expect, it } from 'vitest';
-import { signBody, WebhookVerifier } from '../../src/agent/webhook.js';
+import { signBody, WebhookVerifier } from '../../src/agent/http/webhook.js';
 
 const SECRET = 'a-webhook-secret';
 const push = (ref: string): Buffer => Buffer.from(JSON.stringify({ ref }));

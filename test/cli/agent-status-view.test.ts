@@ -4,7 +4,7 @@
  * FILE:LINE:COL, and a status from an older agent (fields missing) printed without error.
  */
 import { describe, expect, it } from 'vitest';
-import type { AgentStatus } from '../../src/agent/status-types.js';
+import type { AgentStatus } from '../../src/agent/http/status-types.js';
 import { statusView } from '../../src/cli/agent-status-view.js';
 
 const NOW = new Date('2026-11-25T12:00:00Z');

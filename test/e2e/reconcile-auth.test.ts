@@ -5,7 +5,7 @@
  * of the token. No answer echoes the secret or the credential that was sent.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { signBody } from '../../src/agent/webhook.js';
+import { signBody } from '../../src/agent/http/webhook.js';
 import { spawnAgent } from '../support/agent-process.js';
 import type { SpawnedAgent } from '../support/agent-process.js';
 import { writeRepo } from '../support/manifests.js';

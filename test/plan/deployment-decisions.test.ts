@@ -9,8 +9,8 @@ import {
   settle,
   statusAsState,
   willRun,
-} from '../../src/plan/deployment-decisions.js';
-import type { DriftPolicy, LiveDeployment } from '../../src/plan/deployment-decisions.js';
+} from '../../src/plan/kinds/deployment-decisions.js';
+import type { DriftPolicy, LiveDeployment } from '../../src/plan/kinds/deployment-decisions.js';
 import type { InventoryEntry } from '../../src/state/inventory-types.js';
 
 const KEY = 'Deployment/zip';

@@ -6,7 +6,7 @@
 import { describe, expect, it } from 'vitest';
 import type { Inventory, InventoryEntry } from '../../src/state/inventory-types.js';
 import type { PlanAction } from '../../src/plan/types.js';
-import { formatPlanText } from '../../src/plan/format.js';
+import { formatPlanText } from '../../src/plan/render/format.js';
 import { D1, F1, P1, convergedZip, dep, desired, flow, live, liveDeployment, liveFlow, livePackage, ops, pkg, run } from './fixtures.js';
 
 const F2 = 'bbbbbbbb-0000-4000-8000-000000000002';

@@ -6,10 +6,10 @@
 import { describe, expect, it } from 'vitest';
 import type { Problem } from '../../src/manifests/model.js';
 import { promotionRules } from '../../src/manifests/promotion-values.js';
-import { formatPlanMarkdown, formatPlanText, formatProblemsMarkdown } from '../../src/plan/format.js';
-import { codeSpan } from '../../src/plan/markdown.js';
-import { evaluateGate } from '../../src/plan/promotion.js';
-import type { GateReport } from '../../src/plan/promotion.js';
+import { formatPlanMarkdown, formatPlanText, formatProblemsMarkdown } from '../../src/plan/render/format.js';
+import { codeSpan } from '../../src/plan/render/markdown.js';
+import { evaluateGate } from '../../src/plan/gates/promotion.js';
+import type { GateReport } from '../../src/plan/gates/promotion.js';
 import { renderInline, tableCells } from '../support/markdown.js';
 import { desired, live, liveDeployment, pkg, run } from './fixtures.js';
 

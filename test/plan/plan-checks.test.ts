@@ -7,7 +7,7 @@ import { describe, expect, it } from 'vitest';
 import type { V1DeploymentViewModel, V1WaveViewModel } from '../../src/api/wire/index.js';
 import type { Inventory } from '../../src/state/inventory-types.js';
 import type { Manifest, SourcePosition } from '../../src/manifests/model.js';
-import { formatPlanMarkdown, formatPlanText } from '../../src/plan/format.js';
+import { formatPlanMarkdown, formatPlanText } from '../../src/plan/render/format.js';
 import type { Plan } from '../../src/plan/types.js';
 import {
   D1,

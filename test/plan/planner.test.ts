@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { Inventory, InventoryEntry } from '../../src/state/inventory-types.js';
-import { formatPlanJson, formatPlanMarkdown, formatPlanText } from '../../src/plan/format.js';
+import { formatPlanJson, formatPlanMarkdown, formatPlanText } from '../../src/plan/render/format.js';
 import { hashValue } from '../../src/plan/hash.js';
 import type { Plan } from '../../src/plan/types.js';
 import {

@@ -4,8 +4,8 @@ import type { V1DeploymentViewModel, V1TenantViewModel, V1WaveViewModel } from '
 import type { PromotionRecord } from '../../src/state/inventory-types.js';
 import type { WaveLiveRead } from '../../src/live/types.js';
 import { parseDuration, parseRate, promotionRules } from '../../src/manifests/promotion-values.js';
-import { evaluateGate } from '../../src/plan/promotion.js';
-import type { GateInput } from '../../src/plan/promotion.js';
+import { evaluateGate } from '../../src/plan/gates/promotion.js';
+import type { GateInput } from '../../src/plan/gates/promotion.js';
 import { liveDeployment } from './fixtures.js';
 
 const H = 3_600_000;

@@ -3,7 +3,7 @@
  * day ranges that wrap the week, a start time the clock skips, and freezes as whole days in the zone.
  */
 import { describe, expect, it } from 'vitest';
-import { windowVerdict, zonedInstant } from '../../src/plan/windows.js';
+import { windowVerdict, zonedInstant } from '../../src/plan/windows/windows.js';
 
 const OSLO = { timezone: 'Europe/Oslo', allow: ['Mon-Thu 08:00-16:00', 'Sat 10:00-12:00'] };
 const at = (iso: string): Date => new Date(iso);

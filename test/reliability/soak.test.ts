@@ -15,7 +15,7 @@ import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import { describe, expect, it } from 'vitest';
 import { deploymentsYaml, flowDoc, packagesYaml, PWSH_FLOW, writeRepo, yamlDocs } from '../support/manifests.js';
-import { HISTORY_LIMIT } from '../../src/agent/status.js';
+import { HISTORY_LIMIT } from '../../src/agent/http/status.js';
 import { startSimulatorProcess } from '../support/sim.js';
 import { startAgent } from './support/agent.js';
 import { count, FULL, report, slope } from './support/env.js';

@@ -4,7 +4,7 @@
  */
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import type { AgentStatus } from '../../src/agent/status-types.js';
+import type { AgentStatus } from '../../src/agent/http/status-types.js';
 import { parsePrometheus } from '../agent/prometheus.js';
 import { freePort } from './port.js';
 import { until as poll } from './poll.js';

@@ -6,7 +6,7 @@ import { execFile } from 'node:child_process';
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import type { AgentStatus } from '../../src/agent/status-types.js';
+import type { AgentStatus } from '../../src/agent/http/status-types.js';
 import type { TestRepo } from './git.js';
 import { startAgent } from './agent-process.js';
 import type { RunningAgent } from './agent-process.js';

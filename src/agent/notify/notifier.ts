@@ -13,14 +13,14 @@ import { request } from 'undici';
 import type { Logger } from 'pino';
 import { eventIdentity } from '../events.js';
 import type { AgentEvent } from '../events.js';
-import type { AgentMetrics } from '../metrics.js';
+import type { AgentMetrics } from '../http/metrics.js';
 import { COMMIT_STATUS_TYPES } from './providers/index.js';
 import type { Alert, NotificationConfig } from './config.js';
 import type { Provider } from './provider-types.js';
 import { chatRequest, commitStatusRequest, repositoryOf, toNotification } from './payloads.js';
 import type { NotifyLinks } from './payloads.js';
 import type { CommitState, OutgoingRequest } from './provider-types.js';
-import { objectLink } from '../anchors.js';
+import { objectLink } from '../http/anchors.js';
 import type { NotifyStore } from './store.js';
 
 /** A named agent says so in its commit statuses too (several agents can apply one repository). */

@@ -5,7 +5,7 @@
  */
 import { splitObject } from '../events.js';
 import type { EventReason, Severity } from '../events.js';
-import { objectLink } from '../anchors.js';
+import { objectLink } from '../http/anchors.js';
 import type { CommitState, NotificationEvent, OutgoingRequest, Provider } from './provider-types.js';
 import { PROVIDER_KINDS } from './providers/index.js';
 

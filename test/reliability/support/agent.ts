@@ -1,9 +1,9 @@
 /** The agent loop in-process over a directory source, as `packsync run --source DIR` builds it. */
 import { pino } from 'pino';
 import { Agent } from '../../../src/agent/loop.js';
-import { createMetrics } from '../../../src/agent/metrics.js';
-import type { AgentMetrics } from '../../../src/agent/metrics.js';
-import { StatusTracker } from '../../../src/agent/status.js';
+import { createMetrics } from '../../../src/agent/http/metrics.js';
+import type { AgentMetrics } from '../../../src/agent/http/metrics.js';
+import { StatusTracker } from '../../../src/agent/http/status.js';
 import { createApiClient } from '../../../src/api/client.js';
 import type { ApiClient, ApiClientOptions } from '../../../src/api/client.js';
 import { DEFAULT_PLAN_OPTIONS } from '../../../src/plan/types.js';

@@ -1,0 +1,283 @@
+/**
+ * Flows. The API cannot update a flow: a changed spec is "requires replacement" with the fields
+ * that force it, and is replaced (create, then delete) only with --allow-replace; a replacement
+ * in progress is kept in the state and finished by a later apply (flow-replacement.ts).
+ */
+import { FLOW_FLAGS, INSTALLER_SCOPE } from '../../api/wire/index.js';
+import type { V1FlowCreateViewModel } from '../../api/wire/index.js';
+import type { FlowManifest } from '../../manifests/model.js';
+import type { LiveFlow } from '../../live/types.js';
+import type { PlanContext, RefState } from '../context.js';
+import { diffFields, hashValue } from '../hash.js';
+import { adoptReason, adoptRecord, decideUnowned, oldest, planOwnedElsewhere } from '../ownership.js';
+import type { ObjectPlan, RecordSpec } from '../types.js';
+import { OP } from '../ops.js';
+import { asItIs, blockedRef, planResolveError, reportDeleted } from '../not-planned.js';
+import { markMoved, moveActions } from '../state-writes.js';
+import { flowFieldsInWords, liveFlowDiff, liveSpec } from './flow-live-spec.js';
+import { abandonMadeFlow, abandonReplacement, deleteAbandoned } from './flow-abandon.js';
+import {
+  blockReplacement,
+  deleteOldFlows,
+  finishReplacement,
+  forgetReplaced,
+  pendingReplacement,
+  replacingAction,
+  wouldDestroy,
+} from './flow-replacement.js';
+
+interface FlowTarget {
+  body: V1FlowCreateViewModel;
+  spec: Record<string, unknown>;
+}
+
+export function flowFlagsToMask(names: readonly (keyof typeof FLOW_FLAGS)[]): number {
+  return names.reduce((mask, n) => mask | FLOW_FLAGS[n], 0);
+}
+
+export function planFlow(ctx: PlanContext, m: FlowManifest): void {
+  const moved = planFlowEntry(ctx, m);
+  if (moved) markMoved(ctx, `Flow/${m.metadata.name}`, moved.from, moved.actions);
+}
+
+/** Plans one flow; returns the rename it detected, if any, for the caller to fold into the object. */
+function planFlowEntry(ctx: PlanContext, m: FlowManifest): { from: string; actions: string[] } | undefined {
+  const key = `Flow/${m.metadata.name}`;
+  let entry = ctx.entry(key);
+  let liveNow = entry ? ctx.flowsById.get(entry.id) : undefined;
+  let moved: { from: string; actions: string[] } | undefined;
+  let target: FlowTarget;
+  try {
+    target = flowTarget(ctx, m);
+  } catch (e) {
+    planResolveError(ctx, m, key, e, ctx.flowRefs);
+    return moved;
+  }
+  // A flow on a package that cannot be used this pass cannot be created either.
+  const pkg = m.spec.package ? ctx.packageRefs.get(m.spec.package) : undefined;
+  if (pkg?.blockedBy) {
+    ctx.object('Flow', m.metadata.name, 'skipped', { source: m.source, reasons: [`not planned: ${pkg.blockedBy}`] }, key);
+    ctx.flowRefs.set(m.metadata.name, asItIs(liveNow?.id, pkg.blockedBy));
+    return moved;
+  }
+  const specHash = hashValue(target.spec);
+  const record: { specHash: string; spec: Record<string, unknown>; annotations?: Record<string, string> } = { specHash, spec: target.spec };
+  if (m.metadata.annotations) record.annotations = m.metadata.annotations;
+  const name = target.body.name ?? m.metadata.name;
+  const sameName = ctx.flowsByName.get(name) ?? [];
+  if (!entry) {
+    // A rename: a live flow of this display name is owned under a key that left git (docs/reconcile.md).
+    for (const f of sameName) {
+      const mv = ctx.claimMove(key, f.id);
+      if (!mv) continue;
+      const r = moveActions(ctx, key, mv.from, mv.entry);
+      entry = r.entry;
+      liveNow = f;
+      moved = { from: mv.from, actions: r.actions };
+      break;
+    }
+  }
+  const unowned = decideUnowned(ctx, key, sameName, oldest, entry !== undefined);
+  if (unowned.kind === 'owned') {
+    planOwnedElsewhere(ctx, m, key, unowned.holder, `the live flow "${name}" (${unowned.id})`, ctx.flowRefs);
+    return moved;
+  }
+  // The live flow the main key owns after this pass's bookkeeping (one an interrupted create made,
+  // else the recorded one): a replacement in progress is told apart from it.
+  const current = unowned.kind === 'intent' || unowned.kind === 'adopt' ? unowned.live : liveNow;
+  const pending = pendingReplacement(ctx, key, current?.id);
+  forgetReplaced(ctx, pending.gone, 'the replaced flow is already deleted live');
+  if (entry) deleteAbandoned(ctx, m, pending.abandoned, current?.id ?? entry.id);
+  if (unowned.kind === 'intent' && entry && liveNow && entry.specHash === specHash && unowned.live.id !== liveNow.id) {
+    // Git went back to the flow being replaced: the half-made new flow is undone, not adopted.
+    const olds = pending.live.filter((x) => x.entry.id === liveNow.id);
+    if (olds.length === pending.live.length && liveFlowDiff(target.body, unowned.live).length > 0) {
+      abandonReplacement(ctx, { m, key, entry }, unowned.live, olds);
+      return moved;
+    }
+  }
+  if (entry && liveNow && unowned.kind !== 'intent' && abandonMadeFlow(ctx, { m, key, entry }, liveNow, specHash, pending)) return moved;
+  if (pending.live.length > 0 && !ctx.options.allowReplace) {
+    blockReplacement(ctx, { m, key }, pending.live, current, entry !== undefined && liveNow !== undefined && entry.specHash !== specHash);
+    return moved;
+  }
+  const finish = (o: ObjectPlan): void => {
+    const ref = ctx.flowRefs.get(m.metadata.name);
+    if (ref) finishReplacement(ctx, o, ref, pending.live);
+  };
+  if (unowned.kind === 'intent' || unowned.kind === 'adopt') {
+    finish(adoptFlow(ctx, m, key, unowned.live, target, record, unowned.kind === 'intent'));
+    return moved;
+  }
+  if (entry && liveNow) {
+    if (entry.specHash === specHash) {
+      // A replacement stopped before its create and no longer wanted (git went back): drop its record.
+      if (pending.stale.length > 0) forgetReplaced(ctx, pending.stale, 'the replacement it recorded is no longer needed');
+      const o = ctx.object('Flow', m.metadata.name, 'none', { source: m.source }, key);
+      ctx.flowRefs.set(m.metadata.name, { ref: { id: liveNow.id }, readyAfter: null, blockedBy: null, isNew: false });
+      finish(o);
+      return moved;
+    }
+    const fields = flowFieldsInWords(diffFields(entry.spec, target.spec));
+    const names = fields.map((f) => f.field);
+    const forces = `the API cannot update a flow; changing ${names.length > 1 ? `${names.slice(0, -1).join(', ')} and ${names[names.length - 1] ?? ''}` : (names[0] ?? 'its spec')} forces a replacement`;
+    if (!ctx.options.allowReplace) {
+      const o = ctx.object(
+        'Flow',
+        m.metadata.name,
+        'requires-replacement',
+        {
+          source: m.source,
+          fields,
+          reasons: [`${forces} (apply with --allow-replace)`],
+        },
+        key,
+      );
+      const destroys = wouldDestroy(ctx, [liveNow.id]);
+      if (destroys.length > 0) o.destroys = destroys;
+      ctx.flowRefs.set(m.metadata.name, { ref: { id: liveNow.id }, readyAfter: null, blockedBy: null, isNew: false });
+      return moved;
+    }
+    // Create first, add the deployments to the new flow, delete the old flow last (docs/reconcile.md): the
+    // account is never without the flow, and a failed create deletes nothing. The old flow is
+    // recorded as being replaced before the create, so an interrupted apply is finished by the next.
+    const keep = replacingAction(ctx, key, entry);
+    const create = createFlowAction(ctx, key, target, record, pkg, sameName, [keep]);
+    const deleteAfter = [create];
+    const olds = [
+      { key: `Flow/${m.metadata.name}#${liveNow.id}`, id: liveNow.id },
+      ...pending.live.map((x) => ({ key: x.key, id: x.entry.id })),
+    ];
+    const del = deleteOldFlows(ctx, olds, deleteAfter);
+    const o = ctx.object(
+      'Flow',
+      m.metadata.name,
+      'replace',
+      {
+        source: m.source,
+        fields,
+        reasons: [`${forces} (--allow-replace): the new flow is created and its deployments added before the old flow is deleted`],
+        actions: [keep, create, ...del.actions],
+      },
+      key,
+    );
+    if (del.destroys.length > 0) o.destroys = del.destroys;
+    ctx.flowRefs.set(m.metadata.name, { ref: { key }, readyAfter: create, blockedBy: null, isNew: true, replaces: deleteAfter });
+    return moved;
+  }
+  if (unowned.kind === 'conflict') {
+    ctx.object(
+      'Flow',
+      m.metadata.name,
+      'conflict',
+      {
+        source: m.source,
+        reasons: [
+          `a flow named "${name}" exists live but is not owned by packsync (${unowned.ids.join(', ')}); run apply with --adopt to take it over`,
+        ],
+      },
+      key,
+    );
+    ctx.flowRefs.set(m.metadata.name, blockedRef(`${key} is in conflict`));
+    return moved;
+  }
+  if (entry && ctx.live.read.flows && reportDeleted(ctx, m, key, entry.id)) {
+    // Its deployments went with it: each reports its own drift against the recorded flow id.
+    ctx.flowRefs.set(m.metadata.name, { ref: { id: entry.id }, readyAfter: null, blockedBy: null, isNew: false });
+    return moved;
+  }
+  const reasons = entry && ctx.live.read.flows ? [`live flow ${entry.id} not found (deleted outside packsync); creating it again`] : [];
+  const create = createFlowAction(ctx, key, target, record, pkg, sameName);
+  const o = ctx.object('Flow', m.metadata.name, 'create', { source: m.source, reasons, actions: [create] }, key);
+  ctx.flowRefs.set(m.metadata.name, { ref: { key }, readyAfter: create, blockedBy: null, isNew: true });
+  finish(o);
+  return moved;
+}
+
+/**
+ * The create of the flow, after `first` and the package it is built on; the live flows of the same
+ * name are known, so an interrupted create is told apart from them.
+ */
+function createFlowAction(
+  ctx: PlanContext,
+  key: string,
+  target: FlowTarget,
+  record: RecordSpec,
+  pkg: RefState | undefined,
+  sameName: readonly LiveFlow[],
+  first: string[] = [],
+): string {
+  const packageRef = pkg?.ref ?? null;
+  const dependsOn = [...first, ...(pkg?.readyAfter ? [pkg.readyAfter] : [])];
+  const knownIds = sameName.map((f) => f.id);
+  const name = target.body.name ?? key.slice('Flow/'.length);
+  const description = `create flow "${name}"${target.body.patchGroupId ? ' from a patch group' : ''}`;
+  const body = target.body;
+  const match = { name };
+  // Two literals rather than spreading the optional packageRef in: same key order, no copy.
+  return ctx.action(
+    key,
+    packageRef
+      ? { op: OP.createFlow, dependsOn, description, body, packageRef, record, match, knownIds }
+      : { op: OP.createFlow, dependsOn, description, body, record, match, knownIds },
+  );
+}
+
+function adoptFlow(
+  ctx: PlanContext,
+  m: FlowManifest,
+  key: string,
+  live: LiveFlow,
+  target: FlowTarget,
+  record: { specHash: string; spec: Record<string, unknown>; annotations?: Record<string, string> },
+  resolvesIntent: boolean,
+): ObjectPlan {
+  // Recorded as it is live: a flow that differs from git is then replaced, never taken as in sync.
+  const diff = liveFlowDiff(target.body, live);
+  const spec = diff.length > 0 ? liveSpec(record.spec, diff) : record.spec;
+  const as = diff.length > 0 ? { ...record, spec, specHash: hashValue(spec) } : record;
+  const id = adoptRecord(ctx, key, m, live.id, as, resolvesIntent, `flow ${live.id}`);
+  const differs = flowFieldsInWords(diff).map((f) => `${f.field} is ${JSON.stringify(f.from)} live, ${JSON.stringify(f.to)} in git`);
+  const o = ctx.object(
+    'Flow',
+    m.metadata.name,
+    'adopt',
+    {
+      source: m.source,
+      reasons: [
+        adoptReason(resolvesIntent, 'flow'),
+        ...(differs.length > 0 ? [`recorded as it is live (${differs.join('; ')}): the next plan replaces it`] : []),
+      ],
+      actions: [id],
+    },
+    key,
+  );
+  ctx.flowRefs.set(m.metadata.name, { ref: { id: live.id }, readyAfter: id, blockedBy: null, isNew: false });
+  return o;
+}
+
+function flowTarget(ctx: PlanContext, m: FlowManifest): FlowTarget {
+  const s = m.spec;
+  const body: V1FlowCreateViewModel = { name: s.name ?? m.metadata.name };
+  let appId: string | null = null;
+  if (s.app) {
+    appId = ctx.apps.resolve(s.app, 'spec.app').id;
+    body.appId = appId;
+  }
+  if (s.patchGroup) body.patchGroupId = s.patchGroup;
+  if (s.scope) body.scope = INSTALLER_SCOPE[s.scope];
+  if (s.flags) body.flags = flowFlagsToMask(s.flags);
+  if (s.supersedenceHistoryCount !== undefined) body.supersedenceHistoryCount = s.supersedenceHistoryCount;
+  if (s.scriptTemplate) body.templateId = ctx.templates.resolve(s.scriptTemplate, 'spec.scriptTemplate').id;
+  const spec = {
+    name: body.name,
+    app: appId,
+    package: s.package ?? null,
+    patchGroup: body.patchGroupId ?? null,
+    scope: body.scope ?? null,
+    flags: body.flags ?? 0,
+    supersedenceHistoryCount: body.supersedenceHistoryCount ?? null,
+    scriptTemplate: body.templateId ?? null,
+  };
+  return { body, spec };
+}

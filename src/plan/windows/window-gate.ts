@@ -1,0 +1,126 @@
+/**
+ * The planner's side of change windows and freezes (docs/policy.md): whether this pass may move one
+ * deployment's rollout forward (start, add-deployment that starts, skip-wave, update-content), and
+ * what the plan says when it may not. A stop, and anything else that is not a forward move, is never
+ * held back. Time is the service's clock (`LiveState.serviceTime`); the planner refuses to plan at
+ * all when windows exist and that clock is unknown (planner.ts), so "no clock" is never "open".
+ */
+import type { DeploymentManifest, WindowsSpec } from '../../manifests/model.js';
+import type { PlanContext } from '../context.js';
+import { OP } from '../ops.js';
+import { windowVerdict } from './windows.js';
+import type { WindowVerdict } from './windows.js';
+import type { WindowState } from './window-types.js';
+
+export type { WindowState } from './window-types.js';
+
+/** Ops that move a rollout forward: held back outside a window (a stop never is). */
+export const FORWARD_OPS: ReadonlySet<string> = new Set([OP.start, OP.skipWave, OP.updateContent]);
+
+/** The windows that govern a deployment: its own, else its flow's (a Deployment's override as a whole). */
+export function windowsOf(ctx: PlanContext, m: DeploymentManifest): WindowsSpec | undefined {
+  return m.spec.windows ?? ctx.flowWindows.get(m.spec.flow);
+}
+
+const verdicts = new WeakMap<PlanContext, Map<WindowsSpec, WindowVerdict>>();
+const states = new WeakMap<PlanContext, Map<string, WindowState>>();
+
+/** The deployment's one entry in `ctx.windows` (a later decision of the same pass fills the same entry). */
+function windowState(ctx: PlanContext, key: string): WindowState {
+  let byKey = states.get(ctx);
+  if (!byKey) states.set(ctx, (byKey = new Map<string, WindowState>()));
+  let state = byKey.get(key);
+  if (!state) {
+    state = { key, timezone: '', open: true };
+    byKey.set(key, state);
+    ctx.windows.push(state);
+  }
+  return state;
+}
+
+/** The verdict for a deployment now, or undefined when no window governs it. */
+export function windowNow(ctx: PlanContext, m: DeploymentManifest): { spec: WindowsSpec; verdict: WindowVerdict } | undefined {
+  const spec = windowsOf(ctx, m);
+  if (!spec) return undefined;
+  let cache = verdicts.get(ctx);
+  if (!cache) verdicts.set(ctx, (cache = new Map<WindowsSpec, WindowVerdict>()));
+  let verdict = cache.get(spec);
+  if (!verdict) {
+    // planner.ts refuses to plan without the service's clock when any window exists.
+    verdict = windowVerdict(spec, new Date(ctx.live.serviceTime ?? ctx.now.toISOString()));
+    cache.set(spec, verdict);
+  }
+  return { spec, verdict };
+}
+
+/**
+ * Decides the forward moves of one deployment: `hold` (a reason line) when the window is closed and
+ * glass is not broken; `breakGlass` when `--ignore-windows` lets them through a closed window.
+ * Records the deployment's window state for the plan either way.
+ */
+export function gateForward(
+  ctx: PlanContext,
+  key: string,
+  m: DeploymentManifest,
+  moves: string[],
+): { hold?: string; breakGlass?: { actor: string; reason: string; window: string } } {
+  const w = windowNow(ctx, m);
+  if (!w) return {};
+  const state = windowState(ctx, key);
+  state.timezone = w.spec.timezone;
+  state.open = w.verdict.open;
+  if (w.verdict.open) return {};
+  state.until = w.verdict.until;
+  state.reason = w.verdict.reason;
+  if (moves.length === 0) return {};
+  const ignore = ctx.options.ignoreWindows;
+  if (ignore) {
+    state.ignored = { actor: ignore.actor, reason: ignore.reason };
+    return { breakGlass: { ...state.ignored, window: w.verdict.reason } };
+  }
+  state.held = moves;
+  return { hold: w.verdict.reason };
+}
+
+/** The reason line of moves made through a closed window (break glass). */
+export function breakGlassLine(b: { actor: string; reason: string; window: string }): string {
+  return `window closed (${b.window}): moved anyway, --ignore-windows by ${b.actor}: ${b.reason}`;
+}
+
+/** Records a break-glass move in the deployment's state entry (its gate log), after `after`. */
+export function breakGlassAction(
+  ctx: PlanContext,
+  key: string,
+  after: string[],
+  b: { actor: string; reason: string; window: string },
+): string {
+  const at = ctx.live.serviceTime ?? ctx.timestamp();
+  return ctx.action(key, {
+    op: OP.gate,
+    dependsOn: after,
+    description: `record the break-glass move (--ignore-windows by ${b.actor})`,
+    set: { log: { at, action: 'ignore-windows', wave: 0, by: 'command', reason: `${b.actor}: ${b.reason} (${b.window})` } },
+    quiet: false,
+  });
+}
+
+/** The windows to record on a deployment's state entry (for `promote`), as an object to assign. */
+export function windowsRecord(ctx: PlanContext, m: DeploymentManifest): { windows?: WindowsSpec } {
+  const windows = windowsOf(ctx, m);
+  return windows ? { windows } : {};
+}
+
+/** An add-deployment that starts moves a rollout forward: outside the window the object waits (true: nothing is added). */
+export function holdAdd(ctx: PlanContext, key: string, m: DeploymentManifest, state: string): boolean {
+  const hold = state === 'running' ? gateForward(ctx, key, m, ['add deployment and start it']).hold : undefined;
+  if (hold !== undefined) ctx.object('Deployment', m.metadata.name, 'waiting', { source: m.source, reasons: [hold] }, key);
+  return hold !== undefined;
+}
+
+/** After an add that starts through a closed window (break glass): its record in the state. */
+export function addBreakGlass(ctx: PlanContext, key: string, m: DeploymentManifest, actions: string[]): void {
+  const w = windowNow(ctx, m);
+  const ignore = ctx.options.ignoreWindows;
+  if (!w || w.verdict.open || !ignore) return;
+  actions.push(breakGlassAction(ctx, key, actions.slice(-1), { ...ignore, window: w.verdict.reason }));
+}

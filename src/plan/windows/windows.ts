@@ -1,0 +1,164 @@
+/**
+ * Change windows and freezes (docs/policy.md): is a rollout allowed to move forward at an instant of
+ * the service's clock, and if not, until when and why. Time zones and daylight saving come from
+ * `Intl` (the runtime's IANA database): no offsets are written here. Pure: the instant is an argument.
+ */
+import type { WindowsSpec } from '../../manifests/model.js';
+import { WEEKDAYS, parseAllowRule, parseDay } from '../../manifests/window-values.js';
+import type { AllowRule } from '../../manifests/window-values.js';
+
+export type WindowVerdict =
+  | { open: true }
+  /** `until`: the instant the next window opens (ISO), null when none within the search horizon. */
+  | { open: false; until: string | null; reason: string; freeze?: { from: string; to: string; reason?: string } };
+
+/** Wall-clock fields of an instant in a zone. */
+interface Wall {
+  /** 20261220 */
+  day: number;
+  weekday: number;
+  /** Minute of the day. */
+  minute: number;
+  y: number;
+  m: number;
+  d: number;
+}
+
+/** How far ahead the next opening is looked for: a freeze of most of a year still finds its end. */
+const HORIZON_DAYS = 400;
+
+const formatters = new Map<string, Intl.DateTimeFormat>();
+
+function wall(t: number, zone: string): Wall {
+  let f = formatters.get(zone);
+  if (!f) {
+    f = new Intl.DateTimeFormat('en-US', {
+      timeZone: zone,
+      hourCycle: 'h23',
+      weekday: 'short',
+      year: 'numeric',
+      month: '2-digit',
+      day: '2-digit',
+      hour: '2-digit',
+      minute: '2-digit',
+    });
+    formatters.set(zone, f);
+  }
+  const parts: Record<string, string> = {};
+  for (const p of f.formatToParts(new Date(t))) parts[p.type] = p.value;
+  const y = Number(parts.year);
+  const m = Number(parts.month);
+  const d = Number(parts.day);
+  return {
+    y,
+    m,
+    d,
+    day: y * 10_000 + m * 100 + d,
+    weekday: (WEEKDAYS as readonly string[]).indexOf(parts.weekday ?? ''),
+    minute: Number(parts.hour) * 60 + Number(parts.minute),
+  };
+}
+
+/** Wall time as one comparable number (day and minute). */
+const wallKey = (w: Wall): number => w.day * 10_000 + w.minute;
+
+/**
+ * The first instant whose wall clock in `zone` reads (y, m, d, minute) or later: exact for a time
+ * that exists; for a time skipped by a daylight-saving jump, the moment of the jump.
+ */
+export function zonedInstant(y: number, m: number, d: number, minute: number, zone: string): number {
+  const target = (y * 10_000 + m * 100 + d) * 10_000 + minute;
+  const guess = Date.UTC(y, m - 1, d, 0, minute);
+  // The zone's offset is under a day either way: search a 2-day span around the naive guess.
+  let lo = guess - 86_400_000;
+  let hi = guess + 86_400_000;
+  while (hi - lo > 60_000) {
+    const mid = lo + Math.floor((hi - lo) / 120_000) * 60_000;
+    if (wallKey(wall(mid, zone)) >= target) hi = mid;
+    else lo = mid;
+  }
+  return wallKey(wall(lo, zone)) >= target ? lo : hi;
+}
+
+interface Parsed {
+  zone: string;
+  allow: AllowRule[] | null;
+  freezes: { from: number; to: number; spec: { from: string; to: string; reason?: string } }[];
+}
+
+function parse(spec: WindowsSpec): Parsed {
+  return {
+    zone: spec.timezone,
+    allow: spec.allow ? spec.allow.map(parseAllowRule) : null,
+    freezes: (spec.freeze ?? []).map((f) => ({ from: parseDay(f.from), to: parseDay(f.to), spec: f })),
+  };
+}
+
+function allowed(p: Parsed, w: Wall, prevWeekday: number): boolean {
+  if (!p.allow) return true;
+  return p.allow.some((r) =>
+    r.end > r.start
+      ? r.days.has(w.weekday) && w.minute >= r.start && w.minute < r.end
+      : (r.days.has(w.weekday) && w.minute >= r.start) || (r.days.has(prevWeekday) && w.minute < r.end),
+  );
+}
+
+function openAt(p: Parsed, t: number): { open: boolean; freeze?: Parsed['freezes'][number] } {
+  const w = wall(t, p.zone);
+  const freeze = p.freezes.find((f) => w.day >= f.from && w.day <= f.to);
+  if (freeze) return { open: false, freeze };
+  return { open: allowed(p, w, (w.weekday + 6) % 7) };
+}
+
+/**
+ * The first instant after `t` at which the verdict turns open. Candidates are each window's start
+ * and the midnight after each freeze, walked day by day so the search stops at the first one.
+ */
+function nextOpening(p: Parsed, t: number): number | null {
+  const first = wall(t, p.zone);
+  for (let i = 0; i <= HORIZON_DAYS; i++) {
+    const day = new Date(Date.UTC(first.y, first.m - 1, first.d + i));
+    const [y, m, d] = [day.getUTCFullYear(), day.getUTCMonth() + 1, day.getUTCDate()];
+    const key = y * 10_000 + m * 100 + d;
+    const starts: number[] = [];
+    if (p.freezes.some((f) => nextDay(f.to) === key)) starts.push(0);
+    for (const r of p.allow ?? []) if (r.days.has(day.getUTCDay())) starts.push(r.start);
+    const found = starts
+      .map((minute) => zonedInstant(y, m, d, minute, p.zone))
+      .filter((c) => c > t)
+      .sort((a, b) => a - b)
+      .find((c) => openAt(p, c).open);
+    if (found !== undefined) return found;
+  }
+  return null;
+}
+
+function nextDay(key: number): number {
+  const n = new Date(Date.UTC(Math.floor(key / 10_000), (Math.floor(key / 100) % 100) - 1, (key % 100) + 1));
+  return n.getUTCFullYear() * 10_000 + (n.getUTCMonth() + 1) * 100 + n.getUTCDate();
+}
+
+/** The verdict of `spec` at instant `now` (the service's clock). */
+export function windowVerdict(spec: WindowsSpec, now: Date): WindowVerdict {
+  const p = parse(spec);
+  const t = now.getTime();
+  const here = openAt(p, t);
+  if (here.open) return { open: true };
+  const next = nextOpening(p, t);
+  const opens = next === null ? 'no window opens in the next 400 days' : `waits for window ${describe(next, p.zone)}`;
+  if (here.freeze) {
+    const f = here.freeze.spec;
+    const why = `frozen: ${f.reason ?? 'freeze'} (${f.from} to ${f.to} ${p.zone})`;
+    return { open: false, until: next === null ? null : new Date(next).toISOString(), reason: `${why}; ${opens}`, freeze: f };
+  }
+  return { open: false, until: next === null ? null : new Date(next).toISOString(), reason: opens };
+}
+
+/** `Mon 08:00 Europe/Oslo (2026-11-30)`: the weekday and time in the zone, with the date so a far one is clear. */
+export function describe(t: number, zone: string): string {
+  const w = wall(t, zone);
+  const hh = String(Math.floor(w.minute / 60)).padStart(2, '0');
+  const mm = String(w.minute % 60).padStart(2, '0');
+  const date = `${w.y}-${String(w.m).padStart(2, '0')}-${String(w.d).padStart(2, '0')}`;
+  return `${WEEKDAYS[w.weekday] ?? '?'} ${hh}:${mm} ${zone} (${date})`;
+}
