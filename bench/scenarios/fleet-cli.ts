@@ -1,6 +1,6 @@
 /**
  * fleet-cli (issue 21): `packsync apply` as a user runs it — the built CLI as a child process with
- * default Node flags, its output to a pipe — over 3,750 flows × 4 deployments of the large fleet,
+ * no Node flag from the user (the bin's own heap policy, its shebang), its output to a pipe — over 3,750 flows × 4 deployments of the large fleet,
  * against a simulator in its own process at 20 ms latency, 16 requests in flight
  * (`--api-concurrency 16`). Then the same apply again (a no-op). Each phase's bound is
  * `calls × 20 ms ÷ 16` (no rate limit); peak RSS is the CLI process's own high-water mark (VmHWM from
@@ -10,7 +10,7 @@ import { spawn } from 'node:child_process';
 import { mkdtemp, readFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { CLI_BIN } from '../../test/support/spawn-cli.js';
+import { binCommand } from '../../test/support/spawn-cli.js';
 import { writeFleet } from '../../test/support/fleet.js';
 import { startSimulatorProcess } from '../../test/support/sim.js';
 import type { Scenario } from './types.js';
@@ -35,7 +35,9 @@ interface CliRun {
 /** One CLI run, its stdout drained from a pipe as a CI log collector would, its peak RSS sampled. */
 async function runCli(args: string[], env: Record<string, string>, nodeFlags: string[] = []): Promise<CliRun> {
   const t0 = performance.now();
-  const child = spawn(process.execPath, [...nodeFlags, CLI_BIN, ...args], {
+  // As the `packsync` bin starts (its shebang's flags), plus any `--node-flags` to try.
+  const bin = binCommand(nodeFlags);
+  const child = spawn(bin.command, [...bin.args, ...args], {
     env: { ...process.env, ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
@@ -75,7 +77,9 @@ export const fleetCli: Scenario = async (log, args) => {
       // `--cli-flags "..."`: try a flag without changing the scenario (the goal is met with none).
       ...(typeof args['cli-flags'] === 'string' ? args['cli-flags'].split(' ') : []),
     ];
-    log(`${flows} flows × 4 deployments, ${shape.packages} packages: apply (the built CLI, default Node flags, stdout to a pipe)…`);
+    log(
+      `${flows} flows × 4 deployments, ${shape.packages} packages: apply (the built CLI as its bin starts, no flag from the user, stdout to a pipe)…`,
+    );
     const j0 = await sim.journalCount();
     // `--node-flags "..."`: try a heap policy without changing the CLI (the goal is met with none).
     const nodeFlags = typeof args['node-flags'] === 'string' ? args['node-flags'].split(' ') : [];

@@ -11,7 +11,7 @@
 import { spawn, execFileSync } from 'node:child_process';
 import { readFile, readdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { CLI_BIN } from '../../test/support/spawn-cli.js';
+import { binCommand } from '../../test/support/spawn-cli.js';
 import { fleetApps, writeFleet } from '../../test/support/fleet.js';
 import { startSimulatorProcess } from '../../test/support/sim.js';
 import { tempDir } from '../../test/support/temp-dir.js';
@@ -38,10 +38,11 @@ async function procStats(pid: number): Promise<{ hwmKiB: number; cpuMs: number }
   return { hwmKiB: Number(/VmHWM:\s+(\d+)/.exec(status)?.[1] ?? 0), cpuMs: (Number(f[11] ?? 0) + Number(f[12] ?? 0)) * TICK_MS };
 }
 
-/** The CLI as a user runs it: a process, default Node flags, output to a pipe; peak RSS and CPU sampled until it exits. */
+/** The CLI as a user runs it: a process started as its bin (its own heap policy, no flag from the user), output to a pipe; peak RSS and CPU sampled until it exits. */
 async function cli(args: string[], env: Record<string, string>, cwd: string, okCodes = [0]): Promise<Run> {
   const t0 = performance.now();
-  const child = spawn(process.execPath, [CLI_BIN, ...args], { cwd, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const bin = binCommand();
+  const child = spawn(bin.command, [...bin.args, ...args], { cwd, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
   let stdout = '';
   let stderr = '';
   child.stdout.on('data', (b: Buffer) => (stdout += b.toString()));

@@ -1,5 +1,6 @@
 /** The built CLI as a real process, for tests that must kill it. */
 import { spawn } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import type { ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 
@@ -7,6 +8,16 @@ import { fileURLToPath } from 'node:url';
 // (bench/ imports these helpers), it is the dist/ this file is in.
 const IN_DIST = /[/\\]dist[/\\]test[/\\]support[/\\][^/\\]+$/.test(fileURLToPath(import.meta.url));
 export const CLI_BIN = fileURLToPath(new URL(IN_DIST ? '../../src/cli/main.js' : '../../dist/src/cli/main.js', import.meta.url));
+
+/**
+ * How the `packsync` bin starts: its shebang's Node flags (the CLI's own heap policy, docs/performance.md
+ * "fleet-cli") with this Node, as the kernel runs an npm-linked bin. Benchmarks measure it this way.
+ */
+export function binCommand(nodeFlags: readonly string[] = []): { command: string; args: string[] } {
+  const first = readFileSync(CLI_BIN, 'utf8').split('\n', 1)[0] ?? '';
+  const flags = /^#!\S*env -S node(.*)$/.exec(first)?.[1]?.trim().split(/\s+/).filter(Boolean) ?? [];
+  return { command: process.execPath, args: [...flags, ...nodeFlags, CLI_BIN] };
+}
 
 export interface Spawned {
   child: ChildProcess;
