@@ -8,6 +8,7 @@
  * repeats a failed chunk by itself; nothing before it is sent again.
  */
 import { createHash } from 'node:crypto';
+import type { Hash } from 'node:crypto';
 import type { FileHandle } from 'node:fs/promises';
 import { open } from 'node:fs/promises';
 import { ContentError, digestLine, listContentFiles } from './content-files.js';
@@ -30,6 +31,50 @@ async function readFully(fh: FileHandle, buf: Buffer, length: number, position: 
 
 export type ChunkClient = Pick<PacksyncApi, 'uploadContentChunk' | 'finalizeContent'>;
 
+interface FileChunks {
+  client: ChunkClient;
+  id: Uuid;
+  index: number;
+  fh: FileHandle;
+  size: number;
+  relPath: string;
+  chunkSize: number;
+  bufs: [Buffer, Buffer];
+  /** The digest of exactly the bytes sent (hashed from the buffer that is sent, before it is sent). */
+  sent: Hash;
+  callOpts: { signal?: AbortSignal };
+}
+
+/**
+ * One file's chunks, in order and one request at a time, with the next chunk read and hashed while
+ * the previous one is on the wire (hashing 1 GiB costs seconds of CPU that otherwise added to the
+ * transfer: docs/performance.md "upload"). A buffer is refilled only after its request answered.
+ */
+async function sendChunks(c: FileChunks, sentOne: (length: number, last: boolean) => void): Promise<void> {
+  let inFlight: Promise<void> | undefined;
+  try {
+    for (let chunk = 0, offset = 0; offset < c.size; chunk++) {
+      const length = Math.min(c.chunkSize, c.size - offset);
+      const buf = c.bufs[chunk % 2]!;
+      await readFully(c.fh, buf, length, offset, c.relPath);
+      c.sent.update(buf.subarray(0, length));
+      await inFlight;
+      const meta = { index: c.index, size: length, offset, chunk };
+      const last = offset + length >= c.size;
+      const request = c.client.uploadContentChunk(c.id, meta, buf.subarray(0, length), c.callOpts).then(() => sentOne(length, last));
+      // Awaited at the next chunk or below; until then a failure must not count as unhandled.
+      request.catch(() => undefined);
+      inFlight = request;
+      offset += length;
+    }
+    await inFlight;
+  } catch (e) {
+    // Never leave a request running past the file's close (the caller closes it).
+    await inFlight?.catch(() => undefined);
+    throw e;
+  }
+}
+
 /** Uploads every file below `dir`, then finalizes; returns the file list sent to finalize. */
 export async function uploadContentDirectory(
   client: ChunkClient,
@@ -44,8 +89,10 @@ export async function uploadContentDirectory(
   const infos: UploadFileInfoViewModel[] = files.map((f) => ({ fileName: f.relPath, fileSize: f.size }));
   const bytesTotal = files.reduce((n, f) => n + f.size, 0);
   const largest = files.reduce((n, f) => Math.max(n, f.size), 0);
-  // One buffer for the whole upload, never larger than a chunk or than the largest file.
-  const buf = Buffer.allocUnsafe(Math.min(chunkSize, largest));
+  // Two buffers for the whole upload, each never larger than a chunk or than the largest file: the
+  // next chunk is read and hashed while the previous one is on the wire.
+  const bufSize = Math.min(chunkSize, largest);
+  const bufs: [Buffer, Buffer] = [Buffer.allocUnsafe(bufSize), Buffer.allocUnsafe(bufSize)];
   let bytesDone = 0;
   const progress = (filesDone: number, currentFile: string | null): void => {
     opts.onProgress?.({ packageId: id, bytesDone, bytesTotal, filesDone, filesTotal: files.length, currentFile });
@@ -69,15 +116,10 @@ export async function uploadContentDirectory(
         outer.update(digestLine(f.relPath, 0, sent.digest('hex')));
         continue;
       }
-      for (let chunk = 0, offset = 0; offset < size; chunk++) {
-        const length = Math.min(chunkSize, size - offset);
-        await readFully(fh, buf, length, offset, f.relPath);
-        sent.update(buf.subarray(0, length));
-        await client.uploadContentChunk(id, { index, size: length, offset, chunk }, buf.subarray(0, length), callOpts);
-        offset += length;
+      await sendChunks({ client, id, index, fh, size, relPath: f.relPath, chunkSize, bufs, sent, callOpts }, (length, last) => {
         bytesDone += length;
-        progress(offset >= size ? index + 1 : index, f.relPath);
-      }
+        progress(last ? index + 1 : index, f.relPath);
+      });
       outer.update(digestLine(f.relPath, size, sent.digest('hex')));
     } finally {
       await fh.close();
