@@ -4,18 +4,16 @@
  */
 import type { Inventory } from '../state/inventory-types.js';
 import type { LiveState } from '../live/types.js';
-import type { DesiredModel, Kind, Manifest } from '../manifests/model.js';
+import type { DesiredModel, Kind, Manifest, ObjectKind } from '../manifests/model.js';
 import { OBJECT_KINDS } from '../manifests/model.js';
-import { OBJECT_KIND_SPECS } from '../manifests/kinds/index.js';
+import { OBJECT_KIND_SPECS, OBJECT_KINDS_IN_ORDER } from '../manifests/kinds/index.js';
 import { PlanContext } from './context.js';
 import { inventoryDigest, liveDigest } from './hash.js';
-import { planDeployment } from './kinds/plan-deployments.js';
-import { planFlow } from './kinds/plan-flows.js';
-import { planPackage } from './kinds/plan-packages.js';
+import { KIND_PLANNERS } from './kinds/index.js';
+import type { KindPlanner, ManifestOf } from './kinds/index.js';
 import { planPrune } from './kinds/plan-prune.js';
 import { listServiceStarted } from './kinds/service-driven.js';
 import { planServiceGates } from './gates/service-gates.js';
-import { planTenantUpload } from './kinds/plan-uploads.js';
 import { planSuspended } from './not-planned.js';
 import { targeted } from './target.js';
 import { ownershipErrors, planSharedId, sharedDesiredKeys } from './ownership.js';
@@ -63,10 +61,13 @@ export function plan(input: PlanInput): Plan {
         else planOne(ctx, m);
       }
     };
-    each(desired.packages, planPackage, { refs: ctx.packageRefs, live: ctx.packagesById });
-    each(desired.flows, planFlow, { refs: ctx.flowRefs, live: ctx.flowsById });
-    each(desired.deployments, planDeployment);
-    each(desired.tenantUploads, planTenantUpload);
+    // Kinds in the registry's order (referenced kinds first), each by its planner in plan/kinds/.
+    const planKind = <K extends ObjectKind>(kind: K): void => {
+      const planner: KindPlanner<K> = KIND_PLANNERS[kind];
+      const manifests = desired[OBJECT_KIND_SPECS[kind].desired] as readonly Manifest[] as readonly ManifestOf<K>[];
+      each(manifests, planner.plan, planner.dependents?.(ctx));
+    };
+    for (const kind of OBJECT_KINDS_IN_ORDER) planKind(kind);
     ctx.setFile(undefined);
     planPrune(ctx, isDesired);
     listServiceStarted(ctx, ctx.objects);

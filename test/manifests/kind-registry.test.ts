@@ -10,6 +10,7 @@ import { parseStateKey } from '../../src/cli/state-keys.js';
 import { AUTHORED_KIND_SPECS, OBJECT_KIND_SPECS, OBJECT_KINDS_IN_ORDER } from '../../src/manifests/kinds/index.js';
 import { loadManifests } from '../../src/manifests/load.js';
 import { AUTHORED_KINDS, OBJECT_KINDS } from '../../src/manifests/model.js';
+import { KIND_PLANNERS } from '../../src/plan/kinds/index.js';
 import { tempDir } from '../support/repo.js';
 
 describe('kind registry', () => {
@@ -63,5 +64,11 @@ describe('kind registry', () => {
     const w = await loadManifests(dir);
     expect(w.problems).toEqual([]);
     expect((w.desired!.flows[0]!.spec as { windows?: unknown }).windows).toEqual(windows);
+  });
+
+  it('every object kind has exactly one planner in plan/kinds, and the planner visits kinds in the registry order', () => {
+    expect(Object.keys(KIND_PLANNERS).sort()).toEqual([...OBJECT_KINDS].sort());
+    // Referenced kinds first: a package before the flows that may name it, a flow before its deployments.
+    expect(OBJECT_KINDS_IN_ORDER).toEqual(['Package', 'Flow', 'Deployment', 'TenantUpload']);
   });
 });
