@@ -1,9 +1,15 @@
 /** Progress without a terminal: plain lines, and a heartbeat line at least every interval while something waits. */
-import { describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { createProgressRenderer } from '../../src/cli/progress.js';
 
+afterEach(() => {
+  vi.useRealTimers();
+});
+
 describe('progress without a terminal', () => {
-  it('says what waits at once, repeats it at least every heartbeat while it waits, and stops when it is done', async () => {
+  it('says what waits at once, repeats it at least every heartbeat while it waits, and stops when it is done', () => {
+    // Fake timers (Date.now and setInterval): the heartbeat is timed without waiting for it.
+    vi.useFakeTimers();
     const lines: string[] = [];
     const render = createProgressRenderer(
       (s) => lines.push(s),
@@ -15,14 +21,14 @@ describe('progress without a terminal', () => {
     render({ type: 'wait', key: 'Package/pwsh', what: 'package Running', elapsedMs: 0 });
     expect(lines).toEqual(['    … Package/pwsh: waiting, package Running (0 s)']);
     // The applier polls rarely: no new wait event, yet the log is not silent.
-    await new Promise((r) => setTimeout(r, 340));
+    vi.advanceTimersByTime(340);
     const beats = lines.length - 1;
     expect(beats).toBeGreaterThanOrEqual(2);
     expect(beats).toBeLessThanOrEqual(4);
     expect(lines.every((l) => l.includes('waiting, package Running') && !l.includes('\x1b'))).toBe(true);
     render({ type: 'action-done', key: 'Package/pwsh', actionId: 'a', op: 'wait-package', description: 'wait', durationMs: 340 });
     const after = lines.length;
-    await new Promise((r) => setTimeout(r, 250));
+    vi.advanceTimersByTime(250);
     expect(lines.length).toBe(after);
     expect(lines.at(-1)).toBe('  ✓ Package/pwsh: ready (0.3 s)');
   });
