@@ -49,6 +49,8 @@ const OTHER_PROGRAMS = new Set([
   '--heapsnapshot-near-heap-limit',
   '--max-old-space-size',
   '--max-semi-space-size',
+  '--optimize-for-size',
+  '--no-optimize-for-size',
   '--trace-gc',
 ]);
 const COMMANDS = [...HELP.keys()].map((k) => k.split(' ')[0]!).filter((v, i, a) => a.indexOf(v) === i);
