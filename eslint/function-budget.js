@@ -10,7 +10,6 @@ export const DEBT = {
   'src/cli/apply-command.ts': ['registerApplyCommand'],
   'src/cli/progress.ts': ['createProgressRenderer'],
   'src/cli/run-command.ts': ['registerRunCommand', 'registerRunCommand>anonymous'],
-  'src/cli/state-command.ts': ['registerStateCommand'],
   'src/live/snapshot.ts': ['readLiveState'],
   'src/manifests/load.ts': ['loadSources'],
   'src/manifests/rules.ts': ['problem', 'checkRules'],

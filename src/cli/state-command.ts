@@ -34,8 +34,27 @@ export function registerStateCommand(program: Command, io: CliIo): void {
         '--state-url <url>',
         'remote state, azblob://CONTAINER/PREFIX (env PACKSYNC_STATE_URL; credentials from AZURE_STORAGE_CONNECTION_STRING)',
       );
-  const output = (): Option => new Option('-o, --output <format>', 'output format').choices(['text', 'json']).default('text');
+  const sub: StateSubcommands = {
+    state,
+    io,
+    stateDir,
+    output: () => new Option('-o, --output <format>', 'output format').choices(['text', 'json']).default('text'),
+  };
+  registerList(sub);
+  registerShow(sub);
+  registerMv(sub);
+  registerRm(sub);
+}
 
+/** What each `state` subcommand is registered with: its parent, the I/O, the state flags and `-o`. */
+interface StateSubcommands {
+  state: Command;
+  io: CliIo;
+  stateDir: (c: Command) => Command;
+  output: () => Option;
+}
+
+function registerList({ state, io, stateDir, output }: StateSubcommands): void {
   stateDir(
     state
       .command('list')
@@ -51,7 +70,9 @@ export function registerStateCommand(program: Command, io: CliIo): void {
       if (others.length > 0) io.stderr(`Hint: the container holds other states: ${others.join(', ')}; check --state-url.`);
     }
   });
+}
 
+function registerShow({ state, io, stateDir, output }: StateSubcommands): void {
   stateDir(
     state
       .command('show')
@@ -69,7 +90,9 @@ export function registerStateCommand(program: Command, io: CliIo): void {
       io.stdout(JSON.stringify({ key: k.key, ...(entry ? { entry } : {}), ...(intent ? { intent } : {}) }, null, 2));
     else io.stdout(formatShowText(k.key, entry, intent));
   });
+}
 
+function registerMv({ state, io, stateDir }: StateSubcommands): void {
   stateDir(
     state
       .command('mv')
@@ -102,7 +125,9 @@ export function registerStateCommand(program: Command, io: CliIo): void {
       `Next: rename metadata.name to ${to.name} in the manifest${elsewhere}; until then the plan sees ${to.key} as no longer in git.`,
     );
   });
+}
 
+function registerRm({ state, io, stateDir }: StateSubcommands): void {
   stateDir(
     state
       .command('rm')
