@@ -38,12 +38,12 @@ describe('plan output', () => {
 });
 
 describe('wording', () => {
-  it('a quoted-percentage hint suggests "95%" for a rate written as a number', async () => {
+  it('a quoted-percentage hint suggests "90%" for a rate written as a number', async () => {
     const repo = await copyExamples();
-    await editFile(join(repo, 'deployments/contoso-agent-1-2-3.yaml'), 'successRate: 95%', 'successRate: 95');
+    await editFile(join(repo, 'deployments/contoso-agent-1-2-3.yaml'), 'successRate: 90%', 'successRate: 90');
     const out = await cli(['validate', repo], {});
     expect(out.code).toBe(1);
-    expect(out.stdout + out.stderr).toContain('quote it: "95%"');
+    expect(out.stdout + out.stderr).toContain('quote it: "90%"');
   });
 
   it('promote of an unknown deployment names it by kind: Deployment "zoomm"', async () => {
