@@ -33,8 +33,28 @@ export function createMetrics(withProcess = true): AgentMetrics {
   const registry = new Registry();
   if (withProcess) collectDefaultMetrics({ register: registry, prefix: 'packsync_' });
   const registers = [registry];
+  return { registry, ...passMetrics(registers), ...rolloutMetrics(registers), ...attentionMetrics(registers) };
+}
+
+type Registers = Registry[];
+
+/** Passes, objects and API calls: what each reconcile pass did. */
+function passMetrics(
+  registers: Registers,
+): Pick<
+  AgentMetrics,
+  | 'reconcileDuration'
+  | 'passes'
+  | 'objects'
+  | 'apiRequests'
+  | 'apiDuration'
+  | 'drift'
+  | 'lastApplied'
+  | 'ready'
+  | 'sourceVerification'
+  | 'notifications'
+> {
   return {
-    registry,
     reconcileDuration: new Histogram({
       name: 'packsync_reconcile_duration_seconds',
       help: 'Duration of reconcile passes (source sync, validate, read, plan, apply)',
@@ -74,6 +94,26 @@ export function createMetrics(withProcess = true): AgentMetrics {
       help: '1 when the agent can do its job (loop alive, a pass started or completed recently); sync health is in the conditions',
       registers,
     }),
+    sourceVerification: new Counter({
+      name: 'packsync_source_verification_total',
+      help: 'Signature verifications of new source revisions by result (verified, failed)',
+      labelNames: ['result'],
+      registers,
+    }),
+    notifications: new Counter({
+      name: 'packsync_notifications_total',
+      help: 'Notification deliveries by provider, event reason and result (sent, failed, skipped)',
+      labelNames: ['provider', 'reason', 'result'],
+      registers,
+    }),
+  };
+}
+
+/** Promotion gates and rollouts: where each one stands, from the last pass. */
+function rolloutMetrics(
+  registers: Registers,
+): Pick<AgentMetrics, 'waveSuccessRatio' | 'gateVerdict' | 'gateActions' | 'rolloutWave' | 'rolloutSuccessRatio'> {
+  return {
     waveSuccessRatio: new Gauge({
       name: 'packsync_wave_success_ratio',
       help: 'Promotion gates: installed / (installed + failed) of the current wave per tenant, from the last pass',
@@ -104,12 +144,12 @@ export function createMetrics(withProcess = true): AgentMetrics {
       labelNames: ['deployment', 'flow'],
       registers,
     }),
-    sourceVerification: new Counter({
-      name: 'packsync_source_verification_total',
-      help: 'Signature verifications of new source revisions by result (verified, failed)',
-      labelNames: ['result'],
-      registers,
-    }),
+  };
+}
+
+/** What needs attention: drifted, orphaned and halted objects, as of the last pass. */
+function attentionMetrics(registers: Registers): Pick<AgentMetrics, 'driftedObjects' | 'orphanedObjects' | 'rolloutsHalted'> {
+  return {
     driftedObjects: new Gauge({
       name: 'packsync_drifted_objects',
       help: 'Objects changed outside packsync and not healed by the last pass (reported or held)',
@@ -123,12 +163,6 @@ export function createMetrics(withProcess = true): AgentMetrics {
     rolloutsHalted: new Gauge({
       name: 'packsync_rollouts_halted',
       help: 'Deployments held by their promotion gate or reported Failed by the service, as of the last pass',
-      registers,
-    }),
-    notifications: new Counter({
-      name: 'packsync_notifications_total',
-      help: 'Notification deliveries by provider, event reason and result (sent, failed, skipped)',
-      labelNames: ['provider', 'reason', 'result'],
       registers,
     }),
   };
