@@ -5,7 +5,6 @@
 export const BUDGET = { maxLines: 80, maxParams: 5 };
 
 export const DEBT = {
-  'src/agent/rollouts.ts': ['rolloutOf', 'refreshRollouts'],
   'src/cli/apply-command.ts': ['registerApplyCommand'],
   'src/cli/run-command.ts': ['registerRunCommand', 'registerRunCommand>anonymous'],
   'src/live/snapshot.ts': ['readLiveState'],

@@ -175,7 +175,14 @@ export class PassObserver {
     let list: Rollout[] = buildRollouts(out.desired, out.live, out.inventory);
     const touched = new Set(out.plan.objects.filter((o) => o.kind === 'Deployment' && o.actions.length > 0).map((o) => o.key));
     try {
-      list = await refreshRollouts(this.o.api, list, touched, out.desired, out.live, signal);
+      list = await refreshRollouts({
+        api: this.o.api,
+        rollouts: list,
+        touched,
+        desired: out.desired,
+        live: out.live,
+        ...(signal ? { signal } : {}),
+      });
     } catch {
       // The pass's own snapshot is shown instead.
     }
