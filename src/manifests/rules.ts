@@ -24,15 +24,16 @@ const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 const plural = (kind: Kind): string => OBJECT_KIND_SPECS[kind].plural;
 
+/** A problem at `segments` of a document: at its value unless `mode` says its key or container. */
 function problem(
   r: DocRecord,
   segments: readonly Segment[],
-  mode: LocateMode,
   rule: string,
   message: string,
-  severity: Problem['severity'] = 'error',
+  o: { mode?: LocateMode; severity?: Problem['severity'] } = {},
 ): Problem {
-  const p = r.doc.locate(segments, mode);
+  const p = r.doc.locate(segments, o.mode ?? 'value');
+  const severity = o.severity ?? 'error';
   return { file: r.doc.file, line: p.line, column: p.column, pointer: toPointer(segments), rule, message: r.prefix + message, severity };
 }
 
@@ -66,7 +67,6 @@ export async function checkRules(
         problem(
           r,
           ['metadata', 'name'],
-          'value',
           'manifest.duplicate-name',
           `another ${r.kind} has the same name (first at ${first.doc.file}:${at.line}:${at.column}); names must be unique per kind`,
         ),
@@ -79,7 +79,7 @@ export async function checkRules(
   checkIdentities(
     records,
     (r) => r.name !== undefined && names.get(r.kind)?.get(r.name) === r,
-    (r, at, rule, message) => problems.push(problem(r, at, 'value', rule, message)),
+    (r, at, rule, message) => problems.push(problem(r, at, rule, message)),
   );
 
   const ref = (r: DocRecord, segments: Segment[], target: Kind): void => {
@@ -95,13 +95,7 @@ export async function checkRules(
         ? ` (there are no ${plural(target)})`
         : ` (${plural(target)}: ${list.slice(0, 10).join(', ')}${list.length > 10 ? ', …' : ''})`;
     problems.push(
-      problem(
-        r,
-        segments,
-        'value',
-        'ref.unresolved',
-        `${displayPath(segments)} "${value}" does not name a ${target} in this repository${hint}`,
-      ),
+      problem(r, segments, 'ref.unresolved', `${displayPath(segments)} "${value}" does not name a ${target} in this repository${hint}`),
     );
   };
 
@@ -110,7 +104,7 @@ export async function checkRules(
   const pairs = new Map<string, DocRecord>();
   for (const r of records) {
     if (r.kind === 'Deployment' || r.kind === 'Flow')
-      checkWindows(r.data, (at, rule, message) => problems.push(problem(r, at, 'value', rule, message)));
+      checkWindows(r.data, (at, rule, message) => problems.push(problem(r, at, rule, message)));
     for (const [field, target] of Object.entries(OBJECT_KIND_SPECS[r.kind].references)) ref(r, ['spec', field], target);
     if (r.kind === 'Deployment') {
       const flow = str(r.data, ['spec', 'flow']);
@@ -125,7 +119,6 @@ export async function checkRules(
             problem(
               r,
               ['spec', 'package'],
-              'value',
               'deployment.duplicate',
               `Deployment "${first.name ?? '?'}" (${first.doc.file}:${at.line}:${at.column}) already deploys package "${pkg}" in flow "${flow}"; one Deployment per (flow, package)`,
             ),
@@ -159,9 +152,9 @@ async function checkContent(
       problem(
         r,
         ['spec', 'custom'],
-        'container',
         'content.required',
         `spec.custom.content is required: the service cannot finalize a custom package without uploaded files, so name the directory that holds the installer${example}`,
+        { mode: 'container' },
       ),
     );
     return;
@@ -170,7 +163,7 @@ async function checkContent(
   if (typeof dir !== 'string' || dir === '') return; // the schema already reported it
   const check = await inspectContent(where.root, where.rootReal, dir, where.from);
   if (check.ok) out.set(r, check.content);
-  else problems.push(problem(r, ['spec', 'custom', 'content'], 'value', check.rule, check.message));
+  else problems.push(problem(r, ['spec', 'custom', 'content'], check.rule, check.message));
 }
 
 /** docs/promotion.md "Choosing minDevices": below this, a 2 % failure rate trips a 10 % gate by chance. */
@@ -198,10 +191,9 @@ function noisyGateWarning(r: DocRecord, problems: Problem[]): void {
     problem(
       r,
       at,
-      p.minDevices === undefined ? 'key' : 'value',
       'promotion.min-devices-low',
       `minDevices ${min}${p.minDevices === undefined ? ' (the default)' : ''} with maxFailureRate ${rateText}: a healthy rollout failing 2 % of installs exceeds ${rateText} in some tenant by chance and is stopped; use minDevices: ${RECOMMENDED_MIN_DEVICES} or more (docs/promotion.md "Choosing minDevices")`,
-      'warning',
+      { mode: p.minDevices === undefined ? 'key' : 'value', severity: 'warning' },
     ),
   );
 }
@@ -214,10 +206,9 @@ function waveWarning(r: DocRecord, problems: Problem[]): void {
     problem(
       r,
       ['spec', 'wave'],
-      'value',
       'deployment.wave-ignored',
       `wave ${wave} has no effect while state is ${state}: the wave gate only acts on a running deployment`,
-      'warning',
+      { severity: 'warning' },
     ),
   );
 }
@@ -233,7 +224,7 @@ function appMismatch(r: DocRecord, names: Map<Kind, Map<string, DocRecord>>, pro
   const pkg = names.get('Package')?.get(str(r.data, ['spec', 'package']) ?? '');
   if (!flow || !pkg) return; // unresolved references are reported on their own
   const mismatch = (message: string, severity: Problem['severity']): void => {
-    problems.push(problem(r, ['spec', 'package'], 'value', 'deployment.app-mismatch', message, severity));
+    problems.push(problem(r, ['spec', 'package'], 'deployment.app-mismatch', message, { severity }));
   };
   const flowPackage = str(flow.data, ['spec', 'package']);
   if (flowPackage !== undefined) {
