@@ -9,7 +9,6 @@ export const DEBT = {
   'src/cli/run-command.ts': ['registerRunCommand', 'registerRunCommand>anonymous'],
   'src/live/snapshot.ts': ['readLiveState'],
   'src/manifests/load.ts': ['loadSources'],
-  'src/manifests/rules.ts': ['checkRules'],
   'src/plan/context.ts': ['constructor'],
   'src/plan/kinds/deployment-add.ts': ['addActions'],
   'src/plan/kinds/deployment-reconcile.ts': ['reconcileExisting'],

@@ -55,7 +55,37 @@ export async function checkRules(
   folderOf?: (file: string) => string | undefined,
 ): Promise<RuleResult> {
   const problems: Problem[] = [];
-  const names = new Map<Kind, Map<string, DocRecord>>();
+  const names = nameIndex(records, problems);
+  checkIdentities(
+    records,
+    (r) => r.name !== undefined && names.get(r.kind)?.get(r.name) === r,
+    (r, at, rule, message) => problems.push(problem(r, at, rule, message)),
+  );
+  const ref = refChecker(names, problems, heldBack);
+  const content = new Map<DocRecord, ContentInfo>();
+  // A deployment is found live by (flow, package): two manifests for one pair would fight.
+  const pairs = new Map<string, DocRecord>();
+  for (const r of records) {
+    if (r.kind === 'Deployment' || r.kind === 'Flow')
+      checkWindows(r.data, (at, rule, message) => problems.push(problem(r, at, rule, message)));
+    for (const [field, target] of Object.entries(OBJECT_KIND_SPECS[r.kind].references)) ref(r, ['spec', field], target);
+    if (r.kind === 'Deployment') {
+      checkPair(r, names, pairs, problems);
+      waveWarning(r, problems);
+      noisyGateWarning(r, problems);
+      appMismatch(r, names, problems);
+    } else if (r.kind === 'Package') {
+      await checkContent(r, { root, rootReal, from: folderOf?.(r.doc.file) }, problems, content);
+    }
+  }
+  return { problems, content };
+}
+
+type NameIndex = Map<Kind, Map<string, DocRecord>>;
+
+/** Records by kind and name; a second record with a taken name is a problem (names are unique per kind). */
+function nameIndex(records: readonly DocRecord[], problems: Problem[]): NameIndex {
+  const names: NameIndex = new Map();
   for (const r of records) {
     if (r.name === undefined) continue;
     const byName = names.get(r.kind) ?? new Map<string, DocRecord>();
@@ -75,14 +105,16 @@ export async function checkRules(
       byName.set(r.name, r);
     }
   }
+  return names;
+}
 
-  checkIdentities(
-    records,
-    (r) => r.name !== undefined && names.get(r.kind)?.get(r.name) === r,
-    (r, at, rule, message) => problems.push(problem(r, at, rule, message)),
-  );
-
-  const ref = (r: DocRecord, segments: Segment[], target: Kind): void => {
+/** A reference (`spec.flow`, `spec.package`, …) must name a manifest of its kind, with a hint when it does not. */
+function refChecker(
+  names: NameIndex,
+  problems: Problem[],
+  heldBack: ((kind: Kind, name: string) => boolean) | undefined,
+): (r: DocRecord, segments: Segment[], target: Kind) => void {
+  return (r, segments, target) => {
     const value = str(r.data, segments);
     if (value === undefined || value === '') return;
     const known = names.get(target) ?? new Map<string, DocRecord>();
@@ -98,43 +130,28 @@ export async function checkRules(
       problem(r, segments, 'ref.unresolved', `${displayPath(segments)} "${value}" does not name a ${target} in this repository${hint}`),
     );
   };
+}
 
-  const content = new Map<DocRecord, ContentInfo>();
-  // A deployment is found live by (flow, package): two manifests for one pair would fight.
-  const pairs = new Map<string, DocRecord>();
-  for (const r of records) {
-    if (r.kind === 'Deployment' || r.kind === 'Flow')
-      checkWindows(r.data, (at, rule, message) => problems.push(problem(r, at, rule, message)));
-    for (const [field, target] of Object.entries(OBJECT_KIND_SPECS[r.kind].references)) ref(r, ['spec', field], target);
-    if (r.kind === 'Deployment') {
-      const flow = str(r.data, ['spec', 'flow']);
-      const pkg = str(r.data, ['spec', 'package']);
-      // A document already reported as a duplicate name is not reported twice.
-      if (flow && pkg && r.name !== undefined && names.get('Deployment')?.get(r.name) === r) {
-        const pair = `${flow}\u0000${pkg}`;
-        const first = pairs.get(pair);
-        if (first) {
-          const at = first.doc.locate(['spec', 'package'], 'value');
-          problems.push(
-            problem(
-              r,
-              ['spec', 'package'],
-              'deployment.duplicate',
-              `Deployment "${first.name ?? '?'}" (${first.doc.file}:${at.line}:${at.column}) already deploys package "${pkg}" in flow "${flow}"; one Deployment per (flow, package)`,
-            ),
-          );
-        } else {
-          pairs.set(pair, r);
-        }
-      }
-      waveWarning(r, problems);
-      noisyGateWarning(r, problems);
-      appMismatch(r, names, problems);
-    } else if (r.kind === 'Package') {
-      await checkContent(r, { root, rootReal, from: folderOf?.(r.doc.file) }, problems, content);
-    }
+/** One Deployment per (flow, package); a document already reported as a duplicate name is not reported twice. */
+function checkPair(r: DocRecord, names: NameIndex, pairs: Map<string, DocRecord>, problems: Problem[]): void {
+  const flow = str(r.data, ['spec', 'flow']);
+  const pkg = str(r.data, ['spec', 'package']);
+  if (!flow || !pkg || r.name === undefined || names.get('Deployment')?.get(r.name) !== r) return;
+  const pair = `${flow}\u0000${pkg}`;
+  const first = pairs.get(pair);
+  if (!first) {
+    pairs.set(pair, r);
+    return;
   }
-  return { problems, content };
+  const at = first.doc.locate(['spec', 'package'], 'value');
+  problems.push(
+    problem(
+      r,
+      ['spec', 'package'],
+      'deployment.duplicate',
+      `Deployment "${first.name ?? '?'}" (${first.doc.file}:${at.line}:${at.column}) already deploys package "${pkg}" in flow "${flow}"; one Deployment per (flow, package)`,
+    ),
+  );
 }
 
 async function checkContent(
