@@ -104,22 +104,14 @@ export function registerExportCommand(program: Command, io: CliIo): void {
 /** `state` is where the inventory was read: the state directory, or the remote state's URL (no credentials). */
 function summary(out: ExportedFiles, dir: string, state: string, reads: number): string[] {
   const c = out.counts;
-  const lines = [
+  return [
     `Exported ${c.packages} packages, ${c.flows} flows, ${c.deployments} deployments and ${c.tenantUploads} tenant uploads to ${dir} ` +
       `(${reads} API reads); ${out.owned} already owned by packsync (state ${state}) and ${out.skipped.length} others skipped.`,
+    ...byReason(
+      out.skipped.map((s) => ({ reason: `${s.kind}: ${s.reason}`, label: `${s.label} (${s.id})` })),
+      (n, reason) => `skipped ${n} ${reason}`,
+    ),
   ];
-  const byReason = new Map<string, string[]>();
-  for (const s of out.skipped) {
-    const key = `${s.kind}: ${s.reason}`;
-    const list = byReason.get(key);
-    if (list) list.push(`${s.label} (${s.id})`);
-    else byReason.set(key, [`${s.label} (${s.id})`]);
-  }
-  for (const [reason, objs] of byReason) {
-    const more = objs.length > SKIPPED_SHOWN ? `, and ${objs.length - SKIPPED_SHOWN} more` : '';
-    lines.push(`  skipped ${objs.length} ${reason}: ${objs.slice(0, SKIPPED_SHOWN).join(', ')}${more}`);
-  }
-  return lines;
 }
 
 function foldSummary(fold: BaselineFold, name: string): string[] {
@@ -130,11 +122,20 @@ function foldSummary(fold: BaselineFold, name: string): string[] {
       : [
           `Baseline ${name} (baseline.yaml): ${f.apps} apps × ${f.rings} rings → ${f.flows} flows, their deployments and ${f.packages} packages.`,
         ];
-  const byReason = new Map<string, string[]>();
-  for (const k of fold.kept) byReason.set(k.reason, [...(byReason.get(k.reason) ?? []), k.label]);
-  for (const [reason, labels] of byReason) {
-    const more = labels.length > SKIPPED_SHOWN ? `, and ${labels.length - SKIPPED_SHOWN} more` : '';
-    lines.push(`  kept ${labels.length} flow(s) as plain manifests: ${reason}: ${labels.slice(0, SKIPPED_SHOWN).join(', ')}${more}`);
-  }
+  lines.push(...byReason(fold.kept, (n, reason) => `kept ${n} flow(s) as plain manifests: ${reason}`));
   return lines;
+}
+
+/** One line per reason: what `head` says, then at most SKIPPED_SHOWN of the labels and the count of the rest. */
+function byReason(items: readonly { reason: string; label: string }[], head: (count: number, reason: string) => string): string[] {
+  const grouped = new Map<string, string[]>();
+  for (const i of items) {
+    const labels = grouped.get(i.reason);
+    if (labels) labels.push(i.label);
+    else grouped.set(i.reason, [i.label]);
+  }
+  return [...grouped].map(([reason, labels]) => {
+    const more = labels.length > SKIPPED_SHOWN ? `, and ${labels.length - SKIPPED_SHOWN} more` : '';
+    return `  ${head(labels.length, reason)}: ${labels.slice(0, SKIPPED_SHOWN).join(', ')}${more}`;
+  });
 }

@@ -8,7 +8,7 @@
  * manifest beside the baseline, with its reason.
  */
 import { API_VERSION } from '../manifests/model.js';
-import { appSlug, generatedName } from '../manifests/kinds/baseline-spec.js';
+import { appSlug, generatedName, nameSlug } from '../manifests/kinds/baseline-spec.js';
 import { DEFAULT_FLOW_NAME, flowName } from '../manifests/kinds/baseline.js';
 import type { ExportedManifest, ExportedObjects } from './export-manifests.js';
 
@@ -145,13 +145,9 @@ function restOf(c: Cell): string | undefined {
   return live.startsWith(c.app) ? live.slice(c.app.length) : undefined;
 }
 
+/** A ring name (at most 40 characters, schemas/v1/baseline.json) by the object-name rule; '' when nothing is left. */
 function ringSlug(s: string): string {
-  return s
-    .toLowerCase()
-    .replace(/[^a-z0-9]+/g, '-')
-    .replace(/^-+|-+$/g, '')
-    .slice(0, 40)
-    .replace(/-+$/, '');
+  return nameSlug(s).slice(0, 40).replace(/-+$/, '');
 }
 
 /** Each app's part of object names; a second app with the same one gets `-2` (written as `name:`). */
@@ -276,12 +272,12 @@ function packageNames(cells: Cell[], baseline: string, slugs: Map<string, { slug
   const byApp = new Map<string, Cell[]>();
   for (const c of cells) byApp.set(c.app, [...(byApp.get(c.app) ?? []), c]);
   for (const [app, mine] of byApp) {
-    const seen = new Set<string>();
+    const slug = slugs.get(app)!.slug;
+    let first = true;
     for (const c of [...mine].sort((a, b) => a.ring - b.ring)) {
       if (out.has(c.pkg.metadata.name)) continue;
-      const slug = slugs.get(app)!.slug;
-      out.set(c.pkg.metadata.name, seen.size === 0 ? generatedName(baseline, slug) : generatedName(baseline, slug, rings[c.ring]));
-      seen.add(c.pkg.metadata.name);
+      out.set(c.pkg.metadata.name, first ? generatedName(baseline, slug) : generatedName(baseline, slug, rings[c.ring]));
+      first = false;
     }
   }
   return out;

@@ -6,7 +6,7 @@
  */
 import type { BaselineException, BaselineSummary, DesiredModel } from '../manifests/model.js';
 import type { ExceptionFacts, ExpiredException, Plan } from './types.js';
-import { expiryEnd } from '../manifests/kinds/baseline-spec.js';
+import { exceptionFields, expiryEnd } from '../manifests/kinds/baseline-spec.js';
 
 const DAY_MS = 86_400_000;
 
@@ -34,12 +34,7 @@ export function reviewBaselines(plan: Plan, desired: DesiredModel, now: Date, al
 export function exceptionFacts(b: Pick<BaselineSummary, 'name'>, e: BaselineException): ExceptionFacts {
   return {
     baseline: b.name,
-    app: e.app,
-    ...(e.ring !== undefined ? { ring: e.ring } : {}),
-    action: e.action,
-    owner: e.owner,
-    reason: e.reason,
-    ...(e.expires !== undefined ? { expires: e.expires } : {}),
+    ...exceptionFields(e),
     at: `${e.source.file}:${e.source.line}:${e.source.column}`,
   };
 }

@@ -41,14 +41,31 @@ export const ENTRY_FIELDS = new Set(['app', 'name', 'rings', 'apps', 'ring', 'ac
 export const DEFAULT_MAX_REMOVED = 5;
 const DAY_MS = 86_400_000;
 
-/** The app's part of object names: lower-cased, each run of characters other than a-z and 0-9 one `-`. */
+/** Lower-cased, each run of characters other than a-z and 0-9 one `-`, none at either end (may be empty). */
+export function nameSlug(s: string): string {
+  return s
+    .toLowerCase()
+    .replace(/[^a-z0-9]+/g, '-')
+    .replace(/^-+|-+$/g, '');
+}
+
+/** The app's part of object names (docs/baselines.md): its `nameSlug`, or `app` when that is empty. */
 export function appSlug(app: string): string {
-  return (
-    app
-      .toLowerCase()
-      .replace(/[^a-z0-9]+/g, '-')
-      .replace(/^-+|-+$/g, '') || 'app'
-  );
+  return nameSlug(app) || 'app';
+}
+
+/** What an exception says, as written (no judgement of its expiry): shared by the plan, status and report views. */
+export function exceptionFields(
+  e: Pick<ExceptionEntry, 'app' | 'ring' | 'action' | 'owner' | 'reason' | 'expires'>,
+): Pick<ExceptionEntry, 'app' | 'ring' | 'action' | 'owner' | 'reason' | 'expires'> {
+  return {
+    app: e.app,
+    ...(e.ring !== undefined ? { ring: e.ring } : {}),
+    action: e.action,
+    owner: e.owner,
+    reason: e.reason,
+    ...(e.expires !== undefined ? { expires: e.expires } : {}),
+  };
 }
 
 /**

@@ -20,6 +20,7 @@ import {
   checkReferences,
   daysLeft,
   DEFAULT_MAX_REMOVED,
+  exceptionFields,
   expiryEnd,
   generatedName,
   ringsOf,
@@ -96,12 +97,7 @@ function exceptionsAt(
     const i = appIndex(spec, e.app);
     if (!expired && i >= 0) active.set(exceptionSlot(i, e.ring ?? '*'), { index, entry: e });
     listed.push({
-      app: e.app,
-      ...(e.ring !== undefined ? { ring: e.ring } : {}),
-      action: e.action,
-      owner: e.owner,
-      reason: e.reason,
-      ...(e.expires !== undefined ? { expires: e.expires } : {}),
+      ...exceptionFields(e),
       expired,
       ...(e.expires !== undefined && !expired && end !== undefined ? { daysLeft: daysLeft(e.expires, now) } : {}),
       source: source(['spec', 'exceptions', index]),
