@@ -15,13 +15,7 @@ import type { InventoryStore } from '../state/inventory-store.js';
 import { mapLimit } from '../util/map-limit.js';
 
 /** Returns the API reads it made (install counts of rollouts first seen complete). */
-export async function recordPassHistory(
-  store: InventoryStore,
-  live: LiveState,
-  plan: Plan,
-  api: PacksyncApi,
-  concurrency = COUNT_READS_IN_FLIGHT,
-): Promise<number> {
+export async function recordPassHistory(store: InventoryStore, live: LiveState, plan: Plan, api: PacksyncApi): Promise<number> {
   let reads = 0;
   try {
     const now = live.serviceTime ?? plan.generatedAt;
@@ -32,14 +26,14 @@ export async function recordPassHistory(
     }
     // Install counts once, when a rollout is first seen complete: the wave live data of a flow
     // shows only its current deployment, so a later rollout would hide these figures.
-    reads = await recordCounts(store, api, completed, { now, concurrency });
+    reads = await recordCounts(store, api, completed, now);
   } catch {
     // Evidence only: a failed read or record never stops the pass.
   }
   return reads;
 }
 
-/** Default reads in flight for the install counts (the API client bounds requests in flight itself). */
+/** Reads in flight for the install counts (the API client bounds requests in flight itself). */
 const COUNT_READS_IN_FLIGHT = 16;
 
 interface Observed {
@@ -145,10 +139,10 @@ async function recordCounts(
   store: InventoryStore,
   api: PacksyncApi,
   completed: { d: V1DeploymentViewModel; waves: V1WaveViewModel[] }[],
-  o: { now: string; concurrency: number },
+  now: string,
 ): Promise<number> {
   const waveIds = [...new Set(completed.flatMap((c) => c.waves.map((w) => w.id)))];
-  const data = await mapLimit(waveIds, o.concurrency, (id) => api.getWaveLive(id).catch(() => null));
+  const data = await mapLimit(waveIds, COUNT_READS_IN_FLIGHT, (id) => api.getWaveLive(id).catch(() => null));
   const tenants = new Map<string, Record<string, TenantCounts>>();
   for (const w of data) {
     if (!w?.deploymentId) continue;
@@ -158,7 +152,7 @@ async function recordCounts(
   }
   for (const { d } of completed) {
     const counts = tenants.get(d.id);
-    if (counts && Object.keys(counts).length > 0) await store.history({ type: 'counts', deploymentId: d.id, at: o.now, tenants: counts });
+    if (counts && Object.keys(counts).length > 0) await store.history({ type: 'counts', deploymentId: d.id, at: now, tenants: counts });
   }
   return waveIds.length;
 }
