@@ -47,6 +47,8 @@ export function registerPlanCommand(program: Command, io: CliIo): void {
         state: rt.state,
         planOptions: planOptionsFrom(opts),
         readConcurrency: readConcurrencyOf(opts),
+        // A saved plan is refused when its inputs moved; the JSON plan has always shown them too.
+        digests: opts.out !== undefined || opts.output === 'json',
       });
       if (out.kind === 'invalid') {
         const problems = shownProblems(out.problems, showFile(io.cwd, await manifestRoot(target)));

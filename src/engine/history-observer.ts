@@ -9,7 +9,7 @@ import type { PacksyncApi } from '../api/operations.js';
 import type { V1DeploymentViewModel, V1WaveViewModel } from '../api/wire/index.js';
 import type { LiveState } from '../live/types.js';
 import type { Plan } from '../plan/types.js';
-import { findRollout, lastDrift } from '../state/history.js';
+import { findRollout, lastDrift, trimmedAway } from '../state/history.js';
 import type { RolloutHistory, TenantCounts } from '../state/history.js';
 import type { InventoryStore } from '../state/inventory-store.js';
 import { mapLimit } from '../util/map-limit.js';
@@ -81,6 +81,7 @@ async function recordRollout(store: InventoryStore, o: Observed, now: string): P
   const { d } = o;
   const history = store.inventory.history;
   let r = findRollout(history, d.id);
+  if (!r && trimmedAway(history, d.startedAt)) return false;
   if (!r) {
     await store.history({
       type: 'rollout',
@@ -142,14 +143,17 @@ async function recordCounts(
   now: string,
 ): Promise<number> {
   const waveIds = [...new Set(completed.flatMap((c) => c.waves.map((w) => w.id)))];
-  const data = await mapLimit(waveIds, COUNT_READS_IN_FLIGHT, (id) => api.getWaveLive(id).catch(() => null));
+  const wanted = new Set(completed.map((c) => c.d.id));
   const tenants = new Map<string, Record<string, TenantCounts>>();
-  for (const w of data) {
-    if (!w?.deploymentId) continue;
+  // Each wave's figures are folded in as it arrives: holding every response until the last one
+  // (thousands of waves after a busy week) was the peak of a whole apply (docs/performance.md).
+  await mapLimit(waveIds, COUNT_READS_IN_FLIGHT, async (id) => {
+    const w = await api.getWaveLive(id).catch(() => null);
+    if (!w?.deploymentId || !wanted.has(w.deploymentId)) return;
     const counts = tenants.get(w.deploymentId) ?? {};
     for (const t of w.tenants) counts[t.tenantId] = { installed: t.installed, failed: t.failed, pending: t.pending };
     tenants.set(w.deploymentId, counts);
-  }
+  });
   for (const { d } of completed) {
     const counts = tenants.get(d.id);
     if (counts && Object.keys(counts).length > 0) await store.history({ type: 'counts', deploymentId: d.id, at: now, tenants: counts });

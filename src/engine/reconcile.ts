@@ -18,7 +18,7 @@ import { loadManifests } from '../manifests/load.js';
 import type { LoadOptions } from '../manifests/load.js';
 import { manifestCacheFor } from '../manifests/parse-cache.js';
 import type { DesiredModel, Problem } from '../manifests/model.js';
-import { hashValue, inventoryDigest, liveDigest } from '../plan/hash.js';
+import { digestValue, planDigests } from '../plan/hash.js';
 import { plan as computePlan } from '../plan/planner.js';
 import type { Plan, PlanOptions } from '../plan/types.js';
 import { carryOutRequests } from './gate-requests.js';
@@ -49,6 +49,8 @@ export interface PlanPassInput {
   signal?: AbortSignal;
   /** Plan only, leaving queued promote/resume requests to the next pass (an update's pull request body). */
   leaveRequests?: boolean;
+  /** Digest the live state and inventory into the plan (`Plan.digests`): for a plan saved or shown as JSON. */
+  digests?: boolean;
 }
 
 export interface ReconcileInput extends PlanPassInput {
@@ -93,10 +95,14 @@ export type ReconcileOutput =
       withheld?: true;
     };
 
-/** A stable revision for a directory source: the digest of what was loaded, not of file times. */
+/**
+ * A stable revision for a directory source: the digest of what was loaded, not of file times.
+ * Streamed into the hash (digestValue, the same digest as hashValue) rather than built as one text
+ * the size of the desired set.
+ */
 export function desiredRevision(desired: DesiredModel): string {
   const strip = (xs: readonly { source: unknown }[]): unknown[] => xs.map(({ source: _s, ...rest }) => rest);
-  return `sha256:${hashValue(OBJECT_KINDS_IN_ORDER.map((k) => strip(desired[OBJECT_KIND_SPECS[k].desired])))}`;
+  return `sha256:${digestValue(OBJECT_KINDS_IN_ORDER.map((k) => strip(desired[OBJECT_KIND_SPECS[k].desired])))}`;
 }
 
 /** Load, validate, read live and plan. Nothing is written. */
@@ -133,6 +139,7 @@ export async function planPass(input: PlanPassInput): Promise<PlanPassOutput> {
   const owned = Object.values(store.inventory.objects).map((e) => e.file);
   const scope = await planScope(input.path, desired.root, { read: loaded.files, owned });
   const p = computePlan({ desired, live: snap.live, inventory: store.inventory, options: input.planOptions, now: now(), revision, scope });
+  if (input.digests) p.digests = planDigests(snap.live, store.inventory);
   reviewBaselines(p, desired, clock, input.planOptions?.allowShrink === true);
   p.reads = snap.reads + (await addReach(p, snap.live, input));
   if (input.signer) p.signer = input.signer;
@@ -183,11 +190,10 @@ export async function applySavedPlan(
 ): Promise<ApplyResult | undefined> {
   const store = await openStore(state);
   const snap = await readLiveState(api, saved.desired, store.inventory, readConcurrency ? { concurrency: readConcurrency } : {});
-  const live = liveDigest(snap.live);
-  const inventory = inventoryDigest(store.inventory);
+  const now = planDigests(snap.live, store.inventory);
   const moved = [
-    live !== saved.plan.digests.live ? 'the live state' : '',
-    inventory !== saved.plan.digests.inventory ? 'the inventory' : '',
+    now.live !== saved.plan.digests?.live ? 'the live state' : '',
+    now.inventory !== saved.plan.digests?.inventory ? 'the inventory' : '',
   ].filter(Boolean);
   if (moved.length > 0) {
     throw new ApplyError('STALE_PLAN', `stale plan: ${moved.join(' and ')} changed since the plan was made; run \`packsync plan\` again`);

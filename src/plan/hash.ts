@@ -124,6 +124,11 @@ export function liveDigest(live: LiveState): string {
   return digestValue(stable);
 }
 
+/** The digests a saved plan carries (`Plan.digests`). */
+export function planDigests(live: LiveState, inventory: { history?: unknown }): { live: string; inventory: string } {
+  return { live: liveDigest(live), inventory: inventoryDigest(inventory) };
+}
+
 /**
  * The inventory as a saved plan depends on it: its history (what the report reads, recorded by
  * every pass) is left out, so an agent pass that only recorded history does not make a plan stale.

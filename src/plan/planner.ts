@@ -8,7 +8,6 @@ import type { DesiredModel, Kind, Manifest, ObjectKind } from '../manifests/mode
 import { OBJECT_KINDS } from '../manifests/model.js';
 import { OBJECT_KIND_SPECS, OBJECT_KINDS_IN_ORDER } from '../manifests/kinds/index.js';
 import { PlanContext } from './context.js';
-import { inventoryDigest, liveDigest } from './hash.js';
 import { KIND_PLANNERS } from './kinds/index.js';
 import type { KindPlanner, ManifestOf } from './kinds/index.js';
 import { planPrune } from './kinds/plan-prune.js';
@@ -86,7 +85,6 @@ export function plan(input: PlanInput): Plan {
     actions: ctx.actions,
     summary: summarize(ctx.objects),
     errors,
-    digests: { live: liveDigest(live), inventory: inventoryDigest(inventory) },
     ...(ctx.gates.length > 0 ? { gates: ctx.gates } : {}),
     ...(ctx.windows.length > 0 ? { windows: ctx.windows } : {}),
   };

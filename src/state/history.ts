@@ -67,6 +67,11 @@ export interface DriftRecord {
 export interface History {
   rollouts: RolloutHistory[];
   drift: DriftRecord[];
+  /**
+   * The newest start of a rollout trimmed away by the cap: a live rollout started at or before it
+   * and not in `rollouts` is one that was trimmed, and is not recorded again (see `trimmedAway`).
+   */
+  horizon?: string;
 }
 
 export type RolloutStart = Omit<RolloutHistory, 'reached' | 'gates' | 'counts' | 'completedAt' | 'stoppedAt'>;
@@ -105,6 +110,30 @@ export function lastDrift(h: History | undefined, key: string): DriftRecord | un
   return h ? indexOf(h).drift.get(key) : undefined;
 }
 
+/**
+ * Whether a rollout absent from the history was trimmed away by the cap (started at or before the
+ * horizon). Without this, an account with more rollouts than the cap recorded the trimmed ones
+ * again on every pass, and read their install counts again: thousands of reads in a no-op.
+ */
+export function trimmedAway(h: History | undefined, startedAt: string | null | undefined): boolean {
+  if (!h?.horizon) return false;
+  return startedAt ? Date.parse(startedAt) <= Date.parse(h.horizon) : true;
+}
+
+/** Drops the oldest-started rollouts down to the cap (ties: the first recorded), moving the horizon past them. */
+function trimRollouts(h: History, index: Map<string, RolloutHistory>): void {
+  const start = (r: RolloutHistory): number => (r.startedAt ? Date.parse(r.startedAt) : 0);
+  const oldest = [...h.rollouts].sort((a, b) => start(a) - start(b)).slice(0, h.rollouts.length - ROLLOUT_CAP);
+  const gone = new Set(oldest);
+  let horizon = h.horizon ? Date.parse(h.horizon) : 0;
+  for (const r of oldest) {
+    index.delete(r.deploymentId);
+    horizon = Math.max(horizon, start(r));
+  }
+  h.rollouts = h.rollouts.filter((r) => !gone.has(r));
+  if (horizon > 0) h.horizon = new Date(horizon).toISOString();
+}
+
 /** Applies one event; unknown deployments are ignored (their `rollout` event was trimmed away). */
 export function applyHistory(h: History, e: HistoryEvent): void {
   const ix = indexOf(h);
@@ -113,9 +142,7 @@ export function applyHistory(h: History, e: HistoryEvent): void {
     const r: RolloutHistory = { ...e.rollout, reached: [], gates: [] };
     h.rollouts.push(r);
     ix.rollouts.set(r.deploymentId, r);
-    if (h.rollouts.length > ROLLOUT_CAP + ROLLOUT_CAP / 4) {
-      for (const old of h.rollouts.splice(0, h.rollouts.length - ROLLOUT_CAP)) ix.rollouts.delete(old.deploymentId);
-    }
+    if (h.rollouts.length > ROLLOUT_CAP + ROLLOUT_CAP / 4) trimRollouts(h, ix.rollouts);
     return;
   }
   if (e.type === 'drift') {
@@ -154,5 +181,6 @@ export function parseHistory(value: unknown): History {
   return {
     rollouts: Array.isArray(h?.rollouts) ? h.rollouts : [],
     drift: Array.isArray(h?.drift) ? h.drift : [],
+    ...(typeof h?.horizon === 'string' ? { horizon: h.horizon } : {}),
   };
 }
