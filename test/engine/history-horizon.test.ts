@@ -64,7 +64,15 @@ describe('history beyond its cap', () => {
     const dir = await tempDir('packsync-horizon-');
     const store = await InventoryStore.open(dir);
     for (let i = 0; i < FLOWS; i++)
-      await store.put({ kind: 'Flow', name: `flow-${i}`, id: id('f', i), specHash: 'h', spec: {}, revision: 'r1' });
+      await store.put({
+        kind: 'Flow',
+        name: `flow-${i}`,
+        id: id('f', i),
+        specHash: 'h',
+        spec: {},
+        revision: 'r1',
+        updatedAt: '2026-10-01T00:00:00.000Z',
+      });
     const api = createApiClient({ baseUrl: sim.url, apiKey: sim.key });
     const live = liveOf();
 
