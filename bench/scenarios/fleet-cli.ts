@@ -38,7 +38,7 @@ async function runCli(args: string[], env: Record<string, string>, nodeFlags: st
   // As the `packsync` bin starts (its shebang's flags), plus any `--node-flags` to try.
   const bin = binCommand(nodeFlags);
   const child = spawn(bin.command, [...bin.args, ...args], {
-    env: { ...process.env, ...env },
+    env: { ...process.env, ...bin.env, ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let stdoutBytes = 0;

@@ -42,7 +42,7 @@ async function procStats(pid: number): Promise<{ hwmKiB: number; cpuMs: number }
 async function cli(args: string[], env: Record<string, string>, cwd: string, okCodes = [0]): Promise<Run> {
   const t0 = performance.now();
   const bin = binCommand();
-  const child = spawn(bin.command, [...bin.args, ...args], { cwd, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(bin.command, [...bin.args, ...args], { cwd, env: { ...process.env, ...bin.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
   let stdout = '';
   let stderr = '';
   child.stdout.on('data', (b: Buffer) => (stdout += b.toString()));

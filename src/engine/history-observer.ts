@@ -9,7 +9,7 @@ import type { PacksyncApi } from '../api/operations.js';
 import type { V1DeploymentViewModel, V1WaveViewModel } from '../api/wire/index.js';
 import type { LiveState } from '../live/types.js';
 import type { Plan } from '../plan/types.js';
-import { findRollout, lastDrift, trimmedAway } from '../state/history.js';
+import { ROLLOUT_CAP, findRollout, lastDrift, trimmedAway } from '../state/history.js';
 import type { RolloutHistory, TenantCounts } from '../state/history.js';
 import type { InventoryStore } from '../state/inventory-store.js';
 import { mapLimit } from '../util/map-limit.js';
@@ -21,7 +21,7 @@ export async function recordPassHistory(store: InventoryStore, live: LiveState, 
     const now = live.serviceTime ?? plan.generatedAt;
     await recordDrift(store, plan, now);
     const completed: { d: V1DeploymentViewModel; waves: V1WaveViewModel[] }[] = [];
-    for (const o of ownedRollouts(store, live)) {
+    for (const o of await withinCap(store, ownedRollouts(store, live))) {
       if (await recordRollout(store, o, now)) completed.push(o);
     }
     // Install counts once, when a rollout is first seen complete: the wave live data of a flow
@@ -31,6 +31,27 @@ export async function recordPassHistory(store: InventoryStore, live: LiveState, 
     // Evidence only: a failed read or record never stops the pass.
   }
   return reads;
+}
+
+/**
+ * The rollouts worth recording: those already in the history, and of the ones it has not seen, at
+ * most the cap's worth, newest start first. Recording more only to trim them again at once (the
+ * first pass over 15,000 running deployments recorded all, then kept 1,000) is work, journal and
+ * count reads for nothing; the horizon moves past the ones left out, so no later pass takes them
+ * up either (docs/reports.md#history).
+ */
+async function withinCap(store: InventoryStore, observed: Observed[]): Promise<Observed[]> {
+  const h = store.inventory.history;
+  const known = observed.filter((o) => findRollout(h, o.d.id) !== undefined);
+  const fresh = observed.filter((o) => findRollout(h, o.d.id) === undefined && !trimmedAway(h, o.d.startedAt));
+  if (fresh.length <= ROLLOUT_CAP) return [...known, ...fresh];
+  const start = (o: Observed): number => Date.parse(o.d.startedAt ?? '') || 0;
+  fresh.sort((a, b) => start(b) - start(a));
+  const left = fresh.slice(ROLLOUT_CAP);
+  const horizon = start(left[0]!);
+  if (horizon > 0) await store.history({ type: 'horizon', at: new Date(horizon).toISOString() });
+  // Ties with the horizon are behind it too (trimmedAway is inclusive): keep only what is after it.
+  return [...known, ...fresh.slice(0, ROLLOUT_CAP).filter((o) => start(o) > horizon)];
 }
 
 /** Reads in flight for the install counts (the API client bounds requests in flight itself). */

@@ -84,7 +84,9 @@ export type HistoryEvent =
   | { type: 'stop'; deploymentId: string; at: string }
   | { type: 'gate'; deploymentId: string; entry: HistoryGateEntry }
   | { type: 'counts'; deploymentId: string; at: string; tenants: Record<string, TenantCounts> }
-  | { type: 'drift'; record: DriftRecord };
+  | { type: 'drift'; record: DriftRecord }
+  /** Rollouts started at or before `at` are not recorded (more were seen at once than the cap keeps). */
+  | { type: 'horizon'; at: string };
 
 export function emptyHistory(): History {
   return { rollouts: [], drift: [] };
@@ -143,6 +145,10 @@ export function applyHistory(h: History, e: HistoryEvent): void {
     h.rollouts.push(r);
     ix.rollouts.set(r.deploymentId, r);
     if (h.rollouts.length > ROLLOUT_CAP + ROLLOUT_CAP / 4) trimRollouts(h, ix.rollouts);
+    return;
+  }
+  if (e.type === 'horizon') {
+    if (!h.horizon || Date.parse(e.at) > Date.parse(h.horizon)) h.horizon = e.at;
     return;
   }
   if (e.type === 'drift') {

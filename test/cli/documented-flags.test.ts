@@ -49,6 +49,7 @@ const OTHER_PROGRAMS = new Set([
   '--heapsnapshot-near-heap-limit',
   '--max-old-space-size',
   '--max-semi-space-size',
+  '--heap-growing-percent',
   '--optimize-for-size',
   '--no-optimize-for-size',
   '--trace-gc',

@@ -1,8 +1,8 @@
 /**
- * The CLI sets its own heap policy in its bin's shebang (`env -S node --max-semi-space-size=4
- * --optimize-for-size`: a quarter to two fifths less peak memory, docs/performance.md "fleet-cli"):
- * the bin must start through that line as npm links it (executable, run by the kernel), and the
- * flags must reach Node.
+ * The CLI sets its own memory policy in its bin's shebang (`env -S MALLOC_ARENA_MAX=2 node
+ * --max-semi-space-size=4 --heap-growing-percent=20`, docs/performance.md "fleet-cli"): the bin must
+ * start through that line as npm links it (executable, run by the kernel), and both the flags and
+ * the environment must reach Node.
  */
 import { execFile } from 'node:child_process';
 import { chmod, readFile } from 'node:fs/promises';
@@ -15,14 +15,20 @@ const run = promisify(execFile);
 describe('the bin heap policy', () => {
   it('starts through its shebang with the heap flags', async () => {
     const first = (await readFile(CLI_BIN, 'utf8')).split('\n', 1)[0];
-    expect(first).toBe('#!/usr/bin/env -S node --max-semi-space-size=4 --optimize-for-size');
+    expect(first).toBe('#!/usr/bin/env -S MALLOC_ARENA_MAX=2 node --max-semi-space-size=4 --heap-growing-percent=20');
     // What npm does when it links a bin: make it executable; the kernel then runs the shebang.
     await chmod(CLI_BIN, 0o755);
     const out = await run(CLI_BIN, ['--version'], { env: { PATH: process.env.PATH ?? '' } });
     expect(out.stdout.trim()).toMatch(/^\d+\.\d+\.\d+/);
     // The benchmarks start it the same way, with this Node.
-    expect(binCommand().args).toEqual(['--max-semi-space-size=4', '--optimize-for-size', CLI_BIN]);
-    const flags = await run(process.execPath, [...binCommand().args.slice(0, -1), '-p', 'process.execArgv.slice(0, 2).join(" ")']);
-    expect(flags.stdout.trim()).toBe('--max-semi-space-size=4 --optimize-for-size');
+    const bin = binCommand();
+    expect(bin.args).toEqual(['--max-semi-space-size=4', '--heap-growing-percent=20', CLI_BIN]);
+    expect(bin.env).toEqual({ MALLOC_ARENA_MAX: '2' });
+    const flags = await run(process.execPath, [...bin.args.slice(0, -1), '-p', 'process.execArgv.slice(0, 2).join(" ")']);
+    expect(flags.stdout.trim()).toBe('--max-semi-space-size=4 --heap-growing-percent=20');
+    // The shebang's own line, with the script swapped for a probe: env(1) sets the variable for Node.
+    const line = first!.replace(/^#!\S*env -S /, '').replace(/ node .*$/, ' node -p process.env.MALLOC_ARENA_MAX');
+    const probe = await run('/usr/bin/env', ['-S', line], { env: { PATH: process.env.PATH ?? '' } });
+    expect(probe.stdout.trim()).toBe('2');
   });
 });

@@ -21,8 +21,8 @@ const id = (kind: string, i: number): string => `00000000-0000-4000-8000-${kind}
 // Rollouts started an hour apart, all complete: the oldest are the ones the cap drops.
 const startedAt = (i: number): string => new Date(Date.UTC(2026, 9, 1) + i * 3_600_000).toISOString();
 
-function liveOf(): LiveState {
-  const flows = Array.from({ length: FLOWS }, (_, i) => {
+function liveOf(count = FLOWS): LiveState {
+  const flows = Array.from({ length: count }, (_, i) => {
     const deployment = {
       id: id('d', i),
       flowId: id('f', i),
@@ -60,7 +60,7 @@ describe('history beyond its cap', () => {
   });
   afterAll(async () => sim.close());
 
-  it('does not record trimmed rollouts again, nor read their counts, on the next pass', async () => {
+  async function ownedFlows(): Promise<{ dir: string; store: InventoryStore }> {
     const dir = await tempDir('packsync-horizon-');
     const store = await InventoryStore.open(dir);
     for (let i = 0; i < FLOWS; i++)
@@ -73,21 +73,27 @@ describe('history beyond its cap', () => {
         revision: 'r1',
         updatedAt: '2026-10-01T00:00:00.000Z',
       });
+    return { dir, store };
+  }
+
+  /** Runs one pass's recording; returns its count reads, as the simulator's journal saw them, and the journal bytes it wrote. */
+  async function pass(store: InventoryStore, live: LiveState): Promise<{ reads: number; journaled: number; bytes: number }> {
     const api = createApiClient({ baseUrl: sim.url, apiKey: sim.key });
-    const live = liveOf();
-
     const j0 = await sim.journalCount();
-    const first = await recordPassHistory(store, live, plan, api);
-    expect(first).toBe(FLOWS);
-    expect(await sim.journalCount()).toBe(j0 + FLOWS);
+    const b0 = store.stats.bytesAppended;
+    const reads = await recordPassHistory(store, live, plan, api);
     await store.flush();
+    return { reads, journaled: (await sim.journalCount()) - j0, bytes: store.stats.bytesAppended - b0 };
+  }
 
-    const bytes = store.stats.bytesAppended;
-    const j1 = await sim.journalCount();
-    expect(await recordPassHistory(store, live, plan, api)).toBe(0);
-    await store.flush();
-    expect(await sim.journalCount()).toBe(j1);
-    expect(store.stats.bytesAppended).toBe(bytes);
+  it('does not record trimmed rollouts again, nor read their counts, on the next pass', async () => {
+    const { dir, store } = await ownedFlows();
+    // The history fills up to its cap, then more rollouts arrive: the oldest are trimmed away.
+    expect((await pass(store, liveOf(ROLLOUT_CAP))).reads).toBe(ROLLOUT_CAP);
+    const more = await pass(store, liveOf());
+    expect(more.reads).toBe(FLOWS - ROLLOUT_CAP);
+    const again = await pass(store, liveOf());
+    expect(again).toEqual({ reads: 0, journaled: 0, bytes: 0 });
     await store.close();
 
     // The newest rollouts are the ones kept, and the horizon survives a restart.
@@ -97,7 +103,21 @@ describe('history beyond its cap', () => {
     expect(findRollout(h, id('d', 0))).toBeUndefined();
     expect(h.horizon).toBeDefined();
     const reopened = await InventoryStore.open(dir);
-    expect(await recordPassHistory(reopened, live, plan, api)).toBe(0);
+    expect((await pass(reopened, liveOf())).reads).toBe(0);
     await reopened.close();
+  });
+
+  it('records only the newest cap of rollouts first seen all at once, and reads only their counts', async () => {
+    const { dir, store } = await ownedFlows();
+    const first = await pass(store, liveOf());
+    expect(first.reads).toBe(ROLLOUT_CAP);
+    expect(first.journaled).toBe(ROLLOUT_CAP);
+    expect(await pass(store, liveOf())).toEqual({ reads: 0, journaled: 0, bytes: 0 });
+    await store.close();
+    const h = (await loadInventory(dir)).history!;
+    expect(h.rollouts.map((r) => r.deploymentId).sort()).toEqual(
+      Array.from({ length: ROLLOUT_CAP }, (_, i) => id('d', FLOWS - ROLLOUT_CAP + i)).sort(),
+    );
+    expect(h.horizon).toBe(startedAt(FLOWS - ROLLOUT_CAP - 1));
   });
 });

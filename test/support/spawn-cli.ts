@@ -10,13 +10,16 @@ const IN_DIST = /[/\\]dist[/\\]test[/\\]support[/\\][^/\\]+$/.test(fileURLToPath
 export const CLI_BIN = fileURLToPath(new URL(IN_DIST ? '../../src/cli/main.js' : '../../dist/src/cli/main.js', import.meta.url));
 
 /**
- * How the `packsync` bin starts: its shebang's Node flags (the CLI's own heap policy, docs/performance.md
- * "fleet-cli") with this Node, as the kernel runs an npm-linked bin. Benchmarks measure it this way.
+ * How the `packsync` bin starts: its shebang's environment and Node flags (the CLI's own memory
+ * policy, docs/performance.md "fleet-cli") with this Node, as the kernel runs an npm-linked bin.
+ * Benchmarks measure it this way (spawn with `env` added to the child's environment).
  */
-export function binCommand(nodeFlags: readonly string[] = []): { command: string; args: string[] } {
+export function binCommand(nodeFlags: readonly string[] = []): { command: string; args: string[]; env: Record<string, string> } {
   const first = readFileSync(CLI_BIN, 'utf8').split('\n', 1)[0] ?? '';
-  const flags = /^#!\S*env -S node(.*)$/.exec(first)?.[1]?.trim().split(/\s+/).filter(Boolean) ?? [];
-  return { command: process.execPath, args: [...flags, ...nodeFlags, CLI_BIN] };
+  const m = /^#!\S*env -S ((?:\w+=\S*\s+)*)node(.*)$/.exec(first);
+  const env = Object.fromEntries((m?.[1] ?? '').trim().split(/\s+/).filter(Boolean).map((a) => a.split('=', 2) as [string, string]));
+  const flags = m?.[2]?.trim().split(/\s+/).filter(Boolean) ?? [];
+  return { command: process.execPath, args: [...flags, ...nodeFlags, CLI_BIN], env };
 }
 
 export interface Spawned {
