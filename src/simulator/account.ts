@@ -95,13 +95,22 @@ export class Account {
   /** Bumped on every change; persistence writes only when it moved. */
   version = 0;
   /**
-   * The earliest virtual time anything active changes by itself, as of `settledVersion`: `settle`
-   * before it, with no change since, has nothing to do. Every request settles the account first,
+   * The earliest virtual time anything active changes by itself, as of the last settle: `settle`
+   * before it, with no change since but to the `dirty` deployments, settles only those. Every request settles the account first,
    * and walking 15,000 running deployments per request made the simulator, not the client, the
    * bottleneck of large benchmarks (docs/performance.md, "fleet-cli").
    */
   private nextDueMs = -Infinity;
-  private settledVersion = -1;
+  /** A change `settle` cannot see the extent of (a flow's waves, a package, a task): walk everything next time. */
+  private rescan = true;
+  /**
+   * Deployments changed since the last settle (added, started, moved a wave, stopped): only these
+   * are settled again when nothing else changed. Walking every running deployment on every
+   * add-deployment made a 15,000-deployment converge slow down as it went (docs/performance.md).
+   */
+  private readonly dirty = new Set<DeploymentRec>();
+  /** Deployments `settle` has looked at, ever: the regression test of the walk above counts them. */
+  settleVisits = 0;
   /** Deployments by flow id: a flow's details are read per request, and a scan of all was O(fleet). */
   private readonly byFlow = new Map<string, Set<DeploymentRec>>();
 
@@ -137,6 +146,13 @@ export class Account {
 
   touch(): void {
     this.version++;
+    this.rescan = true;
+  }
+
+  /** One deployment changed: persisted like any change, settled on its own (see `dirty`). */
+  private changed(d: DeploymentRec): void {
+    this.version++;
+    this.dirty.add(d);
   }
 
   addPackage(p: PackageRec): void {
@@ -157,12 +173,11 @@ export class Account {
     if (!mine) this.byFlow.set(d.flowId, (mine = new Set()));
     mine.add(d);
     this.watchDeployment(d);
-    this.touch();
   }
 
   watchDeployment(d: DeploymentRec): void {
     if (d.status === 'Running' || d.contentUpdateStatus === 'Running') this.activeDeployments.add(d);
-    this.touch();
+    this.changed(d);
   }
 
   addTask(t: TaskRec): void {
@@ -185,7 +200,29 @@ export class Account {
 
   /** Applies every transition due at virtual time `now`. */
   settle(now: number): void {
-    if (now < this.nextDueMs && this.version === this.settledVersion) return;
+    if (!this.rescan && now < this.nextDueMs) {
+      this.settleDirty(now);
+      return;
+    }
+    this.settleAll(now);
+  }
+
+  /** Only the deployments changed since the last settle; nothing else moved, so nothing else is due. */
+  private settleDirty(now: number): void {
+    if (this.dirty.size === 0) return;
+    const changed = [...this.dirty];
+    this.dirty.clear();
+    let next = this.nextDueMs;
+    for (const d of changed) {
+      if (!this.activeDeployments.has(d)) continue;
+      next = Math.min(next, this.settleDeployment(d, now));
+      if (d.status !== 'Running' && d.contentUpdateStatus !== 'Running') this.activeDeployments.delete(d);
+    }
+    this.dirty.clear();
+    this.nextDueMs = next;
+  }
+
+  private settleAll(now: number): void {
     let next = Infinity;
     for (const p of this.activePackages) {
       if (p.dueMs === null) continue;
@@ -231,11 +268,13 @@ export class Account {
       this.touch();
     }
     this.nextDueMs = next;
-    this.settledVersion = this.version;
+    this.rescan = false;
+    this.dirty.clear();
   }
 
   /** Returns when this deployment next changes by itself (Infinity: not by itself). */
   private settleDeployment(d: DeploymentRec, now: number): number {
+    this.settleVisits++;
     if (d.contentUpdateStatus === 'Running' && d.contentDueMs !== null && d.contentDueMs <= now) {
       d.contentUpdateStatus = 'Completed';
       d.contentUpdatedAt = dotnetTime(d.contentDueMs);
@@ -265,7 +304,7 @@ export class Account {
     d.currentWaveId = waves[n - 1]?.id ?? null;
     d.waveStartedMs = at;
     (d.waveEnteredMs ??= [])[n - 1] ??= at;
-    this.touch();
+    this.changed(d);
   }
 
   setStatus(d: DeploymentRec, status: DeploymentStatus, at: number): void {

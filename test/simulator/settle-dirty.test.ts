@@ -1,0 +1,60 @@
+/**
+ * Regression (fleet-cli converge, docs/performance.md): every add-deployment made the next request
+ * walk every running deployment of the account, so a 15,000-deployment converge slowed from 710 to
+ * 400 calls a second as it went. A change to one deployment now settles that deployment only; the
+ * rest are walked when something becomes due, or after a change whose reach is not known.
+ */
+import { describe, expect, it } from 'vitest';
+import { Account, newDeployment } from '../../src/simulator/account.js';
+import type { FlowRec } from '../../src/simulator/account.js';
+import { buildFixtures } from '../../src/simulator/fixtures.js';
+
+const HOUR = 3_600_000;
+const T0 = Date.UTC(2026, 10, 1);
+
+function flow(i: number): FlowRec {
+  const id = `flow-${i}`;
+  const wave = (n: number, delayHours: number) => ({
+    id: `${id}-w${n}`,
+    flowId: id,
+    index: n,
+    name: `Wave ${n}`,
+    delayHours,
+    flags: 0,
+    tenantIds: ['t'],
+  });
+  return { id, name: id, waves: [wave(1, 24), wave(2, 48)] } as unknown as FlowRec;
+}
+
+function started(a: Account, f: FlowRec, at: number): ReturnType<typeof newDeployment> {
+  const d = newDeployment(f, 'p', '1.0', at);
+  a.addDeployment(d);
+  a.setStatus(d, 'Running', at);
+  a.enterWave(d, 1, at, f.waves);
+  return d;
+}
+
+describe('simulator settle', () => {
+  it('settles only the deployment a request changed, not every running one (add-deployment walked them all)', () => {
+    const a = new Account('a', buildFixtures(1, 'small'));
+    const flows = Array.from({ length: 2000 }, (_, i) => flow(i));
+    for (const f of flows) a.flows.set(f.id, f);
+    const running = flows.map((f) => started(a, f, T0));
+    a.settle(T0 + 1);
+    const before = a.settleVisits;
+    const extra = flow(2000);
+    a.flows.set(extra.id, extra);
+    const late = started(a, extra, T0 + 2);
+    a.settle(T0 + 3);
+    started(a, flows[0]!, T0 + 4);
+    a.settle(T0 + 5);
+    expect(a.settleVisits - before).toBeLessThanOrEqual(4);
+
+    // Nothing due is missed: a day later every rollout is in wave 2, the late one included.
+    a.settle(T0 + 25 * HOUR);
+    expect([...running, late].every((d) => d.currentWave === 2)).toBe(true);
+    a.settle(T0 + 73 * HOUR);
+    expect(running.every((d) => d.status === 'Completed')).toBe(true);
+    expect(late.status).toBe('Completed');
+  });
+});
