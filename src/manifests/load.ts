@@ -189,6 +189,7 @@ async function loadSources(
   const cached = new CachedLoad(opts.cache);
   await cached.open();
   const read = sources.map(({ file, abs }) => readSource(file, abs, maxBytes));
+  const decodedFiles: { file: string; bytes: Buffer; text: string }[] = [];
   for (const { rel, bytes, problem } of read) {
     if (problem || !bytes) {
       if (problem) problems.push(problem);
@@ -209,8 +210,9 @@ async function loadSources(
       held.all = true;
       continue;
     }
-    parsed.push(cached.parse(rel, bytes, decoded.text));
+    decodedFiles.push({ file: rel, bytes, text: decoded.text });
   }
+  parsed.push(...(await cached.parseAll(decodedFiles)));
   if (how.contentFilter) {
     const absOf = new Map(sources.map((s) => [s.file, s.abs]));
     parsed = withoutContentFiles(parsed, contentRoot, (f) => absOf.get(f) ?? resolve(root, f));

@@ -118,6 +118,8 @@ export class ManifestCache {
   private loaded = false;
   /** The file holds exactly `entries` (read from it, or written). */
   private onDisk = false;
+  /** Entries a worker made (`prime`), ever: how a test sees that a cold load was parsed on two threads. */
+  primed = 0;
 
   /** `file`: where the cache is kept between processes; undefined keeps it in memory only. */
   constructor(readonly file?: string) {}
@@ -140,6 +142,13 @@ export class ManifestCache {
     }
   }
 
+  /** Adds an entry made in this process (a worker's parse, parallel-parse.ts): the file no longer holds them all. */
+  prime(sha: string, json: string): void {
+    this.primed++;
+    this.entries.set(sha, json);
+    this.onDisk = false;
+  }
+
   /** The JSON an entry is kept as (the same text a hit of it was parsed from, when it was one). */
   json(sha: string): string | undefined {
     return this.entries.get(sha);
@@ -153,7 +162,7 @@ export class ManifestCache {
   async commit(next: Map<string, string>): Promise<void> {
     const same = next.size === this.entries.size && [...next].every(([k, v]) => this.entries.get(k) === v);
     this.entries = next;
-    if (!same) this.onDisk = await this.writeFile();
+    if (!same || !this.onDisk) this.onDisk = await this.writeFile();
     if (this.file !== undefined && this.onDisk) {
       this.entries = new Map();
       this.loaded = false;

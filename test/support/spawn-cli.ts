@@ -17,7 +17,13 @@ export const CLI_BIN = fileURLToPath(new URL(IN_DIST ? '../../src/cli/main.js' :
 export function binCommand(nodeFlags: readonly string[] = []): { command: string; args: string[]; env: Record<string, string> } {
   const first = readFileSync(CLI_BIN, 'utf8').split('\n', 1)[0] ?? '';
   const m = /^#!\S*env -S ((?:\w+=\S*\s+)*)node(.*)$/.exec(first);
-  const env = Object.fromEntries((m?.[1] ?? '').trim().split(/\s+/).filter(Boolean).map((a) => a.split('=', 2) as [string, string]));
+  const env = Object.fromEntries(
+    (m?.[1] ?? '')
+      .trim()
+      .split(/\s+/)
+      .filter(Boolean)
+      .map((a) => a.split('=', 2) as [string, string]),
+  );
   const flags = m?.[2]?.trim().split(/\s+/).filter(Boolean) ?? [];
   return { command: process.execPath, args: [...flags, ...nodeFlags, CLI_BIN], env };
 }
