@@ -7,11 +7,14 @@
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import type * as LoadModule from '../../src/manifests/load.js';
+import type * as ParallelModule from '../../src/manifests/parallel-parse.js';
+import type * as CacheModule from '../../src/manifests/parse-cache.js';
 import { writeFleet } from '../support/fleet.js';
 
-type Load = typeof import('../../src/manifests/load.js');
-type Cache = typeof import('../../src/manifests/parse-cache.js');
-type Parallel = typeof import('../../src/manifests/parallel-parse.js');
+type Load = typeof LoadModule;
+type Cache = typeof CacheModule;
+type Parallel = typeof ParallelModule;
 const built = (path: string): Promise<unknown> => import(new URL(`../../dist/src/manifests/${path}`, import.meta.url).href);
 const { loadManifests } = (await built('load.js')) as Load;
 const { ManifestCache } = (await built('parse-cache.js')) as Cache;
