@@ -76,6 +76,7 @@ function ownedRollouts(store: InventoryStore, live: LiveState): Observed[] {
     if (e.kind === 'Flow') flowNames.set(e.id, e.name);
   }
   const packages = new Map(live.packages.map((p) => [p.id, p]));
+  const h = store.inventory.history;
   const out: Observed[] = [];
   for (const f of live.flows) {
     const flow = flowNames.get(f.id);
@@ -83,6 +84,8 @@ function ownedRollouts(store: InventoryStore, live: LiveState): Observed[] {
     const waves = [...f.details.waves].sort((a, b) => a.index - b.index);
     for (const d of f.details.deployments) {
       if (d.status === 'NotStarted' || !d.startedAt) continue;
+      // Trimmed away long ago (most of 15,000 at fleet scale): nothing to record, nothing to build.
+      if (findRollout(h, d.id) === undefined && trimmedAway(h, d.startedAt)) continue;
       const p = packages.get(d.packageId);
       out.push({
         d,

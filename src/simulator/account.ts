@@ -3,6 +3,7 @@
  * evaluated lazily (`settle`) before every request, so the simulator needs no timers and a
  * clock jump is seen at once. Only objects with a pending transition are visited.
  */
+import { DueQueue } from './due-queue.js';
 import type {
   DeploymentStatus,
   UploadFileInfoViewModel,
@@ -109,6 +110,8 @@ export class Account {
    * add-deployment made a 15,000-deployment converge slow down as it went (docs/performance.md).
    */
   private readonly dirty = new Set<DeploymentRec>();
+  /** When each active deployment next changes by itself: `settle` takes only those due. */
+  private readonly deploymentsDue = new DueQueue<DeploymentRec>();
   /** Deployments `settle` has looked at, ever: the regression test of the walk above counts them. */
   settleVisits = 0;
   /** Deployments by flow id: a flow's details are read per request, and a scan of all was O(fleet). */
@@ -200,29 +203,54 @@ export class Account {
 
   /** Applies every transition due at virtual time `now`. */
   settle(now: number): void {
-    if (!this.rescan && now < this.nextDueMs) {
-      this.settleDirty(now);
+    if (this.rescan) {
+      this.settleAll(now);
       return;
     }
-    this.settleAll(now);
+    this.settleDirty(now);
+    if (now >= this.nextDueMs) this.settleDue(now);
   }
 
-  /** Only the deployments changed since the last settle; nothing else moved, so nothing else is due. */
+  /** The deployments changed since the last settle, each settled and given its next due time. */
   private settleDirty(now: number): void {
     if (this.dirty.size === 0) return;
     const changed = [...this.dirty];
     this.dirty.clear();
-    let next = this.nextDueMs;
-    for (const d of changed) {
-      if (!this.activeDeployments.has(d)) continue;
-      next = Math.min(next, this.settleDeployment(d, now));
-      if (d.status !== 'Running' && d.contentUpdateStatus !== 'Running') this.activeDeployments.delete(d);
-    }
+    for (const d of changed) this.nextDueMs = Math.min(this.nextDueMs, this.settleScheduled(d, now));
     this.dirty.clear();
-    this.nextDueMs = next;
   }
 
+  /** Settles one active deployment and schedules its next change; returns when that is. */
+  private settleScheduled(d: DeploymentRec, now: number): number {
+    if (!this.activeDeployments.has(d)) return Infinity;
+    const next = this.settleDeployment(d, now);
+    if (d.status !== 'Running' && d.contentUpdateStatus !== 'Running') {
+      this.activeDeployments.delete(d);
+      this.deploymentsDue.set(d, Infinity);
+      return Infinity;
+    }
+    this.deploymentsDue.set(d, next);
+    return next;
+  }
+
+  /** Something is due: the deployments whose time came (from the queue), then packages and tasks. */
+  private settleDue(now: number): void {
+    for (const d of this.deploymentsDue.takeDue(now)) this.settleScheduled(d, now);
+    this.dirty.clear();
+    this.nextDueMs = Math.min(this.deploymentsDue.peek(), this.settleOthers(now));
+  }
+
+  /** After a change of unknown reach: every active deployment settled and scheduled again. */
   private settleAll(now: number): void {
+    this.deploymentsDue.clear();
+    for (const d of [...this.activeDeployments]) this.settleScheduled(d, now);
+    this.rescan = false;
+    this.dirty.clear();
+    this.nextDueMs = Math.min(this.deploymentsDue.peek(), this.settleOthers(now));
+  }
+
+  /** Packages and upload tasks (a few at a time): walked whenever something is due. Returns the next due time among them. */
+  private settleOthers(now: number): number {
     let next = Infinity;
     for (const p of this.activePackages) {
       if (p.dueMs === null) continue;
@@ -249,11 +277,7 @@ export class Account {
         this.activePackages.delete(p);
       }
       if (p.dueMs !== null) next = Math.min(next, p.dueMs);
-      this.touch();
-    }
-    for (const d of this.activeDeployments) {
-      next = Math.min(next, this.settleDeployment(d, now));
-      if (d.status !== 'Running' && d.contentUpdateStatus !== 'Running') this.activeDeployments.delete(d);
+      this.version++;
     }
     for (const t of this.activeTasks) {
       if (t.dueMs > now) {
@@ -265,11 +289,9 @@ export class Account {
       t.progress = t.failure ? t.progress : 100;
       t.completedAt = dotnetTime(t.dueMs);
       this.activeTasks.delete(t);
-      this.touch();
+      this.version++;
     }
-    this.nextDueMs = next;
-    this.rescan = false;
-    this.dirty.clear();
+    return next;
   }
 
   /** Returns when this deployment next changes by itself (Infinity: not by itself). */
@@ -279,7 +301,7 @@ export class Account {
       d.contentUpdateStatus = 'Completed';
       d.contentUpdatedAt = dotnetTime(d.contentDueMs);
       d.contentDueMs = null;
-      this.touch();
+      this.changed(d);
     }
     const content = d.contentUpdateStatus === 'Running' && d.contentDueMs !== null ? d.contentDueMs : Infinity;
     if (d.status !== 'Running' || d.waveStartedMs === null) return content;

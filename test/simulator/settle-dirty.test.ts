@@ -1,8 +1,10 @@
 /**
  * Regression (fleet-cli converge, docs/performance.md): every add-deployment made the next request
  * walk every running deployment of the account, so a 15,000-deployment converge slowed from 710 to
- * 400 calls a second as it went. A change to one deployment now settles that deployment only; the
- * rest are walked when something becomes due, or after a change whose reach is not known.
+ * 400 calls a second as it went, and once rollouts ran, every request that found anything due walked
+ * them all again. A change to one deployment now settles that deployment only, and a due time takes
+ * only the deployments whose time came (a queue by due time); all are walked only after a change
+ * whose reach is not known.
  */
 import { describe, expect, it } from 'vitest';
 import { Account, newDeployment } from '../../src/simulator/account.js';
@@ -56,5 +58,20 @@ describe('simulator settle', () => {
     a.settle(T0 + 73 * HOUR);
     expect(running.every((d) => d.status === 'Completed')).toBe(true);
     expect(late.status).toBe('Completed');
+  });
+
+  it('takes only the deployments whose time came, not every running one', () => {
+    const a = new Account('a', buildFixtures(1, 'small'));
+    const flows = Array.from({ length: 2000 }, (_, i) => flow(i));
+    for (const f of flows) a.flows.set(f.id, f);
+    // Started half a minute apart: a day and a quarter hour after the first, 31 have reached wave 2.
+    const running = flows.map((f, i) => started(a, f, T0 + i * 30_000));
+    a.settle(T0 + 2000 * 30_000);
+    const before = a.settleVisits;
+    a.settle(T0 + 24 * HOUR + 15 * 60_000);
+    expect(a.settleVisits - before).toBeLessThanOrEqual(40);
+    expect(running.filter((d) => d.currentWave === 2).length).toBe(31);
+    a.settle(T0 + 200 * HOUR);
+    expect(running.every((d) => d.status === 'Completed')).toBe(true);
   });
 });

@@ -110,8 +110,13 @@ function byDependency<T extends { kind: string }>(objects: T[]): T[] {
 }
 
 export function formatPlanText(shownPlan: Plan, opts: { color?: boolean; verbose?: boolean } = {}): string {
+  // An unchanged object with a reason (e.g. `live wave 3 is past the gate wave 2`) is shown too:
+  // the reason is news, though nothing is written. Only what is shown is made visible: a no-op of
+  // 19,750 objects copied every one of them for nothing (docs/performance.md, fleet-cli).
+  const wanted = shownPlan.objects.filter((o) => opts.verbose || o.change !== 'none' || o.reasons.length > 0);
+  const wantedActions = new Set(wanted.flatMap((o) => o.actions));
   // Names and API messages are shown, never obeyed by the terminal (docs/errors.md, "Text output").
-  const plan = visibleDeep(shownPlan);
+  const plan = visibleDeep({ ...shownPlan, objects: wanted, actions: shownPlan.actions.filter((a) => wantedActions.has(a.id)) });
   const paint = (c: Change, s: string): string => (opts.color && COLOUR[c] ? `\x1b[${COLOUR[c]}m${s}\x1b[0m` : s);
   const lines: string[] = [];
   // The plan header names a verified revision's signer (docs/architecture.md, signature verification).
@@ -120,9 +125,7 @@ export function formatPlanText(shownPlan: Plan, opts: { color?: boolean; verbose
   if (plan.targets)
     lines.push(`Targeted: ${plan.targets.join(', ')} (and what they depend on); other changes wait for a plan without --target.`, '');
   for (const e of plan.errors) lines.push(`Error: ${e}`);
-  // An unchanged object with a reason (e.g. `live wave 3 is past the gate wave 2`) is shown too:
-  // the reason is news, though nothing is written.
-  const shown = byDependency(plan.objects.filter((o) => opts.verbose || o.change !== 'none' || o.reasons.length > 0));
+  const shown = byDependency(plan.objects);
   const actionsById = new Map(plan.actions.map((a) => [a.id, a]));
   for (const o of shown) {
     lines.push(paint(o.change, `${SYMBOL[o.change]} ${o.key} ${LABEL[o.change]}`));
