@@ -22,6 +22,7 @@ const { values } = parseArgs({
     'kill-after-s': { type: 'string' }, // crash-10x: seconds before the SIGKILL, default 45
     'cli-flags': { type: 'string' }, // fleet-cli: extra flags for both CLI runs, to try one
     'node-flags': { type: 'string' }, // fleet-cli: Node flags for both CLI runs (a heap policy), to try one
+    timeline: { type: 'boolean' }, // fleet-cli, patch-tuesday: each measured run's calls in two-second buckets
   },
 });
 const names = Object.keys(SCENARIOS);
@@ -29,7 +30,7 @@ const names = Object.keys(SCENARIOS);
 const asked = values.list === true || values.help === true;
 if (asked || typeof values.scenario !== 'string') {
   process.stdout.write(
-    `scenarios: ${names.join(', ')}\nusage: npm run bench -- --scenario NAME [--json] [--size-mib N] [--rounds N] [--runs N] [--flows N] [--heap-snapshot] [--cpu-profile] [--kill-after-s N]\n`,
+    `scenarios: ${names.join(', ')}\nusage: npm run bench -- --scenario NAME [--json] [--size-mib N] [--rounds N] [--runs N] [--flows N] [--heap-snapshot] [--cpu-profile] [--timeline] [--kill-after-s N]\n`,
   );
   process.exit(asked ? 0 : 2);
 }

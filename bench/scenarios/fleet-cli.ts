@@ -14,6 +14,7 @@ import { binCommand } from '../../test/support/spawn-cli.js';
 import { writeFleet } from '../../test/support/fleet.js';
 import { startSimulatorProcess } from '../../test/support/sim.js';
 import type { Scenario } from './types.js';
+import { journalTimeline } from '../support.js';
 import { round } from './types.js';
 
 const LATENCY_MS = 20;
@@ -88,6 +89,11 @@ export const fleetCli: Scenario = async (log, args) => {
       ...(args['cpu-profile'] === true ? ['--cpu-prof', `--cpu-prof-dir=${join(tmpdir(), 'packsync-fleet-cli-profiles')}`] : []),
     ]);
     const convergeCalls = (await sim.journalCount()) - j0;
+    // `--timeline`: each run's calls in two-second buckets (where it waits, and on what).
+    const timeline = async (from: number): Promise<void> => {
+      if (args.timeline === true) for (const l of journalTimeline((await sim.journal()).slice(from))) log(l);
+    };
+    await timeline(j0);
     log(
       `converge: ${round(converge.ms)} ms, ${convergeCalls} calls, bound ${round(bound(convergeCalls))} ms (×${round(converge.ms / bound(convergeCalls), 2)}), peak RSS ${converge.peakMiB} MiB`,
     );
@@ -96,6 +102,7 @@ export const fleetCli: Scenario = async (log, args) => {
     const prof = args['cpu-profile'] === true ? ['--cpu-prof', `--cpu-prof-dir=${join(tmpdir(), 'packsync-fleet-cli-profiles')}`] : [];
     const noop = await runCli(cliArgs('apply'), env, [...nodeFlags, ...prof]);
     const noopReads = (await sim.journalCount()) - j1;
+    await timeline(j1);
     log(
       `no-op: ${round(noop.ms)} ms, ${noopReads} reads, bound ${round(bound(noopReads))} ms (×${round(noop.ms / bound(noopReads), 2)}), peak RSS ${noop.peakMiB} MiB`,
     );

@@ -16,6 +16,7 @@ import { fleetApps, writeFleet } from '../../test/support/fleet.js';
 import { startSimulatorProcess } from '../../test/support/sim.js';
 import { tempDir } from '../../test/support/temp-dir.js';
 import type { Scenario } from './types.js';
+import { journalTimeline } from '../support.js';
 import { round } from './types.js';
 
 const LATENCY_MS = 20;
@@ -42,7 +43,11 @@ async function procStats(pid: number): Promise<{ hwmKiB: number; cpuMs: number }
 async function cli(args: string[], env: Record<string, string>, cwd: string, okCodes = [0]): Promise<Run> {
   const t0 = performance.now();
   const bin = binCommand();
-  const child = spawn(bin.command, [...bin.args, ...args], { cwd, env: { ...process.env, ...bin.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(bin.command, [...bin.args, ...args], {
+    cwd,
+    env: { ...process.env, ...bin.env, ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   let stdout = '';
   let stderr = '';
   child.stdout.on('data', (b: Buffer) => (stdout += b.toString()));
@@ -131,6 +136,8 @@ export const patchTuesday: Scenario = async (log, args) => {
     const j1 = await sim.journalCount();
     const apply = await cli(['apply', '.', '--auto-approve', ...common], env, repo);
     const applyCalls = (await sim.journalCount()) - j1;
+    // `--timeline`: the apply's calls in two-second buckets (where it waits, and on what).
+    if (args.timeline === true) for (const l of journalTimeline((await sim.journal()).slice(j1))) log(l);
     const newest = new Set(apps.map((a) => `${a.versions[0]}.2`));
     const started = (await sim.state()).deployments.filter((d) => newest.has(d.version ?? '') && d.status !== 'Pending').length;
     log(
