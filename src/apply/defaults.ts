@@ -6,3 +6,10 @@
  * left the client idle most of a large converge (docs/performance.md, "fleet-cli").
  */
 export const DEFAULT_ACTION_CONCURRENCY = 32;
+
+/**
+ * Waits in flight per action slot: a wait holds a timer and an occasional poll, not a write, so
+ * waits have their own slots (executor.ts), bounded so that thousands of processing packages do
+ * not poll the service all at once.
+ */
+export const WAIT_SLOTS_PER_SLOT = 8;

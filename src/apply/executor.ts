@@ -13,11 +13,11 @@ import type { InventoryStore } from '../state/inventory-store.js';
 import { plannedOutcome } from './outcomes.js';
 import type { Outcome } from './outcomes.js';
 import { runAction } from './run-action.js';
-import { OP } from '../plan/ops.js';
+import { isWaitOp, OP } from '../plan/ops.js';
 import { DEFAULT_WAIT } from './wait.js';
 import type { WaitOptions } from './wait.js';
 import type { ErrorCode } from '../util/errors.js';
-import { DEFAULT_ACTION_CONCURRENCY } from './defaults.js';
+import { DEFAULT_ACTION_CONCURRENCY, WAIT_SLOTS_PER_SLOT } from './defaults.js';
 
 export interface ApplyOptions {
   concurrency?: number;
@@ -144,75 +144,103 @@ export async function runGraph(
   run: (a: PlanAction) => Promise<void>,
   emit: (e: ApplyEvent) => void,
 ): Promise<Map<string, ActionResult>> {
-  const results = new Map<string, ActionResult>();
-  const byId = new Map(actions.map((a) => [a.id, a]));
-  const waitingOn = new Map<string, number>();
-  const dependents = new Map<string, string[]>();
-  for (const a of actions) {
-    const known = a.dependsOn.filter((d) => byId.has(d));
-    waitingOn.set(a.id, known.length);
-    for (const d of known) dependents.set(d, [...(dependents.get(d) ?? []), a.id]);
-  }
-  const ready: PlanAction[] = actions.filter((a) => waitingOn.get(a.id) === 0);
-  let running = 0;
-
-  const skipTree = (id: string, reason: string, code: ErrorCode = 'DEPENDENCY_FAILED'): void => {
-    for (const dep of dependents.get(id) ?? []) {
-      if (results.has(dep)) continue;
-      const a = byId.get(dep);
-      if (!a) continue;
-      results.set(dep, { status: 'skipped', error: { code, message: reason } });
-      emit({ type: 'action-skipped', key: a.key, actionId: a.id, op: a.op, description: a.description, reason });
-      skipTree(dep, reason, code);
-    }
-  };
-
+  const g = new Graph(actions, emit);
+  // Waits (a package processing, an upload finishing) hold only a timer and a poll now and then:
+  // they have slots of their own, so 500 imports waiting do not hold the writes' slots (a
+  // patch-tuesday apply's imports ran at ~140 a second, each wait holding one of 32 for ~200 ms).
+  const slots = { work: { running: 0, limit: concurrency }, wait: { running: 0, limit: concurrency * WAIT_SLOTS_PER_SLOT } };
   await new Promise<void>((resolve) => {
     const pump = (): void => {
-      while (running < concurrency && ready.length > 0) {
-        const a = ready.shift();
-        if (!a || results.has(a.id)) continue;
-        if (signal?.aborted) {
-          results.set(a.id, { status: 'skipped', error: { code: 'ABORTED', message: 'not started: shutting down' } });
-          skipTree(a.id, 'not started: shutting down');
-          continue;
+      for (const kind of ['work', 'wait'] as const) {
+        const slot = slots[kind];
+        const queue = g.ready[kind];
+        while (slot.running < slot.limit && queue.length > 0) {
+          const a = queue.shift();
+          if (!a || g.results.has(a.id)) continue;
+          if (signal?.aborted) {
+            g.results.set(a.id, { status: 'skipped', error: { code: 'ABORTED', message: 'not started: shutting down' } });
+            g.skipTree(a.id, 'not started: shutting down');
+            continue;
+          }
+          slot.running++;
+          run(a)
+            .then(
+              () => g.settled(a),
+              (e: unknown) => g.settled(a, e ?? new Error('failed')),
+            )
+            .finally(() => {
+              slot.running--;
+              pump();
+            });
         }
-        running++;
-        run(a)
-          .then(
-            () => {
-              results.set(a.id, { status: 'done' });
-              for (const dep of dependents.get(a.id) ?? []) {
-                const left = (waitingOn.get(dep) ?? 1) - 1;
-                waitingOn.set(dep, left);
-                const next = byId.get(dep);
-                if (left === 0 && next && !results.has(dep)) ready.push(next);
-              }
-            },
-            (e: unknown) => {
-              const error = { code: errorCode(e), message: errorMessage(e) };
-              if (error.code === 'WAIT_DEFERRED') {
-                // Not a failure: what depends on it waits for a later pass, which re-plans from live.
-                results.set(a.id, { status: 'waiting', error });
-                emit({ type: 'action-waiting', key: a.key, actionId: a.id, op: a.op, description: a.description, reason: error.message });
-                skipTree(a.id, `waits for ${a.key}, still processing`, 'WAITING');
-                return;
-              }
-              results.set(a.id, { status: 'failed', error });
-              emit({ type: 'action-failed', key: a.key, actionId: a.id, op: a.op, description: a.description, ...error });
-              skipTree(a.id, `${a.key} failed: ${error.code}`);
-            },
-          )
-          .finally(() => {
-            running--;
-            pump();
-          });
       }
-      if (running === 0 && ready.length === 0) resolve();
+      if (slots.work.running + slots.wait.running === 0 && g.ready.work.length + g.ready.wait.length === 0) resolve();
     };
     pump();
   });
-  return results;
+  return g.results;
+}
+
+/** The action graph as it runs: what is ready (work and waits apart), what each action waits on, the results. */
+class Graph {
+  readonly results = new Map<string, ActionResult>();
+  readonly ready = { work: [] as PlanAction[], wait: [] as PlanAction[] };
+  private readonly byId: Map<string, PlanAction>;
+  private readonly waitingOn = new Map<string, number>();
+  private readonly dependents = new Map<string, string[]>();
+
+  constructor(
+    actions: readonly PlanAction[],
+    private readonly emit: (e: ApplyEvent) => void,
+  ) {
+    this.byId = new Map(actions.map((a) => [a.id, a]));
+    for (const a of actions) {
+      const known = a.dependsOn.filter((d) => this.byId.has(d));
+      this.waitingOn.set(a.id, known.length);
+      for (const d of known) this.dependents.set(d, [...(this.dependents.get(d) ?? []), a.id]);
+    }
+    for (const a of actions) if (this.waitingOn.get(a.id) === 0) this.enqueue(a);
+  }
+
+  private enqueue(a: PlanAction): void {
+    (isWaitOp(a.op) ? this.ready.wait : this.ready.work).push(a);
+  }
+
+  skipTree(id: string, reason: string, code: ErrorCode = 'DEPENDENCY_FAILED'): void {
+    for (const dep of this.dependents.get(id) ?? []) {
+      if (this.results.has(dep)) continue;
+      const a = this.byId.get(dep);
+      if (!a) continue;
+      this.results.set(dep, { status: 'skipped', error: { code, message: reason } });
+      this.emit({ type: 'action-skipped', key: a.key, actionId: a.id, op: a.op, description: a.description, reason });
+      this.skipTree(dep, reason, code);
+    }
+  }
+
+  /** An action ended: done (`e` undefined), deferred (its dependents wait for a later pass) or failed. */
+  settled(a: PlanAction, e?: unknown): void {
+    if (e === undefined) {
+      this.results.set(a.id, { status: 'done' });
+      for (const dep of this.dependents.get(a.id) ?? []) {
+        const left = (this.waitingOn.get(dep) ?? 1) - 1;
+        this.waitingOn.set(dep, left);
+        const next = this.byId.get(dep);
+        if (left === 0 && next && !this.results.has(dep)) this.enqueue(next);
+      }
+      return;
+    }
+    const error = { code: errorCode(e), message: errorMessage(e) };
+    if (error.code === 'WAIT_DEFERRED') {
+      // Not a failure: what depends on it waits for a later pass, which re-plans from live.
+      this.results.set(a.id, { status: 'waiting', error });
+      this.emit({ type: 'action-waiting', key: a.key, actionId: a.id, op: a.op, description: a.description, reason: error.message });
+      this.skipTree(a.id, `waits for ${a.key}, still processing`, 'WAITING');
+      return;
+    }
+    this.results.set(a.id, { status: 'failed', error });
+    this.emit({ type: 'action-failed', key: a.key, actionId: a.id, op: a.op, description: a.description, ...error });
+    this.skipTree(a.id, `${a.key} failed: ${error.code}`);
+  }
 }
 
 function anySignal(...signals: (AbortSignal | undefined)[]): AbortSignal | undefined {

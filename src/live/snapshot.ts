@@ -7,9 +7,13 @@ import type { Page, PacksyncApi } from '../api/operations.js';
 import { collectAll } from '../api/paging.js';
 import type {
   PagingQuery as PagingQueryLike,
+  V1AppViewModel,
   V1DeploymentViewModel,
   V1FlowDetailsViewModel,
+  V1FlowViewModel,
   V1PackageDetailsViewModel,
+  V1PackageViewModel,
+  V1TenantViewModel,
 } from '../api/wire/index.js';
 import type { Inventory, InventoryEntry } from '../state/inventory-types.js';
 import type { DeploymentManifest, FlowManifest, DesiredModel } from '../manifests/model.js';
@@ -39,18 +43,21 @@ export interface Snapshot {
   packageDetails?: Map<string, V1PackageDetailsViewModel>;
 }
 
-export async function readLiveState(
-  api: PacksyncApi,
-  desired: DesiredModel,
-  inventory: Inventory,
-  opts: SnapshotOptions = {},
-): Promise<Snapshot> {
-  let reads = 0;
+/** One pass's reading: the client, its signal and bound, and the counted call every read goes through. */
+interface Reader {
+  api: PacksyncApi;
+  signal: { signal?: AbortSignal };
+  concurrency: number;
+  call: <T>(p: () => Promise<T>) => Promise<T>;
+  /** A whole list in one read (`disablePaging`), or page by page when the server ignores it. */
+  all: <T>(list: (q: PagingQueryLike) => Promise<Page<T>>) => Promise<T[]>;
+}
+
+function readerOf(api: PacksyncApi, opts: SnapshotOptions, count: () => void): Reader {
   const call = <T>(p: () => Promise<T>): Promise<T> => {
-    reads++;
+    count();
     return p();
   };
-  const signal = opts.signal ? { signal: opts.signal } : {};
   const all = async <T>(list: (q: PagingQueryLike) => Promise<Page<T>>): Promise<T[]> => {
     const first = await call(() => list({ disablePaging: true }));
     const total = first.pagination?.totalCount;
@@ -59,35 +66,61 @@ export async function readLiveState(
     // client's paging so the page base (0 or 1) is learnt, not assumed.
     return collectAll((req) => call(() => list(req)));
   };
+  return { api, signal: opts.signal ? { signal: opts.signal } : {}, concurrency: opts.concurrency ?? 8, call, all };
+}
 
-  const needApps = opts.catalogNames === true || desired.packages.some((p) => p.spec.catalog) || desired.flows.some((f) => f.spec.app);
-  const needTemplates =
+/** Which lists the desired set needs read (a list not read is not evidence that an object is missing). */
+function listsNeeded(desired: DesiredModel, opts: SnapshotOptions) {
+  const apps = opts.catalogNames === true || desired.packages.some((p) => p.spec.catalog) || desired.flows.some((f) => f.spec.app);
+  const templates =
     opts.catalogNames === true ||
     desired.packages.some((p) => p.spec.catalog?.scriptTemplate ?? p.spec.custom?.scriptTemplate) ||
     desired.flows.some((f) => f.spec.scriptTemplate);
   // Promotion gates name tenants and exclude those without admin consent: one list read per pass.
   const gated = gatedDeployments(desired);
   const gatedFlows = desired.flows.filter((f) => f.spec.promotion !== undefined && !f.spec.suspend);
-  const needTenants =
+  const tenants =
     desired.tenantUploads.length > 0 ||
     gated.length > 0 ||
     gatedFlows.length > 0 ||
     opts.allFlowDetails === true ||
     opts.allTenantUploads === true;
+  return { apps, templates, tenants, gated, gatedFlows };
+}
 
-  const concurrency = opts.concurrency ?? 8;
+/** Flow ids the state owns: its flows', and those its deployments are in. */
+function ownedFlowIds(inventory: Inventory): Set<string> {
   const owned = new Set<string>();
   for (const e of Object.values(inventory.objects)) {
     if (e.kind === 'Flow') owned.add(lowerId(e.id));
     if (e.kind === 'Deployment' && e.flowId) owned.add(lowerId(e.flowId));
   }
+  return owned;
+}
+
+const ownedIdsOf = (inventory: Inventory, kind: string): string[] =>
+  Object.values(inventory.objects)
+    .filter((e) => e.kind === kind)
+    .map((e) => e.id);
+
+export async function readLiveState(
+  api: PacksyncApi,
+  desired: DesiredModel,
+  inventory: Inventory,
+  opts: SnapshotOptions = {},
+): Promise<Snapshot> {
+  let reads = 0;
+  const r = readerOf(api, opts, () => reads++);
+  const { call, all, signal } = r;
+  const need = listsNeeded(desired, opts);
+  const owned = ownedFlowIds(inventory);
   // Started first, beside the lists: see readOwnedFlowDetails. A failed list stops them (the pass has failed).
   let listFailed = false;
-  const early = readOwnedFlowDetails(api, [...owned], { concurrency, signal, call, stopped: () => listFailed });
+  const early = readOwnedFlowDetails(api, [...owned], { concurrency: r.concurrency, signal, call, stopped: () => listFailed });
   const [apps, templates, tenants, listedPackages, listedFlows, ownedDetails] = await Promise.all([
-    needApps ? all((q) => api.searchApps(q, signal)) : Promise.resolve([]),
-    needTemplates ? all((q) => api.listTemplates(q, signal)) : Promise.resolve([]),
-    needTenants ? all((q) => api.listTenants(q, signal)) : Promise.resolve([]),
+    need.apps ? all((q) => api.searchApps(q, signal)) : Promise.resolve([]),
+    need.templates ? all((q) => api.listTemplates(q, signal)) : Promise.resolve([]),
+    need.tenants ? all((q) => api.listTenants(q, signal)) : Promise.resolve([]),
     all((q) => api.listPackages(q, signal)),
     all((q) => api.listFlows(q, signal)),
     early,
@@ -96,96 +129,13 @@ export async function readLiveState(
     throw e;
   });
 
-  const ownedIdsOf = (kind: string): string[] =>
-    Object.values(inventory.objects)
-      .filter((e) => e.kind === kind)
-      .map((e) => e.id);
-  const packages = await withOwned(listedPackages, ownedIdsOf('Package'), (id) => call(() => api.getPackage(id, signal)));
-  const detailOf = (id: string): Promise<V1FlowDetailsViewModel> => ownedDetails.get(id) ?? call(() => api.getFlow(id, signal));
-  const flows = await withOwned(listedFlows, ownedIdsOf('Flow'), detailOf);
-  const names = new Set(desired.flows.map((f) => f.spec.name ?? f.metadata.name));
-  const detailed = flows.filter((f) => !f.deleted && (opts.allFlowDetails || owned.has(f.id) || names.has(f.name)));
-  const details = (await mapLimit(detailed, concurrency, (f) => detailOf(f.id))).map(lowerFlowIds);
-  shareTenantIds(flows, details);
-  const byId = new Map(details.map((d) => [d.id, d]));
-  const liveFlows: LiveFlow[] = flows.map((f) => {
-    const d = byId.get(f.id);
-    return d ? { ...f, details: d } : f;
-  });
-
-  const appVersions: LiveState['appVersions'] = {};
-  const appIndex = new NameIndex(
-    'catalog app',
-    apps,
-    (a) => [a.name],
-    (a) => ({ name: a.name, detail: a.id }),
-  );
-  // Every catalog app a package names, once: the planner checks `version` / `versionId` against
-  // what the catalog offers, so an unknown version fails the plan rather than the import.
-  const versionApps = new Set<string>();
-  for (const p of desired.packages) {
-    if (!p.spec.catalog || p.spec.suspend) continue;
-    try {
-      const appId = appIndex.resolve(p.spec.catalog.app).id;
-      if (needsVersions(p.spec.catalog, appId, inventory.objects[`Package/${p.metadata.name}`])) versionApps.add(appId);
-    } catch {
-      // The planner reports the unresolvable name with candidates.
-    }
-  }
-  await mapLimit([...versionApps], concurrency, async (id) => {
-    appVersions[id] = (await call(() => api.getApp(id, signal))).versions;
-  });
-
-  const uploads: LiveState['uploads'] = {};
-  const tenantIndex = new NameIndex(
-    'tenant',
-    tenants,
-    (t) => [t.defaultDomain, t.displayName],
-    (t) => ({ name: t.defaultDomain, detail: t.id }),
-  );
-  const uploadTenants = new Set<string>(opts.allTenantUploads ? tenants.map((t) => t.id) : []);
-  for (const u of desired.tenantUploads) {
-    try {
-      uploadTenants.add(tenantIndex.resolve(u.spec.tenant).id);
-    } catch {
-      // Reported by the planner.
-    }
-  }
-  // Upload tasks the state owns in a tenant are read by id when its list leaves them out (an upload
-  // run again is a second app in the customer's Intune); one found elsewhere keeps its own tenant.
-  const ownedTasks = new Map<string, string[]>();
-  for (const [k, e] of Object.entries(inventory.objects))
-    if (e.kind === 'TenantUpload' && !k.includes('#') && e.tenantId)
-      ownedTasks.set(lowerId(e.tenantId), [...(ownedTasks.get(lowerId(e.tenantId)) ?? []), e.id]);
-  await mapLimit([...uploadTenants], concurrency, async (id) => {
-    const listed = await all((q) => api.listTenantUploads(id, q, signal));
-    uploads[id] = await withOwned(listed, ownedTasks.get(lowerId(id)) ?? [], (task) => call(() => api.getUploadTask(task, signal)));
-  });
-
-  // Only details carry `errorDetails`: read them for the owned packages that failed processing
-  // (rare), so the plan says why a package failed, not only that it did.
-  const ownedIds = new Set(
-    Object.entries(inventory.objects)
-      .filter(([k, e]) => e.kind === 'Package' && !k.includes('#'))
-      .map(([, e]) => e.id),
-  );
-  const failed = opts.packageDetails ? [] : packages.filter((p) => p.state === 'Error' && ownedIds.has(p.id));
-  const packageErrors: Record<string, string> = {};
-  await mapLimit(failed, concurrency, async (p) => {
-    const d = await call(() => api.getPackage(p.id, signal));
-    if (d.errorDetails) packageErrors[p.id] = d.errorDetails;
-  });
-  const deployments = details.flatMap((d) => d.deployments);
-  const targets = [...gateTargets(gated, inventory, deployments), ...serviceGateTargets(gatedFlows, inventory, deployments)];
-  const waveLive = await readWaveLive(api, targets, concurrency, signal, () => reads++);
-
-  const packageDetails = opts.packageDetails
-    ? new Map((await mapLimit(packages, concurrency, (p) => call(() => api.getPackage(p.id, signal)))).map((d) => [d.id, d]))
-    : undefined;
-
-  if (packageDetails) {
-    for (const d of packageDetails.values()) if (d.state === 'Error' && d.errorDetails) packageErrors[d.id] = d.errorDetails;
-  }
+  const packages = await withOwned(listedPackages, ownedIdsOf(inventory, 'Package'), (id) => call(() => api.getPackage(id, signal)));
+  const { flows, deployments } = await detailFlows(r, { listedFlows, ownedDetails, owned, inventory, desired, opts });
+  const appVersions = await readAppVersions(r, desired, inventory, apps);
+  const uploads = await readUploads(r, { desired, inventory, tenants, opts });
+  const { packageErrors, packageDetails } = await readPackageErrors(r, inventory, packages, opts);
+  const targets = [...gateTargets(need.gated, inventory, deployments), ...serviceGateTargets(need.gatedFlows, inventory, deployments)];
+  const waveLive = await readWaveLive(api, targets, r.concurrency, signal, () => reads++);
 
   return {
     ...(packageDetails ? { packageDetails } : {}),
@@ -196,15 +146,141 @@ export async function readLiveState(
       templates,
       tenants,
       packages,
-      flows: liveFlows,
+      flows,
       deployments,
       uploads,
-      read: { apps: needApps, templates: needTemplates, tenants: needTenants, packages: true, flows: true },
+      read: { apps: need.apps, templates: need.templates, tenants: need.tenants, packages: true, flows: true },
       ...(waveLive ? { waveLive } : {}),
       ...serviceTimeOf(api),
     },
     reads,
   };
+}
+
+/**
+ * The flows with the details of those the pass plans (owned, named by a manifest, or all for
+ * export), details read early for owned flows reused; tenant ids shared (see shareTenantIds).
+ */
+async function detailFlows(
+  r: Reader,
+  o: {
+    listedFlows: V1FlowViewModel[];
+    ownedDetails: Map<string, Promise<V1FlowDetailsViewModel>>;
+    owned: Set<string>;
+    inventory: Inventory;
+    desired: DesiredModel;
+    opts: SnapshotOptions;
+  },
+): Promise<{ flows: LiveFlow[]; deployments: V1DeploymentViewModel[] }> {
+  const detailOf = (id: string): Promise<V1FlowDetailsViewModel> => o.ownedDetails.get(id) ?? r.call(() => r.api.getFlow(id, r.signal));
+  const flows = await withOwned(o.listedFlows, ownedIdsOf(o.inventory, 'Flow'), detailOf);
+  const names = new Set(o.desired.flows.map((f) => f.spec.name ?? f.metadata.name));
+  const detailed = flows.filter((f) => !f.deleted && (o.opts.allFlowDetails || o.owned.has(f.id) || names.has(f.name)));
+  const details = (await mapLimit(detailed, r.concurrency, (f) => detailOf(f.id))).map(lowerFlowIds);
+  shareTenantIds(flows, details);
+  const byId = new Map(details.map((d) => [d.id, d]));
+  return {
+    flows: flows.map((f) => {
+      const d = byId.get(f.id);
+      return d ? { ...f, details: d } : f;
+    }),
+    deployments: details.flatMap((d) => d.deployments),
+  };
+}
+
+/**
+ * Every catalog app a package names, once: the planner checks `version` / `versionId` against
+ * what the catalog offers, so an unknown version fails the plan rather than the import.
+ */
+async function readAppVersions(
+  r: Reader,
+  desired: DesiredModel,
+  inventory: Inventory,
+  apps: V1AppViewModel[],
+): Promise<LiveState['appVersions']> {
+  const appVersions: LiveState['appVersions'] = {};
+  const appIndex = new NameIndex(
+    'catalog app',
+    apps,
+    (a) => [a.name],
+    (a) => ({ name: a.name, detail: a.id }),
+  );
+  const versionApps = new Set<string>();
+  for (const p of desired.packages) {
+    if (!p.spec.catalog || p.spec.suspend) continue;
+    try {
+      const appId = appIndex.resolve(p.spec.catalog.app).id;
+      if (needsVersions(p.spec.catalog, appId, inventory.objects[`Package/${p.metadata.name}`])) versionApps.add(appId);
+    } catch {
+      // The planner reports the unresolvable name with candidates.
+    }
+  }
+  await mapLimit([...versionApps], r.concurrency, async (id) => {
+    appVersions[id] = (await r.call(() => r.api.getApp(id, r.signal))).versions;
+  });
+  return appVersions;
+}
+
+/** Upload tasks of the tenants a TenantUpload names (all tenants for export), owned tasks confirmed by id. */
+async function readUploads(
+  r: Reader,
+  o: { desired: DesiredModel; inventory: Inventory; tenants: V1TenantViewModel[]; opts: SnapshotOptions },
+): Promise<LiveState['uploads']> {
+  const uploads: LiveState['uploads'] = {};
+  const tenantIndex = new NameIndex(
+    'tenant',
+    o.tenants,
+    (t) => [t.defaultDomain, t.displayName],
+    (t) => ({ name: t.defaultDomain, detail: t.id }),
+  );
+  const uploadTenants = new Set<string>(o.opts.allTenantUploads ? o.tenants.map((t) => t.id) : []);
+  for (const u of o.desired.tenantUploads) {
+    try {
+      uploadTenants.add(tenantIndex.resolve(u.spec.tenant).id);
+    } catch {
+      // Reported by the planner.
+    }
+  }
+  // Upload tasks the state owns in a tenant are read by id when its list leaves them out (an upload
+  // run again is a second app in the customer's Intune); one found elsewhere keeps its own tenant.
+  const ownedTasks = new Map<string, string[]>();
+  for (const [k, e] of Object.entries(o.inventory.objects))
+    if (e.kind === 'TenantUpload' && !k.includes('#') && e.tenantId)
+      ownedTasks.set(lowerId(e.tenantId), [...(ownedTasks.get(lowerId(e.tenantId)) ?? []), e.id]);
+  await mapLimit([...uploadTenants], r.concurrency, async (id) => {
+    const listed = await r.all((q) => r.api.listTenantUploads(id, q, r.signal));
+    uploads[id] = await withOwned(listed, ownedTasks.get(lowerId(id)) ?? [], (task) => r.call(() => r.api.getUploadTask(task, r.signal)));
+  });
+  return uploads;
+}
+
+/**
+ * Only details carry `errorDetails`: they are read for the owned packages that failed processing
+ * (rare), so the plan says why a package failed, not only that it did; export reads every package's.
+ */
+async function readPackageErrors(
+  r: Reader,
+  inventory: Inventory,
+  packages: V1PackageViewModel[],
+  opts: SnapshotOptions,
+): Promise<{ packageErrors: Record<string, string>; packageDetails?: Map<string, V1PackageDetailsViewModel> }> {
+  const ownedIds = new Set(
+    Object.entries(inventory.objects)
+      .filter(([k, e]) => e.kind === 'Package' && !k.includes('#'))
+      .map(([, e]) => e.id),
+  );
+  const failed = opts.packageDetails ? [] : packages.filter((p) => p.state === 'Error' && ownedIds.has(p.id));
+  const packageErrors: Record<string, string> = {};
+  await mapLimit(failed, r.concurrency, async (p) => {
+    const d = await r.call(() => r.api.getPackage(p.id, r.signal));
+    if (d.errorDetails) packageErrors[p.id] = d.errorDetails;
+  });
+  if (!opts.packageDetails) return { packageErrors };
+  const packageDetails = new Map(
+    (await mapLimit(packages, r.concurrency, (p) => r.call(() => r.api.getPackage(p.id, r.signal)))).map((d) => [d.id, d]),
+  );
+  for (const d of packageDetails.values()) if (d.state === 'Error' && d.errorDetails) packageErrors[d.id] = d.errorDetails;
+  return { packageErrors, packageDetails };
 }
 
 /**

@@ -9,6 +9,30 @@ function act(id: string, dependsOn: string[] = [], key = `Flow/${id}`): PlanActi
 const tick = (): Promise<void> => new Promise((r) => setTimeout(r, 2));
 
 describe('runGraph', () => {
+  it('waits have slots of their own: work proceeds while more waits than the limit are pending (imports waiting held every write slot)', async () => {
+    const release: (() => void)[] = [];
+    const doneWork: string[] = [];
+    const waits = Array.from({ length: 6 }, (_, i) => ({ ...act(`w${i}`), op: 'wait-package' as const }));
+    const work = Array.from({ length: 6 }, (_, i) => act(`x${i}`));
+    const running = runGraph(
+      [...waits, ...work],
+      2,
+      undefined,
+      async (a) => {
+        if (a.op === 'wait-package') await new Promise<void>((r) => release.push(r));
+        else doneWork.push(a.id);
+      },
+      () => undefined,
+    );
+    // Every wait is pending (6 > the 2 work slots) and every piece of work still ran.
+    for (let i = 0; i < 20 && (release.length < 6 || doneWork.length < 6); i++) await tick();
+    expect(release.length).toBe(6);
+    expect(doneWork).toHaveLength(6);
+    for (const r of release) r();
+    const results = await running;
+    expect([...results.values()].every((r) => r.status === 'done')).toBe(true);
+  });
+
   it('runs dependencies before dependents and never more than the concurrency limit at once', async () => {
     const order: string[] = [];
     let inFlight = 0;
