@@ -32,11 +32,10 @@ export class CachedLoad {
    * Parses every file in order, as `parse` would; when many are not in the cache, half of those are
    * parsed by a worker thread meanwhile (parallel-parse.ts) and then read as cache hits.
    */
-  async parseAll(files: readonly { file: string; bytes: Uint8Array; text: string }[]): Promise<ParsedFile[]> {
+  async parseAll(files: readonly { file: string; sha?: string; text: string }[]): Promise<ParsedFile[]> {
     const cache = this.cache;
-    if (!cache) return files.map((f) => this.parse(f.file, f.bytes, f.text));
-    const shas = files.map((f) => sha256(f.bytes));
-    const cold = files.flatMap((_, i) => (cache.json(shas[i]!) === undefined ? [i] : []));
+    if (!cache) return files.map((f) => this.parse(f.file, f.text, f.sha));
+    const cold = files.flatMap((f, i) => (f.sha === undefined || cache.json(f.sha) === undefined ? [i] : []));
     const out = new Array<ParsedFile | undefined>(files.length);
     if (cold.length >= PARALLEL_MIN_FILES) {
       // Two files in five to the worker: it starts ~0.3 s late (a thread, its modules), and this
@@ -44,19 +43,25 @@ export class CachedLoad {
       const toWorker = (k: number): boolean => k % 5 === 1 || k % 5 === 3;
       const theirs = cold.filter((_, k) => toWorker(k));
       const pending = parseInWorker(theirs.map((i) => ({ file: files[i]!.file, text: files[i]!.text })));
-      for (const i of cold.filter((_, k) => !toWorker(k))) out[i] = this.parse(files[i]!.file, files[i]!.bytes, files[i]!.text, shas[i]);
+      for (const i of cold.filter((_, k) => !toWorker(k))) out[i] = this.parse(files[i]!.file, files[i]!.text, files[i]!.sha);
       const entries = await pending;
       theirs.forEach((i, k) => {
         const json = entries?.[k];
-        if (json) cache.prime(shas[i]!, json);
+        const sha = files[i]!.sha;
+        if (json && sha !== undefined) cache.prime(sha, json);
       });
     }
-    return files.map((f, i) => out[i] ?? this.parse(f.file, f.bytes, f.text, shas[i]));
+    return files.map((f, i) => out[i] ?? this.parse(f.file, f.text, f.sha));
   }
 
-  parse(file: string, bytes: Uint8Array, text: string, knownSha?: string): ParsedFile {
-    if (!this.cache) return parseYamlFile(file, text, { prelocate: prelocatePaths });
-    const sha = knownSha ?? sha256(bytes);
+  /** What a file is known by in the cache (the sha256 of its bytes), when there is one; `{}` without a cache. */
+  digestOf(bytes: Uint8Array): { sha?: string } {
+    return this.cache ? { sha: sha256(bytes) } : {};
+  }
+
+  /** One file, from the cache when `sha` is known there, else parsed (and kept for the cache under `sha`). */
+  parse(file: string, text: string, sha: string | undefined): ParsedFile {
+    if (!this.cache || sha === undefined) return parseYamlFile(file, text, { prelocate: prelocatePaths });
     const hit = this.cache.get(sha);
     const f = (hit && fromCacheEntry(file, text, hit)) || { parsed: parseYamlFile(file, text, { prelocate: prelocatePaths }), checks: [] };
     this.shaOf.set(f.parsed, sha);

@@ -12,7 +12,7 @@ describe('runGraph', () => {
   it('waits have slots of their own: work proceeds while more waits than the limit are pending (imports waiting held every write slot)', async () => {
     const release: (() => void)[] = [];
     const doneWork: string[] = [];
-    const waits = Array.from({ length: 6 }, (_, i) => ({ ...act(`w${i}`), op: 'wait-package' as const }));
+    const waits: PlanAction[] = Array.from({ length: 6 }, (_, i) => ({ ...act(`w${i}`), op: 'wait-package', packageKey: 'Package/p' }));
     const work = Array.from({ length: 6 }, (_, i) => act(`x${i}`));
     const running = runGraph(
       [...waits, ...work],
