@@ -1,4 +1,4 @@
-#!/usr/bin/env -S MALLOC_ARENA_MAX=2 node --max-semi-space-size=4 --heap-growing-percent=20
+#!/usr/bin/env -S MALLOC_ARENA_MAX=2 MALLOC_TRIM_THRESHOLD_=65536 node --max-semi-space-size=4 --heap-growing-percent=20
 /**
  * The packsync CLI. `--version` answers before any module loads (startup time is a benchmark);
  * everything else is imported on demand by the command that needs it.
