@@ -7,7 +7,6 @@ export const BUDGET = { maxLines: 80, maxParams: 5 };
 export const DEBT = {
   'src/cli/apply-command.ts': ['registerApplyCommand'],
   'src/cli/run-command.ts': ['registerRunCommand', 'registerRunCommand>anonymous'],
-  'src/manifests/load.ts': ['loadSources'],
   'src/plan/context.ts': ['constructor'],
   'src/plan/kinds/deployment-add.ts': ['addActions'],
   'src/plan/kinds/deployment-reconcile.ts': ['reconcileExisting'],

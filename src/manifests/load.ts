@@ -171,6 +171,13 @@ interface Source {
   reported: boolean;
 }
 
+/** Names a file that could not be read or parsed may define: references to them are held back. */
+interface Held {
+  all: boolean;
+  kinds: Set<string>;
+  names: Set<string>;
+}
+
 async function loadSources(
   root: string,
   sources: readonly Source[],
@@ -179,42 +186,13 @@ async function loadSources(
 ): Promise<LoadResult> {
   const contentRoot = how.contentRoot ?? root;
   const rootReal = await realpath(contentRoot);
-  const maxBytes = opts.maxFileBytes ?? DEFAULT_MAX_FILE_BYTES;
   const reported = new Set(sources.filter((s) => s.reported).map((s) => s.file));
-
   const problems: Problem[] = [];
-  // Names a file that could not be read or parsed may define: references to them are held back.
-  const held = { all: false, kinds: new Set<string>(), names: new Set<string>() };
-  let parsed: ParsedFile[] = [];
+  const held: Held = { all: false, kinds: new Set<string>(), names: new Set<string>() };
   const cached = new CachedLoad(opts.cache);
   await cached.open();
-  // One file at a time from bytes to text and digest: the bytes of 3,770 files held until all were
-  // parsed were 15 MB of a load's peak (docs/performance.md, fleet-cli).
-  const decodedFiles: { file: string; sha?: string; text: string }[] = [];
-  for (const { file, abs } of sources) {
-    const { rel, bytes, problem } = readSource(file, abs, maxBytes);
-    if (problem || !bytes) {
-      if (problem) problems.push(problem);
-      held.all = true;
-      continue;
-    }
-    const decoded = decodeManifest(bytes);
-    if (!decoded.ok) {
-      problems.push({
-        file: rel,
-        line: decoded.line,
-        column: decoded.column,
-        pointer: '',
-        rule: 'file.encoding',
-        message: decoded.message,
-        severity: 'error',
-      });
-      held.all = true;
-      continue;
-    }
-    decodedFiles.push({ file: rel, text: decoded.text, ...cached.digestOf(bytes) });
-  }
-  parsed.push(...(await cached.parseAll(decodedFiles)));
+  const decodedFiles = readDecoded(sources, opts.maxFileBytes ?? DEFAULT_MAX_FILE_BYTES, cached, { problems, held });
+  let parsed = await cached.parseAll(decodedFiles);
   if (how.contentFilter) {
     const absOf = new Map(sources.map((s) => [s.file, s.abs]));
     parsed = withoutContentFiles(parsed, contentRoot, (f) => absOf.get(f) ?? resolve(root, f));
@@ -225,51 +203,14 @@ async function loadSources(
   if (how.none !== undefined && shown.length === 0 && problems.length === 0) {
     problems.push(at(how.none, 'manifest.none', `no *.yaml or *.yml files under ${how.none}`, 'warning'));
   }
-
-  const records: DocRecord[] = [];
-  const authored: AuthoredRecord[] = [];
-  let documents = 0;
-  // Kubernetes YAML next to the manifests (deploy/, a Helm chart): not packsync's, said once.
-  const foreign: { file: string; line: number; column: number; what: string }[] = [];
-  for (const f of parsed) {
-    const isShown = reported.has(f.file);
-    problems.push(...f.problems);
-    for (const b of f.broken) {
-      if (b.kind === undefined) held.all = true;
-      else if (b.name === undefined) held.kinds.add(b.kind);
-      else held.names.add(`${b.kind}/${b.name}`);
-    }
-    for (const [i, d] of f.documents.entries()) {
-      if (isShown) documents++;
-      const checked = cached.check(f, i, d);
-      if (checked.foreign) {
-        if (isShown) foreign.push(checked.foreign);
-        continue;
-      }
-      problems.push(...checked.problems);
-      if (checked.record) records.push(checked.record);
-      if (checked.authored?.valid) authored.push(checked.authored);
-    }
-  }
+  const checked = checkParsed(parsed, reported, cached, { problems, held });
   // Expand before validating: what an authored kind generates is checked like a hand-written document.
-  const expansion = expandAuthored(authored, { handWritten: records, now: opts.now ?? new Date() });
+  const expansion = expandAuthored(checked.authored, { handWritten: checked.records, now: opts.now ?? new Date() });
   problems.push(...expansion.problems);
   for (const d of expansion.documents) {
-    const checked = checkDocument(d);
-    problems.push(...checked.problems);
-    if (checked.record) records.push(checked.record);
-  }
-  if (foreign.length > 0) {
-    const f = foreign[0]!;
-    problems.push({
-      file: f.file,
-      line: f.line,
-      column: f.column,
-      pointer: '/apiVersion',
-      rule: 'manifest.foreign',
-      message: `skipped ${foreign.length} document(s) whose apiVersion is not ${API_VERSION.split('/')[0]!}/… (first: ${f.what}): not packsync manifests`,
-      severity: 'warning',
-    });
+    const c = checkDocument(d);
+    problems.push(...c.problems);
+    if (c.record) checked.records.push(c.record);
   }
   // The YAML error is the one to fix: a reference to a name its file may define is not reported too.
   const heldBack = (kind: Kind, name: string): boolean => held.all || held.kinds.has(kind) || held.names.has(`${kind}/${name}`);
@@ -278,19 +219,108 @@ async function loadSources(
     const abs = absOfFile.get(file);
     return abs === undefined ? undefined : dirname(abs);
   };
-  const rules = await checkRules(records, contentRoot, rootReal, heldBack, folderOf);
+  const rules = await checkRules(checked.records, contentRoot, rootReal, heldBack, folderOf);
   problems.push(...rules.problems);
-
   await cached.commit(parsed);
 
   const known = new Set(sources.map((s) => s.file));
   const sorted = sortProblems(problems.filter((p) => reported.has(p.file) || !known.has(p.file)));
   const files = shown.map((f) => f.file);
+  const documents = checked.documents;
   const generated = opts.keepGenerated === true && expansion.documents.length > 0 ? { generated: expansion.documents } : {};
   if (sorted.some((p) => p.severity === 'error')) return { desired: null, problems: sorted, files, documents, ...generated };
+  const desired = desiredOf(root, checked.records, reported, { baselines: expansion.baselines, content: rules.content });
+  return { desired, problems: sorted, files, documents, ...generated };
+}
 
+/**
+ * Each file read and decoded, one at a time from bytes to text and digest: the bytes of 3,770
+ * files held until all were parsed were 15 MB of a load's peak (docs/performance.md, fleet-cli).
+ * A file that cannot be read or decoded is a problem, and holds back every reference.
+ */
+function readDecoded(
+  sources: readonly Source[],
+  maxBytes: number,
+  cached: CachedLoad,
+  out: { problems: Problem[]; held: Held },
+): { file: string; sha?: string; text: string }[] {
+  const decodedFiles: { file: string; sha?: string; text: string }[] = [];
+  for (const { file, abs } of sources) {
+    const { rel, bytes, problem } = readSource(file, abs, maxBytes);
+    if (problem || !bytes) {
+      if (problem) out.problems.push(problem);
+      out.held.all = true;
+      continue;
+    }
+    const decoded = decodeManifest(bytes);
+    if (!decoded.ok) {
+      const { line, column, message } = decoded;
+      out.problems.push({ file: rel, line, column, pointer: '', rule: 'file.encoding', message, severity: 'error' });
+      out.held.all = true;
+      continue;
+    }
+    decodedFiles.push({ file: rel, text: decoded.text, ...cached.digestOf(bytes) });
+  }
+  return decodedFiles;
+}
+
+/** Every document of the parsed files checked (or its check taken from the cache); foreign YAML said once. */
+function checkParsed(
+  parsed: readonly ParsedFile[],
+  reported: ReadonlySet<string>,
+  cached: CachedLoad,
+  out: { problems: Problem[]; held: Held },
+): { records: DocRecord[]; authored: AuthoredRecord[]; documents: number } {
+  const records: DocRecord[] = [];
+  const authored: AuthoredRecord[] = [];
+  let documents = 0;
+  // Kubernetes YAML next to the manifests (deploy/, a Helm chart): not packsync's, said once.
+  const foreign: { file: string; line: number; column: number; what: string }[] = [];
+  for (const f of parsed) {
+    const isShown = reported.has(f.file);
+    out.problems.push(...f.problems);
+    for (const b of f.broken) {
+      if (b.kind === undefined) out.held.all = true;
+      else if (b.name === undefined) out.held.kinds.add(b.kind);
+      else out.held.names.add(`${b.kind}/${b.name}`);
+    }
+    for (const [i, d] of f.documents.entries()) {
+      if (isShown) documents++;
+      const checked = cached.check(f, i, d);
+      if (checked.foreign) {
+        if (isShown) foreign.push(checked.foreign);
+        continue;
+      }
+      out.problems.push(...checked.problems);
+      if (checked.record) records.push(checked.record);
+      if (checked.authored?.valid) authored.push(checked.authored);
+    }
+  }
+  const f = foreign[0];
+  if (f) {
+    const message = `skipped ${foreign.length} document(s) whose apiVersion is not ${API_VERSION.split('/')[0]!}/… (first: ${f.what}): not packsync manifests`;
+    out.problems.push({
+      file: f.file,
+      line: f.line,
+      column: f.column,
+      pointer: '/apiVersion',
+      rule: 'manifest.foreign',
+      message,
+      severity: 'warning',
+    });
+  }
+  return { records, authored, documents };
+}
+
+/** The desired set: every valid record of a reported file, with its source and field positions. */
+function desiredOf(
+  root: string,
+  records: readonly DocRecord[],
+  reported: ReadonlySet<string>,
+  o: { baselines: DesiredModel['baselines'] & object; content: Map<DocRecord, ContentInfo> },
+): DesiredModel {
   const desired: DesiredModel = { root, packages: [], flows: [], deployments: [], tenantUploads: [] };
-  const baselines = expansion.baselines.filter((b) => reported.has(b.source.file));
+  const baselines = o.baselines.filter((b) => reported.has(b.source.file));
   if (baselines.length > 0) desired.baselines = baselines;
   for (const r of records) {
     if (!reported.has(r.doc.file)) continue;
@@ -303,9 +333,9 @@ async function loadSources(
       source: { file: r.doc.file, ...r.doc.start },
     };
     const m = positions ? { ...base, positions } : base;
-    addDesired(desired, r, m, rules.content.get(r));
+    addDesired(desired, r, m, o.content.get(r));
   }
-  return { desired, problems: sorted, files, documents, ...generated };
+  return desired;
 }
 
 /** Puts one valid object into its kind's list; every kind is named (no branch assumes the rest). */
