@@ -26,4 +26,18 @@ describe('visible', () => {
       d: true,
     });
   });
+
+  it('copies only what it escapes, and escapes the same strings again on the next call (a plan of 19,750 objects was copied whole)', () => {
+    const clean = { key: 'Flow/a', reasons: ['ok'], fields: [{ field: 'name', from: 'x', to: 'y' }] };
+    const dirty = { key: 'Flow/b', reasons: ['\u001b[2J'] };
+    const value = { objects: [clean, dirty], summary: { create: 2 } };
+    const out = visibleDeep(value);
+    expect(out.objects[0]).toBe(clean);
+    expect(out.summary).toBe(value.summary);
+    expect(out.objects[1]).not.toBe(dirty);
+    expect(out.objects[1]!.reasons).toEqual(['\\u001b[2J']);
+    expect(dirty.reasons[0]).toBe('\u001b[2J');
+    // The test for control characters keeps no state between calls.
+    expect(visibleDeep(['\u001b', '\u001b', '\u001b'])).toEqual(['\\u001b', '\\u001b', '\\u001b']);
+  });
 });
