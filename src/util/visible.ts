@@ -38,7 +38,7 @@ export function visibleDeep<T>(value: T): T {
   }
   if (value !== null && typeof value === 'object') {
     let out: Record<string, unknown> | undefined;
-    for (const [k, v] of Object.entries(value)) {
+    for (const [k, v] of Object.entries(value as Record<string, unknown>)) {
       const w = visibleDeep(v);
       if (w !== v) (out ??= { ...(value as Record<string, unknown>) })[k] = w;
     }
