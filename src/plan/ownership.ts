@@ -93,10 +93,10 @@ export function planOwnedElsewhere(
   ctx: PlanContext,
   m: Manifest,
   key: string,
-  holder: string,
-  what: string,
+  owned: { holder: string; what: string },
   refs?: Map<string, RefState>,
 ): void {
+  const { holder, what } = owned;
   const message = ownedElsewhereMessage(ctx, key, holder, what);
   ctx.object(m.kind, m.metadata.name, 'error', { source: m.source, error: { code: 'OWNED_BY_ANOTHER_KEY', message } }, key);
   refs?.set(m.metadata.name, blockedRef(`${key} has an error`));
@@ -110,13 +110,16 @@ export function adoptRecord(
   ctx: PlanContext,
   key: string,
   m: Manifest,
-  liveId: string,
-  record: RecordSpec,
-  resolvesIntent: boolean,
-  what: string,
-  extra: Partial<InventoryEntry> = {},
-  dependsOn: string[] = [],
+  o: {
+    liveId: string;
+    record: RecordSpec;
+    resolvesIntent: boolean;
+    what: string;
+    extra?: Partial<InventoryEntry>;
+    dependsOn?: string[];
+  },
 ): string {
+  const { liveId, record, resolvesIntent, what, extra = {}, dependsOn = [] } = o;
   return ctx.action(key, {
     op: OP.record,
     dependsOn,
@@ -170,7 +173,14 @@ export function sharedDesiredKeys(ctx: PlanContext): Map<string, { id: string; o
 }
 
 /** The object of a key that shares its live id with other desired keys: an error naming them and the fix. */
-export function planSharedId(ctx: PlanContext, m: Manifest, key: string, id: string, others: string[], refs?: Map<string, RefState>): void {
+export function planSharedId(
+  ctx: PlanContext,
+  m: Manifest,
+  key: string,
+  sharing: { id: string; others: string[] },
+  refs?: Map<string, RefState>,
+): void {
+  const { id, others } = sharing;
   const all = [key, ...others].sort();
   // The key recorded last is most likely the one that took the object over by mistake.
   const last = [...all].sort((a, b) => ((ctx.entry(a)?.updatedAt ?? '') < (ctx.entry(b)?.updatedAt ?? '') ? -1 : 1)).at(-1) ?? key;

@@ -55,7 +55,7 @@ export function plan(input: PlanInput): Plan {
       for (const m of ms) {
         ctx.setFile(fileOf(m));
         const sharing = shared.size > 0 ? shared.get(`${m.kind}/${m.metadata.name}`) : undefined;
-        if (sharing) planSharedId(ctx, m, `${m.kind}/${m.metadata.name}`, sharing.id, sharing.others, dependents?.refs);
+        if (sharing) planSharedId(ctx, m, `${m.kind}/${m.metadata.name}`, sharing, dependents?.refs);
         else if (m.spec.suspend) planSuspended(ctx, m, dependents);
         else planOne(ctx, m);
       }

@@ -142,7 +142,10 @@ export function planDeployment(ctx: PlanContext, m: DeploymentManifest): void {
       // Another key owns it and is not moving here: never adopted by this key (docs/reconcile.md).
       const holder = otherHolder(ctx, key, live.id);
       if (holder !== undefined) {
-        planOwnedElsewhere(ctx, m, key, holder, `the live deployment ${live.id} of flow ${live.flowId} and package ${live.packageId}`);
+        planOwnedElsewhere(ctx, m, key, {
+          holder,
+          what: `the live deployment ${live.id} of flow ${live.flowId} and package ${live.packageId}`,
+        });
         return;
       }
     }

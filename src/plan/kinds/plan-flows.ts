@@ -79,7 +79,7 @@ function planFlowEntry(ctx: PlanContext, m: FlowManifest): { from: string; actio
   }
   const unowned = decideUnowned(ctx, key, sameName, oldest, entry !== undefined);
   if (unowned.kind === 'owned') {
-    planOwnedElsewhere(ctx, m, key, unowned.holder, `the live flow "${name}" (${unowned.id})`, ctx.flowRefs);
+    planOwnedElsewhere(ctx, m, key, { holder: unowned.holder, what: `the live flow "${name}" (${unowned.id})` }, ctx.flowRefs);
     return moved;
   }
   // The live flow the main key owns after this pass's bookkeeping (one an interrupted create made,
@@ -106,7 +106,7 @@ function planFlowEntry(ctx: PlanContext, m: FlowManifest): { from: string; actio
     if (ref) finishReplacement(ctx, o, ref, pending.live);
   };
   if (unowned.kind === 'intent' || unowned.kind === 'adopt') {
-    finish(adoptFlow(ctx, m, key, unowned.live, target, record, unowned.kind === 'intent'));
+    finish(adoptFlow(ctx, m, key, { live: unowned.live, target, record, resolvesIntent: unowned.kind === 'intent' }));
     return moved;
   }
   if (entry && liveNow) {
@@ -142,7 +142,7 @@ function planFlowEntry(ctx: PlanContext, m: FlowManifest): { from: string; actio
     // account is never without the flow, and a failed create deletes nothing. The old flow is
     // recorded as being replaced before the create, so an interrupted apply is finished by the next.
     const keep = replacingAction(ctx, key, entry);
-    const create = createFlowAction(ctx, key, target, record, pkg, sameName, [keep]);
+    const create = createFlowAction(ctx, key, { target, record, pkg, sameName, first: [keep] });
     const deleteAfter = [create];
     const olds = [
       { key: `Flow/${m.metadata.name}#${liveNow.id}`, id: liveNow.id },
@@ -187,7 +187,7 @@ function planFlowEntry(ctx: PlanContext, m: FlowManifest): { from: string; actio
     return moved;
   }
   const reasons = entry && ctx.live.read.flows ? [`live flow ${entry.id} not found (deleted outside packsync); creating it again`] : [];
-  const create = createFlowAction(ctx, key, target, record, pkg, sameName);
+  const create = createFlowAction(ctx, key, { target, record, pkg, sameName });
   const o = ctx.object('Flow', m.metadata.name, 'create', { source: m.source, reasons, actions: [create] }, key);
   ctx.flowRefs.set(m.metadata.name, { ref: { key }, readyAfter: create, blockedBy: null, isNew: true });
   finish(o);
@@ -201,12 +201,9 @@ function planFlowEntry(ctx: PlanContext, m: FlowManifest): { from: string; actio
 function createFlowAction(
   ctx: PlanContext,
   key: string,
-  target: FlowTarget,
-  record: RecordSpec,
-  pkg: RefState | undefined,
-  sameName: readonly LiveFlow[],
-  first: string[] = [],
+  o: { target: FlowTarget; record: RecordSpec; pkg: RefState | undefined; sameName: readonly LiveFlow[]; first?: string[] },
 ): string {
+  const { target, record, pkg, sameName, first = [] } = o;
   const packageRef = pkg?.ref ?? null;
   const dependsOn = [...first, ...(pkg?.readyAfter ? [pkg.readyAfter] : [])];
   const knownIds = sameName.map((f) => f.id);
@@ -227,16 +224,19 @@ function adoptFlow(
   ctx: PlanContext,
   m: FlowManifest,
   key: string,
-  live: LiveFlow,
-  target: FlowTarget,
-  record: { specHash: string; spec: Record<string, unknown>; annotations?: Record<string, string> },
-  resolvesIntent: boolean,
+  found: {
+    live: LiveFlow;
+    target: FlowTarget;
+    record: { specHash: string; spec: Record<string, unknown>; annotations?: Record<string, string> };
+    resolvesIntent: boolean;
+  },
 ): ObjectPlan {
+  const { live, target, record, resolvesIntent } = found;
   // Recorded as it is live: a flow that differs from git is then replaced, never taken as in sync.
   const diff = liveFlowDiff(target.body, live);
   const spec = diff.length > 0 ? liveSpec(record.spec, diff) : record.spec;
   const as = diff.length > 0 ? { ...record, spec, specHash: hashValue(spec) } : record;
-  const id = adoptRecord(ctx, key, m, live.id, as, resolvesIntent, `flow ${live.id}`);
+  const id = adoptRecord(ctx, key, m, { liveId: live.id, record: as, resolvesIntent, what: `flow ${live.id}` });
   const differs = flowFieldsInWords(diff).map((f) => `${f.field} is ${JSON.stringify(f.from)} live, ${JSON.stringify(f.to)} in git`);
   const o = ctx.object(
     'Flow',

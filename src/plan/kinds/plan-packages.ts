@@ -62,7 +62,7 @@ function planPackageEntry(
   // A pending intent means a create may have taken effect before a crash: find it before anything else.
   const unowned = decideUnowned(ctx, key, matches, newest, entry !== undefined);
   if (unowned.kind === 'owned') {
-    planOwnedElsewhere(ctx, m, key, unowned.holder, `the live package ${unowned.id}`, ctx.packageRefs);
+    planOwnedElsewhere(ctx, m, key, { holder: unowned.holder, what: `the live package ${unowned.id}` }, ctx.packageRefs);
     return;
   }
   if (unowned.kind === 'intent' || unowned.kind === 'adopt') {
@@ -106,7 +106,7 @@ function planPackageEntry(
     // revert, or a main key): the replace must not import a second copy of it, as a create must not.
     const held = heldElsewhere(ctx, key, matches);
     if (held) {
-      planOwnedElsewhere(ctx, m, key, held.holder, `the live package ${held.id}`, ctx.packageRefs);
+      planOwnedElsewhere(ctx, m, key, { holder: held.holder, what: `the live package ${held.id}` }, ctx.packageRefs);
       return;
     }
     // --adopt takes over a live package of the new spec nobody records (as a create's does), after
@@ -272,7 +272,7 @@ function adopt(ctx: PlanContext, m: PackageManifest, key: string, live: V1Packag
     ...(m.spec.custom ? { phase: uploaded ? ('uploaded' as const) : ('created' as const) } : {}),
     ...(m.content ? { contentDigest: m.content.digest } : {}),
   };
-  const id = adoptRecord(ctx, key, m, live.id, record, resolvesIntent, live.id, own, first.slice());
+  const id = adoptRecord(ctx, key, m, { liveId: live.id, record, resolvesIntent, what: live.id, extra: own, dependsOn: first.slice() });
   const actions = [...first, id];
   let last = id;
   if (!uploaded && m.content) {

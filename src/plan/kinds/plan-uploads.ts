@@ -58,7 +58,7 @@ export function planTenantUpload(ctx: PlanContext, m: TenantUploadManifest): voi
   } else if (!entry && forPackage.length === 0 && matching[0] !== undefined) {
     const task = newest(matching) ?? matching[0];
     const holder = otherHolder(ctx, key, task.id) ?? '';
-    planOwnedElsewhere(ctx, m, key, holder, `the upload of this package to this tenant (task ${task.id})`);
+    planOwnedElsewhere(ctx, m, key, { holder, what: `the upload of this package to this tenant (task ${task.id})` });
     return;
   } else if (!entry && forPackage.length > 0) {
     planUnownedUpload(ctx, c, forPackage);
