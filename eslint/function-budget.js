@@ -7,9 +7,6 @@ export const BUDGET = { maxLines: 80, maxParams: 5 };
 export const DEBT = {
   'src/cli/apply-command.ts': ['registerApplyCommand'],
   'src/cli/run-command.ts': ['registerRunCommand', 'registerRunCommand>anonymous'],
-  'src/plan/context.ts': ['constructor'],
-  'src/plan/kinds/deployment-add.ts': ['addActions'],
-  'src/plan/kinds/deployment-reconcile.ts': ['reconcileExisting'],
   'src/plan/kinds/plan-deployments.ts': ['planDeployment', 'planLiveDeployment'],
   'src/plan/kinds/plan-flows.ts': ['planFlowEntry'],
   'src/plan/kinds/plan-packages.ts': ['planPackageEntry'],

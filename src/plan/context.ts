@@ -94,14 +94,19 @@ export class PlanContext {
   private stamp: string | undefined;
   private file: string | undefined;
 
+  /** Whether git describes a key (a key it does not is pruned or kept); every key unless told. */
+  readonly isDesired: (key: string) => boolean;
+  readonly scope: PlanScope | undefined;
+
   constructor(
     readonly live: LiveState,
     readonly inventory: Inventory,
     readonly options: PlanOptions,
     readonly now: Date,
-    readonly isDesired: (key: string) => boolean = () => true,
-    readonly scope?: PlanScope,
+    pass: { isDesired?: (key: string) => boolean; scope?: PlanScope | undefined } = {},
   ) {
+    const isDesired = (this.isDesired = pass.isDesired ?? ((): boolean => true));
+    this.scope = pass.scope;
     this.entries = new Map(Object.entries(inventory.objects));
     this.intents = new Map(Object.entries(inventory.intents));
     for (const [key, e] of this.entries) {

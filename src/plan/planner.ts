@@ -34,7 +34,7 @@ export interface PlanInput {
 export function plan(input: PlanInput): Plan {
   const { desired, live, inventory, options, now, revision, scope } = input;
   const isDesired = desiredPredicate(desired);
-  const ctx = new PlanContext(live, inventory, options, now, isDesired, scope);
+  const ctx = new PlanContext(live, inventory, options, now, { isDesired, scope });
   const fileOf = (m: { source: { file: string } }): string | undefined =>
     scope ? (scope.single ? scope.path : joinKey(scope.rootKey, m.source.file)) : undefined;
   const errors: string[] = [];

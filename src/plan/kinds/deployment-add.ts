@@ -11,16 +11,16 @@ import { addBreakGlass, windowsRecord } from '../windows/window-gate.js';
 /** Default when a manifest leaves `state` out: deploying is the point of a Deployment. */
 export const DEFAULT_DEPLOYMENT_STATE: DeploymentState = 'running';
 
-export function addActions(
-  ctx: PlanContext,
-  key: string,
-  m: DeploymentManifest,
-  state: DeploymentState,
-  deps: string[],
-  record: DeploymentRecord,
-  flowRef: { id: string } | { key: string },
-  packageRef: { id: string } | { key: string },
-): string[] {
+/** Where a new deployment goes: after `deps`, into the flow and of the package named (live ids or keys planned here). */
+export interface AddTarget {
+  deps: string[];
+  record: DeploymentRecord;
+  flowRef: { id: string } | { key: string };
+  packageRef: { id: string } | { key: string };
+}
+
+export function addActions(ctx: PlanContext, key: string, m: DeploymentManifest, state: DeploymentState, target: AddTarget): string[] {
+  const { deps, record, flowRef, packageRef } = target;
   const description = `add deployment of ${m.spec.package} to flow ${m.spec.flow}${state === 'running' ? ' and start it' : ''}`;
   const startNow = state === 'running';
   // The windows in force go into the state for `promote` (docs/policy.md).

@@ -38,10 +38,9 @@ export function reconcileExisting(
   key: string,
   m: DeploymentManifest,
   state: DeploymentState,
-  live: V1DeploymentViewModel,
-  entry: InventoryEntry,
-  deps: string[],
+  found: { live: V1DeploymentViewModel; entry: InventoryEntry; deps: string[] },
 ): Reconciled {
+  const { live, entry, deps } = found;
   const out: Reconciled = { change: 'none', reasons: [], fields: [], actions: [] };
   const ref = { id: live.id };
   let prev: string[] = deps;

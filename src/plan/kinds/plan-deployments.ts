@@ -85,16 +85,12 @@ export function planDeployment(ctx: PlanContext, m: DeploymentManifest): void {
     } else if (entry && entry.packageId !== packageId) {
       reasons.push('the package has a new live version: a new deployment is added to the flow');
     }
-    const actions = addActions(
-      ctx,
-      key,
-      m,
-      state,
-      [...deps, ...first],
+    const actions = addActions(ctx, key, m, state, {
+      deps: [...deps, ...first],
       record,
-      flow.ref ?? { key: `Flow/${m.spec.flow}` },
-      pkg.ref ?? { key: `Package/${m.spec.package}` },
-    );
+      flowRef: flow.ref ?? { key: `Flow/${m.spec.flow}` },
+      packageRef: pkg.ref ?? { key: `Package/${m.spec.package}` },
+    });
     // A flow replacement deletes the old flow only after its deployments are added to the new one.
     if (flow.replaces && actions[0]) flow.replaces.push(actions[0]);
     const o = ctx.object('Deployment', name, 'create', { source: m.source, reasons, actions: [...first, ...actions] }, key);
@@ -113,7 +109,7 @@ export function planDeployment(ctx: PlanContext, m: DeploymentManifest): void {
       const [restore, forget] = restoreActions(ctx, key, kept[0], kept[1], acts.length > 0 ? acts.slice() : deps);
       const { superseded: _s, ...rest } = kept[1];
       // The reconcile's own record of this key comes after the restore's, never before it.
-      const r = reconcileExisting(ctx, key, m, state, live, { ...rest, name }, [restore ?? '', ...deps].filter(Boolean));
+      const r = reconcileExisting(ctx, key, m, state, { live, entry: { ...rest, name }, deps: [restore ?? '', ...deps].filter(Boolean) });
       const o = ctx.object(
         'Deployment',
         name,
@@ -241,7 +237,7 @@ function planLiveDeployment(ctx: PlanContext, c: LiveDeploymentCase): void {
     });
     // The abandoned flow is deleted only once the deployment is recorded on the kept one.
     if (back && entry?.flowId) ctx.abandoned.get(entry.flowId)?.after.push(rec);
-    const rest = reconcileExisting(ctx, key, m, state, live, adoptEntry, [rec]);
+    const rest = reconcileExisting(ctx, key, m, state, { live, entry: adoptEntry, deps: [rec] });
     ctx.object(
       'Deployment',
       name,
@@ -261,7 +257,7 @@ function planLiveDeployment(ctx: PlanContext, c: LiveDeploymentCase): void {
     // Writing down what is already true (docs/reconcile.md compares identity against live): record it.
     const now: InventoryEntry = { ...entry, specHash, spec: identity };
     const rec = recordAction(ctx, key, deps, 'record the version in the state (already live, no API call)', now);
-    const r = reconcileExisting(ctx, key, m, state, live, now, [rec]);
+    const r = reconcileExisting(ctx, key, m, state, { live, entry: now, deps: [rec] });
     const o = ctx.object(
       'Deployment',
       name,
@@ -296,7 +292,12 @@ function planLiveDeployment(ctx: PlanContext, c: LiveDeploymentCase): void {
       description: `delete deployment ${live.id} to replace it`,
       deploymentId: live.id,
     });
-    const actions = addActions(ctx, key, m, state, [del], record, { id: live.flowId }, { id: live.packageId });
+    const actions = addActions(ctx, key, m, state, {
+      deps: [del],
+      record,
+      flowRef: { id: live.flowId },
+      packageRef: { id: live.packageId },
+    });
     const o = ctx.object(
       'Deployment',
       name,
@@ -308,7 +309,7 @@ function planLiveDeployment(ctx: PlanContext, c: LiveDeploymentCase): void {
     o.destroys = [{ key, id: live.id, status: live.status, wave: `${live.currentWave}/${live.waveCount}` }];
     return;
   }
-  const r = reconcileExisting(ctx, key, m, state, live, entry, deps);
+  const r = reconcileExisting(ctx, key, m, state, { live, entry, deps });
   const promotionError = planGate(ctx, key, m, live, entry, r);
   const o = ctx.object(
     'Deployment',
