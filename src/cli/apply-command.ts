@@ -65,27 +65,10 @@ export function registerApplyCommand(program: Command, io: CliIo): void {
     const policy = await policyFrom(opts, io);
     const rt = await buildRuntime(opts, io, [], { lockState: true });
     const text = opts.output === 'text';
-    const hard = new AbortController();
-    // One signal for every action in flight (up to --concurrency, each with its requests): not a leak.
-    setMaxListeners(0, hard.signal);
-    const inFlight = new Map<string, string>();
     // No colour (--no-color, NO_COLOR, TERM=dumb) means no cursor control either: plain progress lines and prompt.
     const plain = !useColor(opts, io);
-    const render = text ? createProgressRenderer(io.stdout, io.isTTY && !plain, (s) => process.stdout.write(s)) : undefined;
-    const onEvent = (e: ApplyEvent): void => {
-      if (e.type === 'action-start') inFlight.set(e.actionId, `${e.key}: ${e.description}`);
-      else if (e.type === 'action-done' || e.type === 'action-failed') inFlight.delete(e.actionId);
-      // After Ctrl-C the cancelled actions would render as failures; the interrupt line says it all.
-      if (!hard.signal.aborted) render?.(e);
-    };
+    const { hard, onEvent, release } = progressAndInterrupt(io, text, plain);
     const applyOptions: ApplyOptions = { concurrency, wait: { timeoutMs: waitTimeoutMs }, onEvent, signal: hard.signal };
-    // Ctrl-C: cancel what is in flight (intents make that crash-safe), say what it was, exit 130.
-    const release = io.onInterrupt?.(() => {
-      const what = [...inFlight.values()];
-      io.stderr(`Interrupted${what.length > 0 ? ` while ${what.join('; ')}` : ''}; the next apply resumes it.`);
-      hard.abort();
-      io.setExitCode(130);
-    });
     try {
       let plan: Plan;
       let verdict: PlanVerdict;
@@ -139,6 +122,35 @@ export function registerApplyCommand(program: Command, io: CliIo): void {
       await rt.close();
     }
   });
+}
+
+/**
+ * What an apply shows while it runs (progress on a terminal, plain lines otherwise) and what Ctrl-C
+ * does: cancel what is in flight (intents make that crash-safe), say what it was, exit 130.
+ */
+function progressAndInterrupt(
+  io: CliIo,
+  text: boolean,
+  plain: boolean,
+): { hard: AbortController; onEvent: (e: ApplyEvent) => void; release: (() => void) | undefined } {
+  const hard = new AbortController();
+  // One signal for every action in flight (up to --concurrency, each with its requests): not a leak.
+  setMaxListeners(0, hard.signal);
+  const inFlight = new Map<string, string>();
+  const render = text ? createProgressRenderer(io.stdout, io.isTTY && !plain, (s) => process.stdout.write(s)) : undefined;
+  const onEvent = (e: ApplyEvent): void => {
+    if (e.type === 'action-start') inFlight.set(e.actionId, `${e.key}: ${e.description}`);
+    else if (e.type === 'action-done' || e.type === 'action-failed') inFlight.delete(e.actionId);
+    // After Ctrl-C the cancelled actions would render as failures; the interrupt line says it all.
+    if (!hard.signal.aborted) render?.(e);
+  };
+  const release = io.onInterrupt?.(() => {
+    const what = [...inFlight.values()];
+    io.stderr(`Interrupted${what.length > 0 ? ` while ${what.join('; ')}` : ''}; the next apply resumes it.`);
+    hard.abort();
+    io.setExitCode(130);
+  });
+  return { hard, onEvent, release };
 }
 
 /**
