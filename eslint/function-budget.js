@@ -10,6 +10,5 @@ export const DEBT = {
   'src/plan/kinds/plan-flows.ts': ['planFlowEntry'],
   'src/plan/kinds/plan-packages.ts': ['planPackageEntry'],
   'src/plan/gates/plan-promotion.ts': ['planGate'],
-  'src/plan/kinds/plan-prune.ts': ['planPrune'],
   'src/plan/gates/promotion.ts': ['evaluateGate'],
 };

@@ -10,6 +10,48 @@ import { OP } from '../ops.js';
 
 export const PRUNE_ANNOTATION = 'packsync.dev/prune';
 
+/** A gone deployment: deleted (its flow's delete waits for it, by flow id in `deletes`), or forgotten when already gone live. */
+function pruneDeployment(ctx: PlanContext, key: string, e: InventoryEntry, deletes: Map<string, string[]>): void {
+  const live = ctx.deploymentsById.get(e.id);
+  if (!live) {
+    const id = ctx.action(key, { op: OP.forget, dependsOn: [], description: 'forget (already gone live)' });
+    ctx.object(e.kind, e.name, 'forget', { reasons: ['already deleted live'], actions: [id] });
+    return;
+  }
+  const id = ctx.action(key, { op: OP.deleteDeployment, dependsOn: [], description: `delete deployment ${e.id}`, deploymentId: e.id });
+  // What the delete ends, as replacement lines say it (operator review: a bare key in the prompt).
+  const why = e.superseded ? 'superseded by a newer version' : 'its manifest left git';
+  ctx.object(e.kind, e.name, 'delete', {
+    reasons: [`live: ${live.status}, wave ${live.currentWave}/${live.waveCount}; ${why}`],
+    actions: [id],
+  });
+  const list = deletes.get(live.flowId) ?? [];
+  list.push(id);
+  deletes.set(live.flowId, list);
+}
+
+/** A gone flow: deleted after its deployments' deletes (`after`), or forgotten when already gone live. */
+function pruneFlow(ctx: PlanContext, key: string, e: InventoryEntry, after: string[]): void {
+  if (!ctx.flowsById.has(e.id)) {
+    const id = ctx.action(key, { op: OP.forget, dependsOn: [], description: 'forget (already gone live)' });
+    ctx.object(e.kind, e.name, 'forget', { reasons: ['already deleted live'], actions: [id] });
+    return;
+  }
+  // A replacement of it interrupted before its create left a copy recording it: it goes with the flow.
+  const copies = ctx
+    .superseded(key)
+    .filter(([, c]) => c.id === e.id && c.replacing !== undefined)
+    .map(([k]) => ({ key: k, id: e.id }));
+  const id = ctx.action(key, {
+    op: OP.deleteFlow,
+    dependsOn: after,
+    description: `delete flow ${e.id}`,
+    flowId: e.id,
+    ...(copies.length > 0 ? { forget: copies } : {}),
+  });
+  ctx.object(e.kind, e.name, 'delete', { actions: [id] });
+}
+
 export function planPrune(ctx: PlanContext, isDesired: (key: string) => boolean): void {
   const gone = Object.entries(ctx.inventory.objects)
     .filter(
@@ -60,22 +102,7 @@ export function planPrune(ctx: PlanContext, isDesired: (key: string) => boolean)
     }
     if (e.kind === 'Deployment' || e.kind === 'Flow') deleting.set(e.id, key);
     if (e.kind === 'Deployment') {
-      const live = ctx.deploymentsById.get(e.id);
-      if (!live) {
-        const id = ctx.action(key, { op: OP.forget, dependsOn: [], description: 'forget (already gone live)' });
-        ctx.object(e.kind, e.name, 'forget', { reasons: ['already deleted live'], actions: [id] });
-        continue;
-      }
-      const id = ctx.action(key, { op: OP.deleteDeployment, dependsOn: [], description: `delete deployment ${e.id}`, deploymentId: e.id });
-      // What the delete ends, as replacement lines say it (operator review: a bare key in the prompt).
-      const why = e.superseded ? 'superseded by a newer version' : 'its manifest left git';
-      ctx.object(e.kind, e.name, 'delete', {
-        reasons: [`live: ${live.status}, wave ${live.currentWave}/${live.waveCount}; ${why}`],
-        actions: [id],
-      });
-      const list = deploymentDeletes.get(live.flowId) ?? [];
-      list.push(id);
-      deploymentDeletes.set(live.flowId, list);
+      pruneDeployment(ctx, key, e, deploymentDeletes);
     } else if (e.kind === 'Flow') {
       deletesLater.push([key, e]);
     } else {
@@ -86,26 +113,7 @@ export function planPrune(ctx: PlanContext, isDesired: (key: string) => boolean)
       });
     }
   }
-  for (const [key, e] of deletesLater) {
-    if (!ctx.flowsById.has(e.id)) {
-      const id = ctx.action(key, { op: OP.forget, dependsOn: [], description: 'forget (already gone live)' });
-      ctx.object(e.kind, e.name, 'forget', { reasons: ['already deleted live'], actions: [id] });
-      continue;
-    }
-    // A replacement of it interrupted before its create left a copy recording it: it goes with the flow.
-    const copies = ctx
-      .superseded(key)
-      .filter(([, c]) => c.id === e.id && c.replacing !== undefined)
-      .map(([k]) => ({ key: k, id: e.id }));
-    const id = ctx.action(key, {
-      op: OP.deleteFlow,
-      dependsOn: deploymentDeletes.get(e.id) ?? [],
-      description: `delete flow ${e.id}`,
-      flowId: e.id,
-      ...(copies.length > 0 ? { forget: copies } : {}),
-    });
-    ctx.object(e.kind, e.name, 'delete', { actions: [id] });
-  }
+  for (const [key, e] of deletesLater) pruneFlow(ctx, key, e, deploymentDeletes.get(e.id) ?? []);
   for (const [key, e] of gone) if (e.kind === 'Flow' && !key.includes('#')) pruneInterruptedCreate(ctx, key, e);
 }
 
