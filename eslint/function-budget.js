@@ -9,6 +9,5 @@ export const DEBT = {
   'src/plan/kinds/plan-deployments.ts': ['planDeployment', 'planLiveDeployment'],
   'src/plan/kinds/plan-flows.ts': ['planFlowEntry'],
   'src/plan/kinds/plan-packages.ts': ['planPackageEntry'],
-  'src/plan/gates/plan-promotion.ts': ['planGate'],
   'src/plan/gates/promotion.ts': ['evaluateGate'],
 };

@@ -43,17 +43,16 @@ export function planGate(
   ctx: PlanContext,
   key: string,
   m: DeploymentManifest,
-  live: V1DeploymentViewModel,
-  entry: InventoryEntry,
+  found: { live: V1DeploymentViewModel; entry: InventoryEntry },
   t: GateTarget,
 ): { code: ErrorCode; message: string } | undefined {
+  const { live, entry } = found;
   const spec = m.spec.promotion;
   if (!spec || (m.spec.state ?? 'running') !== 'running') return undefined;
   const now = ctx.live.serviceTime ? new Date(ctx.live.serviceTime) : ctx.now;
-  const rules = promotionRules(spec);
   const input = {
     key,
-    rules,
+    rules: promotionRules(spec),
     live,
     waves: ctx.flowsById.get(live.flowId)?.details?.waves ?? [],
     tenants: ctx.live.tenants,
@@ -74,13 +73,6 @@ export function planGate(
   const { report, clock } = evaluateGate(input);
   if (lastCommand) report.lastCommand = lastCommand;
   ctx.gates.push(report);
-  const at = now.toISOString();
-  let prev = t.actions.slice(-1);
-  const gate = (set: GateStateChange, quiet: boolean, description: string): void => {
-    const id = ctx.action(key, { op: OP.gate, dependsOn: prev, description, set, quiet });
-    t.actions.push(id);
-    prev = [id];
-  };
   const wave = live.currentWave;
   const window = report.action === 'skip-wave' ? gateForward(ctx, key, m, [`skip wave ${wave} (promotion gate passed)`]) : {};
   if (window.hold !== undefined) {
@@ -89,73 +81,98 @@ export function planGate(
     if (t.actions.length === 0) t.change = 'waiting';
     return undefined;
   }
-  switch (report.action) {
-    case 'skip-wave': {
-      const last = wave >= live.waveCount;
-      const skip = ctx.action(key, {
-        op: OP.skipWave,
-        dependsOn: prev,
-        description: last
-          ? `complete the rollout: skip the last wave ${wave} (promotion gate passed)`
-          : `skip wave ${wave} → ${wave + 1} (promotion gate passed)`,
-        deploymentRef: { id: live.id },
-        untilWave: wave + 1,
-      });
-      t.actions.push(skip);
-      prev = [skip];
-      gate(
-        {
-          promotion: { deploymentId: live.id, wave: wave + 1, since: at },
-          log: { at, action: 'skip-wave', wave, by: 'gate', reason: report.reason },
-        },
-        false,
-        // Past the last wave there is no wave to promote to: the record keeps wave n+1 as the end.
-        last ? `record the completed rollout (wave ${wave}/${live.waveCount} was the last)` : `record the promotion to wave ${wave + 1}`,
-      );
-      t.fields.push({ field: 'wave', from: wave, to: last ? 'completed' : wave + 1 });
-      t.reasons.push(`promotion gate passed on wave ${wave}/${live.waveCount}: ${report.reason}`);
-      if (window.breakGlass) {
-        t.reasons.push(breakGlassLine(window.breakGlass));
-        t.actions.push(breakGlassAction(ctx, key, prev, window.breakGlass));
-      }
-      t.change = 'update';
-      break;
-    }
-    case 'stop':
-    case 'hold': {
-      const stop = report.action === 'stop';
-      if (stop) {
-        const id = ctx.action(key, {
-          op: OP.stop,
-          dependsOn: prev,
-          description: `stop (promotion gate failed on wave ${wave})`,
-          deploymentRef: { id: live.id },
-        });
-        t.actions.push(id);
-        prev = [id];
-        t.fields.push({ field: 'state', from: 'running', to: 'stopped (held)' });
-      }
-      const hold = { at, deploymentId: live.id, wave, reason: report.reason, stopped: stop };
-      // A stopped hold records `stopped` as applied: after `resume` the start is a change, not drift.
-      gate(
-        {
-          hold,
-          ...(clock ? { promotion: clock } : {}),
-          ...(stop ? { appliedState: 'stopped' } : {}),
-          log: { at, action: stop ? 'stop' : 'hold', wave, by: 'gate', reason: report.reason },
-        },
-        false,
-        `hold the deployment (promotion gate failed on wave ${wave}); \`packsync resume ${key}\` releases it`,
-      );
-      t.reasons.push(`promotion gate failed on wave ${wave}/${live.waveCount}: ${report.reason}`);
-      t.change = 'update';
-      break;
-    }
-    case 'none':
-      if (clock) gate({ promotion: clock }, true, `start the soak of wave ${wave}`);
-      break;
-  }
+  const c: Chain = { ctx, key, t, prev: t.actions.slice(-1), at: now.toISOString() };
+  if (report.action === 'skip-wave') planSkip(c, live, report.reason, window.breakGlass);
+  else if (report.action === 'stop' || report.action === 'hold')
+    planHold(c, live, { reason: report.reason, stop: report.action === 'stop', clock });
+  else if (clock) chain(c, { op: OP.gate, description: `start the soak of wave ${wave}`, set: { promotion: clock }, quiet: true });
   return report.readError
     ? { code: 'GATE_READ_FAILED', message: `${report.readError.code}: live data of wave ${wave} could not be read; no verdict this pass` }
     : undefined;
+}
+
+/** The gate's writes, each after the one before (and after what the deployment's own plan did). */
+interface Chain {
+  ctx: PlanContext;
+  key: string;
+  t: GateTarget;
+  prev: string[];
+  /** The pass's time, as the gate records it. */
+  at: string;
+}
+
+type ChainedAction = Parameters<PlanContext['action']>[1] extends infer A ? (A extends unknown ? Omit<A, 'dependsOn'> : never) : never;
+
+function chain(c: Chain, a: ChainedAction): string {
+  // The key order of the actions as they were written out before (op, dependsOn, the rest): saved plans and JSON read the same.
+  const { op, ...rest } = a;
+  const id = c.ctx.action(c.key, { op, dependsOn: c.prev, ...rest } as Parameters<PlanContext['action']>[1]);
+  c.t.actions.push(id);
+  c.prev = [id];
+  return id;
+}
+
+/** Pass: skip to the next wave (or complete the rollout past the last), and record the promotion. */
+function planSkip(
+  c: Chain,
+  live: V1DeploymentViewModel,
+  reason: string,
+  breakGlass: Parameters<typeof breakGlassLine>[0] | undefined,
+): void {
+  const { t, at } = c;
+  const wave = live.currentWave;
+  const last = wave >= live.waveCount;
+  chain(c, {
+    op: OP.skipWave,
+    description: last
+      ? `complete the rollout: skip the last wave ${wave} (promotion gate passed)`
+      : `skip wave ${wave} → ${wave + 1} (promotion gate passed)`,
+    deploymentRef: { id: live.id },
+    untilWave: wave + 1,
+  });
+  chain(c, {
+    op: OP.gate,
+    // Past the last wave there is no wave to promote to: the record keeps wave n+1 as the end.
+    description: last
+      ? `record the completed rollout (wave ${wave}/${live.waveCount} was the last)`
+      : `record the promotion to wave ${wave + 1}`,
+    set: { promotion: { deploymentId: live.id, wave: wave + 1, since: at }, log: { at, action: 'skip-wave', wave, by: 'gate', reason } },
+    quiet: false,
+  });
+  t.fields.push({ field: 'wave', from: wave, to: last ? 'completed' : wave + 1 });
+  t.reasons.push(`promotion gate passed on wave ${wave}/${live.waveCount}: ${reason}`);
+  if (breakGlass) {
+    t.reasons.push(breakGlassLine(breakGlass));
+    t.actions.push(breakGlassAction(c.ctx, c.key, c.prev, breakGlass));
+  }
+  t.change = 'update';
+}
+
+/** Fail: stop the deployment (`onFailure: stop`) or only hold it, and record the hold. */
+function planHold(
+  c: Chain,
+  live: V1DeploymentViewModel,
+  v: { reason: string; stop: boolean; clock: GateStateChange['promotion'] | undefined },
+): void {
+  const { t, at } = c;
+  const wave = live.currentWave;
+  if (v.stop) {
+    chain(c, { op: OP.stop, description: `stop (promotion gate failed on wave ${wave})`, deploymentRef: { id: live.id } });
+    t.fields.push({ field: 'state', from: 'running', to: 'stopped (held)' });
+  }
+  const hold = { at, deploymentId: live.id, wave, reason: v.reason, stopped: v.stop };
+  // A stopped hold records `stopped` as applied: after `resume` the start is a change, not drift.
+  chain(c, {
+    op: OP.gate,
+    description: `hold the deployment (promotion gate failed on wave ${wave}); \`packsync resume ${c.key}\` releases it`,
+    set: {
+      hold,
+      ...(v.clock ? { promotion: v.clock } : {}),
+      ...(v.stop ? { appliedState: 'stopped' } : {}),
+      log: { at, action: v.stop ? 'stop' : 'hold', wave, by: 'gate', reason: v.reason },
+    },
+    quiet: false,
+  });
+  t.reasons.push(`promotion gate failed on wave ${wave}/${live.waveCount}: ${v.reason}`);
+  t.change = 'update';
 }

@@ -72,7 +72,7 @@ function planOne(ctx: PlanContext, f: FlowManifest, flowEntry: InventoryEntry, d
   // Released by `resume` after the gate stopped it: started again (a forward move: in its flow's windows).
   if (!gate?.hold && gate?.gateLog?.at(-1)?.action === 'resume' && d.status === 'Stopped') restart(ctx, key, m, d, t);
   const first = ctx.actions.length;
-  const error = planGate(ctx, key, m, d, entry, t);
+  const error = planGate(ctx, key, m, { live: d, entry }, t);
   // Gate bookkeeping of this deployment goes to its flow's entry (run-action.ts).
   for (const a of ctx.actions.slice(first))
     if (a.op === OP.gate) a.service = { flow: `Flow/${f.metadata.name}`, deploymentId: d.id, version: d.version };

@@ -310,7 +310,7 @@ function planLiveDeployment(ctx: PlanContext, c: LiveDeploymentCase): void {
     return;
   }
   const r = reconcileExisting(ctx, key, m, state, { live, entry, deps });
-  const promotionError = planGate(ctx, key, m, live, entry, r);
+  const promotionError = planGate(ctx, key, m, { live, entry }, r);
   const o = ctx.object(
     'Deployment',
     name,
