@@ -9,5 +9,4 @@ export const DEBT = {
   'src/plan/kinds/plan-deployments.ts': ['planDeployment', 'planLiveDeployment'],
   'src/plan/kinds/plan-flows.ts': ['planFlowEntry'],
   'src/plan/kinds/plan-packages.ts': ['planPackageEntry'],
-  'src/plan/gates/promotion.ts': ['evaluateGate'],
 };

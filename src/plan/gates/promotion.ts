@@ -83,23 +83,7 @@ export function evaluateGate(g: GateInput): GateEvaluation {
   const wave = live.currentWave;
   const base = { key: g.key, deploymentId: live.id, wave, waveCount: live.waveCount, soakMs: rules.soakMs, at: now.toISOString() };
   const head = `${g.key}  wave ${wave}/${live.waveCount}`;
-  if (g.hold) {
-    const line = `${head}: held since ${g.hold.at.slice(0, 16).replace('T', ' ')} (wave ${g.hold.wave}): ${g.hold.reason}; \`packsync resume ${g.key} --reason ...\` releases it`;
-    return {
-      report: {
-        ...base,
-        held: g.hold,
-        action: 'none',
-        soakElapsedMs: 0,
-        since: g.hold.at,
-        devices: 0,
-        successRate: null,
-        tenants: [],
-        reason: g.hold.reason,
-        line,
-      },
-    };
-  }
+  if (g.hold) return { report: heldReport(g.key, g.hold, base, head) };
   // The soak clock belongs to one wave of one live deployment: anything else starts it now.
   const same = g.record !== undefined && g.record.deploymentId === live.id && g.record.wave === wave;
   const clock: PromotionRecord | undefined = same ? undefined : { deploymentId: live.id, wave, since: now.toISOString() };
@@ -135,31 +119,7 @@ export function evaluateGate(g: GateInput): GateEvaluation {
   const belongs = data.deploymentId === live.id && (live.currentWaveId === null || data.waveId === live.currentWaveId);
   const counts = new Map(belongs ? data.tenants.map((t) => [t.tenantId, t]) : []);
   const tenantIds = waveDef?.tenantIds ?? data.tenants.map((t) => t.tenantId);
-  const byId = new Map(g.tenants.map((t) => [t.id, t]));
-  const baseline = record.baseline;
-  const tenants: TenantGate[] = tenantIds.map((id) => {
-    const t = byId.get(id);
-    const name = t?.displayName ?? id;
-    if (t && !t.adminConsentGranted)
-      return { tenantId: id, name, installed: 0, failed: 0, reports: 0, successRate: null, verdict: 'Excluded', why: 'no admin consent' };
-    const c = counts.get(id);
-    const installed = Math.max(0, (c?.installed ?? 0) - (baseline?.[id]?.installed ?? 0));
-    const failed = Math.max(0, (c?.failed ?? 0) - (baseline?.[id]?.failed ?? 0));
-    const reports = installed + failed;
-    const successRate = reports > 0 ? installed / reports : null;
-    const tg: TenantGate = { tenantId: id, name, installed, failed, reports, successRate, verdict: 'Inconclusive' };
-    if (reports >= rules.minDevices && failed / reports > rules.maxFailureRate) {
-      tg.verdict = 'Fail';
-      tg.why = `${pct(failed / reports)} failed > ${pct(rules.maxFailureRate)}`;
-    } else if (reports < rules.minDevices) {
-      tg.why = `${reports} < ${rules.minDevices}`;
-    } else if ((successRate ?? 0) >= rules.successRate) {
-      tg.verdict = 'Pass';
-    } else {
-      tg.why = `${pct(successRate ?? 0)} < ${pct(rules.successRate)}`;
-    }
-    return tg;
-  });
+  const tenants = tenantGates(tenantIds, { g, counts, baseline: record.baseline });
 
   const judged = tenants.filter((t) => t.verdict !== 'Excluded');
   const devices = judged.reduce((n, t) => n + t.reports, 0);
@@ -167,60 +127,20 @@ export function evaluateGate(g: GateInput): GateEvaluation {
   const successRate = devices > 0 ? installed / devices : null;
   const failing = judged.filter((t) => t.verdict === 'Fail');
   const inconclusive = judged.filter((t) => t.verdict === 'Inconclusive');
-  const soaked = now.getTime() >= soakEnd;
-  const deadline = soakEnd + rules.deadlineMs;
 
-  let verdict: GateVerdict;
-  let reason: string;
-  let nextCheckAt: number | undefined;
-  if (failing.length > 0) {
-    verdict = 'Fail';
-    reason = `${failing.map((t) => `${t.name}: ${t.why ?? ''} over ${n(t.reports)} devices`).join('; ')}`;
-  } else if (!soaked) {
-    verdict = 'Inconclusive';
-    reason = `soaking until ${hours(rules.soakMs)}`;
-    nextCheckAt = soakEnd;
-  } else if (inconclusive.length === 0) {
-    verdict = 'Pass';
-    reason =
-      judged.length === 0
-        ? 'soaked; no tenant of the wave can report (all excluded)'
-        : `soaked; every tenant at least ${pct(rules.successRate)} over at least ${rules.minDevices} devices`;
-  } else if (now.getTime() >= deadline) {
-    verdict = 'Fail';
-    reason = `still inconclusive ${hours(rules.deadlineMs)} after the soak (deadline): ${inconclusive.map((t) => `${t.name}: ${t.why ?? ''}`).join(', ')}`;
-  } else {
-    verdict = 'Inconclusive';
-    reason = `${inconclusive.length} of ${judged.length} tenants inconclusive`;
-    nextCheckAt = deadline;
-  }
+  const { verdict, reason, nextCheckAt } = waveVerdict({ judged, failing, inconclusive, rules, now, soakEnd });
 
   let action: GateAction = 'none';
   if (verdict === 'Fail') action = rules.onFailure === 'stop' ? 'stop' : 'hold';
   else if (verdict === 'Pass' && (rules.toWave === null || wave < rules.toWave)) action = 'skip-wave';
 
+  const ignored = belongs
+    ? undefined
+    : `live data of ${data.deploymentId === live.id ? 'another wave' : `deployment ${data.deploymentId ?? '(none)'}`} ignored`;
   const figures = [
     soakText,
-    successRate === null ? 'no reports yet' : `success ${pct(successRate)} over ${n(devices)} devices`,
-    ...(inconclusive.length > 0
-      ? [
-          `${inconclusive.length} of ${judged.length} tenants inconclusive (${inconclusive.map((t) => `${t.name}: ${t.why ?? ''}`).join(', ')})`,
-        ]
-      : []),
-    ...(failing.length > 0
-      ? [`${failing.length} of ${judged.length} tenants failing (${failing.map((t) => `${t.name}: ${t.why ?? ''}`).join(', ')})`]
-      : []),
-    ...(tenants.length > judged.length
-      ? [
-          `${tenants.length - judged.length} excluded (no admin consent: ${tenants
-            .filter((t) => t.verdict === 'Excluded')
-            .map((t) => t.name)
-            .join(', ')})`,
-        ]
-      : []),
-    ...(belongs
-      ? []
-      : [`live data of ${data.deploymentId === live.id ? 'another wave' : `deployment ${data.deploymentId ?? '(none)'}`} ignored`]),
+    ...tenantFigures({ tenants, judged, failing, inconclusive, successRate, devices }),
+    ...(ignored ? [ignored] : []),
   ];
   const outcome = {
     'skip-wave': wave >= live.waveCount ? '→ Pass: complete the rollout' : `→ Pass: skip to wave ${wave + 1}`,
@@ -248,4 +168,106 @@ function pct(x: number): string {
 
 function n(x: number): string {
   return x.toLocaleString('en-US');
+}
+
+/** Each tenant of the wave judged on its own (excluded without admin consent), counts net of the wave's baseline. */
+function tenantGates(
+  tenantIds: readonly string[],
+  o: { g: GateInput; counts: Map<string, { installed: number; failed: number }>; baseline: PromotionRecord['baseline'] },
+): TenantGate[] {
+  const rules = o.g.rules;
+  const byId = new Map(o.g.tenants.map((t) => [t.id, t]));
+  return tenantIds.map((id) => {
+    const t = byId.get(id);
+    const name = t?.displayName ?? id;
+    if (t && !t.adminConsentGranted)
+      return { tenantId: id, name, installed: 0, failed: 0, reports: 0, successRate: null, verdict: 'Excluded', why: 'no admin consent' };
+    const c = o.counts.get(id);
+    const installed = Math.max(0, (c?.installed ?? 0) - (o.baseline?.[id]?.installed ?? 0));
+    const failed = Math.max(0, (c?.failed ?? 0) - (o.baseline?.[id]?.failed ?? 0));
+    const reports = installed + failed;
+    const successRate = reports > 0 ? installed / reports : null;
+    const tg: TenantGate = { tenantId: id, name, installed, failed, reports, successRate, verdict: 'Inconclusive' };
+    if (reports >= rules.minDevices && failed / reports > rules.maxFailureRate) {
+      tg.verdict = 'Fail';
+      tg.why = `${pct(failed / reports)} failed > ${pct(rules.maxFailureRate)}`;
+    } else if (reports < rules.minDevices) {
+      tg.why = `${reports} < ${rules.minDevices}`;
+    } else if ((successRate ?? 0) >= rules.successRate) {
+      tg.verdict = 'Pass';
+    } else {
+      tg.why = `${pct(successRate ?? 0)} < ${pct(rules.successRate)}`;
+    }
+    return tg;
+  });
+}
+
+/** The wave's verdict from its tenants', the soak and the deadline; when to look again while inconclusive. */
+function waveVerdict(o: {
+  judged: readonly TenantGate[];
+  failing: readonly TenantGate[];
+  inconclusive: readonly TenantGate[];
+  rules: PromotionRules;
+  now: Date;
+  soakEnd: number;
+}): { verdict: GateVerdict; reason: string; nextCheckAt?: number } {
+  const { judged, failing, inconclusive, rules, now, soakEnd } = o;
+  const deadline = soakEnd + rules.deadlineMs;
+  if (failing.length > 0)
+    return { verdict: 'Fail', reason: failing.map((t) => `${t.name}: ${t.why ?? ''} over ${n(t.reports)} devices`).join('; ') };
+  if (now.getTime() < soakEnd) return { verdict: 'Inconclusive', reason: `soaking until ${hours(rules.soakMs)}`, nextCheckAt: soakEnd };
+  if (inconclusive.length === 0) {
+    const reason =
+      judged.length === 0
+        ? 'soaked; no tenant of the wave can report (all excluded)'
+        : `soaked; every tenant at least ${pct(rules.successRate)} over at least ${rules.minDevices} devices`;
+    return { verdict: 'Pass', reason };
+  }
+  if (now.getTime() >= deadline) {
+    const which = inconclusive.map((t) => `${t.name}: ${t.why ?? ''}`).join(', ');
+    return { verdict: 'Fail', reason: `still inconclusive ${hours(rules.deadlineMs)} after the soak (deadline): ${which}` };
+  }
+  return { verdict: 'Inconclusive', reason: `${inconclusive.length} of ${judged.length} tenants inconclusive`, nextCheckAt: deadline };
+}
+
+/** The gate line's figures after the soak: success, inconclusive, failing and excluded tenants. */
+function tenantFigures(o: {
+  tenants: readonly TenantGate[];
+  judged: readonly TenantGate[];
+  failing: readonly TenantGate[];
+  inconclusive: readonly TenantGate[];
+  successRate: number | null;
+  devices: number;
+}): string[] {
+  const { tenants, judged, failing, inconclusive } = o;
+  const whys = (xs: readonly TenantGate[]): string => xs.map((t) => `${t.name}: ${t.why ?? ''}`).join(', ');
+  const excluded = tenants.filter((t) => t.verdict === 'Excluded');
+  return [
+    o.successRate === null ? 'no reports yet' : `success ${pct(o.successRate)} over ${n(o.devices)} devices`,
+    ...(inconclusive.length > 0 ? [`${inconclusive.length} of ${judged.length} tenants inconclusive (${whys(inconclusive)})`] : []),
+    ...(failing.length > 0 ? [`${failing.length} of ${judged.length} tenants failing (${whys(failing)})`] : []),
+    ...(excluded.length > 0 ? [`${excluded.length} excluded (no admin consent: ${excluded.map((t) => t.name).join(', ')})`] : []),
+  ];
+}
+
+/** A held deployment is not judged: its report says since when, why, and how to release it. */
+function heldReport(
+  key: string,
+  hold: GateHold,
+  base: Omit<GateReport, 'action' | 'soakElapsedMs' | 'since' | 'devices' | 'successRate' | 'tenants' | 'reason' | 'line'>,
+  head: string,
+): GateReport {
+  const line = `${head}: held since ${hold.at.slice(0, 16).replace('T', ' ')} (wave ${hold.wave}): ${hold.reason}; \`packsync resume ${key} --reason ...\` releases it`;
+  return {
+    ...base,
+    held: hold,
+    action: 'none',
+    soakElapsedMs: 0,
+    since: hold.at,
+    devices: 0,
+    successRate: null,
+    tenants: [],
+    reason: hold.reason,
+    line,
+  };
 }
