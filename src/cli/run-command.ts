@@ -20,6 +20,7 @@ import type { PlanFlags } from './plan-options.js';
 import { DEFAULT_ACTION_CONCURRENCY } from '../apply/defaults.js';
 import type { NotificationConfig } from '../agent/notify/config.js';
 import type { UpdateSettings } from '../agent/updater.js';
+import type { AgentRunOptions } from '../agent/start.js';
 
 interface RunFlags extends CommonOptions, PlanFlags {
   source: string;
@@ -52,7 +53,12 @@ interface RunFlags extends CommonOptions, PlanFlags {
 }
 
 export function registerRunCommand(program: Command, io: CliIo): void {
-  addCommonOptions(
+  defineRunCommand(program).action(async (f: RunFlags) => runCommand(f, io));
+}
+
+/** `run`'s flags (the agent's); the action is `runCommand`. */
+function defineRunCommand(program: Command): Command {
+  return addCommonOptions(
     // Drift is only reported by default (docs/manifests.md): an unattended agent must not undo a stop a
     // person made in the web console; `--drift heal` opts in, with the per-object heal backoff.
     addPlanFlags(
@@ -108,112 +114,131 @@ export function registerRunCommand(program: Command, io: CliIo): void {
       .option('--update-pull-request <name>', 'open or update a pull request per update branch through provider NAME of --notifications')
       .option('--update-author <ident>', 'author and committer of the update commits', 'packsync <packsync@localhost>')
       .option('--once', 'run one pass and exit (0 in sync, 1 failed or invalid)'),
-  ).action(async (f: RunFlags) => {
-    // The agent's modules (git, chokidar, node-cron, prom-client) load only when `run` runs.
-    const [{ parseListen }, { createMetrics }, { parseDuration }, { VerifyConfigError }, { runAgent }] = await Promise.all([
-      import('../agent/http/http-server.js'),
-      import('../agent/http/metrics.js'),
-      import('../agent/triggers.js'),
-      import('../agent/source/verify-keys.js'),
-      import('../agent/start.js'),
-    ]);
-    // Without a trigger the agent would run one pass and then wait for nothing.
-    if (!f.once && !f.interval && !f.schedule && !f.watch && !f.listen) {
-      throw new UsageError(
-        'run needs a trigger: --interval DURATION, --schedule CRON, --watch (directory source), --listen HOST:PORT (webhook, /reconcile), or --once for a single pass',
-      );
-    }
-    // Half-configured verification must not quietly become "verify nothing".
-    if (f.verifyMode && !f.trustedKeys)
-      throw new VerifyConfigError('--verify-mode needs --trusted-keys DIR (an allowed_signers file and/or *.asc public keys)');
-    const policy = await policyFrom({ ...(f.policy !== undefined ? { policy: f.policy } : {}) }, io);
-    const approvals = policy?.approvals !== undefined;
-    if (approvals && !f.trustedKeys)
-      throw new VerifyConfigError('--policy with approvals needs --trusted-keys DIR: the people whose signatures approve a change');
-    if (f.trustedKeys && !f.verifyMode && !approvals)
-      throw new VerifyConfigError('--trusted-keys needs --verify-mode head|tag|range (or --policy with approvals)');
-    const secrets: string[] = [];
-    const webhookSecret = f.webhookSecretFile
-      ? await secretFile(io, f.webhookSecretFile, '--webhook-secret-file')
-      : (io.env.PACKSYNC_WEBHOOK_SECRET ?? null);
-    if (webhookSecret !== null) {
-      if (webhookSecret.length < 16) throw new UsageError('the webhook secret must be at least 16 characters');
-      secrets.push(webhookSecret);
-    }
-    if (io.env.PACKSYNC_GIT_TOKEN) secrets.push(io.env.PACKSYNC_GIT_TOKEN);
-    if (f.gitTokenFile) secrets.push(await secretFile(io, f.gitTokenFile, '--git-token-file'));
-    const notifications = f.notifications
-      ? await (await import('../agent/notify/config.js')).loadNotificationConfig(resolve(io.cwd, f.notifications))
-      : null;
-    // Webhook URLs and tokens are secrets: scrubbed from every log line.
-    for (const p of notifications?.providers ?? [])
-      secrets.push(...[p.address, p.token, p.secret].filter((x): x is string => x !== null && x.length >= 8));
-    const links = notifyLinks(f);
-    const updates = await updateSettings(f, notifications);
-    const passTimeoutMs = parseDuration(f.passTimeout, '--pass-timeout');
-    const intervalMs = f.interval ? parseDuration(f.interval, '--interval') : undefined;
-    const listen = f.listen ? parseListen(f.listen) : undefined;
-    const concurrency = intFlag(f.concurrency, '--concurrency');
-    const readConcurrency = readConcurrencyOf(f);
-    const metrics = createMetrics();
-    const rt = await buildRuntime(f, io, secrets, {
-      lockState: true,
-      onRequest: (e) => {
-        metrics.apiRequests.inc({ operation: e.operation, code: String(e.status ?? 0) });
-        metrics.apiDuration.observe({ operation: e.operation }, e.durationMs / 1000);
-      },
-    });
-    let once: Awaited<ReturnType<typeof runAgent>>;
-    try {
-      once = await runAgent({
-        source: {
-          source: f.source,
-          ref: f.ref,
-          ...(f.path ? { path: f.path } : {}),
-          cwd: io.cwd,
-          ...(f.gitTokenFile ? { tokenFile: f.gitTokenFile } : {}),
-          ...(f.gitSshKeyFile ? { sshKeyFile: f.gitSshKeyFile } : {}),
-          ...(f.allowInsecureGit ? { allowInsecureGit: true } : {}),
-          ...(f.verifyMode && f.trustedKeys
-            ? { verify: { mode: f.verifyMode, trustedKeys: f.trustedKeys, ...(f.allowRollback ? { allowRollback: true } : {}) } }
-            : {}),
-          ...(approvals ? { fullHistory: true } : {}),
-          env: io.env,
-        },
-        api: rt.api,
-        stateDir: rt.stateDir,
-        state: rt.state,
-        logger: rt.logger,
-        metrics,
-        planOptions: planOptionsFrom({ ...f, drift: f.drift ?? 'report' }),
-        concurrency,
-        readConcurrency,
-        passTimeoutMs,
-        ...(f.schedule ? { schedule: f.schedule } : {}),
-        ...(intervalMs !== undefined ? { intervalMs } : {}),
-        watch: f.watch === true,
-        ...(listen ? { listen } : {}),
-        webhookSecret,
-        notifications,
-        links,
-        once: f.once === true,
-        ...(updates ? { updates } : {}),
-        ...(policy && approvals && f.trustedKeys ? { approvals: { policy, trustedKeys: f.trustedKeys } } : {}),
-      });
-    } catch (e) {
-      // Whatever fails while the agent starts (a refused source, bad keys), the state's lock is
-      // released: in-process callers and tests run on (regression: a refused source kept the lock).
-      await rt.close().catch(() => undefined);
-      throw e;
-    }
-    await rt.close();
-    if (!once) {
-      rt.logger.info('stopped');
-      return;
-    }
-    io.stdout(JSON.stringify({ revision: once.revision, result: once.result, message: once.message }));
-    io.setExitCode(once.ok ? 0 : 1);
+  );
+}
+
+async function runCommand(f: RunFlags, io: CliIo): Promise<void> {
+  // The agent's modules (git, chokidar, node-cron, prom-client) load only when `run` runs.
+  const [{ parseListen }, { createMetrics }, { parseDuration }, { VerifyConfigError }, { runAgent }] = await Promise.all([
+    import('../agent/http/http-server.js'),
+    import('../agent/http/metrics.js'),
+    import('../agent/triggers.js'),
+    import('../agent/source/verify-keys.js'),
+    import('../agent/start.js'),
+  ]);
+  // Without a trigger the agent would run one pass and then wait for nothing.
+  if (!f.once && !f.interval && !f.schedule && !f.watch && !f.listen) {
+    throw new UsageError(
+      'run needs a trigger: --interval DURATION, --schedule CRON, --watch (directory source), --listen HOST:PORT (webhook, /reconcile), or --once for a single pass',
+    );
+  }
+  // Half-configured verification must not quietly become "verify nothing".
+  if (f.verifyMode && !f.trustedKeys)
+    throw new VerifyConfigError('--verify-mode needs --trusted-keys DIR (an allowed_signers file and/or *.asc public keys)');
+  const policy = await policyFrom({ ...(f.policy !== undefined ? { policy: f.policy } : {}) }, io);
+  const approvals = policy?.approvals !== undefined;
+  if (approvals && !f.trustedKeys)
+    throw new VerifyConfigError('--policy with approvals needs --trusted-keys DIR: the people whose signatures approve a change');
+  if (f.trustedKeys && !f.verifyMode && !approvals)
+    throw new VerifyConfigError('--trusted-keys needs --verify-mode head|tag|range (or --policy with approvals)');
+  const { secrets, webhookSecret, notifications } = await runSecrets(f, io);
+  const links = notifyLinks(f);
+  const updates = await updateSettings(f, notifications);
+  const passTimeoutMs = parseDuration(f.passTimeout, '--pass-timeout');
+  const intervalMs = f.interval ? parseDuration(f.interval, '--interval') : undefined;
+  const listen = f.listen ? parseListen(f.listen) : undefined;
+  const concurrency = intFlag(f.concurrency, '--concurrency');
+  const readConcurrency = readConcurrencyOf(f);
+  const metrics = createMetrics();
+  const rt = await buildRuntime(f, io, secrets, {
+    lockState: true,
+    onRequest: (e) => {
+      metrics.apiRequests.inc({ operation: e.operation, code: String(e.status ?? 0) });
+      metrics.apiDuration.observe({ operation: e.operation }, e.durationMs / 1000);
+    },
   });
+  let once: Awaited<ReturnType<typeof runAgent>>;
+  try {
+    once = await runAgent({
+      source: agentSource(f, io, approvals),
+      api: rt.api,
+      stateDir: rt.stateDir,
+      state: rt.state,
+      logger: rt.logger,
+      metrics,
+      planOptions: planOptionsFrom({ ...f, drift: f.drift ?? 'report' }),
+      concurrency,
+      readConcurrency,
+      passTimeoutMs,
+      ...(f.schedule ? { schedule: f.schedule } : {}),
+      ...(intervalMs !== undefined ? { intervalMs } : {}),
+      watch: f.watch === true,
+      ...(listen ? { listen } : {}),
+      webhookSecret,
+      notifications,
+      links,
+      once: f.once === true,
+      ...(updates ? { updates } : {}),
+      ...(policy && approvals && f.trustedKeys ? { approvals: { policy, trustedKeys: f.trustedKeys } } : {}),
+    });
+  } catch (e) {
+    // Whatever fails while the agent starts (a refused source, bad keys), the state's lock is
+    // released: in-process callers and tests run on (regression: a refused source kept the lock).
+    await rt.close().catch(() => undefined);
+    throw e;
+  }
+  await rt.close();
+  if (!once) {
+    rt.logger.info('stopped');
+    return;
+  }
+  io.stdout(JSON.stringify({ revision: once.revision, result: once.result, message: once.message }));
+  io.setExitCode(once.ok ? 0 : 1);
+}
+
+/**
+ * The secrets `run` is given (the webhook secret, git tokens, notification URLs and tokens): every
+ * one is scrubbed from every log line. Also the webhook secret and the notifications file themselves.
+ */
+async function runSecrets(
+  f: RunFlags,
+  io: CliIo,
+): Promise<{ secrets: string[]; webhookSecret: string | null; notifications: NotificationConfig | null }> {
+  const secrets: string[] = [];
+  const webhookSecret = f.webhookSecretFile
+    ? await secretFile(io, f.webhookSecretFile, '--webhook-secret-file')
+    : (io.env.PACKSYNC_WEBHOOK_SECRET ?? null);
+  if (webhookSecret !== null) {
+    if (webhookSecret.length < 16) throw new UsageError('the webhook secret must be at least 16 characters');
+    secrets.push(webhookSecret);
+  }
+  if (io.env.PACKSYNC_GIT_TOKEN) secrets.push(io.env.PACKSYNC_GIT_TOKEN);
+  if (f.gitTokenFile) secrets.push(await secretFile(io, f.gitTokenFile, '--git-token-file'));
+  const notifications = f.notifications
+    ? await (await import('../agent/notify/config.js')).loadNotificationConfig(resolve(io.cwd, f.notifications))
+    : null;
+  // Webhook URLs and tokens are secrets: scrubbed from every log line.
+  for (const p of notifications?.providers ?? [])
+    secrets.push(...[p.address, p.token, p.secret].filter((x): x is string => x !== null && x.length >= 8));
+  return { secrets, webhookSecret, notifications };
+}
+
+/** What the agent follows: the source, its credentials, and how its revisions are verified. */
+function agentSource(f: RunFlags, io: CliIo, approvals: boolean): AgentRunOptions['source'] {
+  return {
+    source: f.source,
+    ref: f.ref,
+    ...(f.path ? { path: f.path } : {}),
+    cwd: io.cwd,
+    ...(f.gitTokenFile ? { tokenFile: f.gitTokenFile } : {}),
+    ...(f.gitSshKeyFile ? { sshKeyFile: f.gitSshKeyFile } : {}),
+    ...(f.allowInsecureGit ? { allowInsecureGit: true } : {}),
+    ...(f.verifyMode && f.trustedKeys
+      ? { verify: { mode: f.verifyMode, trustedKeys: f.trustedKeys, ...(f.allowRollback ? { allowRollback: true } : {}) } }
+      : {}),
+    ...(approvals ? { fullHistory: true } : {}),
+    env: io.env,
+  };
 }
 
 /** A secret read from a file a flag names: a missing or unreadable file is a usage error naming the flag. */
