@@ -41,9 +41,11 @@ export async function recordPassHistory(store: InventoryStore, live: LiveState, 
  * up either (docs/reports.md#history).
  */
 async function withinCap(store: InventoryStore, observed: Observed[]): Promise<Observed[]> {
+  // ownedRollouts left out those behind the horizon already: what is not known here is fresh.
   const h = store.inventory.history;
-  const known = observed.filter((o) => findRollout(h, o.d.id) !== undefined);
-  const fresh = observed.filter((o) => findRollout(h, o.d.id) === undefined && !trimmedAway(h, o.d.startedAt));
+  const known: Observed[] = [];
+  const fresh: Observed[] = [];
+  for (const o of observed) (findRollout(h, o.d.id) !== undefined ? known : fresh).push(o);
   if (fresh.length <= ROLLOUT_CAP) return [...known, ...fresh];
   const start = (o: Observed): number => Date.parse(o.d.startedAt ?? '') || 0;
   fresh.sort((a, b) => start(b) - start(a));

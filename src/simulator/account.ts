@@ -215,8 +215,8 @@ export class Account {
   private settleDirty(now: number): void {
     if (this.dirty.size === 0) return;
     const changed = [...this.dirty];
-    this.dirty.clear();
     for (const d of changed) this.nextDueMs = Math.min(this.nextDueMs, this.settleScheduled(d, now));
+    // Settling marks a deployment changed again (a wave entered): it is scheduled already.
     this.dirty.clear();
   }
 

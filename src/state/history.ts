@@ -127,13 +127,18 @@ function trimRollouts(h: History, index: Map<string, RolloutHistory>): void {
   const start = (r: RolloutHistory): number => (r.startedAt ? Date.parse(r.startedAt) : 0);
   const oldest = [...h.rollouts].sort((a, b) => start(a) - start(b)).slice(0, h.rollouts.length - ROLLOUT_CAP);
   const gone = new Set(oldest);
-  let horizon = h.horizon ? Date.parse(h.horizon) : 0;
+  let horizon = 0;
   for (const r of oldest) {
     index.delete(r.deploymentId);
     horizon = Math.max(horizon, start(r));
   }
   h.rollouts = h.rollouts.filter((r) => !gone.has(r));
-  if (horizon > 0) h.horizon = new Date(horizon).toISOString();
+  if (horizon > 0) advanceHorizon(h, new Date(horizon).toISOString());
+}
+
+/** The horizon only moves forward: to `at`, when that is later. */
+function advanceHorizon(h: History, at: string): void {
+  if (!h.horizon || Date.parse(at) > Date.parse(h.horizon)) h.horizon = at;
 }
 
 /** Applies one event; unknown deployments are ignored (their `rollout` event was trimmed away). */
@@ -148,7 +153,7 @@ export function applyHistory(h: History, e: HistoryEvent): void {
     return;
   }
   if (e.type === 'horizon') {
-    if (!h.horizon || Date.parse(e.at) > Date.parse(h.horizon)) h.horizon = e.at;
+    advanceHorizon(h, e.at);
     return;
   }
   if (e.type === 'drift') {
