@@ -53,6 +53,17 @@ export function registerSimulatorCommand(program: Command, io: CliIo): void {
         .default('bare'),
     );
   addOutputOptions(cmd, { colour: false }).action(async (f: SimulatorFlags) => {
+    // Listening for the stop before the simulator says it listens: a SIGTERM sent the moment that
+    // line appears (a supervisor, a test) found no handler yet and killed the process uncleanly.
+    const stopRequested = new Promise<void>((resolve) => {
+      const stop = (): void => {
+        process.off('SIGINT', stop);
+        process.off('SIGTERM', stop);
+        resolve();
+      };
+      process.on('SIGINT', stop);
+      process.on('SIGTERM', stop);
+    });
     const { runSimulatorCommand } = await import('../simulator/cli.js');
     const sim = await runSimulatorCommand({
       host: f.host,
@@ -68,15 +79,7 @@ export function registerSimulatorCommand(program: Command, io: CliIo): void {
       ...(f.dataDir ? { dataDir: f.dataDir } : {}),
       ...(f.releaseEvery !== undefined ? { releaseEveryMs: releaseEvery(f.releaseEvery) } : {}),
     });
-    await new Promise<void>((resolve) => {
-      const stop = (): void => {
-        process.off('SIGINT', stop);
-        process.off('SIGTERM', stop);
-        resolve();
-      };
-      process.on('SIGINT', stop);
-      process.on('SIGTERM', stop);
-    });
+    await stopRequested;
     await sim.close();
     io.stderr('simulator stopped');
   });
