@@ -5,7 +5,6 @@
 export const BUDGET = { maxLines: 80, maxParams: 5 };
 
 export const DEBT = {
-  'src/plan/kinds/plan-deployments.ts': ['planDeployment', 'planLiveDeployment'],
   'src/plan/kinds/plan-flows.ts': ['planFlowEntry'],
   'src/plan/kinds/plan-packages.ts': ['planPackageEntry'],
 };
