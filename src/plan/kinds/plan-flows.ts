@@ -10,6 +10,8 @@ import type { LiveFlow } from '../../live/types.js';
 import type { PlanContext, RefState } from '../context.js';
 import { diffFields, hashValue } from '../hash.js';
 import { adoptReason, adoptRecord, decideUnowned, oldest, planOwnedElsewhere } from '../ownership.js';
+import type { Unowned } from '../ownership.js';
+import type { InventoryEntry } from '../../state/inventory-types.js';
 import type { ObjectPlan, RecordSpec } from '../types.js';
 import { OP } from '../ops.js';
 import { asItIs, blockedRef, planResolveError, reportDeleted } from '../not-planned.js';
@@ -25,6 +27,7 @@ import {
   replacingAction,
   wouldDestroy,
 } from './flow-replacement.js';
+import type { PendingReplacement } from './flow-replacement.js';
 
 interface FlowTarget {
   body: V1FlowCreateViewModel;
@@ -38,6 +41,24 @@ export function flowFlagsToMask(names: readonly (keyof typeof FLOW_FLAGS)[]): nu
 export function planFlow(ctx: PlanContext, m: FlowManifest): void {
   const moved = planFlowEntry(ctx, m);
   if (moved) markMoved(ctx, `Flow/${m.metadata.name}`, moved.from, moved.actions);
+}
+
+type FlowRecord = { specHash: string; spec: Record<string, unknown>; annotations?: Record<string, string> };
+
+/** What the plan knows of one flow manifest once its target resolves. */
+interface FlowCase {
+  m: FlowManifest;
+  key: string;
+  /** The flow's display name (live flows are found by it). */
+  name: string;
+  target: FlowTarget;
+  record: FlowRecord;
+  specHash: string;
+  pkg: RefState | undefined;
+  sameName: readonly LiveFlow[];
+  pending: PendingReplacement;
+  /** Finishes a replacement in progress once the object is planned. */
+  finish: (o: ObjectPlan) => void;
 }
 
 /** Plans one flow; returns the rename it detected, if any, for the caller to fold into the object. */
@@ -61,21 +82,13 @@ function planFlowEntry(ctx: PlanContext, m: FlowManifest): { from: string; actio
     return moved;
   }
   const specHash = hashValue(target.spec);
-  const record: { specHash: string; spec: Record<string, unknown>; annotations?: Record<string, string> } = { specHash, spec: target.spec };
+  const record: FlowRecord = { specHash, spec: target.spec };
   if (m.metadata.annotations) record.annotations = m.metadata.annotations;
   const name = target.body.name ?? m.metadata.name;
   const sameName = ctx.flowsByName.get(name) ?? [];
   if (!entry) {
-    // A rename: a live flow of this display name is owned under a key that left git (docs/reconcile.md).
-    for (const f of sameName) {
-      const mv = ctx.claimMove(key, f.id);
-      if (!mv) continue;
-      const r = moveActions(ctx, key, mv.from, mv.entry);
-      entry = r.entry;
-      liveNow = f;
-      moved = { from: mv.from, actions: r.actions };
-      break;
-    }
+    const rename = claimRename(ctx, key, sameName);
+    if (rename) ({ entry, live: liveNow, moved } = rename);
   }
   const unowned = decideUnowned(ctx, key, sameName, oldest, entry !== undefined);
   if (unowned.kind === 'owned') {
@@ -88,83 +101,129 @@ function planFlowEntry(ctx: PlanContext, m: FlowManifest): { from: string; actio
   const pending = pendingReplacement(ctx, key, current?.id);
   forgetReplaced(ctx, pending.gone, 'the replaced flow is already deleted live');
   if (entry) deleteAbandoned(ctx, m, pending.abandoned, current?.id ?? entry.id);
-  if (unowned.kind === 'intent' && entry && liveNow && entry.specHash === specHash && unowned.live.id !== liveNow.id) {
-    // Git went back to the flow being replaced: the half-made new flow is undone, not adopted.
-    const olds = pending.live.filter((x) => x.entry.id === liveNow.id);
-    if (olds.length === pending.live.length && liveFlowDiff(target.body, unowned.live).length > 0) {
-      abandonReplacement(ctx, { m, key, entry }, unowned.live, olds);
-      return moved;
-    }
-  }
-  if (entry && liveNow && unowned.kind !== 'intent' && abandonMadeFlow(ctx, { m, key, entry }, liveNow, specHash, pending)) return moved;
-  if (pending.live.length > 0 && !ctx.options.allowReplace) {
-    blockReplacement(ctx, { m, key }, pending.live, current, entry !== undefined && liveNow !== undefined && entry.specHash !== specHash);
-    return moved;
-  }
   const finish = (o: ObjectPlan): void => {
     const ref = ctx.flowRefs.get(m.metadata.name);
     if (ref) finishReplacement(ctx, o, ref, pending.live);
   };
+  const c: FlowCase = { m, key, name, target, record, specHash, pkg, sameName, pending, finish };
+  if (entry && liveNow && abandonsHere(ctx, c, { entry, liveNow, unowned })) return moved;
+  if (pending.live.length > 0 && !ctx.options.allowReplace) {
+    blockReplacement(ctx, { m, key }, pending.live, current, entry !== undefined && liveNow !== undefined && entry.specHash !== specHash);
+    return moved;
+  }
   if (unowned.kind === 'intent' || unowned.kind === 'adopt') {
     finish(adoptFlow(ctx, m, key, { live: unowned.live, target, record, resolvesIntent: unowned.kind === 'intent' }));
-    return moved;
+  } else if (entry && liveNow) {
+    planRecordedFlow(ctx, c, entry, liveNow);
+  } else {
+    planMissingFlow(ctx, c, entry, unowned);
   }
-  if (entry && liveNow) {
-    if (entry.specHash === specHash) {
-      // A replacement stopped before its create and no longer wanted (git went back): drop its record.
-      if (pending.stale.length > 0) forgetReplaced(ctx, pending.stale, 'the replacement it recorded is no longer needed');
-      const o = ctx.object('Flow', m.metadata.name, 'none', { source: m.source }, key);
-      ctx.flowRefs.set(m.metadata.name, { ref: { id: liveNow.id }, readyAfter: null, blockedBy: null, isNew: false });
-      finish(o);
-      return moved;
-    }
-    const fields = flowFieldsInWords(diffFields(entry.spec, target.spec));
-    const names = fields.map((f) => f.field);
-    const forces = `the API cannot update a flow; changing ${names.length > 1 ? `${names.slice(0, -1).join(', ')} and ${names[names.length - 1] ?? ''}` : (names[0] ?? 'its spec')} forces a replacement`;
-    if (!ctx.options.allowReplace) {
-      const o = ctx.object(
-        'Flow',
-        m.metadata.name,
-        'requires-replacement',
-        {
-          source: m.source,
-          fields,
-          reasons: [`${forces} (apply with --allow-replace)`],
-        },
-        key,
-      );
-      const destroys = wouldDestroy(ctx, [liveNow.id]);
-      if (destroys.length > 0) o.destroys = destroys;
-      ctx.flowRefs.set(m.metadata.name, { ref: { id: liveNow.id }, readyAfter: null, blockedBy: null, isNew: false });
-      return moved;
-    }
-    // Create first, add the deployments to the new flow, delete the old flow last (docs/reconcile.md): the
-    // account is never without the flow, and a failed create deletes nothing. The old flow is
-    // recorded as being replaced before the create, so an interrupted apply is finished by the next.
-    const keep = replacingAction(ctx, key, entry);
-    const create = createFlowAction(ctx, key, { target, record, pkg, sameName, first: [keep] });
-    const deleteAfter = [create];
-    const olds = [
-      { key: `Flow/${m.metadata.name}#${liveNow.id}`, id: liveNow.id },
-      ...pending.live.map((x) => ({ key: x.key, id: x.entry.id })),
-    ];
-    const del = deleteOldFlows(ctx, olds, deleteAfter);
-    const o = ctx.object(
-      'Flow',
-      m.metadata.name,
-      'replace',
-      {
-        source: m.source,
-        fields,
-        reasons: [`${forces} (--allow-replace): the new flow is created and its deployments added before the old flow is deleted`],
-        actions: [keep, create, ...del.actions],
-      },
-      key,
-    );
-    if (del.destroys.length > 0) o.destroys = del.destroys;
-    ctx.flowRefs.set(m.metadata.name, { ref: { key }, readyAfter: create, blockedBy: null, isNew: true, replaces: deleteAfter });
-    return moved;
+  return moved;
+}
+
+/** A rename: a live flow of this display name is owned under a key that left git (docs/reconcile.md). */
+function claimRename(
+  ctx: PlanContext,
+  key: string,
+  sameName: readonly LiveFlow[],
+): { entry: InventoryEntry; live: LiveFlow; moved: { from: string; actions: string[] } } | undefined {
+  for (const f of sameName) {
+    const mv = ctx.claimMove(key, f.id);
+    if (!mv) continue;
+    const r = moveActions(ctx, key, mv.from, mv.entry);
+    return { entry: r.entry, live: f, moved: { from: mv.from, actions: r.actions } };
   }
+  return undefined;
+}
+
+/** A replacement git walked away from: the half-made or already-made new flow is undone (flow-abandon.ts). */
+function abandonsHere(ctx: PlanContext, c: FlowCase, o: { entry: InventoryEntry; liveNow: LiveFlow; unowned: Unowned<LiveFlow> }): boolean {
+  const { m, key, pending } = c;
+  const { entry, liveNow, unowned } = o;
+  if (unowned.kind === 'intent' && entry.specHash === c.specHash && unowned.live.id !== liveNow.id) {
+    // Git went back to the flow being replaced: the half-made new flow is undone, not adopted.
+    const olds = pending.live.filter((x) => x.entry.id === liveNow.id);
+    if (olds.length === pending.live.length && liveFlowDiff(c.target.body, unowned.live).length > 0) {
+      abandonReplacement(ctx, { m, key, entry }, unowned.live, olds);
+      return true;
+    }
+  }
+  return unowned.kind !== 'intent' && abandonMadeFlow(ctx, { m, key, entry }, liveNow, c.specHash, pending);
+}
+
+/** A flow recorded in the state and live: unchanged, or a change the API can only make by replacing it. */
+function planRecordedFlow(ctx: PlanContext, c: FlowCase, entry: InventoryEntry, liveNow: LiveFlow): void {
+  const { m, key, pending } = c;
+  if (entry.specHash === c.specHash) {
+    // A replacement stopped before its create and no longer wanted (git went back): drop its record.
+    if (pending.stale.length > 0) forgetReplaced(ctx, pending.stale, 'the replacement it recorded is no longer needed');
+    const o = ctx.object('Flow', m.metadata.name, 'none', { source: m.source }, key);
+    ctx.flowRefs.set(m.metadata.name, { ref: { id: liveNow.id }, readyAfter: null, blockedBy: null, isNew: false });
+    c.finish(o);
+    return;
+  }
+  const fields = flowFieldsInWords(diffFields(entry.spec, c.target.spec));
+  const names = fields.map((f) => f.field);
+  const forces = `the API cannot update a flow; changing ${names.length > 1 ? `${names.slice(0, -1).join(', ')} and ${names[names.length - 1] ?? ''}` : (names[0] ?? 'its spec')} forces a replacement`;
+  if (ctx.options.allowReplace) {
+    replaceFlow(ctx, c, { entry, liveNow, fields, forces });
+    return;
+  }
+  const o = ctx.object(
+    'Flow',
+    m.metadata.name,
+    'requires-replacement',
+    {
+      source: m.source,
+      fields,
+      reasons: [`${forces} (apply with --allow-replace)`],
+    },
+    key,
+  );
+  const destroys = wouldDestroy(ctx, [liveNow.id]);
+  if (destroys.length > 0) o.destroys = destroys;
+  ctx.flowRefs.set(m.metadata.name, { ref: { id: liveNow.id }, readyAfter: null, blockedBy: null, isNew: false });
+}
+
+/**
+ * Create first, add the deployments to the new flow, delete the old flow last (docs/reconcile.md): the
+ * account is never without the flow, and a failed create deletes nothing. The old flow is
+ * recorded as being replaced before the create, so an interrupted apply is finished by the next.
+ */
+function replaceFlow(
+  ctx: PlanContext,
+  c: FlowCase,
+  o: { entry: InventoryEntry; liveNow: LiveFlow; fields: ObjectPlan['fields']; forces: string },
+): void {
+  const { m, key } = c;
+  const { liveNow } = o;
+  const keep = replacingAction(ctx, key, o.entry);
+  const create = createFlowAction(ctx, key, { target: c.target, record: c.record, pkg: c.pkg, sameName: c.sameName, first: [keep] });
+  const deleteAfter = [create];
+  const olds = [
+    { key: `Flow/${m.metadata.name}#${liveNow.id}`, id: liveNow.id },
+    ...c.pending.live.map((x) => ({ key: x.key, id: x.entry.id })),
+  ];
+  const del = deleteOldFlows(ctx, olds, deleteAfter);
+  const plan = ctx.object(
+    'Flow',
+    m.metadata.name,
+    'replace',
+    {
+      source: m.source,
+      fields: o.fields,
+      reasons: [`${o.forces} (--allow-replace): the new flow is created and its deployments added before the old flow is deleted`],
+      actions: [keep, create, ...del.actions],
+    },
+    key,
+  );
+  if (del.destroys.length > 0) plan.destroys = del.destroys;
+  ctx.flowRefs.set(m.metadata.name, { ref: { key }, readyAfter: create, blockedBy: null, isNew: true, replaces: deleteAfter });
+}
+
+/** Not live under this key: a conflict with an unowned flow of its name, reported as deleted, or created (again). */
+function planMissingFlow(ctx: PlanContext, c: FlowCase, entry: InventoryEntry | undefined, unowned: Unowned<LiveFlow>): void {
+  const { m, key, name } = c;
   if (unowned.kind === 'conflict') {
     ctx.object(
       'Flow',
@@ -179,19 +238,18 @@ function planFlowEntry(ctx: PlanContext, m: FlowManifest): { from: string; actio
       key,
     );
     ctx.flowRefs.set(m.metadata.name, blockedRef(`${key} is in conflict`));
-    return moved;
+    return;
   }
   if (entry && ctx.live.read.flows && reportDeleted(ctx, m, key, entry.id)) {
     // Its deployments went with it: each reports its own drift against the recorded flow id.
     ctx.flowRefs.set(m.metadata.name, { ref: { id: entry.id }, readyAfter: null, blockedBy: null, isNew: false });
-    return moved;
+    return;
   }
   const reasons = entry && ctx.live.read.flows ? [`live flow ${entry.id} not found (deleted outside packsync); creating it again`] : [];
-  const create = createFlowAction(ctx, key, { target, record, pkg, sameName });
+  const create = createFlowAction(ctx, key, { target: c.target, record: c.record, pkg: c.pkg, sameName: c.sameName });
   const o = ctx.object('Flow', m.metadata.name, 'create', { source: m.source, reasons, actions: [create] }, key);
   ctx.flowRefs.set(m.metadata.name, { ref: { key }, readyAfter: create, blockedBy: null, isNew: true });
-  finish(o);
-  return moved;
+  c.finish(o);
 }
 
 /**
@@ -227,7 +285,7 @@ function adoptFlow(
   found: {
     live: LiveFlow;
     target: FlowTarget;
-    record: { specHash: string; spec: Record<string, unknown>; annotations?: Record<string, string> };
+    record: FlowRecord;
     resolvesIntent: boolean;
   },
 ): ObjectPlan {

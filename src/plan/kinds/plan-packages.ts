@@ -20,6 +20,29 @@ const IN_FLIGHT = new Set(['Pending', 'Running', 'Processing']);
 
 type PackageContent = NonNullable<PackageManifest['content']>;
 
+type PackageRecord = { specHash: string; spec: Record<string, unknown>; annotations?: Record<string, string> };
+
+/** What the plan knows of one package manifest once its target resolves. */
+interface PackageCase {
+  m: PackageManifest;
+  key: string;
+  target: CatalogTarget | CustomTarget;
+  record: PackageRecord;
+  /** The state entry of this key (after a rename is folded in), if any. */
+  entry: InventoryEntry | undefined;
+  /** Live packages of the target's natural key. */
+  matches: V1PackageViewModel[];
+}
+
+/** A package to create or import, and how the plan words it. */
+interface NewPackage {
+  change: ObjectPlan['change'];
+  reasons: string[];
+  fields: ObjectPlan['fields'];
+  /** Actions that must run first (keeping the previous package as superseded). */
+  first: string[];
+}
+
 export function planPackage(ctx: PlanContext, m: PackageManifest): void {
   const key = `Package/${m.metadata.name}`;
   const entry = ctx.entry(key);
@@ -31,7 +54,7 @@ export function planPackage(ctx: PlanContext, m: PackageManifest): void {
     return;
   }
   const specHash = hashValue({ spec: target.spec, content: m.content?.digest ?? null });
-  const record: { specHash: string; spec: Record<string, unknown>; annotations?: Record<string, string> } = { specHash, spec: target.spec };
+  const record: PackageRecord = { specHash, spec: target.spec };
   if (m.metadata.annotations) record.annotations = m.metadata.annotations;
   const matches = ctx.packagesByNaturalKey.get(naturalKeyOf(target)) ?? [];
   if (!entry) {
@@ -40,24 +63,16 @@ export function planPackage(ctx: PlanContext, m: PackageManifest): void {
       const mv = ctx.claimMove(key, p.id);
       if (!mv) continue;
       const moved = moveActions(ctx, key, mv.from, mv.entry);
-      planPackageEntry(ctx, m, key, target, record, moved.entry, matches);
+      planPackageEntry(ctx, { m, key, target, record, entry: moved.entry, matches });
       markMoved(ctx, key, mv.from, moved.actions);
       return;
     }
   }
-  planPackageEntry(ctx, m, key, target, record, entry, matches);
+  planPackageEntry(ctx, { m, key, target, record, entry, matches });
 }
 
-function planPackageEntry(
-  ctx: PlanContext,
-  m: PackageManifest,
-  key: string,
-  target: CatalogTarget | CustomTarget,
-  record: { specHash: string; spec: Record<string, unknown>; annotations?: Record<string, string> },
-  entry: InventoryEntry | undefined,
-  matches: V1PackageViewModel[],
-): void {
-  const specHash = record.specHash;
+function planPackageEntry(ctx: PlanContext, c: PackageCase): void {
+  const { m, key, record, entry, matches } = c;
   const live = entry ? ctx.packagesById.get(entry.id) : undefined;
   // A pending intent means a create may have taken effect before a crash: find it before anything else.
   const unowned = decideUnowned(ctx, key, matches, newest, entry !== undefined);
@@ -69,107 +84,138 @@ function planPackageEntry(
     adopt(ctx, m, key, unowned.live, { record, resolvesIntent: unowned.kind === 'intent' });
     return;
   }
-
-  if (entry && live && entry.specHash === specHash) {
+  if (entry && live && entry.specHash === record.specHash) {
     planExisting(ctx, m, key, live, entry.phase);
     return;
   }
-  const reasons: string[] = [];
-  let change: ObjectPlan['change'] = 'create';
-  let fields: ObjectPlan['fields'] = [];
-  const first: string[] = [];
-  if (entry && entry.specHash !== specHash) {
-    fields = packageFields(entry, target, m);
-    // A revert: the spec matches a package packsync created before and kept as superseded.
-    const kept = ctx.superseded(key).find(([, e]) => e.specHash === specHash && usable(ctx.packagesById.get(e.id)));
-    if (kept) {
-      const acts = live ? [supersedeAction(ctx, key, entry)] : [];
-      acts.push(...restoreActions(ctx, key, kept[0], kept[1], acts.slice()));
-      ctx.object(
-        'Package',
-        m.metadata.name,
-        'update',
-        {
-          source: m.source,
-          fields,
-          reasons: [
-            `back to a version packsync created before: reusing live package ${kept[1].id} (kept as superseded); nothing is created`,
-          ],
-          actions: acts,
-        },
-        key,
-      );
-      ctx.packageRefs.set(m.metadata.name, { ref: { id: kept[1].id }, readyAfter: null, blockedBy: null, isNew: false });
-      return;
-    }
-    // The new version is live already under another key (a superseded copy another key keeps for its
-    // revert, or a main key): the replace must not import a second copy of it, as a create must not.
-    const held = heldElsewhere(ctx, key, matches);
-    if (held) {
-      planOwnedElsewhere(ctx, m, key, { holder: held.holder, what: `the live package ${held.id}` }, ctx.packageRefs);
-      return;
-    }
-    // --adopt takes over a live package of the new spec nobody records (as a create's does), after
-    // keeping the previous one as superseded: never a second copy of it.
-    const free = ctx.options.adopt ? newest(matches.filter((p) => ctx.holdersOf(p.id).length === 0)) : undefined;
-    if (free) {
-      adopt(ctx, m, key, free, { record, resolvesIntent: false, first: live ? [supersedeAction(ctx, key, entry)] : [] });
-      return;
-    }
-    // The version bump of a flow that starts new versions itself: the service imported it already.
-    const imported = importedByService(ctx, matches);
-    if (imported) {
-      const first = live ? [supersedeAction(ctx, key, entry)] : [];
-      adopt(ctx, m, key, imported.pkg, { record, resolvesIntent: false, first, reason: imported.reason });
-      return;
-    }
-    // A revert after --prune forgot the previous version: it is live, unowned and exactly what git
-    // asks for. A conflict, as for a fresh manifest (docs/reconcile.md), never a second import of it.
-    const unownedIds = matches.filter((p) => ctx.holdersOf(p.id).length === 0).map((p) => p.id);
-    if (unownedIds.length > 0) {
-      ctx.object(
-        'Package',
-        m.metadata.name,
-        'conflict',
-        {
-          source: m.source,
-          fields,
-          reasons: [
-            `the new spec exists live but is not owned by packsync (${unownedIds.join(', ')}; a version forgotten by --prune, or made outside packsync); run apply with --adopt to take it over instead of importing a second copy`,
-          ],
-        },
-        key,
-      );
-      ctx.packageRefs.set(m.metadata.name, blockedRef(`${key} is in conflict`));
-      return;
-    }
-    change = 'replace';
-    reasons.push('spec or content changed: the API cannot update a package, so a new live package is created');
-    if (live) {
-      first.push(supersedeAction(ctx, key, entry));
-      reasons.push(`the previous package ${live.id} stays live and in the state as superseded (a revert reuses it)`);
-    }
+  if (entry && entry.specHash !== record.specHash) {
+    const replace = planSpecChange(ctx, c, entry, live);
+    if (replace) createPackage(ctx, c, replace);
   } else if (entry && !live && ctx.live.read.packages) {
-    reasons.push(`live package ${entry.id} not found (removed outside packsync); creating it again`);
+    const reasons = [`live package ${entry.id} not found (removed outside packsync); creating it again`];
+    createPackage(ctx, c, { change: 'create', reasons, fields: [], first: [] });
   } else if (unowned.kind === 'conflict') {
-    const imported = importedByService(ctx, matches);
-    if (imported) {
-      adopt(ctx, m, key, imported.pkg, { record, resolvesIntent: false, reason: imported.reason });
-      return;
-    }
+    planConflict(ctx, c, unowned.ids);
+  } else {
+    createPackage(ctx, c, { change: 'create', reasons: [], fields: [], first: [] });
+  }
+}
+
+/**
+ * The spec or content changed: a revert, a copy another key holds, one to take over, or a
+ * replacement (a new live package). Undefined once planned here; else the replacement to create.
+ */
+function planSpecChange(
+  ctx: PlanContext,
+  c: PackageCase,
+  entry: InventoryEntry,
+  live: V1PackageViewModel | undefined,
+): NewPackage | undefined {
+  const { m, key, record, matches } = c;
+  const fields = packageFields(entry, c.target, m);
+  if (planRevert(ctx, c, { entry, live, fields })) return undefined;
+  // The new version is live already under another key (a superseded copy another key keeps for its
+  // revert, or a main key): the replace must not import a second copy of it, as a create must not.
+  const held = heldElsewhere(ctx, key, matches);
+  if (held) {
+    planOwnedElsewhere(ctx, m, key, { holder: held.holder, what: `the live package ${held.id}` }, ctx.packageRefs);
+    return undefined;
+  }
+  // --adopt takes over a live package of the new spec nobody records (as a create's does), after
+  // keeping the previous one as superseded: never a second copy of it.
+  const free = ctx.options.adopt ? newest(matches.filter((p) => ctx.holdersOf(p.id).length === 0)) : undefined;
+  if (free) {
+    adopt(ctx, m, key, free, { record, resolvesIntent: false, first: live ? [supersedeAction(ctx, key, entry)] : [] });
+    return undefined;
+  }
+  // The version bump of a flow that starts new versions itself: the service imported it already.
+  const imported = importedByService(ctx, matches);
+  if (imported) {
+    const first = live ? [supersedeAction(ctx, key, entry)] : [];
+    adopt(ctx, m, key, imported.pkg, { record, resolvesIntent: false, first, reason: imported.reason });
+    return undefined;
+  }
+  // A revert after --prune forgot the previous version: it is live, unowned and exactly what git
+  // asks for. A conflict, as for a fresh manifest (docs/reconcile.md), never a second import of it.
+  const unownedIds = matches.filter((p) => ctx.holdersOf(p.id).length === 0).map((p) => p.id);
+  if (unownedIds.length > 0) {
     ctx.object(
       'Package',
       m.metadata.name,
       'conflict',
       {
         source: m.source,
-        reasons: [`exists live but is not owned by packsync (${unowned.ids.join(', ')}); run apply with --adopt to take it over`],
+        fields,
+        reasons: [
+          `the new spec exists live but is not owned by packsync (${unownedIds.join(', ')}; a version forgotten by --prune, or made outside packsync); run apply with --adopt to take it over instead of importing a second copy`,
+        ],
       },
       key,
     );
     ctx.packageRefs.set(m.metadata.name, blockedRef(`${key} is in conflict`));
+    return undefined;
+  }
+  const reasons = ['spec or content changed: the API cannot update a package, so a new live package is created'];
+  const first: string[] = [];
+  if (live) {
+    first.push(supersedeAction(ctx, key, entry));
+    reasons.push(`the previous package ${live.id} stays live and in the state as superseded (a revert reuses it)`);
+  }
+  return { change: 'replace', reasons, fields, first };
+}
+
+/** A revert: the spec matches a package packsync created before and kept as superseded; it is reused. */
+function planRevert(
+  ctx: PlanContext,
+  c: PackageCase,
+  o: { entry: InventoryEntry; live: V1PackageViewModel | undefined; fields: ObjectPlan['fields'] },
+): boolean {
+  const { m, key } = c;
+  const kept = ctx.superseded(key).find(([, e]) => e.specHash === c.record.specHash && usable(ctx.packagesById.get(e.id)));
+  if (!kept) return false;
+  const acts = o.live ? [supersedeAction(ctx, key, o.entry)] : [];
+  acts.push(...restoreActions(ctx, key, kept[0], kept[1], acts.slice()));
+  ctx.object(
+    'Package',
+    m.metadata.name,
+    'update',
+    {
+      source: m.source,
+      fields: o.fields,
+      reasons: [`back to a version packsync created before: reusing live package ${kept[1].id} (kept as superseded); nothing is created`],
+      actions: acts,
+    },
+    key,
+  );
+  ctx.packageRefs.set(m.metadata.name, { ref: { id: kept[1].id }, readyAfter: null, blockedBy: null, isNew: false });
+  return true;
+}
+
+/** Live packages of this spec that packsync does not own: taken over if the service imported them, else a conflict. */
+function planConflict(ctx: PlanContext, c: PackageCase, ids: readonly string[]): void {
+  const { m, key } = c;
+  const imported = importedByService(ctx, c.matches);
+  if (imported) {
+    adopt(ctx, m, key, imported.pkg, { record: c.record, resolvesIntent: false, reason: imported.reason });
     return;
   }
+  ctx.object(
+    'Package',
+    m.metadata.name,
+    'conflict',
+    {
+      source: m.source,
+      reasons: [`exists live but is not owned by packsync (${ids.join(', ')}); run apply with --adopt to take it over`],
+    },
+    key,
+  );
+  ctx.packageRefs.set(m.metadata.name, blockedRef(`${key} is in conflict`));
+}
+
+/** The import of a catalog package or the create (and upload) of a custom one, then the wait until it is ready. */
+function createPackage(ctx: PlanContext, c: PackageCase, how: NewPackage): void {
+  const { m, key, target, record, matches } = c;
+  const { first } = how;
   const knownIds = matches.map((p) => p.id);
   const actions: string[] = [...first];
   let last: string;
@@ -205,11 +251,16 @@ function planPackageEntry(
   last = waitAction(ctx, key, [last]);
   actions.push(last);
   // An exact copy: the pushed-to array keeps spare room, and this one lives as long as the plan.
-  ctx.object('Package', m.metadata.name, change, { source: m.source, reasons, fields, actions: actions.slice() }, key);
+  ctx.object(
+    'Package',
+    m.metadata.name,
+    how.change,
+    { source: m.source, reasons: how.reasons, fields: how.fields, actions: actions.slice() },
+    key,
+  );
   ctx.packageRefs.set(m.metadata.name, { ref: { key }, readyAfter: last, blockedBy: null, isNew: true });
 }
 
-/** The first live match of a replaced package's new spec that another state key records. */
 function heldElsewhere(ctx: PlanContext, key: string, matches: readonly V1PackageViewModel[]): { id: string; holder: string } | undefined {
   for (const p of matches) {
     const holder = otherHolder(ctx, key, p.id);
