@@ -11,6 +11,7 @@
 import { spawn, execFileSync } from 'node:child_process';
 import { readFile, readdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { tmpdir } from 'node:os';
 import { binCommand } from '../../test/support/spawn-cli.js';
 import { fleetApps, writeFleet } from '../../test/support/fleet.js';
 import { startSimulatorProcess } from '../../test/support/sim.js';
@@ -40,9 +41,9 @@ async function procStats(pid: number): Promise<{ hwmKiB: number; cpuMs: number }
 }
 
 /** The CLI as a user runs it: a process started as its bin (its own heap policy, no flag from the user), output to a pipe; peak RSS and CPU sampled until it exits. */
-async function cli(args: string[], env: Record<string, string>, cwd: string, okCodes = [0]): Promise<Run> {
+async function cli(args: string[], env: Record<string, string>, cwd: string, okCodes = [0], nodeFlags: string[] = []): Promise<Run> {
   const t0 = performance.now();
-  const bin = binCommand();
+  const bin = binCommand(nodeFlags);
   const child = spawn(bin.command, [...bin.args, ...args], {
     cwd,
     env: { ...process.env, ...bin.env, ...env },
@@ -134,7 +135,9 @@ export const patchTuesday: Scenario = async (log, args) => {
     );
 
     const j1 = await sim.journalCount();
-    const apply = await cli(['apply', '.', '--auto-approve', ...common], env, repo);
+    // `--cpu-profile`: V8's profile of the measured apply, for docs/performance.md's "what dominates".
+    const prof = args['cpu-profile'] === true ? ['--cpu-prof', `--cpu-prof-dir=${join(tmpdir(), 'packsync-patch-tuesday-profiles')}`] : [];
+    const apply = await cli(['apply', '.', '--auto-approve', ...common], env, repo, [0], prof);
     const applyCalls = (await sim.journalCount()) - j1;
     // `--timeline`: the apply's calls in two-second buckets (where it waits, and on what).
     if (args.timeline === true) for (const l of journalTimeline((await sim.journal()).slice(j1))) log(l);

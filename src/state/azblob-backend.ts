@@ -168,8 +168,10 @@ export class AzureBlobBackend implements StateBackend {
     this.stats.syncs++;
   }
 
-  async writeSnapshot(text: string): Promise<void> {
+  async writeSnapshot(parts: Iterable<string>): Promise<void> {
     this.leaseId();
+    // One Put Blob: a conditional write of the whole snapshot (staged blocks would need a commit step of their own).
+    const text = [...parts].join('');
     const conditions = this.snapshotEtag ? { ifMatch: this.snapshotEtag } : { ifNoneMatch: '*' };
     const r = await this.guard('write the snapshot', () =>
       this.snapshotBlob.upload(text, Buffer.byteLength(text), { conditions, blobHTTPHeaders: { blobContentType: 'application/json' } }),

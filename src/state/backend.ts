@@ -15,8 +15,8 @@ export interface StateBackend {
    * `expectedBytes` is the journal's size before the append, as the store knows it.
    */
   append(text: string, sync: boolean, expectedBytes: number): Promise<void>;
-  /** Replaces the snapshot atomically and durably. */
-  writeSnapshot(text: string): Promise<void>;
+  /** Replaces the snapshot atomically and durably with the parts' text, in order (journal.ts `snapshotParts`). */
+  writeSnapshot(parts: Iterable<string>): Promise<void>;
   /** Empties the journal (called only after a snapshot that includes every record in it). */
   resetJournal(): Promise<void>;
   /** Releases open handles; the backend can be written again afterwards. */

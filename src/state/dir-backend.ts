@@ -53,10 +53,11 @@ export class DirectoryBackend implements StateBackend {
     }
   }
 
-  async writeSnapshot(text: string): Promise<void> {
+  async writeSnapshot(parts: Iterable<string>): Promise<void> {
     await this.fence?.(false);
     await mkdir(this.dir, { recursive: true, mode: 0o700 });
-    await writeAtomic(this.names.snapshot, text);
+    // Written part by part: never the whole snapshot as one string and one buffer.
+    await writeAtomic(this.names.snapshot, parts);
     this.stats.snapshots++;
   }
 

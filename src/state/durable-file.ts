@@ -5,11 +5,12 @@
 import { open, rename, unlink } from 'node:fs/promises';
 import { dirname } from 'node:path';
 
-/** Writes `text` to a file opened with `flags` ('w', 'wx'…) and fsyncs it before closing. */
-export async function writeDurably(file: string, text: string, flags: string): Promise<void> {
+/** Writes `text` (or its parts, in order) to a file opened with `flags` ('w', 'wx'…) and fsyncs it before closing. */
+export async function writeDurably(file: string, text: string | Iterable<string>, flags: string): Promise<void> {
   const fh = await open(file, flags, 0o600);
   try {
-    await fh.writeFile(text);
+    // writeFile at the handle's position, part after part (it finishes partial writes itself).
+    for (const part of typeof text === 'string' ? [text] : text) await fh.writeFile(part);
     await fh.sync();
   } finally {
     await fh.close();
@@ -27,7 +28,7 @@ export async function syncDir(dir: string): Promise<void> {
 }
 
 /** Replaces `file` so that a crash at any moment leaves the old or the new content, never a torn one. */
-export async function writeAtomic(file: string, text: string): Promise<void> {
+export async function writeAtomic(file: string, text: string | Iterable<string>): Promise<void> {
   const tmp = `${file}.tmp-${process.pid}-${Math.random().toString(36).slice(2)}`;
   await writeDurably(tmp, text, 'w');
   try {

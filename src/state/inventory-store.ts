@@ -22,7 +22,7 @@ import type { BackendStats, StateBackend } from './backend.js';
 import { DirectoryBackend } from './dir-backend.js';
 import type { Intent, Inventory, InventoryEntry } from './inventory-types.js';
 import type { HistoryEvent } from './history.js';
-import { applyRecord, encodeSnapshot, loadState } from './journal.js';
+import { applyRecord, loadState, snapshotParts } from './journal.js';
 import type { JournalChange, LoadedState } from './journal.js';
 import { StateError } from './state-errors.js';
 
@@ -225,7 +225,8 @@ export class InventoryStore {
    * snapshot replaces anything.
    */
   private async compact(): Promise<void> {
-    const text = encodeSnapshot(this.inventory, this.seq);
+    let snapshotBytes = 0;
+    const parts = counted(snapshotParts(this.inventory, this.seq), (n) => (snapshotBytes += n));
     const lines = this.pending.join('');
     this.pending = [];
     const waiters = (this.inFlight = [...this.inFlight, ...this.waiters]);
@@ -234,9 +235,9 @@ export class InventoryStore {
       await this.backend.append(lines, false, this.journalBytes);
       this.journalBytes += Buffer.byteLength(lines);
     }
-    await this.backend.writeSnapshot(text);
+    await this.backend.writeSnapshot(parts);
     await this.backend.resetJournal();
-    this.snapshotBytes = Buffer.byteLength(text);
+    this.snapshotBytes = snapshotBytes;
     this.journalBytes = 0;
     this.torn = false;
     this.unsynced = false;
@@ -259,5 +260,13 @@ export class InventoryStore {
     this.waiters = [];
     for (const w of waiters) w.reject(this.failure);
     this.stopper.abort(this.failure);
+  }
+}
+
+/** The parts as they are taken, telling `add` each one's size in bytes. */
+function* counted(parts: Iterable<string>, add: (bytes: number) => void): Generator<string> {
+  for (const p of parts) {
+    add(Buffer.byteLength(p));
+    yield p;
   }
 }

@@ -130,8 +130,43 @@ export function loadState(snapshot: string | null, journal: string | null, names
   };
 }
 
-/** Compact JSON: the snapshot is rewritten whole at every compaction, so its size is the cost. */
-export function encodeSnapshot(inv: Inventory, seq: number): string {
-  const history = inv.history ? { history: inv.history } : {};
-  return `${JSON.stringify({ version: inv.version, seq, objects: inv.objects, intents: inv.intents, ...history })}\n`;
+/** Bytes of objects per part of a snapshot written in parts. */
+const SNAPSHOT_PART_CHARS = 1 << 20;
+
+/**
+ * Compact JSON: the snapshot is rewritten whole at every compaction, so its size is the cost.
+ *
+ * The snapshot's text in parts of about `partChars` characters, made one at a time as they are
+ * written: joined, exactly `JSON.stringify` of the whole state plus a newline. At fleet scale the
+ * snapshot is ~12 MB; encoded as one string (and that string as one buffer) at the end of an apply,
+ * it made the apply's peak RSS (docs/performance.md "patch-tuesday").
+ */
+export function snapshotParts(inv: Inventory, seq: number, partChars = SNAPSHOT_PART_CHARS): Iterable<string> {
+  // Taken now, so the parts are this moment's state however long their writing takes: records
+  // assign whole entries (applyRecord), and the intents and history are encoded here.
+  const head = JSON.stringify({ version: inv.version, seq }).slice(0, -1);
+  const tail = JSON.stringify({ intents: inv.intents, ...(inv.history ? { history: inv.history } : {}) }).slice(1);
+  return objectParts(
+    `${head}${head.length > 1 ? ',' : ''}"objects":{`,
+    Object.entries(inv.objects),
+    `}${tail === '}' ? '' : ','}${tail}\n`,
+    partChars,
+  );
+}
+
+function* objectParts(open: string, entries: [string, unknown][], close: string, partChars: number): Generator<string> {
+  let part = open;
+  let first = true;
+  for (const [key, entry] of entries) {
+    // JSON.stringify leaves out a property whose value it cannot write; so does this.
+    const value = JSON.stringify(entry) as string | undefined;
+    if (value === undefined) continue;
+    part += `${first ? '' : ','}${JSON.stringify(key)}:${value}`;
+    first = false;
+    if (part.length >= partChars) {
+      yield part;
+      part = '';
+    }
+  }
+  yield `${part}${close}`;
 }
