@@ -30,6 +30,8 @@ import { KIND_SCHEMAS } from './schemas.js';
 export type CachedFile = [index: number, line: number, column: number, located: [line: number, column: number][], value: unknown][];
 
 const FORMAT = 'packsync-manifest-cache';
+const NEWLINE = 0x0a;
+const SPACE = 0x20;
 export const CACHE_FILE = join('cache', 'manifests-v1.jsonl');
 
 export const sha256 = (bytes: Uint8Array | string): string => createHash('sha256').update(bytes).digest('hex');
@@ -169,23 +171,32 @@ export class ManifestCache {
     }
   }
 
+  /**
+   * Read as bytes and decoded entry by entry: at 3,770 files the cache is tens of megabytes, and as
+   * one string (hashed, split, its entries slices of it) it was a spike of the no-op's peak RSS and
+   * stayed alive as long as any entry did.
+   */
   private async readFile(): Promise<Map<string, string>> {
     const entries = new Map<string, string>();
     if (this.file === undefined) return entries;
-    const text = await readFile(this.file, 'utf8').catch(() => '');
-    const nl = text.indexOf('\n');
+    const bytes = await readFile(this.file).catch(() => Buffer.alloc(0));
+    const nl = bytes.indexOf(NEWLINE);
     if (nl < 0) return entries;
     let header: { format?: unknown; identity?: unknown; body?: unknown };
     try {
-      header = JSON.parse(text.slice(0, nl)) as typeof header;
+      header = JSON.parse(bytes.toString('utf8', 0, nl)) as typeof header;
     } catch {
       return entries;
     }
-    const body = text.slice(nl + 1);
+    const body = bytes.subarray(nl + 1);
     // A torn or edited file is ignored whole (and rewritten by the next load).
     if (header.format !== FORMAT || header.identity !== identity() || header.body !== sha256(body)) return entries;
-    for (const line of body.split('\n')) {
-      if (line.length > 65 && line[64] === ' ') entries.set(line.slice(0, 64), line.slice(65));
+    for (let at = 0; at < body.length;) {
+      const end = body.indexOf(NEWLINE, at);
+      const stop = end < 0 ? body.length : end;
+      if (stop - at > 65 && body[at + 64] === SPACE)
+        entries.set(body.toString('latin1', at, at + 64), body.toString('utf8', at + 65, stop));
+      at = stop + 1;
     }
     return entries;
   }

@@ -77,6 +77,21 @@ describe('a load with the manifest cache', () => {
     expect(again.result).toEqual(first.result);
   });
 
+  it('read back from its file, gives text outside ASCII exactly (regression: the file is read as bytes and decoded entry by entry)', async () => {
+    const repo = await examples();
+    const file = join(repo, 'packages', 'contoso-agent.yaml');
+    await writeFile(
+      file,
+      (await readFile(file, 'utf8')).replace('description: written by the installer', 'description: "Café ✓ 日本語 — 🚀"'),
+    );
+    const cache = await diskCache();
+    const first = await load(repo, cache);
+    const again = await load(repo, new ManifestCache(cache.file));
+    expect(again.composed).toBe(0);
+    expect(again.result).toEqual(first.result);
+    expect(JSON.stringify(again.result.desired)).toContain('Café ✓ 日本語 — 🚀');
+  });
+
   it('with a file, keeps its entries there between loads, not in memory (the agent heap is capped)', async () => {
     const repo = await examples();
     const cache = await diskCache();
