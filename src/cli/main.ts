@@ -14,7 +14,7 @@ const argv = process.argv.slice(2);
 if (argv.length === 1 && (argv[0] === '--version' || argv[0] === '-V')) {
   process.stdout.write(`${version()}\n`);
 } else {
-  const { runCli } = await import('./program.js');
+  const { runCli } = await import('./run-cli.js');
   const { processIo } = await import('./io.js');
   await runCli(process.argv, processIo(), version());
 }

@@ -1,5 +1,5 @@
 /** Runs the CLI in-process with captured output: the same code path as the binary, minus spawn. */
-import { runCli } from '../../src/cli/program.js';
+import { runCli } from '../../src/cli/run-cli.js';
 import type { CliIo } from '../../src/cli/io.js';
 
 export interface CliRun {
