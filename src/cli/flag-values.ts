@@ -1,6 +1,6 @@
 /**
  * Checks of flag values that commander does not make, run once for every command (a preAction hook
- * in program.ts) so no command can forget them:
+ * in run-cli.ts) so no command can forget them:
  *
  * - a flag that takes a value swallows the next word even when that word is the next flag
  *   (`plan --out --detailed-exitcode` wrote a file named `--detailed-exitcode` and lost the exit
