@@ -130,8 +130,12 @@ export function loadState(snapshot: string | null, journal: string | null, names
   };
 }
 
-/** Bytes of objects per part of a snapshot written in parts. */
-const SNAPSHOT_PART_CHARS = 1 << 20;
+/**
+ * Characters per part of a snapshot written in parts. Small enough that a part (even as two-byte
+ * text) is an ordinary young object: parts of 1 MiB went to V8's large-object space, which only a
+ * full collection frees, and grew the heap by the snapshot's size all the same.
+ */
+const SNAPSHOT_PART_CHARS = 1 << 15;
 
 /**
  * Compact JSON: the snapshot is rewritten whole at every compaction, so its size is the cost.

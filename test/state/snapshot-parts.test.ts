@@ -49,6 +49,13 @@ describe('snapshot parts', () => {
     expect([...snapshotParts(withHistory, 1, 50)].join('')).toBe(whole(withHistory, 1));
   });
 
+  it('are each small enough to be an ordinary young object, never a large one (regression: 1 MiB parts still grew the heap)', () => {
+    const parts = [...snapshotParts(inventoryOf(3000), 1)];
+    expect(parts.length).toBeGreaterThan(10);
+    // Below 64K characters, a part is under V8's large-object size even as two-byte text.
+    for (const part of parts) expect(part.length).toBeLessThan(64 * 1024);
+  });
+
   it('are the state of the moment they were asked for, whatever changes while they are written', () => {
     const inv = inventoryOf(50);
     const before = whole(inv, 3);
