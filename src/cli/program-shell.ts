@@ -1,7 +1,7 @@
 /**
  * The program every command hangs from: its name, version, output and the exit behaviour of every
  * command (docs/architecture.md "CLI"). Built with all commands (`buildProgram`, help and tests) or
- * with only the one that runs (`runCli`: the others' modules are never loaded).
+ * with only the one that runs (`runCli`: the others' modules are never loaded); both in run-cli.ts.
  */
 import { Command } from 'commander';
 import type { CliIo } from './io.js';

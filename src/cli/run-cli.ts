@@ -2,9 +2,10 @@
  * Runs the CLI. Only the module of the command that runs is loaded: importing every command's
  * module (the simulator, the report renderers, the agent…) cost `packsync apply` ~0.1 s of its
  * start (docs/performance.md "fleet-cli"). Help, an unknown command or a flag before the command
- * name load them all, as `buildProgram` does.
+ * name load them all, as `buildProgram` does. The table below is the one list of commands.
  */
 import { CommanderError } from 'commander';
+import type { Command } from 'commander';
 import { visible } from '../util/visible.js';
 import { errorCode, errorMessage } from '../util/errors.js';
 import { checkFlagValues } from './flag-values.js';
@@ -37,6 +38,11 @@ export const COMMANDS: readonly { names: readonly string[]; load: () => Promise<
 export async function registersFor(argv: readonly string[]): Promise<Register[]> {
   const named = COMMANDS.find((c) => c.names.includes(argv[2] ?? ''));
   return named ? [await named.load()] : Promise.all(COMMANDS.map((c) => c.load()));
+}
+
+/** The program with every command: what help shows, and what the documentation checks and tests read. */
+export async function buildProgram(io: CliIo, version: string): Promise<Command> {
+  return programWith(io, version, await Promise.all(COMMANDS.map((c) => c.load())));
 }
 
 /**

@@ -4,7 +4,7 @@
  * flags that shape a plan are one definition, so the help texts of the three commands agree.
  */
 import { describe, expect, it } from 'vitest';
-import { buildProgram } from '../../src/cli/program.js';
+import { buildProgram } from '../../src/cli/run-cli.js';
 import type { CliIo } from '../../src/cli/io.js';
 
 const io: CliIo = {
@@ -17,8 +17,10 @@ const io: CliIo = {
 };
 const SHARED = ['--prune', '--prune-all', '--adopt', '--allow-replace', '--drift'];
 
+const program = await buildProgram(io, '0.0.0-test');
+
 function flags(command: string): Map<string, { description: string; default: unknown }> {
-  const cmd = buildProgram(io, '0.0.0-test').commands.find((c) => c.name() === command);
+  const cmd = program.commands.find((c) => c.name() === command);
   if (!cmd) throw new Error(`no command ${command}`);
   return new Map(cmd.options.map((o) => [o.long ?? o.flags, { description: o.description, default: o.defaultValue as unknown }]));
 }

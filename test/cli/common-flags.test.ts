@@ -8,7 +8,7 @@ import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Command } from 'commander';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildProgram } from '../../src/cli/program.js';
+import { buildProgram } from '../../src/cli/run-cli.js';
 import { cli } from '../support/cli.js';
 import type { CliRun } from '../support/cli.js';
 import { until } from '../support/poll.js';
@@ -23,11 +23,12 @@ import { tempDir } from '../support/temp-dir.js';
 const COMMON = ['--no-color', '--log-format', 'json', '--log-level', 'warn'];
 
 /** `validate`, `state list`, …: every command that runs (the `state` and `notify` groups only hold them). */
+const program = await buildProgram(
+  { stdout: () => undefined, stderr: () => undefined, setExitCode: () => undefined, isTTY: false, env: {}, cwd: '.' },
+  '0',
+);
+
 function leafCommands(): string[] {
-  const program = buildProgram(
-    { stdout: () => undefined, stderr: () => undefined, setExitCode: () => undefined, isTTY: false, env: {}, cwd: '.' },
-    '0',
-  );
   const out: string[] = [];
   const visit = (c: Command, name: string): void => {
     if (c.commands.length === 0) out.push(name);

@@ -12,12 +12,12 @@ import { fileURLToPath } from 'node:url';
 import type { Command } from 'commander';
 import { describe, expect, it } from 'vitest';
 import type { CliIo } from '../../src/cli/io.js';
-import { buildProgram } from '../../src/cli/program.js';
+import { buildProgram } from '../../src/cli/run-cli.js';
 
 const REPO_ROOT = fileURLToPath(new URL('../..', import.meta.url));
 
 const io: CliIo = { stdout: () => undefined, stderr: () => undefined, setExitCode: () => undefined, isTTY: false, env: {}, cwd: REPO_ROOT };
-const program = buildProgram(io, '0.0.0-test');
+const program = await buildProgram(io, '0.0.0-test');
 
 /** `state list`, `notify test`, … by their full name; each with the long flags its help shows. */
 function helpFlags(): Map<string, Set<string>> {

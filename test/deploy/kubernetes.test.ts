@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseAllDocuments } from 'yaml';
 import { describe, expect, it } from 'vitest';
-import { buildProgram } from '../../src/cli/program.js';
+import { buildProgram } from '../../src/cli/run-cli.js';
 import type { CliIo } from '../../src/cli/io.js';
 
 const DIR = fileURLToPath(new URL('../../deploy/kubernetes', import.meta.url));
@@ -85,7 +85,7 @@ describe('deploy/kubernetes', () => {
   });
 
   it('uses only packsync flags that exist', async () => {
-    const program = buildProgram(io, '0.0.0');
+    const program = await buildProgram(io, '0.0.0');
     let checked = 0;
     for (const d of await docs()) {
       const pod = podSpec(d);
@@ -138,7 +138,7 @@ describe('deploy/kubernetes', () => {
   });
 
   it('probes readiness at /readyz and liveness at /healthz on the port --listen serves, never on sync health (docs/reconcile.md)', async () => {
-    const program = buildProgram(io, '0.0.0');
+    const program = await buildProgram(io, '0.0.0');
     // One listener serves them all: the probes, the webhook and the metrics.
     const listenHelp = program.commands.find((c) => c.name() === 'run')!.options.find((o) => o.long === '--listen')!.description;
     for (const path of ['/healthz', '/readyz', '/metrics', '/webhook']) expect(listenHelp).toContain(path);

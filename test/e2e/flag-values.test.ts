@@ -10,7 +10,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { Command } from 'commander';
 import { INTEGER_FLAGS } from '../../src/cli/flag-values.js';
 import type { CliIo } from '../../src/cli/io.js';
-import { buildProgram } from '../../src/cli/program.js';
+import { buildProgram } from '../../src/cli/run-cli.js';
 import { cli } from '../support/cli.js';
 import { writeRepo } from '../support/manifests.js';
 import { tempDir } from '../support/repo.js';
@@ -92,14 +92,14 @@ describe('integer flags take plain decimal integers within their range', () => {
     expect((await sim.journal(true)).length).toBeGreaterThan(0);
   });
 
-  it('every flag that takes a count, milliseconds, seconds or a port has a range (--time-scale takes fractions)', () => {
+  it('every flag that takes a count, milliseconds, seconds or a port has a range (--time-scale takes fractions)', async () => {
     const io: CliIo = { stdout: () => undefined, stderr: () => undefined, setExitCode: () => undefined, isTTY: false, env: {}, cwd: '.' };
     const numeric = new Set<string>();
     const visit = (c: Command): void => {
       for (const o of c.options) if (o.long && /<(n|ms|seconds|port)>/.test(o.flags) && o.long !== '--time-scale') numeric.add(o.long);
       c.commands.forEach(visit);
     };
-    visit(buildProgram(io, '0.0.0-test'));
+    visit(await buildProgram(io, '0.0.0-test'));
     expect([...numeric].sort()).toEqual(Object.keys(INTEGER_FLAGS).sort());
   });
 

@@ -40,7 +40,7 @@ describe('layer order (docs/architecture.md) in lint', () => {
   });
 
   it('refuses it from a nested folder too, and lets a layer import below itself', async () => {
-    expect(await problems('src/agent/notify/probe.ts', "import { x } from '../../cli/program.js';\nexport const y = x;\n")).toHaveLength(1);
+    expect(await problems('src/agent/notify/probe.ts', "import { x } from '../../cli/run-cli.js';\nexport const y = x;\n")).toHaveLength(1);
     expect(await problems('src/api/probe.ts', "import type { Plan } from '../plan/types.js';\nexport type P = Plan;\n")).toHaveLength(1);
     expect(
       await problems(
