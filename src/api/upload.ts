@@ -11,6 +11,7 @@ import { createHash } from 'node:crypto';
 import type { FileHandle } from 'node:fs/promises';
 import { open } from 'node:fs/promises';
 import { ContentError, digestLine, listContentFiles } from './content-files.js';
+import type { ContentFile } from './content-files.js';
 import { ApiError } from './errors.js';
 import type { PacksyncApi, UploadDirectoryOptions } from './operations.js';
 import type { ChunkHasher } from './upload-hash.js';
@@ -109,7 +110,7 @@ interface Upload {
   id: Uuid;
   dir: string;
   opts: UploadDirectoryOptions;
-  files: Awaited<ReturnType<typeof listContentFiles>>;
+  files: ContentFile[];
   infos: UploadFileInfoViewModel[];
   bytesTotal: number;
   hasher: ChunkHasher;

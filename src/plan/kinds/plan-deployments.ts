@@ -210,7 +210,7 @@ interface LiveDeploymentCase extends DeploymentCase {
 /** A deployment found live by (flow, package): adopted, recorded, replaced or reconciled in place. */
 function planLiveDeployment(ctx: PlanContext, c: LiveDeploymentCase): void {
   const { entry, live } = c;
-  if (entry?.id !== live.id || !entry) {
+  if (!entry || entry.id !== live.id) {
     planUnowned(ctx, c);
     return;
   }

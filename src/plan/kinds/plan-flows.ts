@@ -43,8 +43,6 @@ export function planFlow(ctx: PlanContext, m: FlowManifest): void {
   if (moved) markMoved(ctx, `Flow/${m.metadata.name}`, moved.from, moved.actions);
 }
 
-type FlowRecord = { specHash: string; spec: Record<string, unknown>; annotations?: Record<string, string> };
-
 /** What the plan knows of one flow manifest once its target resolves. */
 interface FlowCase {
   m: FlowManifest;
@@ -52,7 +50,7 @@ interface FlowCase {
   /** The flow's display name (live flows are found by it). */
   name: string;
   target: FlowTarget;
-  record: FlowRecord;
+  record: RecordSpec;
   specHash: string;
   pkg: RefState | undefined;
   sameName: readonly LiveFlow[];
@@ -82,7 +80,7 @@ function planFlowEntry(ctx: PlanContext, m: FlowManifest): { from: string; actio
     return moved;
   }
   const specHash = hashValue(target.spec);
-  const record: FlowRecord = { specHash, spec: target.spec };
+  const record: RecordSpec = { specHash, spec: target.spec };
   if (m.metadata.annotations) record.annotations = m.metadata.annotations;
   const name = target.body.name ?? m.metadata.name;
   const sameName = ctx.flowsByName.get(name) ?? [];
@@ -285,14 +283,14 @@ function adoptFlow(
   found: {
     live: LiveFlow;
     target: FlowTarget;
-    record: FlowRecord;
+    record: RecordSpec;
     resolvesIntent: boolean;
   },
 ): ObjectPlan {
   const { live, target, record, resolvesIntent } = found;
   // Recorded as it is live: a flow that differs from git is then replaced, never taken as in sync.
   const diff = liveFlowDiff(target.body, live);
-  const spec = diff.length > 0 ? liveSpec(record.spec, diff) : record.spec;
+  const spec = diff.length > 0 ? liveSpec(target.spec, diff) : record.spec;
   const as = diff.length > 0 ? { ...record, spec, specHash: hashValue(spec) } : record;
   const id = adoptRecord(ctx, key, m, { liveId: live.id, record: as, resolvesIntent, what: `flow ${live.id}` });
   const differs = flowFieldsInWords(diff).map((f) => `${f.field} is ${JSON.stringify(f.from)} live, ${JSON.stringify(f.to)} in git`);

@@ -11,7 +11,7 @@ import { adoptReason, adoptRecord, decideUnowned, newest, otherHolder, planOwned
 import { importedByService } from './service-driven.js';
 import { catalogTarget, customTarget, naturalKeyOf, packageFields, usable } from './package-targets.js';
 import type { CatalogTarget, CustomTarget } from './package-targets.js';
-import type { ObjectPlan } from '../types.js';
+import type { ObjectPlan, RecordSpec } from '../types.js';
 import { OP } from '../ops.js';
 import { blockedRef, planResolveError } from '../not-planned.js';
 import { markMoved, moveActions, restoreActions, supersedeAction } from '../state-writes.js';
@@ -20,14 +20,12 @@ const IN_FLIGHT = new Set(['Pending', 'Running', 'Processing']);
 
 type PackageContent = NonNullable<PackageManifest['content']>;
 
-type PackageRecord = { specHash: string; spec: Record<string, unknown>; annotations?: Record<string, string> };
-
 /** What the plan knows of one package manifest once its target resolves. */
 interface PackageCase {
   m: PackageManifest;
   key: string;
   target: CatalogTarget | CustomTarget;
-  record: PackageRecord;
+  record: RecordSpec;
   /** The state entry of this key (after a rename is folded in), if any. */
   entry: InventoryEntry | undefined;
   /** Live packages of the target's natural key. */
@@ -54,7 +52,7 @@ export function planPackage(ctx: PlanContext, m: PackageManifest): void {
     return;
   }
   const specHash = hashValue({ spec: target.spec, content: m.content?.digest ?? null });
-  const record: PackageRecord = { specHash, spec: target.spec };
+  const record: RecordSpec = { specHash, spec: target.spec };
   if (m.metadata.annotations) record.annotations = m.metadata.annotations;
   const matches = ctx.packagesByNaturalKey.get(naturalKeyOf(target)) ?? [];
   if (!entry) {
@@ -309,7 +307,7 @@ function planExisting(ctx: PlanContext, m: PackageManifest, key: string, live: V
 
 /** How a live package is taken over: its record, and why (an interrupted create, `--adopt`, the service's import). */
 interface Adoption {
-  record: { specHash: string; spec: unknown; annotations?: Record<string, string> };
+  record: RecordSpec;
   resolvesIntent: boolean;
   /** Actions that must run first (keeping the previous package as superseded). */
   first?: string[];
