@@ -18,7 +18,7 @@ import { loadManifests } from '../manifests/load.js';
 import type { LoadOptions } from '../manifests/load.js';
 import { manifestCacheFor } from '../manifests/parse-cache.js';
 import type { DesiredModel, Problem } from '../manifests/model.js';
-import { digestValue, planDigests } from '../plan/hash.js';
+import { digestValue, digestValueInTurns, planDigests } from '../plan/hash.js';
 import { plan as computePlan } from '../plan/planner.js';
 import type { Plan, PlanOptions } from '../plan/types.js';
 import { carryOutRequests } from './gate-requests.js';
@@ -101,8 +101,20 @@ export type ReconcileOutput =
  * the size of the desired set.
  */
 export function desiredRevision(desired: DesiredModel): string {
+  return `sha256:${digestValue(revisionValue(desired))}`;
+}
+
+/**
+ * desiredRevision, made in turns of the event loop: a pass makes it while its reads are in flight
+ * (~0.1 s of CPU at 20,000 objects that the reads' answers would otherwise wait behind).
+ */
+export async function desiredRevisionInTurns(desired: DesiredModel): Promise<string> {
+  return `sha256:${await digestValueInTurns(revisionValue(desired), () => new Promise<void>((resolve) => setImmediate(resolve)))}`;
+}
+
+function revisionValue(desired: DesiredModel): unknown[] {
   const strip = (xs: readonly { source: unknown }[]): unknown[] => xs.map(({ source: _s, ...rest }) => rest);
-  return `sha256:${digestValue(OBJECT_KINDS_IN_ORDER.map((k) => strip(desired[OBJECT_KIND_SPECS[k].desired])))}`;
+  return OBJECT_KINDS_IN_ORDER.map((k) => strip(desired[OBJECT_KIND_SPECS[k].desired]));
 }
 
 /** Load, validate, read live and plan. Nothing is written. */
@@ -126,7 +138,12 @@ export async function planPass(input: PlanPassInput): Promise<PlanPassOutput> {
     ...(input.readConcurrency ? { concurrency: input.readConcurrency } : {}),
     ...(input.signal ? { signal: input.signal } : {}),
   };
-  let snap = await readLiveState(input.api, desired, store.inventory, readOptions);
+  const reading = readLiveState(input.api, desired, store.inventory, readOptions);
+  // Awaited below; a failed read must not count as unhandled while the revision is made.
+  reading.catch(() => undefined);
+  // What needs only the desired set and the state is made while the reads are in flight.
+  let revision = input.revision ?? (await desiredRevisionInTurns(desired));
+  let snap = await reading;
   const clock = input.api.serviceTime?.() ?? loadedAt;
   if (exceptionsFlip(desired, loadedAt, clock)) {
     // The service's clock puts an exception on the other side of its expiry: expand again by it.
@@ -134,8 +151,8 @@ export async function planPass(input: PlanPassInput): Promise<PlanPassOutput> {
     if (!loaded.desired) return { kind: 'invalid', problems: loaded.problems, revision: input.revision ?? null };
     desired = loaded.desired;
     snap = await readLiveState(input.api, desired, store.inventory, readOptions);
+    revision = input.revision ?? desiredRevision(desired);
   }
-  const revision = input.revision ?? desiredRevision(desired);
   const owned = Object.values(store.inventory.objects).map((e) => e.file);
   const scope = await planScope(input.path, desired.root, { read: loaded.files, owned });
   const p = computePlan({ desired, live: snap.live, inventory: store.inventory, options: input.planOptions, now: now(), revision, scope });

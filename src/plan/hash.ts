@@ -50,54 +50,90 @@ function write(value: unknown): string | undefined {
  * transient of a pass) cost a small buffer instead of one string the size of the state.
  */
 export function digestValue(value: unknown): string {
-  const h = createHash('sha256');
-  let buf = '';
-  const put = (s: string): void => {
-    buf += s;
-    if (buf.length >= 65536) {
-      h.update(buf);
-      buf = '';
+  const d = new StreamedDigest();
+  if (!d.walk(value)) d.put('null');
+  return d.finish();
+}
+
+/**
+ * digestValue's digest (the same bytes), made in turns: `pause` is awaited after every `every`
+ * items of the arrays in the first two levels of `value` (a list of lists of objects: a desired
+ * set), so a pass can make it while its reads are in flight without holding their answers back
+ * for the whole digest (docs/performance.md, fleet-cli).
+ */
+export async function digestValueInTurns(value: unknown, pause: () => Promise<void>, every = 200): Promise<string> {
+  const d = new StreamedDigest();
+  let count = 0;
+  const walkIn = async (v: unknown, depth: number): Promise<boolean> => {
+    if (depth >= 2 || !Array.isArray(v)) return d.walk(v);
+    d.put('[');
+    for (let i = 0; i < v.length; i++) {
+      if (i > 0) d.put(',');
+      if (!(await walkIn(v[i], depth + 1))) d.put('null');
+      if (++count % every === 0) await pause();
     }
+    d.put(']');
+    return true;
   };
-  const walk = (v: unknown): boolean => {
+  if (!(await walkIn(value, 0))) d.put('null');
+  return d.finish();
+}
+
+/** Stable JSON (stableStringify's bytes) streamed into a sha256 in 64K pieces. */
+class StreamedDigest {
+  private readonly h = createHash('sha256');
+  private buf = '';
+
+  put(s: string): void {
+    this.buf += s;
+    if (this.buf.length >= 65536) {
+      this.h.update(this.buf);
+      this.buf = '';
+    }
+  }
+
+  /** Writes `v`; false (nothing written) for what JSON leaves out: undefined, functions, symbols. */
+  walk(v: unknown): boolean {
     if (typeof v === 'string') {
-      put(quote(v));
+      this.put(quote(v));
       return true;
     }
     if (v === null || typeof v !== 'object') {
       const t = JSON.stringify(v) as string | undefined;
       if (t === undefined) return false;
-      put(t);
+      this.put(t);
       return true;
     }
     if (Array.isArray(v)) {
-      put('[');
-      v.forEach((x, i) => {
-        if (i > 0) put(',');
-        if (!walk(x)) put('null');
-      });
-      put(']');
+      this.put('[');
+      for (let i = 0; i < v.length; i++) {
+        if (i > 0) this.put(',');
+        if (!this.walk(v[i])) this.put('null');
+      }
+      this.put(']');
       return true;
     }
     const obj = v as Record<string, unknown>;
     const keys = Object.keys(obj);
     if (keys.length > 1) keys.sort();
-    put('{');
+    this.put('{');
     let first = true;
     for (const k of keys) {
       const x = obj[k];
       // write() drops what serialises to undefined (undefined, functions, symbols).
       if (x === undefined || typeof x === 'function' || typeof x === 'symbol') continue;
-      put(first ? `${quoteKey(k)}:` : `,${quoteKey(k)}:`);
+      this.put(first ? `${quoteKey(k)}:` : `,${quoteKey(k)}:`);
       first = false;
-      walk(x);
+      this.walk(x);
     }
-    put('}');
+    this.put('}');
     return true;
-  };
-  if (!walk(value)) put('null');
-  h.update(buf);
-  return h.digest('hex').slice(0, 16);
+  }
+
+  finish(): string {
+    this.h.update(this.buf);
+    return this.h.digest('hex').slice(0, 16);
+  }
 }
 
 /** Short content hash of a value (sha256, 16 hex digits: collisions are not a threat model here). */
