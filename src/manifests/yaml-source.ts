@@ -69,7 +69,9 @@ export function parseYamlFile(file: string, text: string, opts: ParseOptions = {
       broken: mentionsPacksync(text) ? [{}] : [],
     };
   }
-  const src: FileSource = { file, text, pos, quoted: quotedScalars(tokens) };
+  // Both only matter for a file with a problem or an alias: most files have neither (a cold load of 3,770).
+  let quoted: ReturnType<typeof quotedScalars> | undefined;
+  const src: FileSource = { file, text, pos, quoted: () => (quoted ??= quotedScalars(tokens)), mayAlias: text.includes('*') };
   const out: Pick<ParsedFile, 'documents' | 'problems' | 'broken'> = { documents: [], problems: [], broken: [] };
   // The composed documents (about six objects per line of YAML) are the largest allocation of a
   // load, and a repository's are all alive at once until the cross-document rules ran: 3,000 flow
@@ -88,7 +90,10 @@ interface FileSource {
   file: string;
   text: string;
   pos: (offset: number) => Position;
-  quoted: ReturnType<typeof quotedScalars>;
+  /** The file's quoted scalars, found when a message needs them. */
+  quoted: () => ReturnType<typeof quotedScalars>;
+  /** False when no alias can be in the file (an alias is written `*name`). */
+  mayAlias: boolean;
 }
 
 /** One composed document: its problems (YAML errors, warnings, custom tags, alias blow-up) and its handle. */
@@ -118,7 +123,7 @@ function readDocument(
   const contents = doc.contents;
   // A document holding only comments (or a trailing `---`) is not a manifest.
   if (contents === null || (isScalar(contents) && contents.value === null && doc.errors.length === 0)) return;
-  const blownUp = ok0(doc) ? aliasBlowUp(doc, contents) : null;
+  const blownUp = ok0(doc) && src.mayAlias ? aliasBlowUp(doc, contents) : null;
   if (blownUp)
     out.problems.push({ ...problemBase(file, pos(blownUp.at)), rule: 'yaml.alias-expansion', message: blownUp.message, severity: 'error' });
   const ok = doc.errors.length === 0 && !blownUp;
@@ -204,18 +209,18 @@ function problemBase(file: string, p: Position): Pick<Problem, 'file' | 'line' |
 }
 
 function yamlProblem(src: FileSource, e: YAMLError, severity: Problem['severity']): Problem {
-  const { file, text, pos, quoted } = src;
+  const { file, text, pos } = src;
   // An unclosed quote runs to the end of the file, where the parser notices it: point at the quote
   // that opens it instead (`version: "7.4.6` is reported where `"` is, not past the last line).
   const quote = /^Missing closing (["'])quote/.exec(e.message)?.[1];
-  const opening = quote === undefined ? undefined : quoted.find((q) => q.quote === quote && q.start <= e.pos[0] && e.pos[0] <= q.end);
+  const opening = quote === undefined ? undefined : src.quoted().find((q) => q.quote === quote && q.start <= e.pos[0] && e.pos[0] <= q.end);
   const at = pos(opening ? opening.start : e.pos[0]);
   const base = problemBase(file, at);
   if (opening) {
     return { ...base, rule: 'yaml.syntax', message: `YAML: Missing closing ${quote}quote for the string that starts here`, severity };
   }
   const close = /end with an? ([\]}])/.exec(e.message)?.[1] as ']' | '}' | undefined;
-  const bracket = close === undefined ? undefined : unclosedOpening(text, e.pos[0], close, quoted);
+  const bracket = close === undefined ? undefined : unclosedOpening(text, e.pos[0], close, src.quoted());
   if (close !== undefined && bracket !== undefined) {
     const what = close === ']' ? 'flow sequence' : 'flow mapping';
     return {
