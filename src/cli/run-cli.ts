@@ -11,7 +11,7 @@ import { errorCode, errorMessage } from '../util/errors.js';
 import { checkFlagValues } from './flag-values.js';
 import type { CliIo } from './io.js';
 import { connectionSecrets } from '../state/connection-secrets.js';
-import { scrub } from './logger.js';
+import { scrub } from './scrub.js';
 import { programWith } from './program-shell.js';
 import type { Register } from './program-shell.js';
 
