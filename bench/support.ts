@@ -2,7 +2,10 @@
  * Shared pieces of the benchmarks. The simulator in its own process (`startSimulatorProcess`) and
  * the generated fleets (`writeFleet`) are the tests' own, from test/support.
  */
+import { spawn } from 'node:child_process';
+import { readFile } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
+import { binCommand } from '../test/support/spawn-cli.js';
 
 export const CLI = fileURLToPath(new URL('../src/cli/main.js', import.meta.url));
 export const RUN = fileURLToPath(new URL('./run.js', import.meta.url));
@@ -40,4 +43,64 @@ export function journalTimeline(entries: readonly { time: string; method: string
       const top = [...routes].sort((x, y) => y[1] - x[1]).slice(0, 3);
       return `${String((b * bucketMs) / 1000).padStart(5)} s  ${top.map(([r, n]) => `${r} ×${n}`).join(' | ')}`;
     });
+}
+
+const TICK_MS = 10; // USER_HZ 100: /proc/PID/stat counts CPU time in 10 ms ticks
+
+/** A process's peak RSS (VmHWM) and CPU time (utime + stime) so far, from /proc. */
+async function procStats(pid: number): Promise<{ hwmKiB: number; cpuMs: number }> {
+  const status = await readFile(`/proc/${pid}/status`, 'utf8').catch(() => '');
+  const stat = await readFile(`/proc/${pid}/stat`, 'utf8').catch(() => '');
+  // Fields after the command's closing parenthesis: utime and stime are the 12th and 13th.
+  const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  return { hwmKiB: Number(/VmHWM:\s+(\d+)/.exec(status)?.[1] ?? 0), cpuMs: (Number(f[11] ?? 0) + Number(f[12] ?? 0)) * TICK_MS };
+}
+
+export interface CliRun {
+  ms: number;
+  /** utime + stime, sampled every 25 ms until the process exits (the last few ms may be missed). */
+  cpuMs: number;
+  peakMiB: number;
+  stdout: string;
+  stdoutBytes: number;
+}
+
+/**
+ * The CLI as a user runs it: a process started as its bin (its own heap policy, no flag from the
+ * user, plus any `nodeFlags` to try), output to a pipe and drained as a CI log collector would;
+ * peak RSS and CPU sampled until it exits. `keepStdout` keeps the text (else only its size).
+ */
+export async function runCliProcess(
+  args: string[],
+  env: Record<string, string>,
+  o: { cwd?: string; okCodes?: number[]; nodeFlags?: string[]; keepStdout?: boolean } = {},
+): Promise<CliRun> {
+  const t0 = performance.now();
+  const bin = binCommand(o.nodeFlags ?? []);
+  const child = spawn(bin.command, [...bin.args, ...args], {
+    ...(o.cwd ? { cwd: o.cwd } : {}),
+    env: { ...process.env, ...bin.env, ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let stdout = '';
+  let stdoutBytes = 0;
+  let stderr = '';
+  child.stdout.on('data', (b: Buffer) => {
+    stdoutBytes += b.length;
+    if (o.keepStdout) stdout += b.toString();
+  });
+  child.stderr.on('data', (b: Buffer) => (stderr = (stderr + b.toString()).slice(-4000)));
+  let peak = 0;
+  let cpu = 0;
+  const sampler = setInterval(() => {
+    if (child.pid === undefined) return;
+    void procStats(child.pid).then((s) => {
+      peak = Math.max(peak, s.hwmKiB);
+      cpu = Math.max(cpu, s.cpuMs);
+    });
+  }, 25);
+  const code = await new Promise<number | null>((resolve) => child.once('close', resolve));
+  clearInterval(sampler);
+  if (!(o.okCodes ?? [0]).includes(code ?? -1)) throw new Error(`packsync ${args[0]} exited ${code}: ${stderr}`);
+  return { ms: performance.now() - t0, cpuMs: cpu, peakMiB: Math.round((peak / 1024) * 10) / 10, stdout, stdoutBytes };
 }

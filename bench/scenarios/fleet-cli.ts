@@ -6,61 +6,30 @@
  * `calls × 20 ms ÷ 16` (no rate limit); peak RSS is the CLI process's own high-water mark (VmHWM from
  * /proc, sampled until it exits), with no tuning flag. `--flows N` runs another size.
  */
-import { spawn } from 'node:child_process';
-import { mkdtemp, readFile } from 'node:fs/promises';
+import { mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { binCommand } from '../../test/support/spawn-cli.js';
 import { writeFleet } from '../../test/support/fleet.js';
 import { startSimulatorProcess } from '../../test/support/sim.js';
 import type { Scenario } from './types.js';
-import { journalTimeline } from '../support.js';
+import { journalTimeline, runCliProcess } from '../support.js';
+import type { CliRun } from '../support.js';
 import { round } from './types.js';
 
 const LATENCY_MS = 20;
 const IN_FLIGHT = 16;
 const bound = (calls: number): number => (calls * LATENCY_MS) / IN_FLIGHT;
 
-async function hwmKiB(pid: number): Promise<number> {
-  const status = await readFile(`/proc/${pid}/status`, 'utf8').catch(() => '');
-  return Number(/VmHWM:\s+(\d+)/.exec(status)?.[1] ?? 0);
-}
-
-interface CliRun {
-  ms: number;
-  code: number | null;
-  peakMiB: number;
-  stdoutBytes: number;
-}
-
-/** One CLI run, its stdout drained from a pipe as a CI log collector would, its peak RSS sampled. */
-async function runCli(args: string[], env: Record<string, string>, nodeFlags: string[] = []): Promise<CliRun> {
-  const t0 = performance.now();
-  // As the `packsync` bin starts (its shebang's flags), plus any `--node-flags` to try.
-  const bin = binCommand(nodeFlags);
-  const child = spawn(bin.command, [...bin.args, ...args], {
-    env: { ...process.env, ...bin.env, ...env },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let stdoutBytes = 0;
-  let stderr = '';
-  child.stdout.on('data', (b: Buffer) => (stdoutBytes += b.length));
-  child.stderr.on('data', (b: Buffer) => (stderr = (stderr + b.toString()).slice(-4000)));
-  let peak = 0;
-  const sampler = setInterval(() => {
-    if (child.pid !== undefined) void hwmKiB(child.pid).then((k) => (peak = Math.max(peak, k)));
-  }, 50);
-  const code = await new Promise<number | null>((resolve) => child.once('close', resolve));
-  clearInterval(sampler);
-  const ms = performance.now() - t0;
-  if (code !== 0) throw new Error(`packsync ${args[0]} exited ${code}: ${stderr}`);
-  return { ms, code, peakMiB: round(peak / 1024), stdoutBytes };
-}
+/** One CLI run (bench/support.ts): its stdout drained from a pipe as a CI log collector would, its peak RSS and CPU sampled. */
+const runCli = (args: string[], env: Record<string, string>, nodeFlags: string[] = []): Promise<CliRun> =>
+  runCliProcess(args, env, { nodeFlags });
 
 export const fleetCli: Scenario = async (log, args) => {
   const flows = typeof args.flows === 'string' ? Number(args.flows) : 3750;
   const shape = { flows, deploymentsPerFlow: 4, packages: Math.min(1000, flows * 2 - ((flows * 2) % 4)) };
-  const sim = await startSimulatorProcess({ fleet: 'large', latencyMs: LATENCY_MS, timeScale: 3600 });
+  // `--sim-cpu-profile`: the simulator's own V8 profile of both runs (it shares the two cores with the CLI).
+  const simProfile = args['sim-cpu-profile'] === true ? ['--cpu-prof', `--cpu-prof-dir=${join(tmpdir(), 'packsync-fleet-cli-sim-profiles')}`] : [];
+  const sim = await startSimulatorProcess({ fleet: 'large', latencyMs: LATENCY_MS, timeScale: 3600 }, simProfile);
   try {
     const repo = (await writeFleet(shape)).dir;
     const stateDir = await mkdtemp(join(tmpdir(), 'packsync-fleet-cli-'));
@@ -95,7 +64,7 @@ export const fleetCli: Scenario = async (log, args) => {
     };
     await timeline(j0);
     log(
-      `converge: ${round(converge.ms)} ms, ${convergeCalls} calls, bound ${round(bound(convergeCalls))} ms (×${round(converge.ms / bound(convergeCalls), 2)}), peak RSS ${converge.peakMiB} MiB`,
+      `converge: ${round(converge.ms)} ms, ${convergeCalls} calls, bound ${round(bound(convergeCalls))} ms (×${round(converge.ms / bound(convergeCalls), 2)}), CPU ${round(converge.cpuMs)} ms, peak RSS ${converge.peakMiB} MiB`,
     );
     const j1 = await sim.journalCount();
     // `--cpu-profile`: V8's profile of each run, for docs/performance.md's "what dominates".
@@ -104,7 +73,7 @@ export const fleetCli: Scenario = async (log, args) => {
     const noopReads = (await sim.journalCount()) - j1;
     await timeline(j1);
     log(
-      `no-op: ${round(noop.ms)} ms, ${noopReads} reads, bound ${round(bound(noopReads))} ms (×${round(noop.ms / bound(noopReads), 2)}), peak RSS ${noop.peakMiB} MiB`,
+      `no-op: ${round(noop.ms)} ms, ${noopReads} reads, bound ${round(bound(noopReads))} ms (×${round(noop.ms / bound(noopReads), 2)}), CPU ${round(noop.cpuMs)} ms, peak RSS ${noop.peakMiB} MiB`,
     );
     return {
       metrics: {
@@ -113,12 +82,14 @@ export const fleetCli: Scenario = async (log, args) => {
         convergeBoundMs: round(bound(convergeCalls)),
         convergeRatio: round(converge.ms / bound(convergeCalls), 2),
         convergePeakRssMiB: converge.peakMiB,
+        convergeCpuMs: round(converge.cpuMs),
         convergeStdoutKiB: round(converge.stdoutBytes / 1024),
         noopMs: round(noop.ms),
         noopReads,
         noopBoundMs: round(bound(noopReads)),
         noopRatio: round(noop.ms / bound(noopReads), 2),
         noopPeakRssMiB: noop.peakMiB,
+        noopCpuMs: round(noop.cpuMs),
       },
       baseline: {},
     };

@@ -8,65 +8,24 @@
  * Figures: update wall and CPU time and its reads (goal: ≤ followed apps + 1), apply against its bound
  * (goal ≤ 1.25×), peak RSS of both (goal ≤ 200 MiB). `--flows N` runs another size.
  */
-import { spawn, execFileSync } from 'node:child_process';
+import { execFileSync } from 'node:child_process';
 import { readFile, readdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { tmpdir } from 'node:os';
-import { binCommand } from '../../test/support/spawn-cli.js';
 import { fleetApps, writeFleet } from '../../test/support/fleet.js';
 import { startSimulatorProcess } from '../../test/support/sim.js';
 import { tempDir } from '../../test/support/temp-dir.js';
 import type { Scenario } from './types.js';
-import { journalTimeline } from '../support.js';
+import { journalTimeline, runCliProcess } from '../support.js';
+import type { CliRun } from '../support.js';
 import { round } from './types.js';
 
 const LATENCY_MS = 20;
 const IN_FLIGHT = 16;
 const bound = (calls: number): number => (calls * LATENCY_MS) / IN_FLIGHT;
-const TICK_MS = 10; // USER_HZ 100: /proc/PID/stat counts CPU time in 10 ms ticks
-
-interface Run {
-  ms: number;
-  cpuMs: number;
-  peakMiB: number;
-  stdout: string;
-}
-
-async function procStats(pid: number): Promise<{ hwmKiB: number; cpuMs: number }> {
-  const status = await readFile(`/proc/${pid}/status`, 'utf8').catch(() => '');
-  const stat = await readFile(`/proc/${pid}/stat`, 'utf8').catch(() => '');
-  // Fields after the command's closing parenthesis: utime and stime are the 12th and 13th.
-  const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-  return { hwmKiB: Number(/VmHWM:\s+(\d+)/.exec(status)?.[1] ?? 0), cpuMs: (Number(f[11] ?? 0) + Number(f[12] ?? 0)) * TICK_MS };
-}
-
-/** The CLI as a user runs it: a process started as its bin (its own heap policy, no flag from the user), output to a pipe; peak RSS and CPU sampled until it exits. */
-async function cli(args: string[], env: Record<string, string>, cwd: string, okCodes = [0], nodeFlags: string[] = []): Promise<Run> {
-  const t0 = performance.now();
-  const bin = binCommand(nodeFlags);
-  const child = spawn(bin.command, [...bin.args, ...args], {
-    cwd,
-    env: { ...process.env, ...bin.env, ...env },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let stdout = '';
-  let stderr = '';
-  child.stdout.on('data', (b: Buffer) => (stdout += b.toString()));
-  child.stderr.on('data', (b: Buffer) => (stderr = (stderr + b.toString()).slice(-4000)));
-  let peak = 0;
-  let cpu = 0;
-  const sampler = setInterval(() => {
-    if (child.pid === undefined) return;
-    void procStats(child.pid).then((s) => {
-      peak = Math.max(peak, s.hwmKiB);
-      cpu = Math.max(cpu, s.cpuMs);
-    });
-  }, 25);
-  const code = await new Promise<number | null>((resolve) => child.once('close', resolve));
-  clearInterval(sampler);
-  if (!okCodes.includes(code ?? -1)) throw new Error(`packsync ${args[0]} exited ${code}: ${stderr}`);
-  return { ms: performance.now() - t0, cpuMs: cpu, peakMiB: round(peak / 1024), stdout };
-}
+/** The CLI as a user runs it (bench/support.ts), in the fleet's repository, its output kept. */
+const cli = (args: string[], env: Record<string, string>, cwd: string, okCodes = [0], nodeFlags: string[] = []): Promise<CliRun> =>
+  runCliProcess(args, env, { cwd, okCodes, nodeFlags, keepStdout: true });
 
 function git(cwd: string, ...args: string[]): string {
   return execFileSync('git', args, {

@@ -50,7 +50,7 @@ export async function startTestSimulator(options: SimStartOptions = {}): Promise
 }
 
 /** The simulator as `packsync simulator` in a child process (needs the build: test/global-setup.ts, or bench's dist/). */
-export async function startSimulatorProcess(options: SimStartOptions = {}): Promise<SimProcess> {
+export async function startSimulatorProcess(options: SimStartOptions = {}, nodeFlags: readonly string[] = []): Promise<SimProcess> {
   const { key, ...o } = withDefaults(options);
   if (o.maxBodyBytes !== undefined || (o.faults !== undefined && typeof o.faults !== 'string'))
     throw new Error('startSimulatorProcess: maxBodyBytes and a parsed fault spec have no command-line flag');
@@ -69,7 +69,8 @@ export async function startSimulatorProcess(options: SimStartOptions = {}): Prom
     ...flag('--data-dir', o.dataDir),
     ...flag('--response-style', o.responseStyle),
   ];
-  const p = spawnCli(args, {});
+  // `nodeFlags`: a benchmark's `--sim-cpu-profile` (the simulator's own profile, written when it stops).
+  const p = spawnCli(args, {}, 'pipe', process.cwd(), nodeFlags);
   const sim = handle(`http://${o.host ?? '127.0.0.1'}:${port}`, key, async () => {
     p.child.kill('SIGTERM');
     await p.done;

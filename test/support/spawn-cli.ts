@@ -39,8 +39,9 @@ export function spawnCli(
   env: Record<string, string | undefined>,
   output: 'pipe' | 'inherit' = 'pipe',
   cwd: string = process.cwd(),
+  nodeFlags: readonly string[] = [],
 ): Spawned {
-  const child = spawn(process.execPath, [CLI_BIN, ...args], {
+  const child = spawn(process.execPath, [...nodeFlags, CLI_BIN, ...args], {
     cwd,
     env: { PATH: process.env.PATH ?? '', ...env },
     stdio: ['ignore', output, output],
