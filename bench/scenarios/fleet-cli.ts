@@ -28,7 +28,8 @@ export const fleetCli: Scenario = async (log, args) => {
   const flows = typeof args.flows === 'string' ? Number(args.flows) : 3750;
   const shape = { flows, deploymentsPerFlow: 4, packages: Math.min(1000, flows * 2 - ((flows * 2) % 4)) };
   // `--sim-cpu-profile`: the simulator's own V8 profile of both runs (it shares the two cores with the CLI).
-  const simProfile = args['sim-cpu-profile'] === true ? ['--cpu-prof', `--cpu-prof-dir=${join(tmpdir(), 'packsync-fleet-cli-sim-profiles')}`] : [];
+  const simProfile =
+    args['sim-cpu-profile'] === true ? ['--cpu-prof', `--cpu-prof-dir=${join(tmpdir(), 'packsync-fleet-cli-sim-profiles')}`] : [];
   const sim = await startSimulatorProcess({ fleet: 'large', latencyMs: LATENCY_MS, timeScale: 3600 }, simProfile);
   try {
     const repo = (await writeFleet(shape)).dir;

@@ -70,7 +70,10 @@ const GATHER_MAX_CHARS = 64 * 1024;
  * comes round (setImmediate), before anything goes to stderr or a prompt, and when the process exits.
  * A terminal is written to directly (its status line is rewritten in place around these lines).
  */
-export function gatheredStdout(write: (s: string) => void = (s) => void process.stdout.write(s)): { write: (s: string) => void; flush: () => void } {
+export function gatheredStdout(write: (s: string) => void = (s) => void process.stdout.write(s)): {
+  write: (s: string) => void;
+  flush: () => void;
+} {
   let parts: string[] = [];
   let chars = 0;
   let scheduled = false;
