@@ -3,8 +3,9 @@
  * validation, so the validators are built once per process, on first use. Each kind's schema comes
  * from its descriptor (manifests/kinds/).
  */
-import { Ajv2020 } from 'ajv/dist/2020.js';
+import { createRequire } from 'node:module';
 import type { AnySchemaObject, ValidateFunction } from 'ajv/dist/2020.js';
+import type * as AjvModule from 'ajv/dist/2020.js';
 import packsyncSchema from '../../schemas/v1/packsync.json' with { type: 'json' };
 import { AUTHORED_KIND_SPECS, OBJECT_KIND_SPECS } from './kinds/index.js';
 import { SOURCE_KINDS } from './model.js';
@@ -34,6 +35,9 @@ export function validators(): Validators {
 }
 
 function compile(): Validators {
+  // ajv itself is loaded here too: a load whose files all come from the manifest cache checks no
+  // document, and its modules were ~40 ms of every such start (docs/performance.md, fleet-cli).
+  const { Ajv2020 } = createRequire(import.meta.url)('ajv/dist/2020.js') as typeof AjvModule;
   // verbose: errors carry the failing schema and data, which the messages quote. strictRequired
   // is off because `oneOf: [{required: [a]}, {required: [b]}]` names properties defined beside it.
   const ajv = new Ajv2020({ allErrors: true, verbose: true, strict: true, strictRequired: false });
