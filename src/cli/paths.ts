@@ -27,7 +27,17 @@ export async function manifestRoot(target: string): Promise<string> {
 export type ShowFile = (file: string) => string;
 
 export function showFile(cwd: string, root: string): ShowFile {
-  return (file) => shownPath(cwd, resolve(root, file));
+  // Once per file: a plan names each file for every object in it (19,750 objects in 3,770 files
+  // at fleet-cli's size), and resolve plus relative was ~40 ms of a no-op's profile.
+  const known = new Map<string, string>();
+  return (file) => {
+    let shown = known.get(file);
+    if (shown === undefined) {
+      shown = shownPath(cwd, resolve(root, file));
+      known.set(file, shown);
+    }
+    return shown;
+  };
 }
 
 export function shownProblems(problems: readonly Problem[], show: ShowFile): Problem[] {
