@@ -66,6 +66,11 @@ describe('--target', () => {
 
   it('takes along what the targeted object depends on (a version bump imports the new package first)', async () => {
     await sim.admin('POST', '/_sim/releases', { app: '7-Zip', version: '24.09' });
+    // The flow starts new versions itself once the import's 32 virtual seconds pass (53 ms of real
+    // time here): past them on the simulator's clock, so the plan never reads the service half way
+    // through its own import (regression: on a loaded machine the lists were read before it and the
+    // flow after it, and the package was left out of the targeted plan).
+    await sim.advance(60);
     const file = join(repo, 'packages.yaml');
     await writeFile(file, (await readFile(file, 'utf8')).replace('version: "24.08"', 'version: "24.09"'));
     await writeFile(
