@@ -8,6 +8,7 @@
 import type { PacksyncApi } from '../api/operations.js';
 import type { Plan, PlanAction } from '../plan/types.js';
 import { errorCode, errorMessage } from '../util/errors.js';
+import { Fifo } from '../util/fifo.js';
 import type { ApplyEvent } from './events.js';
 import type { InventoryStore } from '../state/inventory-store.js';
 import { plannedOutcome } from './outcomes.js';
@@ -244,36 +245,6 @@ class Graph {
     this.results.set(a.id, { status: 'failed', error });
     this.emit({ type: 'action-failed', key: a.key, actionId: a.id, op: a.op, description: a.description, ...error });
     this.skipTree(a.id, `${a.key} failed: ${error.code}`);
-  }
-}
-
-/**
- * First in, first out, in O(1) a step: `Array#shift` on the ready list of a converge (21,000
- * actions ready at once) moved the rest of the list on every start (~0.3 s of its CPU,
- * docs/performance.md, fleet-cli). Taken items are dropped in halves, not one by one.
- */
-export class Fifo<T> {
-  private items: T[] = [];
-  private head = 0;
-
-  get size(): number {
-    return this.items.length - this.head;
-  }
-
-  push(item: T): void {
-    this.items.push(item);
-  }
-
-  /** The oldest item, removed; undefined when empty. */
-  take(): T | undefined {
-    if (this.head >= this.items.length) return undefined;
-    const item = this.items[this.head];
-    this.items[this.head++] = undefined as T;
-    if (this.head >= 1024 && this.head * 2 >= this.items.length) {
-      this.items = this.items.slice(this.head);
-      this.head = 0;
-    }
-    return item;
   }
 }
 

@@ -1,9 +1,9 @@
 /**
- * The ready lists of an apply (executor.ts `Fifo`): first in, first out through its compactions.
+ * The ready lists of an apply (util/fifo.ts `Fifo`): first in, first out through its compactions.
  * It replaced `Array#shift`, which moved the rest of a 21,000-action ready list on every start.
  */
 import { describe, expect, it } from 'vitest';
-import { Fifo } from '../../src/apply/executor.js';
+import { Fifo } from '../../src/util/fifo.js';
 
 describe('Fifo', () => {
   it('gives items back in the order they came, however pushes and takes interleave', () => {
