@@ -4,7 +4,6 @@
  * file only sequences; each step lives in its own module.
  */
 import { expiredAt, reviewBaselines } from '../plan/baselines.js';
-import { OBJECT_KIND_SPECS, OBJECT_KINDS_IN_ORDER } from '../manifests/kinds/index.js';
 import type { PacksyncApi } from '../api/operations.js';
 import { applyPlan } from '../apply/executor.js';
 import type { ApplyOptions, ApplyResult } from '../apply/executor.js';
@@ -18,7 +17,7 @@ import { loadManifests } from '../manifests/load.js';
 import type { LoadOptions } from '../manifests/load.js';
 import { manifestCacheFor } from '../manifests/parse-cache.js';
 import type { DesiredModel, Problem } from '../manifests/model.js';
-import { digestValue, digestValueInTurns, planDigests } from '../plan/hash.js';
+import { planDigests } from '../plan/hash.js';
 import { plan as computePlan } from '../plan/planner.js';
 import type { Plan, PlanOptions } from '../plan/types.js';
 import { carryOutRequests } from './gate-requests.js';
@@ -95,28 +94,6 @@ export type ReconcileOutput =
       withheld?: true;
     };
 
-/**
- * A stable revision for a directory source: the digest of what was loaded, not of file times.
- * Streamed into the hash (digestValue, the same digest as hashValue) rather than built as one text
- * the size of the desired set.
- */
-export function desiredRevision(desired: DesiredModel): string {
-  return `sha256:${digestValue(revisionValue(desired))}`;
-}
-
-/**
- * desiredRevision, made in turns of the event loop: a pass makes it while its reads are in flight
- * (~0.1 s of CPU at 20,000 objects that the reads' answers would otherwise wait behind).
- */
-export async function desiredRevisionInTurns(desired: DesiredModel): Promise<string> {
-  return `sha256:${await digestValueInTurns(revisionValue(desired), () => new Promise<void>((resolve) => setImmediate(resolve)))}`;
-}
-
-function revisionValue(desired: DesiredModel): unknown[] {
-  const strip = (xs: readonly { source: unknown }[]): unknown[] => xs.map(({ source: _s, ...rest }) => rest);
-  return OBJECT_KINDS_IN_ORDER.map((k) => strip(desired[OBJECT_KIND_SPECS[k].desired]));
-}
-
 /** Load, validate, read live and plan. Nothing is written. */
 export async function planPass(input: PlanPassInput): Promise<PlanPassOutput> {
   const now = input.now ?? ((): Date => new Date());
@@ -125,7 +102,9 @@ export async function planPass(input: PlanPassInput): Promise<PlanPassOutput> {
   const cache = manifestCacheFor(input.state ? input.state.localDir : input.stateDir);
   // A Baseline's exceptions expire by the service's clock when a request has told it (docs/baselines.md).
   const loadedAt = input.api.serviceTime?.() ?? now();
-  let loaded = await loadManifests(input.path, { cache, now: loadedAt, ...input.loadOptions });
+  // A directory source's revision is a digest of what was loaded (manifests/load-revision.ts).
+  const wantRevision = input.revision === undefined || input.revision === null;
+  let loaded = await loadManifests(input.path, { cache, now: loadedAt, revision: wantRevision, ...input.loadOptions });
   const errors = loaded.problems.filter((p) => p.severity === 'error');
   if (errors.length > 0 || !loaded.desired) {
     return { kind: 'invalid', problems: loaded.problems, revision: input.revision ?? null };
@@ -138,20 +117,16 @@ export async function planPass(input: PlanPassInput): Promise<PlanPassOutput> {
     ...(input.readConcurrency ? { concurrency: input.readConcurrency } : {}),
     ...(input.signal ? { signal: input.signal } : {}),
   };
-  const reading = readLiveState(input.api, desired, store.inventory, readOptions);
-  // Awaited below; a failed read must not count as unhandled while the revision is made.
-  reading.catch(() => undefined);
-  // What needs only the desired set and the state is made while the reads are in flight.
-  let revision = input.revision ?? (await desiredRevisionInTurns(desired));
-  let snap = await reading;
+  let revision = input.revision ?? loaded.revision ?? null;
+  let snap = await readLiveState(input.api, desired, store.inventory, readOptions);
   const clock = input.api.serviceTime?.() ?? loadedAt;
   if (exceptionsFlip(desired, loadedAt, clock)) {
     // The service's clock puts an exception on the other side of its expiry: expand again by it.
-    loaded = await loadManifests(input.path, { cache, now: clock, ...input.loadOptions });
+    loaded = await loadManifests(input.path, { cache, now: clock, revision: wantRevision, ...input.loadOptions });
     if (!loaded.desired) return { kind: 'invalid', problems: loaded.problems, revision: input.revision ?? null };
     desired = loaded.desired;
     snap = await readLiveState(input.api, desired, store.inventory, readOptions);
-    revision = input.revision ?? desiredRevision(desired);
+    revision = input.revision ?? loaded.revision ?? null;
   }
   const owned = Object.values(store.inventory.objects).map((e) => e.file);
   const scope = await planScope(input.path, desired.root, { read: loaded.files, owned });

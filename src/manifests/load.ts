@@ -26,6 +26,8 @@ import type { ManifestCache } from './parse-cache.js';
 import type { ParsedFile } from './yaml-source.js';
 import type { ContentInfo } from './content.js';
 import type { GeneratedDocument } from './generated-document.js';
+import { loadRevision } from './load-revision.js';
+import { sha256 } from './parse-cache.js';
 
 export interface LoadOptions {
   /** Larger files are reported (`file.too-large`) instead of parsed. Default 10 MiB. */
@@ -38,6 +40,8 @@ export interface LoadOptions {
   now?: Date;
   /** Return the documents Baselines generated (`LoadResult.generated`, for `packsync render`). */
   keepGenerated?: boolean;
+  /** Return `revision`: a directory source's revision, a digest of what was loaded (load-revision.ts). */
+  revision?: boolean;
 }
 
 export interface LoadResult {
@@ -49,6 +53,8 @@ export interface LoadResult {
   documents: number;
   /** The documents Baselines generated, with where each field came from (`packsync render`). */
   generated?: GeneratedDocument[];
+  /** With `revision` asked and `desired` set: the digest of what was loaded (load-revision.ts). */
+  revision?: string;
 }
 
 export const DEFAULT_MAX_FILE_BYTES = 1024 * 1024;
@@ -191,7 +197,13 @@ async function loadSources(
   const held: Held = { all: false, kinds: new Set<string>(), names: new Set<string>() };
   const cached = new CachedLoad(opts.cache);
   await cached.open();
-  const decodedFiles = readDecoded(sources, opts.maxFileBytes ?? DEFAULT_MAX_FILE_BYTES, cached, { problems, held });
+  const decodedFiles = readDecoded(
+    sources,
+    opts.maxFileBytes ?? DEFAULT_MAX_FILE_BYTES,
+    cached,
+    { problems, held },
+    opts.revision === true,
+  );
   let parsed = await cached.parseAll(decodedFiles);
   if (how.contentFilter) {
     const absOf = new Map(sources.map((s) => [s.file, s.abs]));
@@ -230,7 +242,18 @@ async function loadSources(
   const generated = opts.keepGenerated === true && expansion.documents.length > 0 ? { generated: expansion.documents } : {};
   if (sorted.some((p) => p.severity === 'error')) return { desired: null, problems: sorted, files, documents, ...generated };
   const desired = desiredOf(root, checked.records, reported, { baselines: expansion.baselines, content: rules.content });
-  return { desired, problems: sorted, files, documents, ...generated };
+  const revision = opts.revision === true ? { revision: revisionOf(decodedFiles, reported, desired, expansion.documents) } : {};
+  return { desired, problems: sorted, files, documents, ...generated, ...revision };
+}
+
+function revisionOf(
+  decoded: readonly { file: string; sha?: string }[],
+  reported: ReadonlySet<string>,
+  desired: DesiredModel,
+  generated: readonly GeneratedDocument[],
+): string {
+  const files = decoded.flatMap((f) => (reported.has(f.file) && f.sha !== undefined ? [{ file: f.file, sha: f.sha }] : []));
+  return loadRevision({ files, desired, generated: generated.filter((d) => reported.has(d.file)).map((d) => d.value) });
 }
 
 /**
@@ -243,6 +266,7 @@ function readDecoded(
   maxBytes: number,
   cached: CachedLoad,
   out: { problems: Problem[]; held: Held },
+  digestAll: boolean,
 ): { file: string; sha?: string; text: string }[] {
   const decodedFiles: { file: string; sha?: string; text: string }[] = [];
   for (const { file, abs } of sources) {
@@ -259,7 +283,8 @@ function readDecoded(
       out.held.all = true;
       continue;
     }
-    decodedFiles.push({ file: rel, text: decoded.text, ...cached.digestOf(bytes) });
+    const digest = cached.digestOf(bytes);
+    decodedFiles.push({ file: rel, text: decoded.text, ...(digestAll && digest.sha === undefined ? { sha: sha256(bytes) } : digest) });
   }
   return decodedFiles;
 }

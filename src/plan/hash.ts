@@ -55,30 +55,6 @@ export function digestValue(value: unknown): string {
   return d.finish();
 }
 
-/**
- * digestValue's digest (the same bytes), made in turns: `pause` is awaited after every `every`
- * items of the arrays in the first two levels of `value` (a list of lists of objects: a desired
- * set), so a pass can make it while its reads are in flight without holding their answers back
- * for the whole digest (docs/performance.md, fleet-cli).
- */
-export async function digestValueInTurns(value: unknown, pause: () => Promise<void>, every = 200): Promise<string> {
-  const d = new StreamedDigest();
-  let count = 0;
-  const walkIn = async (v: unknown, depth: number): Promise<boolean> => {
-    if (depth >= 2 || !Array.isArray(v)) return d.walk(v);
-    d.put('[');
-    for (let i = 0; i < v.length; i++) {
-      if (i > 0) d.put(',');
-      if (!(await walkIn(v[i], depth + 1))) d.put('null');
-      if (++count % every === 0) await pause();
-    }
-    d.put(']');
-    return true;
-  };
-  if (!(await walkIn(value, 0))) d.put('null');
-  return d.finish();
-}
-
 /** Stable JSON (stableStringify's bytes) streamed into a sha256 in 64K pieces. */
 class StreamedDigest {
   private readonly h = createHash('sha256');

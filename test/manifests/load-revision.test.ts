@@ -1,0 +1,68 @@
+/**
+ * A directory source's revision is a digest of what the load read (manifests/load-revision.ts):
+ * the manifest files' bytes, the content directories, and the documents Baselines generated at
+ * the load's time. It replaced a digest of the whole desired set (docs/performance.md, fleet-cli).
+ */
+import { cp, readFile, utimes, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { loadManifests } from '../../src/manifests/load.js';
+import { ManifestCache } from '../../src/manifests/parse-cache.js';
+import { tempDir } from '../support/temp-dir.js';
+
+const EXAMPLES = new URL('../../examples/', import.meta.url).pathname;
+// The example Baseline's KeePass exception expires on 2027-06-30 (docs/baselines.md).
+const BEFORE = new Date('2027-06-01T00:00:00Z');
+const AFTER = new Date('2027-07-02T00:00:00Z');
+
+async function copyExamples(): Promise<string> {
+  const dir = await tempDir('packsync-revision-');
+  for (const d of ['packages', 'flows', 'deployments', 'baselines', 'content']) await cp(join(EXAMPLES, d), join(dir, d), { recursive: true });
+  return dir;
+}
+
+async function revisionOf(dir: string, o: { now?: Date; cache?: ManifestCache } = {}): Promise<string | undefined> {
+  const loaded = await loadManifests(dir, { revision: true, now: o.now ?? BEFORE, ...(o.cache ? { cache: o.cache } : {}) });
+  expect(loaded.problems.filter((p) => p.severity === 'error')).toEqual([]);
+  return loaded.revision;
+}
+
+describe('a directory source revision', () => {
+  it('is the same for the same files, with or without the parse cache, and ignores file times', async () => {
+    const dir = await copyExamples();
+    const first = await revisionOf(dir);
+    expect(first).toMatch(/^sha256:[0-9a-f]{16}$/);
+    const cache = new ManifestCache(join(await tempDir('packsync-revision-cache-'), 'cache'));
+    expect(await revisionOf(dir, { cache })).toBe(first);
+    expect(await revisionOf(dir, { cache })).toBe(first);
+    await utimes(join(dir, 'packages', 'seven-zip.yaml'), new Date(0), new Date(0));
+    expect(await revisionOf(dir)).toBe(first);
+  });
+
+  it('changes when a manifest file changes, even by a comment', async () => {
+    const dir = await copyExamples();
+    const before = await revisionOf(dir);
+    const file = join(dir, 'flows', (await import('node:fs/promises').then((fs) => fs.readdir(join(dir, 'flows'))))[0]!);
+    await writeFile(file, `${await readFile(file, 'utf8')}# reviewed\n`);
+    expect(await revisionOf(dir)).not.toBe(before);
+  });
+
+  it('changes when a byte of a package content directory changes and no manifest does', async () => {
+    const dir = await copyExamples();
+    const before = await revisionOf(dir);
+    const file = join(dir, 'content', 'contoso-agent', '1.2.3', 'config', 'agent.json');
+    await writeFile(file, `${await readFile(file, 'utf8')} `);
+    expect(await revisionOf(dir)).not.toBe(before);
+  });
+
+  it('changes when a Baseline exception expires, with the files unchanged', async () => {
+    const dir = await copyExamples();
+    expect(await revisionOf(dir, { now: AFTER })).not.toBe(await revisionOf(dir, { now: BEFORE }));
+    expect(await revisionOf(dir, { now: AFTER })).toBe(await revisionOf(dir, { now: new Date('2028-01-01T00:00:00Z') }));
+  });
+
+  it('is made only when asked', async () => {
+    const dir = await copyExamples();
+    expect((await loadManifests(dir, { now: BEFORE })).revision).toBeUndefined();
+  });
+});
