@@ -17,7 +17,8 @@ const AFTER = new Date('2027-07-02T00:00:00Z');
 
 async function copyExamples(): Promise<string> {
   const dir = await tempDir('packsync-revision-');
-  for (const d of ['packages', 'flows', 'deployments', 'baselines', 'content']) await cp(join(EXAMPLES, d), join(dir, d), { recursive: true });
+  for (const d of ['packages', 'flows', 'deployments', 'baselines', 'content'])
+    await cp(join(EXAMPLES, d), join(dir, d), { recursive: true });
   return dir;
 }
 
