@@ -11,7 +11,7 @@ import { ApplyError } from '../apply/errors.js';
 import type { InventoryStore } from '../state/inventory-store.js';
 import { openStore } from '../state/open-state.js';
 import type { State } from '../state/open-state.js';
-import { readLiveState } from '../live/snapshot.js';
+import { readLiveState, startInventoryReads } from '../live/snapshot.js';
 import type { LiveState } from '../live/types.js';
 import { loadManifests } from '../manifests/load.js';
 import type { LoadOptions } from '../manifests/load.js';
@@ -102,23 +102,29 @@ export async function planPass(input: PlanPassInput): Promise<PlanPassOutput> {
   const cache = manifestCacheFor(input.state ? input.state.localDir : input.stateDir);
   // A Baseline's exceptions expire by the service's clock when a request has told it (docs/baselines.md).
   const loadedAt = input.api.serviceTime?.() ?? now();
+  const store = await openStore(input.state ?? input.stateDir);
+  const readOptions = {
+    ...(input.readConcurrency ? { concurrency: input.readConcurrency } : {}),
+    ...(input.signal ? { signal: input.signal } : {}),
+  };
+  // The reads the inventory alone names run while the manifests load (docs/architecture.md, "The
+  // engine"), unless queued promote/resume requests will change what they would read.
+  const early = (await requestsQueued(input)) ? undefined : startInventoryReads(input.api, store.inventory, readOptions);
   // A directory source's revision is a digest of what was loaded (manifests/load-revision.ts).
   const wantRevision = input.revision === undefined || input.revision === null;
   let loaded = await loadManifests(input.path, { cache, now: loadedAt, revision: wantRevision, ...input.loadOptions });
   const errors = loaded.problems.filter((p) => p.severity === 'error');
   if (errors.length > 0 || !loaded.desired) {
+    early?.stop();
     return { kind: 'invalid', problems: loaded.problems, revision: input.revision ?? null };
   }
   let desired = loaded.desired;
-  const store = await openStore(input.state ?? input.stateDir);
   // Requests queued for this process while it holds the lock (promote/resume), before planning.
   const commands = input.leaveRequests ? [] : await carryOutRequests(input.state, store, input.api);
-  const readOptions = {
-    ...(input.readConcurrency ? { concurrency: input.readConcurrency } : {}),
-    ...(input.signal ? { signal: input.signal } : {}),
-  };
+  // A request carried out (one queued after the check above) moved what the early reads saw.
+  if (commands.length > 0) early?.stop();
   let revision = input.revision ?? loaded.revision ?? null;
-  let snap = await readLiveState(input.api, desired, store.inventory, readOptions);
+  let snap = await readLiveState(input.api, desired, store.inventory, readOptions, commands.length > 0 ? undefined : early);
   const clock = input.api.serviceTime?.() ?? loadedAt;
   if (exceptionsFlip(desired, loadedAt, clock)) {
     // The service's clock puts an exception on the other side of its expiry: expand again by it.
@@ -224,6 +230,13 @@ export async function reconcile(input: ReconcileInput): Promise<ReconcileOutput>
   return result
     ? { kind: 'planned', plan: p, desired, warnings, result, ...seen }
     : { kind: 'planned', plan: p, desired, warnings, ...seen };
+}
+
+/** Whether this pass will carry out queued promote/resume requests before it reads. */
+async function requestsQueued(input: PlanPassInput): Promise<boolean> {
+  const queue = input.state?.requests;
+  if (input.leaveRequests || !queue || !input.state?.held()) return false;
+  return (await queue.pending()).length > 0;
 }
 
 /** Whether some Baseline exception applies at one of the two times and not at the other. */

@@ -103,34 +103,91 @@ const ownedIdsOf = (inventory: Inventory, kind: string): string[] =>
     .filter((e) => e.kind === kind)
     .map((e) => e.id);
 
+/**
+ * The reads a pass can make from the inventory alone: the details of every owned flow (3,750 of a
+ * no-op's 3,753 reads at fleet scale) and the package and flow lists. A pass starts them before it
+ * loads its manifests, so the load's CPU runs while they wait on the network (docs/architecture.md,
+ * "The engine"); `readLiveState` takes them up and reads the rest.
+ */
+export interface InventoryReads {
+  readonly owned: Set<string>;
+  readonly tenants: TenantIds;
+  readonly details: Promise<Map<string, Promise<V1FlowDetailsViewModel>>>;
+  readonly packages: Promise<V1PackageViewModel[]>;
+  readonly flows: Promise<V1FlowViewModel[]>;
+  /** Reads made so far. */
+  reads(): number;
+  /** No further read starts (the pass failed, or will not use them); those in flight finish. */
+  stop(): void;
+}
+
+export function startInventoryReads(api: PacksyncApi, inventory: Inventory, opts: SnapshotOptions = {}): InventoryReads {
+  let reads = 0;
+  let stopped = false;
+  const r = readerOf(api, opts, () => reads++);
+  const owned = ownedFlowIds(inventory);
+  const tenants = new TenantIds();
+  const details = readOwnedFlowDetails(api, [...owned], {
+    concurrency: r.concurrency,
+    signal: r.signal,
+    call: r.call,
+    stopped: () => stopped,
+    details: (d) => tenants.details(d),
+  });
+  const packages = r.all((q) => api.listPackages(q, r.signal));
+  const flows = r.all((q) => api.listFlows(q, r.signal)).then((list) => tenants.inList(list));
+  // Judged where they are awaited; until then a failure stops the others and is not unhandled.
+  for (const p of [details, packages, flows])
+    p.catch(() => {
+      stopped = true;
+    });
+  return {
+    owned,
+    tenants,
+    details,
+    packages,
+    flows,
+    reads: () => reads,
+    stop: () => {
+      stopped = true;
+    },
+  };
+}
+
 export async function readLiveState(
   api: PacksyncApi,
   desired: DesiredModel,
   inventory: Inventory,
   opts: SnapshotOptions = {},
+  started: InventoryReads = startInventoryReads(api, inventory, opts),
 ): Promise<Snapshot> {
   let reads = 0;
   const r = readerOf(api, opts, () => reads++);
   const { call, all, signal } = r;
   const need = listsNeeded(desired, opts);
-  const owned = ownedFlowIds(inventory);
-  // Started first, beside the lists: see readOwnedFlowDetails. A failed list stops them (the pass has failed).
-  let listFailed = false;
-  const early = readOwnedFlowDetails(api, [...owned], { concurrency: r.concurrency, signal, call, stopped: () => listFailed });
+  const owned = started.owned;
   const [apps, templates, tenants, listedPackages, listedFlows, ownedDetails] = await Promise.all([
     need.apps ? all((q) => api.searchApps(q, signal)) : Promise.resolve([]),
     need.templates ? all((q) => api.listTemplates(q, signal)) : Promise.resolve([]),
     need.tenants ? all((q) => api.listTenants(q, signal)) : Promise.resolve([]),
-    all((q) => api.listPackages(q, signal)),
-    all((q) => api.listFlows(q, signal)),
-    early,
+    started.packages,
+    started.flows,
+    started.details,
   ]).catch((e: unknown) => {
-    listFailed = true;
+    started.stop();
     throw e;
   });
 
   const packages = await withOwned(listedPackages, ownedIdsOf(inventory, 'Package'), (id) => call(() => api.getPackage(id, signal)));
-  const { flows, deployments } = await detailFlows(r, { listedFlows, ownedDetails, owned, inventory, desired, opts });
+  const { flows, deployments } = await detailFlows(r, {
+    listedFlows,
+    ownedDetails,
+    owned,
+    tenants: started.tenants,
+    inventory,
+    desired,
+    opts,
+  });
   const appVersions = await readAppVersions(r, desired, inventory, apps);
   const uploads = await readUploads(r, { desired, inventory, tenants, opts });
   const { packageErrors, packageDetails } = await readPackageErrors(r, inventory, packages, opts);
@@ -153,13 +210,13 @@ export async function readLiveState(
       ...(waveLive ? { waveLive } : {}),
       ...serviceTimeOf(api),
     },
-    reads,
+    reads: reads + started.reads(),
   };
 }
 
 /**
  * The flows with the details of those the pass plans (owned, named by a manifest, or all for
- * export), details read early for owned flows reused; tenant ids shared (see shareTenantIds).
+ * export), details read early for owned flows reused; tenant ids shared (see TenantIds).
  */
 async function detailFlows(
   r: Reader,
@@ -167,17 +224,18 @@ async function detailFlows(
     listedFlows: V1FlowViewModel[];
     ownedDetails: Map<string, Promise<V1FlowDetailsViewModel>>;
     owned: Set<string>;
+    tenants: TenantIds;
     inventory: Inventory;
     desired: DesiredModel;
     opts: SnapshotOptions;
   },
 ): Promise<{ flows: LiveFlow[]; deployments: V1DeploymentViewModel[] }> {
-  const detailOf = (id: string): Promise<V1FlowDetailsViewModel> => o.ownedDetails.get(id) ?? r.call(() => r.api.getFlow(id, r.signal));
+  const detailOf = (id: string): Promise<V1FlowDetailsViewModel> =>
+    o.ownedDetails.get(id) ?? r.call(() => r.api.getFlow(id, r.signal)).then((d) => o.tenants.details(d));
   const flows = await withOwned(o.listedFlows, ownedIdsOf(o.inventory, 'Flow'), detailOf);
   const names = new Set(o.desired.flows.map((f) => f.spec.name ?? f.metadata.name));
   const detailed = flows.filter((f) => !f.deleted && (o.opts.allFlowDetails || o.owned.has(f.id) || names.has(f.name)));
-  const details = (await mapLimit(detailed, r.concurrency, (f) => detailOf(f.id))).map(lowerFlowIds);
-  shareTenantIds(flows, details);
+  const details = await mapLimit(detailed, r.concurrency, (f) => detailOf(f.id));
   const byId = new Map(details.map((d) => [d.id, d]));
   return {
     flows: flows.map((f) => {
@@ -298,13 +356,15 @@ async function readOwnedFlowDetails(
     signal: { signal?: AbortSignal };
     call: <T>(p: () => Promise<T>) => Promise<T>;
     stopped: () => boolean;
+    /** Each answer as the planner reads it, made as it arrives. */
+    details: (d: V1FlowDetailsViewModel) => V1FlowDetailsViewModel;
   },
 ): Promise<Map<string, Promise<V1FlowDetailsViewModel>>> {
   const { signal, call } = o;
   const out = new Map<string, Promise<V1FlowDetailsViewModel>>();
   await mapLimit(ids, o.concurrency, async (id) => {
     if (o.stopped()) return;
-    const read = call(() => api.getFlow(id, signal));
+    const read = call(() => api.getFlow(id, signal)).then(o.details);
     out.set(id, read);
     // Judged where it is used; a failure other than a 404 is also this pass's failure here.
     await read.catch((e: unknown) => {
@@ -401,21 +461,33 @@ function serviceTimeOf(api: PacksyncApi): { serviceTime?: string } {
  * Every flow, in the list and again in its details and each of its waves, carries the ids of all
  * its tenants: at 3,000 flows and 50 tenants, 450,000 copies of 50 strings, the largest part of
  * the live state (heap snapshot, docs/performance.md fleet-10x). One instance per distinct id is
- * kept; the parsed copies die young.
+ * kept, for the whole of a pass's reads; each answer is shared as it arrives (while the other reads
+ * wait on the service), so the parsed copies die young and nothing is left to do after the last read.
  */
-function shareTenantIds(flows: { tenantIds: string[] }[], details: { tenantIds: string[]; waves: { tenantIds: string[] }[] }[]): void {
-  const one = new Map<string, string>();
-  const share = (ids: string[]): string[] =>
-    ids.map((id) => {
-      const s = one.get(id);
+class TenantIds {
+  private readonly one = new Map<string, string>();
+
+  private share(ids: string[]): string[] {
+    return ids.map((id) => {
+      const s = this.one.get(id);
       if (s !== undefined) return s;
-      one.set(id, id);
+      this.one.set(id, id);
       return id;
     });
-  for (const f of flows) if (Array.isArray(f.tenantIds)) f.tenantIds = share(f.tenantIds);
-  for (const d of details) {
-    if (Array.isArray(d.tenantIds)) d.tenantIds = share(d.tenantIds);
-    for (const w of d.waves ?? []) if (Array.isArray(w.tenantIds)) w.tenantIds = share(w.tenantIds);
+  }
+
+  /** The list's flows, in place. */
+  inList<T extends { tenantIds: string[] }>(flows: T[]): T[] {
+    for (const f of flows) if (Array.isArray(f.tenantIds)) f.tenantIds = this.share(f.tenantIds);
+    return flows;
+  }
+
+  /** A flow's details as the planner reads them: lower-case ids (confirm-owned.ts), tenant ids shared. */
+  details(read: V1FlowDetailsViewModel): V1FlowDetailsViewModel {
+    const d = lowerFlowIds(read);
+    if (Array.isArray(d.tenantIds)) d.tenantIds = this.share(d.tenantIds);
+    for (const w of d.waves ?? []) if (Array.isArray(w.tenantIds)) w.tenantIds = this.share(w.tenantIds);
+    return d;
   }
 }
 

@@ -10,6 +10,7 @@ import { isObjectKind } from './kinds/index.js';
 import type { SourceKind } from './model.js';
 import type { CachedFile, ManifestCache } from './parse-cache.js';
 import { jsonExact, sha256 } from './parse-cache.js';
+import type { Turns } from '../util/turns.js';
 import { prelocatePaths } from './positions.js';
 import type { ParsedFile } from './yaml-source.js';
 import type { ParsedDocument, Position } from './yaml-types.js';
@@ -32,9 +33,9 @@ export class CachedLoad {
    * Parses every file in order, as `parse` would; when many are not in the cache, half of those are
    * parsed by a worker thread meanwhile (parallel-parse.ts) and then read as cache hits.
    */
-  async parseAll(files: readonly { file: string; sha?: string; text: string }[]): Promise<ParsedFile[]> {
+  async parseAll(files: readonly { file: string; sha?: string; text: string }[], turns?: Turns): Promise<ParsedFile[]> {
     const cache = this.cache;
-    if (!cache) return files.map((f) => this.parse(f.file, f.text, f.sha));
+    if (!cache) return this.parseInTurns(files, new Array<ParsedFile | undefined>(files.length), turns);
     const cold = files.flatMap((f, i) => (f.sha === undefined || cache.json(f.sha) === undefined ? [i] : []));
     const out = new Array<ParsedFile | undefined>(files.length);
     if (cold.length >= PARALLEL_MIN_FILES) {
@@ -51,7 +52,21 @@ export class CachedLoad {
         if (json && sha !== undefined) cache.prime(sha, json);
       });
     }
-    return files.map((f, i) => out[i] ?? this.parse(f.file, f.text, f.sha));
+    return this.parseInTurns(files, out, turns);
+  }
+
+  /** Each file not parsed yet, in order, giving way to the event loop between them when `turns` says. */
+  private async parseInTurns(
+    files: readonly { file: string; sha?: string; text: string }[],
+    out: (ParsedFile | undefined)[],
+    turns: Turns | undefined,
+  ): Promise<ParsedFile[]> {
+    const all: ParsedFile[] = [];
+    for (const [i, f] of files.entries()) {
+      await turns?.due();
+      all.push(out[i] ?? this.parse(f.file, f.text, f.sha));
+    }
+    return all;
   }
 
   /** What a file is known by in the cache (the sha256 of its bytes), when there is one; `{}` without a cache. */

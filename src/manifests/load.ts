@@ -28,6 +28,7 @@ import type { ContentInfo } from './content.js';
 import type { GeneratedDocument } from './generated-document.js';
 import { loadRevision } from './load-revision.js';
 import { sha256 } from './parse-cache.js';
+import { Turns } from '../util/turns.js';
 
 export interface LoadOptions {
   /** Larger files are reported (`file.too-large`) instead of parsed. Default 10 MiB. */
@@ -197,14 +198,14 @@ async function loadSources(
   const held: Held = { all: false, kinds: new Set<string>(), names: new Set<string>() };
   const cached = new CachedLoad(opts.cache);
   await cached.open();
-  const decodedFiles = readDecoded(
-    sources,
-    opts.maxFileBytes ?? DEFAULT_MAX_FILE_BYTES,
-    cached,
-    { problems, held },
-    opts.revision === true,
-  );
-  let parsed = await cached.parseAll(decodedFiles);
+  // Long synchronous stretches give way to the event loop: a pass's first reads are in flight meanwhile.
+  const turns = new Turns();
+  const decodedFiles = await readDecoded(sources, opts.maxFileBytes ?? DEFAULT_MAX_FILE_BYTES, cached, {
+    out: { problems, held },
+    digestAll: opts.revision === true,
+    turns,
+  });
+  let parsed = await cached.parseAll(decodedFiles, turns);
   if (how.contentFilter) {
     const absOf = new Map(sources.map((s) => [s.file, s.abs]));
     parsed = withoutContentFiles(parsed, contentRoot, (f) => absOf.get(f) ?? resolve(root, f));
@@ -215,11 +216,12 @@ async function loadSources(
   if (how.none !== undefined && shown.length === 0 && problems.length === 0) {
     problems.push(at(how.none, 'manifest.none', `no *.yaml or *.yml files under ${how.none}`, 'warning'));
   }
-  const checked = checkParsed(parsed, reported, cached, { problems, held });
+  const checked = await checkParsed(parsed, reported, cached, { problems, held }, turns);
   // Expand before validating: what an authored kind generates is checked like a hand-written document.
   const expansion = expandAuthored(checked.authored, { handWritten: checked.records, now: opts.now ?? new Date() });
   problems.push(...expansion.problems);
   for (const d of expansion.documents) {
+    await turns.due();
     const c = checkDocument(d);
     problems.push(...c.problems);
     if (c.record) checked.records.push(c.record);
@@ -231,7 +233,7 @@ async function loadSources(
     const abs = absOfFile.get(file);
     return abs === undefined ? undefined : dirname(abs);
   };
-  const rules = await checkRules(checked.records, contentRoot, rootReal, heldBack, folderOf);
+  const rules = await checkRules(checked.records, contentRoot, rootReal, { heldBack, folderOf, turns });
   problems.push(...rules.problems);
   await cached.commit(parsed);
 
@@ -241,7 +243,7 @@ async function loadSources(
   const documents = checked.documents;
   const generated = opts.keepGenerated === true && expansion.documents.length > 0 ? { generated: expansion.documents } : {};
   if (sorted.some((p) => p.severity === 'error')) return { desired: null, problems: sorted, files, documents, ...generated };
-  const desired = desiredOf(root, checked.records, reported, { baselines: expansion.baselines, content: rules.content });
+  const desired = await desiredOf(root, checked.records, reported, { baselines: expansion.baselines, content: rules.content }, turns);
   const revision = opts.revision === true ? { revision: revisionOf(decodedFiles, reported, desired, expansion.documents) } : {};
   return { desired, problems: sorted, files, documents, ...generated, ...revision };
 }
@@ -261,15 +263,16 @@ function revisionOf(
  * files held until all were parsed were 15 MB of a load's peak (docs/performance.md, fleet-cli).
  * A file that cannot be read or decoded is a problem, and holds back every reference.
  */
-function readDecoded(
+async function readDecoded(
   sources: readonly Source[],
   maxBytes: number,
   cached: CachedLoad,
-  out: { problems: Problem[]; held: Held },
-  digestAll: boolean,
-): { file: string; sha?: string; text: string }[] {
+  o: { out: { problems: Problem[]; held: Held }; digestAll: boolean; turns: Turns },
+): Promise<{ file: string; sha?: string; text: string }[]> {
+  const { out, digestAll } = o;
   const decodedFiles: { file: string; sha?: string; text: string }[] = [];
   for (const { file, abs } of sources) {
+    await o.turns.due();
     const { rel, bytes, problem } = readSource(file, abs, maxBytes);
     if (problem || !bytes) {
       if (problem) out.problems.push(problem);
@@ -290,18 +293,20 @@ function readDecoded(
 }
 
 /** Every document of the parsed files checked (or its check taken from the cache); foreign YAML said once. */
-function checkParsed(
+async function checkParsed(
   parsed: readonly ParsedFile[],
   reported: ReadonlySet<string>,
   cached: CachedLoad,
   out: { problems: Problem[]; held: Held },
-): { records: DocRecord[]; authored: AuthoredRecord[]; documents: number } {
+  turns: Turns,
+): Promise<{ records: DocRecord[]; authored: AuthoredRecord[]; documents: number }> {
   const records: DocRecord[] = [];
   const authored: AuthoredRecord[] = [];
   let documents = 0;
   // Kubernetes YAML next to the manifests (deploy/, a Helm chart): not packsync's, said once.
   const foreign: { file: string; line: number; column: number; what: string }[] = [];
   for (const f of parsed) {
+    await turns.due();
     const isShown = reported.has(f.file);
     out.problems.push(...f.problems);
     for (const b of f.broken) {
@@ -338,16 +343,18 @@ function checkParsed(
 }
 
 /** The desired set: every valid record of a reported file, with its source and field positions. */
-function desiredOf(
+async function desiredOf(
   root: string,
   records: readonly DocRecord[],
   reported: ReadonlySet<string>,
   o: { baselines: DesiredModel['baselines'] & object; content: Map<DocRecord, ContentInfo> },
-): DesiredModel {
+  turns: Turns,
+): Promise<DesiredModel> {
   const desired: DesiredModel = { root, packages: [], flows: [], deployments: [], tenantUploads: [] };
   const baselines = o.baselines.filter((b) => reported.has(b.source.file));
   if (baselines.length > 0) desired.baselines = baselines;
   for (const r of records) {
+    await turns.due();
     if (!reported.has(r.doc.file)) continue;
     const positions = fieldPositions(r.doc, r.kind, r.data);
     const base = {

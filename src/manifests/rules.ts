@@ -2,6 +2,7 @@
  * Rules JSON Schema cannot express: unique names per kind, references between manifests, custom
  * package content, and warnings about specs that are valid but probably not what was meant.
  */
+import type { Turns } from '../util/turns.js';
 import type { Kind, Problem } from './model.js';
 import { inspectContent } from './content.js';
 import { OBJECT_KIND_SPECS } from './kinds/index.js';
@@ -50,9 +51,13 @@ export async function checkRules(
   records: readonly DocRecord[],
   root: string,
   rootReal: string,
-  heldBack?: (kind: Kind, name: string) => boolean,
-  /** The folder of a record's file (absolute), for the hint on a content path written from it. */
-  folderOf?: (file: string) => string | undefined,
+  o: {
+    heldBack?: (kind: Kind, name: string) => boolean;
+    /** The folder of a record's file (absolute), for the hint on a content path written from it. */
+    folderOf?: (file: string) => string | undefined;
+    /** Gives way to the event loop between records (util/turns.ts). */
+    turns?: Turns;
+  } = {},
 ): Promise<RuleResult> {
   const problems: Problem[] = [];
   const names = nameIndex(records, problems);
@@ -61,11 +66,12 @@ export async function checkRules(
     (r) => r.name !== undefined && names.get(r.kind)?.get(r.name) === r,
     (r, at, rule, message) => problems.push(problem(r, at, rule, message)),
   );
-  const ref = refChecker(names, problems, heldBack);
+  const ref = refChecker(names, problems, o.heldBack);
   const content = new Map<DocRecord, ContentInfo>();
   // A deployment is found live by (flow, package): two manifests for one pair would fight.
   const pairs = new Map<string, DocRecord>();
   for (const r of records) {
+    await o.turns?.due();
     if (r.kind === 'Deployment' || r.kind === 'Flow')
       checkWindows(r.data, (at, rule, message) => problems.push(problem(r, at, rule, message)));
     for (const [field, target] of Object.entries(OBJECT_KIND_SPECS[r.kind].references)) ref(r, ['spec', field], target);
@@ -75,7 +81,7 @@ export async function checkRules(
       noisyGateWarning(r, problems);
       appMismatch(r, names, problems);
     } else if (r.kind === 'Package') {
-      await checkContent(r, { root, rootReal, from: folderOf?.(r.doc.file) }, problems, content);
+      await checkContent(r, { root, rootReal, from: o.folderOf?.(r.doc.file) }, problems, content);
     }
   }
   return { problems, content };
