@@ -11,6 +11,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createApiClient } from '../../src/api/client.js';
 import { planPass, reconcile } from '../../src/engine/reconcile.js';
+import { DEFAULT_PLAN_OPTIONS } from '../../src/plan/types.js';
 import { errorCode } from '../../src/util/errors.js';
 import { tempDir } from '../support/temp-dir.js';
 import { startTestSimulator } from '../support/sim.js';
@@ -28,7 +29,7 @@ beforeAll(async () => {
   for (const d of ['packages', 'flows', 'deployments', 'content']) await cp(join(EXAMPLES, d), join(repo, d), { recursive: true });
   stateDir = await tempDir('packsync-early-state-');
   const api = createApiClient({ baseUrl: sim.url, apiKey: sim.key });
-  const out = await reconcile({ path: repo, api, stateDir, planOptions: {}, apply: true });
+  const out = await reconcile({ path: repo, api, stateDir, planOptions: DEFAULT_PLAN_OPTIONS, apply: true });
   expect(out.kind === 'planned' && out.result?.failed).toBe(0);
 });
 
@@ -42,7 +43,7 @@ describe('reads started before the manifests load', () => {
   it('plans nothing after an apply, from the owned flows read early and the rest after the load', async () => {
     const before = await sim.journalCount();
     const api = createApiClient({ baseUrl: sim.url, apiKey: sim.key });
-    const out = await planPass({ path: repo, api, stateDir, planOptions: {} });
+    const out = await planPass({ path: repo, api, stateDir, planOptions: DEFAULT_PLAN_OPTIONS });
     expect(out.kind).toBe('planned');
     if (out.kind !== 'planned') return;
     // The examples' promotion gates are judged every pass; nothing else is planned.
@@ -60,7 +61,7 @@ describe('reads started before the manifests load', () => {
     await writeFile(join(broken, 'flows', 'broken.yaml'), 'apiVersion: packsync.dev/v1\nkind: Flow\nmetadata: { name: [unclosed\n');
     const before = await sim.journalCount();
     const api = createApiClient({ baseUrl: sim.url, apiKey: sim.key });
-    const out = await planPass({ path: broken, api, stateDir, planOptions: {} });
+    const out = await planPass({ path: broken, api, stateDir, planOptions: DEFAULT_PLAN_OPTIONS });
     expect(out.kind).toBe('invalid');
     if (out.kind !== 'invalid') return;
     expect(out.problems.some((p) => p.file === 'flows/broken.yaml' && p.severity === 'error')).toBe(true);
@@ -70,14 +71,14 @@ describe('reads started before the manifests load', () => {
     expect(made.filter((e) => e.method !== 'GET')).toEqual([]);
     // Refused reads (a wrong key) are not the answer either, and nothing is left unhandled.
     const wrongKey = createApiClient({ baseUrl: sim.url, apiKey: 'not-the-key', retry: { maxAttempts: 1 } });
-    const again = await planPass({ path: broken, api: wrongKey, stateDir, planOptions: {} });
+    const again = await planPass({ path: broken, api: wrongKey, stateDir, planOptions: DEFAULT_PLAN_OPTIONS });
     expect(again.kind).toBe('invalid');
   });
 
   it('fails with the read error once the manifests are valid, and writes nothing', async () => {
     const before = await sim.journalCount();
     const wrongKey = createApiClient({ baseUrl: sim.url, apiKey: 'not-the-key', retry: { maxAttempts: 1 } });
-    const error = await planPass({ path: repo, api: wrongKey, stateDir, planOptions: {} }).then(
+    const error = await planPass({ path: repo, api: wrongKey, stateDir, planOptions: DEFAULT_PLAN_OPTIONS }).then(
       () => undefined,
       (e: unknown) => e,
     );
