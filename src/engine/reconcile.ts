@@ -12,6 +12,7 @@ import type { InventoryStore } from '../state/inventory-store.js';
 import { openStore } from '../state/open-state.js';
 import type { State } from '../state/open-state.js';
 import { readLiveState, startInventoryReads } from '../live/snapshot.js';
+import type { InventoryReads } from '../live/snapshot.js';
 import type { LiveState } from '../live/types.js';
 import { loadManifests } from '../manifests/load.js';
 import type { LoadOptions } from '../manifests/load.js';
@@ -107,12 +108,17 @@ export async function planPass(input: PlanPassInput): Promise<PlanPassOutput> {
     ...(input.readConcurrency ? { concurrency: input.readConcurrency } : {}),
     ...(input.signal ? { signal: input.signal } : {}),
   };
-  // The reads the inventory alone names run while the manifests load (docs/architecture.md, "The
-  // engine"), unless queued promote/resume requests will change what they would read.
-  const early = (await requestsQueued(input)) ? undefined : startInventoryReads(input.api, store.inventory, readOptions);
+  // The reads the inventory alone names run while the manifests load, once the load knows it reads
+  // what its last valid load read (docs/architecture.md, "The engine"); not when queued
+  // promote/resume requests will change what they would read.
+  const queued = await requestsQueued(input);
+  let early: InventoryReads | undefined;
+  const onKnownValid = (): void => {
+    if (!queued) early ??= startInventoryReads(input.api, store.inventory, readOptions);
+  };
   // A directory source's revision is a digest of what was loaded (manifests/load-revision.ts).
   const wantRevision = input.revision === undefined || input.revision === null;
-  let loaded = await loadManifests(input.path, { cache, now: loadedAt, revision: wantRevision, ...input.loadOptions });
+  let loaded = await loadManifests(input.path, { cache, now: loadedAt, revision: wantRevision, onKnownValid, ...input.loadOptions });
   const errors = loaded.problems.filter((p) => p.severity === 'error');
   if (errors.length > 0 || !loaded.desired) {
     early?.stop();

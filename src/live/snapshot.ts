@@ -22,6 +22,7 @@ import { mapLimit } from '../util/map-limit.js';
 import type { LiveFlow, LiveState, WaveLiveRead } from './types.js';
 import { errorCode, errorMessage } from '../util/errors.js';
 import { lowerId, withOwned } from './confirm-owned.js';
+import { InventoryIndex } from './inventory-index.js';
 
 export interface SnapshotOptions {
   concurrency?: number;
@@ -88,21 +89,6 @@ function listsNeeded(desired: DesiredModel, opts: SnapshotOptions) {
   return { apps, templates, tenants, gated, gatedFlows };
 }
 
-/** Flow ids the state owns: its flows', and those its deployments are in. */
-function ownedFlowIds(inventory: Inventory): Set<string> {
-  const owned = new Set<string>();
-  for (const e of Object.values(inventory.objects)) {
-    if (e.kind === 'Flow') owned.add(lowerId(e.id));
-    if (e.kind === 'Deployment' && e.flowId) owned.add(lowerId(e.flowId));
-  }
-  return owned;
-}
-
-const ownedIdsOf = (inventory: Inventory, kind: string): string[] =>
-  Object.values(inventory.objects)
-    .filter((e) => e.kind === kind)
-    .map((e) => e.id);
-
 /**
  * The reads a pass can make from the inventory alone: the details of every owned flow (3,750 of a
  * no-op's 3,753 reads at fleet scale) and the package and flow lists. A pass starts them before it
@@ -110,6 +96,7 @@ const ownedIdsOf = (inventory: Inventory, kind: string): string[] =>
  * "The engine"); `readLiveState` takes them up and reads the rest.
  */
 export interface InventoryReads {
+  readonly index: InventoryIndex;
   readonly owned: Set<string>;
   readonly tenants: TenantIds;
   readonly details: Promise<Map<string, Promise<V1FlowDetailsViewModel>>>;
@@ -125,7 +112,8 @@ export function startInventoryReads(api: PacksyncApi, inventory: Inventory, opts
   let reads = 0;
   let stopped = false;
   const r = readerOf(api, opts, () => reads++);
-  const owned = ownedFlowIds(inventory);
+  const index = new InventoryIndex(inventory);
+  const owned = index.flowIds();
   const tenants = new TenantIds();
   const details = readOwnedFlowDetails(api, [...owned], {
     concurrency: r.concurrency,
@@ -142,6 +130,7 @@ export function startInventoryReads(api: PacksyncApi, inventory: Inventory, opts
       stopped = true;
     });
   return {
+    index,
     owned,
     tenants,
     details,
@@ -178,19 +167,19 @@ export async function readLiveState(
     throw e;
   });
 
-  const packages = await withOwned(listedPackages, ownedIdsOf(inventory, 'Package'), (id) => call(() => api.getPackage(id, signal)));
+  const packages = await withOwned(listedPackages, started.index.ids('Package'), (id) => call(() => api.getPackage(id, signal)));
   const { flows, deployments } = await detailFlows(r, {
     listedFlows,
     ownedDetails,
     owned,
     tenants: started.tenants,
-    inventory,
+    index: started.index,
     desired,
     opts,
   });
   const appVersions = await readAppVersions(r, desired, inventory, apps);
-  const uploads = await readUploads(r, { desired, inventory, tenants, opts });
-  const { packageErrors, packageDetails } = await readPackageErrors(r, inventory, packages, opts);
+  const uploads = await readUploads(r, { desired, index: started.index, tenants, opts });
+  const { packageErrors, packageDetails } = await readPackageErrors(r, started.index, packages, opts);
   const targets = [...gateTargets(need.gated, inventory, deployments), ...serviceGateTargets(need.gatedFlows, inventory, deployments)];
   const waveLive = await readWaveLive(api, targets, r.concurrency, signal, () => reads++);
 
@@ -225,14 +214,14 @@ async function detailFlows(
     ownedDetails: Map<string, Promise<V1FlowDetailsViewModel>>;
     owned: Set<string>;
     tenants: TenantIds;
-    inventory: Inventory;
+    index: InventoryIndex;
     desired: DesiredModel;
     opts: SnapshotOptions;
   },
 ): Promise<{ flows: LiveFlow[]; deployments: V1DeploymentViewModel[] }> {
   const detailOf = (id: string): Promise<V1FlowDetailsViewModel> =>
     o.ownedDetails.get(id) ?? r.call(() => r.api.getFlow(id, r.signal)).then((d) => o.tenants.details(d));
-  const flows = await withOwned(o.listedFlows, ownedIdsOf(o.inventory, 'Flow'), detailOf);
+  const flows = await withOwned(o.listedFlows, o.index.ids('Flow'), detailOf);
   const names = new Set(o.desired.flows.map((f) => f.spec.name ?? f.metadata.name));
   const detailed = flows.filter((f) => !f.deleted && (o.opts.allFlowDetails || o.owned.has(f.id) || names.has(f.name)));
   const details = await mapLimit(detailed, r.concurrency, (f) => detailOf(f.id));
@@ -282,7 +271,7 @@ async function readAppVersions(
 /** Upload tasks of the tenants a TenantUpload names (all tenants for export), owned tasks confirmed by id. */
 async function readUploads(
   r: Reader,
-  o: { desired: DesiredModel; inventory: Inventory; tenants: V1TenantViewModel[]; opts: SnapshotOptions },
+  o: { desired: DesiredModel; index: InventoryIndex; tenants: V1TenantViewModel[]; opts: SnapshotOptions },
 ): Promise<LiveState['uploads']> {
   const uploads: LiveState['uploads'] = {};
   const tenantIndex = new NameIndex(
@@ -302,9 +291,8 @@ async function readUploads(
   // Upload tasks the state owns in a tenant are read by id when its list leaves them out (an upload
   // run again is a second app in the customer's Intune); one found elsewhere keeps its own tenant.
   const ownedTasks = new Map<string, string[]>();
-  for (const [k, e] of Object.entries(o.inventory.objects))
-    if (e.kind === 'TenantUpload' && !k.includes('#') && e.tenantId)
-      ownedTasks.set(lowerId(e.tenantId), [...(ownedTasks.get(lowerId(e.tenantId)) ?? []), e.id]);
+  for (const [k, e] of o.index.entries('TenantUpload'))
+    if (!k.includes('#') && e.tenantId) ownedTasks.set(lowerId(e.tenantId), [...(ownedTasks.get(lowerId(e.tenantId)) ?? []), e.id]);
   await mapLimit([...uploadTenants], r.concurrency, async (id) => {
     const listed = await r.all((q) => r.api.listTenantUploads(id, q, r.signal));
     uploads[id] = await withOwned(listed, ownedTasks.get(lowerId(id)) ?? [], (task) => r.call(() => r.api.getUploadTask(task, r.signal)));
@@ -318,13 +306,14 @@ async function readUploads(
  */
 async function readPackageErrors(
   r: Reader,
-  inventory: Inventory,
+  index: InventoryIndex,
   packages: V1PackageViewModel[],
   opts: SnapshotOptions,
 ): Promise<{ packageErrors: Record<string, string>; packageDetails?: Map<string, V1PackageDetailsViewModel> }> {
   const ownedIds = new Set(
-    Object.entries(inventory.objects)
-      .filter(([k, e]) => e.kind === 'Package' && !k.includes('#'))
+    index
+      .entries('Package')
+      .filter(([k]) => !k.includes('#'))
       .map(([, e]) => e.id),
   );
   const failed = opts.packageDetails ? [] : packages.filter((p) => p.state === 'Error' && ownedIds.has(p.id));

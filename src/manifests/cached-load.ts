@@ -29,6 +29,11 @@ export class CachedLoad {
     return this.cache?.open() ?? Promise.resolve();
   }
 
+  /** Only the record of the last valid load (knownValid), before the entries are read. */
+  openValid(): Promise<void> {
+    return this.cache?.openValid() ?? Promise.resolve();
+  }
+
   /**
    * Parses every file in order, as `parse` would; when many are not in the cache, half of those are
    * parsed by a worker thread meanwhile (parallel-parse.ts) and then read as cache hits.
@@ -91,6 +96,16 @@ export class CachedLoad {
     const checked = checkDocument(d);
     this.checksOf.get(f)?.push(checked);
     return checked;
+  }
+
+  /** Whether the last valid load read exactly the files of `key` (ManifestCache.knownValid); never without a cache. */
+  knownValid(key: string): boolean {
+    return this.cache?.knownValid(key) ?? false;
+  }
+
+  /** Records that the load of `key` was valid. */
+  markValid(key: string): Promise<void> {
+    return this.cache?.markValid(key) ?? Promise.resolve();
   }
 
   /** Keeps the entries of `files` (the load's files, after content files were set aside), and only those. */

@@ -34,3 +34,17 @@ export function loadRevision(input: RevisionInput): string {
   if (input.generated.length > 0) h.update(`generated\t${JSON.stringify(input.generated)}\n`);
   return `sha256:${h.digest('hex').slice(0, 16)}`;
 }
+
+/**
+ * The files a load read under `root`, by name and the sha256 of their bytes (undefined when one has
+ * no digest): how the parse cache knows a load reads exactly what its last valid load read.
+ */
+export function filesKey(root: string, files: readonly { file: string; sha?: string }[]): string | undefined {
+  const h = createHash('sha256').update(`packsync-files/1\n${root}\n`);
+  const sorted = [...files].sort((a, b) => (a.file < b.file ? -1 : a.file > b.file ? 1 : 0));
+  for (const f of sorted) {
+    if (f.sha === undefined) return undefined;
+    h.update(`${f.file}\t${f.sha}\n`);
+  }
+  return h.digest('hex');
+}

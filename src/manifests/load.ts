@@ -26,7 +26,7 @@ import type { ManifestCache } from './parse-cache.js';
 import type { ParsedFile } from './yaml-source.js';
 import type { ContentInfo } from './content.js';
 import type { GeneratedDocument } from './generated-document.js';
-import { loadRevision } from './load-revision.js';
+import { filesKey, loadRevision } from './load-revision.js';
 import { sha256 } from './parse-cache.js';
 import { Turns } from '../util/turns.js';
 
@@ -43,6 +43,13 @@ export interface LoadOptions {
   keepGenerated?: boolean;
   /** Return `revision`: a directory source's revision, a digest of what was loaded (load-revision.ts). */
   revision?: boolean;
+  /**
+   * Called, before the load goes on, when the files read are name for name and byte for byte those
+   * of the last load of this path that was valid (the parse cache's record; never without a cache):
+   * a pass starts the reads its state names then (docs/architecture.md, "The engine"). A load that
+   * reads anything else is not known valid until it ends, and an invalid repository makes no call.
+   */
+  onKnownValid?: () => void;
 }
 
 export interface LoadResult {
@@ -197,7 +204,9 @@ async function loadSources(
   const problems: Problem[] = [];
   const held: Held = { all: false, kinds: new Set<string>(), names: new Set<string>() };
   const cached = new CachedLoad(opts.cache);
-  await cached.open();
+  // The files first, then the cache's entries: whether they are the last valid load's files is known
+  // before the entries (megabytes at fleet scale) are read.
+  await cached.openValid();
   // Long synchronous stretches give way to the event loop: a pass's first reads are in flight meanwhile.
   const turns = new Turns();
   const decodedFiles = await readDecoded(sources, opts.maxFileBytes ?? DEFAULT_MAX_FILE_BYTES, cached, {
@@ -205,6 +214,9 @@ async function loadSources(
     digestAll: opts.revision === true,
     turns,
   });
+  const key = opts.cache && sources.every((x) => x.reported) ? filesKey(root, decodedFiles) : undefined;
+  if (key !== undefined && problems.length === 0 && cached.knownValid(key)) opts.onKnownValid?.();
+  await cached.open();
   let parsed = await cached.parseAll(decodedFiles, turns);
   if (how.contentFilter) {
     const absOf = new Map(sources.map((s) => [s.file, s.abs]));
@@ -243,6 +255,7 @@ async function loadSources(
   const documents = checked.documents;
   const generated = opts.keepGenerated === true && expansion.documents.length > 0 ? { generated: expansion.documents } : {};
   if (sorted.some((p) => p.severity === 'error')) return { desired: null, problems: sorted, files, documents, ...generated };
+  if (key !== undefined) await cached.markValid(key);
   const desired = await desiredOf(root, checked.records, reported, { baselines: expansion.baselines, content: rules.content }, turns);
   const revision = opts.revision === true ? { revision: revisionOf(decodedFiles, reported, desired, expansion.documents) } : {};
   return { desired, problems: sorted, files, documents, ...generated, ...revision };

@@ -15,7 +15,7 @@
  */
 import { createHash, randomBytes } from 'node:crypto';
 import { readdirSync, readFileSync } from 'node:fs';
-import { mkdir, open, readFile, rename, rm, stat } from 'node:fs/promises';
+import { mkdir, open, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -123,15 +123,51 @@ export class ManifestCache {
   /** Entries a worker made (`prime`), ever: how a test sees that a cold load was parsed on two threads. */
   primed = 0;
 
+  /** The key of the last load that was valid (`filesKey` in load-revision.ts); kept beside the file as `<file>.valid`. */
+  private validKey: string | undefined;
+  private validRead = false;
+
   /** `file`: where the cache is kept between processes; undefined keeps it in memory only. */
   constructor(readonly file?: string) {}
 
+  /** Reads the record of the last valid load (a line), once per process. */
+  async openValid(): Promise<void> {
+    if (!this.validRead && this.file !== undefined)
+      this.validKey = (await readFile(`${this.file}.valid`, 'latin1').catch(() => '')).trim() || undefined;
+    this.validRead = true;
+  }
+
   /** Reads the file, unless the entries are in memory. */
   async open(): Promise<void> {
+    await this.openValid();
     if (this.loaded) return;
     this.entries = await this.readFile();
     this.onDisk = this.entries.size > 0;
     this.loaded = true;
+  }
+
+  /**
+   * Whether the last load that was valid read exactly these files (the same names and bytes, under
+   * the same root): what a pass may start before its load ends (docs/architecture.md, "The engine").
+   */
+  knownValid(key: string): boolean {
+    return this.validKey === key;
+  }
+
+  /** Records the key of a load that was valid (the small file is written only when it changes). */
+  async markValid(key: string): Promise<void> {
+    if (this.validKey === key) return;
+    this.validKey = key;
+    if (this.file === undefined) return;
+    const isDir = await stat(dirname(this.file)).then(
+      (st) => st.isDirectory(),
+      () => false,
+    );
+    if (!isDir) return;
+    const tmp = `${this.file}.valid.${process.pid}.${randomBytes(4).toString('hex')}.tmp`;
+    await writeFile(tmp, `${key}\n`)
+      .then(() => rename(tmp, `${this.file}.valid`))
+      .catch(() => rm(tmp, { force: true }).catch(() => undefined));
   }
 
   get(sha: string): CachedFile | undefined {

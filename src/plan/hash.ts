@@ -114,7 +114,12 @@ class StreamedDigest {
 
 /** Short content hash of a value (sha256, 16 hex digits: collisions are not a threat model here). */
 export function hashValue(value: unknown): string {
-  return hash('sha256', stableStringify(value), 'hex').slice(0, 16);
+  return textHash(stableStringify(value));
+}
+
+/** hashValue of a value whose stable JSON is `text`. */
+export function textHash(text: string): string {
+  return hash('sha256', text, 'hex').slice(0, 16);
 }
 
 /** Names the top-level-or-nested fields that differ between two plain values. */

@@ -3,7 +3,7 @@
  * the manifest files' bytes, the content directories, and the documents Baselines generated at
  * the load's time. It replaced a digest of the whole desired set (docs/performance.md, fleet-cli).
  */
-import { cp, readFile, utimes, writeFile } from 'node:fs/promises';
+import { cp, readdir, readFile, utimes, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { loadManifests } from '../../src/manifests/load.js';
@@ -65,5 +65,40 @@ describe('a directory source revision', () => {
   it('is made only when asked', async () => {
     const dir = await copyExamples();
     expect((await loadManifests(dir, { now: BEFORE })).revision).toBeUndefined();
+  });
+});
+
+describe('a load known valid early (onKnownValid)', () => {
+  const load = async (dir: string, cache: ManifestCache): Promise<{ known: boolean; valid: boolean }> => {
+    let known = false;
+    const out = await loadManifests(dir, { cache, now: BEFORE, onKnownValid: () => (known = true) });
+    return { known, valid: out.desired !== null };
+  };
+
+  it('is said only when the files are byte for byte those of the last valid load of the path, also in the next process', async () => {
+    const dir = await copyExamples();
+    const file = join(await tempDir('packsync-known-cache-'), 'cache');
+    const cache = new ManifestCache(file);
+    expect(await load(dir, cache)).toEqual({ known: false, valid: true });
+    expect(await load(dir, cache)).toEqual({ known: true, valid: true });
+    // The next process reads the record beside the cache file.
+    expect(await load(dir, new ManifestCache(file))).toEqual({ known: true, valid: true });
+    const flow = join(dir, 'flows', (await readdir(join(dir, 'flows')))[0]!);
+    const text = await readFile(flow, 'utf8');
+    await writeFile(flow, `${text}metadata: [broken\n`);
+    expect(await load(dir, cache)).toEqual({ known: false, valid: false });
+    // Back to the bytes of the last valid load: known again.
+    await writeFile(flow, text);
+    expect(await load(dir, cache)).toEqual({ known: true, valid: true });
+    // Another path (a part of the same files) is its own load.
+    expect((await load(join(dir, 'flows'), cache)).known).toBe(false);
+  });
+
+  it('is never said without a cache', async () => {
+    const dir = await copyExamples();
+    let known = false;
+    await loadManifests(dir, { now: BEFORE, onKnownValid: () => (known = true) });
+    await loadManifests(dir, { now: BEFORE, onKnownValid: () => (known = true) });
+    expect(known).toBe(false);
   });
 });

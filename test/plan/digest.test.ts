@@ -1,6 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { digestValue, hashValue } from '../../src/plan/hash.js';
+import { identityHash } from '../../src/plan/kinds/plan-deployments.js';
 
 const samples: unknown[] = [
   null,
@@ -20,5 +21,15 @@ describe('digestValue (streamed hashValue)', () => {
   it('gives exactly hashValue for any JSON-like value, including undefined members and long text', () => {
     for (const v of samples) expect(digestValue(v)).toBe(hashValue(v));
     fc.assert(fc.property(fc.jsonValue(), (v) => digestValue(v) === hashValue(v)));
+  });
+});
+
+describe('identityHash (a deployment identity, hashed without the generic walk)', () => {
+  it('gives exactly hashValue of the identity, for any strings and a missing version', () => {
+    const same = (flow: string, pkg: string, version: string | null): boolean =>
+      identityHash({ flow, package: pkg, version }) === hashValue({ flow, package: pkg, version });
+    expect(same('office', 'seven-zip', '24.09')).toBe(true);
+    expect(same('é"\\\n\u0001', '\ud800 lone', null)).toBe(true);
+    fc.assert(fc.property(fc.string(), fc.string(), fc.option(fc.string()), same));
   });
 });
