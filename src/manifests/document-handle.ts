@@ -7,7 +7,7 @@
  * (a problem's) composes the file's text again on first use (the same text composes to the same
  * documents).
  */
-import { Composer, LineCounter, Parser, isAlias, isMap, isScalar, isSeq } from 'yaml';
+import { isAlias, isMap, isScalar, isSeq, yamlLib } from './yaml-lib.js';
 import type { Document, Node, Pair, ParsedNode } from 'yaml';
 import type { LocateMode, ParsedDocument, Position, Segment } from './yaml-types.js';
 
@@ -27,6 +27,7 @@ export function recomposer(text: string): Recomposer {
   let again: { docs: Document.Parsed[]; pos: (offset: number) => Position } | null = null;
   return (index) => {
     if (!again) {
+      const { Composer, LineCounter, Parser } = yamlLib();
       const lines = new LineCounter();
       const docs = Array.from(
         new Composer({ prettyErrors: false, uniqueKeys: true, strict: true }).compose(new Parser(lines.addNewLine).parse(text)),

@@ -5,12 +5,13 @@
  * position that depended on how deep the caller's stack already was. No manifest needs more than a
  * handful of levels, so anything past MAX_DEPTH is refused at the first collection that is too deep.
  */
-import { CST, Lexer } from 'yaml';
+import type { CST } from 'yaml';
+import { yamlLib } from './yaml-lib.js';
 
 export const MAX_DEPTH = 64;
 
 /** Lexer control tokens that stand for no source text. */
-const CONTROL = new Set([CST.DOCUMENT, CST.FLOW_END, CST.SCALAR]);
+const controlTokens = (cst: typeof CST): Set<string> => new Set([cst.DOCUMENT, cst.FLOW_END, cst.SCALAR]);
 
 /**
  * Offset of the first `[` or `{` that opens a flow collection deeper than `max`, or -1. Runs on
@@ -25,9 +26,11 @@ export function flowTooDeep(text: string, max = MAX_DEPTH): number {
   if (open <= max) return -1; // not enough brackets to be too deep
   let offset = 0;
   let depth = 0;
+  const { CST: cst, Lexer } = yamlLib();
+  const control = controlTokens(cst);
   for (const token of new Lexer().lex(text)) {
-    if (CONTROL.has(token)) continue;
-    const type = CST.tokenType(token);
+    if (control.has(token)) continue;
+    const type = cst.tokenType(token);
     if (type === 'flow-seq-start' || type === 'flow-map-start') {
       depth++;
       if (depth > max) return offset;

@@ -2,7 +2,8 @@
  * YAML with positions: every document of a file is parsed with a LineCounter so any JSON pointer
  * into it can be turned back into the 1-based line and column a person sees in an editor.
  */
-import { CST, Composer, LineCounter, Parser, isAlias, isMap, isPair, isScalar, isSeq } from 'yaml';
+import type { CST } from 'yaml';
+import { isAlias, isMap, isPair, isScalar, isSeq, yamlLib } from './yaml-lib.js';
 import type { Document, Node, YAMLError } from 'yaml';
 import type { Problem } from './model.js';
 import { documentHandle, locatedKey, locateOffset, recomposer } from './document-handle.js';
@@ -47,6 +48,7 @@ export function parseYamlFile(file: string, text: string, opts: ParseOptions = {
     const before = text.slice(0, deepFlow).split('\n');
     return tooDeep({ line: before.length, column: (before[before.length - 1] ?? '').length + 1 });
   }
+  const { Composer, LineCounter, Parser } = yamlLib();
   const lineCounter = new LineCounter();
   const pos = (offset: number): Position => {
     const p = lineCounter.linePos(offset);
@@ -183,7 +185,7 @@ function quotedScalars(tokens: readonly CST.Token[]): { start: number; end: numb
   for (const token of tokens) {
     if (token.type !== 'document') continue;
     add(token.value);
-    CST.visit(token, (item) => {
+    yamlLib().CST.visit(token, (item) => {
       add(item.key);
       add(item.value);
     });

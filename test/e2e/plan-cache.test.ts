@@ -28,7 +28,32 @@ async function plan(repo: string, e = env): Promise<{ code: number | null; plan:
   return { code: r.code, plan: parsed, stderr: r.stderr };
 }
 
+/** A `--import` hook that writes, at exit, the files of the yaml package the process loaded. */
+async function yamlProbe(): Promise<{ flags: string[]; loaded: () => Promise<string[]> }> {
+  const dir = await tempDir('packsync-yaml-probe-');
+  const out = join(dir, 'loaded.json');
+  const hook = join(dir, 'hook.mjs');
+  await writeFile(
+    hook,
+    `import { createRequire } from 'node:module';\nimport { writeFileSync } from 'node:fs';\nconst req = createRequire(import.meta.url);\nprocess.on('exit', () => writeFileSync(${JSON.stringify(out)}, JSON.stringify(Object.keys(req.cache).filter((k) => /node_modules[\\\\/]yaml[\\\\/]dist/.test(k)))));\n`,
+  );
+  return { flags: [`--import=${hook}`], loaded: async () => JSON.parse(await readFile(out, 'utf8')) as string[] };
+}
+
 describe('plan with the manifest cache of the state directory', () => {
+  it('a plan whose files all come from the cache does not load the YAML parser (~40 ms of every start)', async () => {
+    const repo = await writeRepo();
+    const cold = await yamlProbe();
+    const first = await spawnCli(['plan', repo], env, 'pipe', process.cwd(), cold.flags).done;
+    expect(first.code, first.stderr).toBe(0);
+    expect((await cold.loaded()).length).toBeGreaterThan(0);
+    const warm = await yamlProbe();
+    const second = await spawnCli(['plan', repo], env, 'pipe', process.cwd(), warm.flags).done;
+    expect(second.code, second.stderr).toBe(0);
+    expect(second.stdout).toBe(first.stdout);
+    expect(await warm.loaded()).toEqual([]);
+  });
+
   it('a second plan over an unchanged repository shows the identical plan and exit code, before and after apply', async () => {
     const repo = await writeRepo();
     const first = await plan(repo);
