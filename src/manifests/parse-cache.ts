@@ -130,10 +130,16 @@ export class ManifestCache {
   /** `file`: where the cache is kept between processes; undefined keeps it in memory only. */
   constructor(readonly file?: string) {}
 
-  /** Reads the record of the last valid load (a line), once per process. */
+  /**
+   * Reads the record of the last valid load (a line), once per process. It names the loader that
+   * judged it (the cache's identity: packsync, the schemas, the loader code), so a load that another
+   * version found valid is not known valid to this one.
+   */
   async openValid(): Promise<void> {
-    if (!this.validRead && this.file !== undefined)
-      this.validKey = (await readFile(`${this.file}.valid`, 'latin1').catch(() => '')).trim() || undefined;
+    if (!this.validRead && this.file !== undefined) {
+      const [by, key] = (await readFile(`${this.file}.valid`, 'latin1').catch(() => '')).trim().split(' ');
+      this.validKey = key && by === identity() ? key : undefined;
+    }
     this.validRead = true;
   }
 
@@ -165,7 +171,7 @@ export class ManifestCache {
     );
     if (!isDir) return;
     const tmp = `${this.file}.valid.${process.pid}.${randomBytes(4).toString('hex')}.tmp`;
-    await writeFile(tmp, `${key}\n`)
+    await writeFile(tmp, `${identity()} ${key}\n`)
       .then(() => rename(tmp, `${this.file}.valid`))
       .catch(() => rm(tmp, { force: true }).catch(() => undefined));
   }

@@ -94,6 +94,16 @@ describe('a load known valid early (onKnownValid)', () => {
     expect((await load(join(dir, 'flows'), cache)).known).toBe(false);
   });
 
+  it('is not said from a record another version of the loader wrote (it may judge the files otherwise)', async () => {
+    const dir = await copyExamples();
+    const file = join(await tempDir('packsync-known-other-'), 'cache');
+    expect(await load(dir, new ManifestCache(file))).toEqual({ known: false, valid: true });
+    expect(await load(dir, new ManifestCache(file))).toEqual({ known: true, valid: true });
+    const [, key] = (await readFile(`${file}.valid`, 'utf8')).trim().split(' ');
+    await writeFile(`${file}.valid`, `${'0'.repeat(64)} ${key}\n`);
+    expect(await load(dir, new ManifestCache(file))).toEqual({ known: false, valid: true });
+  });
+
   it('is never said without a cache', async () => {
     const dir = await copyExamples();
     let known = false;
