@@ -22,8 +22,8 @@ export interface CarriedCommand {
  * stopped deployment has no gate report until the pass after the one that starts it.
  */
 export async function carryOutRequests(state: State | undefined, store: InventoryStore, api: PacksyncApi): Promise<CarriedCommand[]> {
-  const queue = state?.requests;
-  if (!queue || !state.held()) return [];
+  const queue = heldQueue(state);
+  if (!queue) return [];
   const carried: CarriedCommand[] = [];
   for (const id of await queue.pending()) {
     const r = await queue.claim(id);
@@ -48,4 +48,15 @@ export async function carryOutRequests(state: State | undefined, store: Inventor
     }
   }
   return carried;
+}
+
+/** Whether a pass will carry out requests before it reads (it then reads after them, engine/reconcile.ts). */
+export async function requestsPending(state: State | undefined): Promise<boolean> {
+  const queue = heldQueue(state);
+  return queue ? (await queue.pending()).length > 0 : false;
+}
+
+/** The queue a pass carries out: only while this process holds the state's lock. */
+function heldQueue(state: State | undefined): State['requests'] | undefined {
+  return state?.held() ? state.requests : undefined;
 }

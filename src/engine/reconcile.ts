@@ -21,7 +21,7 @@ import type { DesiredModel, Problem } from '../manifests/model.js';
 import { planDigests } from '../plan/hash.js';
 import { plan as computePlan } from '../plan/planner.js';
 import type { Plan, PlanOptions } from '../plan/types.js';
-import { carryOutRequests } from './gate-requests.js';
+import { carryOutRequests, requestsPending } from './gate-requests.js';
 import type { CarriedCommand } from './gate-requests.js';
 import { planScope } from './scope.js';
 import { annotateReach, movingFlowIds } from '../plan/reach.js';
@@ -111,7 +111,7 @@ export async function planPass(input: PlanPassInput): Promise<PlanPassOutput> {
   // The reads the inventory alone names run while the manifests load, once the load knows it reads
   // what its last valid load read (docs/architecture.md, "The engine"); not when queued
   // promote/resume requests will change what they would read.
-  const queued = await requestsQueued(input);
+  const queued = !input.leaveRequests && (await requestsPending(input.state));
   let early: InventoryReads | undefined;
   const onKnownValid = (): void => {
     if (!queued) early ??= startInventoryReads(input.api, store.inventory, readOptions);
@@ -236,13 +236,6 @@ export async function reconcile(input: ReconcileInput): Promise<ReconcileOutput>
   return result
     ? { kind: 'planned', plan: p, desired, warnings, result, ...seen }
     : { kind: 'planned', plan: p, desired, warnings, ...seen };
-}
-
-/** Whether this pass will carry out queued promote/resume requests before it reads. */
-async function requestsQueued(input: PlanPassInput): Promise<boolean> {
-  const queue = input.state?.requests;
-  if (input.leaveRequests || !queue || !input.state?.held()) return false;
-  return (await queue.pending()).length > 0;
 }
 
 /** Whether some Baseline exception applies at one of the two times and not at the other. */

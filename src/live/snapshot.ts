@@ -91,9 +91,10 @@ function listsNeeded(desired: DesiredModel, opts: SnapshotOptions) {
 
 /**
  * The reads a pass can make from the inventory alone: the details of every owned flow (3,750 of a
- * no-op's 3,753 reads at fleet scale) and the package and flow lists. A pass starts them before it
- * loads its manifests, so the load's CPU runs while they wait on the network (docs/architecture.md,
- * "The engine"); `readLiveState` takes them up and reads the rest.
+ * no-op's 3,753 reads at fleet scale) and the package and flow lists. A pass starts them while its
+ * manifests load, once the load knows it reads the files of the last valid load, so the load's CPU
+ * runs while they wait on the network (docs/architecture.md, "The engine"); `readLiveState` takes
+ * them up and reads the rest.
  */
 export interface InventoryReads {
   readonly index: InventoryIndex;
@@ -180,7 +181,10 @@ export async function readLiveState(
   const appVersions = await readAppVersions(r, desired, inventory, apps);
   const uploads = await readUploads(r, { desired, index: started.index, tenants, opts });
   const { packageErrors, packageDetails } = await readPackageErrors(r, started.index, packages, opts);
-  const targets = [...gateTargets(need.gated, inventory, deployments), ...serviceGateTargets(need.gatedFlows, inventory, deployments)];
+  const targets = [
+    ...gateTargets(need.gated, inventory, deployments),
+    ...serviceGateTargets(need.gatedFlows, inventory, started.index, deployments),
+  ];
   const waveLive = await readWaveLive(api, targets, r.concurrency, signal, () => reads++);
 
   return {
@@ -393,10 +397,11 @@ function gateTargets(
 function serviceGateTargets(
   flows: readonly FlowManifest[],
   inventory: Inventory,
+  index: InventoryIndex,
   deployments: readonly V1DeploymentViewModel[],
 ): WaveTarget[] {
   if (flows.length === 0) return [];
-  const ownedIds = new Set(Object.values(inventory.objects).map((e) => lowerId(e.id)));
+  const ownedIds = index.allIds();
   const byFlow = new Map<string, V1DeploymentViewModel[]>();
   for (const d of deployments) {
     const list = byFlow.get(d.flowId);

@@ -68,15 +68,15 @@ export class CachedLoad {
   ): Promise<ParsedFile[]> {
     const all: ParsedFile[] = [];
     for (const [i, f] of files.entries()) {
-      await turns?.due();
+      if (turns?.due()) await turns.next();
       all.push(out[i] ?? this.parse(f.file, f.text, f.sha));
     }
     return all;
   }
 
-  /** What a file is known by in the cache (the sha256 of its bytes), when there is one; `{}` without a cache. */
-  digestOf(bytes: Uint8Array): { sha?: string } {
-    return this.cache ? { sha: sha256(bytes) } : {};
+  /** What a file is known by in the cache (the sha256 of its bytes), when there is one or `always`; else `{}`. */
+  digestOf(bytes: Uint8Array, always = false): { sha?: string } {
+    return this.cache || always ? { sha: sha256(bytes) } : {};
   }
 
   /** One file, from the cache when `sha` is known there, else parsed (and kept for the cache under `sha`). */

@@ -16,6 +16,7 @@
  */
 import { createHash } from 'node:crypto';
 import type { DesiredModel } from './model.js';
+import { compare } from './sort-problems.js';
 
 export interface RevisionInput {
   /** The manifest files of the desired set (not those that only lend names), with the sha256 of their bytes. */
@@ -27,8 +28,7 @@ export interface RevisionInput {
 
 export function loadRevision(input: RevisionInput): string {
   const h = createHash('sha256').update('packsync-revision/2\n');
-  const files = [...input.files].sort((a, b) => (a.file < b.file ? -1 : a.file > b.file ? 1 : 0));
-  for (const f of files) h.update(`file\t${f.file}\t${f.sha}\n`);
+  for (const f of byName(input.files)) h.update(`file\t${f.file}\t${f.sha}\n`);
   for (const p of input.desired.packages) if (p.content) h.update(`content\t${p.metadata.name}\t${p.content.digest}\n`);
   // Generated in a fixed order from the files and the time, so JSON's own key order is stable here.
   if (input.generated.length > 0) h.update(`generated\t${JSON.stringify(input.generated)}\n`);
@@ -41,10 +41,14 @@ export function loadRevision(input: RevisionInput): string {
  */
 export function filesKey(root: string, files: readonly { file: string; sha?: string }[]): string | undefined {
   const h = createHash('sha256').update(`packsync-files/1\n${root}\n`);
-  const sorted = [...files].sort((a, b) => (a.file < b.file ? -1 : a.file > b.file ? 1 : 0));
-  for (const f of sorted) {
+  for (const f of byName(files)) {
     if (f.sha === undefined) return undefined;
     h.update(`${f.file}\t${f.sha}\n`);
   }
   return h.digest('hex');
+}
+
+/** The files in order of their names (the loader's `compare`): both digests read them so. */
+function byName<T extends { file: string }>(files: readonly T[]): T[] {
+  return [...files].sort((a, b) => compare(a.file, b.file));
 }

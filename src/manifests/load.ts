@@ -27,7 +27,6 @@ import type { ParsedFile } from './yaml-source.js';
 import type { ContentInfo } from './content.js';
 import type { GeneratedDocument } from './generated-document.js';
 import { filesKey, loadRevision } from './load-revision.js';
-import { sha256 } from './parse-cache.js';
 import { Turns } from '../util/turns.js';
 
 export interface LoadOptions {
@@ -233,7 +232,7 @@ async function loadSources(
   const expansion = expandAuthored(checked.authored, { handWritten: checked.records, now: opts.now ?? new Date() });
   problems.push(...expansion.problems);
   for (const d of expansion.documents) {
-    await turns.due();
+    if (turns.due()) await turns.next();
     const c = checkDocument(d);
     problems.push(...c.problems);
     if (c.record) checked.records.push(c.record);
@@ -285,7 +284,7 @@ async function readDecoded(
   const { out, digestAll } = o;
   const decodedFiles: { file: string; sha?: string; text: string }[] = [];
   for (const { file, abs } of sources) {
-    await o.turns.due();
+    if (o.turns.due()) await o.turns.next();
     const { rel, bytes, problem } = readSource(file, abs, maxBytes);
     if (problem || !bytes) {
       if (problem) out.problems.push(problem);
@@ -299,8 +298,7 @@ async function readDecoded(
       out.held.all = true;
       continue;
     }
-    const digest = cached.digestOf(bytes);
-    decodedFiles.push({ file: rel, text: decoded.text, ...(digestAll && digest.sha === undefined ? { sha: sha256(bytes) } : digest) });
+    decodedFiles.push({ file: rel, text: decoded.text, ...cached.digestOf(bytes, digestAll) });
   }
   return decodedFiles;
 }
@@ -319,7 +317,7 @@ async function checkParsed(
   // Kubernetes YAML next to the manifests (deploy/, a Helm chart): not packsync's, said once.
   const foreign: { file: string; line: number; column: number; what: string }[] = [];
   for (const f of parsed) {
-    await turns.due();
+    if (turns.due()) await turns.next();
     const isShown = reported.has(f.file);
     out.problems.push(...f.problems);
     for (const b of f.broken) {
@@ -367,7 +365,7 @@ async function desiredOf(
   const baselines = o.baselines.filter((b) => reported.has(b.source.file));
   if (baselines.length > 0) desired.baselines = baselines;
   for (const r of records) {
-    await turns.due();
+    if (turns.due()) await turns.next();
     if (!reported.has(r.doc.file)) continue;
     const positions = fieldPositions(r.doc, r.kind, r.data);
     const base = {

@@ -71,7 +71,7 @@ export async function checkRules(
   // A deployment is found live by (flow, package): two manifests for one pair would fight.
   const pairs = new Map<string, DocRecord>();
   for (const r of records) {
-    await o.turns?.due();
+    if (o.turns?.due()) await o.turns.next();
     if (r.kind === 'Deployment' || r.kind === 'Flow')
       checkWindows(r.data, (at, rule, message) => problems.push(problem(r, at, rule, message)));
     for (const [field, target] of Object.entries(OBJECT_KIND_SPECS[r.kind].references)) ref(r, ['spec', field], target);

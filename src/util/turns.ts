@@ -1,18 +1,24 @@
 /**
  * Slices of a long synchronous loop that runs while calls are in flight (a pass loads its
- * manifests while its first reads wait on the service; docs/architecture.md, "The engine"): after
- * `sliceMs` of work, `due()` returns a promise for one turn of the event loop, in which the answers
- * that arrived meanwhile are handled and the next calls start; otherwise it returns undefined and
- * the loop stays synchronous (no promise per item). Without this, every answer waited behind the
- * whole load, and 16 calls in flight stood idle for as long as each synchronous stretch took.
+ * manifests while its first reads wait on the service; docs/architecture.md, "The engine"):
+ * `if (turns.due()) await turns.next();` gives way for one turn of the event loop once `sliceMs` of
+ * work passed, in which the answers that arrived meanwhile are handled and the next calls start;
+ * otherwise the loop stays synchronous (no await, so no microtask per item). Without this, every
+ * answer waited behind the whole load, and 16 calls in flight stood idle for as long as each
+ * synchronous stretch took.
  */
 export class Turns {
   private since = performance.now();
 
   constructor(private readonly sliceMs = 1) {}
 
-  due(): Promise<void> | undefined {
-    if (performance.now() - this.since < this.sliceMs) return undefined;
+  /** Whether the slice is used up. */
+  due(): boolean {
+    return performance.now() - this.since >= this.sliceMs;
+  }
+
+  /** One turn of the event loop; the next slice starts after it. */
+  next(): Promise<void> {
     return new Promise((resolve) => {
       setImmediate(() => {
         this.since = performance.now();
