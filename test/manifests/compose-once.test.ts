@@ -9,7 +9,7 @@
 import { cp } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { Composer } from 'yaml';
+import { spyParses } from '../support/parse-spy.js';
 import { loadManifests } from '../../src/manifests/load.js';
 import { parseYamlFile } from '../../src/manifests/yaml-source.js';
 import { prelocatePaths } from '../../src/manifests/positions.js';
@@ -25,11 +25,13 @@ describe('a valid load', () => {
   it('composes each manifest file once', async () => {
     const dir = await tempDir('packsync-compose-once-');
     await cp(EXAMPLES, dir, { recursive: true });
-    const compose = vi.spyOn(Composer.prototype, 'compose');
+    const parses = spyParses();
     const r = await loadManifests(dir);
+    parses.restore();
     expect(r.problems).toEqual([]);
     expect(r.desired!.deployments.length).toBeGreaterThan(0);
-    expect(compose).toHaveBeenCalledTimes(r.files.length);
+    expect(parses.files()).toBe(r.files.length);
+    expect(parses.twice()).toEqual([]);
   });
 
   it('locates the prelocated paths exactly where a later lookup finds them', () => {
