@@ -82,6 +82,14 @@ export function parsePlainYaml(
   return { file, documents, problems: [], broken: [] };
 }
 
+/**
+ * Whether the fast path will likely read `text` (its lines are in the plain style), by the line scan
+ * alone: a cold load gives a worker only the files that are not (parallel-parse.ts).
+ */
+export function looksPlain(text: string): boolean {
+  return !REFUSED_CHARS.test(text) && (plainDocuments(text)?.length ?? 0) > 0;
+}
+
 /** The content lines of each document, or undefined when a line is outside the plain style. */
 function plainDocuments(text: string): Line[][] | undefined {
   const docs: Line[][] = [[]];
