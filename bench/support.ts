@@ -104,3 +104,38 @@ export async function runCliProcess(
   if (!(o.okCodes ?? [0]).includes(code ?? -1)) throw new Error(`packsync ${args[0]} exited ${code}: ${stderr}`);
   return { ms: performance.now() - t0, cpuMs: cpu, peakMiB: Math.round((peak / 1024) * 10) / 10, stdout, stdoutBytes };
 }
+
+/**
+ * What the simulator itself allows at `inFlight` calls: `calls` cheap reads (one package's details)
+ * through undici with nothing else done, `inFlight` at a time, as ms per call. At 20 ms of
+ * latency this was ~21.5 ms here (the timer ~0.25 ms late, the rest two event loops and loopback
+ * TCP on two shared cores), so `calls × 20 ms ÷ 16` is a bound no client reaches; a scenario
+ * reports its ratio to this floor beside its ratio to the bound (docs/performance.md, fleet-cli).
+ */
+export async function simFloorMsPerCall(sim: { url: string; key: string }, inFlight: number, calls = 3000): Promise<number> {
+  const { Agent, request } = await import('undici');
+  const agent = new Agent({ connections: inFlight, pipelining: 1 });
+  // One package's details (a lookup by id): a list is sorted and paged per call, which a big account makes slow.
+  const page = await request(`${sim.url}/v1/package?page=1&itemsPerPage=1`, { dispatcher: agent, headers: { 'x-api-key': sim.key } });
+  const first = JSON.parse(await page.body.text()) as { items?: { id: string }[] } | { id: string }[];
+  const id = (Array.isArray(first) ? first : (first.items ?? []))[0]?.id;
+  if (id === undefined) throw new Error('the floor needs a package in the account');
+  const url = `${sim.url}/v1/package/${id}`;
+  let started = 0;
+  const t0 = performance.now();
+  try {
+    await Promise.all(
+      Array.from({ length: inFlight }, async () => {
+        while (started < calls) {
+          started++;
+          const r = await request(url, { dispatcher: agent, headers: { 'x-api-key': sim.key } });
+          await r.body.text();
+          if (r.statusCode !== 200) throw new Error(`the floor's read answered ${r.statusCode}`);
+        }
+      }),
+    );
+  } finally {
+    await agent.close();
+  }
+  return ((performance.now() - t0) / calls) * inFlight;
+}

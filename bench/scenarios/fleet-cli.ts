@@ -12,7 +12,7 @@ import { join } from 'node:path';
 import { writeFleet } from '../../test/support/fleet.js';
 import { startSimulatorProcess } from '../../test/support/sim.js';
 import type { Scenario } from './types.js';
-import { journalTimeline, runCliProcess } from '../support.js';
+import { journalTimeline, runCliProcess, simFloorMsPerCall } from '../support.js';
 import type { CliRun } from '../support.js';
 import { round } from './types.js';
 
@@ -76,8 +76,17 @@ export const fleetCli: Scenario = async (log, args) => {
     log(
       `no-op: ${round(noop.ms)} ms, ${noopReads} reads, bound ${round(bound(noopReads))} ms (×${round(noop.ms / bound(noopReads), 2)}), CPU ${round(noop.cpuMs)} ms, peak RSS ${noop.peakMiB} MiB`,
     );
+    // The floor: what a client doing nothing else gets from this simulator in these minutes.
+    const floorMs = await simFloorMsPerCall(sim, IN_FLIGHT);
+    const floor = (calls: number): number => (calls * floorMs) / IN_FLIGHT;
+    log(
+      `floor: ${round(floorMs, 2)} ms per call at ${IN_FLIGHT} in flight (a bare client); converge ×${round(converge.ms / floor(convergeCalls), 2)}, no-op ×${round(noop.ms / floor(noopReads), 2)} of it`,
+    );
     return {
       metrics: {
+        floorMsPerCall: round(floorMs, 2),
+        convergeFloorRatio: round(converge.ms / floor(convergeCalls), 2),
+        noopFloorRatio: round(noop.ms / floor(noopReads), 2),
         convergeMs: round(converge.ms),
         convergeCalls,
         convergeBoundMs: round(bound(convergeCalls)),

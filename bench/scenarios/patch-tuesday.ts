@@ -16,7 +16,7 @@ import { fleetApps, writeFleet } from '../../test/support/fleet.js';
 import { startSimulatorProcess } from '../../test/support/sim.js';
 import { tempDir } from '../../test/support/temp-dir.js';
 import type { Scenario } from './types.js';
-import { journalTimeline, runCliProcess } from '../support.js';
+import { journalTimeline, runCliProcess, simFloorMsPerCall } from '../support.js';
 import type { CliRun } from '../support.js';
 import { round } from './types.js';
 
@@ -105,8 +105,15 @@ export const patchTuesday: Scenario = async (log, args) => {
     log(
       `apply: ${round(apply.ms)} ms, ${applyCalls} calls, bound ${round(bound(applyCalls))} ms (×${round(apply.ms / bound(applyCalls), 2)}), ${started} new deployments started, peak RSS ${apply.peakMiB} MiB`,
     );
+    // The floor: what a client doing nothing else gets from this simulator in these minutes (bench/support.ts).
+    const floorMs = await simFloorMsPerCall(sim, IN_FLIGHT);
+    const floor = (calls: number): number => (calls * floorMs) / IN_FLIGHT;
+    const bothFloor = round((update.ms + apply.ms) / (floor(applyCalls) + floor(updateReads)), 2);
+    log(`floor: ${round(floorMs, 2)} ms per call at ${IN_FLIGHT} in flight (a bare client); update + apply ×${bothFloor} of it`);
     return {
       metrics: {
+        floorMsPerCall: round(floorMs, 2),
+        updatePlusApplyFloorRatio: bothFloor,
         followedPackages: followed,
         releases: apps.length * 2,
         updateMs: round(update.ms),
