@@ -5,13 +5,14 @@
  */
 import { checkDocument, manifestPrefix } from './check-document.js';
 import type { CheckResult } from './check-document.js';
-import { documentHandle, locatedKey, recomposer } from './document-handle.js';
+import { documentHandle, recomposer } from './document-handle.js';
 import { isObjectKind } from './kinds/index.js';
 import type { SourceKind } from './model.js';
 import type { CachedFile, ManifestCache } from './parse-cache.js';
 import { jsonExact, sha256 } from './parse-cache.js';
 import type { Turns } from '../util/turns.js';
-import { prelocatePaths } from './positions.js';
+import { prelocated, prelocatePaths } from './positions.js';
+import type { PrelocatedPath } from './positions.js';
 import type { ParsedFile } from './yaml-source.js';
 import type { ParsedDocument, Position } from './yaml-types.js';
 import { parseYamlFile } from './yaml-source.js';
@@ -139,8 +140,8 @@ export function cacheEntry(f: ParsedFile, checks: readonly CheckResult[]): strin
     const { record, authored, problems, foreign } = checks[i]!;
     if (!d.ok || !(record?.valid || authored?.valid) || problems.length > 0 || foreign || !jsonExact(d.value)) return undefined;
     const located: [number, number][] = [];
-    for (const segments of prelocatePaths(d.value)) {
-      const p = d.located.get(locatedKey(segments, 'value'));
+    for (const { key } of prelocated(d.value)) {
+      const p = d.located.get(key);
       if (!p) return undefined;
       located.push([p.line, p.column]);
     }
@@ -156,16 +157,20 @@ export function cacheEntry(f: ParsedFile, checks: readonly CheckResult[]): strin
 export function fromCacheEntry(file: string, text: string, entry: CachedFile): { parsed: ParsedFile; checks: CheckResult[] } | undefined {
   // An entry not of the shape written (which digest and identity should rule out) is a miss, never a failed load.
   if (!Array.isArray(entry) || entry.length === 0) return undefined;
+  const paths: PrelocatedPath[][] = [];
   for (const d of entry) {
-    if (!Array.isArray(d) || !Array.isArray(d[3]) || d[3].length !== prelocatePaths(d[4]).length) return undefined;
+    if (!Array.isArray(d) || !Array.isArray(d[3])) return undefined;
+    const each = prelocated(d[4]);
+    if (d[3].length !== each.length) return undefined;
+    paths.push(each);
   }
   const again = recomposer(text);
   const checks: CheckResult[] = [];
-  const documents = entry.map(([index, line, column, positions, value]) => {
+  const documents = entry.map(([index, line, column, positions, value], k) => {
     const located = new Map<string, Position>();
-    prelocatePaths(value).forEach((segments, i) => {
+    paths[k]!.forEach(({ key }, i) => {
       const p = positions[i]!;
-      located.set(locatedKey(segments, 'value'), { line: p[0], column: p[1] });
+      located.set(key, { line: p[0], column: p[1] });
     });
     const doc = documentHandle(file, text, again, { index, value, start: { line, column }, ok: true, located });
     const data = value as { kind: SourceKind; metadata?: { name?: unknown } };

@@ -9,29 +9,59 @@ import type { Kind, SourcePosition } from './model.js';
 import { valueAt } from './paths.js';
 import type { Segment } from './yaml-types.js';
 import type { ParsedDocument } from './yaml-types.js';
+import { locatedKey } from './document-handle.js';
 
-/** Only these fields (each kind's `liveFields`): a handful per document, so a 100k-object desired set stays small. */
-const liveFields = (kind: Kind): readonly string[] => OBJECT_KIND_SPECS[kind].liveFields;
+/** A path the loader locates: its segments and its key in `ParsedDocument.located`. */
+export interface PrelocatedPath {
+  segments: readonly Segment[];
+  key: string;
+}
 
-const TO_WAVE = ['spec', 'promotion', 'toWave'] as const;
+/** A field the planner checks live, as a path; shared, never changed. */
+interface LiveField extends PrelocatedPath {
+  field: string;
+}
+
+/**
+ * Only these fields (each kind's `liveFields`): a handful per document, so a 100k-object desired set
+ * stays small. Split and keyed once per kind: a warm load asked for them ~60,000 times.
+ */
+const LIVE_FIELDS = new Map<Kind, readonly LiveField[]>();
+function liveFields(kind: Kind): readonly LiveField[] {
+  let fields = LIVE_FIELDS.get(kind);
+  if (!fields) {
+    fields = OBJECT_KIND_SPECS[kind].liveFields.map((field) => {
+      const segments = field.split('.');
+      return { field, segments, key: locatedKey(segments, 'value') };
+    });
+    LIVE_FIELDS.set(kind, fields);
+  }
+  return fields;
+}
+
+const TO_WAVE: PrelocatedPath = { segments: ['spec', 'promotion', 'toWave'], key: locatedKey(['spec', 'promotion', 'toWave'], 'value') };
 
 /** The paths the loader locates for a valid document of this value (its kind's live fields, a Deployment's toWave). */
-export function prelocatePaths(value: unknown): Segment[][] {
+export function prelocatePaths(value: unknown): readonly (readonly Segment[])[] {
+  return prelocated(value).map((p) => p.segments);
+}
+
+/** `prelocatePaths`, each with its key in `ParsedDocument.located`. */
+export function prelocated(value: unknown): PrelocatedPath[] {
   const kind = (value as { kind?: unknown } | null)?.kind;
-  if (kind === 'Baseline') return baselinePaths(value);
+  if (kind === 'Baseline') return baselinePaths(value).map((segments) => ({ segments, key: locatedKey(segments, 'value') }));
   const fields = typeof kind === 'string' && isObjectKind(kind) ? liveFields(kind) : [];
-  const out = fields.map((f) => f.split('.')).filter((segments) => valueAt(value, segments) !== undefined);
-  if (kind === 'Deployment' && valueAt(value, TO_WAVE) !== undefined) out.push([...TO_WAVE]);
+  const out: PrelocatedPath[] = fields.filter((f) => valueAt(value, f.segments) !== undefined);
+  if (kind === 'Deployment' && valueAt(value, TO_WAVE.segments) !== undefined) out.push(TO_WAVE);
   return out;
 }
 
 /** Dotted path → position, for the fields of `kind` present in `data`; undefined when none is. */
 export function fieldPositions(doc: ParsedDocument, kind: Kind, data: unknown): Record<string, SourcePosition> | undefined {
   let out: Record<string, SourcePosition> | undefined;
-  for (const field of liveFields(kind)) {
-    const segments = field.split('.');
+  for (const { field, segments, key } of liveFields(kind)) {
     if (valueAt(data, segments) === undefined) continue;
-    const p = doc.locate(segments, 'value');
+    const p = doc.located.get(key) ?? doc.locate(segments, 'value');
     (out ??= {})[field] = { file: doc.file, line: p.line, column: p.column };
   }
   return out;
