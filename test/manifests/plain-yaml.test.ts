@@ -93,6 +93,14 @@ describe('the plain-style fast path', () => {
       expect(parsePlainYaml('f.yaml', text), JSON.stringify(text)).toBeUndefined();
   });
 
+  // Regression: the property test's first failure. js-yaml reads an empty item followed by a shallower
+  // one as one list (`[[null, 1]]`), the yaml package as two levels (`[[null], 1]`).
+  it('leaves an empty item to the full path (js-yaml read `-\\n    - \\n  - 1` as one list)', () => {
+    const text = 'a:\n  -\n    - \n  - 1\n';
+    expect(parsePlainYaml('f.yaml', text)).toBeUndefined();
+    expect(parseYamlFile('f.yaml', text).documents[0]!.value).toEqual({ a: [[null], 1] });
+  });
+
   it('reads generated and mutated documents exactly as the yaml package, whenever it reads them', () => {
     // Mostly scalars the fast path reads (each resolved by the core schema in its own way), some it must decline.
     const readable = [
