@@ -49,7 +49,8 @@ const REFUSED_CHARS = /[\x00-\x09\x0b-\x1f\x7f-\x9f\u2028\u2029\ufeff]/;
 const KEY_LINE = /^([A-Za-z_][A-Za-z0-9_./-]*):(?: +|$)/;
 /** Keys the core schema reads as null or a boolean, and one no mapping should set. */
 const REFUSED_KEY = /^(?:[Nn]ull|NULL|[Tt]rue|TRUE|[Ff]alse|FALSE|__proto__)$/;
-const DOUBLE_QUOTED = /^"(?:[^"\\]|\\["\\/bfnrt]|\\u[0-9a-fA-F]{4})*"/;
+/** JSON's escapes only, and no `\u` escape of half a surrogate pair (the two parsers need not agree on one). */
+const DOUBLE_QUOTED = /^"(?:[^"\\]|\\["\\/bfnrt]|\\u(?![dD][89abAB])[0-9a-fA-F]{4})*"/;
 const SINGLE_QUOTED = /^'(?:[^']|'')*'/;
 /** A plain scalar may not start with an indicator (a leading `-` only before a digit or dot: a negative number). */
 const PLAIN_START = /^(?:[^-?:,[\]{}#&*!|>'"%@`\s]|-[0-9.])/;

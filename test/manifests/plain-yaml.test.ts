@@ -88,6 +88,7 @@ describe('the plain-style fast path', () => {
       '- a\n- b\n',
       'true: 1\n',
       '__proto__: 1\n',
+      'a: "\\ud800"\n',
       'a: b: c\n',
     ])
       expect(parsePlainYaml('f.yaml', text), JSON.stringify(text)).toBeUndefined();
