@@ -40,7 +40,10 @@ function compile(): Validators {
   const { Ajv2020 } = createRequire(import.meta.url)('ajv/dist/2020.js') as typeof AjvModule;
   // verbose: errors carry the failing schema and data, which the messages quote. strictRequired
   // is off because `oneOf: [{required: [a]}, {required: [b]}]` names properties defined beside it.
-  const ajv = new Ajv2020({ allErrors: true, verbose: true, strict: true, strictRequired: false });
+  // validateSchema is off: the shipped schemas are checked against the 2020-12 meta-schema by a
+  // test (test/manifests/schema-types.test.ts), where compiling the meta-schema on every start was
+  // ~90 ms of each cold load.
+  const ajv = new Ajv2020({ allErrors: true, verbose: true, strict: true, strictRequired: false, validateSchema: false });
   for (const s of Object.values(KIND_SCHEMAS)) ajv.addSchema(s);
   const get = (s: AnySchemaObject): ValidateFunction => {
     const id = s.$id;
@@ -48,6 +51,18 @@ function compile(): Validators {
     if (!fn) throw new Error(`schema ${String(id)} did not compile`);
     return fn;
   };
-  const byKind = Object.fromEntries(SOURCE_KINDS.map((k) => [k, get(KIND_SCHEMAS[k])])) as Record<SourceKind, ValidateFunction>;
-  return { byKind, combined: ajv.compile(packsyncSchema) };
+  // Each validator is compiled when first asked for (~15–40 ms each): a repository of three kinds
+  // compiles three, and only the editors' combined schema's users compile that one.
+  const byKind = {} as Record<SourceKind, ValidateFunction>;
+  for (const k of SOURCE_KINDS) {
+    let fn: ValidateFunction | undefined;
+    Object.defineProperty(byKind, k, { enumerable: true, get: () => (fn ??= get(KIND_SCHEMAS[k])) });
+  }
+  let combined: ValidateFunction | undefined;
+  return {
+    byKind,
+    get combined(): ValidateFunction {
+      return (combined ??= ajv.compile(packsyncSchema));
+    },
+  };
 }

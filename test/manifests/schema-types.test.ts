@@ -6,6 +6,7 @@
 import { readFile } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
+import { Ajv2020 } from 'ajv/dist/2020.js';
 import { DETECTION_OPERATORS, FLOW_FLAGS, SOURCE_TYPES } from '../../src/api/wire/index.js';
 import type {
   CatalogPackageSpec,
@@ -263,6 +264,15 @@ describe('schema files', () => {
       if (!/\/if$/.test(path) && !path.endsWith('/$defs/settings') && o.type === 'object')
         expect(o.additionalProperties === false || o.unevaluatedProperties === false, `${path} closes its properties`).toBe(true);
     }
+  });
+
+  // The loader compiles them with validateSchema off (a start-up cost); this is where they are checked.
+  it('every shipped schema is valid against the JSON Schema 2020-12 meta-schema', () => {
+    const ajv = new Ajv2020({ strict: true, strictRequired: false });
+    for (const s of [...Object.values(KIND_SCHEMAS), COMBINED_SCHEMA]) {
+      expect(ajv.validateSchema(s), `${String(s.$id)}: ${ajv.errorsText(ajv.errors)}`).toBe(true);
+    }
+    expect(ajv.validateSchema({ type: 'object', properties: { a: { type: 'nope' } } })).toBe(false);
   });
 
   it('the combined schema selects the kind schema by kind', () => {
