@@ -11,10 +11,9 @@ import type { SourceKind } from './model.js';
 import type { CachedFile, ManifestCache } from './parse-cache.js';
 import { jsonExact, sha256 } from './parse-cache.js';
 import type { Turns } from '../util/turns.js';
-import { prelocated, prelocatePaths } from './positions.js';
-import type { PrelocatedPath } from './positions.js';
+import { prelocated } from './positions.js';
 import type { ParsedFile } from './yaml-source.js';
-import type { ParsedDocument, Position } from './yaml-types.js';
+import type { ParsedDocument, Position, PrelocatedPath } from './yaml-types.js';
 import { parseYamlFile } from './yaml-source.js';
 import { PARALLEL_MIN_FILES, parseInWorker } from './parallel-parse.js';
 import { looksPlain } from './plain-yaml.js';
@@ -44,8 +43,11 @@ export class CachedLoad {
   async parseAll(files: readonly { file: string; sha?: string; text: string }[], turns?: Turns): Promise<ParsedFile[]> {
     const cache = this.cache;
     if (!cache) return this.parseInTurns(files, new Array<ParsedFile | undefined>(files.length), turns);
-    // Files in the plain style are read here faster than a worker starts (plain-yaml.ts): the worker shares only the rest.
-    const cold = files.flatMap((f, i) => ((f.sha === undefined || cache.json(f.sha) === undefined) && !looksPlain(f.text) ? [i] : []));
+    const uncached = files.flatMap((f, i) => (f.sha === undefined || cache.json(f.sha) === undefined ? [i] : []));
+    // Files in the plain style are read here faster than a worker starts (plain-yaml.ts): the worker
+    // shares only the rest. The line scan that tells them apart is made only when enough files are
+    // new for a worker to be worth it (it is made again when each is parsed).
+    const cold = uncached.length >= PARALLEL_MIN_FILES ? uncached.filter((i) => !looksPlain(files[i]!.text)) : [];
     const out = new Array<ParsedFile | undefined>(files.length);
     if (cold.length >= PARALLEL_MIN_FILES) {
       // Two files in five to the worker: it starts ~0.3 s late (a thread, its modules), and this
@@ -85,9 +87,9 @@ export class CachedLoad {
 
   /** One file, from the cache when `sha` is known there, else parsed (and kept for the cache under `sha`). */
   parse(file: string, text: string, sha: string | undefined): ParsedFile {
-    if (!this.cache || sha === undefined) return parseYamlFile(file, text, { prelocate: prelocatePaths });
+    if (!this.cache || sha === undefined) return parseYamlFile(file, text, { prelocate: prelocated });
     const hit = this.cache.get(sha);
-    const f = (hit && fromCacheEntry(file, text, hit)) || { parsed: parseYamlFile(file, text, { prelocate: prelocatePaths }), checks: [] };
+    const f = (hit && fromCacheEntry(file, text, hit)) || { parsed: parseYamlFile(file, text, { prelocate: prelocated }), checks: [] };
     this.shaOf.set(f.parsed, sha);
     this.checksOf.set(f.parsed, f.checks);
     if (f.checks.length > 0) this.hits.add(f.parsed);

@@ -24,7 +24,7 @@ import { KIND_SCHEMAS } from './schemas.js';
 /**
  * One cached file: for each document that the file's manifests were read from (each passed its
  * schema with no problem), its index in the file, the line and column it starts at, those of the
- * paths `prelocatePaths` gives for its value (in that order), and its value. Kind, name and message
+ * paths `prelocated` gives for its value (in that order), and its value. Kind, name and message
  * prefix follow from the value, as the schema check derived them.
  */
 export type CachedFile = [index: number, line: number, column: number, located: [line: number, column: number][], value: unknown][];

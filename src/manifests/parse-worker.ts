@@ -7,14 +7,14 @@
 import { parentPort } from 'node:worker_threads';
 import { cacheEntry } from './cached-load.js';
 import { checkDocument } from './check-document.js';
-import { prelocatePaths } from './positions.js';
+import { prelocated } from './positions.js';
 import { parseYamlFile } from './yaml-source.js';
 import type { ParseReply, ParseRequest } from './parallel-parse.js';
 
 parentPort?.once('message', (req: ParseRequest) => {
   const entries = req.files.map(({ file, text }) => {
     try {
-      const f = parseYamlFile(file, text, { prelocate: prelocatePaths });
+      const f = parseYamlFile(file, text, { prelocate: prelocated });
       return (
         cacheEntry(
           f,

@@ -14,10 +14,10 @@
  */
 import { createRequire } from 'node:module';
 import type * as JsYaml from 'js-yaml';
-import { documentHandle, locatedKey, recomposer } from './document-handle.js';
+import { documentHandle, recomposer } from './document-handle.js';
 import { MAX_DEPTH } from './nesting.js';
 import { isScalar, yamlLib } from './yaml-lib.js';
-import type { ParsedDocument, Position, Segment } from './yaml-types.js';
+import type { ParsedDocument, Position, PrelocatedPath, Segment } from './yaml-types.js';
 
 /** What the fast path gives: the documents of a file that has no problem (the shape of `ParsedFile`). */
 export interface PlainFile {
@@ -58,7 +58,7 @@ const PLAIN_START = /^(?:[^-?:,[\]{}#&*!|>'"%@`\s]|-[0-9.])/;
 export function parsePlainYaml(
   file: string,
   text: string,
-  prelocate?: (value: unknown) => readonly (readonly Segment[])[],
+  prelocate?: (value: unknown) => readonly PrelocatedPath[],
 ): PlainFile | undefined {
   if (REFUSED_CHARS.test(text)) return undefined;
   const docs = plainDocuments(text);
@@ -72,10 +72,10 @@ export function parsePlainYaml(
     const first = lines[0]!;
     if (!isPlainObject(value) || first.dashes > 0 || first.indent > 0 || first.key === undefined) return undefined;
     const located = new Map<string, Position>();
-    for (const segments of prelocate?.(value) ?? []) {
+    for (const { segments, key } of prelocate?.(value) ?? []) {
       const at = locateValue(lines, segments);
       if (!at) return undefined;
-      located.set(locatedKey(segments, 'value'), at);
+      located.set(key, at);
     }
     const start = { line: first.n, column: 1 };
     documents.push(documentHandle(file, text, again, { index, value, start, ok: true, located }));

@@ -8,14 +8,8 @@ import { isObjectKind, OBJECT_KIND_SPECS } from './kinds/index.js';
 import type { Kind, SourcePosition } from './model.js';
 import { valueAt } from './paths.js';
 import type { Segment } from './yaml-types.js';
-import type { ParsedDocument } from './yaml-types.js';
+import type { ParsedDocument, PrelocatedPath } from './yaml-types.js';
 import { locatedKey } from './document-handle.js';
-
-/** A path the loader locates: its segments and its key in `ParsedDocument.located`. */
-export interface PrelocatedPath {
-  segments: readonly Segment[];
-  key: string;
-}
 
 /** A field the planner checks live, as a path; shared, never changed. */
 interface LiveField extends PrelocatedPath {
@@ -41,12 +35,10 @@ function liveFields(kind: Kind): readonly LiveField[] {
 
 const TO_WAVE: PrelocatedPath = { segments: ['spec', 'promotion', 'toWave'], key: locatedKey(['spec', 'promotion', 'toWave'], 'value') };
 
-/** The paths the loader locates for a valid document of this value (its kind's live fields, a Deployment's toWave). */
-export function prelocatePaths(value: unknown): readonly (readonly Segment[])[] {
-  return prelocated(value).map((p) => p.segments);
-}
-
-/** `prelocatePaths`, each with its key in `ParsedDocument.located`. */
+/**
+ * The paths the loader locates for a valid document of this value (its kind's live fields, a
+ * Deployment's toWave), each with its key in `ParsedDocument.located`.
+ */
 export function prelocated(value: unknown): PrelocatedPath[] {
   const kind = (value as { kind?: unknown } | null)?.kind;
   if (kind === 'Baseline') return baselinePaths(value).map((segments) => ({ segments, key: locatedKey(segments, 'value') }));

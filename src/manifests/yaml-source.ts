@@ -6,11 +6,11 @@ import type { CST } from 'yaml';
 import { isAlias, isMap, isPair, isScalar, isSeq, yamlLib } from './yaml-lib.js';
 import type { Document, Node, YAMLError } from 'yaml';
 import type { Problem } from './model.js';
-import { documentHandle, locatedKey, locateOffset, recomposer } from './document-handle.js';
+import { documentHandle, locateOffset, recomposer } from './document-handle.js';
 import { flowTooDeep, MAX_DEPTH, tokensTooDeep } from './nesting.js';
 import { unclosedOpening } from './flow-brackets.js';
 import { parsePlainYaml } from './plain-yaml.js';
-import type { ParsedDocument, Position, Segment } from './yaml-types.js';
+import type { ParsedDocument, Position, PrelocatedPath } from './yaml-types.js';
 
 export interface ParsedFile {
   file: string;
@@ -31,7 +31,7 @@ export interface ParseOptions {
    * loader needs these for every valid document (`fieldPositions`), and locating them later would
    * compose every file a second time.
    */
-  prelocate?: (value: unknown) => readonly (readonly Segment[])[];
+  prelocate?: (value: unknown) => readonly PrelocatedPath[];
   /** False: always the yaml package, never the plain-style fast path (the test comparing the two). */
   plain?: boolean;
 }
@@ -146,8 +146,7 @@ function readDocument(
   }
   const located = new Map<string, Position>();
   if (ok && value !== undefined && d.prelocate) {
-    for (const segments of d.prelocate(value))
-      located.set(locatedKey(segments, 'value'), pos(locateOffset(doc, contents, segments, 'value')));
+    for (const { segments, key } of d.prelocate(value)) located.set(key, pos(locateOffset(doc, contents, segments, 'value')));
   }
   out.documents.push(
     documentHandle(file, text, d.again, { index, value, start: pos(contents.range[0]), ok: ok && value !== undefined, located }),

@@ -6,6 +6,12 @@ export interface Position {
   column: number;
 }
 
+/** A path located while parsing: its segments, and its key in `ParsedDocument.located` (`locatedKey`). */
+export interface PrelocatedPath {
+  segments: readonly Segment[];
+  key: string;
+}
+
 /** Where to point for a path: at the value, at the key holding it, or at the mapping that owns it. */
 export type LocateMode = 'value' | 'key' | 'container';
 

@@ -12,7 +12,7 @@ import { afterEach, describe, expect, it, vi } from 'vitest';
 import { spyParses } from '../support/parse-spy.js';
 import { loadManifests } from '../../src/manifests/load.js';
 import { parseYamlFile } from '../../src/manifests/yaml-source.js';
-import { prelocatePaths } from '../../src/manifests/positions.js';
+import { prelocated } from '../../src/manifests/positions.js';
 import { tempDir } from '../support/temp-dir.js';
 
 const EXAMPLES = fileURLToPath(new URL('../../examples', import.meta.url));
@@ -48,9 +48,9 @@ describe('a valid load', () => {
       '  wave: "Pilot first"',
       '',
     ].join('\n');
-    const eager = parseYamlFile('d.yaml', text, { prelocate: prelocatePaths }).documents[0]!;
+    const eager = parseYamlFile('d.yaml', text, { prelocate: prelocated }).documents[0]!;
     const lazy = parseYamlFile('d.yaml', text).documents[0]!;
-    const paths = prelocatePaths(eager.value);
+    const paths = prelocated(eager.value).map((p) => p.segments);
     expect(paths).toEqual([
       ['spec', 'flow'],
       ['spec', 'package'],

@@ -11,9 +11,10 @@ import { fileURLToPath } from 'node:url';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { parsePlainYaml } from '../../src/manifests/plain-yaml.js';
-import { prelocatePaths } from '../../src/manifests/positions.js';
+import { locatedKey } from '../../src/manifests/document-handle.js';
+import { prelocated } from '../../src/manifests/positions.js';
 import { parseYamlFile } from '../../src/manifests/yaml-source.js';
-import type { Segment } from '../../src/manifests/yaml-types.js';
+import type { PrelocatedPath, Segment } from '../../src/manifests/yaml-types.js';
 import { writeFleet } from '../support/fleet.js';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
@@ -29,8 +30,13 @@ function keyPaths(value: unknown, prefix: string[] = []): Segment[][] {
   return out;
 }
 
+/** `keyPaths`, keyed as the parsers keep them. */
+function allKeyPaths(value: unknown): PrelocatedPath[] {
+  return keyPaths(value).map((segments) => ({ segments, key: locatedKey(segments, 'value') }));
+}
+
 /** The fast path's reading of `text` when it takes it, after checking it against the full path; false when it declines. */
-function compare(text: string, prelocate: (v: unknown) => readonly (readonly Segment[])[] = keyPaths): boolean {
+function compare(text: string, prelocate: (v: unknown) => readonly PrelocatedPath[] = allKeyPaths): boolean {
   const fast = parsePlainYaml('f.yaml', text, prelocate);
   if (!fast) return false;
   const full = parseYamlFile('f.yaml', text, { prelocate, plain: false });
@@ -59,7 +65,7 @@ describe('the plain-style fast path', () => {
     for (const f of files) {
       const text = await readFile(f, 'utf8');
       if (compare(text)) taken++;
-      compare(text, prelocatePaths);
+      compare(text, prelocated);
     }
     // Most of them are in the plain style (the invalid fixtures are not, on purpose).
     expect(taken).toBeGreaterThan(files.length / 3);
@@ -68,7 +74,7 @@ describe('the plain-style fast path', () => {
   it('reads every file of a generated fleet (the cold load it exists for)', async () => {
     const fleet = await writeFleet({ flows: 40, deploymentsPerFlow: 4, packages: 80 });
     const files = [...(await yamlFiles(join(fleet.dir, 'flows'))), ...(await yamlFiles(join(fleet.dir, 'packages')))];
-    for (const f of files) expect(compare(await readFile(f, 'utf8'), prelocatePaths), f).toBe(true);
+    for (const f of files) expect(compare(await readFile(f, 'utf8'), prelocated), f).toBe(true);
   });
 
   it('declines what it does not read alike: flow collections, block scalars, anchors, tags, tabs, CRs, empty documents', () => {
