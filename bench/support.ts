@@ -115,11 +115,11 @@ export async function runCliProcess(
 export async function simFloorMsPerCall(sim: { url: string; key: string }, inFlight: number, calls = 3000): Promise<number> {
   const { Agent, request } = await import('undici');
   const agent = new Agent({ connections: inFlight, pipelining: 1 });
+  const headers = { 'x-api-key': sim.key };
   // One package's details (a lookup by id): a list is sorted and paged per call, which a big account makes slow.
-  const page = await request(`${sim.url}/v1/package?page=1&itemsPerPage=1`, { dispatcher: agent, headers: { 'x-api-key': sim.key } });
-  const first = JSON.parse(await page.body.text()) as { items?: { id: string }[] } | { id: string }[];
-  const id = (Array.isArray(first) ? first : (first.items ?? []))[0]?.id;
-  if (id === undefined) throw new Error('the floor needs a package in the account');
+  const page = await request(`${sim.url}/v1/package?page=1&itemsPerPage=1`, { dispatcher: agent, headers });
+  const id = (JSON.parse(await page.body.text()) as { id: string }[])[0]?.id;
+  if (page.statusCode !== 200 || id === undefined) throw new Error(`the floor needs a package in the account (list: ${page.statusCode})`);
   const url = `${sim.url}/v1/package/${id}`;
   let started = 0;
   const t0 = performance.now();
@@ -128,7 +128,7 @@ export async function simFloorMsPerCall(sim: { url: string; key: string }, inFli
       Array.from({ length: inFlight }, async () => {
         while (started < calls) {
           started++;
-          const r = await request(url, { dispatcher: agent, headers: { 'x-api-key': sim.key } });
+          const r = await request(url, { dispatcher: agent, headers });
           await r.body.text();
           if (r.statusCode !== 200) throw new Error(`the floor's read answered ${r.statusCode}`);
         }
