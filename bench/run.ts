@@ -22,7 +22,7 @@ const { values } = parseArgs({
     'sim-cpu-profile': { type: 'boolean' }, // fleet-cli: the simulator process's own CPU profile
     'kill-after-s': { type: 'string' }, // crash-10x: seconds before the SIGKILL, default 45
     'cli-flags': { type: 'string' }, // fleet-cli: extra flags for both CLI runs, to try one
-    'node-flags': { type: 'string' }, // fleet-cli: Node flags for both CLI runs (a heap policy), to try one
+    'node-flags': { type: 'string' }, // fleet-cli, patch-tuesday: Node flags for the measured CLI runs (a heap policy), to try one
     timeline: { type: 'boolean' }, // fleet-cli, patch-tuesday: each measured run's calls in two-second buckets
   },
 });

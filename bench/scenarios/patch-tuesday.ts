@@ -85,8 +85,10 @@ export const patchTuesday: Scenario = async (log, args) => {
         });
     log(`published ${apps.length * 2} versions of ${apps.length} apps; packsync update --commit…`);
 
+    // `--node-flags "..."`: try a heap policy for the measured update and apply without changing the CLI.
+    const nodeFlags = typeof args['node-flags'] === 'string' ? args['node-flags'].split(' ').filter(Boolean) : [];
     const j0 = await sim.journalCount();
-    const update = await cli(['update', '.', '--commit', '--detailed-exitcode', ...common], env, repo, [2]);
+    const update = await cli(['update', '.', '--commit', '--detailed-exitcode', ...common], env, repo, [2], nodeFlags);
     const updateReads = (await sim.journalCount()) - j0;
     const changed = update.stdout.split('\n').filter((l) => l.includes(' → ')).length;
     log(
@@ -96,7 +98,7 @@ export const patchTuesday: Scenario = async (log, args) => {
     const j1 = await sim.journalCount();
     // `--cpu-profile`: V8's profile of the measured apply, for docs/performance.md's "what dominates".
     const prof = args['cpu-profile'] === true ? ['--cpu-prof', `--cpu-prof-dir=${join(tmpdir(), 'packsync-patch-tuesday-profiles')}`] : [];
-    const apply = await cli(['apply', '.', '--auto-approve', ...common], env, repo, [0], prof);
+    const apply = await cli(['apply', '.', '--auto-approve', ...common], env, repo, [0], [...nodeFlags, ...prof]);
     const applyCalls = (await sim.journalCount()) - j1;
     // `--timeline`: the apply's calls in two-second buckets (where it waits, and on what).
     if (args.timeline === true) for (const l of journalTimeline((await sim.journal()).slice(j1))) log(l);

@@ -158,10 +158,18 @@ export class Account {
     this.dirty.add(d);
   }
 
+  /**
+   * A new package has no deployments yet, so nothing but the package itself can change by it: it
+   * is scheduled among the packages, and the deployments are not walked. (It used to mark a
+   * rescan, so each of a patch-tuesday apply's 500 imports made the next request walk all 12,000
+   * running deployments: ~60 ms a request where 22 is the floor; docs/performance.md, patch-tuesday.)
+   */
   addPackage(p: PackageRec): void {
     this.packages.set(p.id, p);
-    if (p.dueMs !== null) this.activePackages.add(p);
-    this.touch();
+    this.version++;
+    if (p.dueMs === null) return;
+    this.activePackages.add(p);
+    this.nextDueMs = Math.min(this.nextDueMs, p.dueMs);
   }
 
   schedulePackage(p: PackageRec, dueMs: number): void {

@@ -7,7 +7,8 @@
  * whose reach is not known.
  */
 import { describe, expect, it } from 'vitest';
-import { Account, newDeployment } from '../../src/simulator/account.js';
+import { Account, DURATIONS, newDeployment } from '../../src/simulator/account.js';
+import { importedPackage } from '../../src/simulator/imported-package.js';
 import type { FlowRec } from '../../src/simulator/account.js';
 import { buildFixtures } from '../../src/simulator/fixtures.js';
 
@@ -73,5 +74,35 @@ describe('simulator settle', () => {
     expect(running.filter((d) => d.currentWave === 2).length).toBe(31);
     a.settle(T0 + 200 * HOUR);
     expect(running.every((d) => d.status === 'Completed')).toBe(true);
+  });
+
+  it('an imported package does not make the next request walk every running deployment (patch-tuesday imports ran at ~270 calls a second)', () => {
+    const fixtures = buildFixtures(1, 'small');
+    const a = new Account('a', fixtures);
+    const flows = Array.from({ length: 2000 }, (_, i) => flow(i));
+    for (const f of flows) a.flows.set(f.id, f);
+    for (const f of flows) started(a, f, T0);
+    a.settle(T0 + 1);
+    const before = a.settleVisits;
+    const app = fixtures.apps[0]!;
+    const imported = Array.from({ length: 20 }, (_, i) => {
+      const p = importedPackage(app, app.versions[0]!.version, {
+        now: T0 + 2 + i,
+        machine: true,
+        user: false,
+        latest: app.versions[0]!.version,
+      });
+      a.addPackage(p);
+      a.settle(T0 + 3 + i);
+      return p;
+    });
+    expect(a.settleVisits - before).toBeLessThanOrEqual(20);
+    expect(imported.every((p) => p.state === 'Pending')).toBe(true);
+
+    // Still processed on the service's schedule: queued, running, then completed.
+    a.settle(T0 + 30 + DURATIONS.importQueued * 1000);
+    expect(imported.every((p) => p.state === 'Running')).toBe(true);
+    a.settle(T0 + 30 + (DURATIONS.importQueued + DURATIONS.importProcessing) * 1000);
+    expect(imported.every((p) => p.state === 'Completed')).toBe(true);
   });
 });
