@@ -172,6 +172,12 @@ export class Account {
     this.nextDueMs = Math.min(this.nextDueMs, p.dueMs);
   }
 
+  /** A new flow has no deployments yet: as with a new package, nothing is walked for it. */
+  addFlow(f: FlowRec): void {
+    this.flows.set(f.id, f);
+    this.version++;
+  }
+
   schedulePackage(p: PackageRec, dueMs: number): void {
     p.dueMs = dueMs;
     this.activePackages.add(p);

@@ -96,6 +96,11 @@ describe('simulator settle', () => {
       a.settle(T0 + 3 + i);
       return p;
     });
+    // Nor does a new flow (a converge creates 3,750 while the first rollouts run).
+    for (let i = 0; i < 20; i++) {
+      a.addFlow(flow(3000 + i));
+      a.settle(T0 + 23 + i);
+    }
     expect(a.settleVisits - before).toBeLessThanOrEqual(20);
     expect(imported.every((p) => p.state === 'Pending')).toBe(true);
 

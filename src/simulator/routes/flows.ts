@@ -180,8 +180,7 @@ function createFlow(ctx: RouteContext): RouteResult {
     deploymentCount: 0,
     waves,
   };
-  ctx.account.flows.set(id, flow);
-  ctx.account.touch();
+  ctx.account.addFlow(flow);
   return idResponse(ctx, id);
 }
 
