@@ -100,19 +100,15 @@ interface Made {
  * before any file is written: a file that cannot be edited changes nothing.
  */
 async function written(top: string | undefined, changes: readonly UpdateChange[], opts: UpdateOptions): Promise<Made[]> {
-  const { editedFiles, groupChanges } = await import('../update/propose.js');
+  const { editedFiles, editedFilesByGroup, groupChanges } = await import('../update/propose.js');
   if (!top) {
     for (const [f, text] of await editedFiles(changes)) await writeFile(f, text);
     return [];
   }
   // Each group's texts build on the groups before it (one file may hold packages of several groups).
-  const texts = new Map<string, string>();
-  const steps: { group: string; of: UpdateChange[]; files: Map<string, string> }[] = [];
-  for (const [group, of] of groupChanges(changes)) {
-    const files = await editedFiles(of, texts);
-    for (const [f, t] of files) texts.set(f, t);
-    steps.push({ group, of, files });
-  }
+  const groups = groupChanges(changes);
+  const byGroup = await editedFilesByGroup(groups);
+  const steps = [...groups].map(([group, of]) => ({ group, of, files: byGroup.get(group)! }));
   const gitOps = await import('../update/git.js');
   const commits: Made[] = [];
   for (const { group, of, files } of steps) {

@@ -8,8 +8,8 @@ import { readFile } from 'node:fs/promises';
 import { commitMessage } from './git.js';
 import { branchName, pushGroups } from './push.js';
 import type { GroupCommit } from './push.js';
-import { rewriteVersions } from './rewrite.js';
-import type { VersionEdit } from './rewrite.js';
+import { rewriteVersions, versionRanges, withVersions } from './rewrite.js';
+import type { VersionEdit, VersionRange } from './rewrite.js';
 import type { UpdateChange } from './run.js';
 
 export interface PullRequestInput {
@@ -60,22 +60,44 @@ export function groupChanges<T extends { group: string }>(changes: readonly T[])
   return out;
 }
 
-/**
- * Each file's new text after the given changes (files read once). `from` holds texts already edited
- * by earlier groups: a file two groups edit carries the first group's edits into the second's.
- */
-export async function editedFiles(
-  changes: readonly UpdateChange[],
-  from: ReadonlyMap<string, string> = new Map(),
-): Promise<Map<string, string>> {
+/** Each file's new text after the given changes (each file read and parsed once). */
+export async function editedFiles(changes: readonly UpdateChange[]): Promise<Map<string, string>> {
   const byFile = new Map<string, VersionEdit[]>();
-  for (const c of changes) {
-    const edit: VersionEdit = c.at ? { index: c.at.index, path: c.at.path, version: c.to } : { packageName: c.name, version: c.to };
-    byFile.set(c.absFile, [...(byFile.get(c.absFile) ?? []), edit]);
-  }
+  for (const c of changes) byFile.set(c.absFile, [...(byFile.get(c.absFile) ?? []), editOf(c)]);
   const files = new Map<string, string>();
-  for (const [file, edits] of byFile) files.set(file, rewriteVersions(from.get(file) ?? (await readFile(file, 'utf8')), edits));
+  for (const [file, edits] of byFile) files.set(file, rewriteVersions(await readFile(file, 'utf8'), edits));
   return files;
+}
+
+/**
+ * Each group's files as `editedFiles` chained group by group gives them (a file two groups edit
+ * carries the first group's edits into the second's), with each file read and parsed once: a
+ * patch-Tuesday of 500 packages in 500 groups parsed its 20 files 500 times.
+ */
+export async function editedFilesByGroup(groups: ReadonlyMap<string, readonly UpdateChange[]>): Promise<Map<string, Map<string, string>>> {
+  const all = [...groups.values()].flat();
+  const byFile = new Map<string, UpdateChange[]>();
+  for (const c of all) byFile.set(c.absFile, [...(byFile.get(c.absFile) ?? []), c]);
+  const original = new Map<string, string>();
+  const rangeOf = new Map<UpdateChange, VersionRange>();
+  for (const [file, changes] of byFile) {
+    const text = await readFile(file, 'utf8');
+    original.set(file, text);
+    versionRanges(text, changes.map(editOf)).forEach((r, i) => rangeOf.set(changes[i]!, r));
+  }
+  const done = new Map<string, VersionRange[]>();
+  const out = new Map<string, Map<string, string>>();
+  for (const [group, changes] of groups) {
+    const files = new Map<string, string>();
+    for (const c of changes) done.set(c.absFile, [...(done.get(c.absFile) ?? []), rangeOf.get(c)!]);
+    for (const file of new Set(changes.map((c) => c.absFile))) files.set(file, withVersions(original.get(file)!, done.get(file)!));
+    out.set(group, files);
+  }
+  return out;
+}
+
+function editOf(c: UpdateChange): VersionEdit {
+  return c.at ? { index: c.at.index, path: c.at.path, version: c.to } : { packageName: c.name, version: c.to };
 }
 
 /** A pull request body stays under the providers' limits (GitHub: 65,536 characters). */

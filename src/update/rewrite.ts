@@ -13,8 +13,20 @@ export type VersionEdit = { version: string } & ({ packageName: string } | { ind
  * per package): the ranges are found first, then replaced from the end so earlier offsets hold.
  */
 export function rewriteVersions(text: string, edits: readonly VersionEdit[]): string {
+  return withVersions(text, versionRanges(text, edits));
+}
+
+/** Where one edit's scalar is in a text, and what it becomes. */
+export interface VersionRange {
+  start: number;
+  end: number;
+  version: string;
+}
+
+/** The range of each edit's scalar in `text` (in the order of `edits`), from one parse of it. */
+export function versionRanges(text: string, edits: readonly VersionEdit[]): VersionRange[] {
   const docs = parseAllDocuments(text);
-  const ranges: { start: number; end: number; version: string }[] = [];
+  const ranges: VersionRange[] = [];
   for (const e of edits) {
     const node: unknown = 'packageName' in e ? packageVersionNode(docs, e.packageName) : docAt(docs, e.index)?.getIn(e.path, true);
     if (!isScalar(node) || !node.range) {
@@ -26,8 +38,16 @@ export function rewriteVersions(text: string, edits: readonly VersionEdit[]): st
     }
     ranges.push({ start: node.range[0], end: node.range[1], version: e.version });
   }
+  return ranges;
+}
+
+/**
+ * `text` with some of its scalars replaced (`ranges` from `versionRanges` of this same text; they
+ * never overlap): replaced from the end, so earlier offsets hold.
+ */
+export function withVersions(text: string, ranges: readonly VersionRange[]): string {
   let out = text;
-  for (const r of ranges.sort((a, b) => b.start - a.start))
+  for (const r of [...ranges].sort((a, b) => b.start - a.start))
     out = out.slice(0, r.start) + scalarText(text[r.start], r.version) + out.slice(r.end);
   return out;
 }
