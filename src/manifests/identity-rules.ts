@@ -12,7 +12,7 @@ import { valueAt } from './paths.js';
 import type { DocRecord } from './doc-record.js';
 import type { Segment } from './yaml-types.js';
 
-interface Identity {
+export interface Identity {
   /** Equal keys of one kind: the same live object. */
   key: string;
   /** Where the problem points, in the second document and in the first. */
@@ -43,9 +43,14 @@ function flowIdentity(r: DocRecord): Identity | undefined {
 }
 
 function packageIdentity(r: DocRecord): Identity | undefined {
+  return packageIdentityOf(r.data);
+}
+
+/** The live identity of a Package's data (`packsync update` checks a move against it too, update/run.ts). */
+export function packageIdentityOf(data: unknown): Identity | undefined {
   const custom = ['spec', 'custom'];
-  const name = str(r.data, [...custom, 'name']);
-  const version = str(r.data, [...custom, 'version']);
+  const name = str(data, [...custom, 'name']);
+  const version = str(data, [...custom, 'version']);
   if (name !== undefined && version !== undefined) {
     return {
       key: `custom\u0000${name}\u0000${version}`,
@@ -55,11 +60,11 @@ function packageIdentity(r: DocRecord): Identity | undefined {
     };
   }
   const c = ['spec', 'catalog'];
-  const app = str(r.data, [...c, 'app']);
+  const app = str(data, [...c, 'app']);
   if (app === undefined) return undefined;
-  const v = str(r.data, [...c, 'version']);
-  const vid = str(r.data, [...c, 'versionId']);
-  const scope = str(r.data, [...c, 'scope']) ?? 'machine';
+  const v = str(data, [...c, 'version']);
+  const vid = str(data, [...c, 'versionId']);
+  const scope = str(data, [...c, 'scope']) ?? 'machine';
   // App names and version ids resolve case-insensitively; a version is matched as written.
   const which = v !== undefined ? `v\u0000${v}` : vid !== undefined ? `id\u0000${vid.toLowerCase()}` : 'latest';
   const words = v !== undefined ? `version ${v}` : vid !== undefined ? `version id ${vid}` : 'the latest version';

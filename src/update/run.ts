@@ -10,6 +10,8 @@ import { manifestCacheFor } from '../manifests/parse-cache.js';
 import type { GeneratedDocument } from '../manifests/generated-document.js';
 import type { PackageManifest, Problem } from '../manifests/model.js';
 import { parseDuration } from '../manifests/promotion-values.js';
+import { packageIdentityOf } from '../manifests/identity-rules.js';
+import type { Identity } from '../manifests/identity-rules.js';
 import { chooseVersion } from './versions.js';
 import { mapLimit } from '../util/map-limit.js';
 import type { CatalogVersion } from './versions.js';
@@ -75,6 +77,7 @@ export async function planUpdates(path: string, root: string, api: PacksyncApi, 
   const appIds = [...new Set(packages.map((m) => ctx.findApp(m.spec.catalog!.app)?.id).filter((id): id is string => id !== undefined))];
   await mapLimit(appIds, READ_CONCURRENCY, (id) => versionsOf(id, ctx));
   for (const m of packages) await planPackage(m, ctx);
+  keepApart(loaded.desired.packages, ctx);
   return { changes: ctx.changes, problems: ctx.problems, reads: ctx.reads };
 }
 
@@ -180,6 +183,42 @@ function catalogIndex(catalog: readonly V1AppViewModel[]): (nameOrId: string) =>
     if (!byName.has(a.name.toLowerCase())) byName.set(a.name.toLowerCase(), a);
   }
   return (nameOrId) => byId.get(nameOrId.toLowerCase()) ?? byName.get(nameOrId.toLowerCase());
+}
+
+/**
+ * A move that would give a Package the live identity of another (a ring pinned at the version the
+ * followed one would move to) would leave the manifests invalid (`package.duplicate`, as `validate`
+ * says it): it is not made, and a warning names the other; every other move goes ahead.
+ * (Regression: update --commit committed such a tree, which no plan or apply could load.)
+ */
+function keepApart(all: readonly PackageManifest[], ctx: PlanContext): void {
+  const to = new Map(ctx.changes.map((c) => [c.name, c.to]));
+  const identity = (m: PackageManifest): Identity | undefined => {
+    const version = to.get(m.metadata.name);
+    return packageIdentityOf(version === undefined ? m : { spec: { ...m.spec, catalog: { ...m.spec.catalog, version } } });
+  };
+  const holders = new Map<string, PackageManifest[]>();
+  for (const m of all) {
+    const key = identity(m)?.key;
+    if (key !== undefined) holders.set(key, [...(holders.get(key) ?? []), m]);
+  }
+  const clash = new Map<string, { other: PackageManifest; what: string }>();
+  for (const same of holders.values()) {
+    if (same.length < 2) continue;
+    for (const m of same)
+      if (to.has(m.metadata.name)) clash.set(m.metadata.name, { other: same.find((o) => o !== m)!, what: identity(m)!.what });
+  }
+  if (clash.size === 0) return;
+  ctx.changes = ctx.changes.filter((c) => {
+    const found = clash.get(c.name);
+    if (!found) return true;
+    const { other, what } = found;
+    const m = all.find((x) => x.metadata.name === c.name)!;
+    const where = `${other.source.file}:${other.source.line}:${other.source.column}`;
+    const message = `${c.key} is not moved ${c.from} → ${c.to}: Package "${other.metadata.name}" (${where}) ${what}; remove or repoint one of them`;
+    ctx.problems.push(problemAt(m, 'update.duplicate', message, 'warning'));
+    return false;
+  });
 }
 
 function problemAt(m: PackageManifest, rule: string, message: string, severity: Problem['severity'] = 'error'): Problem {

@@ -354,4 +354,33 @@ describe('packsync update inside a Baseline', () => {
     const rendered = await cli(['render', repo.work], env);
     expect(rendered.stdout).toMatch(/version: "?24\.09"?/);
   });
+
+  // Regression: update --commit committed a tree no plan or apply could load (package.duplicate).
+  it('does not move a package onto the live identity a pinned package already has: a warning names both, the other moves go ahead', async () => {
+    await release('7-Zip', '24.09', 3);
+    const pinned = [
+      '---',
+      'apiVersion: packsync.dev/v1',
+      'kind: Package',
+      'metadata: { name: seven-zip-pinned }',
+      'spec:',
+      '  catalog:',
+      '    app: 7-Zip',
+      "    version: '24.09'",
+      '    scope: machine',
+      '',
+    ].join('\n');
+    const text = PACKAGES + pinned;
+    const repo = await repoWith(text);
+    const r = await cli(['update', repo.work, '--commit', '--detailed-exitcode'], env);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(
+      /packages\.yaml:\d+:\d+: .*Package\/seven-zip is not moved 24\.08 → 24\.09: Package "seven-zip-pinned" \(packages\.yaml:\d+:\d+\)/,
+    );
+    expect(await readFile(join(repo.work, 'packages.yaml'), 'utf8')).toBe(text.replace('version: "7.4.5"', 'version: "7.4.6"'));
+    expect(await git(repo.work, 'rev-list', '--count', 'HEAD')).toBe('2');
+    expect(await git(repo.work, 'status', '--porcelain')).toBe('');
+    // What was committed loads: a plan of it is not refused.
+    expect((await cli(['validate', repo.work], env)).code).toBe(0);
+  });
 });
