@@ -72,7 +72,7 @@ export async function editedFiles(changes: readonly UpdateChange[]): Promise<Map
 /**
  * Each group's files as `editedFiles` chained group by group gives them (a file two groups edit
  * carries the first group's edits into the second's), with each file read and parsed once: a
- * patch-Tuesday of 500 packages in 500 groups parsed its 20 files 500 times.
+ * week of 500 packages without a group (one group, and one commit, each) in 20 files parsed them 500 times.
  */
 export async function editedFilesByGroup(groups: ReadonlyMap<string, readonly UpdateChange[]>): Promise<Map<string, Map<string, string>>> {
   const all = [...groups.values()].flat();
