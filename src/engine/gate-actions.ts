@@ -10,6 +10,7 @@ import type { GateLogEntry, InventoryEntry, PromotionRecord, ServiceGate } from 
 import { PacksyncError } from '../util/errors.js';
 import { writeOnce } from '../apply/write-calls.js';
 import { windowVerdict } from '../plan/windows/windows.js';
+import { formatCount } from '../util/count-format.js';
 
 /** Why promote or resume refused (exit 1); callers match on `code`. */
 export class GateCommandError extends PacksyncError<
@@ -177,7 +178,7 @@ async function resume(input: GateCommandInput, entry: InventoryEntry, store: Gat
   return [
     `Released ${key} (held since ${hold.at} on wave ${hold.wave}: ${hold.reason}). No API call was made.`,
     next,
-    `The soak of wave ${live.currentWave} restarts now, and the gate judges only reports after the ${reports.toLocaleString('en-US')} seen at this resume.`,
+    `The soak of wave ${live.currentWave} restarts now, and the gate judges only reports after the ${formatCount(reports)} seen at this resume.`,
   ];
 }
 

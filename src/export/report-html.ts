@@ -7,6 +7,7 @@ import type { ReportException } from './report-model.js';
 import type { DriftRecord } from '../state/history.js';
 import type { Report, ReportTenant, TenantRollout } from './report-model.js';
 import { gateText, hours, periodText, sharedDrift, when } from './report-text.js';
+import { formatCount } from '../util/count-format.js';
 
 export function esc(s: unknown): string {
   return String(s).replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
@@ -54,8 +55,8 @@ function kpis(r: Report): string {
   const cells: [string, string][] = [
     ['Rollouts', String(t.rollouts)],
     ['Completed', String(t.completed)],
-    ['Installed', t.installed.toLocaleString('en-US')],
-    ['Failed', t.failed.toLocaleString('en-US')],
+    ['Installed', formatCount(t.installed)],
+    ['Failed', formatCount(t.failed)],
     ['Success', rate],
     ['Holds', String(t.holds)],
     ['Unmanaged apps', String(t.radarApps)],
@@ -67,7 +68,7 @@ function tenantSection(t: ReportTenant): string {
   const s = t.summary;
   const out = [
     `<section class="tenant" id="tenant-${esc(t.id)}"><h2>${esc(t.name)} <span class="muted">${esc(t.domain)}</span></h2>`,
-    `<p>${s.rollouts} rollout(s), ${s.completed} completed · ${s.installed.toLocaleString('en-US')} installed, <span class="${s.failed > 0 ? 'bad' : 'ok'}">${s.failed.toLocaleString('en-US')} failed</span> · ${s.holds} hold(s) · median patch latency ${esc(hours(s.medianLatencyHours))}</p>`,
+    `<p>${s.rollouts} rollout(s), ${s.completed} completed · ${formatCount(s.installed)} installed, <span class="${s.failed > 0 ? 'bad' : 'ok'}">${formatCount(s.failed)} failed</span> · ${s.holds} hold(s) · median patch latency ${esc(hours(s.medianLatencyHours))}</p>`,
   ];
   out.push('<h3>Rollouts</h3>');
   if (t.rollouts.length === 0) out.push('<p class="muted">No rollout reached this tenant in the period.</p>');
@@ -143,7 +144,7 @@ function driftTable(ds: DriftRecord[]): string {
 }
 
 function num(n: number | undefined): string {
-  return n === undefined ? '–' : esc(n.toLocaleString('en-US'));
+  return n === undefined ? '–' : esc(formatCount(n));
 }
 
 function table(head: string[], rows: string[][], numeric: number[] = []): string {

@@ -7,6 +7,7 @@
 import type { LiveState } from '../live/types.js';
 import { OP } from './ops.js';
 import type { Plan, PlanAction } from './types.js';
+import { formatCount } from '../util/count-format.js';
 
 /** Managed devices by tenant id, from wave details (`deviceCount`); a tenant absent counts 0. */
 export type TenantDevices = ReadonlyMap<string, number>;
@@ -118,6 +119,6 @@ function reachOf(waves: { index: number; tenantIds: string[] }[], [from, to]: [n
   const tenantIds = [...ids];
   const count = tenantIds.reduce((n, t) => n + (devices.get(t) ?? 0), 0);
   const span = from === last ? `wave ${from} of ${sorted.length}` : `waves ${from}-${last} of ${sorted.length}`;
-  const text = `reaches ${tenantIds.length} tenant${tenantIds.length === 1 ? '' : 's'} (${span}), ${count.toLocaleString('en-US')} device${count === 1 ? '' : 's'}`;
+  const text = `reaches ${tenantIds.length} tenant${tenantIds.length === 1 ? '' : 's'} (${span}), ${formatCount(count)} device${count === 1 ? '' : 's'}`;
   return { tenants: tenantIds.length, devices: count, text, tenantIds };
 }

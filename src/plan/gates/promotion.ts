@@ -9,6 +9,7 @@ import type { V1DeploymentViewModel, V1TenantViewModel, V1WaveViewModel } from '
 import type { WaveLiveRead } from '../../live/types.js';
 import type { PromotionRules } from '../../manifests/promotion-values.js';
 import type { ErrorCode } from '../../util/errors.js';
+import { formatCount } from '../../util/count-format.js';
 
 export type GateVerdict = 'Pass' | 'Fail' | 'Inconclusive';
 export type GateAction = 'skip-wave' | 'stop' | 'hold' | 'none';
@@ -167,7 +168,7 @@ function pct(x: number): string {
 }
 
 function n(x: number): string {
-  return x.toLocaleString('en-US');
+  return formatCount(x);
 }
 
 /** Each tenant of the wave judged on its own (excluded without admin consent), counts net of the wave's baseline. */

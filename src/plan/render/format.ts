@@ -9,6 +9,7 @@ import type { Problem } from '../../manifests/model.js';
 import { OP } from '../ops.js';
 import { codeSpan, htmlText, markdownText as md } from './markdown.js';
 import { windowLines } from '../windows/window-format.js';
+import { formatCount } from '../../util/count-format.js';
 
 const SYMBOL: Record<Change, string> = {
   create: '+',
@@ -79,7 +80,7 @@ export function summaryLine(s: PlanSummary): string {
     s.drifted ? `${s.drifted} drifted (reported, not healed)` : '',
     s.orphaned ? `${s.orphaned} orphaned (requires pruning)` : '',
   ].filter(Boolean);
-  const reach = s.tenants !== undefined ? ` Reaches ${s.tenants} tenant(s), ${(s.devices ?? 0).toLocaleString('en-US')} device(s).` : '';
+  const reach = s.tenants !== undefined ? ` Reaches ${s.tenants} tenant(s), ${formatCount(s.devices ?? 0)} device(s).` : '';
   return `Plan: ${s.create} to create, ${s.change} to change, ${s.delete} to delete, ${s.unchanged} unchanged${extra.length ? `, ${extra.join(', ')}` : ''}.${reach}`;
 }
 
