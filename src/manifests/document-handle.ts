@@ -9,7 +9,7 @@
  */
 import { isAlias, isMap, isScalar, isSeq, yamlLib } from './yaml-lib.js';
 import type { Document, Node, Pair, ParsedNode } from 'yaml';
-import type { LocateMode, ParsedDocument, Position, Segment } from './yaml-types.js';
+import type { Located, LocateMode, ParsedDocument, Position, Segment } from './yaml-types.js';
 
 /** The key of a located path in `ParsedDocument.located`. */
 export const locatedKey = (segments: readonly Segment[], mode: LocateMode): string => `${mode}\u0000${segments.join('\u0000')}`;
@@ -49,7 +49,7 @@ export function documentHandle(
   file: string,
   text: string,
   again: Recomposer,
-  d: { index: number; value: unknown; start: Position; ok: boolean; located: ReadonlyMap<string, Position> },
+  d: { index: number; value: unknown; start: Position; ok: boolean; located: Located },
 ): ParsedDocument {
   return {
     file,

@@ -6,6 +6,11 @@ export interface Position {
   column: number;
 }
 
+/** Positions by `locatedKey`: a Map, or a cached document's compact form (manifests/cached-load.ts). */
+export interface Located {
+  get(key: string): Position | undefined;
+}
+
 /** A path located while parsing: its segments, and its key in `ParsedDocument.located` (`locatedKey`). */
 export interface PrelocatedPath {
   segments: readonly Segment[];
@@ -27,7 +32,7 @@ export interface ParsedDocument {
   /** True when the YAML parser reported no error for this document. */
   ok: boolean;
   /** Positions located while parsing (`ParseOptions.prelocate`), by `locatedKey`. */
-  located: ReadonlyMap<string, Position>;
+  located: Located;
   locate: (segments: readonly Segment[], mode: LocateMode) => Position;
   /** The source text of the scalar at `segments` (e.g. `24.10` where the data says 24.1). */
   sourceText: (segments: readonly Segment[]) => string | undefined;

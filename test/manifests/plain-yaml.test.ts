@@ -43,7 +43,13 @@ function compare(text: string, prelocate: (v: unknown) => readonly PrelocatedPat
   expect(full.problems, text).toEqual([]);
   expect(full.broken, text).toEqual([]);
   const shape = (f: typeof full): unknown =>
-    f.documents.map((d) => ({ index: d.index, value: d.value, start: d.start, ok: d.ok, located: Object.fromEntries(d.located) }));
+    f.documents.map((d) => ({
+      index: d.index,
+      value: d.value,
+      start: d.start,
+      ok: d.ok,
+      located: Object.fromEntries(d.located as ReadonlyMap<string, unknown>),
+    }));
   expect(shape(fast), text).toEqual(shape(full));
   return true;
 }
