@@ -53,6 +53,9 @@ const OTHER_PROGRAMS = new Set([
   '--optimize-for-size',
   '--no-optimize-for-size',
   '--trace-gc',
+  '--v8-pool-size',
+  '--concurrent-marking-max-worker-num',
+  '--single-threaded',
 ]);
 const COMMANDS = [...HELP.keys()].map((k) => k.split(' ')[0]!).filter((v, i, a) => a.indexOf(v) === i);
 /** Flags of other programs the docs quote (git, npm, Chromium, Node): not packsync's. */
