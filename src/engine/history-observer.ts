@@ -47,13 +47,18 @@ async function withinCap(store: InventoryStore, observed: Observed[]): Promise<O
   const fresh: Observed[] = [];
   for (const o of observed) (findRollout(h, o.d.id) !== undefined ? known : fresh).push(o);
   if (fresh.length <= ROLLOUT_CAP) return [...known, ...fresh];
-  const start = (o: Observed): number => Date.parse(o.d.startedAt ?? '') || 0;
-  fresh.sort((a, b) => start(b) - start(a));
-  const left = fresh.slice(ROLLOUT_CAP);
-  const horizon = start(left[0]!);
+  // Each start parsed once, not twice per comparison (12,000 fresh rollouts: ~340,000 Date.parse calls).
+  const byStart = fresh.map((o) => ({ o, start: Date.parse(o.d.startedAt ?? '') || 0 })).sort((a, b) => b.start - a.start);
+  const horizon = byStart[ROLLOUT_CAP]!.start;
   if (horizon > 0) await store.history({ type: 'horizon', at: new Date(horizon).toISOString() });
   // Ties with the horizon are behind it too (trimmedAway is inclusive): keep only what is after it.
-  return [...known, ...fresh.slice(0, ROLLOUT_CAP).filter((o) => start(o) > horizon)];
+  return [
+    ...known,
+    ...byStart
+      .slice(0, ROLLOUT_CAP)
+      .filter((x) => x.start > horizon)
+      .map((x) => x.o),
+  ];
 }
 
 /** Reads in flight for the install counts (the API client bounds requests in flight itself). */
