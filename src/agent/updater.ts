@@ -124,6 +124,9 @@ export class Updater {
         `${errors.length} problem(s) stop the update of ${rev.label}; first: ${first.file}:${first.line}:${first.column} ${first.message}`,
       );
     }
+    // A move skipped with a warning (update.duplicate, an unknown skip) would otherwise never be told.
+    for (const w of planned.problems)
+      o.logger.warn({ file: w.file, line: w.line, column: w.column, rule: w.rule }, `update automation: ${w.message}`);
     if (planned.changes.length === 0) return [];
     const top = this.git.workDir;
     const s = o.settings;
