@@ -139,3 +139,9 @@ export async function simFloorMsPerCall(sim: { url: string; key: string }, inFli
   }
   return ((performance.now() - t0) / calls) * inFlight;
 }
+
+/** `--node-flags "..."`: Node flags for a scenario's measured CLI runs (a heap policy to try without changing the CLI). */
+export function nodeFlagsOf(args: Record<string, unknown>): string[] {
+  const v = args['node-flags'];
+  return typeof v === 'string' ? v.split(' ').filter(Boolean) : [];
+}

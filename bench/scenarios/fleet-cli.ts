@@ -12,7 +12,7 @@ import { join } from 'node:path';
 import { writeFleet } from '../../test/support/fleet.js';
 import { startSimulatorProcess } from '../../test/support/sim.js';
 import type { Scenario } from './types.js';
-import { journalTimeline, runCliProcess, simFloorMsPerCall } from '../support.js';
+import { journalTimeline, nodeFlagsOf, runCliProcess, simFloorMsPerCall } from '../support.js';
 import type { CliRun } from '../support.js';
 import { round } from './types.js';
 
@@ -53,7 +53,7 @@ export const fleetCli: Scenario = async (log, args) => {
     );
     const j0 = await sim.journalCount();
     // `--node-flags "..."`: try a heap policy without changing the CLI (the goal is met with none).
-    const nodeFlags = typeof args['node-flags'] === 'string' ? args['node-flags'].split(' ') : [];
+    const nodeFlags = nodeFlagsOf(args);
     const converge = await runCli(cliArgs('apply'), env, [
       ...nodeFlags,
       ...(args['cpu-profile'] === true ? ['--cpu-prof', `--cpu-prof-dir=${join(tmpdir(), 'packsync-fleet-cli-profiles')}`] : []),

@@ -16,7 +16,7 @@ import { fleetApps, writeFleet } from '../../test/support/fleet.js';
 import { startSimulatorProcess } from '../../test/support/sim.js';
 import { tempDir } from '../../test/support/temp-dir.js';
 import type { Scenario } from './types.js';
-import { journalTimeline, runCliProcess, simFloorMsPerCall } from '../support.js';
+import { journalTimeline, nodeFlagsOf, runCliProcess, simFloorMsPerCall } from '../support.js';
 import type { CliRun } from '../support.js';
 import { round } from './types.js';
 
@@ -86,7 +86,7 @@ export const patchTuesday: Scenario = async (log, args) => {
     log(`published ${apps.length * 2} versions of ${apps.length} apps; packsync update --commit…`);
 
     // `--node-flags "..."`: try a heap policy for the measured update and apply without changing the CLI.
-    const nodeFlags = typeof args['node-flags'] === 'string' ? args['node-flags'].split(' ').filter(Boolean) : [];
+    const nodeFlags = nodeFlagsOf(args);
     const j0 = await sim.journalCount();
     const update = await cli(['update', '.', '--commit', '--detailed-exitcode', ...common], env, repo, [2], nodeFlags);
     const updateReads = (await sim.journalCount()) - j0;

@@ -108,10 +108,10 @@ async function written(top: string | undefined, changes: readonly UpdateChange[]
   // Each group's texts build on the groups before it (one file may hold packages of several groups).
   const groups = groupChanges(changes);
   const byGroup = await editedFilesByGroup(groups);
-  const steps = [...groups].map(([group, of]) => ({ group, of, files: byGroup.get(group)! }));
   const gitOps = await import('../update/git.js');
   const commits: Made[] = [];
-  for (const { group, of, files } of steps) {
+  for (const [group, of] of groups) {
+    const files = byGroup.get(group)!;
     for (const [f, t] of files) await writeFile(f, t);
     commits.push({ group, sha: await gitOps.commitFiles(top, [...files.keys()], gitOps.commitMessage(of), opts.signKey) });
   }

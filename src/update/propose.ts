@@ -8,7 +8,7 @@ import { readFile } from 'node:fs/promises';
 import { commitMessage } from './git.js';
 import { branchName, pushGroups } from './push.js';
 import type { GroupCommit } from './push.js';
-import { rewriteVersions, versionRanges, withVersions } from './rewrite.js';
+import { versionRanges, withVersions } from './rewrite.js';
 import type { VersionEdit, VersionRange } from './rewrite.js';
 import type { UpdateChange } from './run.js';
 
@@ -62,11 +62,7 @@ export function groupChanges<T extends { group: string }>(changes: readonly T[])
 
 /** Each file's new text after the given changes (each file read and parsed once). */
 export async function editedFiles(changes: readonly UpdateChange[]): Promise<Map<string, string>> {
-  const byFile = new Map<string, VersionEdit[]>();
-  for (const c of changes) byFile.set(c.absFile, [...(byFile.get(c.absFile) ?? []), editOf(c)]);
-  const files = new Map<string, string>();
-  for (const [file, edits] of byFile) files.set(file, rewriteVersions(await readFile(file, 'utf8'), edits));
-  return files;
+  return (await editedFilesByGroup(new Map([['', changes]]))).get('')!;
 }
 
 /**

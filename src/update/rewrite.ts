@@ -8,14 +8,6 @@ import { isScalar, parse, parseAllDocuments } from 'yaml';
 /** One version edit of a file: a Package by name, or a scalar at a path of a document (a Baseline's app entry). */
 export type VersionEdit = { version: string } & ({ packageName: string } | { index: number; path: readonly (string | number)[] });
 
-/**
- * Every edit of one file from one parse (a patch-Tuesday file of 50 packages is parsed once, not once
- * per package): the ranges are found first, then replaced from the end so earlier offsets hold.
- */
-export function rewriteVersions(text: string, edits: readonly VersionEdit[]): string {
-  return withVersions(text, versionRanges(text, edits));
-}
-
 /** Where one edit's scalar is in a text, and what it becomes. */
 export interface VersionRange {
   start: number;
@@ -23,7 +15,11 @@ export interface VersionRange {
   version: string;
 }
 
-/** The range of each edit's scalar in `text` (in the order of `edits`), from one parse of it. */
+/**
+ * The range of each edit's scalar in `text` (in the order of `edits`), from one parse of it: every
+ * edit of a file from one parse (a patch-Tuesday file of 50 packages is parsed once, not once per
+ * package), the replacing done after (`withVersions`).
+ */
 export function versionRanges(text: string, edits: readonly VersionEdit[]): VersionRange[] {
   const docs = parseAllDocuments(text);
   const ranges: VersionRange[] = [];

@@ -11,7 +11,6 @@ import type { GeneratedDocument } from '../manifests/generated-document.js';
 import type { PackageManifest, Problem } from '../manifests/model.js';
 import { parseDuration } from '../manifests/promotion-values.js';
 import { packageIdentityOf } from '../manifests/identity-rules.js';
-import type { Identity } from '../manifests/identity-rules.js';
 import { chooseVersion } from './versions.js';
 import { mapLimit } from '../util/map-limit.js';
 import type { CatalogVersion } from './versions.js';
@@ -193,27 +192,24 @@ function catalogIndex(catalog: readonly V1AppViewModel[]): (nameOrId: string) =>
  */
 function keepApart(all: readonly PackageManifest[], ctx: PlanContext): void {
   const to = new Map(ctx.changes.map((c) => [c.name, c.to]));
-  const identity = (m: PackageManifest): Identity | undefined => {
-    const version = to.get(m.metadata.name);
-    return packageIdentityOf(version === undefined ? m : { spec: { ...m.spec, catalog: { ...m.spec.catalog, version } } });
-  };
-  const holders = new Map<string, PackageManifest[]>();
+  // Each package with the identity it would have after the moves, grouped by that identity.
+  const holders = new Map<string, { m: PackageManifest; what: string }[]>();
   for (const m of all) {
-    const key = identity(m)?.key;
-    if (key !== undefined) holders.set(key, [...(holders.get(key) ?? []), m]);
+    const version = to.get(m.metadata.name);
+    const id = packageIdentityOf(version === undefined ? m : { spec: { ...m.spec, catalog: { ...m.spec.catalog, version } } });
+    if (id) holders.set(id.key, [...(holders.get(id.key) ?? []), { m, what: id.what }]);
   }
-  const clash = new Map<string, { other: PackageManifest; what: string }>();
+  const clash = new Map<string, { m: PackageManifest; other: PackageManifest; what: string }>();
   for (const same of holders.values()) {
     if (same.length < 2) continue;
-    for (const m of same)
-      if (to.has(m.metadata.name)) clash.set(m.metadata.name, { other: same.find((o) => o !== m)!, what: identity(m)!.what });
+    for (const { m, what } of same)
+      if (to.has(m.metadata.name)) clash.set(m.metadata.name, { m, other: same.find((o) => o.m !== m)!.m, what });
   }
   if (clash.size === 0) return;
   ctx.changes = ctx.changes.filter((c) => {
     const found = clash.get(c.name);
     if (!found) return true;
-    const { other, what } = found;
-    const m = all.find((x) => x.metadata.name === c.name)!;
+    const { m, other, what } = found;
     const where = `${other.source.file}:${other.source.line}:${other.source.column}`;
     const message = `${c.key} is not moved ${c.from} → ${c.to}: Package "${other.metadata.name}" (${where}) ${what}; remove or repoint one of them`;
     ctx.problems.push(problemAt(m, 'update.duplicate', message, 'warning'));

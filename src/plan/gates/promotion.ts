@@ -167,10 +167,6 @@ function pct(x: number): string {
   return `${(Math.floor(x * 1000) / 10).toFixed(1)}%`;
 }
 
-function n(x: number): string {
-  return formatCount(x);
-}
-
 /** Each tenant of the wave judged on its own (excluded without admin consent), counts net of the wave's baseline. */
 function tenantGates(
   tenantIds: readonly string[],
@@ -215,7 +211,7 @@ function waveVerdict(o: {
   const { judged, failing, inconclusive, rules, now, soakEnd } = o;
   const deadline = soakEnd + rules.deadlineMs;
   if (failing.length > 0)
-    return { verdict: 'Fail', reason: failing.map((t) => `${t.name}: ${t.why ?? ''} over ${n(t.reports)} devices`).join('; ') };
+    return { verdict: 'Fail', reason: failing.map((t) => `${t.name}: ${t.why ?? ''} over ${formatCount(t.reports)} devices`).join('; ') };
   if (now.getTime() < soakEnd) return { verdict: 'Inconclusive', reason: `soaking until ${hours(rules.soakMs)}`, nextCheckAt: soakEnd };
   if (inconclusive.length === 0) {
     const reason =
@@ -244,7 +240,7 @@ function tenantFigures(o: {
   const whys = (xs: readonly TenantGate[]): string => xs.map((t) => `${t.name}: ${t.why ?? ''}`).join(', ');
   const excluded = tenants.filter((t) => t.verdict === 'Excluded');
   return [
-    o.successRate === null ? 'no reports yet' : `success ${pct(o.successRate)} over ${n(o.devices)} devices`,
+    o.successRate === null ? 'no reports yet' : `success ${pct(o.successRate)} over ${formatCount(o.devices)} devices`,
     ...(inconclusive.length > 0 ? [`${inconclusive.length} of ${judged.length} tenants inconclusive (${whys(inconclusive)})`] : []),
     ...(failing.length > 0 ? [`${failing.length} of ${judged.length} tenants failing (${whys(failing)})`] : []),
     ...(excluded.length > 0 ? [`${excluded.length} excluded (no admin consent: ${excluded.map((t) => t.name).join(', ')})`] : []),
