@@ -83,9 +83,19 @@ describe('the plain-style fast path', () => {
     for (const f of files) expect(compare(await readFile(f, 'utf8'), prelocated), f).toBe(true);
   });
 
-  it('declines what it does not read alike: flow collections, block scalars, anchors, tags, tabs, CRs, empty documents', () => {
+  it('declines what it does not read alike: nested flow collections, block scalars, anchors, tags, tabs, CRs, empty documents', () => {
     for (const text of [
-      'a: {b: 1}\n',
+      'a: {b: {c: 1}}\n',
+      'a: { b: [1] }\n',
+      'a: { b: 1, }\n',
+      'a: { b }\n',
+      'a: { b: }\n',
+      'a: { b: 1 } x\n',
+      'a: { b: 1 }#x\n',
+      'a: { b: c: d }\n',
+      'a: { b: 1, b: 2 }\n',
+      'a: { b: 1\n',
+      '- { b: 1 }\n',
       'a: [1, 2]\n',
       'a: |\n  x\n',
       'a: &x 1\nb: *x\n',
@@ -104,6 +114,27 @@ describe('the plain-style fast path', () => {
       'a: b: c\n',
     ])
       expect(parsePlainYaml('f.yaml', text), JSON.stringify(text)).toBeUndefined();
+  });
+
+  it('reads a one-line flow mapping (`update: { track: latest }`) as the yaml package does, for every pair of awkward scalars', () => {
+    const scalars = [
+      ...['1', '1.10', '0o14', '.inf', '~', 'null', 'True', 'yes', '2024-01-01', '"quoted"', "'it''s'", '"a # b"', "'a: b'", '""'],
+      ...['a#b', 'a #c', 'x:y', 'http://x:80/y', 'é ü 中', 'PSADT 4.0 (silent)', 'a  b', 'a]b', 'a,b', 'a}b', 'a{b', "a'b"],
+      ...['-x', '?x', '!t', '&a', '*a', 'a!b', 'a  ', '"a,}"', "'a,}'", '"', '7.4.x', 'patch-tuesday', '2d'],
+    ];
+    let taken = 0;
+    for (const a of scalars)
+      for (const b of scalars)
+        for (const [open, sep, close] of [
+          ['{ ', ', ', ' }'],
+          ['{', ' , ', '}'],
+        ])
+          if (compare(`kind: K\nspec:\n  update: ${open}track: ${a}${sep}group: ${b}${close} # why\n  z: 2\n`)) taken++;
+    // The plain and quoted ones are read here; the rest are left to the full path.
+    expect(taken).toBeGreaterThan(scalars.length ** 2 / 2);
+    expect(parsePlainYaml('f.yaml', 'spec:\n  update: { track: latest, group: patch-tuesday }\n')?.documents[0]?.value).toEqual({
+      spec: { update: { track: 'latest', group: 'patch-tuesday' } },
+    });
   });
 
   // Regression: the property test's first failure. js-yaml reads an empty item followed by a shallower
@@ -202,12 +233,15 @@ describe('the plain-style fast path', () => {
       },
       { arbitrary: fc.constantFrom('true', 'null', '1a', '"q"', 'k k'), weight: 1 },
     );
-    type Tree = string | { map: [string, Tree][] } | { seq: Tree[] };
+    type Tree = string | { map: [string, Tree][]; flow?: boolean } | { seq: Tree[] };
     const tree: fc.Arbitrary<Tree> = fc.letrec<{ node: Tree }>((tie) => ({
       node: fc.oneof(
         { depthSize: 'small', withCrossShrink: true },
         scalar,
-        fc.record({ map: fc.uniqueArray(fc.tuple(key, tie('node')), { minLength: 1, maxLength: 3, selector: ([k]) => k }) }),
+        fc.record({
+          map: fc.uniqueArray(fc.tuple(key, tie('node')), { minLength: 1, maxLength: 3, selector: ([k]) => k }),
+          flow: fc.boolean(),
+        }),
         fc.record({ seq: fc.array(tie('node'), { minLength: 1, maxLength: 3 }) }),
       ),
     })).node;
@@ -215,6 +249,13 @@ describe('the plain-style fast path', () => {
       if (typeof t === 'string') return [t];
       if ('map' in t)
         return t.map.flatMap(([k, v]) => {
+          // A mapping of scalars, sometimes written as one flow mapping (`k: { a: 1, b: x }`).
+          const scalars =
+            typeof v !== 'string' && 'map' in v && v.flow === true
+              ? v.map.flatMap(([a, x]) => (typeof x === 'string' ? [`${a}: ${x}`] : []))
+              : [];
+          if (typeof v !== 'string' && 'map' in v && scalars.length === v.map.length)
+            return [`${indent}${k}: { ${scalars.join(', ')} }${comment ? ' # note' : ''}`];
           const inner = render(v, indent + step, step, comment);
           if (typeof v === 'string') return [`${indent}${k}: ${v}${comment ? ' # note' : ''}`];
           return [`${indent}${k}:`, ...inner];
