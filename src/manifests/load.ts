@@ -43,12 +43,13 @@ export interface LoadOptions {
   /** Return `revision`: a directory source's revision, a digest of what was loaded (load-revision.ts). */
   revision?: boolean;
   /**
-   * Called, before the load goes on, when the files read are name for name and byte for byte those
-   * of the last load of this path that was valid (the parse cache's record; never without a cache):
-   * a pass starts the reads its state names then (docs/architecture.md, "The engine"). A load that
-   * reads anything else is not known valid until it ends, and an invalid repository makes no call.
+   * Called (`'record'`), before the load goes on, when the files read are name for name and byte for
+   * byte those of the last load of this path that was valid (the parse cache's record; never without
+   * a cache): a pass starts the reads its state names then (docs/architecture.md, "The engine").
+   * Called (`'checks'`, also after a `'record'` call) once the load's checks found no error, before
+   * it builds the desired set. An invalid repository is never said valid, so it makes no call.
    */
-  onKnownValid?: () => void;
+  onKnownValid?: (by: 'record' | 'checks') => void;
 }
 
 export interface LoadResult {
@@ -214,7 +215,7 @@ async function loadSources(
     turns,
   });
   const key = opts.cache && sources.every((x) => x.reported) ? filesKey(root, decodedFiles) : undefined;
-  if (key !== undefined && problems.length === 0 && cached.knownValid(key)) opts.onKnownValid?.();
+  if (key !== undefined && problems.length === 0 && cached.knownValid(key)) opts.onKnownValid?.('record');
   await cached.open();
   let parsed = await cached.parseAll(decodedFiles, turns);
   if (how.contentFilter) {
@@ -254,6 +255,8 @@ async function loadSources(
   const documents = checked.documents;
   const generated = opts.keepGenerated === true && expansion.documents.length > 0 ? { generated: expansion.documents } : {};
   if (sorted.some((p) => p.severity === 'error')) return { desired: null, problems: sorted, files, documents, ...generated };
+  // Known valid now: the reads start while the desired set is built and the record is written.
+  opts.onKnownValid?.('checks');
   if (key !== undefined) await cached.markValid(key);
   const desired = await desiredOf(root, checked.records, reported, { baselines: expansion.baselines, content: rules.content }, turns);
   const revision = opts.revision === true ? { revision: revisionOf(decodedFiles, reported, desired, expansion.documents) } : {};

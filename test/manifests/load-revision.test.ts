@@ -69,9 +69,10 @@ describe('a directory source revision', () => {
 });
 
 describe('a load known valid early (onKnownValid)', () => {
-  const load = async (dir: string, cache: ManifestCache): Promise<{ known: boolean; valid: boolean }> => {
-    let known = false;
-    const out = await loadManifests(dir, { cache, now: BEFORE, onKnownValid: () => (known = true) });
+  /** `known`: how the load was first said valid ('record' before its checks, 'checks' after them), or false. */
+  const load = async (dir: string, cache: ManifestCache): Promise<{ known: 'record' | 'checks' | false; valid: boolean }> => {
+    let known: 'record' | 'checks' | false = false;
+    const out = await loadManifests(dir, { cache, now: BEFORE, onKnownValid: (by) => (known ||= by) });
     return { known, valid: out.desired !== null };
   };
 
@@ -79,36 +80,36 @@ describe('a load known valid early (onKnownValid)', () => {
     const dir = await copyExamples();
     const file = join(await tempDir('packsync-known-cache-'), 'cache');
     const cache = new ManifestCache(file);
-    expect(await load(dir, cache)).toEqual({ known: false, valid: true });
-    expect(await load(dir, cache)).toEqual({ known: true, valid: true });
+    expect(await load(dir, cache)).toEqual({ known: 'checks', valid: true });
+    expect(await load(dir, cache)).toEqual({ known: 'record', valid: true });
     // The next process reads the record beside the cache file.
-    expect(await load(dir, new ManifestCache(file))).toEqual({ known: true, valid: true });
+    expect(await load(dir, new ManifestCache(file))).toEqual({ known: 'record', valid: true });
     const flow = join(dir, 'flows', (await readdir(join(dir, 'flows')))[0]!);
     const text = await readFile(flow, 'utf8');
     await writeFile(flow, `${text}metadata: [broken\n`);
     expect(await load(dir, cache)).toEqual({ known: false, valid: false });
     // Back to the bytes of the last valid load: known again.
     await writeFile(flow, text);
-    expect(await load(dir, cache)).toEqual({ known: true, valid: true });
+    expect(await load(dir, cache)).toEqual({ known: 'record', valid: true });
     // Another path (a part of the same files) is its own load.
-    expect((await load(join(dir, 'flows'), cache)).known).toBe(false);
+    expect((await load(join(dir, 'flows'), cache)).known).not.toBe('record');
   });
 
   it('is not said from a record another version of the loader wrote (it may judge the files otherwise)', async () => {
     const dir = await copyExamples();
     const file = join(await tempDir('packsync-known-other-'), 'cache');
-    expect(await load(dir, new ManifestCache(file))).toEqual({ known: false, valid: true });
-    expect(await load(dir, new ManifestCache(file))).toEqual({ known: true, valid: true });
+    expect(await load(dir, new ManifestCache(file))).toEqual({ known: 'checks', valid: true });
+    expect(await load(dir, new ManifestCache(file))).toEqual({ known: 'record', valid: true });
     const [, key] = (await readFile(`${file}.valid`, 'utf8')).trim().split(' ');
     await writeFile(`${file}.valid`, `${'0'.repeat(64)} ${key}\n`);
-    expect(await load(dir, new ManifestCache(file))).toEqual({ known: false, valid: true });
+    expect(await load(dir, new ManifestCache(file))).toEqual({ known: 'checks', valid: true });
   });
 
-  it('is never said without a cache', async () => {
+  it('is never said by the record without a cache (only once the checks pass)', async () => {
     const dir = await copyExamples();
-    let known = false;
-    await loadManifests(dir, { now: BEFORE, onKnownValid: () => (known = true) });
-    await loadManifests(dir, { now: BEFORE, onKnownValid: () => (known = true) });
-    expect(known).toBe(false);
+    const said: string[] = [];
+    await loadManifests(dir, { now: BEFORE, onKnownValid: (by) => said.push(by) });
+    await loadManifests(dir, { now: BEFORE, onKnownValid: (by) => said.push(by) });
+    expect(said).toEqual(['checks', 'checks']);
   });
 });
