@@ -87,8 +87,11 @@ export const patchTuesday: Scenario = async (log, args) => {
 
     // `--node-flags "..."`: try a heap policy for the measured update and apply without changing the CLI.
     const nodeFlags = nodeFlagsOf(args);
+    // `--cpu-profile`: V8's profiles of the measured update and apply (in that order of their names'
+    // times), for docs/performance.md's "what dominates".
+    const prof = args['cpu-profile'] === true ? ['--cpu-prof', `--cpu-prof-dir=${join(tmpdir(), 'packsync-patch-tuesday-profiles')}`] : [];
     const j0 = await sim.journalCount();
-    const update = await cli(['update', '.', '--commit', '--detailed-exitcode', ...common], env, repo, [2], nodeFlags);
+    const update = await cli(['update', '.', '--commit', '--detailed-exitcode', ...common], env, repo, [2], [...nodeFlags, ...prof]);
     const updateReads = (await sim.journalCount()) - j0;
     const changed = update.stdout.split('\n').filter((l) => l.includes(' → ')).length;
     log(
@@ -96,8 +99,6 @@ export const patchTuesday: Scenario = async (log, args) => {
     );
 
     const j1 = await sim.journalCount();
-    // `--cpu-profile`: V8's profile of the measured apply, for docs/performance.md's "what dominates".
-    const prof = args['cpu-profile'] === true ? ['--cpu-prof', `--cpu-prof-dir=${join(tmpdir(), 'packsync-patch-tuesday-profiles')}`] : [];
     const apply = await cli(['apply', '.', '--auto-approve', ...common], env, repo, [0], [...nodeFlags, ...prof]);
     const applyCalls = (await sim.journalCount()) - j1;
     // `--timeline`: the apply's calls in two-second buckets (where it waits, and on what).
