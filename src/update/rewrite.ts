@@ -3,7 +3,7 @@
  * was (comments, order, quoting, line endings): the yaml package's parser gives the scalar's source
  * range, and only that range is replaced.
  */
-import { isScalar, parse, parseAllDocuments } from 'yaml';
+import { CST, isScalar, parse, parseAllDocuments, Parser } from 'yaml';
 
 /** One version edit of a file: a Package by name, or a scalar at a path of a document (a Baseline's app entry). */
 export type VersionEdit = { version: string } & ({ packageName: string } | { index: number; path: readonly (string | number)[] });
@@ -20,7 +20,13 @@ export interface VersionRange {
  * edit of a file from one parse (a patch-Tuesday file of 50 packages is parsed once, not once per
  * package), the replacing done after (`withVersions`).
  */
-export function versionRanges(text: string, edits: readonly VersionEdit[]): VersionRange[] {
+export function versionRanges(text: string, edits: readonly VersionEdit[], opts: { tokens?: boolean } = {}): VersionRange[] {
+  // `tokens: false`: always the composed documents (the test comparing the two ways).
+  return (opts.tokens === false ? undefined : tokenVersionRanges(text, edits)) ?? composedRanges(text, edits);
+}
+
+/** `versionRanges` from the composed documents: any YAML, and the errors naming what is missing. */
+function composedRanges(text: string, edits: readonly VersionEdit[]): VersionRange[] {
   const docs = parseAllDocuments(text);
   const ranges: VersionRange[] = [];
   for (const e of edits) {
@@ -70,4 +76,82 @@ function scalarText(first: string | undefined, version: string): string {
   if (first === "'") return `'${version.replace(/'/g, "''")}'`;
   if (first === '"') return JSON.stringify(version);
   return parse(version) === version && !/[:#\s]/.test(version) ? version : JSON.stringify(version);
+}
+
+type Token = CST.Token;
+type Item = CST.CollectionItem;
+
+/**
+ * `versionRanges` from the yaml package's CST alone, for Package edits in the usual shapes (block
+ * or flow mappings, plain or quoted one-line scalars): composing the documents was ~25 ms of a
+ * 50-package file, most of `update --commit`'s CPU after its reads (docs/performance.md,
+ * patch-tuesday). Undefined, and the composed path decides, on anything else: an error token, a
+ * Baseline edit, an anchor, tag or alias on the way, a key written twice, a multi-line scalar, a
+ * package not found.
+ */
+export function tokenVersionRanges(text: string, edits: readonly VersionEdit[]): VersionRange[] | undefined {
+  // Each Package document by name, the first of a name as the composed way finds it.
+  const packages = new Map<string, Token>();
+  for (const t of new Parser().parse(text)) {
+    if (t.type === 'error') return undefined;
+    if (t.type !== 'document') continue;
+    if (!t.value) return undefined;
+    const name = scalarAt(t.value, ['metadata', 'name']);
+    if (name !== undefined && !packages.has(name) && scalarAt(t.value, ['kind']) === 'Package') packages.set(name, t.value);
+  }
+  const ranges: VersionRange[] = [];
+  for (const e of edits) {
+    if (!('packageName' in e)) return undefined;
+    const doc = packages.get(e.packageName);
+    const version = doc && tokenAt(doc, ['spec', 'catalog', 'version']);
+    if (!version || oneLineScalar(version) === undefined) return undefined;
+    const [start, end] = CST.resolveAsScalar(version)!.range;
+    ranges.push({ start, end, version: e.version });
+  }
+  return ranges;
+}
+
+/** The token at a chain of keys (each key a one-line scalar, written once), or undefined. */
+function tokenAt(node: Token, path: readonly string[]): Token | undefined {
+  let at: Token | undefined = node;
+  for (const key of path) {
+    if (at?.type !== 'block-map' && !(at?.type === 'flow-collection' && at.start.source === '{')) return undefined;
+    let found: Item | undefined;
+    for (const i of at.items) {
+      if (!i.key || !isKey(i.key, key)) continue;
+      if (found) return undefined;
+      found = i;
+    }
+    if (!found || !plainSeparator(found)) return undefined;
+    at = found.value;
+  }
+  return at;
+}
+
+/** Whether a key token reads as `key` (a plain key is one line, read as written). */
+function isKey(t: Token, key: string): boolean {
+  return t.type === 'scalar' ? t.source === key : oneLineScalar(t) === key;
+}
+
+/** The string a one-line scalar at a chain of keys holds, or undefined. */
+function scalarAt(node: Token, path: readonly string[]): string | undefined {
+  const t = tokenAt(node, path);
+  return t ? oneLineScalar(t) : undefined;
+}
+
+/** A plain or quoted scalar on one line, as the string it is read as; undefined for anything else. */
+function oneLineScalar(t: Token): string | undefined {
+  if (t.type !== 'scalar' && t.type !== 'single-quoted-scalar' && t.type !== 'double-quoted-scalar') return undefined;
+  if (t.source.includes('\n') || t.source.includes('\r')) return undefined;
+  const r = CST.resolveAsScalar(t);
+  return r && typeof r.value === 'string' ? r.value : undefined;
+}
+
+/** Only the `:`, spaces, newlines and comments between a key and its value: no anchor, tag or second indicator. */
+function plainSeparator(i: Item): boolean {
+  return (
+    (i.start.length === 0 ||
+      i.start.every((s) => s.type === 'space' || s.type === 'newline' || s.type === 'comment' || s.type === 'comma')) &&
+    (i.sep ?? []).every((s) => s.type === 'map-value-ind' || s.type === 'space' || s.type === 'newline' || s.type === 'comment')
+  );
 }
