@@ -203,11 +203,19 @@ export class Account {
     this.touch();
   }
 
+  /**
+   * A deployment changes by itself from its own times and its flow's waves only, so removing one
+   * changes no other: it is unscheduled, and the deployments are not walked. (It used to mark a
+   * rescan, so each delete of a prune, or each rollout a release superseded, made the next request
+   * walk every running deployment, as imports did; docs/performance.md, patch-tuesday.)
+   */
   removeDeployment(d: DeploymentRec): void {
     this.deployments.delete(d.id);
     this.byFlow.get(d.flowId)?.delete(d);
     this.activeDeployments.delete(d);
-    this.touch();
+    this.deploymentsDue.set(d, Infinity);
+    this.dirty.delete(d);
+    this.version++;
   }
 
   /** In the order they were added (as a scan of `deployments` gave them). */

@@ -110,4 +110,28 @@ describe('simulator settle', () => {
     a.settle(T0 + 30 + (DURATIONS.importQueued + DURATIONS.importProcessing) * 1000);
     expect(imported.every((p) => p.state === 'Completed')).toBe(true);
   });
+
+  it('a removed deployment does not make the next request walk every running deployment (each delete of a prune marked a rescan)', () => {
+    const a = new Account('a', buildFixtures(1, 'small'));
+    const flows = Array.from({ length: 2000 }, (_, i) => flow(i));
+    for (const f of flows) a.flows.set(f.id, f);
+    const running = flows.map((f) => started(a, f, T0));
+    a.settle(T0 + 1);
+    const before = a.settleVisits;
+    const removed = running.slice(0, 20);
+    for (const [i, d] of removed.entries()) {
+      a.removeDeployment(d);
+      a.settle(T0 + 2 + i);
+    }
+    expect(a.settleVisits - before).toBeLessThanOrEqual(20);
+    expect(removed.every((d) => a.deploymentsOf(d.flowId).length === 0)).toBe(true);
+
+    // The others still move on schedule, and a removed one is never settled again.
+    a.settle(T0 + 25 * HOUR);
+    expect(running.slice(20).every((d) => d.currentWave === 2)).toBe(true);
+    expect(removed.every((d) => d.currentWave === 1)).toBe(true);
+    a.settle(T0 + 73 * HOUR);
+    expect(running.slice(20).every((d) => d.status === 'Completed')).toBe(true);
+    expect(removed.every((d) => d.status === 'Running')).toBe(true);
+  });
 });
