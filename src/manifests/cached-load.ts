@@ -9,7 +9,9 @@ import { documentHandle, recomposer } from './document-handle.js';
 import { isObjectKind } from './kinds/index.js';
 import type { SourceKind } from './model.js';
 import type { CachedFile, ManifestCache } from './parse-cache.js';
-import { jsonExact, sha256 } from './parse-cache.js';
+import { identity, jsonExact, sha256 } from './parse-cache.js';
+import { readSnapshot, snapshotEligible, writeSnapshot } from './desired-snapshot.js';
+import type { DesiredSnapshot } from './desired-snapshot.js';
 import type { Turns } from '../util/turns.js';
 import { prelocated } from './positions.js';
 import type { ParsedFile } from './yaml-source.js';
@@ -112,6 +114,18 @@ export class CachedLoad {
   /** Records that the load of `key` was valid. */
   markValid(key: string): Promise<void> {
     return this.cache?.markValid(key) ?? Promise.resolve();
+  }
+
+  /** The result the last valid load of `key` kept (desired-snapshot.ts), or undefined. */
+  async snapshot(key: string): Promise<DesiredSnapshot | undefined> {
+    const file = this.cache?.snapshotFile;
+    return file === undefined ? undefined : readSnapshot(file, identity(), key);
+  }
+
+  /** Keeps a valid load's result for the next load of the same files, when it follows from them alone. */
+  async keepSnapshot(key: string, s: DesiredSnapshot, o: { baselines: number; content: number }): Promise<void> {
+    const file = this.cache?.snapshotFile;
+    if (file !== undefined && snapshotEligible(s, o)) await writeSnapshot(file, identity(), key, s);
   }
 
   /** Keeps the entries of `files` (the load's files, after content files were set aside), and only those. */

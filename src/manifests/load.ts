@@ -215,7 +215,16 @@ async function loadSources(
     turns,
   });
   const key = opts.cache && sources.every((x) => x.reported) ? filesKey(root, decodedFiles) : undefined;
-  if (key !== undefined && problems.length === 0 && cached.knownValid(key)) opts.onKnownValid?.('record');
+  if (key !== undefined && problems.length === 0 && cached.knownValid(key)) {
+    opts.onKnownValid?.('record');
+    // The same files as the last valid load: its result, when it kept one, is this load's.
+    const kept = await cached.snapshot(key);
+    if (kept) {
+      opts.onKnownValid?.('checks');
+      const revision = opts.revision === true ? { revision: revisionOf(decodedFiles, reported, kept.desired, []) } : {};
+      return { ...kept, ...revision };
+    }
+  }
   await cached.open();
   let parsed = await cached.parseAll(decodedFiles, turns);
   if (how.contentFilter) {
@@ -260,6 +269,10 @@ async function loadSources(
   if (key !== undefined) await cached.markValid(key);
   const desired = await desiredOf(root, checked.records, reported, { baselines: expansion.baselines, content: rules.content }, turns);
   const revision = opts.revision === true ? { revision: revisionOf(decodedFiles, reported, desired, expansion.documents) } : {};
+  if (key !== undefined) {
+    const kept = { desired, problems: sorted, files, documents };
+    await cached.keepSnapshot(key, kept, { baselines: checked.authored.length + expansion.documents.length, content: rules.content.size });
+  }
   return { desired, problems: sorted, files, documents, ...generated, ...revision };
 }
 

@@ -37,6 +37,7 @@ export const CACHE_FILE = join('cache', 'manifests-v1.jsonl');
 export const sha256 = (bytes: Uint8Array | string): string => createHash('sha256').update(bytes).digest('hex');
 
 export interface IdentityInputs {
+  node?: string;
   packsync: string;
   yaml: string;
   ajv: string;
@@ -67,11 +68,18 @@ function computeIdentity(): string {
     const require = createRequire(import.meta.url);
     // Literal specifiers: the layer lint follows every require (docs/architecture.md, "Layers").
     const version = (pkg: unknown): string => (pkg as { version: string }).version;
-    const code = readdirSync(here)
-      .filter((f) => /\.(js|ts)$/.test(f) && !f.endsWith('.d.ts'))
+    // The kinds' descriptors (kinds/) decide what a load makes of a document too.
+    const code = ['', 'kinds']
+      .flatMap((sub) =>
+        readdirSync(join(here, sub))
+          .filter((f) => /\.(js|ts)$/.test(f) && !f.endsWith('.d.ts'))
+          .map((f) => (sub ? `${sub}/${f}` : f)),
+      )
       .sort()
       .map((f) => `${f} ${readFileSync(join(here, f), 'utf8')}`);
     return cacheIdentity({
+      // The loader's time zones come from the runtime's Intl data (window rules).
+      node: process.version,
       packsync: packsyncVersion(here),
       yaml: version(require('yaml/package.json')),
       ajv: version(require('ajv/package.json')),
@@ -158,6 +166,11 @@ export class ManifestCache {
    */
   knownValid(key: string): boolean {
     return this.validKey === key;
+  }
+
+  /** Where the last valid load's result is kept (manifests/desired-snapshot.ts); none without a file. */
+  get snapshotFile(): string | undefined {
+    return this.file === undefined ? undefined : `${this.file}.desired`;
   }
 
   /** Records the key of a load that was valid (the small file is written only when it changes). */

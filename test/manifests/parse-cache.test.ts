@@ -117,7 +117,7 @@ describe('a load with the manifest cache', () => {
     expect(await readFile(cache.file!, 'utf8')).toBe(written);
   });
 
-  it('has an identity that changes with the packsync version, the schemas and the loader code', () => {
+  it('has an identity that changes with the packsync version, the schemas, the loader code (kinds/ too) and the Node.js version', () => {
     const base = { packsync: '1.0.0', yaml: '2.9.1', ajv: '8.20.0', schemas: { Flow: { type: 'object' } }, code: ['load.js 1'] };
     const id = cacheIdentity(base);
     expect(cacheIdentity({ ...base })).toBe(id);
@@ -125,6 +125,8 @@ describe('a load with the manifest cache', () => {
     expect(cacheIdentity({ ...base, schemas: { Flow: { type: 'object', required: ['spec'] } } })).not.toBe(id);
     expect(cacheIdentity({ ...base, code: ['load.js 2'] })).not.toBe(id);
     expect(cacheIdentity({ ...base, yaml: '2.9.2' })).not.toBe(id);
+    // Time zones come from the runtime's Intl data (window rules), and a kept load's result depends on them.
+    expect(cacheIdentity({ ...base, node: 'v20.19.0' })).not.toBe(cacheIdentity({ ...base, node: 'v24.11.0' }));
     expect(identity()).toMatch(/^[0-9a-f]{64}$/);
   });
 

@@ -1,0 +1,86 @@
+/**
+ * The last valid load's result, kept beside the manifest cache (`<cache file>.desired`): when a load
+ * reads, name for name and byte for byte, the files of the last valid load (the record
+ * `ManifestCache.knownValid` reads), the desired set, its warnings and its counts are read back in
+ * one piece instead of being built again from each file's cache entry, the checks and the rules
+ * (docs/architecture.md, "The engine"). At 3,750 flows that was most of a warm load's CPU (~0.3–0.5 s
+ * in-process, more in a fresh process) against ~60 ms to read this back.
+ *
+ * It never changes a result: it is written only for a load whose result follows from its files and
+ * the loader alone (no Baseline, whose exceptions expire with time; no package content directory,
+ * whose bytes are not among the files; values JSON keeps exactly), and read only under the record's
+ * key (the files and the root) and the identity of the loader that wrote it, which also names the
+ * Node.js version (time zones come from its Intl data). Kept only with a cache file, and only up to
+ * `MAX_OBJECTS` objects: the agent's heap is capped (AGENT_NODE_OPTIONS), and the snapshot is
+ * written as one string.
+ */
+import { createHash, randomBytes } from 'node:crypto';
+import { mkdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
+import { dirname } from 'node:path';
+import type { DesiredModel, Problem } from './model.js';
+import { jsonExact } from './parse-cache.js';
+
+/** What a load returns that the snapshot keeps. */
+export interface DesiredSnapshot {
+  desired: DesiredModel;
+  problems: Problem[];
+  files: string[];
+  documents: number;
+}
+
+const FORMAT = 'packsync-desired-snapshot/1';
+/** Objects a snapshot holds at most (a 3,750-flow fleet has 19,750; ten times that is left to the full load). */
+export const MAX_OBJECTS = 50_000;
+
+const sha256 = (s: string | Buffer): string => createHash('sha256').update(s).digest('hex');
+
+/** Whether this load's result may be kept: it follows from the files and the loader alone. */
+export function snapshotEligible(s: DesiredSnapshot, o: { baselines: number; content: number }): boolean {
+  const d = s.desired;
+  const objects = d.packages.length + d.flows.length + d.deployments.length + d.tenantUploads.length;
+  if (o.baselines > 0 || o.content > 0 || d.baselines !== undefined || objects > MAX_OBJECTS) return false;
+  return d.packages.every((p) => p.content === undefined) && jsonExact(s);
+}
+
+/** Writes the snapshot for `key` (atomically: a temporary file renamed); false when it could not. */
+export async function writeSnapshot(file: string, identity: string, key: string, s: DesiredSnapshot): Promise<boolean> {
+  // Like the manifest cache, never the one to create a state directory (`<stateDir>/cache/<file>`):
+  // a `plan` in a fresh checkout leaves no trace.
+  const stateDir = dirname(dirname(file));
+  if (
+    !(await stat(stateDir).then(
+      (st) => st.isDirectory(),
+      () => false,
+    ))
+  )
+    return false;
+  const body = JSON.stringify(s);
+  const header = JSON.stringify({ format: FORMAT, identity, key, body: sha256(body) });
+  const tmp = `${file}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`;
+  try {
+    await mkdir(dirname(file), { recursive: true });
+    await writeFile(tmp, `${header}\n${body}`);
+    await rename(tmp, file);
+    return true;
+  } catch {
+    await rm(tmp, { force: true }).catch(() => undefined);
+    return false;
+  }
+}
+
+/** The snapshot of `key` by the loader `identity`, or undefined (absent, another key or loader, torn, edited). */
+export async function readSnapshot(file: string, identity: string, key: string): Promise<DesiredSnapshot | undefined> {
+  const bytes = await readFile(file).catch(() => undefined);
+  if (!bytes) return undefined;
+  const nl = bytes.indexOf(0x0a);
+  if (nl < 0) return undefined;
+  try {
+    const header = JSON.parse(bytes.toString('utf8', 0, nl)) as { format?: unknown; identity?: unknown; key?: unknown; body?: unknown };
+    if (header.format !== FORMAT || header.identity !== identity || header.key !== key) return undefined;
+    const body = bytes.subarray(nl + 1);
+    if (header.body !== sha256(body)) return undefined;
+    return JSON.parse(body.toString('utf8')) as DesiredSnapshot;
+  } catch {
+    return undefined;
+  }
+}
