@@ -96,6 +96,8 @@ export async function applyPlan(plan: Plan, api: PacksyncApi, store: InventorySt
   const objects: ObjectOutcome[] = plan.objects.map((o) => {
     const planned = plannedOutcome(o);
     const base = { key: o.key, kind: o.kind, name: o.name };
+    // Most objects of a large plan have no action (a no-op's 19,750): no arrays made for them.
+    if (o.actions.length === 0) return { ...base, outcome: planned, reasons: o.reasons, ...(o.error ? { error: o.error } : {}) };
     const own = o.actions.map((id) => results.get(id)).filter((r): r is ActionResult => r !== undefined);
     const failed = own.find((r) => r.status === 'failed');
     if (failed?.error) return { ...base, outcome: 'failed', reasons: o.reasons, error: failed.error };

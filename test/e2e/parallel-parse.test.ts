@@ -28,10 +28,14 @@ function outcome(r: Awaited<ReturnType<Load['loadManifests']>>): string {
 describe('a cold load on two threads', () => {
   it('loads what one thread loads, problems included, and the worker did parse its share', async () => {
     const fleet = await writeFleet({ flows: PARALLEL_MIN_FILES + 100, deploymentsPerFlow: 2, packages: 40 });
-    // Out of the plain style (a flow mapping), so the fast path leaves them to the yaml package and the worker shares them.
+    // Out of the plain style (a nested flow mapping; a one-line flow mapping of scalars is read by the
+    // fast path, plain-yaml.ts), so the fast path leaves them to the yaml package and the worker shares them.
     for (const f of await readdir(join(fleet.dir, 'flows'))) {
       const path = join(fleet.dir, 'flows', f);
-      await writeFile(path, (await readFile(path, 'utf8')).replace(/^metadata:\n  name: (\S+)$/gm, 'metadata: {name: $1}'));
+      await writeFile(
+        path,
+        (await readFile(path, 'utf8')).replace(/^metadata:\n  name: (\S+)$/gm, 'metadata: {name: $1, annotations: {team: fleet}}'),
+      );
     }
     // One file with a schema problem and one that is not YAML: problems are computed on this thread.
     await writeFile(
