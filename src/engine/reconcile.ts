@@ -165,20 +165,33 @@ async function addReach(p: Plan, live: LiveState, input: PlanPassInput): Promise
 
 /**
  * Executes exactly the plan that was shown (and approved). A plan with plan-wide errors (prune of
- * everything, conflicts) writes nothing.
+ * everything, conflicts) writes nothing. Takes the pass over: its live state and desired set are
+ * let go of before the writes (`letGoOfReads`).
  */
 export async function applyPlanned(planned: PlannedPass, api: PacksyncApi, options: ApplyOptions = {}): Promise<ApplyResult | undefined> {
-  if (planned.plan.errors.length > 0) return undefined;
-  const reads = planned.live ? await recordPassHistory(planned.store, planned.live, planned.plan, api) : 0;
-  const result = await applyPlan(planned.plan, api, planned.store, { revision: planned.plan.revision, ...options }).catch(
-    async (e: unknown) => {
-      await planned.store.close().catch(() => undefined);
-      throw e;
-    },
-  );
+  const { plan, store, live } = planned;
+  if (plan.errors.length > 0) return undefined;
+  const reads = live ? await recordPassHistory(store, live, plan, api) : 0;
+  letGoOfReads(planned);
+  const result = await applyPlan(plan, api, store, { revision: plan.revision, ...options }).catch(async (e: unknown) => {
+    await store.close().catch(() => undefined);
+    throw e;
+  });
   // Folds the journal into a new snapshot: the compaction of the state, off the per-action path.
-  await planned.store.close();
+  await store.close();
   return { ...result, reads: result.reads + reads };
+}
+
+/**
+ * The writes need only the plan and the store: the pass's live state and desired set are let go
+ * once the history is recorded, so the caller's pass does not hold them through the writes (~10 MB
+ * of a patch-tuesday apply's heap for ten seconds; docs/performance.md). A caller that wants them
+ * afterwards takes them first, as `reconcile` does for the agent's status.
+ */
+function letGoOfReads(planned: PlannedPass): void {
+  const pass = planned as { live?: LiveState; desired?: DesiredModel };
+  delete pass.live;
+  delete pass.desired;
 }
 
 /**

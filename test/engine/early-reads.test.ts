@@ -11,7 +11,7 @@ import { cp, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createApiClient } from '../../src/api/client.js';
-import { planPass, reconcile } from '../../src/engine/reconcile.js';
+import { applyPlanned, planPass, reconcile } from '../../src/engine/reconcile.js';
 import { DEFAULT_PLAN_OPTIONS } from '../../src/plan/types.js';
 import { errorCode } from '../../src/util/errors.js';
 import { tempDir } from '../support/temp-dir.js';
@@ -54,6 +54,18 @@ describe('reads started before the manifests load', () => {
     // Each owned flow read once, and the plan counts every read the pass made.
     expect(flowReads(made.map((e) => e.path)).length).toBe(new Set(flowReads(made.map((e) => e.path))).size);
     expect(out.plan.reads).toBe(made.length);
+  });
+
+  it('an apply lets go of the pass’s live state and desired set before its writes (held through them: ~10 MB of a patch-tuesday apply); reconcile still returns both', async () => {
+    const api = createApiClient({ baseUrl: sim.url, apiKey: sim.key });
+    const planned = await planPass({ path: repo, api, stateDir, planOptions: DEFAULT_PLAN_OPTIONS });
+    expect(planned.kind).toBe('planned');
+    if (planned.kind !== 'planned') return;
+    const result = await applyPlanned(planned, api);
+    expect(result?.failed).toBe(0);
+    expect('live' in planned || 'desired' in planned).toBe(false);
+    const out = await reconcile({ path: repo, api, stateDir, planOptions: DEFAULT_PLAN_OPTIONS, apply: true });
+    expect(out.kind === 'planned' && out.live !== undefined && out.desired.packages.length > 0).toBe(true);
   });
 
   it('makes no call for an invalid repository, even one the state has applied before', async () => {
