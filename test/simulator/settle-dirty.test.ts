@@ -37,13 +37,19 @@ function started(a: Account, f: FlowRec, at: number): ReturnType<typeof newDeplo
   return d;
 }
 
+/** 2,000 flows, each with a rollout started at T0, settled once. */
+function runningFleet(fixtures = buildFixtures(1, 'small')): { a: Account; flows: FlowRec[]; running: ReturnType<typeof started>[] } {
+  const a = new Account('a', fixtures);
+  const flows = Array.from({ length: 2000 }, (_, i) => flow(i));
+  for (const f of flows) a.flows.set(f.id, f);
+  const running = flows.map((f) => started(a, f, T0));
+  a.settle(T0 + 1);
+  return { a, flows, running };
+}
+
 describe('simulator settle', () => {
   it('settles only the deployment a request changed, not every running one (add-deployment walked them all)', () => {
-    const a = new Account('a', buildFixtures(1, 'small'));
-    const flows = Array.from({ length: 2000 }, (_, i) => flow(i));
-    for (const f of flows) a.flows.set(f.id, f);
-    const running = flows.map((f) => started(a, f, T0));
-    a.settle(T0 + 1);
+    const { a, flows, running } = runningFleet();
     const before = a.settleVisits;
     const extra = flow(2000);
     a.flows.set(extra.id, extra);
@@ -78,11 +84,7 @@ describe('simulator settle', () => {
 
   it('an imported package does not make the next request walk every running deployment (patch-tuesday imports ran at ~270 calls a second)', () => {
     const fixtures = buildFixtures(1, 'small');
-    const a = new Account('a', fixtures);
-    const flows = Array.from({ length: 2000 }, (_, i) => flow(i));
-    for (const f of flows) a.flows.set(f.id, f);
-    for (const f of flows) started(a, f, T0);
-    a.settle(T0 + 1);
+    const { a } = runningFleet(fixtures);
     const before = a.settleVisits;
     const app = fixtures.apps[0]!;
     const imported = Array.from({ length: 20 }, (_, i) => {
@@ -112,11 +114,7 @@ describe('simulator settle', () => {
   });
 
   it('a removed deployment does not make the next request walk every running deployment (each delete of a prune marked a rescan)', () => {
-    const a = new Account('a', buildFixtures(1, 'small'));
-    const flows = Array.from({ length: 2000 }, (_, i) => flow(i));
-    for (const f of flows) a.flows.set(f.id, f);
-    const running = flows.map((f) => started(a, f, T0));
-    a.settle(T0 + 1);
+    const { a, running } = runningFleet();
     const before = a.settleVisits;
     const removed = running.slice(0, 20);
     for (const [i, d] of removed.entries()) {
