@@ -86,7 +86,7 @@ export async function loadManifests(path: string, opts: LoadOptions = {}): Promi
     : await listManifestFiles(root, { followSymlinks: opts.followSymlinks ?? false, boundary: repo });
   const sources = walked.files.map((rel) => ({ file: rel, abs: single ? abs : resolve(root, rel), reported: true }));
   const how = single ? { contentFilter: false, contentRoot: repo } : { contentFilter: true, none: path, contentRoot: repo };
-  const loaded = await loadSources(root, sources, opts, how);
+  const loaded = await loadSources(root, sources, opts, { ...how, linksRefused: walked.links.length > 0 });
   return withLinkProblems(loaded, walked.links);
 }
 
@@ -152,7 +152,10 @@ export async function loadRepository(paths: readonly string[], opts: RepositoryL
   const all = [...new Set([...walked, ...extra])].sort(compare);
   const sources = all.map((abs) => ({ file: display(abs), abs, reported: reported.has(abs) }));
   const none = existing.map((g) => display(g.abs)).join(', ');
-  const loaded = withLinkProblems(await loadSources(root, sources, opts, { contentFilter: true, none }), walk.links);
+  const loaded = withLinkProblems(
+    await loadSources(root, sources, opts, { contentFilter: true, none, linksRefused: walk.links.length > 0 }),
+    walk.links,
+  );
   return { ...loaded, problems: sortProblems([...missing, ...loaded.problems]), root };
 }
 
@@ -196,7 +199,7 @@ async function loadSources(
   root: string,
   sources: readonly Source[],
   opts: LoadOptions,
-  how: { contentFilter: boolean; none?: string; contentRoot?: string },
+  how: { contentFilter: boolean; none?: string; contentRoot?: string; linksRefused?: boolean },
 ): Promise<LoadResult> {
   const contentRoot = how.contentRoot ?? root;
   const rootReal = await realpath(contentRoot);
@@ -214,7 +217,9 @@ async function loadSources(
     digestAll: opts.revision === true,
     turns,
   });
-  const key = opts.cache && sources.every((x) => x.reported) ? filesKey(root, decodedFiles) : undefined;
+  // A symlink the walk refused makes the load invalid after it returns (withLinkProblems): such a
+  // load is never said valid, recorded as valid, or kept (its reads would be made for nothing).
+  const key = opts.cache && !how.linksRefused && sources.every((x) => x.reported) ? filesKey(root, decodedFiles) : undefined;
   if (key !== undefined && problems.length === 0 && cached.knownValid(key)) {
     opts.onKnownValid?.('record');
     // The same files as the last valid load: its result, when it kept one, is this load's.
@@ -265,7 +270,7 @@ async function loadSources(
   const generated = opts.keepGenerated === true && expansion.documents.length > 0 ? { generated: expansion.documents } : {};
   if (sorted.some((p) => p.severity === 'error')) return { desired: null, problems: sorted, files, documents, ...generated };
   // Known valid now: the reads start while the desired set is built and the record is written.
-  opts.onKnownValid?.('checks');
+  if (!how.linksRefused) opts.onKnownValid?.('checks');
   if (key !== undefined) await cached.markValid(key);
   const desired = await desiredOf(root, checked.records, reported, { baselines: expansion.baselines, content: rules.content }, turns);
   const revision = opts.revision === true ? { revision: revisionOf(decodedFiles, reported, desired, expansion.documents) } : {};

@@ -3,7 +3,7 @@
  * the manifest files' bytes, the content directories, and the documents Baselines generated at
  * the load's time. It replaced a digest of the whole desired set (docs/performance.md, fleet-cli).
  */
-import { cp, readdir, readFile, utimes, writeFile } from 'node:fs/promises';
+import { cp, readdir, readFile, symlink, utimes, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { loadManifests } from '../../src/manifests/load.js';
@@ -103,6 +103,26 @@ describe('a load known valid early (onKnownValid)', () => {
     const [, key] = (await readFile(`${file}.valid`, 'utf8')).trim().split(' ');
     await writeFile(`${file}.valid`, `${'0'.repeat(64)} ${key}\n`);
     expect(await load(dir, new ManifestCache(file))).toEqual({ known: 'checks', valid: true });
+  });
+
+  it('is never said for a repository with a symlink the walk refuses (invalid once the walk’s problem is added), changed or not', async () => {
+    const dir = await copyExamples();
+    const outside = await tempDir('packsync-known-outside-');
+    await writeFile(join(outside, 'x.yaml'), 'apiVersion: packsync.io/v1\nkind: Flow\nmetadata:\n  name: outside\nspec:\n  app: 7-Zip\n');
+    const file = join(await tempDir('packsync-known-link-'), 'cache');
+    const cache = new ManifestCache(file);
+    expect(await load(dir, cache)).toEqual({ known: 'checks', valid: true });
+    await symlink(join(outside, 'x.yaml'), join(dir, 'flows', 'link.yaml'));
+    // The same files as the last valid load (the link is not read): still not said valid.
+    expect(await load(dir, cache)).toEqual({ known: false, valid: false });
+    const flow = join(
+      dir,
+      'flows',
+      (await readdir(join(dir, 'flows'))).find((f) => f !== 'link.yaml')!,
+    );
+    await writeFile(flow, `${await readFile(flow, 'utf8')}# changed\n`);
+    expect(await load(dir, cache)).toEqual({ known: false, valid: false });
+    expect(await load(dir, new ManifestCache(file))).toEqual({ known: false, valid: false });
   });
 
   it('is never said by the record without a cache (only once the checks pass)', async () => {
