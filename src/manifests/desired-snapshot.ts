@@ -39,6 +39,9 @@ export function snapshotEligible(s: DesiredSnapshot, o: { baselines: number; con
   const d = s.desired;
   const objects = d.packages.length + d.flows.length + d.deployments.length + d.tenantUploads.length;
   if (o.baselines > 0 || o.content > 0 || d.baselines !== undefined || objects > MAX_OBJECTS) return false;
+  // The empty-folder warning names the path as it was typed, which the record's key (the absolute
+  // root) does not: `.` and the full path would share a snapshot.
+  if (s.problems.some((p) => p.rule === 'manifest.none')) return false;
   return d.packages.every((p) => p.content === undefined) && jsonExact(s);
 }
 
@@ -54,7 +57,13 @@ export async function writeSnapshot(file: string, identity: string, key: string,
     ))
   )
     return false;
-  const body = JSON.stringify(s);
+  let body: string;
+  try {
+    body = JSON.stringify(s);
+  } catch {
+    // Longer than a string may be: the next load is a full one, nothing worse.
+    return false;
+  }
   const header = JSON.stringify({ format: FORMAT, identity, key, body: sha256(body) });
   const tmp = `${file}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`;
   try {

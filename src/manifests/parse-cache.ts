@@ -38,6 +38,7 @@ export const sha256 = (bytes: Uint8Array | string): string => createHash('sha256
 
 export interface IdentityInputs {
   node?: string;
+  jsYaml?: string;
   packsync: string;
   yaml: string;
   ajv: string;
@@ -78,10 +79,13 @@ function computeIdentity(): string {
       .sort()
       .map((f) => `${f} ${readFileSync(join(here, f), 'utf8')}`);
     return cacheIdentity({
-      // The loader's time zones come from the runtime's Intl data (window rules).
-      node: process.version,
+      // The loader's time zones come from the runtime's Intl data (window rules), which a Node.js
+      // built on the system's ICU can change without a new Node.js version.
+      node: `${process.version} icu ${process.versions.icu ?? ''} tz ${process.versions.tz ?? ''}`,
       packsync: packsyncVersion(here),
       yaml: version(require('yaml/package.json')),
+      // js-yaml reads the plain-style files (plain-yaml.ts).
+      jsYaml: version(require('js-yaml/package.json')),
       ajv: version(require('ajv/package.json')),
       schemas: KIND_SCHEMAS,
       code,

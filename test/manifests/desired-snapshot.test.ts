@@ -110,4 +110,13 @@ describe('the desired-set snapshot', () => {
     expect((await load(dir, cache)).desired).not.toBeNull();
     await expect(readdir(state)).rejects.toThrow();
   });
+
+  it('is not kept for an empty folder, whose warning names the path as it was typed (`.` and the full path share a key)', async () => {
+    const dir = await tempDir('packsync-snapshot-empty-');
+    const cache = await cacheIn();
+    const loaded = await load(dir, cache);
+    expect(loaded.problems.map((p) => p.rule)).toEqual(['manifest.none']);
+    await load(dir, cache);
+    expect(await readdir(join(cache.file!, '..'))).not.toContain('manifests-v1.jsonl.desired');
+  });
 });
