@@ -167,6 +167,8 @@ function contentLine(s: string, n: number): Line | null | undefined {
   const valueCol = col + key[0].length;
   if (valueCol === s.length) return { n, indent, dashes, col, key: key[1]! };
   if (s[valueCol] === '{') {
+    // A flow mapping is one level deeper than its key: the nesting limit is the full parser's to judge there too.
+    if (col >= MAX_DEPTH - 1) return undefined;
     const flow = flowMapping(s.slice(valueCol), valueCol);
     return flow ? { n, indent, dashes, col, key: key[1]!, valueCol, flow } : undefined;
   }

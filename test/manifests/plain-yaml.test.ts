@@ -96,6 +96,8 @@ describe('the plain-style fast path', () => {
       'a: { b: 1, b: 2 }\n',
       'a: { b: 1\n',
       '- { b: 1 }\n',
+      // Regression (review): 64 levels of keys and a flow mapping are 65, over the full parser's limit.
+      `${Array.from({ length: 63 }, (_, i) => `${' '.repeat(i)}k${i}:`).join('\n')}\n${' '.repeat(63)}a: { b: 1 }\n`,
       'a: [1, 2]\n',
       'a: |\n  x\n',
       'a: &x 1\nb: *x\n',
