@@ -92,20 +92,25 @@ type Item = CST.CollectionItem;
 export function tokenVersionRanges(text: string, edits: readonly VersionEdit[]): VersionRange[] | undefined {
   // Each Package document by name, the first of a name as the composed way finds it.
   const packages = new Map<string, Token>();
+  const strings = new Map<string, string | undefined>();
   for (const t of new Parser().parse(text)) {
     if (t.type === 'error') return undefined;
     if (t.type !== 'document') continue;
     if (!t.value) return undefined;
-    const name = scalarAt(t.value, ['metadata', 'name']);
-    if (name !== undefined && !packages.has(name) && scalarAt(t.value, ['kind']) === 'Package') packages.set(name, t.value);
+    const name = stringAt(t.value, ['metadata', 'name'], strings);
+    const kind = stringAt(t.value, ['kind'], strings);
+    // A kind or name that does not read as a string here (absent, `1.10`, `null`, behind an anchor
+    // or tag) is the composed way's to compare: it compares the values the documents hold.
+    if (name === undefined || kind === undefined) return undefined;
+    if (kind === 'Package' && !packages.has(name)) packages.set(name, t.value);
   }
   const ranges: VersionRange[] = [];
   for (const e of edits) {
     if (!('packageName' in e)) return undefined;
     const doc = packages.get(e.packageName);
     const version = doc && tokenAt(doc, ['spec', 'catalog', 'version']);
-    if (!version || oneLineScalar(version) === undefined) return undefined;
-    const [start, end] = CST.resolveAsScalar(version)!.range;
+    if (!version || !oneLine(version)) return undefined;
+    const [start, end] = CST.resolveAsScalar(version).range;
     ranges.push({ start, end, version: e.version });
   }
   return ranges;
@@ -128,23 +133,33 @@ function tokenAt(node: Token, path: readonly string[]): Token | undefined {
   return at;
 }
 
-/** Whether a key token reads as `key` (a plain key is one line, read as written). */
+/** Whether a key token reads as `key` (the keys looked for are words a plain key reads as written). */
 function isKey(t: Token, key: string): boolean {
-  return t.type === 'scalar' ? t.source === key : oneLineScalar(t) === key;
+  return t.type === 'scalar' ? t.source === key : oneLine(t) && CST.resolveAsScalar(t)?.value === key;
 }
 
-/** The string a one-line scalar at a chain of keys holds, or undefined. */
-function scalarAt(node: Token, path: readonly string[]): string | undefined {
+/**
+ * The string a one-line scalar at a chain of keys holds as the documents hold it (a plain `1.10` is
+ * a number, `null` is null: not strings), or undefined. `strings` memoises a plain scalar's reading.
+ */
+function stringAt(node: Token, path: readonly string[], strings: Map<string, string | undefined>): string | undefined {
   const t = tokenAt(node, path);
-  return t ? oneLineScalar(t) : undefined;
+  if (!t || !oneLine(t)) return undefined;
+  if (t.type !== 'scalar') return CST.resolveAsScalar(t)?.value;
+  if (!strings.has(t.source)) {
+    const v: unknown = parse(t.source);
+    strings.set(t.source, typeof v === 'string' ? v : undefined);
+  }
+  return strings.get(t.source);
 }
 
-/** A plain or quoted scalar on one line, as the string it is read as; undefined for anything else. */
-function oneLineScalar(t: Token): string | undefined {
-  if (t.type !== 'scalar' && t.type !== 'single-quoted-scalar' && t.type !== 'double-quoted-scalar') return undefined;
-  if (t.source.includes('\n') || t.source.includes('\r')) return undefined;
-  const r = CST.resolveAsScalar(t);
-  return r && typeof r.value === 'string' ? r.value : undefined;
+/** A plain or quoted scalar on one line. */
+function oneLine(t: Token): t is CST.FlowScalar {
+  return (
+    (t.type === 'scalar' || t.type === 'single-quoted-scalar' || t.type === 'double-quoted-scalar') &&
+    !t.source.includes('\n') &&
+    !t.source.includes('\r')
+  );
 }
 
 /** Only the `:`, spaces, newlines and comments between a key and its value: no anchor, tag or second indicator. */

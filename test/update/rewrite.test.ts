@@ -100,6 +100,26 @@ describe('versionRanges', () => {
     expect(answered).toBeGreaterThan(runs / 2);
   });
 
+  it('edits the document the composed way edits when a foreign document reads alike (regression: a plain `1.10`, `null` or an anchored name matched by its text)', () => {
+    const real = (name: string): string =>
+      `kind: Package\nmetadata:\n  name: ${name}\nspec:\n  catalog:\n    app: 7-Zip\n    version: 24.09\n`;
+    const foreign = (name: string): string =>
+      `apiVersion: example.com/v1\nkind: Package\nmetadata:\n  name: ${name}\nspec:\n  catalog:\n    version: 1.0\n`;
+    for (const [first, second, target] of [
+      [foreign('1.10'), real('"1.10"'), '1.10'],
+      [foreign('null'), real('"null"'), 'null'],
+      [foreign('&n foo'), real('foo'), 'foo'],
+      [real('"1.10"'), foreign('1.10'), '1.10'],
+    ] as const) {
+      const text = `${first}---\n${second}`;
+      const edits: VersionEdit[] = [{ packageName: target, version: '25.01' }];
+      const composed = versionRanges(text, edits, { tokens: false });
+      expect(versionRanges(text, edits), text).toEqual(composed);
+      const tokens = tokenVersionRanges(text, edits);
+      if (tokens) expect(tokens, text).toEqual(composed);
+    }
+  });
+
   it('leaves a multi-line scalar, an alias and a Baseline entry to the composed documents', () => {
     const multi = 'kind: Package\nmetadata:\n  name: a\nspec:\n  catalog:\n    version: "24.09\n      beta"\n';
     expect(tokenVersionRanges(multi, [{ packageName: 'a', version: '25' }])).toBeUndefined();
