@@ -4,6 +4,7 @@
  * range, and only that range is replaced.
  */
 import { CST, isScalar, parse, parseAllDocuments, Parser } from 'yaml';
+import { isForeignApiVersion } from '../manifests/check-document.js';
 
 /** One version edit of a file: a Package by name, or a scalar at a path of a document (a Baseline's app entry). */
 export type VersionEdit = { version: string } & ({ packageName: string } | { index: number; path: readonly (string | number)[] });
@@ -65,6 +66,8 @@ function packageVersionNode(docs: Docs, name: string): unknown {
   if (!Array.isArray(docs)) return undefined;
   for (const doc of docs) {
     if (!('getIn' in doc)) continue;
+    // Another group's document is not a manifest (the loader skips it): never the one edited.
+    if (isForeignApiVersion(doc.getIn(['apiVersion']))) continue;
     if (doc.getIn(['kind']) === 'Package' && doc.getIn(['metadata', 'name']) === name)
       return doc.getIn(['spec', 'catalog', 'version'], true);
   }
@@ -97,6 +100,14 @@ export function tokenVersionRanges(text: string, edits: readonly VersionEdit[]):
     if (t.type === 'error') return undefined;
     if (t.type !== 'document') continue;
     if (!t.value) return undefined;
+    // Another group's document is not a manifest, as on the composed way; an apiVersion not read
+    // as a string here is that way's to judge.
+    const top = t.value;
+    if ((top.type === 'block-map' || top.type === 'flow-collection') && top.items.some((i) => i.key && isKey(i.key, 'apiVersion'))) {
+      const av = stringAt(top, ['apiVersion'], strings);
+      if (av === undefined) return undefined;
+      if (isForeignApiVersion(av)) continue;
+    }
     const name = stringAt(t.value, ['metadata', 'name'], strings);
     const kind = stringAt(t.value, ['kind'], strings);
     // A kind or name that does not read as a string here (absent, `1.10`, `null`, behind an anchor

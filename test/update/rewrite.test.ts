@@ -120,6 +120,18 @@ describe('versionRanges', () => {
     }
   });
 
+  it('never edits another group’s document (regression: a foreign `kind: Package` of the same name, written first, was edited)', () => {
+    const real =
+      'apiVersion: packsync.dev/v1\nkind: Package\nmetadata:\n  name: foo\nspec:\n  catalog:\n    app: 7-Zip\n    version: 24.09\n';
+    const foreign = 'apiVersion: example.com/v1\nkind: Package\nmetadata:\n  name: foo\nspec:\n  catalog:\n    version: 1.0\n';
+    const text = `${foreign}---\n${real}`;
+    const edits: VersionEdit[] = [{ packageName: 'foo', version: '25.01' }];
+    for (const ranges of [versionRanges(text, edits), versionRanges(text, edits, { tokens: false }), tokenVersionRanges(text, edits)!]) {
+      expect(ranges).toHaveLength(1);
+      expect(text.slice(ranges[0]!.start, ranges[0]!.end)).toBe('24.09');
+    }
+  });
+
   it('leaves a multi-line scalar, an alias and a Baseline entry to the composed documents', () => {
     const multi = 'kind: Package\nmetadata:\n  name: a\nspec:\n  catalog:\n    version: "24.09\n      beta"\n';
     expect(tokenVersionRanges(multi, [{ packageName: 'a', version: '25' }])).toBeUndefined();
