@@ -33,14 +33,14 @@ export interface CheckResult {
 }
 
 /** Whether an apiVersion names another group's document (apps/v1, v1, …); a packsync.dev typo is still packsync's. */
-export function isForeignApiVersion(av: unknown): boolean {
+export function isForeignApiVersion(av: unknown): av is string {
   return typeof av === 'string' && !av.startsWith(API_VERSION.split('/')[0]!) && !/packsync/i.test(av);
 }
 
 /** Another group's document is not a packsync manifest: skipped with a warning. */
 function foreignDocument(d: ParsedDocument): CheckResult['foreign'] {
   const av = isPlainObject(d.value) ? d.value.apiVersion : undefined;
-  if (!isForeignApiVersion(av) || typeof av !== 'string') return undefined;
+  if (!isForeignApiVersion(av)) return undefined;
   const p = d.locate(['apiVersion'], 'value');
   const kind = isPlainObject(d.value) && typeof d.value.kind === 'string' ? ` ${d.value.kind}` : '';
   return { file: d.file, line: p.line, column: p.column, what: `${av}${kind}` };

@@ -14,11 +14,11 @@
  * `MAX_OBJECTS` objects: the agent's heap is capped (AGENT_NODE_OPTIONS), and the snapshot is
  * written as one string.
  */
-import { createHash, randomBytes } from 'node:crypto';
-import { mkdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
+import { randomBytes } from 'node:crypto';
+import { mkdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import type { DesiredModel, Problem } from './model.js';
-import { jsonExact } from './parse-cache.js';
+import { isDirectory, jsonExact, sha256 } from './parse-cache.js';
 
 /** What a load returns that the snapshot keeps. */
 export interface DesiredSnapshot {
@@ -31,8 +31,6 @@ export interface DesiredSnapshot {
 const FORMAT = 'packsync-desired-snapshot/1';
 /** Objects a snapshot holds at most (a 3,750-flow fleet has 19,750; ten times that is left to the full load). */
 export const MAX_OBJECTS = 50_000;
-
-const sha256 = (s: string | Buffer): string => createHash('sha256').update(s).digest('hex');
 
 /** Whether this load's result may be kept: it follows from the files and the loader alone. */
 export function snapshotEligible(s: DesiredSnapshot, o: { baselines: number; content: number }): boolean {
@@ -49,14 +47,7 @@ export function snapshotEligible(s: DesiredSnapshot, o: { baselines: number; con
 export async function writeSnapshot(file: string, identity: string, key: string, s: DesiredSnapshot): Promise<boolean> {
   // Like the manifest cache, never the one to create a state directory (`<stateDir>/cache/<file>`):
   // a `plan` in a fresh checkout leaves no trace.
-  const stateDir = dirname(dirname(file));
-  if (
-    !(await stat(stateDir).then(
-      (st) => st.isDirectory(),
-      () => false,
-    ))
-  )
-    return false;
+  if (!(await isDirectory(dirname(dirname(file))))) return false;
   let body: string;
   try {
     body = JSON.stringify(s);

@@ -36,6 +36,14 @@ export const CACHE_FILE = join('cache', 'manifests-v1.jsonl');
 
 export const sha256 = (bytes: Uint8Array | string): string => createHash('sha256').update(bytes).digest('hex');
 
+/** Whether `path` is a directory (false when absent or unreadable): the caches write only into one that exists. */
+export function isDirectory(path: string): Promise<boolean> {
+  return stat(path).then(
+    (st) => st.isDirectory(),
+    () => false,
+  );
+}
+
 export interface IdentityInputs {
   node?: string;
   jsYaml?: string;
@@ -182,11 +190,7 @@ export class ManifestCache {
     if (this.validKey === key) return;
     this.validKey = key;
     if (this.file === undefined) return;
-    const isDir = await stat(dirname(this.file)).then(
-      (st) => st.isDirectory(),
-      () => false,
-    );
-    if (!isDir) return;
+    if (!(await isDirectory(dirname(this.file)))) return;
     const tmp = `${this.file}.valid.${process.pid}.${randomBytes(4).toString('hex')}.tmp`;
     await writeFile(tmp, `${identity()} ${key}\n`)
       .then(() => rename(tmp, `${this.file}.valid`))
@@ -265,11 +269,7 @@ export class ManifestCache {
     if (this.file === undefined) return false;
     const stateDir = dirname(dirname(this.file));
     // The cache never creates a state directory: a `plan` in a fresh checkout leaves no trace.
-    const isDir = await stat(stateDir).then(
-      (s) => s.isDirectory(),
-      () => false,
-    );
-    if (!isDir) return false;
+    if (!(await isDirectory(stateDir))) return false;
     // Written in pieces, never as one string: at 3,000 flow files the cache is megabytes, and the
     // agent's heap is capped (AGENT_NODE_OPTIONS).
     const body = createHash('sha256');

@@ -108,12 +108,12 @@ export function tokenVersionRanges(text: string, edits: readonly VersionEdit[]):
       if (av === undefined) return undefined;
       if (isForeignApiVersion(av)) continue;
     }
-    const name = stringAt(t.value, ['metadata', 'name'], strings);
-    const kind = stringAt(t.value, ['kind'], strings);
+    const name = stringAt(top, ['metadata', 'name'], strings);
+    const kind = stringAt(top, ['kind'], strings);
     // A kind or name that does not read as a string here (absent, `1.10`, `null`, behind an anchor
     // or tag) is the composed way's to compare: it compares the values the documents hold.
     if (name === undefined || kind === undefined) return undefined;
-    if (kind === 'Package' && !packages.has(name)) packages.set(name, t.value);
+    if (kind === 'Package' && !packages.has(name)) packages.set(name, top);
   }
   const ranges: VersionRange[] = [];
   for (const e of edits) {
