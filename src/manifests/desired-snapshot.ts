@@ -32,11 +32,15 @@ const FORMAT = 'packsync-desired-snapshot/1';
 /** Objects a snapshot holds at most (a 3,750-flow fleet has 19,750; ten times that is left to the full load). */
 export const MAX_OBJECTS = 50_000;
 
-/** Whether this load's result may be kept: it follows from the files and the loader alone. */
-export function snapshotEligible(s: DesiredSnapshot, o: { baselines: number; content: number }): boolean {
+/**
+ * Whether this valid load's result may be kept: it follows from the files and the loader alone. A
+ * valid load's Baselines each have a summary in `desired.baselines`, and every package content
+ * directory it read is a Package's `content`, so the result itself says whether it had either.
+ */
+export function snapshotEligible(s: DesiredSnapshot): boolean {
   const d = s.desired;
   const objects = d.packages.length + d.flows.length + d.deployments.length + d.tenantUploads.length;
-  if (o.baselines > 0 || o.content > 0 || d.baselines !== undefined || objects > MAX_OBJECTS) return false;
+  if (d.baselines !== undefined || objects > MAX_OBJECTS) return false;
   // The empty-folder warning names the path as it was typed, which the record's key (the absolute
   // root) does not: `.` and the full path would share a snapshot.
   if (s.problems.some((p) => p.rule === 'manifest.none')) return false;

@@ -274,10 +274,7 @@ async function loadSources(
   if (key !== undefined) await cached.markValid(key);
   const desired = await desiredOf(root, checked.records, reported, { baselines: expansion.baselines, content: rules.content }, turns);
   const revision = opts.revision === true ? { revision: revisionOf(decodedFiles, reported, desired, expansion.documents) } : {};
-  if (key !== undefined) {
-    const kept = { desired, problems: sorted, files, documents };
-    await cached.keepSnapshot(key, kept, { baselines: checked.authored.length + expansion.documents.length, content: rules.content.size });
-  }
+  if (key !== undefined) await cached.keepSnapshot(key, { desired, problems: sorted, files, documents });
   return { desired, problems: sorted, files, documents, ...generated, ...revision };
 }
 
