@@ -56,6 +56,8 @@ export interface ApplyResult {
   aborted: boolean;
 }
 
+const NO_RESULTS: readonly ActionResult[] = [];
+
 interface ActionResult {
   status: 'done' | 'failed' | 'skipped' | 'waiting';
   error?: { code: ErrorCode; message: string };
@@ -97,8 +99,8 @@ export async function applyPlan(plan: Plan, api: PacksyncApi, store: InventorySt
     const planned = plannedOutcome(o);
     const base = { key: o.key, kind: o.kind, name: o.name };
     // Most objects of a large plan have no action (a no-op's 19,750): no arrays made for them.
-    if (o.actions.length === 0) return { ...base, outcome: planned, reasons: o.reasons, ...(o.error ? { error: o.error } : {}) };
-    const own = o.actions.map((id) => results.get(id)).filter((r): r is ActionResult => r !== undefined);
+    const own =
+      o.actions.length === 0 ? NO_RESULTS : o.actions.map((id) => results.get(id)).filter((r): r is ActionResult => r !== undefined);
     const failed = own.find((r) => r.status === 'failed');
     if (failed?.error) return { ...base, outcome: 'failed', reasons: o.reasons, error: failed.error };
     const skipped = own.find((r) => r.status === 'skipped');
