@@ -23,6 +23,22 @@ export interface Step {
   writes: DeploymentWrite[];
 }
 
+/**
+ * A decision that adds nothing, the answer for most deployments of a pass: one frozen value shared by
+ * all of them rather than three fresh arrays each (15,000 deployments in a large fleet's no-op).
+ */
+const NOTHING: Step = Object.freeze({
+  reasons: Object.freeze([]),
+  fields: Object.freeze([]),
+  writes: Object.freeze([]),
+}) as unknown as Step;
+const NOTHING_STATE: StateDecision = Object.freeze({
+  kind: 'none',
+  reasons: NOTHING.reasons,
+  fields: NOTHING.fields,
+  writes: NOTHING.writes,
+});
+
 /** The live fields the decisions read. */
 export type LiveDeployment = Pick<V1DeploymentViewModel, 'status' | 'currentWave' | 'waveCount' | 'contentUpdateStatus'>;
 
@@ -94,7 +110,7 @@ export function decideState(
     const reason = `is ${live.status} (wave ${live.currentWave}/${live.waveCount}) while git says pending: ${who}; a started deployment cannot return to pending, so set state: running or stopped`;
     return { kind: 'unhealable', reasons: [reason], fields: [], writes: [] };
   }
-  return { kind: 'none', reasons: [], fields: [], writes: [] };
+  return NOTHING_STATE;
 }
 
 function drift(reason: string, heal: DeploymentWrite | undefined): StateDecision {
@@ -106,8 +122,8 @@ function drift(reason: string, heal: DeploymentWrite | undefined): StateDecision
  * that runs or that this pass starts; a live wave already past the gate is said, never undone.
  */
 export function decideWave(gate: number | undefined, willRun: boolean, live: LiveDeployment): Step {
+  if (gate === undefined || !willRun) return NOTHING;
   const step: Step = { reasons: [], fields: [], writes: [] };
-  if (gate === undefined || !willRun) return step;
   const current = Math.max(live.currentWave, 1);
   const target = live.waveCount > 0 ? Math.min(gate, live.waveCount) : gate;
   if (current < target) {
@@ -130,8 +146,8 @@ export function willRun(state: DeploymentState, live: LiveDeployment, decision: 
  * starts (its content is fresh then: the revision is only recorded) and while an update runs.
  */
 export function decideContent(want: number | undefined, recorded: number | undefined, live: LiveDeployment): Step {
+  if (want === undefined || recorded === want) return NOTHING;
   const step: Step = { reasons: [], fields: [], writes: [] };
-  if (want === undefined || recorded === want) return step;
   if (live.status === 'NotStarted') step.reasons.push('contentRevision recorded: content is fresh until the deployment starts');
   else if (live.contentUpdateStatus === 'Running') step.reasons.push('a content update is already running');
   else {
@@ -148,8 +164,11 @@ export function decideContent(want: number | undefined, recorded: number | undef
 export function settle(decision: StateDecision, policy: DriftPolicy, wrote: boolean): { reportOnly: boolean; drift?: DriftHandling } {
   if (decision.kind === 'drift') return { reportOnly: !policy.heal, drift: policy.held ? 'held' : policy.heal ? 'healed' : 'reported' };
   if (decision.kind === 'unhealable' && !wrote) return { reportOnly: true, drift: 'reported' };
-  return { reportOnly: false };
+  return RECORDED;
 }
+
+/** The usual end (nothing only reported), shared. */
+const RECORDED: { reportOnly: boolean } = Object.freeze({ reportOnly: false });
 
 /**
  * The entry as applied after this pass. A hold keeps the applied state the gate recorded, so

@@ -63,10 +63,12 @@ export function reconcileExisting(
   const wave = decideWave(m.spec.wave, willRun(state, live, decision), live);
   const content = decideContent(m.spec.contentRevision, entry.contentRevision, live);
   // Change windows (docs/policy.md): forward moves wait for the window; a stop never does.
-  const window = gateForward(ctx, key, m, forwardMoves([decision, wave, content]));
+  const window = gateForward(ctx, key, m, forwardMoves(decision, wave, content));
   const heldStart = window.hold !== undefined && decision.writes.some((w) => FORWARD_OPS.has(w.op));
   if (window.hold !== undefined) {
-    for (const step of [decision, wave, content]) step.writes = step.writes.filter((w) => !FORWARD_OPS.has(w.op));
+    // Only steps that ask for a forward move are rewritten: a step that asks for nothing is shared.
+    for (const step of [decision, wave, content])
+      if (step.writes.some((w) => FORWARD_OPS.has(w.op))) step.writes = step.writes.filter((w) => !FORWARD_OPS.has(w.op));
     if (heldStart) decision = { kind: 'none', reasons: decision.reasons, fields: decision.fields, writes: [] };
     out.reasons.push(window.hold);
   }
@@ -93,7 +95,7 @@ export function reconcileExisting(
   const windows = windowsOf(ctx, m);
   if (windows) updated.windows = windows;
   else delete updated.windows;
-  if (needsRecord(entry, updated, wrote) || hashValue(entry.windows ?? null) !== hashValue(updated.windows ?? null)) {
+  if (needsRecord(entry, updated, wrote) || windowsMoved(entry.windows, updated.windows)) {
     out.actions.push(recordAction(ctx, key, prev, 'record applied state', updated));
     out.change = 'update';
   } else if (waits) out.change = 'waiting';
@@ -106,8 +108,18 @@ export function reconcileExisting(
 }
 
 /** Descriptions of the forward moves the decisions ask for (what a closed window would hold back). */
-function forwardMoves(steps: Step[]): string[] {
-  return steps.flatMap((s) => s.writes.filter((w) => FORWARD_OPS.has(w.op)).map((w) => w.description));
+function forwardMoves(state: Step, wave: Step, content: Step): string[] {
+  if (state.writes.length + wave.writes.length + content.writes.length === 0) return NO_MOVES;
+  return [...state.writes, ...wave.writes, ...content.writes].filter((w) => FORWARD_OPS.has(w.op)).map((w) => w.description);
+}
+
+/** Most deployments ask for no move: one shared, frozen empty list for them. */
+const NO_MOVES: string[] = Object.freeze([]) as unknown as string[];
+
+/** Whether the windows in force differ from those recorded (hashed only when there are any: most deployments have none). */
+function windowsMoved(recorded: unknown, now: unknown): boolean {
+  if (recorded === undefined && now === undefined) return false;
+  return hashValue(recorded ?? null) !== hashValue(now ?? null);
 }
 
 /**

@@ -34,6 +34,8 @@ interface DeploymentCase {
   record: DeploymentRecord;
   specHash: string;
   identity: { flow: string; package: string; version: string | null };
+  /** The live deployment of its (flow, package), once found (planFound sets it). */
+  live: V1DeploymentViewModel | undefined;
 }
 
 /** The flow and package a deployment names, resolved (ids unknown while either is new). */
@@ -98,7 +100,7 @@ function deploymentCase(ctx: PlanContext, m: DeploymentManifest, key: string, de
   const record: DeploymentRecord = { specHash, spec: identity, appliedState: state };
   if (m.spec.contentRevision !== undefined) record.contentRevision = m.spec.contentRevision;
   if (m.metadata.annotations) record.annotations = m.metadata.annotations;
-  return { m, name: m.metadata.name, key, state, entry: ctx.entry(key), deps, record, specHash, identity };
+  return { m, name: m.metadata.name, key, state, entry: ctx.entry(key), deps, record, specHash, identity, live: undefined };
 }
 
 /**
@@ -178,7 +180,11 @@ function planFound(ctx: PlanContext, c: DeploymentCase, live: V1DeploymentViewMo
     if (supersededByService(ctx, { name, key, m, flowId, what: 'stopped', since: live })) return;
   }
   try {
-    planLiveDeployment(ctx, { ...c, live, entry: owner });
+    // The case is this deployment's own (made by deploymentCase for this call): completed in place
+    // rather than copied, once per deployment of every pass.
+    c.live = live;
+    c.entry = owner;
+    planLiveDeployment(ctx, c as LiveDeploymentCase);
   } finally {
     if (moved) markMoved(ctx, key, moved.from, moved.actions);
   }

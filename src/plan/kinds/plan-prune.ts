@@ -53,19 +53,21 @@ function pruneFlow(ctx: PlanContext, key: string, e: InventoryEntry, after: stri
 }
 
 export function planPrune(ctx: PlanContext, isDesired: (key: string) => boolean): void {
-  const gone = Object.entries(ctx.inventory.objects)
-    .filter(
-      ([key, e]) =>
-        !isDesired(key) &&
-        !ctx.moves.has(key) &&
-        !ctx.replaced.has(key) &&
-        // A revert restores it as its main key this pass: it is not left over, and never deleted.
-        !ctx.reused.has(key) &&
-        !replacing(e, key, isDesired) &&
-        ctx.inScope(e) &&
-        !staleCopy(ctx, key, e),
-    )
-    .sort(([a], [b]) => (a < b ? -1 : 1));
+  const gone: [string, InventoryEntry][] = [];
+  // forEach, not for-of: no [key, entry] pair per entry (20,000 of them at fleet scale).
+  ctx.allEntries().forEach((e, key) => {
+    const left =
+      !isDesired(key) &&
+      !ctx.moves.has(key) &&
+      !ctx.replaced.has(key) &&
+      // A revert restores it as its main key this pass: it is not left over, and never deleted.
+      !ctx.reused.has(key) &&
+      !replacing(e, key, isDesired) &&
+      ctx.inScope(e) &&
+      !staleCopy(ctx, key, e);
+    if (left) gone.push([key, e]);
+  });
+  gone.sort(([a], [b]) => (a < b ? -1 : 1));
   if (gone.length === 0) return;
   const deploymentDeletes = new Map<string, string[]>();
   const deletesLater: [string, InventoryEntry][] = [];

@@ -58,6 +58,8 @@ export function windowNow(ctx: PlanContext, m: DeploymentManifest): { spec: Wind
  * glass is not broken; `breakGlass` when `--ignore-windows` lets them through a closed window.
  * Records the deployment's window state for the plan either way.
  */
+const UNGATED: { hold?: string; breakGlass?: { actor: string; reason: string; window: string } } = Object.freeze({});
+
 export function gateForward(
   ctx: PlanContext,
   key: string,
@@ -65,7 +67,8 @@ export function gateForward(
   moves: string[],
 ): { hold?: string; breakGlass?: { actor: string; reason: string; window: string } } {
   const w = windowNow(ctx, m);
-  if (!w) return {};
+  // No window governs it (most deployments): the one shared answer, nothing allocated.
+  if (!w) return UNGATED;
   const state = windowState(ctx, key);
   state.timezone = w.spec.timezone;
   state.open = w.verdict.open;
