@@ -97,21 +97,20 @@ export async function applyPlan(plan: Plan, api: PacksyncApi, store: InventorySt
 
   const objects: ObjectOutcome[] = plan.objects.map((o) => {
     const planned = plannedOutcome(o);
-    const base = { key: o.key, kind: o.kind, name: o.name };
     // Most objects of a large plan have no action (a no-op's 19,750): no arrays made for them.
     const own =
       o.actions.length === 0 ? NO_RESULTS : o.actions.map((id) => results.get(id)).filter((r): r is ActionResult => r !== undefined);
     const failed = own.find((r) => r.status === 'failed');
-    if (failed?.error) return { ...base, outcome: 'failed', reasons: o.reasons, error: failed.error };
+    if (failed?.error) return outcomeOf(o, 'failed', o.reasons, { error: failed.error });
     const skipped = own.find((r) => r.status === 'skipped');
     if (skipped) {
-      const waits = skipped.error?.code === 'WAITING' ? { waiting: true as const } : {};
-      return { ...base, outcome: 'skipped', reasons: [...o.reasons, skipped.error?.message ?? 'not run'], ...waits };
+      const reasons = [...o.reasons, skipped.error?.message ?? 'not run'];
+      return outcomeOf(o, 'skipped', reasons, skipped.error?.code === 'WAITING' ? { waiting: true } : undefined);
     }
     // The writes before the deferred wait happened (an import, an upload): the outcome says so.
     const waiting = own.find((r) => r.status === 'waiting');
-    if (waiting) return { ...base, outcome: planned, reasons: [...o.reasons, waiting.error?.message ?? 'waiting'], waiting: true };
-    return { ...base, outcome: planned, reasons: o.reasons, ...(o.error ? { error: o.error } : {}) };
+    if (waiting) return outcomeOf(o, planned, [...o.reasons, waiting.error?.message ?? 'waiting'], { waiting: true });
+    return outcomeOf(o, planned, o.reasons, o.error ? { error: o.error } : undefined);
   });
   const counts: Record<Outcome, number> = { created: 0, configured: 0, unchanged: 0, deleted: 0, skipped: 0, failed: 0 };
   const actionsById = new Map(plan.actions.map((a) => [a.id, a]));
@@ -140,6 +139,19 @@ export async function applyPlan(plan: Plan, api: PacksyncApi, store: InventorySt
     waiting,
     aborted: (opts.signal?.aborted ?? false) || (opts.stopSignal?.aborted ?? false),
   };
+}
+
+/** One object's outcome as one literal (key, kind, name, outcome, reasons, then error or waiting), not a spread of parts. */
+function outcomeOf(
+  o: Plan['objects'][number],
+  outcome: Outcome,
+  reasons: string[],
+  extra?: { error: ObjectOutcome['error'] & object } | { waiting: true },
+): ObjectOutcome {
+  const out: ObjectOutcome = { key: o.key, kind: o.kind, name: o.name, outcome, reasons };
+  if (extra && 'error' in extra) out.error = extra.error;
+  else if (extra) out.waiting = true;
+  return out;
 }
 
 export async function runGraph(

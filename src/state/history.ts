@@ -118,8 +118,14 @@ export function lastDrift(h: History | undefined, key: string): DriftRecord | un
  * again on every pass, and read their install counts again: thousands of reads in a no-op.
  */
 export function trimmedAway(h: History | undefined, startedAt: string | null | undefined): boolean {
-  if (!h?.horizon) return false;
-  return startedAt ? Date.parse(startedAt) <= Date.parse(h.horizon) : true;
+  return trimmedAwayTest(h)(startedAt);
+}
+
+/** `trimmedAway` for many rollouts against one history: the horizon is parsed once, not per rollout. */
+export function trimmedAwayTest(h: History | undefined): (startedAt: string | null | undefined) => boolean {
+  if (!h?.horizon) return () => false;
+  const horizon = Date.parse(h.horizon);
+  return (startedAt) => (startedAt ? Date.parse(startedAt) <= horizon : true);
 }
 
 /** Drops the oldest-started rollouts down to the cap (ties: the first recorded), moving the horizon past them. */
