@@ -116,6 +116,10 @@ export function startInventoryReads(api: PacksyncApi, inventory: Inventory, opts
   const index = new InventoryIndex(inventory);
   const owned = index.flowIds();
   const tenants = new TenantIds();
+  // The two whole lists first: the service takes longest to answer them, and answers them while
+  // this thread is still busy with the load, instead of behind the first round of details.
+  const packages = r.all((q) => api.listPackages(q, r.signal));
+  const flows = r.all((q) => api.listFlows(q, r.signal)).then((list) => tenants.inList(list));
   const details = readOwnedFlowDetails(api, [...owned], {
     concurrency: r.concurrency,
     signal: r.signal,
@@ -123,8 +127,6 @@ export function startInventoryReads(api: PacksyncApi, inventory: Inventory, opts
     stopped: () => stopped,
     details: (d) => tenants.details(d),
   });
-  const packages = r.all((q) => api.listPackages(q, r.signal));
-  const flows = r.all((q) => api.listFlows(q, r.signal)).then((list) => tenants.inList(list));
   // Judged where they are awaited; until then a failure stops the others and is not unhandled.
   for (const p of [details, packages, flows])
     p.catch(() => {
