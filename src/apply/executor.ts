@@ -146,7 +146,7 @@ function outcomeOf(
   o: Plan['objects'][number],
   outcome: Outcome,
   reasons: string[],
-  extra?: { error: ObjectOutcome['error'] & object } | { waiting: true },
+  extra?: { error: NonNullable<ObjectOutcome['error']> } | { waiting: true },
 ): ObjectOutcome {
   const out: ObjectOutcome = { key: o.key, kind: o.kind, name: o.name, outcome, reasons };
   if (extra && 'error' in extra) out.error = extra.error;

@@ -53,21 +53,22 @@ export function windowNow(ctx: PlanContext, m: DeploymentManifest): { spec: Wind
   return { spec, verdict };
 }
 
+/** What a window decides for one deployment's forward moves. */
+export interface ForwardGate {
+  hold?: string;
+  breakGlass?: { actor: string; reason: string; window: string };
+}
+
+/** The answer for a deployment no window governs (most of them): one shared value. */
+const UNGATED: ForwardGate = Object.freeze({});
+
 /**
  * Decides the forward moves of one deployment: `hold` (a reason line) when the window is closed and
  * glass is not broken; `breakGlass` when `--ignore-windows` lets them through a closed window.
  * Records the deployment's window state for the plan either way.
  */
-const UNGATED: { hold?: string; breakGlass?: { actor: string; reason: string; window: string } } = Object.freeze({});
-
-export function gateForward(
-  ctx: PlanContext,
-  key: string,
-  m: DeploymentManifest,
-  moves: string[],
-): { hold?: string; breakGlass?: { actor: string; reason: string; window: string } } {
+export function gateForward(ctx: PlanContext, key: string, m: DeploymentManifest, moves: string[]): ForwardGate {
   const w = windowNow(ctx, m);
-  // No window governs it (most deployments): the one shared answer, nothing allocated.
   if (!w) return UNGATED;
   const state = windowState(ctx, key);
   state.timezone = w.spec.timezone;
