@@ -21,18 +21,37 @@ export interface Reach {
   tenantIds: string[];
 }
 
-/** Lookups built once per plan: a plan of 15,000 objects must not search lists per action. */
-interface Index {
-  deployments: Map<string, LiveState['deployments'][number]>;
+/**
+ * Lookups built once per plan, each on first use: a plan of 15,000 objects must not search lists
+ * per action, and a plan that only adds deployments (patch-tuesday's 6,000) never asks for a live
+ * deployment by id.
+ */
+class Index {
   /** Flow id of each deployment key this plan adds (with a known flow). */
-  addedOn: Map<string, string>;
-  flows: Map<string, LiveState['flows'][number]>;
+  readonly addedOn = new Map<string, string>();
+  #deployments: Map<string, LiveState['deployments'][number]> | undefined;
+  #flows: Map<string, LiveState['flows'][number]> | undefined;
+
+  constructor(
+    plan: Plan,
+    private readonly live: LiveState,
+  ) {
+    for (const a of plan.actions) if (a.op === OP.addDeployment && 'id' in a.flowRef) this.addedOn.set(a.key, a.flowRef.id);
+  }
+
+  deployment(id: string): LiveState['deployments'][number] | undefined {
+    return (this.#deployments ??= byId(this.live.deployments)).get(id);
+  }
+
+  flow(id: string): LiveState['flows'][number] | undefined {
+    return (this.#flows ??= byId(this.live.flows)).get(id);
+  }
 }
 
-function indexOf(plan: Plan, live: LiveState): Index {
-  const addedOn = new Map<string, string>();
-  for (const a of plan.actions) if (a.op === OP.addDeployment && 'id' in a.flowRef) addedOn.set(a.key, a.flowRef.id);
-  return { deployments: new Map(live.deployments.map((d) => [d.id, d])), addedOn, flows: new Map(live.flows.map((f) => [f.id, f])) };
+function byId<T extends { id: string }>(items: readonly T[]): Map<string, T> {
+  const m = new Map<string, T>();
+  for (const x of items) m.set(x.id, x);
+  return m;
 }
 
 /** Whether an action moves a rollout forward (the actions blast radius is told for). */
@@ -47,7 +66,7 @@ export function unknownReach(plan: Plan): number {
 
 /** Flow ids of the actions that may move a rollout: the engine reads their waves' device counts. */
 export function movingFlowIds(plan: Plan, live: LiveState): string[] {
-  const ix = indexOf(plan, live);
+  const ix = new Index(plan, live);
   const ids = new Set<string>();
   for (const a of plan.actions) {
     const flowId = flowOf(a, ix);
@@ -60,12 +79,12 @@ function flowOf(a: PlanAction, ix: Index): string | undefined {
   if (a.op === OP.addDeployment) return a.startNow && 'id' in a.flowRef ? a.flowRef.id : undefined;
   if (a.op !== OP.start && a.op !== OP.skipWave && a.op !== OP.updateContent) return undefined;
   // A deployment this plan adds (a key, not an id yet): its add names the flow.
-  return 'id' in a.deploymentRef ? ix.deployments.get(a.deploymentRef.id)?.flowId : ix.addedOn.get(a.deploymentRef.key);
+  return 'id' in a.deploymentRef ? ix.deployment(a.deploymentRef.id)?.flowId : ix.addedOn.get(a.deploymentRef.key);
 }
 
 /** The waves (1-based, inclusive range) an action reaches, or undefined for one that reaches none. */
 function wavesOf(a: PlanAction, ix: Index): [number, number] | undefined {
-  const current = 'deploymentRef' in a && 'id' in a.deploymentRef ? ix.deployments.get(a.deploymentRef.id) : undefined;
+  const current = 'deploymentRef' in a && 'id' in a.deploymentRef ? ix.deployment(a.deploymentRef.id) : undefined;
   switch (a.op) {
     case OP.addDeployment:
       return [1, 1];
@@ -85,22 +104,30 @@ function wavesOf(a: PlanAction, ix: Index): [number, number] | undefined {
 
 /** Annotates each moving action (`tenants`, `devices`, its description) and the summary. */
 export function annotateReach(plan: Plan, live: LiveState, devices: TenantDevices): void {
-  const ix = indexOf(plan, live);
+  const ix = new Index(plan, live);
   const all = new Set<string>();
   let any = false;
   const byKey = new Map<string, string[]>();
+  // One figure per flow and range of waves: a flow's four new deployments reach the same tenants.
+  const known = new Map<string, Reach>();
   for (const a of plan.actions) {
     const flowId = flowOf(a, ix);
     const range = flowId ? wavesOf(a, ix) : undefined;
-    const waves = flowId ? ix.flows.get(flowId)?.details?.waves : undefined;
+    const waves = flowId ? ix.flow(flowId)?.details?.waves : undefined;
     if (!range || !waves || waves.length === 0 || range[0] > waves.length) continue;
-    const reach = reachOf(waves, range, devices);
+    const at = `${flowId}:${range[0]}:${range[1]}`;
+    let reach = known.get(at);
+    if (!reach) {
+      known.set(at, (reach = reachOf(waves, range, devices)));
+      for (const t of reach.tenantIds) all.add(t);
+    }
     a.tenants = reach.tenants;
     a.devices = reach.devices;
     a.description = `${a.description}: ${reach.text}`;
-    for (const t of reach.tenantIds) all.add(t);
     any = true;
-    byKey.set(a.key, [...(byKey.get(a.key) ?? []), reach.text]);
+    const texts = byKey.get(a.key);
+    if (texts) texts.push(reach.text);
+    else byKey.set(a.key, [reach.text]);
   }
   if (!any) return;
   plan.summary.tenants = all.size;
