@@ -8,8 +8,8 @@ import { readFile } from 'node:fs/promises';
 import { commitMessage } from './git.js';
 import { branchName, pushGroups } from './push.js';
 import type { GroupCommit } from './push.js';
-import { versionRanges, withVersions } from './rewrite.js';
-import type { VersionEdit, VersionRange } from './rewrite.js';
+import { placedVersionRanges, versionRanges, withVersions } from './rewrite.js';
+import type { PlacedEdit, VersionEdit, VersionRange } from './rewrite.js';
 import type { UpdateChange } from './run.js';
 
 export interface PullRequestInput {
@@ -79,7 +79,7 @@ export async function editedFilesByGroup(groups: ReadonlyMap<string, readonly Up
   for (const [file, changes] of byFile) {
     const text = await readFile(file, 'utf8');
     original.set(file, text);
-    versionRanges(text, changes.map(editOf)).forEach((r, i) => rangeOf.set(changes[i]!, r));
+    (placedRanges(text, changes) ?? versionRanges(text, changes.map(editOf))).forEach((r, i) => rangeOf.set(changes[i]!, r));
   }
   const done = new Map<string, VersionRange[]>();
   const out = new Map<string, Map<string, string>>();
@@ -90,6 +90,16 @@ export async function editedFilesByGroup(groups: ReadonlyMap<string, readonly Up
     out.set(group, files);
   }
   return out;
+}
+
+/** The ranges from where the load found each version, when every change of the file has its place. */
+function placedRanges(text: string, changes: readonly UpdateChange[]): VersionRange[] | undefined {
+  const placed: PlacedEdit[] = [];
+  for (const c of changes) {
+    if (!c.placed || c.at) return undefined;
+    placed.push({ ...c.placed, from: c.from, version: c.to });
+  }
+  return placedVersionRanges(text, placed);
 }
 
 function editOf(c: UpdateChange): VersionEdit {

@@ -35,6 +35,8 @@ export interface UpdateChange {
    * the app entry of a Baseline (document index in the file, and the path in that document).
    */
   at?: { index: number; path: (string | number)[] };
+  /** Where the load found the package's own `version` scalar (1-based): the edit needs no parse when it still reads `from` there. */
+  placed?: { line: number; column: number };
 }
 
 export interface UpdatePlan {
@@ -146,8 +148,10 @@ async function planPackage(m: PackageManifest, ctx: PlanContext): Promise<void> 
   const same = (x: UpdateChange): boolean =>
     at !== undefined && x.at !== undefined && x.absFile === absFile && x.at.index === at.index && x.at.path.join('.') === at.path.join('.');
   if (ctx.changes.some(same)) return;
+  const placed = at ? undefined : m.positions?.['spec.catalog.version'];
   ctx.changes.push({
     ...(at ? { at } : {}),
+    ...(placed && placed.file === m.source.file ? { placed: { line: placed.line, column: placed.column } } : {}),
     key: `Package/${m.metadata.name}`,
     name: m.metadata.name,
     file: m.source.file,

@@ -4,11 +4,15 @@
  * wherever the CST way answers, it must give exactly the composed way's ranges. Checked on
  * generated files of many shapes (fast-check), and the edit itself on a few by hand.
  */
+import { writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { parseAllDocuments } from 'yaml';
-import { tokenVersionRanges, versionRanges, withVersions } from '../../src/update/rewrite.js';
+import { loadManifests } from '../../src/manifests/load.js';
+import { placedVersionRanges, tokenVersionRanges, versionRanges, withVersions } from '../../src/update/rewrite.js';
 import type { VersionEdit } from '../../src/update/rewrite.js';
+import { tempDir } from '../support/temp-dir.js';
 
 /** One Package document in one of the shapes people write. */
 interface Shape {
@@ -26,14 +30,14 @@ function versionText(s: Shape): string {
   return s.quote === 'single' ? `'${s.version}'` : s.quote === 'double' ? `"${s.version}"` : s.version;
 }
 
-function documentText(s: Shape, eol: string): string {
+function documentText(s: Shape, eol: string, apiVersion = 'packsync.io/v1'): string {
   const v = `${s.odd === 'tag' ? '!!str ' : s.odd === 'anchor' ? '&v ' : ''}${versionText(s)}`;
   const key = s.odd === 'quoted-key' ? '"version"' : 'version';
   const note = s.comment ? ' # pinned by ring' : '';
   const kind = s.odd === 'other-kind' ? 'Flow' : 'Package';
   const lines = [
     ...(s.comment ? ['# a package'] : []),
-    'apiVersion: packsync.io/v1',
+    `apiVersion: ${apiVersion}`,
     `kind: ${kind}`,
     ...(s.metadataFlow ? [`metadata: { name: ${s.name} }`] : ['metadata:', `  name: ${s.name}`]),
     ...(s.odd === 'duplicate-name' ? ['  name: other'] : []),
@@ -44,6 +48,68 @@ function documentText(s: Shape, eol: string): string {
   ];
   return lines.join(eol) + eol;
 }
+
+const shapeOf = (odd: fc.Arbitrary<Shape['odd']>): fc.Arbitrary<Shape> =>
+  fc.record({
+    name: fc.constantFrom('seven-zip', 'chrome', 'ring-1', 'pkg-0'),
+    version: fc.constantFrom('24.09', '24.10', '1.2.3', '131.0.6778.86', '7.4.x', '1e3', 'v2 beta', "it's", '2#1', '3,1'),
+    quote: fc.constantFrom('plain', 'single', 'double'),
+    metadataFlow: fc.boolean(),
+    catalogFlow: fc.boolean(),
+    comment: fc.boolean(),
+    odd,
+  });
+
+describe('placedVersionRanges', () => {
+  it("finds, from where the load located each version, exactly the composed way's ranges, or declines", async () => {
+    const dir = await tempDir('packsync-placed-');
+    let answered = 0;
+    let located = 0;
+    await fc.assert(
+      fc.asyncProperty(
+        fc.uniqueArray(shapeOf(fc.constantFrom('none', 'none', 'none', 'tag', 'anchor', 'quoted-key')), {
+          minLength: 1,
+          maxLength: 4,
+          selector: (s) => s.name,
+        }),
+        fc.boolean(),
+        async (shapes, crlf) => {
+          const eol = crlf ? '\r\n' : '\n';
+          const text = shapes.map((s) => documentText(s, eol, 'packsync.dev/v1')).join(`---${eol}`);
+          const file = join(dir, 'packages.yaml');
+          await writeFile(file, text);
+          // The real load (its fast path or the yaml package, whichever takes the file) places each version.
+          const loaded = await loadManifests(file);
+          for (const m of loaded.desired?.packages ?? []) {
+            const at = m.positions?.['spec.catalog.version'];
+            const from = m.spec.catalog?.version;
+            if (!at || typeof from !== 'string') continue;
+            const usual = shapes.find((x) => x.name === m.metadata.name)?.odd === 'none';
+            if (usual) located++;
+            const placed = placedVersionRanges(text, [{ line: at.line, column: at.column, from, version: '25.01' }]);
+            if (placed === undefined) continue;
+            if (usual) answered++;
+            expect(placed, text).toEqual(versionRanges(text, [{ packageName: m.metadata.name, version: '25.01' }], { tokens: false }));
+          }
+        },
+      ),
+      { numRuns: Number(process.env.RUNS ?? 150), seed: Number(process.env.SEED ?? 20261127) },
+    );
+    // Not a test that passes by declining everything: most versions in a usual shape are answered.
+    expect(answered).toBeGreaterThan(located / 2);
+  });
+
+  it('declines a place that no longer reads what the load read there (the file changed since)', () => {
+    const text = 'kind: Package\nmetadata:\n  name: a\nspec:\n  catalog:\n    app: 7-Zip\n    version: 24.09 # pinned\n';
+    expect(placedVersionRanges(text, [{ line: 7, column: 14, from: '24.09', version: '25' }])).toEqual([
+      { start: text.indexOf('24.09'), end: text.indexOf('24.09') + 5, version: '25' },
+    ]);
+    expect(placedVersionRanges(text, [{ line: 7, column: 14, from: '24.08', version: '25' }])).toBeUndefined();
+    expect(placedVersionRanges(text, [{ line: 6, column: 10, from: '7-Zip', version: '25' }])).toBeUndefined();
+    expect(placedVersionRanges(text, [{ line: 9, column: 1, from: '24.09', version: '25' }])).toBeUndefined();
+    expect(placedVersionRanges(text.replace('24.09 #', '24.09#'), [{ line: 7, column: 14, from: '24.09', version: '25' }])).toBeUndefined();
+  });
+});
 
 describe('versionRanges', () => {
   it('finds the same ranges from the CST as from the composed documents, whenever the CST way answers', () => {
