@@ -261,16 +261,21 @@ async function loadSources(
   };
   const rules = await checkRules(checked.records, contentRoot, rootReal, { heldBack, folderOf, turns });
   problems.push(...rules.problems);
-  await cached.commit(parsed);
 
   const known = new Set(sources.map((s) => s.file));
   const sorted = sortProblems(problems.filter((p) => reported.has(p.file) || !known.has(p.file)));
   const files = shown.map((f) => f.file);
   const documents = checked.documents;
   const generated = opts.keepGenerated === true && expansion.documents.length > 0 ? { generated: expansion.documents } : {};
-  if (sorted.some((p) => p.severity === 'error')) return { desired: null, problems: sorted, files, documents, ...generated };
-  // Known valid now: the reads start while the desired set is built and the record is written.
+  if (sorted.some((p) => p.severity === 'error')) {
+    await cached.commit(parsed);
+    return { desired: null, problems: sorted, files, documents, ...generated };
+  }
+  // Known valid now: the reads start while the parse cache and the record are written (the cache
+  // first: it makes the folder the record goes in) and the desired set is built. The cache,
+  // megabytes in 64 KiB writes, had held the first read back (docs/performance.md, patch-tuesday).
   if (!how.linksRefused) opts.onKnownValid?.('checks');
+  await cached.commit(parsed);
   if (key !== undefined) await cached.markValid(key);
   const desired = await desiredOf(root, checked.records, reported, { baselines: expansion.baselines, content: rules.content }, turns);
   const revision = opts.revision === true ? { revision: revisionOf(decodedFiles, reported, desired, expansion.documents) } : {};
