@@ -12,7 +12,8 @@ import type { FaultDecision, FaultInjector } from './faults.js';
 import type { Fixtures } from './fixtures.js';
 import { HttpProblem } from './problems.js';
 import { Query } from './request.js';
-import { send, sendProblem } from './respond.js';
+import type { Answer } from './respond.js';
+import { answerOf, problemAnswer, send, sendProblem, write } from './respond.js';
 import type { ResponseStyle, RouteResult, Router } from './router.js';
 import type { AccountSlot } from './slots.js';
 import { rateLimited, resetSlot } from './slots.js';
@@ -44,9 +45,12 @@ interface SimRequest {
   body: Buffer;
   contentType: string | undefined;
   serviceNow: Date;
+  /** `performance.now()` when the request was first seen: its answer is due at this plus the latency. */
+  arrivedMs: number;
 }
 
 export async function handleRequest(rt: SimRuntime, req: IncomingMessage, res: ServerResponse): Promise<void> {
+  const arrivedMs = performance.now();
   const url = new URL(req.url ?? '/', 'http://simulator');
   // Every answer carries the virtual clock (docs/api-model.md): clients time promotion gates by it. The
   // journal entry records the same instant, so calls line up with the gate clocks they saw.
@@ -76,6 +80,7 @@ export async function handleRequest(rt: SimRuntime, req: IncomingMessage, res: S
     body,
     contentType: req.headers['content-type'],
     serviceNow,
+    arrivedMs,
   };
   if (isAdmin) serveAdmin(rt, r);
   else await serveApi(rt, r);
@@ -116,6 +121,14 @@ function serveAdmin(rt: SimRuntime, r: SimRequest): void {
   }
 }
 
+/**
+ * The `/v1` pipeline. The request takes effect when it arrives and its answer is written once the
+ * simulator's latency has passed since then (docs/architecture.md, "The simulator"): the latency is
+ * the network's, like a proxy that delays the way back, and the work of many requests in flight
+ * overlaps their waits instead of queueing behind timers that fire together. A fault's delay
+ * (`slow`, the faults' `latency`) still comes before the request takes effect, so a client that
+ * gives up on a slow call can be ahead of its effect.
+ */
 async function serveApi(rt: SimRuntime, r: SimRequest): Promise<void> {
   const entry: JournalEntry = {
     seq: r.slot.journal.length + 1,
@@ -127,43 +140,51 @@ async function serveApi(rt: SimRuntime, r: SimRequest): Promise<void> {
     status: 0,
   };
   r.slot.journal.push(entry);
-  const delay = rt.latencyMs + rt.faults.delayMs(r.path, r.method);
-  if (delay > 0) await new Promise((resolve) => setTimeout(resolve, delay));
-  if (refusedBeforeRoute(rt, r, entry)) return;
+  const faultDelay = rt.faults.delayMs(r.path, r.method);
+  if (faultDelay > 0) await new Promise((resolve) => setTimeout(resolve, faultDelay));
+  const answer = await answerApi(rt, r, entry);
+  const wait = r.arrivedMs + rt.latencyMs + faultDelay - performance.now();
+  if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
+  if (answer === 'reset') r.req.socket.destroy();
+  else write(r.res, answer);
+}
+
+/** What the request does and what it answers (its status already in the journal), or a reset. */
+async function answerApi(rt: SimRuntime, r: SimRequest, entry: JournalEntry): Promise<Answer | 'reset'> {
+  const refused = refusedBeforeRoute(rt, r, entry);
+  if (refused) return refused;
   const fault = rt.faults.decide(r.path, r.method);
-  if (injectedBeforeRoute(r, entry, fault)) return;
+  const injected = injectedBeforeRoute(r, entry, fault);
+  if (injected) return injected;
   settleAccount(r.slot.account, rt.clock.now());
   const result = await route(rt, r);
-  if (fault.kind === 'reset') {
-    // The request took effect; the answer is lost.
-    entry.status = result instanceof HttpProblem ? result.status : (result.status ?? 200);
-    entry.fault = 'reset-after';
-    r.req.socket.destroy();
-    return;
-  }
-  entry.status = result instanceof HttpProblem ? sendProblem(r.res, result, r.path) : send(r.res, result);
+  const answer = result instanceof HttpProblem ? problemAnswer(result, r.path) : answerOf(result);
+  entry.status = answer.status;
+  if (fault.kind !== 'reset') return answer;
+  // The request took effect; the answer is lost.
+  entry.fault = 'reset-after';
+  return 'reset';
 }
 
 /** The client-visible rate limit: 429 with `Retry-After`, before any effect. */
-function refusedBeforeRoute(rt: SimRuntime, r: SimRequest, entry: JournalEntry): boolean {
+function refusedBeforeRoute(rt: SimRuntime, r: SimRequest, entry: JournalEntry): Answer | undefined {
   const retryAfter = rateLimited(r.slot, rt.rateLimit);
-  if (retryAfter === null) return false;
+  if (retryAfter === null) return undefined;
   const problem = new HttpProblem(429, 'Rate limit exceeded. Retry after the time in Retry-After.', undefined, {
     'retry-after': String(retryAfter),
   });
-  entry.status = sendProblem(r.res, problem, r.path);
+  entry.status = 429;
   entry.fault = 'rate-limit';
-  return true;
+  return problemAnswer(problem, r.path);
 }
 
 /** Faults that answer instead of the route: a reset before the request, a 429 or a 5xx. */
-function injectedBeforeRoute(r: SimRequest, entry: JournalEntry, fault: FaultDecision): boolean {
+function injectedBeforeRoute(r: SimRequest, entry: JournalEntry, fault: FaultDecision): Answer | 'reset' | undefined {
   if (fault.kind === 'reset' && !fault.after) {
     entry.fault = 'reset-before';
-    r.req.socket.destroy();
-    return true;
+    return 'reset';
   }
-  if (fault.kind !== 'status') return false;
+  if (fault.kind !== 'status') return undefined;
   const tooMany = fault.status === 429;
   entry.fault = tooMany ? '429' : '5xx';
   const problem = new HttpProblem(
@@ -172,8 +193,8 @@ function injectedBeforeRoute(r: SimRequest, entry: JournalEntry, fault: FaultDec
     undefined,
     tooMany ? { 'retry-after': '1' } : {},
   );
-  entry.status = sendProblem(r.res, problem, r.path);
-  return true;
+  entry.status = problem.status;
+  return problemAnswer(problem, r.path);
 }
 
 async function route(rt: SimRuntime, r: SimRequest): Promise<RouteResult | HttpProblem> {
