@@ -4,7 +4,7 @@ import { layerRules } from './eslint/layers.js';
 import { BUDGET, DEBT } from './eslint/function-budget.js';
 
 export default tseslint.config(
-  { ignores: ['dist/**', 'node_modules/**', 'coverage/**', 'examples/**', '.packsync/**'] },
+  { ignores: ['dist/**', 'node_modules/**', 'coverage/**', 'examples/**', '.packsync/**', 'src/**/*.generated.ts'] },
   ...tseslint.configs.recommendedTypeChecked,
   {
     languageOptions: {

@@ -9,6 +9,7 @@ import type * as AjvModule from 'ajv/dist/2020.js';
 import packsyncSchema from '../../schemas/v1/packsync.json' with { type: 'json' };
 import { AUTHORED_KIND_SPECS, OBJECT_KIND_SPECS } from './kinds/index.js';
 import { SOURCE_KINDS } from './model.js';
+import { AJV_OPTIONS, validatorsFingerprint } from './kind-validators-source.js';
 import type { SourceKind } from './model.js';
 
 /** The schema of each kind, as shipped in `schemas/v1/`. */
@@ -35,19 +36,20 @@ export function validators(): Validators {
 }
 
 function compile(): Validators {
-  // ajv itself is loaded here too: a load whose files all come from the manifest cache checks no
-  // document, and its modules were ~40 ms of every such start (docs/performance.md, fleet-cli).
-  const { Ajv2020 } = createRequire(import.meta.url)('ajv/dist/2020.js') as typeof AjvModule;
-  // verbose: errors carry the failing schema and data, which the messages quote. strictRequired
-  // is off because `oneOf: [{required: [a]}, {required: [b]}]` names properties defined beside it.
-  // validateSchema is off: the shipped schemas are checked against the 2020-12 meta-schema by a
-  // test (test/manifests/schema-types.test.ts), where compiling the meta-schema on every start was
-  // ~90 ms of each cold load.
-  const ajv = new Ajv2020({ allErrors: true, verbose: true, strict: true, strictRequired: false, validateSchema: false });
-  for (const s of Object.values(KIND_SCHEMAS)) ajv.addSchema(s);
+  const standalone = standaloneValidators();
+  // ajv itself is loaded only without them: a load whose files all come from the manifest cache
+  // checks no document, and its modules were ~40 ms of every such start (docs/performance.md, fleet-cli).
+  let ajv: AjvModule.Ajv2020 | undefined;
+  const ajvWithSchemas = (): AjvModule.Ajv2020 => {
+    if (ajv) return ajv;
+    const { Ajv2020 } = createRequire(import.meta.url)('ajv/dist/2020.js') as typeof AjvModule;
+    ajv = new Ajv2020(AJV_OPTIONS);
+    for (const s of Object.values(KIND_SCHEMAS)) ajv.addSchema(s);
+    return ajv;
+  };
   const get = (s: AnySchemaObject): ValidateFunction => {
     const id = s.$id;
-    const fn = typeof id === 'string' ? ajv.getSchema(id) : undefined;
+    const fn = typeof id === 'string' ? ajvWithSchemas().getSchema(id) : undefined;
     if (!fn) throw new Error(`schema ${String(id)} did not compile`);
     return fn;
   };
@@ -55,14 +57,29 @@ function compile(): Validators {
   // compiles three, and only the editors' combined schema's users compile that one.
   const byKind = {} as Record<SourceKind, ValidateFunction>;
   for (const k of SOURCE_KINDS) {
-    let fn: ValidateFunction | undefined;
+    let fn: ValidateFunction | undefined = standalone?.[k];
     Object.defineProperty(byKind, k, { enumerable: true, get: () => (fn ??= get(KIND_SCHEMAS[k])) });
   }
   let combined: ValidateFunction | undefined;
   return {
     byKind,
     get combined(): ValidateFunction {
-      return (combined ??= ajv.compile(packsyncSchema));
+      return (combined ??= ajvWithSchemas().compile(packsyncSchema));
     },
   };
+}
+
+/**
+ * The generated validators (kind-validators-source.ts), when they were made from exactly these
+ * schemas, this ajv and these options; otherwise undefined and the schemas are compiled here. They
+ * exist only in the build: the test runner, which runs the TypeScript, always compiles.
+ */
+function standaloneValidators(): Partial<Record<SourceKind, ValidateFunction>> | undefined {
+  let mod: { FINGERPRINT?: unknown } & Partial<Record<SourceKind, ValidateFunction>>;
+  try {
+    mod = createRequire(import.meta.url)('./kind-validators.generated.js') as typeof mod;
+  } catch {
+    return undefined;
+  }
+  return mod.FINGERPRINT === validatorsFingerprint(KIND_SCHEMAS) ? mod : undefined;
 }
