@@ -4,6 +4,7 @@
  * settle, route). The server (`server.ts`) only listens and closes; this is what it does per request.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import { setTimeout as delay } from 'node:timers/promises';
 import { handleAdmin } from './admin.js';
 import type { JournalEntry } from './admin.js';
 import { readBody } from './body.js';
@@ -141,10 +142,10 @@ async function serveApi(rt: SimRuntime, r: SimRequest): Promise<void> {
   };
   r.slot.journal.push(entry);
   const faultDelay = rt.faults.delayMs(r.path, r.method);
-  if (faultDelay > 0) await new Promise((resolve) => setTimeout(resolve, faultDelay));
+  if (faultDelay > 0) await delay(faultDelay);
   const answer = await answerApi(rt, r, entry);
-  const wait = r.arrivedMs + rt.latencyMs + faultDelay - performance.now();
-  if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
+  const untilDue = r.arrivedMs + rt.latencyMs + faultDelay - performance.now();
+  if (untilDue > 0) await delay(untilDue);
   if (answer === 'reset') r.req.socket.destroy();
   else write(r.res, answer);
 }
