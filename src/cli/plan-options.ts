@@ -42,7 +42,10 @@ export function addPlanFlags(
         .choices(['heal', 'report'])
         .default(defaults.drift),
     )
-    .option('--read-concurrency <n>', 'most live-state reads in flight while a pass reads the service (1-256; default: --api-concurrency)');
+    .option(
+      '--read-concurrency <n>',
+      'most live-state reads a pass keeps going (1-256; default: twice --api-concurrency; the API client sends at most --api-concurrency at once)',
+    );
 }
 
 export function planOptionsFrom(f: PlanFlags): PlanOptions {
@@ -66,11 +69,13 @@ function targetsOf(values: readonly string[]): string[] {
 }
 
 /**
- * Live-state reads in flight: `--read-concurrency`, else as many as the API client lets through
- * (`--api-concurrency`). A lower default left half of the client's slots idle on a large fleet's
- * no-op (docs/performance.md, "fleet-cli").
+ * Live-state reads a pass keeps going: `--read-concurrency`, else twice what the API client sends at
+ * once (`--api-concurrency`), so a read is waiting for each slot the client frees; the client still
+ * has at most `--api-concurrency` on the wire. A default of 8 left half of the client's slots idle on
+ * a large fleet's no-op, and one of exactly the client's slots refilled a slot only after its answer
+ * was read (docs/performance.md, "fleet-cli" and "answers in bursts").
  */
 export function readConcurrencyOf(f: { readConcurrency?: string | undefined; apiConcurrency?: string | undefined }): number {
   if (f.readConcurrency !== undefined) return intFlag(f.readConcurrency, '--read-concurrency');
-  return intFlag(f.apiConcurrency ?? '8', '--api-concurrency');
+  return 2 * intFlag(f.apiConcurrency ?? '8', '--api-concurrency');
 }
