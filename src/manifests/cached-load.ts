@@ -117,9 +117,9 @@ export class CachedLoad {
   }
 
   /** The result the last valid load of `key` kept (desired-snapshot.ts), or undefined. */
-  async snapshot(key: string): Promise<DesiredSnapshot | undefined> {
+  async snapshot(key: string, turns?: Turns): Promise<DesiredSnapshot | undefined> {
     const file = this.cache?.snapshotFile;
-    return file === undefined ? undefined : readSnapshot(file, identity(), key);
+    return file === undefined ? undefined : readSnapshot(file, identity(), key, turns);
   }
 
   /** Keeps a valid load's result for the next load of the same files, when it follows from them alone. */

@@ -223,7 +223,7 @@ async function loadSources(
   if (key !== undefined && problems.length === 0 && cached.knownValid(key)) {
     opts.onKnownValid?.('record');
     // The same files as the last valid load: its result, when it kept one, is this load's.
-    const kept = await cached.snapshot(key);
+    const kept = await cached.snapshot(key, turns);
     if (kept) {
       opts.onKnownValid?.('checks');
       const revision = opts.revision === true ? { revision: revisionOf(decodedFiles, reported, kept.desired, []) } : {};

@@ -11,6 +11,8 @@ import { describe, expect, it } from 'vitest';
 import { loadManifests } from '../../src/manifests/load.js';
 import type { LoadResult } from '../../src/manifests/load.js';
 import { ManifestCache } from '../../src/manifests/parse-cache.js';
+import { readSnapshot } from '../../src/manifests/desired-snapshot.js';
+import { Turns } from '../../src/util/turns.js';
 import { tempDir } from '../support/temp-dir.js';
 import { writeFleet } from '../support/fleet.js';
 
@@ -51,13 +53,37 @@ describe('the desired-set snapshot', () => {
     const text = await readFile(file, 'utf8');
     const nl = text.indexOf('\n');
     const header = JSON.parse(text.slice(0, nl)) as { body: string };
-    const body = JSON.parse(text.slice(nl + 1)) as { documents: number };
+    // The first line holds all but the object lists (which follow in parts, one per line).
+    const lines = text.slice(nl + 1).split('\n');
+    const first = JSON.parse(lines[0]!) as { documents: number };
     // A snapshot that says 7 documents, with its digest made to match: the load returns it.
-    const edited = JSON.stringify({ ...body, documents: 7 });
+    lines[0] = JSON.stringify({ ...first, documents: 7 });
+    const edited = lines.join('\n');
     const { createHash } = await import('node:crypto');
     header.body = createHash('sha256').update(edited).digest('hex');
     await writeFile(file, `${JSON.stringify(header)}\n${edited}`);
     expect((await load(dir, new ManifestCache(cache.file))).documents).toBe(7);
+  });
+
+  it('is read in parts of at most 500 objects, giving way to the event loop after each', async () => {
+    const dir = (await writeFleet({ flows: 120, deploymentsPerFlow: 5, packages: 60 })).dir;
+    const cache = await cacheIn();
+    const full = await load(dir, cache);
+    const file = cache.snapshotFile!;
+    const text = await readFile(file, 'utf8');
+    const header = JSON.parse(text.slice(0, text.indexOf('\n'))) as { identity: string; key: string };
+    // The header, the rest of the result, then 60 packages, 120 flows and 600 deployments in four parts.
+    expect(text.split('\n')).toHaveLength(6);
+    let turnsTaken = 0;
+    class Counting extends Turns {
+      override next(): Promise<void> {
+        turnsTaken++;
+        return super.next();
+      }
+    }
+    const kept = await readSnapshot(file, header.identity, header.key, new Counting(0));
+    expect(kept?.desired).toEqual(full.desired);
+    expect(turnsTaken).toBe(5);
   });
 
   it('is ignored when torn or edited, when another loader wrote it, or when a file changed', async () => {
