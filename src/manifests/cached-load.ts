@@ -123,9 +123,9 @@ export class CachedLoad {
   }
 
   /** Keeps a valid load's result for the next load of the same files, when it follows from them alone. */
-  async keepSnapshot(key: string, s: DesiredSnapshot): Promise<void> {
+  async keepSnapshot(key: string, s: DesiredSnapshot, turns?: Turns): Promise<void> {
     const file = this.cache?.snapshotFile;
-    if (file !== undefined && snapshotEligible(s)) await writeSnapshot(file, identity(), key, s);
+    if (file !== undefined && snapshotEligible(s)) await writeSnapshot(file, identity(), key, s, turns);
   }
 
   /** Keeps the entries of `files` (the load's files, after content files were set aside), and only those. */

@@ -279,7 +279,7 @@ async function loadSources(
   if (key !== undefined) await cached.markValid(key);
   const desired = await desiredOf(root, checked.records, reported, { baselines: expansion.baselines, content: rules.content }, turns);
   const revision = opts.revision === true ? { revision: revisionOf(decodedFiles, reported, desired, expansion.documents) } : {};
-  if (key !== undefined) await cached.keepSnapshot(key, { desired, problems: sorted, files, documents });
+  if (key !== undefined) await cached.keepSnapshot(key, { desired, problems: sorted, files, documents }, turns);
   return { desired, problems: sorted, files, documents, ...generated, ...revision };
 }
 

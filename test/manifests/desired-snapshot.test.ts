@@ -11,7 +11,7 @@ import { describe, expect, it } from 'vitest';
 import { loadManifests } from '../../src/manifests/load.js';
 import type { LoadResult } from '../../src/manifests/load.js';
 import { ManifestCache } from '../../src/manifests/parse-cache.js';
-import { readSnapshot } from '../../src/manifests/desired-snapshot.js';
+import { readSnapshot, writeSnapshot } from '../../src/manifests/desired-snapshot.js';
 import { Turns } from '../../src/util/turns.js';
 import { tempDir } from '../support/temp-dir.js';
 import { writeFleet } from '../support/fleet.js';
@@ -84,6 +84,30 @@ describe('the desired-set snapshot', () => {
     const kept = await readSnapshot(file, header.identity, header.key, new Counting(0));
     expect(kept?.desired).toEqual(full.desired);
     expect(turnsTaken).toBe(5);
+  });
+
+  it('is written a part at a time, giving way to the event loop, and not at all when JSON would change a value', async () => {
+    const dir = (await writeFleet({ flows: 120, deploymentsPerFlow: 5, packages: 60 })).dir;
+    const full = await load(dir);
+    const stateDir = await tempDir('packsync-snapshot-');
+    const file = join(stateDir, 'cache', 'manifests-v1.jsonl.desired');
+    const kept = { desired: full.desired!, problems: full.problems, files: full.files, documents: full.documents };
+    let turnsTaken = 0;
+    class Counting extends Turns {
+      override next(): Promise<void> {
+        turnsTaken++;
+        return super.next();
+      }
+    }
+    expect(await writeSnapshot(file, 'loader', 'key', kept, new Counting(0))).toBe(true);
+    // One turn before each of the four parts (60 packages, 120 flows, 600 deployments in two).
+    expect(turnsTaken).toBe(4);
+    expect((await readSnapshot(file, 'loader', 'key'))?.desired).toEqual(full.desired);
+    // -0 reads back as 0: such a set is left to the full load, and the snapshot there is not replaced.
+    const deployments = full.desired!.deployments.map((d, i) => (i === 599 ? { ...d, spec: { ...d.spec, minusZero: -0 } } : d));
+    const inexact = { ...kept, desired: { ...full.desired!, deployments } };
+    expect(await writeSnapshot(file, 'loader', 'other', inexact, new Counting(0))).toBe(false);
+    expect(await readSnapshot(file, 'loader', 'key')).toBeDefined();
   });
 
   it('is ignored when torn or edited, when another loader wrote it, or when a file changed', async () => {
