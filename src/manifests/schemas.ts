@@ -20,6 +20,9 @@ export const KIND_SCHEMAS: Readonly<Record<SourceKind, AnySchemaObject>> = Objec
   ]),
 ) as Record<SourceKind, AnySchemaObject>;
 
+// ajv and the generated validators are loaded on first use only (see `compile`), through one require.
+const require = createRequire(import.meta.url);
+
 /** The combined schema editors use (`kind` selects one). */
 export const COMBINED_SCHEMA: AnySchemaObject = packsyncSchema;
 
@@ -42,7 +45,7 @@ function compile(): Validators {
   let ajv: AjvModule.Ajv2020 | undefined;
   const ajvWithSchemas = (): AjvModule.Ajv2020 => {
     if (ajv) return ajv;
-    const { Ajv2020 } = createRequire(import.meta.url)('ajv/dist/2020.js') as typeof AjvModule;
+    const { Ajv2020 } = require('ajv/dist/2020.js') as typeof AjvModule;
     ajv = new Ajv2020(AJV_OPTIONS);
     for (const s of Object.values(KIND_SCHEMAS)) ajv.addSchema(s);
     return ajv;
@@ -77,7 +80,7 @@ function compile(): Validators {
 function standaloneValidators(): Partial<Record<SourceKind, ValidateFunction>> | undefined {
   let mod: { FINGERPRINT?: unknown } & Partial<Record<SourceKind, ValidateFunction>>;
   try {
-    mod = createRequire(import.meta.url)('./kind-validators.generated.js') as typeof mod;
+    mod = require('./kind-validators.generated.js') as typeof mod;
   } catch {
     return undefined;
   }
