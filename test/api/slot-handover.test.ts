@@ -24,17 +24,16 @@ afterEach(async () => {
 
 /** Answers nothing until `hold` requests are waiting, then answers them all in the same tick. */
 async function burstService(hold: number): Promise<string> {
-  let waiting: ServerResponse[] = [];
+  let waiting: { res: ServerResponse; body: string }[] = [];
   server = createServer((req: IncomingMessage, res: ServerResponse) => {
     req.resume();
     const id = (req.url ?? '').split('/').pop() ?? '';
     res.setHeader('content-type', 'application/json');
-    (res as ServerResponse & { body?: string }).body = JSON.stringify({ id, name: id });
-    waiting.push(res);
+    waiting.push({ res, body: JSON.stringify({ id, name: id }) });
     if (waiting.length < hold) return;
     const now = waiting;
     waiting = [];
-    for (const r of now) r.end((r as ServerResponse & { body?: string }).body);
+    for (const w of now) w.res.end(w.body);
   });
   await new Promise<void>((r) => server!.listen(0, '127.0.0.1', r));
   return `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
