@@ -3,6 +3,9 @@
  * its baseline in the same run; with --json the last line printed is
  * `{"scenario", "metrics", "baseline"}`.
  */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { SCENARIOS } from './scenarios/index.js';
 
@@ -43,7 +46,14 @@ if (!run) {
 const log = (s: string): void => {
   process.stdout.write(`${s}\n`);
 };
-const result = await run(log, values);
+// The run's own temp folder (as the test suites have, test/global-setup.ts): the fleets, state
+// directories and repositories the scenarios make under TMPDIR, and what their children make, are
+// removed when it ends (each fleet-cli run used to leave ~20 MB in the machine's /tmp). Profiles and
+// heap snapshots are kept in the machine's folder (`keptPath`, bench/support.ts).
+process.env.PACKSYNC_BENCH_KEEP ??= tmpdir();
+const runDir = mkdtempSync(join(tmpdir(), 'packsync-bench-run-'));
+process.env.TMPDIR = runDir;
+const result = await run(log, values).finally(() => rmSync(runDir, { recursive: true, force: true, maxRetries: 3 }));
 log(
   `${values.scenario}: ${JSON.stringify(result.metrics)}${Object.keys(result.baseline).length ? ` baseline ${JSON.stringify(result.baseline)}` : ''}`,
 );

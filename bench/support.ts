@@ -4,6 +4,8 @@
  */
 import { spawn } from 'node:child_process';
 import { readFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { binCommand } from '../test/support/spawn-cli.js';
 
@@ -18,6 +20,15 @@ export const RUN = fileURLToPath(new URL('./run.js', import.meta.url));
  * 130 MiB live), which in a 256 MiB container is an OOM kill.
  */
 export const AGENT_NODE_OPTIONS = '--max-old-space-size=112 --max-semi-space-size=4';
+
+/**
+ * Where a run's profiles and heap snapshots go: the machine's temp folder, not the run's own
+ * (bench/run.ts removes that when the run ends). Its children (fleet-10x runs itself again) are
+ * told the same folder through the environment.
+ */
+export function keptPath(name: string): string {
+  return join(process.env.PACKSYNC_BENCH_KEEP ?? tmpdir(), name);
+}
 
 export const rssMiB = (): number => Math.round((process.memoryUsage().rss / 1048576) * 10) / 10;
 

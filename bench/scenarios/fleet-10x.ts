@@ -21,7 +21,7 @@ import { writeHeapSnapshot } from 'node:v8';
 import { createApiClient } from '../../src/api/client.js';
 import { applyPlanned, planPass, reconcile } from '../../src/engine/reconcile.js';
 import { DEFAULT_PLAN_OPTIONS } from '../../src/plan/types.js';
-import { AGENT_NODE_OPTIONS, RUN } from '../support.js';
+import { AGENT_NODE_OPTIONS, keptPath, RUN } from '../support.js';
 import { writeFleet } from '../../test/support/fleet.js';
 import { startSimulatorProcess } from '../../test/support/sim.js';
 import type { ScenarioArgs, Scenario } from './types.js';
@@ -73,7 +73,7 @@ export async function runFleet(flows: number, log: (s: string) => void, args: Sc
       `converge: ${round(convergeMs)} ms, ${convergeCalls} calls, bound ${round(bound(convergeCalls))} ms (×${round(convergeMs / bound(convergeCalls), 2)}), peak RSS ${afterConverge} MiB, simulator CPU ${round(convergeSimCpu / convergeMs, 2)} of a core`,
     );
     if (args['heap-snapshot'] === true)
-      log(`heap snapshot after converge: ${writeHeapSnapshot(join(tmpdir(), `fleet-${flows}-after-converge.heapsnapshot`))}`);
+      log(`heap snapshot after converge: ${writeHeapSnapshot(keptPath(`fleet-${flows}-after-converge.heapsnapshot`))}`);
 
     const profiler = args['cpu-profile'] === true ? new Session() : null;
     if (profiler) {
@@ -89,13 +89,13 @@ export async function runFleet(flows: number, log: (s: string) => void, args: Sc
     const planned = await planPass({ path: repo, api, stateDir, planOptions: DEFAULT_PLAN_OPTIONS, readConcurrency: CONCURRENCY });
     if (planned.kind !== 'planned') throw new Error('no-op pass: invalid manifests');
     if (args['heap-snapshot'] === true)
-      log(`heap snapshot in the no-op pass: ${writeHeapSnapshot(join(tmpdir(), `fleet-${flows}-noop.heapsnapshot`))}`);
+      log(`heap snapshot in the no-op pass: ${writeHeapSnapshot(keptPath(`fleet-${flows}-noop.heapsnapshot`))}`);
     const result = await applyPlanned(planned, api, { concurrency: CONCURRENCY });
     const pass = { kind: 'planned' as const, result };
     const noopMs = performance.now() - t1;
     if (profiler) {
       const { profile } = await profiler.post('Profiler.stop');
-      const file = join(tmpdir(), `fleet-${flows}-noop.cpuprofile`);
+      const file = keptPath(`fleet-${flows}-noop.cpuprofile`);
       await writeFile(file, JSON.stringify(profile));
       profiler.disconnect();
       log(`CPU profile of the no-op pass: ${file}`);

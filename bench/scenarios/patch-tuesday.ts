@@ -11,12 +11,11 @@
 import { execFileSync } from 'node:child_process';
 import { readFile, readdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { tmpdir } from 'node:os';
 import { fleetApps, writeFleet } from '../../test/support/fleet.js';
 import { startSimulatorProcess } from '../../test/support/sim.js';
 import { tempDir } from '../../test/support/temp-dir.js';
 import type { Scenario } from './types.js';
-import { journalTimeline, nodeFlagsOf, runCliProcess, simFloorMsPerCall } from '../support.js';
+import { journalTimeline, keptPath, nodeFlagsOf, runCliProcess, simFloorMsPerCall } from '../support.js';
 import type { CliRun } from '../support.js';
 import { round } from './types.js';
 
@@ -89,7 +88,7 @@ export const patchTuesday: Scenario = async (log, args) => {
     const nodeFlags = nodeFlagsOf(args);
     // `--cpu-profile`: V8's profiles of the measured update and apply (in that order of their names'
     // times), for docs/performance.md's "what dominates".
-    const prof = args['cpu-profile'] === true ? ['--cpu-prof', `--cpu-prof-dir=${join(tmpdir(), 'packsync-patch-tuesday-profiles')}`] : [];
+    const prof = args['cpu-profile'] === true ? ['--cpu-prof', `--cpu-prof-dir=${keptPath('packsync-patch-tuesday-profiles')}`] : [];
     const j0 = await sim.journalCount();
     const update = await cli(['update', '.', '--commit', '--detailed-exitcode', ...common], env, repo, [2], [...nodeFlags, ...prof]);
     const updateReads = (await sim.journalCount()) - j0;
