@@ -50,7 +50,7 @@ const log = (s: string): void => {
 // directories and repositories the scenarios make under TMPDIR, and what their children make, are
 // removed when it ends (each fleet-cli run used to leave ~20 MB in the machine's /tmp). Profiles and
 // heap snapshots are kept in the machine's folder (`keptPath`, bench/support.ts).
-process.env.PACKSYNC_BENCH_KEEP ??= tmpdir();
+process.env.PACKSYNC_BENCH_KEEP ||= tmpdir();
 const runDir = mkdtempSync(join(tmpdir(), 'packsync-bench-run-'));
 process.env.TMPDIR = runDir;
 const result = await run(log, values).finally(() => rmSync(runDir, { recursive: true, force: true, maxRetries: 3 }));

@@ -27,7 +27,7 @@ export const AGENT_NODE_OPTIONS = '--max-old-space-size=112 --max-semi-space-siz
  * told the same folder through the environment.
  */
 export function keptPath(name: string): string {
-  return join(process.env.PACKSYNC_BENCH_KEEP ?? tmpdir(), name);
+  return join(process.env.PACKSYNC_BENCH_KEEP || tmpdir(), name);
 }
 
 export const rssMiB = (): number => Math.round((process.memoryUsage().rss / 1048576) * 10) / 10;
