@@ -3,6 +3,7 @@
  * (`disablePaging`), details only where a list lacks a field (flow waves and deployments), bounded
  * concurrency. The number of calls is returned; it is part of every plan's output.
  */
+import { setMaxListeners } from 'node:events';
 import type { Page, PacksyncApi } from '../api/operations.js';
 import { collectAll } from '../api/paging.js';
 import type {
@@ -105,14 +106,24 @@ export interface InventoryReads {
   readonly flows: Promise<V1FlowViewModel[]>;
   /** Reads made so far. */
   reads(): number;
-  /** No further read starts (the pass failed, or will not use them); those in flight finish. */
+  /**
+   * No further read starts (the pass failed, or will not use them), and those handed to the client
+   * are withdrawn: the ones waiting for a slot are never sent, the ones in flight are abandoned.
+   */
   stop(): void;
 }
 
 export function startInventoryReads(api: PacksyncApi, inventory: Inventory, opts: SnapshotOptions = {}): InventoryReads {
   let reads = 0;
   let stopped = false;
-  const r = readerOf(api, opts, () => reads++);
+  // Up to --read-concurrency reads wait in the client for one of --api-concurrency slots; checking
+  // `stopped` before each read left those to be sent after the pass had given up on them (an
+  // invalid load, queued promote/resume requests). Aborting withdraws them.
+  const halt = new AbortController();
+  const signal = opts.signal ? AbortSignal.any([opts.signal, halt.signal]) : halt.signal;
+  // Each read waiting or in flight listens on it: thousands at once at fleet scale, by design.
+  setMaxListeners(0, signal);
+  const r = readerOf(api, { ...opts, signal }, () => reads++);
   const index = new InventoryIndex(inventory);
   const owned = index.flowIds();
   const tenants = new TenantIds();
@@ -142,6 +153,7 @@ export function startInventoryReads(api: PacksyncApi, inventory: Inventory, opts
     reads: () => reads,
     stop: () => {
       stopped = true;
+      halt.abort();
     },
   };
 }
