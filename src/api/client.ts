@@ -82,6 +82,11 @@ export class ApiClient implements PacksyncApi {
     return this.http.serviceTime();
   }
 
+  /** The most requests sent at once (`concurrency`): a reader keeps twice as many going (live/read-concurrency.ts). */
+  requestSlots(): number {
+    return this.http.slots;
+  }
+
   /** Closes the connection pool the client created (an injected dispatcher stays open). */
   close(): Promise<void> {
     return this.http.close();

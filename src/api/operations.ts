@@ -183,10 +183,12 @@ export interface PacksyncApi {
 
   /** The service's clock (newest `Date` header seen), when the implementation tracks it. Not an API call. */
   serviceTime?(): Date | null;
+  /** The most requests the client has on the wire at once (`--api-concurrency`), when it bounds them. Not an API call. */
+  requestSlots?(): number;
 }
 
 /** Names of the 38 operations (the directory upload is a composite, the service clock no call). */
-export type OperationName = Exclude<keyof PacksyncApi, 'uploadContentDirectory' | 'serviceTime'>;
+export type OperationName = Exclude<keyof PacksyncApi, 'uploadContentDirectory' | 'serviceTime' | 'requestSlots'>;
 
 /** List operations whose only argument is a paging query. */
 export type PagedListOperation =

@@ -4,6 +4,7 @@
  * concurrency. The number of calls is returned; it is part of every plan's output.
  */
 import { setMaxListeners } from 'node:events';
+import { readsAtOnce } from './read-concurrency.js';
 import type { Page, PacksyncApi } from '../api/operations.js';
 import { collectAll } from '../api/paging.js';
 import type {
@@ -68,7 +69,7 @@ function readerOf(api: PacksyncApi, opts: SnapshotOptions, count: () => void): R
     // client's paging so the page base (0 or 1) is learnt, not assumed.
     return collectAll((req) => call(() => list(req)));
   };
-  return { api, signal: opts.signal ? { signal: opts.signal } : {}, concurrency: opts.concurrency ?? 8, call, all };
+  return { api, signal: opts.signal ? { signal: opts.signal } : {}, concurrency: readsAtOnce(api, opts.concurrency), call, all };
 }
 
 /** Which lists the desired set needs read (a list not read is not evidence that an object is missing). */

@@ -1,0 +1,42 @@
+/**
+ * Regression: a pass whose caller named no read concurrency (`export`, `update`'s plan bodies, the
+ * demo) kept 8 reads going whatever the client's `--api-concurrency` was: with 16 slots, half sat
+ * idle. The default is now twice the client's slots (live/read-concurrency.ts), as the CLI's
+ * `--read-concurrency` is.
+ */
+import type { ServerResponse } from 'node:http';
+import { afterEach, describe, expect, it } from 'vitest';
+import { startInventoryReads } from '../../src/live/snapshot.js';
+import { emptyInventory } from '../../src/state/inventory-types.js';
+import { until } from '../support/poll.js';
+import { json, makeClient, startServer } from '../api/helpers.js';
+import type { TestServer } from '../api/helpers.js';
+
+let server: TestServer | undefined;
+const held: ServerResponse[] = [];
+afterEach(async () => {
+  for (const res of held.splice(0)) if (!res.destroyed) json(res, 200, []);
+  await server?.close();
+  server = undefined;
+});
+
+describe('reads with no concurrency named', () => {
+  it.each([5, 12])('keep twice the client’s %i slots going', async (slots) => {
+    server = await startServer((_req, res) => {
+      held.push(res);
+    });
+    const { client } = makeClient(server.url, { concurrency: slots });
+    const inv = emptyInventory();
+    for (let i = 0; i < 60; i++) {
+      const id = `00000000-0000-4000-8000-${String(i).padStart(12, '0')}`;
+      inv.objects[`Flow/f${i}`] = { kind: 'Flow', name: `f${i}`, id, specHash: 'x', spec: {}, revision: null, updatedAt: '2026-11-28T00:00:00Z' };
+    }
+    const reads = startInventoryReads(client, inv);
+    // Every slot taken and every answer held: what was started is what the default allows.
+    await until('every slot taken', () => server!.requests.length === slots, 10_000, { intervalMs: 5 });
+    expect(server.requests.length).toBe(slots);
+    // The two lists, and twice the slots of flow details.
+    expect(reads.reads()).toBe(2 + 2 * slots);
+    reads.stop();
+  });
+});
