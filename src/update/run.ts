@@ -13,6 +13,7 @@ import { parseDuration } from '../manifests/promotion-values.js';
 import { packageIdentityOf } from '../manifests/identity-rules.js';
 import { chooseVersion } from './versions.js';
 import { mapLimit } from '../util/map-limit.js';
+import { readsAtOnce } from '../live/read-concurrency.js';
 import type { CatalogVersion } from './versions.js';
 
 export interface UpdateChange {
@@ -73,17 +74,14 @@ export async function planUpdates(path: string, root: string, api: PacksyncApi, 
     problems: [],
     changes: [],
   };
-  // Every followed app's details at once (as many in flight as the client allows): 250 apps at 20 ms
+  // Every followed app's details at once (twice the client's slots going, live/read-concurrency.ts): 250 apps at 20 ms
   // each would otherwise be 5 s of waiting in a row. Decisions then run in manifest order.
   const appIds = [...new Set(packages.map((m) => ctx.findApp(m.spec.catalog!.app)?.id).filter((id): id is string => id !== undefined))];
-  await mapLimit(appIds, READ_CONCURRENCY, (id) => versionsOf(id, ctx));
+  await mapLimit(appIds, readsAtOnce(api, undefined), (id) => versionsOf(id, ctx));
   for (const m of packages) await planPackage(m, ctx);
   keepApart(loaded.desired.packages, ctx);
   return { changes: ctx.changes, problems: ctx.problems, reads: ctx.reads };
 }
-
-/** Detail reads in flight; the API client's own concurrency and rate limit still apply. */
-const READ_CONCURRENCY = 16;
 
 interface PlanContext {
   api: PacksyncApi;

@@ -2,10 +2,12 @@
  * Regression: a pass whose caller named no read concurrency (`export`, `update`'s plan bodies, the
  * demo) kept 8 reads going whatever the client's `--api-concurrency` was: with 16 slots, half sat
  * idle. The default is now twice the client's slots (live/read-concurrency.ts), as the CLI's
- * `--read-concurrency` is.
+ * `--read-concurrency` is; so does `update`'s catalog read, which kept 16 (as many as the client
+ * sent at once at `--api-concurrency 16`, so no read waited for a freed slot).
  */
 import type { ServerResponse } from 'node:http';
 import { afterEach, describe, expect, it } from 'vitest';
+import { readsAtOnce } from '../../src/live/read-concurrency.js';
 import { startInventoryReads } from '../../src/live/snapshot.js';
 import { emptyInventory } from '../../src/state/inventory-types.js';
 import { until } from '../support/poll.js';
@@ -38,5 +40,15 @@ describe('reads with no concurrency named', () => {
     // The two lists, and twice the slots of flow details.
     expect(reads.reads()).toBe(2 + 2 * slots);
     reads.stop();
+  });
+});
+
+describe('readsAtOnce', () => {
+  it('is twice the client’s slots unless a number is asked for', () => {
+    const { client } = makeClient('http://127.0.0.1:9', { concurrency: 16 });
+    expect(readsAtOnce(client, undefined)).toBe(32);
+    expect(readsAtOnce(client, 5)).toBe(5);
+    // A PacksyncApi that does not say its slots (a test double): the client's default, 8, twice.
+    expect(readsAtOnce({} as typeof client, undefined)).toBe(16);
   });
 });
