@@ -20,7 +20,9 @@ export async function readTenantDevices(
   for (const f of live.flows) if (wanted.has(f.id)) for (const w of f.details?.waves ?? []) bySet.set(tenantSet(w.tenantIds), w);
   const waves = [...bySet.values()];
   const devices = new Map<string, number>();
-  const details = await mapLimit(waves, readsAtOnce(api, opts.concurrency), (w) => api.getWave(w.id, opts.signal ? { signal: opts.signal } : {}));
+  const details = await mapLimit(waves, readsAtOnce(api, opts.concurrency), (w) =>
+    api.getWave(w.id, opts.signal ? { signal: opts.signal } : {}),
+  );
   for (const d of details) for (const t of d.tenants) if (typeof t.deviceCount === 'number') devices.set(t.tenantId, t.deviceCount);
   return { devices, reads: waves.length };
 }

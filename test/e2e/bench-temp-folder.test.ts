@@ -19,10 +19,14 @@ describe('a benchmark run', () => {
     const tmp = await tempDir('packsync-bench-leak-');
     const env: NodeJS.ProcessEnv = { ...process.env, TMPDIR: tmp };
     delete env.PACKSYNC_BENCH_KEEP;
-    const { stdout } = await promisify(execFile)(process.execPath, [RUN, '--scenario', 'fleet-cli', '--flows', '8', '--cpu-profile', '--json'], {
-      env,
-      maxBuffer: 16 * 1024 * 1024,
-    });
+    const { stdout } = await promisify(execFile)(
+      process.execPath,
+      [RUN, '--scenario', 'fleet-cli', '--flows', '8', '--cpu-profile', '--json'],
+      {
+        env,
+        maxBuffer: 16 * 1024 * 1024,
+      },
+    );
     const last = JSON.parse(stdout.trim().split('\n').at(-1)!) as { metrics: { convergeCalls: number; noopReads: number } };
     expect(last.metrics.convergeCalls).toBeGreaterThan(0);
     expect(last.metrics.noopReads).toBeGreaterThan(0);

@@ -24,7 +24,15 @@ function owning(n: number): Inventory {
   const inv = emptyInventory();
   for (let i = 0; i < n; i++) {
     const id = `00000000-0000-4000-8000-${String(i).padStart(12, '0')}`;
-    const entry: InventoryEntry = { kind: 'Flow', name: `f${i}`, id, specHash: 'x', spec: {}, revision: null, updatedAt: '2026-11-28T00:00:00Z' };
+    const entry: InventoryEntry = {
+      kind: 'Flow',
+      name: `f${i}`,
+      id,
+      specHash: 'x',
+      spec: {},
+      revision: null,
+      updatedAt: '2026-11-28T00:00:00Z',
+    };
     inv.objects[`Flow/f${i}`] = entry;
   }
   return inv;

@@ -31,7 +31,15 @@ describe('reads with no concurrency named', () => {
     const inv = emptyInventory();
     for (let i = 0; i < 60; i++) {
       const id = `00000000-0000-4000-8000-${String(i).padStart(12, '0')}`;
-      inv.objects[`Flow/f${i}`] = { kind: 'Flow', name: `f${i}`, id, specHash: 'x', spec: {}, revision: null, updatedAt: '2026-11-28T00:00:00Z' };
+      inv.objects[`Flow/f${i}`] = {
+        kind: 'Flow',
+        name: `f${i}`,
+        id,
+        specHash: 'x',
+        spec: {},
+        revision: null,
+        updatedAt: '2026-11-28T00:00:00Z',
+      };
     }
     const reads = startInventoryReads(client, inv);
     // Every slot taken and every answer held: what was started is what the default allows.
