@@ -159,15 +159,15 @@ export class HttpTransport {
     }
   }
 
-  /**
-   * The service's clock: the newest `Date` header of its answers (docs/manifests.md: promotion gates are
-   * timed by it, so local clock skew does not matter and a simulator's virtual clock drives them).
-   */
   /** The most requests on the wire at once. */
   get slots(): number {
     return this.semaphore.max;
   }
 
+  /**
+   * The service's clock: the newest `Date` header of its answers (docs/manifests.md: promotion gates are
+   * timed by it, so local clock skew does not matter and a simulator's virtual clock drives them).
+   */
   serviceTime(): Date | null {
     return this.serviceNowMs === null ? null : new Date(this.serviceNowMs);
   }
