@@ -14,6 +14,9 @@ const argv = process.argv.slice(2);
 if (argv.length === 1 && (argv[0] === '--version' || argv[0] === '-V')) {
   process.stdout.write(`${version()}\n`);
 } else {
+  // Before undici compiles its HTTP parser (cli/wasm-policy.ts).
+  const { baselineWasmOnly } = await import('./wasm-policy.js');
+  baselineWasmOnly();
   const { runCli } = await import('./run-cli.js');
   const { processIo } = await import('./io.js');
   await runCli(process.argv, processIo(), version());

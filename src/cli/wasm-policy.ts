@@ -1,0 +1,18 @@
+/**
+ * The CLI's WebAssembly policy. undici parses HTTP with llhttp compiled to WebAssembly: V8 compiles
+ * it with Liftoff, its baseline compiler, then recompiles the hot parser function with TurboFan in
+ * the background. That recompilation takes ~35 MiB of compiler memory (`peak_malloced_memory`
+ * 5 → 40 MiB after a few thousand answers). It is freed at once, but glibc's allocator keeps the
+ * pages, so it stayed in the process's RSS for the rest of the run: the largest single piece of a
+ * patch-tuesday apply's peak, and of an update's. Liftoff's code parses the same answers at the
+ * same pace here (docs/performance.md, "patch-tuesday", sixteenth session).
+ *
+ * A V8 flag read when a module is compiled, so setting it at run time works, before undici compiles
+ * llhttp (its first request). It cannot go in the bin's shebang: that line is at the 127 bytes
+ * older kernels read of it.
+ */
+import { setFlagsFromString } from 'node:v8';
+
+export function baselineWasmOnly(): void {
+  setFlagsFromString('--liftoff-only');
+}
