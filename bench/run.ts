@@ -34,7 +34,7 @@ const names = Object.keys(SCENARIOS);
 const asked = values.list === true || values.help === true;
 if (asked || typeof values.scenario !== 'string') {
   process.stdout.write(
-    `scenarios: ${names.join(', ')}\nusage: npm run bench -- --scenario NAME [--json] [--size-mib N] [--rounds N] [--runs N] [--flows N] [--heap-snapshot] [--cpu-profile] [--sim-cpu-profile] [--timeline] [--kill-after-s N]\n`,
+    `scenarios: ${names.join(', ')}\nusage: npm run bench -- --scenario NAME [--json] [--size-mib N] [--rounds N] [--runs N] [--flows N] [--heap-snapshot] [--cpu-profile] [--sim-cpu-profile] [--timeline] [--kill-after-s N] [--cli-flags "..."] [--node-flags "..."]\n`,
   );
   process.exit(asked ? 0 : 2);
 }

@@ -56,6 +56,7 @@ const OTHER_PROGRAMS = new Set([
   '--v8-pool-size',
   '--concurrent-marking-max-worker-num',
   '--single-threaded',
+  '--liftoff-only',
 ]);
 const COMMANDS = [...HELP.keys()].map((k) => k.split(' ')[0]!).filter((v, i, a) => a.indexOf(v) === i);
 /** Flags of other programs the docs quote (git, npm, Chromium, Node): not packsync's. */
