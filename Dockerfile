@@ -36,7 +36,9 @@ EXPOSE 8080
 # /healthz answers while the process is alive; readiness (/readyz) is for the orchestrator.
 HEALTHCHECK --interval=30s --timeout=3s --start-period=10s --retries=3 \
   CMD ["node", "-e", "fetch('http://127.0.0.1:8080/healthz').then(r=>process.exit(r.ok?0:1),()=>process.exit(1))"]
-# The CLI's memory policy, as its bin's shebang sets it (docs/performance.md, "fleet-cli").
+# The CLI's memory policy, as its bin's shebang sets it (docs/performance.md, "fleet-cli"), and
+# WebAssembly by V8's baseline compiler only (src/cli/wasm-policy.ts): on Node 24 the CLI cannot set
+# that flag at run time, so the image passes it here.
 ENV MALLOC_ARENA_MAX=2 MALLOC_TRIM_THRESHOLD_=65536
-ENTRYPOINT ["/usr/bin/tini", "--", "node", "--max-semi-space-size=4", "--heap-growing-percent=20", "/app/dist/src/cli/main.js"]
+ENTRYPOINT ["/usr/bin/tini", "--", "node", "--max-semi-space-size=4", "--heap-growing-percent=20", "--liftoff-only", "/app/dist/src/cli/main.js"]
 CMD ["run", "--source", "/repo", "--watch", "--listen", "0.0.0.0:8080"]
