@@ -7,8 +7,7 @@
 import type { ServerResponse } from 'node:http';
 import { afterEach, describe, expect, it } from 'vitest';
 import { startInventoryReads } from '../../src/live/snapshot.js';
-import type { Inventory, InventoryEntry } from '../../src/state/inventory-types.js';
-import { emptyInventory } from '../../src/state/inventory-types.js';
+import { inventoryOwningFlows } from '../support/inventory.js';
 import { until } from '../support/poll.js';
 import { json, makeClient, startServer } from '../api/helpers.js';
 import type { TestServer } from '../api/helpers.js';
@@ -19,25 +18,6 @@ afterEach(async () => {
   server = undefined;
 });
 
-/** An inventory owning `n` flows. */
-function owning(n: number): Inventory {
-  const inv = emptyInventory();
-  for (let i = 0; i < n; i++) {
-    const id = `00000000-0000-4000-8000-${String(i).padStart(12, '0')}`;
-    const entry: InventoryEntry = {
-      kind: 'Flow',
-      name: `f${i}`,
-      id,
-      specHash: 'x',
-      spec: {},
-      revision: null,
-      updatedAt: '2026-11-28T00:00:00Z',
-    };
-    inv.objects[`Flow/f${i}`] = entry;
-  }
-  return inv;
-}
-
 describe('the early reads, stopped', () => {
   it('never send the reads still waiting for a slot', async () => {
     // Every answer is held until the test lets them go: what was sent is what the server saw.
@@ -46,7 +26,7 @@ describe('the early reads, stopped', () => {
       held.push(res);
     });
     const { client } = makeClient(server.url, { concurrency: 2, retry: { maxAttempts: 1 } });
-    const reads = startInventoryReads(client, owning(20), { concurrency: 16 });
+    const reads = startInventoryReads(client, inventoryOwningFlows(20), { concurrency: 16 });
     // Both slots are taken (the two lists); sixteen flow reads wait in the client for one.
     await until('two requests in flight', () => server!.requests.length === 2, 10_000, { intervalMs: 5 });
     reads.stop();

@@ -9,7 +9,7 @@ import type { ServerResponse } from 'node:http';
 import { afterEach, describe, expect, it } from 'vitest';
 import { readsAtOnce } from '../../src/live/read-concurrency.js';
 import { startInventoryReads } from '../../src/live/snapshot.js';
-import { emptyInventory } from '../../src/state/inventory-types.js';
+import { inventoryOwningFlows } from '../support/inventory.js';
 import { until } from '../support/poll.js';
 import { json, makeClient, startServer } from '../api/helpers.js';
 import type { TestServer } from '../api/helpers.js';
@@ -28,20 +28,7 @@ describe('reads with no concurrency named', () => {
       held.push(res);
     });
     const { client } = makeClient(server.url, { concurrency: slots });
-    const inv = emptyInventory();
-    for (let i = 0; i < 60; i++) {
-      const id = `00000000-0000-4000-8000-${String(i).padStart(12, '0')}`;
-      inv.objects[`Flow/f${i}`] = {
-        kind: 'Flow',
-        name: `f${i}`,
-        id,
-        specHash: 'x',
-        spec: {},
-        revision: null,
-        updatedAt: '2026-11-28T00:00:00Z',
-      };
-    }
-    const reads = startInventoryReads(client, inv);
+    const reads = startInventoryReads(client, inventoryOwningFlows(60));
     // Every slot taken and every answer held: what was started is what the default allows.
     await until('every slot taken', () => server!.requests.length === slots, 10_000, { intervalMs: 5 });
     expect(server.requests.length).toBe(slots);
