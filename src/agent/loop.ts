@@ -43,7 +43,7 @@ export interface AgentOptions {
   planOptions: PlanOptions;
   concurrency?: number;
   /** Most live-state reads in flight (`--read-concurrency`). */
-  readConcurrency?: number;
+  readConcurrency?: number | undefined;
   wait?: Partial<WaitOptions>;
   logger: Logger;
   metrics: AgentMetrics;

@@ -39,7 +39,7 @@ export interface AgentRunOptions {
   metrics: AgentMetrics;
   planOptions: PlanOptions;
   concurrency: number;
-  readConcurrency: number;
+  readConcurrency?: number | undefined;
   passTimeoutMs: number;
   schedule?: string;
   intervalMs?: number;

@@ -46,7 +46,7 @@ export interface UpdaterOptions {
   stateDir: string;
   state: State;
   planOptions: PlanOptions;
-  readConcurrency: number;
+  readConcurrency?: number | undefined;
   status: StatusTracker;
   logger: Logger;
   /** Starts a pass: the update was pushed to the ref the agent follows. */

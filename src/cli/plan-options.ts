@@ -69,13 +69,10 @@ function targetsOf(values: readonly string[]): string[] {
 }
 
 /**
- * Live-state reads a pass keeps going: `--read-concurrency`, else twice what the API client sends at
- * once (`--api-concurrency`), so a read is waiting for each slot the client frees; the client still
- * has at most `--api-concurrency` on the wire. A default of 8 left half of the client's slots idle on
- * a large fleet's no-op, and one of exactly the client's slots refilled a slot only after its answer
- * was read (docs/performance.md, "fleet-cli" and "answers in bursts").
+ * Live-state reads a pass keeps going: `--read-concurrency` when given; else undefined, and the
+ * reads follow the client's own slots (`readsAtOnce` in live/read-concurrency.ts: twice
+ * `--api-concurrency`), the one place that rule is written.
  */
-export function readConcurrencyOf(f: { readConcurrency?: string | undefined; apiConcurrency?: string | undefined }): number {
-  if (f.readConcurrency !== undefined) return intFlag(f.readConcurrency, '--read-concurrency');
-  return 2 * intFlag(f.apiConcurrency ?? '8', '--api-concurrency');
+export function readConcurrencyOf(f: { readConcurrency?: string | undefined }): number | undefined {
+  return f.readConcurrency === undefined ? undefined : intFlag(f.readConcurrency, '--read-concurrency');
 }

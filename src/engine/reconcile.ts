@@ -44,7 +44,8 @@ export interface PlanPassInput {
   /** The verified signer of `revision` (signature verification), named in the plan header. */
   signer?: string;
   loadOptions?: LoadOptions;
-  readConcurrency?: number;
+  /** Reads kept going; undefined: twice the client's request slots (live/read-concurrency.ts). */
+  readConcurrency?: number | undefined;
   now?: () => Date;
   signal?: AbortSignal;
   /** Plan only, leaving queued promote/resume requests to the next pass (an update's pull request body). */

@@ -19,7 +19,7 @@ export interface PlanBodyContext {
   stateDir: string;
   state?: State;
   planOptions: PlanOptions;
-  readConcurrency?: number;
+  readConcurrency?: number | undefined;
 }
 
 function git(cwd: string, args: string[], env: Record<string, string> = {}): Promise<string> {
