@@ -72,6 +72,30 @@ function readerOf(api: PacksyncApi, opts: SnapshotOptions, count: () => void): R
   return { api, signal: opts.signal ? { signal: opts.signal } : {}, concurrency: readsAtOnce(api, opts.concurrency), call, all };
 }
 
+/**
+ * Whether the pass reads the flow list (one answer of ~8.5 MB at 3,750 flows, each flow with its
+ * tenants' ids). Every flow the state owns is read by its id anyway (its details), and that read
+ * is the evidence of whether it still exists; the list is for finding the flows the state does not
+ * own: a manifest's flow the state has no entry for (created, adopted, renamed, or a conflict), a
+ * create a crash interrupted (its intent finds what it made), or export. When every desired flow
+ * is owned and no intent is pending, nothing in the plan looks at a flow the state does not own
+ * (plan/ownership.ts decides nothing for an owned key), so the list is not read: as Terraform
+ * refreshes what it manages by id and lists only to import (docs/reconcile.md, "Reading the live state").
+ */
+export function flowListNeeded(desired: DesiredModel, inventory: Inventory, opts: SnapshotOptions): boolean {
+  if (opts.allFlowDetails === true || Object.keys(inventory.intents).length > 0) return true;
+  return desired.flows.some((f) => inventory.objects[`Flow/${f.metadata.name}`] === undefined);
+}
+
+/**
+ * Whether the flow list is asked for before the desired set is known: when the state owns no flow
+ * or a create is pending, the pass needs it whatever the manifests say; otherwise `readLiveState`
+ * asks for it only if `flowListNeeded` (a new flow in git), while the details are still being read.
+ */
+function flowListFirst(inventory: Inventory, index: InventoryIndex): boolean {
+  return Object.keys(inventory.intents).length > 0 || index.entries('Flow').length === 0;
+}
+
 /** Which lists the desired set needs read (a list not read is not evidence that an object is missing). */
 function listsNeeded(desired: DesiredModel, opts: SnapshotOptions) {
   const apps = opts.catalogNames === true || desired.packages.some((p) => p.spec.catalog) || desired.flows.some((f) => f.spec.app);
@@ -93,10 +117,10 @@ function listsNeeded(desired: DesiredModel, opts: SnapshotOptions) {
 
 /**
  * The reads a pass can make from the inventory alone: the details of every owned flow (3,750 of a
- * no-op's 3,753 reads at fleet scale) and the package and flow lists. A pass starts them while its
- * manifests load, once the load knows it reads the files of the last valid load, so the load's CPU
- * runs while they wait on the network (docs/architecture.md, "The engine"); `readLiveState` takes
- * them up and reads the rest.
+ * no-op's 3,752 reads at fleet scale), the package list, and the flow list when the state cannot
+ * do without it (`flowListFirst`). A pass starts them while its manifests load, once the load knows
+ * it reads the files of the last valid load, so the load's CPU runs while they wait on the network
+ * (docs/architecture.md, "The engine"); `readLiveState` takes them up and reads the rest.
  */
 export interface InventoryReads {
   readonly index: InventoryIndex;
@@ -104,7 +128,8 @@ export interface InventoryReads {
   readonly tenants: TenantIds;
   readonly details: Promise<Map<string, Promise<V1FlowDetailsViewModel>>>;
   readonly packages: Promise<V1PackageViewModel[]>;
-  readonly flows: Promise<V1FlowViewModel[]>;
+  /** The flow list: asked for at the start when `flowListFirst`, else on the first call. */
+  flows(): Promise<V1FlowViewModel[]>;
   /** Reads made so far. */
   reads(): number;
   /**
@@ -128,10 +153,20 @@ export function startInventoryReads(api: PacksyncApi, inventory: Inventory, opts
   const index = new InventoryIndex(inventory);
   const owned = index.flowIds();
   const tenants = new TenantIds();
-  // The two whole lists first: the service takes longest to answer them, and answers them while
-  // this thread is still busy with the load, instead of behind the first round of details.
+  // The whole lists first: the service takes longest to answer them, and answers them while this
+  // thread is still busy with the load, instead of behind the first round of details.
   const packages = r.all((q) => api.listPackages(q, r.signal));
-  const flows = r.all((q) => api.listFlows(q, r.signal)).then((list) => tenants.inList(list));
+  let flowList: Promise<V1FlowViewModel[]> | undefined;
+  const flows = (): Promise<V1FlowViewModel[]> => {
+    if (!flowList) {
+      flowList = r.all((q) => api.listFlows(q, r.signal)).then((list) => tenants.inList(list));
+      flowList.catch(() => {
+        stopped = true;
+      });
+    }
+    return flowList;
+  };
+  if (flowListFirst(inventory, index)) void flows();
   const details = readOwnedFlowDetails(api, [...owned], {
     concurrency: r.concurrency,
     signal: r.signal,
@@ -140,7 +175,7 @@ export function startInventoryReads(api: PacksyncApi, inventory: Inventory, opts
     details: (d) => tenants.details(d),
   });
   // Judged where they are awaited; until then a failure stops the others and is not unhandled.
-  for (const p of [details, packages, flows])
+  for (const p of [details, packages])
     p.catch(() => {
       stopped = true;
     });
@@ -176,7 +211,7 @@ export async function readLiveState(
     need.templates ? all((q) => api.listTemplates(q, signal)) : Promise.resolve([]),
     need.tenants ? all((q) => api.listTenants(q, signal)) : Promise.resolve([]),
     started.packages,
-    started.flows,
+    flowListNeeded(desired, inventory, opts) ? started.flows() : Promise.resolve([]),
     started.details,
   ]).catch((e: unknown) => {
     started.stop();
