@@ -33,6 +33,9 @@ describe('the early reads, stopped', () => {
     reads.stop();
     for (const res of held) if (!res.destroyed) json(res, 200, []);
     await Promise.allSettled([reads.details.then((m) => Promise.allSettled(m.values())), reads.packages]);
-    expect(server.requests.map((r) => r.path).sort()).toEqual([`/v1/flow/${inventoryOwningFlows(1).objects['Flow/f0']!.id}`, '/v1/package']);
+    expect(server.requests.map((r) => r.path).sort()).toEqual([
+      `/v1/flow/${inventoryOwningFlows(1).objects['Flow/f0']!.id}`,
+      '/v1/package',
+    ]);
   });
 });
