@@ -232,10 +232,28 @@ describe('apply against the simulator', () => {
     expect(ok.stdout).toMatch(/Apply complete: 6 created/);
     await writeFile(join(repo, 'deployments.yaml'), deploymentsYaml({ state: 'stopped' }));
     expect((await cli(['plan', repo, '--out', planFile], env)).code).toBe(0);
-    await sim.admin('POST', '/v1/flow/create', { name: 'Someone else' });
+    // An owned flow deleted outside packsync: what the plan was made from moved.
+    const pwsh = (await sim.state()).flows.find((f) => f.name === 'pwsh' && !f.deleted)!;
+    expect((await fetch(`${sim.url}/v1/flow/${pwsh.id}`, { method: 'DELETE', headers: { 'x-api-key': sim.key } })).ok).toBe(true);
+    const before = (await sim.journal(true)).length;
     const stale = await cli(['apply', '--auto-approve', planFile], env);
     expect(stale.code).toBe(1);
     expect(stale.stderr).toMatch(/stale plan: the live state changed/);
+    expect((await sim.journal(true)).length).toBe(before);
+  });
+
+  it('a flow created outside packsync that no manifest names does not make a saved plan stale: the plan never read it', async () => {
+    // The flow list is read only to find flows the state does not own (docs/reconcile.md): a plan whose
+    // desired flows are all owned reads each by its id, so an unrelated new flow is not one of its inputs.
+    const repo = await writeRepo();
+    expect((await cli(['apply', '--auto-approve', repo], env)).code).toBe(0);
+    const planFile = join(stateDir, 'plan.json');
+    await writeFile(join(repo, 'deployments.yaml'), deploymentsYaml({ state: 'stopped' }));
+    expect((await cli(['plan', repo, '--out', planFile], env)).code).toBe(0);
+    await sim.admin('POST', '/v1/flow/create', { name: 'Someone else' });
+    const r = await cli(['apply', '--auto-approve', planFile], env);
+    expect(r.code, r.stderr).toBe(0);
+    expect((await sim.state()).deployments.filter((d) => d.status === 'Stopped')).not.toHaveLength(0);
   });
 
   it('never prints the API key', async () => {
