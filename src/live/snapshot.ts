@@ -77,20 +77,21 @@ function readerOf(api: PacksyncApi, opts: SnapshotOptions, count: () => void): R
  * tenants' ids). Every flow the state owns is read by its id anyway (its details), and that read
  * is the evidence of whether it still exists; the list is for finding the flows the state does not
  * own: a manifest's flow the state has no entry for (created, adopted, renamed, or a conflict), a
- * create a crash interrupted (its intent finds what it made), or export. When every desired flow
- * is owned and no intent is pending, nothing in the plan looks at a flow the state does not own
- * (plan/ownership.ts decides nothing for an owned key), so the list is not read: as Terraform
- * refreshes what it manages by id and lists only to import (docs/reconcile.md, "Reading the live state").
+ * create a crash interrupted (its intent finds what it made), a state that owns no flow yet, or
+ * export. When every desired flow is owned and no intent is pending, nothing in the plan looks at a
+ * flow the state does not own (plan/ownership.ts decides nothing for an owned key), so the list is
+ * not read: as Terraform refreshes what it manages by id and lists only to import
+ * (docs/reconcile.md, "Reading the live state").
  */
-export function flowListNeeded(desired: DesiredModel, inventory: Inventory, opts: SnapshotOptions): boolean {
-  if (opts.allFlowDetails === true || Object.keys(inventory.intents).length > 0) return true;
+function flowListNeeded(desired: DesiredModel, inventory: Inventory, index: InventoryIndex, opts: SnapshotOptions): boolean {
+  if (opts.allFlowDetails === true || flowListFirst(inventory, index)) return true;
   return desired.flows.some((f) => inventory.objects[`Flow/${f.metadata.name}`] === undefined);
 }
 
 /**
- * Whether the flow list is asked for before the desired set is known: when the state owns no flow
- * or a create is pending, the pass needs it whatever the manifests say; otherwise `readLiveState`
- * asks for it only if `flowListNeeded` (a new flow in git), while the details are still being read.
+ * The part of `flowListNeeded` the state alone answers, so the list is asked for before the desired
+ * set is known: the state owns no flow, or a create is pending. Otherwise `readLiveState` asks for it
+ * only for a flow new in git, while the details are still being read.
  */
 function flowListFirst(inventory: Inventory, index: InventoryIndex): boolean {
   return Object.keys(inventory.intents).length > 0 || index.entries('Flow').length === 0;
@@ -155,14 +156,18 @@ export function startInventoryReads(api: PacksyncApi, inventory: Inventory, opts
   const tenants = new TenantIds();
   // The whole lists first: the service takes longest to answer them, and answers them while this
   // thread is still busy with the load, instead of behind the first round of details.
+  // Judged where they are awaited; until then a failure stops the others and is not unhandled.
+  const stopOnFailure = (p: Promise<unknown>): void => {
+    p.catch(() => {
+      stopped = true;
+    });
+  };
   const packages = r.all((q) => api.listPackages(q, r.signal));
   let flowList: Promise<V1FlowViewModel[]> | undefined;
   const flows = (): Promise<V1FlowViewModel[]> => {
     if (!flowList) {
       flowList = r.all((q) => api.listFlows(q, r.signal)).then((list) => tenants.inList(list));
-      flowList.catch(() => {
-        stopped = true;
-      });
+      stopOnFailure(flowList);
     }
     return flowList;
   };
@@ -174,11 +179,8 @@ export function startInventoryReads(api: PacksyncApi, inventory: Inventory, opts
     stopped: () => stopped,
     details: (d) => tenants.details(d),
   });
-  // Judged where they are awaited; until then a failure stops the others and is not unhandled.
-  for (const p of [details, packages])
-    p.catch(() => {
-      stopped = true;
-    });
+  stopOnFailure(details);
+  stopOnFailure(packages);
   return {
     index,
     owned,
@@ -211,7 +213,7 @@ export async function readLiveState(
     need.templates ? all((q) => api.listTemplates(q, signal)) : Promise.resolve([]),
     need.tenants ? all((q) => api.listTenants(q, signal)) : Promise.resolve([]),
     started.packages,
-    flowListNeeded(desired, inventory, opts) ? started.flows() : Promise.resolve([]),
+    flowListNeeded(desired, inventory, started.index, opts) ? started.flows() : Promise.resolve([]),
     started.details,
   ]).catch((e: unknown) => {
     started.stop();

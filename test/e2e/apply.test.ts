@@ -162,7 +162,7 @@ describe('apply against the simulator', () => {
     const flow = live.flows.find((f) => f.id !== running.flowId && !f.deleted)!;
     // Deleted through the API, as a person does in the console: the flow takes its deployments with it.
     for (const path of [`/v1/flow/deployment/${running.id}`, `/v1/flow/${flow.id}`]) {
-      expect((await fetch(`${sim.url}${path}`, { method: 'DELETE', headers: { 'x-api-key': sim.key } })).ok).toBe(true);
+      await sim.admin('DELETE', path);
     }
     const before = (await sim.writes()).length;
     const plan = await cli(['plan', repo, '--drift', 'report', '--detailed-exitcode', '--output', 'json'], env);
@@ -234,7 +234,7 @@ describe('apply against the simulator', () => {
     expect((await cli(['plan', repo, '--out', planFile], env)).code).toBe(0);
     // An owned flow deleted outside packsync: what the plan was made from moved.
     const pwsh = (await sim.state()).flows.find((f) => f.name === 'pwsh' && !f.deleted)!;
-    expect((await fetch(`${sim.url}/v1/flow/${pwsh.id}`, { method: 'DELETE', headers: { 'x-api-key': sim.key } })).ok).toBe(true);
+    await sim.admin('DELETE', `/v1/flow/${pwsh.id}`);
     const before = (await sim.journal(true)).length;
     const stale = await cli(['apply', '--auto-approve', planFile], env);
     expect(stale.code).toBe(1);

@@ -55,7 +55,7 @@ describe('the flow list', () => {
     const repo = await converged();
     const [gone] = await liveFlowsNamed('PowerShell 7');
     expect(gone).toBeDefined();
-    expect((await fetch(`${sim.url}/v1/flow/${gone}`, { method: 'DELETE', headers: { 'x-api-key': sim.key } })).ok).toBe(true);
+    await sim.admin('DELETE', `/v1/flow/${gone}`);
     const before = await sim.journalCount();
     const r = await apply(repo);
     expect(r.code, r.stderr).toBe(0);
