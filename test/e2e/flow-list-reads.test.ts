@@ -28,6 +28,8 @@ async function callsSince(from: number): Promise<string[]> {
 }
 
 const FLOW_LIST = 'GET /v1/flow';
+/** A Flow manifest the converged repository does not have (a second 7-Zip ring). */
+const NEW_FLOW = flowDoc('seven-zip-ring-2', '7-Zip', ['name: 7-Zip ring 2']);
 const liveFlowsNamed = async (name: string): Promise<string[]> =>
   (await sim.state()).flows.filter((f) => f.name === name && !f.deleted).map((f) => f.id);
 
@@ -71,13 +73,12 @@ describe('the flow list', () => {
     const repo = await converged();
     // Another packsync (its own state) made a flow of the name the new manifest will use.
     const other = await copyExamples();
-    const newFlow = flowDoc('seven-zip-ring-2', '7-Zip', ['name: 7-Zip ring 2']);
-    await writeFile(join(other, 'flows', 'seven-zip-ring-2.yaml'), newFlow);
+    await writeFile(join(other, 'flows', 'seven-zip-ring-2.yaml'), NEW_FLOW);
     const made = await apply(other, ['--state-dir', await tempDir('packsync-other-state-'), '--adopt']);
     expect(made.code, made.stderr).toBe(0);
     expect(await liveFlowsNamed('7-Zip ring 2')).toHaveLength(1);
 
-    await writeFile(join(repo, 'flows', 'seven-zip-ring-2.yaml'), newFlow);
+    await writeFile(join(repo, 'flows', 'seven-zip-ring-2.yaml'), NEW_FLOW);
     const before = await sim.journalCount();
     const r = await apply(repo);
     expect(r.code).toBe(1);
@@ -89,7 +90,7 @@ describe('the flow list', () => {
 
   it('is read for a flow new in git, which is then created once', async () => {
     const repo = await converged();
-    await writeFile(join(repo, 'flows', 'seven-zip-ring-2.yaml'), flowDoc('seven-zip-ring-2', '7-Zip', ['name: 7-Zip ring 2']));
+    await writeFile(join(repo, 'flows', 'seven-zip-ring-2.yaml'), NEW_FLOW);
     const before = await sim.journalCount();
     const r = await apply(repo);
     expect(r.code, r.stderr).toBe(0);
