@@ -105,6 +105,36 @@ describe('Baseline', () => {
     expect(unknown.stderr).toContain('--ring "nope"');
   });
 
+  it("a version policy in a baseline is the Package's (regression: skip and group were refused, and minAge took forms the generated Package then refused)", async () => {
+    const policy = baseline({
+      apps: ['{ app: Notepad++, version: 8.7.1 }', '{ app: VLC media player, version: 3.0.21, update: { track: 3.0.x } }'],
+    }).replace(
+      '    state: pending\n',
+      '    state: pending\n    update: { track: latest, minAge: 1d12h, skip: [8.7.2], group: utilities }\n',
+    );
+    const { repo } = await repoWith(policy);
+    const valid = await run(['validate', repo], {});
+    expect(valid.code, valid.stderr).toBe(0);
+    const explained = await run(['render', repo, '--explain', '--app', 'Notepad++'], {});
+    expect(explained.code, explained.stderr).toBe(0);
+    // The policy reaches the generated Package whole, and --explain names the layer that set it (line 12: defaults).
+    for (const field of ['track: latest', 'minAge: 1d12h', 'skip: ["8.7.2"]', 'group: utilities']) {
+      expect(explained.stdout).toMatch(new RegExp(`${field.replace(/[[\]"]/g, '\\$&')} {2}# .*baseline\\.yaml:12:\\d+ \\(defaults\\)`));
+    }
+    const vlc = await run(['render', repo, '--explain', '--app', 'VLC media player'], {});
+    expect(vlc.stdout).toMatch(/track: 3\.0\.x {2}# .*baseline\.yaml:15:\d+ \(apps\[1\]\)/);
+    expect(vlc.stdout).not.toContain('group: utilities');
+
+    // A minAge the Package refuses is refused at the baseline's own line, as is an unknown field.
+    const { repo: bad } = await repoWith(policy.replace('minAge: 1d12h', 'minAge: 1w, bogus: 1'));
+    const refused = await run(['validate', bad], {});
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toMatch(/baseline\.yaml:12:\d+: .*update\.minAge must match/);
+    expect(refused.stderr).toMatch(
+      /baseline\.yaml:12:\d+: .*unknown field spec\.defaults\.update\.bogus \(allowed: track, skip, minAge, group\)/,
+    );
+  });
+
   it('apply converges a baseline; the plan header summarises it; renaming the baseline is a move with no API write', async () => {
     const { sim: s, env, stateDir } = await setup();
     const exceptions = '    - { app: VLC media player, ring: broad, action: omit, reason: "ticket 4711", owner: jdoe }';

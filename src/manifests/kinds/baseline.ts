@@ -146,6 +146,8 @@ function objectsFor(o: ObjectsInput): GeneratedDocument[] {
     // The version policy rides on the package (as on a hand-written one) for `packsync update`, which
     // bumps the `version` of the app entry it came from; it never splits packages, and never reaches the API.
     const policy = values.update === undefined ? {} : { update: values.update };
+    const policyOrigin = o.resolved.origins.get('update');
+    if (policyOrigin) pkgOrigins.set('spec.catalog.update', policyOrigin);
     out.push(
       doc(o.r, { kind: 'Package', name: pkg, spec: { catalog: { ...catalog, ...policy } } }, pkgOrigins, o.appAt, {
         ...about,
