@@ -56,6 +56,45 @@ export function journalTimeline(entries: readonly { time: string; method: string
     });
 }
 
+/** Where a CLI run's wall time went around its calls, from the simulator's journal (times of arrival). */
+export interface CallPhases {
+  /** Spawn to the first call's arrival: Node, modules, the state and the manifests. */
+  beforeFirstCallMs: number;
+  /** Calls in the first second after the first: the rest of the load shares the thread with them. */
+  firstSecondCalls: number;
+  /** Calls a second after that first second, to the last call: the steady pace (the floor's is 16 ÷ floor ms). */
+  paceCallsPerS: number;
+  /** The longest stretch between two calls: at 16 in flight, time the run's own CPU held the calls back (a plan, a fold). */
+  longestGapMs: number;
+  /** The last call's arrival to the exit: its answer, then the run's own work after it. */
+  afterLastCallMs: number;
+}
+
+/** The phases of one run whose calls are `entries` (the journal's slice of that run), none when it made none. */
+export function callPhases(run: Pick<CliRun, 'ms' | 'startedAtMs'>, entries: readonly { time: string }[]): CallPhases | undefined {
+  if (entries.length === 0) return undefined;
+  const times = entries.map((e) => Date.parse(e.time));
+  const first = times[0]!;
+  const last = times.at(-1)!;
+  let longestGapMs = 0;
+  for (let i = 1; i < times.length; i++) longestGapMs = Math.max(longestGapMs, times[i]! - times[i - 1]!);
+  const firstSecondCalls = times.filter((t) => t < first + 1000).length;
+  const rest = last - first - 1000;
+  return {
+    beforeFirstCallMs: first - run.startedAtMs,
+    firstSecondCalls,
+    paceCallsPerS: rest > 0 ? Math.round(((times.length - firstSecondCalls) / rest) * 1000) : 0,
+    longestGapMs,
+    afterLastCallMs: Math.round(run.startedAtMs + run.ms - last),
+  };
+}
+
+/** `callPhases` as flat metrics named after their run (`noopBeforeFirstCallMs`, …). */
+export function phaseMetrics(prefix: string, phases: CallPhases | undefined): Record<string, number> {
+  if (!phases) return {};
+  return Object.fromEntries(Object.entries(phases).map(([k, v]) => [`${prefix}${k[0]!.toUpperCase()}${k.slice(1)}`, Math.round(v)]));
+}
+
 const TICK_MS = 10; // USER_HZ 100: /proc/PID/stat counts CPU time in 10 ms ticks
 
 /** A process's peak RSS (VmHWM) and CPU time (utime + stime) so far, from /proc. */
@@ -69,6 +108,8 @@ async function procStats(pid: number): Promise<{ hwmKiB: number; cpuMs: number }
 
 export interface CliRun {
   ms: number;
+  /** Wall-clock time (`Date.now()`) of the spawn, to place the simulator's journal in the run. */
+  startedAtMs: number;
   /** utime + stime, sampled every 25 ms until the process exits (the last few ms may be missed). */
   cpuMs: number;
   peakMiB: number;
@@ -87,6 +128,7 @@ export async function runCliProcess(
   o: { cwd?: string; okCodes?: number[]; nodeFlags?: string[]; keepStdout?: boolean } = {},
 ): Promise<CliRun> {
   const t0 = performance.now();
+  const startedAtMs = Date.now();
   const bin = binCommand(o.nodeFlags ?? []);
   const child = spawn(bin.command, [...bin.args, ...args], {
     ...(o.cwd ? { cwd: o.cwd } : {}),
@@ -113,7 +155,7 @@ export async function runCliProcess(
   const code = await new Promise<number | null>((resolve) => child.once('close', resolve));
   clearInterval(sampler);
   if (!(o.okCodes ?? [0]).includes(code ?? -1)) throw new Error(`packsync ${args[0]} exited ${code}: ${stderr}`);
-  return { ms: performance.now() - t0, cpuMs: cpu, peakMiB: Math.round((peak / 1024) * 10) / 10, stdout, stdoutBytes };
+  return { ms: performance.now() - t0, startedAtMs, cpuMs: cpu, peakMiB: Math.round((peak / 1024) * 10) / 10, stdout, stdoutBytes };
 }
 
 /**

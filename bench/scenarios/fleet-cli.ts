@@ -12,7 +12,7 @@ import { join } from 'node:path';
 import { writeFleet } from '../../test/support/fleet.js';
 import { startSimulatorProcess } from '../../test/support/sim.js';
 import type { Scenario } from './types.js';
-import { journalTimeline, keptPath, nodeFlagsOf, runCliProcess, simFloorMsPerCall } from '../support.js';
+import { callPhases, journalTimeline, keptPath, nodeFlagsOf, phaseMetrics, runCliProcess, simFloorMsPerCall } from '../support.js';
 import type { CliRun } from '../support.js';
 import { round } from './types.js';
 
@@ -73,6 +73,8 @@ export const fleetCli: Scenario = async (log, args) => {
     const noop = await runCli(cliArgs('apply'), env, [...nodeFlags, ...prof]);
     const noopReads = (await sim.journalCount()) - j1;
     await timeline(j1);
+    // Where the no-op's time goes around its reads (docs/performance.md, fleet-cli "Eighteenth session").
+    const noopPhases = callPhases(noop, (await sim.journal()).slice(j1));
     log(
       `no-op: ${round(noop.ms)} ms, ${noopReads} reads, bound ${round(bound(noopReads))} ms (×${round(noop.ms / bound(noopReads), 2)}), CPU ${round(noop.cpuMs)} ms, peak RSS ${noop.peakMiB} MiB`,
     );
@@ -100,6 +102,7 @@ export const fleetCli: Scenario = async (log, args) => {
         noopRatio: round(noop.ms / bound(noopReads), 2),
         noopPeakRssMiB: noop.peakMiB,
         noopCpuMs: round(noop.cpuMs),
+        ...phaseMetrics('noop', noopPhases),
       },
       baseline: {},
     };

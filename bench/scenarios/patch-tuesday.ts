@@ -15,7 +15,7 @@ import { fleetApps, writeFleet } from '../../test/support/fleet.js';
 import { startSimulatorProcess } from '../../test/support/sim.js';
 import { tempDir } from '../../test/support/temp-dir.js';
 import type { Scenario } from './types.js';
-import { journalTimeline, keptPath, nodeFlagsOf, runCliProcess, simFloorMsPerCall } from '../support.js';
+import { callPhases, journalTimeline, keptPath, nodeFlagsOf, phaseMetrics, runCliProcess, simFloorMsPerCall } from '../support.js';
 import type { CliRun } from '../support.js';
 import { round } from './types.js';
 
@@ -101,7 +101,10 @@ export const patchTuesday: Scenario = async (log, args) => {
     const apply = await cli(['apply', '.', '--auto-approve', ...common], env, repo, [0], [...nodeFlags, ...prof]);
     const applyCalls = (await sim.journalCount()) - j1;
     // `--timeline`: the apply's calls in two-second buckets (where it waits, and on what).
-    if (args.timeline === true) for (const l of journalTimeline((await sim.journal()).slice(j1))) log(l);
+    const applyJournal = (await sim.journal()).slice(j1);
+    if (args.timeline === true) for (const l of journalTimeline(applyJournal)) log(l);
+    // Where the apply's time goes around its calls: the longest gap is the plan's (docs/performance.md, patch-tuesday).
+    const applyPhases = callPhases(apply, applyJournal);
     const newest = new Set(apps.map((a) => `${a.versions[0]}.2`));
     const started = (await sim.state()).deployments.filter((d) => newest.has(d.version ?? '') && d.status !== 'Pending').length;
     log(
@@ -132,6 +135,7 @@ export const patchTuesday: Scenario = async (log, args) => {
         updatePlusApplyRatio: round((update.ms + apply.ms) / (bound(applyCalls) + bound(updateReads)), 2),
         newDeploymentsStarted: started,
         applyPeakRssMiB: apply.peakMiB,
+        ...phaseMetrics('apply', applyPhases),
       },
       baseline: {},
     };
