@@ -19,12 +19,14 @@ import type {
   ItemOf,
   PacksyncApi,
   PagedListOperation,
+  PatchGroupName,
   QueryOf,
   RadarQuery,
   TenantUploadQuery,
   UploadDirectoryOptions,
 } from './operations.js';
 import { iterateAll } from './paging.js';
+import { readPatchGroups } from './patch-groups.js';
 import type { IterateOptions } from './paging.js';
 import { Calls, readCreated } from './responses.js';
 import { normalizeDeployment, normalizeFlowDetails, normalizePackage, normalizeTask } from './tolerant.js';
@@ -80,6 +82,11 @@ export class ApiClient implements PacksyncApi {
   /** The service's clock from the newest `Date` header it sent, or null before any answer. */
   serviceTime(): Date | null {
     return this.http.serviceTime();
+  }
+
+  /** Patch groups by name where the service lists them (api/patch-groups.ts); null where it does not. */
+  listPatchGroups(opts?: CallOptions): Promise<PatchGroupName[] | null> {
+    return readPatchGroups(this.http, opts);
   }
 
   /** The most requests sent at once (`concurrency`): a reader keeps twice as many going (live/read-concurrency.ts). */

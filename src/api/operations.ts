@@ -181,14 +181,27 @@ export interface PacksyncApi {
   listRadarAppDevices(tenantId: Uuid, appId: Uuid, opts?: CallOptions): Promise<V1RadarDeviceViewModel[]>;
   listRadarEntryDevices(tenantId: Uuid, entryId: Uuid, opts?: CallOptions): Promise<V1RadarDeviceViewModel[]>;
 
+  /**
+   * The account's patch groups (id and name) where the service lists them, else null: the v1 API
+   * has no such operation, the packsync simulator lists its fixtures (`GET /_sim/fixtures`). Read
+   * only when a manifest names a patch group by name (docs/manifests.md, Flow `patchGroup`). Not
+   * one of the 38 operations.
+   */
+  listPatchGroups?(opts?: CallOptions): Promise<PatchGroupName[] | null>;
   /** The service's clock (newest `Date` header seen), when the implementation tracks it. Not an API call. */
   serviceTime?(): Date | null;
   /** The most requests the client has on the wire at once (`--api-concurrency`), when it bounds them. Not an API call. */
   requestSlots?(): number;
 }
 
-/** Names of the 38 operations (the directory upload is a composite, the service clock no call). */
-export type OperationName = Exclude<keyof PacksyncApi, 'uploadContentDirectory' | 'serviceTime' | 'requestSlots'>;
+/** Names of the 38 operations (the directory upload is a composite, the service clock no call, the patch groups no v1 operation). */
+export type OperationName = Exclude<keyof PacksyncApi, 'uploadContentDirectory' | 'serviceTime' | 'requestSlots' | 'listPatchGroups'>;
+
+/** A patch group as a name lookup needs it. */
+export interface PatchGroupName {
+  id: string;
+  name: string;
+}
 
 /** List operations whose only argument is a paging query. */
 export type PagedListOperation =

@@ -5,7 +5,7 @@
  */
 import { setMaxListeners } from 'node:events';
 import { readsAtOnce } from './read-concurrency.js';
-import type { Page, PacksyncApi } from '../api/operations.js';
+import type { Page, PacksyncApi, PatchGroupName } from '../api/operations.js';
 import { collectAll } from '../api/paging.js';
 import type {
   PagingQuery as PagingQueryLike,
@@ -19,7 +19,7 @@ import type {
 } from '../api/wire/index.js';
 import type { Inventory, InventoryEntry } from '../state/inventory-types.js';
 import type { DeploymentManifest, FlowManifest, DesiredModel } from '../manifests/model.js';
-import { NameIndex } from './resolve.js';
+import { isUuid, NameIndex } from './resolve.js';
 import { mapLimit } from '../util/map-limit.js';
 import type { LiveFlow, LiveState, WaveLiveRead } from './types.js';
 import { errorCode, errorMessage } from '../util/errors.js';
@@ -238,6 +238,7 @@ export async function readLiveState(
     ...serviceGateTargets(need.gatedFlows, inventory, started.index, deployments),
   ];
   const waveLive = await readWaveLive(api, targets, r.concurrency, signal, () => reads++);
+  const patchGroups = namesPatchGroup(desired) ? await readPatchGroupNames(r) : undefined;
 
   return {
     ...(packageDetails ? { packageDetails } : {}),
@@ -253,10 +254,22 @@ export async function readLiveState(
       uploads,
       read: { apps: need.apps, templates: need.templates, tenants: need.tenants, packages: true, flows: true },
       ...(waveLive ? { waveLive } : {}),
+      ...(patchGroups !== undefined ? { patchGroups } : {}),
       ...serviceTimeOf(api),
     },
     reads: reads + started.reads(),
   };
+}
+
+/** Whether a Flow manifest (a Baseline's too) names its patch group by name rather than by id. */
+function namesPatchGroup(desired: DesiredModel): boolean {
+  return desired.flows.some((f) => f.spec.patchGroup !== undefined && !isUuid(f.spec.patchGroup));
+}
+
+/** The service's patch groups, one read, or null where it cannot list them (api/patch-groups.ts). */
+async function readPatchGroupNames(r: Reader): Promise<PatchGroupName[] | null> {
+  if (!r.api.listPatchGroups) return null;
+  return r.call(() => r.api.listPatchGroups!(r.signal));
 }
 
 /**

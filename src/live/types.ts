@@ -14,6 +14,7 @@ import type {
   V1TenantViewModel,
   V1WaveLiveDataViewModel,
 } from '../api/wire/index.js';
+import type { PatchGroupName } from '../api/operations.js';
 import type { ErrorCode } from '../util/errors.js';
 
 /** One wave live read for a promotion gate: its data, or why it failed (never a verdict). */
@@ -53,6 +54,11 @@ export interface LiveState {
   serviceTime?: string;
   /** Current-wave live data of running deployments with `promotion`, by deployment id. Not part of the live digest. */
   waveLive?: Record<string, WaveLiveRead>;
+  /**
+   * Patch groups by name, read only when a manifest names one by name: null when the service has
+   * no list of them (the v1 API has none; api/patch-groups.ts).
+   */
+  patchGroups?: PatchGroupName[] | null;
 }
 
 export function emptyLiveState(): LiveState {

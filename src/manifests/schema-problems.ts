@@ -306,16 +306,6 @@ function onPattern({ e, ctx, segs, path, rule, params }: KeywordError): Problem 
       `${path} ${JSON.stringify(e.data)} is not a valid name: use lowercase letters, digits, "-" and ".", starting and ending with a letter or digit${fix ? ` (e.g. "${fix}")` : ''}`,
     );
   }
-  // The API has no call that lists patch groups: a name could never be checked before a flow is created.
-  if (pattern.includes('{8}-') && segs[segs.length - 1] === 'patchGroup') {
-    return make(
-      ctx,
-      segs,
-      'value',
-      rule,
-      `${path} must be a patch group id (a UUID): the API cannot look patch groups up by name (got ${describe(e.data)})`,
-    );
-  }
   if (pattern.includes('{8}-')) return make(ctx, segs, 'value', rule, `${path} must be a UUID (got ${describe(e.data)})`);
   if (pattern === DURATION_PATTERN)
     return make(ctx, segs, 'value', rule, `${path} must be a duration like 30m, 2h, 1h30m or 3d (got ${describe(e.data)})`);

@@ -16,6 +16,7 @@ import type { GateReport } from './gates/promotion.js';
 import type { WindowsSpec } from '../manifests/model.js';
 import type { WindowState } from './windows/window-types.js';
 import { NameIndex } from '../live/resolve.js';
+import type { PatchGroupName } from '../api/operations.js';
 import { packageNaturalKey } from '../live/identity.js';
 import type { Change, IdRef, ObjectPlan, PlanAction, PlanOptions, PlanScope } from './types.js';
 import { OP } from './ops.js';
@@ -168,6 +169,18 @@ export class PlanContext {
       this.deploymentsById.set(d.id, d);
     }
   }
+
+  /** Patch groups by name, from the list read when a manifest names one (LiveState.patchGroups): built on first use. */
+  get patchGroups(): NameIndex<PatchGroupName> {
+    return (this.#patchGroups ??= new NameIndex(
+      'patch group',
+      this.live.patchGroups ?? [],
+      (g) => [g.name],
+      (g) => ({ name: g.name, detail: g.id }),
+    ));
+  }
+
+  #patchGroups: NameIndex<PatchGroupName> | undefined;
 
   entry(key: string): InventoryEntry | undefined {
     return this.entries.get(key);

@@ -135,6 +135,23 @@ describe('Baseline', () => {
     );
   });
 
+  it("a ring's patch group by name, as design §13 writes it (pilot: Pilot first), is created on that group and plans clean after", async () => {
+    const { sim: s, env, stateDir } = await setup();
+    const { repo } = await repoWith(
+      baseline({ apps: ['{ app: Notepad++, version: 8.7.1 }'] }).replace(`pilot: ${PILOT}`, 'pilot: Pilot first'),
+    );
+    const applied = await run(['apply', '--auto-approve', repo], env);
+    expect(applied.code, applied.stderr).toBe(0);
+    const flows = (await s.state()).flows.filter((f) => !f.deleted);
+    expect(Object.fromEntries(flows.map((f) => [f.name, f.patchGroupId]))).toEqual({
+      'Notepad++ (pilot)': PILOT,
+      'Notepad++ (broad)': BROAD,
+    });
+    expect((await inventory(stateDir)).objects['Flow/standard-apps.notepad.pilot']?.spec).toMatchObject({ patchGroup: PILOT });
+    const again = await run(['plan', repo, '--detailed-exitcode'], env);
+    expect(again.code, again.stdout).toBe(0);
+  });
+
   it('apply converges a baseline; the plan header summarises it; renaming the baseline is a move with no API write', async () => {
     const { sim: s, env, stateDir } = await setup();
     const exceptions = '    - { app: VLC media player, ring: broad, action: omit, reason: "ticket 4711", owner: jdoe }';

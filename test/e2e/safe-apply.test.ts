@@ -31,16 +31,22 @@ async function converged(): Promise<string> {
 }
 
 describe('safe apply (issue 10 observations)', () => {
-  it('obs 1: a patch group given by name is a validation error and nothing is deleted (no delete-then-failed-create)', async () => {
+  it('obs 1: a patch group given by name is resolved before anything is written: its own name changes nothing, an unknown one is an error and nothing is deleted (no delete-then-failed-create)', async () => {
     const repo = await converged();
+    const flows = async (): Promise<number> => (await sim.state()).flows.filter((f) => !f.deleted).length;
+    // 3 flows by hand + 5 of examples/baselines/standard-apps.yaml.
+    expect(await flows()).toBe(8);
+    // The flow's patch group (2e346735-…) is "Pilot first": the same group by its name is no change.
     await editFile(join(repo, 'flows/seven-zip.yaml'), /patchGroup: \S+/, 'patchGroup: Pilot first');
+    const same = await plan([repo, '--detailed-exitcode']);
+    expect(same.code, same.stdout + same.stderr).toBe(0);
+    await editFile(join(repo, 'flows/seven-zip.yaml'), /patchGroup: .+/, 'patchGroup: Pilot frist');
     const before = await writeCount();
     const r = await apply([repo, '--allow-replace']);
     expect(r.code).toBe(1);
-    expect(r.stderr).toMatch(/flows\/seven-zip\.yaml:\d+:\d+: .*patchGroup/);
+    expect(r.stdout + r.stderr).toMatch(/flows\/seven-zip\.yaml:13:\d+: .*unknown patch group "Pilot frist"; did you mean "Pilot first"/);
     expect(await writeCount()).toBe(before);
-    // 3 flows by hand + 5 of examples/baselines/standard-apps.yaml.
-    expect((await sim.state()).flows.filter((f) => !f.deleted)).toHaveLength(8);
+    expect(await flows()).toBe(8);
   });
 
   it('obs 4: renaming a Deployment is a move: no API call, even with --prune --adopt, and the rollout keeps its id', async () => {

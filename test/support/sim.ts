@@ -105,7 +105,7 @@ function handle(url: string, key: string, close: () => Promise<void>): TestSim {
 
 export interface SimState {
   packages: { id: string; productName: string; productVersion: string; state: string; isCustom: boolean; appId: string | null }[];
-  flows: { id: string; name: string; deleted: boolean; scope: number }[];
+  flows: { id: string; name: string; deleted: boolean; scope: number; patchGroupId: string | null }[];
   deployments: { id: string; flowId: string; packageId: string; version: string; status: string; currentWave: number }[];
   uploads: { id: string; tenantId: string; packageId: string; state: string }[];
 }

@@ -7,6 +7,7 @@ import { FLOW_FLAGS, INSTALLER_SCOPE } from '../../api/wire/index.js';
 import type { V1FlowCreateViewModel } from '../../api/wire/index.js';
 import type { FlowManifest } from '../../manifests/model.js';
 import type { LiveFlow } from '../../live/types.js';
+import { isUuid, ResolveError } from '../../live/resolve.js';
 import type { PlanContext, RefState } from '../context.js';
 import { diffFields, hashValue } from '../hash.js';
 import { adoptReason, adoptRecord, decideUnowned, oldest, planOwnedElsewhere } from '../ownership.js';
@@ -320,7 +321,7 @@ function flowTarget(ctx: PlanContext, m: FlowManifest): FlowTarget {
     appId = ctx.apps.resolve(s.app, 'spec.app').id;
     body.appId = appId;
   }
-  if (s.patchGroup) body.patchGroupId = s.patchGroup;
+  if (s.patchGroup) body.patchGroupId = patchGroupId(ctx, s.patchGroup);
   if (s.scope) body.scope = INSTALLER_SCOPE[s.scope];
   if (s.flags) body.flags = flowFlagsToMask(s.flags);
   if (s.supersedenceHistoryCount !== undefined) body.supersedenceHistoryCount = s.supersedenceHistoryCount;
@@ -336,4 +337,21 @@ function flowTarget(ctx: PlanContext, m: FlowManifest): FlowTarget {
     scriptTemplate: body.templateId ?? null,
   };
   return { body, spec };
+}
+
+/**
+ * The patch group's id: as written, or a name found in the service's list of patch groups. The v1
+ * API has no such list, so against it a name is an error of this flow, before anything is written
+ * (the packsync simulator lists its own; docs/manifests.md, Flow `patchGroup`).
+ */
+function patchGroupId(ctx: PlanContext, ref: string): string {
+  if (isUuid(ref)) return ref;
+  if (!ctx.live.patchGroups) {
+    throw new ResolveError(
+      'REF_UNKNOWN',
+      `patch group "${ref}" is a name, and this service has no list of patch groups to find it in (the v1 API has none): write the patch group's id`,
+      'spec.patchGroup',
+    );
+  }
+  return ctx.patchGroups.resolve(ref, 'spec.patchGroup').id;
 }
