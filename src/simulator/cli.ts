@@ -33,7 +33,7 @@ export async function runSimulatorCommand(
             `  patch groups: Pilot first ${fixtureId(opts.seed, 'patch-group', 'Pilot first')}, Servers ${fixtureId(opts.seed, 'patch-group', 'Servers')}, Everyone at once ${fixtureId(opts.seed, 'patch-group', 'Everyone at once')}`,
           ]),
       `  try: curl -H 'X-API-Key: ${keyHint === 'sim-key' ? 'sim-key' : '<key>'}' ${sim.url}/v1/tenant`,
-      `  admin: ${sim.url}/_sim/journal, /_sim/clock, /_sim/faults, /_sim/outcomes, /_sim/reset, /_sim/state`,
+      `  admin: ${sim.url}/_sim/journal, /_sim/clock, /_sim/releases, /_sim/faults, /_sim/outcomes, /_sim/fixtures, /_sim/reset, /_sim/state`,
       `  packsync: export PACKSYNC_API_URL=${sim.url} PACKSYNC_API_KEY=${keyHint === 'sim-key' ? 'sim-key' : '<key>'}`,
     ].join('\n'),
   );
