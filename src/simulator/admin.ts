@@ -8,7 +8,7 @@ import type { Account } from './account.js';
 import { deploymentView, taskView } from './views.js';
 import type { VirtualClock } from './clock.js';
 import { dotnetTime } from './clock.js';
-import type { FaultInjector } from './faults.js';
+import type { FaultInjector, FaultSpec } from './faults.js';
 import { FaultSpecError, formatFaultSpec, parseFaultSpec } from './faults.js';
 import { badRequest, HttpProblem, notFound } from './problems.js';
 import type { Query } from './request.js';
@@ -57,7 +57,7 @@ const ADMIN_ROUTES: Record<string, AdminHandler> = {
   'GET /journal': journal,
   'GET /clock': (_req, d) => ({ json: clockView(d.clock) }),
   'POST /clock': advanceClock,
-  'GET /faults': (_req, d) => ({ json: { spec: formatFaultSpec(d.faults.spec), ...d.faults.spec } }),
+  'GET /faults': (_req, d) => ({ json: faultsView(d.faults.spec) }),
   'PUT /faults': setFaults,
   'GET /outcomes': (_req, d) => ({ json: d.account.outcomes[d.account.outcomes.length - 1]?.given ?? DEFAULT_OUTCOMES }),
   'PUT /outcomes': setOutcomes,
@@ -117,7 +117,7 @@ function setFaults(req: AdminRequest, d: AdminDeps): RouteResult {
     if (e instanceof FaultSpecError) throw badRequest('faults', e.message);
     throw e;
   }
-  return { json: { spec: formatFaultSpec(d.faults.spec), ...d.faults.spec } };
+  return { json: faultsView(d.faults.spec) };
 }
 
 function setOutcomes(req: AdminRequest, d: AdminDeps): RouteResult {
@@ -197,4 +197,12 @@ function setPackageState(req: AdminRequest & { parts: string[] }, d: AdminDeps):
 function clockView(c: VirtualClock): { now: string; epochMs: number; timeScale: number } {
   const now = c.now();
   return { now: dotnetTime(now), epochMs: Math.round(now), timeScale: c.scale };
+}
+
+/**
+ * The faults as JSON: the flag string, each key of the spec as design §6 names it (`latency` as a
+ * duration, like the flag's), and `latencyMs` as a number for scripts that want one.
+ */
+function faultsView(spec: FaultSpec): Record<string, unknown> {
+  return { spec: formatFaultSpec(spec), ...spec, latency: `${spec.latencyMs}ms` };
 }

@@ -204,6 +204,22 @@ describe('simulator protocol', () => {
     expect(parseFaultSpec('latency=1s,slow=0.1')).toMatchObject({ latencyMs: 1000, slow: 0.1 });
   });
 
+  it('GET /_sim/faults names every key as the fault spec does (regression: latency came back only as latencyMs)', async () => {
+    const s = await rawSim();
+    try {
+      const put = await s.ok('PUT', '/_sim/faults', '5xx=0.1,429=0.05,reset=0.02,latency=100ms,slow=0.01');
+      const got = await s.ok<Record<string, unknown>>('GET', '/_sim/faults');
+      expect(got).toEqual(put);
+      expect(got).toMatchObject({ '5xx': 0.1, '429': 0.05, reset: 0.02, latency: '100ms', slow: 0.01, latencyMs: 100 });
+      expect(got.spec).toBe('5xx=0.1,429=0.05,reset=0.02,latency=100ms,slow=0.01');
+      // The JSON form of the spec is accepted back, keys as GET shows them.
+      await s.ok('PUT', '/_sim/faults', { latency: got.latency, slow: got.slow });
+      expect(await s.ok('GET', '/_sim/faults')).toMatchObject({ latency: '100ms', latencyMs: 100, slow: 0.01, '5xx': 0 });
+    } finally {
+      await s.sim.close();
+    }
+  });
+
   it('confines faults to one method: a delete fails while a read of the same path passes', async () => {
     const s = await rawSim();
     try {
