@@ -60,10 +60,10 @@ export const fleetCli: Scenario = async (log, args) => {
     ]);
     const convergeCalls = (await sim.journalCount()) - j0;
     // `--timeline`: each run's calls in two-second buckets (where it waits, and on what).
-    const timeline = async (from: number): Promise<void> => {
-      if (args.timeline === true) for (const l of journalTimeline((await sim.journal()).slice(from))) log(l);
+    const timeline = (entries: Parameters<typeof journalTimeline>[0]): void => {
+      if (args.timeline === true) for (const l of journalTimeline(entries)) log(l);
     };
-    await timeline(j0);
+    if (args.timeline === true) timeline((await sim.journal()).slice(j0));
     log(
       `converge: ${round(converge.ms)} ms, ${convergeCalls} calls, bound ${round(bound(convergeCalls))} ms (×${round(converge.ms / bound(convergeCalls), 2)}), CPU ${round(converge.cpuMs)} ms, peak RSS ${converge.peakMiB} MiB`,
     );
@@ -72,9 +72,10 @@ export const fleetCli: Scenario = async (log, args) => {
     const prof = args['cpu-profile'] === true ? ['--cpu-prof', `--cpu-prof-dir=${keptPath('packsync-fleet-cli-profiles')}`] : [];
     const noop = await runCli(cliArgs('apply'), env, [...nodeFlags, ...prof]);
     const noopReads = (await sim.journalCount()) - j1;
-    await timeline(j1);
+    const noopJournal = (await sim.journal()).slice(j1);
+    timeline(noopJournal);
     // Where the no-op's time goes around its reads (docs/performance.md, fleet-cli "Eighteenth session").
-    const noopPhases = callPhases(noop, (await sim.journal()).slice(j1));
+    const noopPhases = callPhases(noop, noopJournal);
     log(
       `no-op: ${round(noop.ms)} ms, ${noopReads} reads, bound ${round(bound(noopReads))} ms (×${round(noop.ms / bound(noopReads), 2)}), CPU ${round(noop.cpuMs)} ms, peak RSS ${noop.peakMiB} MiB`,
     );

@@ -208,13 +208,15 @@ export async function readLiveState(
   const { call, all, signal } = r;
   const need = listsNeeded(desired, opts);
   const owned = started.owned;
-  const [apps, templates, tenants, listedPackages, listedFlows, ownedDetails] = await Promise.all([
+  const [apps, templates, tenants, listedPackages, listedFlows, ownedDetails, patchGroups] = await Promise.all([
     need.apps ? all((q) => api.searchApps(q, signal)) : Promise.resolve([]),
     need.templates ? all((q) => api.listTemplates(q, signal)) : Promise.resolve([]),
     need.tenants ? all((q) => api.listTenants(q, signal)) : Promise.resolve([]),
     started.packages,
     flowListNeeded(desired, inventory, started.index, opts) ? started.flows() : Promise.resolve([]),
     started.details,
+    // Beside the lists, not after the pass's other reads: it needs nothing they bring.
+    namesPatchGroup(desired) ? readPatchGroupNames(r) : Promise.resolve(undefined),
   ]).catch((e: unknown) => {
     started.stop();
     throw e;
@@ -238,7 +240,6 @@ export async function readLiveState(
     ...serviceGateTargets(need.gatedFlows, inventory, started.index, deployments),
   ];
   const waveLive = await readWaveLive(api, targets, r.concurrency, signal, () => reads++);
-  const patchGroups = namesPatchGroup(desired) ? await readPatchGroupNames(r) : undefined;
 
   return {
     ...(packageDetails ? { packageDetails } : {}),

@@ -91,6 +91,8 @@ export class PlanContext {
   readonly reused = new Set<string>();
   /** Flow id → the deployment entries on it (any key, superseded too); built on first use (replacements are rare). */
   private onFlow: Map<string, { key: string; id: string }[]> | undefined;
+  /** Patch groups by name (`patchGroups`); built on first use, as a plan that names none never asks. */
+  private patchGroupIndex: NameIndex<PatchGroupName> | undefined;
   private seq = 0;
   private stamp: string | undefined;
   private file: string | undefined;
@@ -172,15 +174,13 @@ export class PlanContext {
 
   /** Patch groups by name, from the list read when a manifest names one (LiveState.patchGroups): built on first use. */
   get patchGroups(): NameIndex<PatchGroupName> {
-    return (this.#patchGroups ??= new NameIndex(
+    return (this.patchGroupIndex ??= new NameIndex(
       'patch group',
       this.live.patchGroups ?? [],
       (g) => [g.name],
       (g) => ({ name: g.name, detail: g.id }),
     ));
   }
-
-  #patchGroups: NameIndex<PatchGroupName> | undefined;
 
   entry(key: string): InventoryEntry | undefined {
     return this.entries.get(key);
