@@ -178,7 +178,7 @@ export async function applyPlanned(planned: PlannedPass, api: PacksyncApi, optio
     await store.close().catch(() => undefined);
     throw e;
   });
-  // Folds the journal into a new snapshot: the compaction of the state, off the per-action path.
+  // Everything durable; the journal folded into a new snapshot when it is worth it (InventoryStore.foldDue), off the per-action path.
   await store.close();
   return { ...result, reads: result.reads + reads };
 }

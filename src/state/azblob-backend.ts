@@ -56,6 +56,10 @@ export class AzureBlobBackend implements StateBackend {
   containerMissing = false;
   /** ETag of the snapshot as last read or written: a snapshot write expects it unchanged. */
   private snapshotEtag: string | undefined;
+  /** Committed blocks of the journal blob, as read and appended since. */
+  private journalBlocks = 0;
+  /** Blocks after which the journal is folded whatever its size (the service takes 50,000 per append blob). */
+  foldBlocks = 40_000;
   private offProcessEnd: (() => void) | null = null;
 
   constructor(
@@ -140,6 +144,7 @@ export class AzureBlobBackend implements StateBackend {
     // Journal first, then snapshot (see DirectoryBackend.read).
     this.containerMissing = false;
     const journal = await downloadText(this.journalBlob, () => (this.containerMissing = true));
+    this.journalBlocks = journal?.blocks ?? 0;
     const snapshot = await downloadText(this.snapshotBlob, () => (this.containerMissing = true));
     this.snapshotEtag = snapshot?.etag;
     return { snapshot: snapshot?.text ?? null, journal: journal?.text ?? null };
@@ -162,6 +167,7 @@ export class AzureBlobBackend implements StateBackend {
           throw this.classify(e);
       }
       at += size;
+      this.journalBlocks++;
       this.stats.appends++;
       this.stats.bytesAppended += size;
     }
@@ -184,6 +190,12 @@ export class AzureBlobBackend implements StateBackend {
     const leaseId = this.leaseId();
     // Put Blob over a leased blob keeps the lease when the lease id is given.
     await this.guard('empty the journal', () => this.journalBlob.create({ conditions: { leaseId }, metadata: this.metadata() }));
+    this.journalBlocks = 0;
+  }
+
+  /** An append blob takes 50,000 blocks; the store folds well before (one pass may append thousands). */
+  journalNearlyFull(): boolean {
+    return this.journalBlocks >= this.foldBlocks;
   }
 
   close(): Promise<void> {
@@ -259,13 +271,13 @@ function chunks(text: string): string[] {
 async function downloadText(
   blob: BlockBlobClient | AppendBlobClient,
   onContainerMissing: () => void,
-): Promise<{ text: string; etag: string | undefined } | null> {
+): Promise<{ text: string; etag: string | undefined; blocks: number | undefined } | null> {
   try {
     // One request for body and ETag, so the ETag is the one of the text we read.
     const r = await call('read the state', () => blob.download());
     const parts: Buffer[] = [];
     for await (const part of r.readableStreamBody ?? []) parts.push(Buffer.from(part as Buffer));
-    return { text: Buffer.concat(parts).toString('utf8'), etag: r.etag };
+    return { text: Buffer.concat(parts).toString('utf8'), etag: r.etag, blocks: r.blobCommittedBlockCount };
   } catch (e) {
     if ((e as { status?: number }).status !== 404) throw e;
     if ((e as { azureCode?: string }).azureCode === 'ContainerNotFound') onContainerMissing();

@@ -21,6 +21,11 @@ export interface StateBackend {
   resetJournal(): Promise<void>;
   /** Releases open handles; the backend can be written again afterwards. */
   close(): Promise<void>;
+  /**
+   * Whether the journal is near a limit of where it is stored, so the next close must fold it
+   * whatever its size (an append blob takes at most 50,000 blocks). Absent: no such limit.
+   */
+  journalNearlyFull?(): boolean;
   /** Counters for tests and benchmarks. */
   readonly stats: BackendStats;
 }

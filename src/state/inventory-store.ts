@@ -14,9 +14,9 @@
  * fsync serves every intent that was waiting on it (group commit). Other changes go out with the
  * next write, without waiting for a sync; a crash that loses them is recovered from the intent or
  * the live state on the next run. The whole inventory is written only by compaction (snapshot,
- * then empty the journal): at `close()` (end of an apply) and when the journal outgrows
- * max(compactMinBytes, 2 × snapshot), so its cost is amortised over at least as many bytes of
- * journal as it writes.
+ * then empty the journal): at `close()` (end of an apply) once the journal is worth folding
+ * (`foldDue`), and mid-apply when the journal outgrows max(compactMinBytes, 2 × snapshot), so its
+ * cost is amortised over the bytes of journal it folds.
  */
 import type { BackendStats, StateBackend } from './backend.js';
 import { DirectoryBackend } from './dir-backend.js';
@@ -44,6 +44,8 @@ interface Waiter {
 export class InventoryStore {
   /** Journal size below which no compaction runs mid-apply. */
   compactMinBytes = 16 * 1024 * 1024;
+  /** Snapshot size below which every close folds the journal (see `foldDue`). */
+  foldMinSnapshotBytes = 1024 * 1024;
   private seq: number;
   private journalBytes: number;
   private snapshotBytes: number;
@@ -147,8 +149,8 @@ export class InventoryStore {
   }
 
   /**
-   * Ends a run: everything durable, the journal folded into a new snapshot (skipped when the run
-   * wrote nothing), handles released. The store can be written again afterwards.
+   * Ends a run: everything durable, the journal folded into a new snapshot when `foldDue` says so,
+   * handles released. The store can be written again afterwards.
    */
   async close(): Promise<void> {
     if (this.failure) {
@@ -156,8 +158,23 @@ export class InventoryStore {
       throw this.failure;
     }
     await this.flush();
-    if (this.journalBytes > 0 || this.torn) await this.exclusive(() => this.compact());
+    if (this.foldDue()) await this.exclusive(() => this.compact());
     await this.backend.close();
+  }
+
+  /**
+   * Whether a close folds the journal. Always for a small state (its fold is cheap) and for a torn
+   * journal; for a large one only once the journal holds half the snapshot's bytes, or its backend
+   * is near a limit. A pass that records a little (a no-op's rollout history) then appends it
+   * instead of writing the whole snapshot again (~0.15 s and 12 MB at 3,750 flows, an upload of them
+   * with remote state). The next load parses at most half as many bytes again, and usually no more
+   * than the folded snapshot would hold: a history event or a record is about as long in either.
+   */
+  private foldDue(): boolean {
+    if (this.torn) return true;
+    if (this.journalBytes === 0) return false;
+    if (this.snapshotBytes < this.foldMinSnapshotBytes) return true;
+    return this.journalBytes * 2 >= this.snapshotBytes || this.backend.journalNearlyFull?.() === true;
   }
 
   private record(change: JournalChange, durable: boolean): Promise<void> {
@@ -215,7 +232,8 @@ export class InventoryStore {
       this.unsynced = sync ? false : this.unsynced || text.length > 0;
       this.inFlight = [];
       for (const w of waiters) w.resolve();
-      if (this.journalBytes > Math.max(this.compactMinBytes, 2 * this.snapshotBytes)) await this.compact();
+      if (this.journalBytes > Math.max(this.compactMinBytes, 2 * this.snapshotBytes) || this.backend.journalNearlyFull?.())
+        await this.compact();
     }
   }
 
