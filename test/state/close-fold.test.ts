@@ -144,4 +144,23 @@ describe('a remote journal near its block limit (Azurite)', () => {
     expect(after.inventory.objects['Flow/flow-1']?.revision).toBe('c');
     expect(Object.keys(after.inventory.objects)).toHaveLength(3500);
   }, 60_000);
+
+  it('is folded mid-apply when it nears the block limit (regression: an apply of more than 50,000 small appends failed)', async () => {
+    const container = BlobServiceClient.fromConnectionString(azurite.connectionString).getContainerClient('fold-mid');
+    const backend = new AzureBlobBackend(container, 'prod', 'azblob://fold-mid/prod');
+    backend.foldBlocks = 4;
+    await backend.lock(() => undefined);
+    const store = await InventoryStore.openOn(backend);
+    // Each flush is one Append Block; the journal stays tiny, far below max(16 MiB, 2 × snapshot).
+    for (let i = 0; i < 10; i++) {
+      await store.put(entry(i));
+      await store.flush();
+    }
+    const midway = await readBackend(new AzureBlobBackend(container, 'prod', 'azblob://fold-mid/prod'));
+    expect(store.stats.snapshots).toBeGreaterThanOrEqual(2);
+    expect(midway.journalBytes).toBeLessThan(4 * 1000);
+    expect(Object.keys(midway.inventory.objects)).toHaveLength(10);
+    await store.close();
+    await backend.unlock();
+  }, 60_000);
 });
