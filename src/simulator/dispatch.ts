@@ -144,10 +144,19 @@ async function serveApi(rt: SimRuntime, r: SimRequest): Promise<void> {
   const faultDelay = rt.faults.delayMs(r.path, r.method);
   if (faultDelay > 0) await delay(faultDelay);
   const answer = await answerApi(rt, r, entry);
-  const untilDue = r.arrivedMs + rt.latencyMs + faultDelay - performance.now();
-  if (untilDue > 0) await delay(untilDue);
+  await until(r.arrivedMs + rt.latencyMs + faultDelay);
   if (answer === 'reset') r.req.socket.destroy();
   else write(r.res, answer);
+}
+
+/**
+ * Waits until `performance.now()` reaches `due`, never less. A timer alone fired early: Node starts
+ * it from the event loop's cached time, which is as old as the work already done in this turn (the
+ * last of sixteen requests read together had its timer started a few ms in the past), so answers
+ * went out before their latency had passed (test/simulator/latency.test.ts).
+ */
+async function until(due: number): Promise<void> {
+  for (let left = due - performance.now(); left > 0; left = due - performance.now()) await delay(left);
 }
 
 /** What the request does and what it answers (its status already in the journal), or a reset. */
