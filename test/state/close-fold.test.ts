@@ -7,12 +7,11 @@
 import { readFile, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { BlobServiceClient } from '@azure/storage-blob';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { AzureBlobBackend } from '../../src/state/azblob-backend.js';
 import { InventoryStore, loadInventory, readBackend } from '../../src/state/inventory-store.js';
 import type { InventoryEntry } from '../../src/state/inventory-types.js';
-import { startAzurite } from '../support/azurite.js';
-import type { Azurite } from '../support/azurite.js';
+import { useAzurite } from '../support/azurite.js';
 import { tempDir } from '../support/repo.js';
 
 const entry = (i: number): InventoryEntry => ({
@@ -100,16 +99,10 @@ describe('a close folds the journal only when it is worth it', () => {
 });
 
 describe('a remote journal near its block limit (Azurite)', () => {
-  let azurite: Azurite;
-  beforeAll(async () => {
-    azurite = await startAzurite();
-  }, 60_000);
-  afterAll(async () => {
-    await azurite?.stop();
-  });
+  const azurite = useAzurite();
 
   it('is folded at close whatever its size, counting the blocks already in the blob when the state was read', async () => {
-    const container = BlobServiceClient.fromConnectionString(azurite.connectionString).getContainerClient('fold');
+    const container = BlobServiceClient.fromConnectionString(azurite().connectionString).getContainerClient('fold');
     const open = async (foldBlocks: number): Promise<{ backend: AzureBlobBackend; store: InventoryStore }> => {
       const backend = new AzureBlobBackend(container, 'prod', 'azblob://fold/prod');
       backend.foldBlocks = foldBlocks;
@@ -146,7 +139,7 @@ describe('a remote journal near its block limit (Azurite)', () => {
   }, 60_000);
 
   it('is folded mid-apply when it nears the block limit (regression: an apply of more than 50,000 small appends failed)', async () => {
-    const container = BlobServiceClient.fromConnectionString(azurite.connectionString).getContainerClient('fold-mid');
+    const container = BlobServiceClient.fromConnectionString(azurite().connectionString).getContainerClient('fold-mid');
     const backend = new AzureBlobBackend(container, 'prod', 'azblob://fold-mid/prod');
     backend.foldBlocks = 4;
     await backend.lock(() => undefined);

@@ -7,14 +7,13 @@
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { BlobServiceClient } from '@azure/storage-blob';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { inventoryDigest } from '../../src/plan/hash.js';
 import { AzureBlobBackend } from '../../src/state/azblob-backend.js';
 import { DRIFT_CAP, GATE_CAP, ROLLOUT_CAP, findRollout } from '../../src/state/history.js';
 import type { HistoryEvent, RolloutStart } from '../../src/state/history.js';
 import { InventoryStore, loadInventory, readBackend } from '../../src/state/inventory-store.js';
-import { startAzurite } from '../support/azurite.js';
-import type { Azurite } from '../support/azurite.js';
+import { useAzurite } from '../support/azurite.js';
 import { tempDir } from '../support/repo.js';
 
 const rollout = (i: number): RolloutStart => ({
@@ -120,16 +119,10 @@ describe('history in the state', () => {
 });
 
 describe('history on remote state (Azurite)', () => {
-  let azurite: Azurite;
-  beforeAll(async () => {
-    azurite = await startAzurite();
-  }, 60_000);
-  afterAll(async () => {
-    await azurite?.stop();
-  });
+  const azurite = useAzurite();
 
   it('is read back by a new process from the append blob, and from the snapshot blob after compaction', async () => {
-    const container = BlobServiceClient.fromConnectionString(azurite.connectionString).getContainerClient('history');
+    const container = BlobServiceClient.fromConnectionString(azurite().connectionString).getContainerClient('history');
     const open = (): AzureBlobBackend => new AzureBlobBackend(container, 'prod', 'azblob://history/prod');
     const backend = open();
     await backend.lock(() => undefined);

@@ -3,6 +3,7 @@
  * service only, on a free loopback port, in memory, telemetry off (no traffic leaves the machine).
  */
 import { spawn } from 'node:child_process';
+import { afterAll, beforeAll } from 'vitest';
 import { fileURLToPath } from 'node:url';
 import { tempDir } from './repo.js';
 
@@ -58,5 +59,20 @@ export async function startAzurite(): Promise<Azurite> {
         child.once('exit', () => resolve());
         child.kill('SIGTERM');
       }),
+  };
+}
+
+/** Azurite for the tests of one describe block (or file): started before them, stopped after; call the getter inside a test. */
+export function useAzurite(): () => Azurite {
+  let azurite: Azurite | undefined;
+  beforeAll(async () => {
+    azurite = await startAzurite();
+  }, 60_000);
+  afterAll(async () => {
+    await azurite?.stop();
+  });
+  return () => {
+    if (!azurite) throw new Error('Azurite did not start');
+    return azurite;
   };
 }
