@@ -7,6 +7,7 @@ import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { AgentStatus } from '../../src/agent/http/status-types.js';
 import { signBody } from '../../src/agent/http/webhook.js';
+import { loadInventory } from '../../src/state/inventory-store.js';
 import { git } from '../../test/support/git.js';
 import { spawnAgent } from '../../test/support/agent-process.js';
 import type { JournalEntry, TestSim } from '../../test/support/sim.js';
@@ -44,9 +45,9 @@ export function agentFleetArgs(
   return { runs, flows, shape: { flows, deploymentsPerFlow: 5, packages: Math.max(5, Math.ceil((flows * 2) / 5) * 5) } };
 }
 
-/** The service id of Deployment `name` in the agent's inventory. */
+/** The service id of Deployment `name` in the agent's inventory (snapshot and journal: a large state's last passes may not be folded yet). */
 export async function deploymentId(stateDir: string, name: string): Promise<string> {
-  const inv = JSON.parse(await readFile(join(stateDir, 'inventory.json'), 'utf8')) as { objects: Record<string, { id: string }> };
+  const inv = await loadInventory(stateDir);
   const id = inv.objects[`Deployment/${name}`]?.id;
   if (!id) throw new Error(`${name} is not in the agent's inventory`);
   return id;
