@@ -63,7 +63,10 @@ export const fleetCli: Scenario = async (log, args) => {
     const timeline = (entries: Parameters<typeof journalTimeline>[0]): void => {
       if (args.timeline === true) for (const l of journalTimeline(entries)) log(l);
     };
-    if (args.timeline === true) timeline((await sim.journal()).slice(j0));
+    const convergeJournal = (await sim.journal()).slice(j0);
+    timeline(convergeJournal);
+    // Where the converge's time goes around its calls, as for the no-op below.
+    const convergePhases = callPhases(converge, convergeJournal);
     log(
       `converge: ${round(converge.ms)} ms, ${convergeCalls} calls, bound ${round(bound(convergeCalls))} ms (×${round(converge.ms / bound(convergeCalls), 2)}), CPU ${round(converge.cpuMs)} ms, peak RSS ${converge.peakMiB} MiB`,
     );
@@ -97,6 +100,7 @@ export const fleetCli: Scenario = async (log, args) => {
         convergePeakRssMiB: converge.peakMiB,
         convergeCpuMs: round(converge.cpuMs),
         convergeStdoutKiB: round(converge.stdoutBytes / 1024),
+        ...phaseMetrics('converge', convergePhases),
         noopMs: round(noop.ms),
         noopReads,
         noopBoundMs: round(bound(noopReads)),
