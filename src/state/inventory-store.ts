@@ -164,17 +164,23 @@ export class InventoryStore {
 
   /**
    * Whether a close folds the journal. Always for a small state (its fold is cheap) and for a torn
-   * journal; for a large one only once the journal holds half the snapshot's bytes, or its backend
-   * is near a limit. A pass that records a little (a no-op's rollout history) then appends it
-   * instead of writing the whole snapshot again (~0.15 s and 12 MB at 3,750 flows, an upload of them
-   * with remote state). The next load parses at most half as many bytes again, and usually no more
-   * than the folded snapshot would hold: a history event or a record is about as long in either.
+   * journal; for a large one only once the journal holds half the snapshot's bytes or
+   * `compactMinBytes`, or its backend is near a limit. A pass that records a little (a no-op's
+   * rollout history) then appends it instead of writing the whole snapshot again (~0.15 s and 12 MB
+   * at 3,750 flows, an upload of them with remote state). The next load parses at most half as many
+   * bytes again, and never more than `compactMinBytes` of journal text (the agent's heap is capped,
+   * and it loads the state every pass); usually no more than the folded snapshot would hold, as a
+   * history event or a record is about as long in either.
    */
   private foldDue(): boolean {
     if (this.torn) return true;
     if (this.journalBytes === 0) return false;
     if (this.snapshotBytes < this.foldMinSnapshotBytes) return true;
-    return this.journalBytes * 2 >= this.snapshotBytes || this.backend.journalNearlyFull?.() === true;
+    return (
+      this.journalBytes * 2 >= this.snapshotBytes ||
+      this.journalBytes >= this.compactMinBytes ||
+      this.backend.journalNearlyFull?.() === true
+    );
   }
 
   private record(change: JournalChange, durable: boolean): Promise<void> {

@@ -74,6 +74,19 @@ describe('a close folds the journal only when it is worth it', () => {
     expect(back.objects[`Flow/flow-${(passes - 1) * 100}`]?.revision).toBe(`p${passes - 1}`);
   });
 
+  it('folds a large state once the journal reaches compactMinBytes, however large the snapshot', async () => {
+    const dir = await tempDir('fold-cap-');
+    const size = await largeState(dir);
+    const store = await InventoryStore.open(dir);
+    store.compactMinBytes = 64 * 1024;
+    // ~110 KB of journal: far below half the snapshot, above the cap.
+    for (let i = 0; i < 200; i++) await store.patch(`Flow/flow-${i}`, { revision: 'capped' });
+    await store.close();
+    expect(size).toBeGreaterThan(4 * 110 * 1024);
+    expect(await journal(dir)).toBe('');
+    expect((await loadInventory(dir)).objects['Flow/flow-199']?.revision).toBe('capped');
+  });
+
   it('still folds a small state at every close', async () => {
     const dir = await tempDir('fold-small-');
     const store = await InventoryStore.open(dir);
