@@ -153,7 +153,7 @@ async function serveApi(rt: SimRuntime, r: SimRequest): Promise<void> {
  * Waits until `performance.now()` reaches `due`, never less. A timer alone fired early: Node starts
  * it from the event loop's cached time, which is as old as the work already done in this turn (the
  * last of sixteen requests read together had its timer started a few ms in the past), so answers
- * went out before their latency had passed (test/simulator/latency.test.ts).
+ * went out before their latency had passed (test/e2e/simulator-latency.test.ts).
  */
 async function until(due: number): Promise<void> {
   for (let left = due - performance.now(); left > 0; left = due - performance.now()) await delay(left);
