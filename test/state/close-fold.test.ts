@@ -24,11 +24,15 @@ const entry = (i: number): InventoryEntry => ({
   updatedAt: '2026-11-28T00:00:00.000Z',
 });
 
-/** A state whose snapshot is ~1.5 MB (3,500 entries): above the size where every close folds. */
-async function largeState(dir: string): Promise<number> {
-  const store = await InventoryStore.open(dir);
+/** Fills `store` with 3,500 entries (a ~1.5 MB snapshot: above the size where every close folds) and closes it. */
+async function fillLarge(store: InventoryStore): Promise<void> {
   for (let i = 0; i < 3500; i++) await store.put(entry(i));
   await store.close();
+}
+
+/** A large state in `dir`; returns its snapshot's size. */
+async function largeState(dir: string): Promise<number> {
+  await fillLarge(await InventoryStore.open(dir));
   return (await stat(join(dir, 'inventory.json'))).size;
 }
 
@@ -56,7 +60,7 @@ describe('a close folds the journal only when it is worth it', () => {
   });
 
   it('folds a large state once the journal holds half the snapshot, across passes', async () => {
-    const dir = await tempDir('fold-quarter-');
+    const dir = await tempDir('fold-half-');
     const size = await largeState(dir);
     let passes = 0;
     // Each pass rewrites 100 entries (~55 KB of journal): half the snapshot takes several.
@@ -123,11 +127,10 @@ describe('a remote journal near its block limit (Azurite)', () => {
       return { backend, store: await InventoryStore.openOn(backend) };
     };
     const first = await open(40_000);
-    for (let i = 0; i < 3500; i++) await first.store.put(entry(i));
-    await first.store.close();
+    await fillLarge(first.store);
     await first.backend.unlock();
 
-    // Two passes of one small change each: two blocks, far below a quarter of the snapshot.
+    // Two passes of one small change each: two blocks, far below half the snapshot.
     for (const revision of ['a', 'b']) {
       const pass = await open(3);
       await pass.store.patch('Flow/flow-1', { revision });
