@@ -26,6 +26,7 @@ const { values } = parseArgs({
     'kill-after-s': { type: 'string' }, // crash-10x: seconds before the SIGKILL, default 45
     'cli-flags': { type: 'string' }, // fleet-cli: extra flags for both CLI runs, to try one
     'node-flags': { type: 'string' }, // fleet-cli, patch-tuesday: Node flags for the measured CLI runs (a heap policy), to try one
+    again: { type: 'boolean' }, // fleet-cli: the no-op once more (a later pass, the files known by their stat)
     timeline: { type: 'boolean' }, // fleet-cli, patch-tuesday: each measured run's calls in two-second buckets
   },
 });
@@ -34,7 +35,7 @@ const names = Object.keys(SCENARIOS);
 const asked = values.list === true || values.help === true;
 if (asked || typeof values.scenario !== 'string') {
   process.stdout.write(
-    `scenarios: ${names.join(', ')}\nusage: npm run bench -- --scenario NAME [--json] [--size-mib N] [--rounds N] [--runs N] [--flows N] [--heap-snapshot] [--cpu-profile] [--sim-cpu-profile] [--timeline] [--kill-after-s N] [--cli-flags "..."] [--node-flags "..."]\n`,
+    `scenarios: ${names.join(', ')}\nusage: npm run bench -- --scenario NAME [--json] [--size-mib N] [--rounds N] [--runs N] [--flows N] [--heap-snapshot] [--cpu-profile] [--sim-cpu-profile] [--timeline] [--again] [--kill-after-s N] [--cli-flags "..."] [--node-flags "..."]\n`,
   );
   process.exit(asked ? 0 : 2);
 }

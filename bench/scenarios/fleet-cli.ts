@@ -74,6 +74,14 @@ export const fleetCli: Scenario = async (log, args) => {
     // `--cpu-profile`: V8's profile of each run, for docs/performance.md's "what dominates".
     const prof = args['cpu-profile'] === true ? ['--cpu-prof', `--cpu-prof-dir=${keptPath('packsync-fleet-cli-profiles')}`] : [];
     const noop = await runCli(cliArgs('apply'), env, [...nodeFlags, ...prof]);
+    const noopAgain = async (): Promise<Record<string, number>> => {
+      const j = await sim.journalCount();
+      const run = await runCli(cliArgs('apply'), env, nodeFlags);
+      const reads = (await sim.journalCount()) - j;
+      log(`no-op again: ${round(run.ms)} ms, ${reads} reads (×${round(run.ms / bound(reads), 2)}), peak RSS ${run.peakMiB} MiB`);
+      const phases = callPhases(run, (await sim.journal()).slice(j));
+      return { noopAgainMs: round(run.ms), noopAgainRatio: round(run.ms / bound(reads), 2), ...phaseMetrics('noopAgain', phases) };
+    };
     const noopReads = (await sim.journalCount()) - j1;
     const noopJournal = (await sim.journal()).slice(j1);
     timeline(noopJournal);
@@ -82,6 +90,9 @@ export const fleetCli: Scenario = async (log, args) => {
     log(
       `no-op: ${round(noop.ms)} ms, ${noopReads} reads, bound ${round(bound(noopReads))} ms (×${round(noop.ms / bound(noopReads), 2)}), CPU ${round(noop.cpuMs)} ms, peak RSS ${noop.peakMiB} MiB`,
     );
+    // `--again`: the no-op once more, as an agent's later passes run (the manifest files, older now,
+    // known by their stat; src/manifests/stat-record.ts), with its own phases.
+    const again = args.again === true ? await noopAgain() : {};
     // The floor: what a client doing nothing else gets from this simulator in these minutes.
     const floorMs = await simFloorMsPerCall(sim, IN_FLIGHT);
     const floor = (calls: number): number => (calls * floorMs) / IN_FLIGHT;
@@ -108,6 +119,7 @@ export const fleetCli: Scenario = async (log, args) => {
         noopPeakRssMiB: noop.peakMiB,
         noopCpuMs: round(noop.cpuMs),
         ...phaseMetrics('noop', noopPhases),
+        ...again,
       },
       baseline: {},
     };

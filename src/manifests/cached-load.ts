@@ -111,6 +111,27 @@ export class CachedLoad {
     return this.cache?.knownValid(key) ?? false;
   }
 
+  /** The last valid load's digests of `sources` when none of them changed since, by their stat (stat-record.ts). */
+  unchangedFiles(sources: readonly { file: string; abs: string }[]): { file: string; sha: string }[] | undefined {
+    return this.cache?.unchangedFiles(sources);
+  }
+
+  /** Records the files of the valid load `key` (their digests, and the stats read with their bytes). */
+  keepStats(key: string, files: readonly { file: string; sha?: string; stat?: string | null }[]): Promise<void> {
+    if (!this.cache) return Promise.resolve();
+    const record = new Map<string, { sha: string; stat: string | null }>();
+    for (const f of files) {
+      if (f.sha === undefined) return Promise.resolve();
+      record.set(f.file, { sha: f.sha, stat: f.stat ?? null });
+    }
+    return this.cache.keepStats({ key, files: record });
+  }
+
+  /** The wall clock a file's stat is judged settled against (stat-record.ts). */
+  now(): number {
+    return this.cache?.now() ?? Date.now();
+  }
+
   /** Records that the load of `key` was valid. */
   markValid(key: string): Promise<void> {
     return this.cache?.markValid(key) ?? Promise.resolve();

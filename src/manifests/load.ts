@@ -5,6 +5,7 @@
  * at all).
  */
 import { closeSync, fstatSync, openSync, readFileSync } from 'node:fs';
+import type { BigIntStats } from 'node:fs';
 import { realpath, stat } from 'node:fs/promises';
 import { dirname, relative, resolve, sep } from 'node:path';
 import { isInside } from '../api/content-files.js';
@@ -28,6 +29,7 @@ import type { ContentInfo } from './content.js';
 import type { GeneratedDocument } from './generated-document.js';
 import { filesKey, loadRevision } from './load-revision.js';
 import { Turns } from '../util/turns.js';
+import { settled, statKey } from './stat-record.js';
 
 export interface LoadOptions {
   /** Larger files are reported (`file.too-large`) instead of parsed. Default 10 MiB. */
@@ -165,14 +167,16 @@ export async function loadRepository(paths: readonly string[], opts: RepositoryL
  * 3,770 of them ~250 ms against ~30 ms this way (docs/performance.md, fleet-cli). Nothing else runs
  * while a pass loads its manifests; the agent's status page waits those milliseconds.
  */
-function readSource(file: string, abs: string, maxBytes: number): { rel: string; bytes?: Buffer; problem?: Problem } {
+function readSource(file: string, abs: string, maxBytes: number): { rel: string; bytes?: Buffer; stat?: BigIntStats; problem?: Problem } {
   let fd: number | undefined;
   try {
     fd = openSync(abs, 'r');
-    const size = fstatSync(fd).size;
+    // Taken before the bytes: a write after it changes the ctime, so the next load reads the file (stat-record.ts).
+    const stat = fstatSync(fd, { bigint: true });
+    const size = stat.size;
     if (size > maxBytes)
       return { rel: file, problem: at(file, 'file.too-large', `${size} bytes is more than the ${maxBytes} a manifest file may have`) };
-    return { rel: file, bytes: readFileSync(fd) };
+    return { rel: file, bytes: readFileSync(fd), stat };
   } catch (e) {
     return { rel: file, problem: at(file, 'file.unreadable', `cannot read this file (${(e as NodeJS.ErrnoException).code ?? String(e)})`) };
   } finally {
@@ -212,23 +216,24 @@ async function loadSources(
   await cached.openValid();
   // Long synchronous stretches give way to the event loop: a pass's first reads are in flight meanwhile.
   const turns = new Turns();
+  const keeping = { cached, opts, reported, turns };
+  // A symlink the walk refused makes the load invalid after it returns (withLinkProblems): such a
+  // load is never said valid, recorded as valid, or kept (its reads would be made for nothing).
+  const keyed = opts.cache !== undefined && !how.linksRefused && sources.every((x) => x.reported);
+  // Files whose stat says they did not change since the last valid load are not read (stat-record.ts).
+  const byStat = keyed ? cached.unchangedFiles(sources) : undefined;
+  const keptByStat = byStat ? await keptLoad(filesKey(root, byStat), byStat, keeping) : undefined;
+  if (keptByStat) return keptByStat;
   const decodedFiles = await readDecoded(sources, opts.maxFileBytes ?? DEFAULT_MAX_FILE_BYTES, cached, {
     out: { problems, held },
     digestAll: opts.revision === true,
     turns,
   });
-  // A symlink the walk refused makes the load invalid after it returns (withLinkProblems): such a
-  // load is never said valid, recorded as valid, or kept (its reads would be made for nothing).
-  const key = opts.cache && !how.linksRefused && sources.every((x) => x.reported) ? filesKey(root, decodedFiles) : undefined;
-  if (key !== undefined && problems.length === 0 && cached.knownValid(key)) {
-    opts.onKnownValid?.('record');
-    // The same files as the last valid load: its result, when it kept one, is this load's.
-    const kept = await cached.snapshot(key, turns);
-    if (kept) {
-      opts.onKnownValid?.('checks');
-      const revision = opts.revision === true ? { revision: revisionOf(decodedFiles, reported, kept.desired, []) } : {};
-      return { ...kept, ...revision };
-    }
+  const key = keyed ? filesKey(root, decodedFiles) : undefined;
+  const kept = key !== undefined && problems.length === 0 ? await keptLoad(key, decodedFiles, keeping) : undefined;
+  if (kept) {
+    await cached.keepStats(key!, decodedFiles);
+    return kept;
   }
   await cached.open();
   let parsed = await cached.parseAll(decodedFiles, turns);
@@ -276,7 +281,10 @@ async function loadSources(
   // megabytes in 64 KiB writes, had held the first read back (docs/performance.md, patch-tuesday).
   if (!how.linksRefused) opts.onKnownValid?.('checks');
   await cached.commit(parsed);
-  if (key !== undefined) await cached.markValid(key);
+  if (key !== undefined) {
+    await cached.markValid(key);
+    await cached.keepStats(key, decodedFiles);
+  }
   const desired = await desiredOf(root, checked.records, reported, { baselines: expansion.baselines, content: rules.content }, turns);
   const revision = opts.revision === true ? { revision: revisionOf(decodedFiles, reported, desired, expansion.documents) } : {};
   if (key !== undefined) await cached.keepSnapshot(key, { desired, problems: sorted, files, documents }, turns);
@@ -294,6 +302,24 @@ function revisionOf(
 }
 
 /**
+ * The result the last valid load of `key` kept, when `files` are its files (the parse cache's
+ * record): that load's result is this one's (desired-snapshot.ts). Reads start once it is known.
+ */
+async function keptLoad(
+  key: string | undefined,
+  files: readonly { file: string; sha?: string }[],
+  c: { cached: CachedLoad; opts: LoadOptions; reported: ReadonlySet<string>; turns: Turns },
+): Promise<LoadResult | undefined> {
+  if (key === undefined || !c.cached.knownValid(key)) return undefined;
+  c.opts.onKnownValid?.('record');
+  const kept = await c.cached.snapshot(key, c.turns);
+  if (!kept) return undefined;
+  c.opts.onKnownValid?.('checks');
+  const revision = c.opts.revision === true ? { revision: revisionOf(files, c.reported, kept.desired, []) } : {};
+  return { ...kept, ...revision };
+}
+
+/**
  * Each file read and decoded, one at a time from bytes to text and digest: the bytes of 3,770
  * files held until all were parsed were 15 MB of a load's peak (docs/performance.md, fleet-cli).
  * A file that cannot be read or decoded is a problem, and holds back every reference.
@@ -303,12 +329,13 @@ async function readDecoded(
   maxBytes: number,
   cached: CachedLoad,
   o: { out: { problems: Problem[]; held: Held }; digestAll: boolean; turns: Turns },
-): Promise<{ file: string; sha?: string; text: string }[]> {
+): Promise<{ file: string; sha?: string; text: string; stat: string | null }[]> {
   const { out, digestAll } = o;
-  const decodedFiles: { file: string; sha?: string; text: string }[] = [];
+  const decodedFiles: { file: string; sha?: string; text: string; stat: string | null }[] = [];
+  const readAt = cached.now();
   for (const { file, abs } of sources) {
     if (o.turns.due()) await o.turns.next();
-    const { rel, bytes, problem } = readSource(file, abs, maxBytes);
+    const { rel, bytes, stat, problem } = readSource(file, abs, maxBytes);
     if (problem || !bytes) {
       if (problem) out.problems.push(problem);
       out.held.all = true;
@@ -321,7 +348,8 @@ async function readDecoded(
       out.held.all = true;
       continue;
     }
-    decodedFiles.push({ file: rel, text: decoded.text, ...cached.digestOf(bytes, digestAll) });
+    const settledStat = stat && settled(stat, readAt) ? statKey(stat) : null;
+    decodedFiles.push({ file: rel, text: decoded.text, ...cached.digestOf(bytes, digestAll), stat: settledStat });
   }
   return decodedFiles;
 }

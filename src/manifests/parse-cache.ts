@@ -11,7 +11,9 @@
  *
  * It lives in memory (the agent's passes) and, for a local state directory, in
  * `<stateDir>/cache/manifests-v1.jsonl` (a fresh `packsync plan`), rewritten atomically when a load
- * changed it, ignored when unreadable, corrupt or of another identity. It is never required.
+ * changed it, ignored when unreadable, corrupt or of another identity. It is never required. Beside
+ * it: `.valid` (the key of the last valid load), `.desired` (its result, desired-snapshot.ts) and
+ * `.stat` (its files by their stat, stat-record.ts).
  */
 import { createHash, randomBytes } from 'node:crypto';
 import { readdirSync, readFileSync } from 'node:fs';
@@ -20,6 +22,8 @@ import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { KIND_SCHEMAS } from './schemas.js';
+import { formatStatRecord, parseStatRecord, unchangedFiles } from './stat-record.js';
+import type { StatRecord } from './stat-record.js';
 
 /**
  * One cached file: for each document that the file's manifests were read from (each passed its
@@ -147,8 +151,20 @@ export class ManifestCache {
   private validKey: string | undefined;
   private validRead = false;
 
+  /** The last valid load's files by their stat (stat-record.ts); kept beside the file as `<file>.stat`. */
+  private stats: StatRecord | undefined;
+  /** Loads whose files were known by their stat, ever: how a test sees that no file was read. */
+  knownByStat = 0;
+  /** The wall clock (ms) a stat is judged settled against (stat-record.ts); a test sets it. */
+  readonly now: () => number;
+
   /** `file`: where the cache is kept between processes; undefined keeps it in memory only. */
-  constructor(readonly file?: string) {}
+  constructor(
+    readonly file?: string,
+    o: { now?: () => number } = {},
+  ) {
+    this.now = o.now ?? Date.now;
+  }
 
   /**
    * Reads the record of the last valid load (a line), once per process. It names the loader that
@@ -159,8 +175,37 @@ export class ManifestCache {
     if (!this.validRead && this.file !== undefined) {
       const [by, key] = (await readFile(`${this.file}.valid`, 'latin1').catch(() => '')).trim().split(' ');
       this.validKey = key && by === identity() ? key : undefined;
+      if (this.validKey !== undefined) {
+        const text = await readFile(`${this.file}.stat`, 'utf8').catch(() => '');
+        this.stats = parseStatRecord(text, identity());
+      }
     }
     this.validRead = true;
+  }
+
+  /**
+   * The digests of `sources` recorded by the last valid load, in their order, when each file still
+   * has the stat it had then (stat-record.ts); undefined when any differs. No file is read.
+   */
+  unchangedFiles(sources: readonly { file: string; abs: string }[]): { file: string; sha: string }[] | undefined {
+    const r = this.stats;
+    if (r === undefined || r.key !== this.validKey) return undefined;
+    const files = unchangedFiles(r, sources);
+    if (files) this.knownByStat++;
+    return files;
+  }
+
+  /** Records the files of the valid load `key` by their stat, unless that is what is recorded already. */
+  async keepStats(r: StatRecord): Promise<void> {
+    if (this.stats && sameRecord(this.stats, r)) return;
+    this.stats = r;
+    if (this.file === undefined || !(await isDirectory(dirname(this.file)))) return;
+    const text = formatStatRecord(identity(), r);
+    if (text === undefined) return;
+    const tmp = `${this.file}.stat.${process.pid}.${randomBytes(4).toString('hex')}.tmp`;
+    await writeFile(tmp, text)
+      .then(() => rename(tmp, `${this.file}.stat`))
+      .catch(() => rm(tmp, { force: true }).catch(() => undefined));
   }
 
   /** Reads the file, unless the entries are in memory. */
@@ -303,6 +348,15 @@ export class ManifestCache {
 }
 
 const caches = new Map<string, ManifestCache>();
+function sameRecord(a: StatRecord, b: StatRecord): boolean {
+  if (a.key !== b.key || a.files.size !== b.files.size) return false;
+  for (const [file, f] of b.files) {
+    const g = a.files.get(file);
+    if (!g || g.sha !== f.sha || g.stat !== f.stat) return false;
+  }
+  return true;
+}
+
 const memoryOnly = new ManifestCache();
 
 /**
