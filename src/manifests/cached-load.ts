@@ -116,6 +116,11 @@ export class CachedLoad {
     return this.cache?.unchangedFiles(sources);
   }
 
+  /** Counts a load that returned without reading its files (`ManifestCache.knownByStat`). */
+  returnedByStat(): void {
+    if (this.cache) this.cache.knownByStat++;
+  }
+
   /** Records the files of the valid load `key` (their digests, and the stats read with their bytes). */
   keepStats(key: string, files: readonly { file: string; sha?: string; stat?: string | null }[]): Promise<void> {
     if (!this.cache) return Promise.resolve();

@@ -223,7 +223,10 @@ async function loadSources(
   // Files whose stat says they did not change since the last valid load are not read (stat-record.ts).
   const byStat = keyed ? cached.unchangedFiles(sources) : undefined;
   const keptByStat = byStat ? await keptLoad(filesKey(root, byStat), byStat, keeping) : undefined;
-  if (keptByStat) return keptByStat;
+  if (keptByStat) {
+    cached.returnedByStat();
+    return keptByStat;
+  }
   const decodedFiles = await readDecoded(sources, opts.maxFileBytes ?? DEFAULT_MAX_FILE_BYTES, cached, {
     out: { problems, held },
     digestAll: opts.revision === true,

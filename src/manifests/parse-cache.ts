@@ -153,7 +153,7 @@ export class ManifestCache {
 
   /** The last valid load's files by their stat (stat-record.ts); kept beside the file as `<file>.stat`. */
   private stats: StatRecord | undefined;
-  /** Loads whose files were known by their stat, ever: how a test sees that no file was read. */
+  /** Loads that returned without reading a file, their files known by their stat, ever: how a test sees it. */
   knownByStat = 0;
   /** The wall clock (ms) a stat is judged settled against (stat-record.ts); a test sets it. */
   readonly now: () => number;
@@ -190,9 +190,7 @@ export class ManifestCache {
   unchangedFiles(sources: readonly { file: string; abs: string }[]): { file: string; sha: string }[] | undefined {
     const r = this.stats;
     if (r === undefined || r.key !== this.validKey) return undefined;
-    const files = unchangedFiles(r, sources);
-    if (files) this.knownByStat++;
-    return files;
+    return unchangedFiles(r, sources);
   }
 
   /** Records the files of the valid load `key` by their stat, unless that is what is recorded already. */
@@ -347,7 +345,7 @@ export class ManifestCache {
   }
 }
 
-const caches = new Map<string, ManifestCache>();
+/** Whether two records name the same key, files, digests and stats (then the file is not written again). */
 function sameRecord(a: StatRecord, b: StatRecord): boolean {
   if (a.key !== b.key || a.files.size !== b.files.size) return false;
   for (const [file, f] of b.files) {
@@ -357,6 +355,7 @@ function sameRecord(a: StatRecord, b: StatRecord): boolean {
   return true;
 }
 
+const caches = new Map<string, ManifestCache>();
 const memoryOnly = new ManifestCache();
 
 /**

@@ -100,6 +100,15 @@ describe('files known by their stat', () => {
     expect((await again(dir, later)).byStat).toBe(true);
   });
 
+  it('are read when the last valid load’s result is no longer kept, and the load gives the full result', async () => {
+    const dir = await fleet();
+    const full = await load(dir);
+    const cache = await cacheIn();
+    await load(dir, cache);
+    await rm(cache.snapshotFile!);
+    expect(await again(dir, new ManifestCache(cache.file, { now: cache.now }))).toEqual({ byStat: false, result: full });
+  });
+
   it('are not taken from a record cut short or of another loader', async () => {
     const dir = await fleet();
     const cache = await cacheIn();
