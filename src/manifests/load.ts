@@ -220,13 +220,8 @@ async function loadSources(
   // A symlink the walk refused makes the load invalid after it returns (withLinkProblems): such a
   // load is never said valid, recorded as valid, or kept (its reads would be made for nothing).
   const keyed = opts.cache !== undefined && !how.linksRefused && sources.every((x) => x.reported);
-  // Files whose stat says they did not change since the last valid load are not read (stat-record.ts).
-  const byStat = keyed ? cached.unchangedFiles(sources) : undefined;
-  const keptByStat = byStat ? await keptLoad(filesKey(root, byStat), byStat, keeping) : undefined;
-  if (keptByStat) {
-    cached.returnedByStat();
-    return keptByStat;
-  }
+  const byStat = keyed ? await loadByStat(root, sources, keeping) : undefined;
+  if (byStat) return byStat;
   const decodedFiles = await readDecoded(sources, opts.maxFileBytes ?? DEFAULT_MAX_FILE_BYTES, cached, {
     out: { problems, held },
     digestAll: opts.revision === true,
@@ -302,6 +297,21 @@ function revisionOf(
 ): string {
   const files = decoded.flatMap((f) => (reported.has(f.file) && f.sha !== undefined ? [{ file: f.file, sha: f.sha }] : []));
   return loadRevision({ files, desired, generated: generated.filter((d) => reported.has(d.file)).map((d) => d.value) });
+}
+
+/**
+ * The last valid load's result when every file still has the stat it had then: no file is read
+ * (stat-record.ts). Undefined otherwise, and the files are read.
+ */
+async function loadByStat(
+  root: string,
+  sources: readonly Source[],
+  c: { cached: CachedLoad; opts: LoadOptions; reported: ReadonlySet<string>; turns: Turns },
+): Promise<LoadResult | undefined> {
+  const files = c.cached.unchangedFiles(sources);
+  const kept = files ? await keptLoad(filesKey(root, files), files, c) : undefined;
+  if (kept) c.cached.returnedByStat();
+  return kept;
 }
 
 /**
