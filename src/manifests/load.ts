@@ -29,7 +29,7 @@ import type { ContentInfo } from './content.js';
 import type { GeneratedDocument } from './generated-document.js';
 import { filesKey, loadRevision } from './load-revision.js';
 import { Turns } from '../util/turns.js';
-import { settled, statKey } from './stat-record.js';
+import { racyWindow, settled, statKey } from './stat-record.js';
 
 export interface LoadOptions {
   /** Larger files are reported (`file.too-large`) instead of parsed. Default 10 MiB. */
@@ -226,6 +226,7 @@ async function loadSources(
     out: { problems, held },
     digestAll: opts.revision === true,
     turns,
+    root,
   });
   const key = keyed ? filesKey(root, decodedFiles) : undefined;
   const kept = key !== undefined && problems.length === 0 ? await keptLoad(key, decodedFiles, keeping) : undefined;
@@ -341,11 +342,12 @@ async function readDecoded(
   sources: readonly Source[],
   maxBytes: number,
   cached: CachedLoad,
-  o: { out: { problems: Problem[]; held: Held }; digestAll: boolean; turns: Turns },
+  o: { out: { problems: Problem[]; held: Held }; digestAll: boolean; turns: Turns; root: string },
 ): Promise<{ file: string; sha?: string; text: string; stat: string | null }[]> {
   const { out, digestAll } = o;
   const decodedFiles: { file: string; sha?: string; text: string; stat: string | null }[] = [];
   const readAt = cached.now();
+  const windowOf = racyWindow(o.root);
   for (const { file, abs } of sources) {
     if (o.turns.due()) await o.turns.next();
     const { rel, bytes, stat, problem } = readSource(file, abs, maxBytes);
@@ -361,7 +363,7 @@ async function readDecoded(
       out.held.all = true;
       continue;
     }
-    const settledStat = stat && settled(stat, readAt) ? statKey(stat) : null;
+    const settledStat = stat && settled(stat, readAt, windowOf(stat)) ? statKey(stat) : null;
     decodedFiles.push({ file: rel, text: decoded.text, ...cached.digestOf(bytes, digestAll), stat: settledStat });
   }
   return decodedFiles;

@@ -8,13 +8,41 @@
  * which `touch -d`, `rsync -t` or an archive restore set at will), so a rewrite that keeps the size
  * and the mtime is still seen. A file written in the same clock tick as its read could keep its
  * times (git's "racily clean" file): a stat is recorded only for a file whose times are older than
- * the read by `RACY_MS`, which covers the coarsest timestamps of common file systems (FAT's 2 s);
- * any other file is read again by the next load, and recorded then.
+ * the read by a window, and any other file is read again by the next load, and recorded then. The
+ * window is `LOCAL_RACY_MS` on a local Linux file system known to stamp files from this kernel's
+ * clock in nanoseconds (a tick is at most 10 ms), and `RACY_MS` anywhere else, which covers the
+ * coarsest timestamps of common file systems (FAT's 2 s) and some clock skew of a network one.
  */
-import { statSync } from 'node:fs';
+import { statfsSync, statSync } from 'node:fs';
 import type { BigIntStats } from 'node:fs';
 
 export const RACY_MS = 3000;
+export const LOCAL_RACY_MS = 100;
+
+/** statfs(2) magic numbers: ext2/3/4, XFS, Btrfs, tmpfs, overlayfs (a container's), F2FS, ZFS on Linux. */
+const LOCAL_FS_TYPES = new Set([0xef53, 0x58465342, 0x9123683e, 0x01021994, 0x794c7630, 0xf2f52010, 0x2fc12fc1]);
+
+/** The window for a file system of statfs `type` (undefined: unknown). */
+export function racyMsOf(type: number | undefined): number {
+  return type !== undefined && LOCAL_FS_TYPES.has(type) ? LOCAL_RACY_MS : RACY_MS;
+}
+
+/**
+ * How settled a file's stat must be, judged per file: the window of the file system `root` is on
+ * for files on root's device, `RACY_MS` for a file on another (a mount inside the repository).
+ */
+export function racyWindow(root: string): (s: BigIntStats) => number {
+  let dev: bigint | undefined;
+  let type: number | undefined;
+  try {
+    dev = statSync(root, { bigint: true }).dev;
+    type = statfsSync(root).type;
+  } catch {
+    // Unknown: every file gets the wide window.
+  }
+  const local = racyMsOf(type);
+  return (s) => (dev !== undefined && s.dev === dev ? local : RACY_MS);
+}
 
 const FORMAT = 'packsync-stat/1';
 
@@ -23,9 +51,9 @@ export function statKey(s: BigIntStats): string {
   return `${s.size}:${s.mtimeNs}:${s.ctimeNs}:${s.ino}:${s.dev}`;
 }
 
-/** Whether a stat taken when the clock read `readAtMs` may stand for the file's bytes later. */
-export function settled(s: BigIntStats, readAtMs: number): boolean {
-  const limit = BigInt(Math.floor(readAtMs - RACY_MS)) * 1_000_000n;
+/** Whether a stat taken when the clock read `readAtMs` may stand for the file's bytes later, `windowMs` after its last change. */
+export function settled(s: BigIntStats, readAtMs: number, windowMs: number): boolean {
+  const limit = BigInt(Math.floor(readAtMs - windowMs)) * 1_000_000n;
   return s.mtimeNs < limit && s.ctimeNs < limit;
 }
 

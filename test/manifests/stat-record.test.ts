@@ -10,7 +10,7 @@ import { describe, expect, it } from 'vitest';
 import { loadManifests } from '../../src/manifests/load.js';
 import type { LoadResult } from '../../src/manifests/load.js';
 import { ManifestCache } from '../../src/manifests/parse-cache.js';
-import { RACY_MS } from '../../src/manifests/stat-record.js';
+import { LOCAL_RACY_MS, RACY_MS, racyMsOf, racyWindow } from '../../src/manifests/stat-record.js';
 import { tempDir } from '../support/temp-dir.js';
 import { writeFleet } from '../support/fleet.js';
 
@@ -88,14 +88,17 @@ describe('files known by their stat', () => {
 
   it('are read again while written as recently as the read (racily clean), and known by their stat once older', async () => {
     const dir = await fleet();
-    const newest = (await stat(join(dir, 'flows', 'flow-11.yaml'))).ctimeMs;
+    const last = await stat(join(dir, 'flows', 'flow-11.yaml'), { bigint: true });
+    const newest = Number(last.ctimeNs / 1_000_000n);
+    // The window of the file system the test writes on (100 ms on a local Linux one, else 3 s).
+    const windowMs = racyWindow(dir)(last);
     // To this clock the files were written a moment before the read.
     const file = join(await tempDir('packsync-stat-'), 'cache', 'manifests-v1.jsonl');
-    const early = new ManifestCache(file, { now: () => newest + RACY_MS / 2 });
+    const early = new ManifestCache(file, { now: () => newest + windowMs / 2 });
     await load(dir, early);
     expect((await again(dir, early)).byStat).toBe(false);
     // The next process, later: the files are read once more, then known by their stat.
-    const later = new ManifestCache(file, { now: () => newest + 2 * RACY_MS });
+    const later = new ManifestCache(file, { now: () => newest + 2 * windowMs });
     expect((await again(dir, later)).byStat).toBe(false);
     expect((await again(dir, later)).byStat).toBe(true);
   });
@@ -107,6 +110,12 @@ describe('files known by their stat', () => {
     await load(dir, cache);
     await rm(cache.snapshotFile!);
     expect(await again(dir, new ManifestCache(cache.file, { now: cache.now }))).toEqual({ byStat: false, result: full });
+  });
+
+  it('are settled after 100 ms on a local Linux file system, after 3 s on any other or an unknown one', () => {
+    expect([0xef53, 0x58465342, 0x9123683e, 0x01021994, 0x794c7630].map(racyMsOf)).toEqual(Array(5).fill(LOCAL_RACY_MS));
+    // NFS, SMB, FAT, and a file system statfs could not name.
+    expect([0x6969, 0xfe534d42, 0x4d44, undefined].map(racyMsOf)).toEqual(Array(4).fill(RACY_MS));
   });
 
   it('are not taken from a record cut short or of another loader', async () => {
