@@ -216,7 +216,7 @@ async function loadSources(
   await cached.openValid();
   // Long synchronous stretches give way to the event loop: a pass's first reads are in flight meanwhile.
   const turns = new Turns();
-  const keeping = { cached, opts, reported, turns };
+  const keeping: Keeping = { cached, opts, reported, turns };
   // A symlink the walk refused makes the load invalid after it returns (withLinkProblems): such a
   // load is never said valid, recorded as valid, or kept (its reads would be made for nothing).
   const keyed = opts.cache !== undefined && !how.linksRefused && sources.every((x) => x.reported);
@@ -226,7 +226,8 @@ async function loadSources(
     out: { problems, held },
     digestAll: opts.revision === true,
     turns,
-    root,
+    // Only a load that can be recorded as valid keeps its files' stats (stat-record.ts).
+    ...(keyed ? { statsUnder: root } : {}),
   });
   const key = keyed ? filesKey(root, decodedFiles) : undefined;
   const kept = key !== undefined && problems.length === 0 ? await keptLoad(key, decodedFiles, keeping) : undefined;
@@ -300,15 +301,19 @@ function revisionOf(
   return loadRevision({ files, desired, generated: generated.filter((d) => reported.has(d.file)).map((d) => d.value) });
 }
 
+/** What a load needs to take the last valid load's kept result. */
+interface Keeping {
+  cached: CachedLoad;
+  opts: LoadOptions;
+  reported: ReadonlySet<string>;
+  turns: Turns;
+}
+
 /**
  * The last valid load's result when every file still has the stat it had then: no file is read
  * (stat-record.ts). Undefined otherwise, and the files are read.
  */
-async function loadByStat(
-  root: string,
-  sources: readonly Source[],
-  c: { cached: CachedLoad; opts: LoadOptions; reported: ReadonlySet<string>; turns: Turns },
-): Promise<LoadResult | undefined> {
+async function loadByStat(root: string, sources: readonly Source[], c: Keeping): Promise<LoadResult | undefined> {
   const files = c.cached.unchangedFiles(sources);
   const kept = files ? await keptLoad(filesKey(root, files), files, c) : undefined;
   if (kept) c.cached.returnedByStat();
@@ -322,7 +327,7 @@ async function loadByStat(
 async function keptLoad(
   key: string | undefined,
   files: readonly { file: string; sha?: string }[],
-  c: { cached: CachedLoad; opts: LoadOptions; reported: ReadonlySet<string>; turns: Turns },
+  c: Keeping,
 ): Promise<LoadResult | undefined> {
   if (key === undefined || !c.cached.knownValid(key)) return undefined;
   c.opts.onKnownValid?.('record');
@@ -342,12 +347,12 @@ async function readDecoded(
   sources: readonly Source[],
   maxBytes: number,
   cached: CachedLoad,
-  o: { out: { problems: Problem[]; held: Held }; digestAll: boolean; turns: Turns; root: string },
+  o: { out: { problems: Problem[]; held: Held }; digestAll: boolean; turns: Turns; statsUnder?: string },
 ): Promise<{ file: string; sha?: string; text: string; stat: string | null }[]> {
   const { out, digestAll } = o;
   const decodedFiles: { file: string; sha?: string; text: string; stat: string | null }[] = [];
   const readAt = cached.now();
-  const windowOf = racyWindow(o.root);
+  const windowOf = o.statsUnder === undefined ? undefined : racyWindow(o.statsUnder);
   for (const { file, abs } of sources) {
     if (o.turns.due()) await o.turns.next();
     const { rel, bytes, stat, problem } = readSource(file, abs, maxBytes);
@@ -363,7 +368,7 @@ async function readDecoded(
       out.held.all = true;
       continue;
     }
-    const settledStat = stat && settled(stat, readAt, windowOf(stat)) ? statKey(stat) : null;
+    const settledStat = stat && windowOf && settled(stat, readAt, windowOf(stat)) ? statKey(stat) : null;
     decodedFiles.push({ file: rel, text: decoded.text, ...cached.digestOf(bytes, digestAll), stat: settledStat });
   }
   return decodedFiles;
