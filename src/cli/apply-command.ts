@@ -22,7 +22,7 @@ import type { CliIo } from './io.js';
 import { UsageError } from './io.js';
 import { addPlanFlags, planOptionsFrom, readConcurrencyOf } from './plan-options.js';
 import type { PlanFlags } from './plan-options.js';
-import { manifestRoot, showFile, shownPath, shownPlan, shownProblems } from './paths.js';
+import { manifestRoot, showFile, shownPath, shownProblems } from './paths.js';
 import { problemLines } from './print-problems.js';
 import { createProgressRenderer } from './progress.js';
 import { readSavedPlan } from './saved-plan.js';
@@ -76,7 +76,7 @@ export function registerApplyCommand(program: Command, io: CliIo): void {
       if (saved) {
         plan = saved.plan;
         verdict = planVerdict(plan);
-        if (text) io.stdout(formatPlanText(shownPlan(plan, showFile(io.cwd, saved.desired.root)), { color: useColor(opts, io) }));
+        if (text) io.stdout(formatPlanText(plan, { color: useColor(opts, io), show: showFile(io.cwd, saved.desired.root) }));
         result = await applySavedPlan(saved, rt.api, rt.state, applyOptions, readConcurrency);
       } else {
         const planned = await planPass({
@@ -96,7 +96,7 @@ export function registerApplyCommand(program: Command, io: CliIo): void {
           return;
         }
         plan = planned.plan;
-        if (text) io.stdout(formatPlanText(shownPlan(plan, showFile(io.cwd, planned.desired.root)), { color: useColor(opts, io) }));
+        if (text) io.stdout(formatPlanText(plan, { color: useColor(opts, io), show: showFile(io.cwd, planned.desired.root) }));
         if (plan.errors.length > 0) {
           if (!text) io.stdout(JSON.stringify({ plan }, null, 2));
           io.setExitCode(1);

@@ -61,10 +61,10 @@ export function registerPlanCommand(program: Command, io: CliIo): void {
         return;
       }
       const p = out.plan;
-      const shown = shownPlan(p, showFile(io.cwd, out.desired.root));
-      if (opts.output === 'json') io.stdout(formatPlanJson(shown));
-      else if (opts.output === 'markdown') io.stdout(formatPlanMarkdown(shown, { commit: await gitCommitOf(target) }));
-      else io.stdout(formatPlanText(shown, { color: useColor(opts, io) }));
+      const show = showFile(io.cwd, out.desired.root);
+      if (opts.output === 'json') io.stdout(formatPlanJson(shownPlan(p, show)));
+      else if (opts.output === 'markdown') io.stdout(formatPlanMarkdown(shownPlan(p, show), { commit: await gitCommitOf(target) }));
+      else io.stdout(formatPlanText(p, { color: useColor(opts, io), show }));
       if (opts.out) {
         // Like Terraform, a plan that cannot be applied is not saved: `apply FILE` would only fail.
         if (planFails(p)) io.stderr(await notSaved(opts.out, 'the plan has errors'));

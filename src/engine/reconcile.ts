@@ -19,8 +19,9 @@ import type { LoadOptions } from '../manifests/load.js';
 import { manifestCacheFor } from '../manifests/parse-cache.js';
 import type { DesiredModel, Problem } from '../manifests/model.js';
 import { planDigests } from '../plan/hash.js';
-import { plan as computePlan } from '../plan/planner.js';
-import type { Plan, PlanOptions } from '../plan/types.js';
+import { plan as computePlan, preparePlan } from '../plan/planner.js';
+import type { PlanPrep } from '../plan/planner.js';
+import type { Plan, PlanOptions, PlanScope } from '../plan/types.js';
 import { carryOutRequests, requestsPending } from './gate-requests.js';
 import type { CarriedCommand } from './gate-requests.js';
 import { planScope } from './scope.js';
@@ -131,6 +132,8 @@ export async function planPass(input: PlanPassInput): Promise<PlanPassOutput> {
   // A request carried out (one queued after the check above) moved what the early reads saw.
   if (commands.length > 0) early?.stop();
   let revision = input.revision ?? loaded.revision ?? null;
+  // What the plan needs of the files and the state alone is made while the reads are in flight.
+  let prep = prepareWhileReading(input.path, desired, loaded.files, store.inventory);
   let snap = await readLiveState(input.api, desired, store.inventory, readOptions, commands.length > 0 ? undefined : early);
   const clock = input.api.serviceTime?.() ?? loadedAt;
   if (exceptionsFlip(desired, loadedAt, clock)) {
@@ -138,18 +141,58 @@ export async function planPass(input: PlanPassInput): Promise<PlanPassOutput> {
     loaded = await loadManifests(input.path, { cache, now: clock, revision: wantRevision, ...input.loadOptions });
     if (!loaded.desired) return { kind: 'invalid', problems: loaded.problems, revision: input.revision ?? null };
     desired = loaded.desired;
+    prep = prepareWhileReading(input.path, desired, loaded.files, store.inventory);
     snap = await readLiveState(input.api, desired, store.inventory, readOptions);
     revision = input.revision ?? loaded.revision ?? null;
   }
-  const owned = Object.values(store.inventory.objects).map((e) => e.file);
-  const scope = await planScope(input.path, desired.root, { read: loaded.files, owned });
-  const p = computePlan({ desired, live: snap.live, inventory: store.inventory, options: input.planOptions, now: now(), revision, scope });
+  const { scope, prepared } = await settled(prep);
+  const p = computePlan({
+    desired,
+    live: snap.live,
+    inventory: store.inventory,
+    options: input.planOptions,
+    now: now(),
+    revision,
+    scope,
+    prepared,
+  });
   if (input.digests) p.digests = planDigests(snap.live, store.inventory);
   reviewBaselines(p, desired, clock, input.planOptions?.allowShrink === true);
   p.reads = snap.reads + (await addReach(p, snap.live, input));
   if (input.signer) p.signer = input.signer;
   const warnings = loaded.problems.filter((x) => x.severity === 'warning');
   return { kind: 'planned', plan: p, desired, warnings, store, live: snap.live, ...(commands.length > 0 ? { commands } : {}) };
+}
+
+/**
+ * The prune scope and the plan's state indexes: they need the files read and the state, not the
+ * live state, so they are made while the reads are in flight (docs/architecture.md, "The engine").
+ * Settled at once into a value or an error, so a failure waits for the pass to take it up after
+ * its reads instead of being an unhandled rejection meanwhile.
+ */
+function prepareWhileReading(
+  path: string,
+  desired: DesiredModel,
+  read: readonly string[],
+  inventory: InventoryStore['inventory'],
+): Promise<Settled<{ scope: PlanScope; prepared: PlanPrep }>> {
+  const owned = Object.values(inventory.objects).map((e) => e.file);
+  const made = (async (): Promise<{ scope: PlanScope; prepared: PlanPrep }> => ({
+    scope: await planScope(path, desired.root, { read, owned }),
+    prepared: await preparePlan(desired, inventory),
+  }))();
+  return made.then(
+    (value) => ({ value }),
+    (error: unknown) => ({ error }),
+  );
+}
+
+type Settled<T> = { value: T } | { error: unknown };
+
+async function settled<T>(p: Promise<Settled<T>>): Promise<T> {
+  const s = await p;
+  if ('error' in s) throw s.error;
+  return s.value;
 }
 
 /** Blast radius (docs/policy.md): device counts of the waves of flows the plan moves; returns the reads made. */

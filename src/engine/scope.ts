@@ -7,6 +7,7 @@
 import { stat } from 'node:fs/promises';
 import { dirname, isAbsolute, relative, resolve, sep } from 'node:path';
 import type { PlanScope } from '../plan/types.js';
+import { Turns } from '../util/turns.js';
 
 async function exists(p: string): Promise<boolean> {
   return stat(p).then(
@@ -62,7 +63,9 @@ export async function planScope(appliedPath: string, desiredRoot: string, files?
 
 /**
  * Owned objects' files that exist on disk but were not read this pass (a file `.packsyncignore`
- * lists, a hidden folder): prune leaves their objects alone (docs/manifests.md "Files").
+ * lists, a hidden folder): prune leaves their objects alone (docs/manifests.md "Files"). A pass
+ * works this out while its reads are in flight, so the loops give way to the event loop every
+ * millisecond (util/turns.ts).
  */
 async function withLeftOut(
   scope: PlanScope,
@@ -71,10 +74,19 @@ async function withLeftOut(
   keyOf: (read: string) => string,
 ): Promise<PlanScope> {
   if (!files || scope.single) return scope;
-  const read = new Set(files.read.map(keyOf));
+  const turns = new Turns();
+  const read = new Set<string>();
+  for (const f of files.read) {
+    read.add(keyOf(f));
+    if (turns.due()) await turns.next();
+  }
   const leftOut = new Set<string>();
-  for (const key of new Set(files.owned)) {
-    if (key === undefined || read.has(key) || leftOut.has(key)) continue;
+  const seen = new Set<string | undefined>();
+  for (const key of files.owned) {
+    if (seen.has(key)) continue;
+    seen.add(key);
+    if (turns.due()) await turns.next();
+    if (key === undefined || read.has(key)) continue;
     if (await exists(onDisk(key))) leftOut.add(key);
   }
   return leftOut.size > 0 ? { ...scope, leftOut } : scope;

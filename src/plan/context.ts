@@ -20,6 +20,7 @@ import type { PatchGroupName } from '../api/operations.js';
 import { packageNaturalKey } from '../live/identity.js';
 import type { Change, IdRef, ObjectPlan, PlanAction, PlanOptions, PlanScope } from './types.js';
 import { OP } from './ops.js';
+import { StateIndex } from './state-index.js';
 
 type DistributiveOmit<T, K extends PropertyKey> = T extends unknown ? Omit<T, K> : never;
 export type NewAction = DistributiveOmit<PlanAction, 'id' | 'key'>;
@@ -62,22 +63,13 @@ export class PlanContext {
   /** Packages and flows planned so far, by manifest name (lookups need no `Kind/name` string). */
   readonly packageRefs = new Map<string, RefState>();
   readonly flowRefs = new Map<string, RefState>();
-  // Maps, not the inventory's plain objects: a property lookup with 100k distinct fresh key strings
-  // internalises every one of them, and that dominated planning time at scale.
+  // The state's indexes (entries, intents, owners by live id, superseded entries): plan/state-index.ts.
   private readonly entries: Map<string, InventoryEntry>;
   private readonly intents: Map<string, Intent>;
-  /** Live id → the main (not superseded) state key that owns it (a desired one first, see below). */
-  private readonly owners = new Map<string, string>();
-  /**
-   * Live id → every state key recording it, main and superseded, when there is more than one: one
-   * live object belongs to one key (docs/reconcile.md), so these are what a new key must not take over and
-   * what prune must not delete from under another key. Rare, so only the shared ids are kept.
-   */
-  private readonly shared = new Map<string, string[]>();
-  /** Live id → a superseded key recording it. */
-  private readonly kept = new Map<string, string>();
-  /** Main key → its superseded entries (`Kind/name#id`), newest first. */
-  private readonly supersededOf = new Map<string, [string, InventoryEntry][]>();
+  private readonly owners: Map<string, string>;
+  private readonly shared: Map<string, string[]>;
+  private readonly kept: Map<string, string>;
+  private readonly supersededOf: Map<string, [string, InventoryEntry][]>;
   /** Old key → new key, for renames detected this pass (prune leaves old keys alone). */
   readonly moves = new Map<string, string>();
   /** State keys whose fate a flow replacement decides this pass (destroyed with the old flow): prune leaves them alone. */
@@ -106,34 +98,21 @@ export class PlanContext {
     readonly inventory: Inventory,
     readonly options: PlanOptions,
     readonly now: Date,
-    pass: { isDesired?: (key: string) => boolean; scope?: PlanScope | undefined } = {},
+    pass: { isDesired?: (key: string) => boolean; scope?: PlanScope | undefined; index?: StateIndex | undefined } = {},
   ) {
     const isDesired = (this.isDesired = pass.isDesired ?? ((): boolean => true));
     this.scope = pass.scope;
-    this.entries = new Map();
-    this.intents = mapOf(inventory.intents);
-    // Keys, not Object.entries or the Map's own iterator: no [key, entry] pair per entry.
-    const objects = inventory.objects;
-    for (const key of Object.keys(objects)) {
-      const e = objects[key]!;
-      this.entries.set(key, e);
-      const hash = key.indexOf('#');
-      const first = this.owners.get(e.id) ?? this.kept.get(e.id);
-      if (first !== undefined) this.shared.set(e.id, [...(this.shared.get(e.id) ?? [first]), key]);
-      if (hash < 0) {
-        // Two main keys on one id (a state written before packsync refused that): the one git
-        // still describes owns it, so a rename is never inferred from the other.
-        const owner = this.owners.get(e.id);
-        if (owner === undefined || (!isDesired(owner) && isDesired(key))) this.owners.set(e.id, key);
-        continue;
-      }
-      if (!this.kept.has(e.id)) this.kept.set(e.id, key);
-      const main = key.slice(0, hash);
-      const list = this.supersededOf.get(main) ?? [];
-      list.push([key, e]);
-      this.supersededOf.set(main, list);
-    }
-    for (const keys of this.shared.values()) keys.sort();
+    // An index built while the reads were in flight, when it is of this inventory and desired set.
+    const index =
+      pass.index && pass.index.inventory === inventory && pass.index.isDesired === isDesired
+        ? pass.index
+        : StateIndex.build(inventory, isDesired);
+    this.entries = index.entries;
+    this.intents = index.intents;
+    this.owners = index.owners;
+    this.shared = index.shared;
+    this.kept = index.kept;
+    this.supersededOf = index.supersededOf;
     this.apps = new NameIndex(
       'catalog app',
       live.apps,
@@ -309,13 +288,6 @@ export class PlanContext {
   timestamp(): string {
     return (this.stamp ??= this.now.toISOString());
   }
-}
-
-/** A record's entries as a Map, without the `[key, value]` pair arrays of `Object.entries` (20,000 of them at fleet scale). */
-function mapOf<V>(record: Record<string, V>): Map<string, V> {
-  const map = new Map<string, V>();
-  for (const key of Object.keys(record)) map.set(key, record[key]!);
-  return map;
 }
 
 export function idOf(ref: IdRef | null): string | undefined {

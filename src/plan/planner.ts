@@ -8,6 +8,7 @@ import type { DesiredModel, Kind, Manifest, ObjectKind } from '../manifests/mode
 import { OBJECT_KINDS } from '../manifests/model.js';
 import { OBJECT_KIND_SPECS, OBJECT_KINDS_IN_ORDER } from '../manifests/kinds/index.js';
 import { PlanContext } from './context.js';
+import { StateIndex } from './state-index.js';
 import { KIND_PLANNERS } from './kinds/index.js';
 import type { KindPlanner, ManifestOf } from './kinds/index.js';
 import { planPrune } from './kinds/plan-prune.js';
@@ -29,12 +30,26 @@ export interface PlanInput {
   revision: string | null;
   /** Where the applied manifests sit (prune scope, recorded files); absent: everything is in scope. */
   scope?: PlanScope;
+  /** The state's indexes, built while the reads were in flight (`preparePlan`); used only for this desired set and inventory. */
+  prepared?: PlanPrep;
+}
+
+/** What a plan needs of the desired set and the inventory alone, made before the live state is read. */
+export interface PlanPrep {
+  desired: DesiredModel;
+  index: StateIndex;
+}
+
+/** Builds the plan's state indexes in slices of the event loop, for a pass whose reads are in flight. */
+export async function preparePlan(desired: DesiredModel, inventory: Inventory): Promise<PlanPrep> {
+  return { desired, index: await StateIndex.inTurns(inventory, desiredPredicate(desired)) };
 }
 
 export function plan(input: PlanInput): Plan {
   const { desired, live, inventory, options, now, revision, scope } = input;
-  const isDesired = desiredPredicate(desired);
-  const ctx = new PlanContext(live, inventory, options, now, { isDesired, scope });
+  const index = input.prepared?.desired === desired ? input.prepared.index : undefined;
+  const isDesired = index?.isDesired ?? desiredPredicate(desired);
+  const ctx = new PlanContext(live, inventory, options, now, { isDesired, scope, index });
   const fileOf = (m: { source: { file: string } }): string | undefined =>
     scope ? (scope.single ? scope.path : joinKey(scope.rootKey, m.source.file)) : undefined;
   const errors: string[] = [];

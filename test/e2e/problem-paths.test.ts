@@ -73,9 +73,15 @@ describe('problem paths are relative to the working directory in every command',
     await mkdir(join(repo, 'flows'));
     await writeManifests(join(repo, 'flows'));
     await writeFile(join(repo, 'flows', 'packages.yaml'), packagesYaml().replace('app: 7-Zip', 'app: 7-Zipp'));
-    const r = await cli(['plan', 'flows'], env, repo);
-    expect(r.code).toBe(1);
-    expect(r.stdout).toMatch(/^\s*flows\/packages\.yaml:\d+:\d+: REF_UNKNOWN: unknown catalog app "7-Zipp"/m);
+    // The text plan names the file of each object it prints (apply as plan: cli/paths.ts showFile).
+    for (const args of [
+      ['plan', 'flows'],
+      ['apply', 'flows', '--auto-approve'],
+    ]) {
+      const r = await cli(args, env, repo);
+      expect(r.code, args[0]).toBe(1);
+      expect(r.stdout, args[0]).toMatch(/^\s*flows\/packages\.yaml:\d+:\d+: REF_UNKNOWN: unknown catalog app "7-Zipp"/m);
+    }
   });
 });
 

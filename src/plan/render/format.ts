@@ -110,7 +110,14 @@ function byDependency<T extends { kind: string }>(objects: T[]): T[] {
     .map((x) => x.o);
 }
 
-export function formatPlanText(shownPlan: Plan, opts: { color?: boolean; verbose?: boolean } = {}): string {
+/**
+ * `show` names an object's file as the person reading sees it (cli/paths.ts `showFile`), for the
+ * objects printed only: a no-op's 19,750 objects were copied with their files renamed, to print none.
+ */
+export function formatPlanText(
+  shownPlan: Plan,
+  opts: { color?: boolean; verbose?: boolean; show?: (file: string) => string } = {},
+): string {
   // An unchanged object with a reason (e.g. `live wave 3 is past the gate wave 2`) is shown too:
   // the reason is news, though nothing is written. Only what is shown is made visible: a no-op of
   // 19,750 objects copied every one of them for nothing (docs/performance.md, fleet-cli).
@@ -130,7 +137,7 @@ export function formatPlanText(shownPlan: Plan, opts: { color?: boolean; verbose
   const shown = byDependency(wanted);
   const actionsById = new Map<string, PlanAction>();
   for (const a of shownPlan.actions) actionsById.set(a.id, a);
-  for (const o of shown) objectLines(o, actionsById, paint, lines);
+  for (const o of shown) objectLines(o, actionsById, paint, lines, opts.show);
   if (shown.every((o) => o.change === 'none') && plan.errors.length === 0) lines.push('No changes. Live state matches the desired state.');
   // One gate line per running deployment with promotion, changed or not (docs/manifests.md).
   if (plan.gates && plan.gates.length > 0) lines.push('', ...plan.gates.map((g) => g.line));
@@ -147,6 +154,7 @@ function objectLines(
   actionsById: ReadonlyMap<string, PlanAction>,
   paint: (c: Change, s: string) => string,
   lines: string[],
+  show?: (file: string) => string,
 ): void {
   const { change, kind } = raw;
   const o = visibleDeep({
@@ -155,7 +163,7 @@ function objectLines(
     reasons: raw.reasons,
     destroys: raw.destroys,
     error: raw.error,
-    source: raw.source,
+    source: raw.source && show ? { ...raw.source, file: show(raw.source.file) } : raw.source,
   });
   lines.push(paint(change, `${SYMBOL[change]} ${o.key} ${LABEL[change]}`));
   for (const f of o.fields) lines.push(`    ${fieldText(f)}`);
