@@ -6,22 +6,28 @@
  * that saw nothing new writes nothing. Never fails a pass: the history is evidence, not control.
  */
 import type { PacksyncApi } from '../api/operations.js';
-import type { V1DeploymentViewModel, V1WaveViewModel } from '../api/wire/index.js';
+import type { V1DeploymentViewModel, V1FlowDetailsViewModel, V1WaveViewModel } from '../api/wire/index.js';
 import type { LiveState } from '../live/types.js';
 import type { Plan } from '../plan/types.js';
 import { ROLLOUT_CAP, findRollout, lastDrift, trimmedAway, trimmedAwayTest } from '../state/history.js';
-import type { RolloutHistory, TenantCounts } from '../state/history.js';
+import type { History, RolloutHistory, TenantCounts } from '../state/history.js';
 import type { InventoryStore } from '../state/inventory-store.js';
 import { mapLimit } from '../util/map-limit.js';
 
 /** Returns the API reads it made (install counts of rollouts first seen complete). */
-export async function recordPassHistory(store: InventoryStore, live: LiveState, plan: Plan, api: PacksyncApi): Promise<number> {
+export async function recordPassHistory(
+  store: InventoryStore,
+  live: LiveState,
+  plan: Plan,
+  api: PacksyncApi,
+  scan?: RolloutScan,
+): Promise<number> {
   let reads = 0;
   try {
     const now = live.serviceTime ?? plan.generatedAt;
     await recordDrift(store, plan, now);
     const completed: { d: V1DeploymentViewModel; waves: V1WaveViewModel[] }[] = [];
-    for (const o of await withinCap(store, ownedRollouts(store, live))) {
+    for (const o of await withinCap(store, ownedRollouts(store, live, scan))) {
       if (await recordRollout(store, o, now)) completed.push(o);
     }
     // Install counts once, when a rollout is first seen complete: the wave live data of a flow
@@ -74,7 +80,7 @@ interface Observed {
 }
 
 /** Deployments of owned flows (a Deployment manifest's, or started by the service), started at least once. */
-function ownedRollouts(store: InventoryStore, live: LiveState): Observed[] {
+function ownedRollouts(store: InventoryStore, live: LiveState, scan: RolloutScan | undefined): Observed[] {
   const objects = store.inventory.objects;
   const byDeploymentId = new Map<string, string>();
   const flowNames = new Map<string, string>();
@@ -86,18 +92,14 @@ function ownedRollouts(store: InventoryStore, live: LiveState): Observed[] {
   }
   let packages: Map<string, LiveState['packages'][number]> | undefined;
   const h = store.inventory.history;
+  const fresh = scan?.validFor(h) === true ? scan : undefined;
   const behind = trimmedAwayTest(h);
   const out: Observed[] = [];
   for (const f of live.flows) {
     const flow = flowNames.get(f.id);
     if (!flow || !f.details) continue;
-    // Sorted when a rollout of the flow is kept (most are behind the horizon at fleet scale).
-    let waves: V1WaveViewModel[] | undefined;
-    for (const d of f.details.deployments) {
-      if (d.status === 'NotStarted' || !d.startedAt) continue;
-      // Trimmed away long ago (most of 15,000 at fleet scale): nothing to record, nothing to build.
-      if (findRollout(h, d.id) === undefined && behind(d.startedAt)) continue;
-      waves ??= [...f.details.waves].sort((a, b) => a.index - b.index);
+    const found = fresh?.of(f.details) ?? worthRecording(h, behind, f.details);
+    for (const { d, waves } of found) {
       packages ??= new Map(live.packages.map((p) => [p.id, p]));
       const p = packages.get(d.packageId);
       out.push({
@@ -111,6 +113,67 @@ function ownedRollouts(store: InventoryStore, live: LiveState): Observed[] {
     }
   }
   return out;
+}
+
+type Found = { d: V1DeploymentViewModel; waves: V1WaveViewModel[] };
+
+/** The deployments of one flow's details worth recording: started, and not trimmed away long ago. */
+function worthRecording(
+  h: History | undefined,
+  behind: (startedAt: string | null | undefined) => boolean,
+  details: V1FlowDetailsViewModel,
+): Found[] {
+  const found: Found[] = [];
+  // Sorted when a rollout of the flow is kept (most are behind the horizon at fleet scale).
+  let waves: V1WaveViewModel[] | undefined;
+  for (const d of details.deployments) {
+    if (d.status === 'NotStarted' || !d.startedAt) continue;
+    // Trimmed away long ago (most of 15,000 at fleet scale): nothing to record, nothing to build.
+    if (findRollout(h, d.id) === undefined && behind(d.startedAt)) continue;
+    waves ??= [...details.waves].sort((a, b) => a.index - b.index);
+    found.push({ d, waves });
+  }
+  return found;
+}
+
+/**
+ * Each owned flow's rollouts worth recording, found as its details arrive, while the pass's other
+ * reads are in flight (docs/architecture.md, "The engine"): the 15,000 deployments of a large
+ * fleet were walked after the last answer. Used only for the very details objects it saw, and only
+ * while the history holds the rollouts and horizon it judged by (a drift record changes neither);
+ * otherwise the flow is walked when the history is recorded, as before.
+ */
+export class RolloutScan {
+  private readonly flows = new WeakMap<V1FlowDetailsViewModel, Found[]>();
+  private readonly horizon: string | undefined;
+  private readonly rollouts: number;
+
+  constructor(private readonly history: History | undefined) {
+    this.horizon = history?.horizon;
+    this.rollouts = history?.rollouts.length ?? 0;
+  }
+
+  private behind: ((startedAt: string | null | undefined) => boolean) | undefined;
+
+  /** One flow's details, as the pass will hold them. Never throws: the history is evidence. */
+  see(details: V1FlowDetailsViewModel): void {
+    try {
+      this.behind ??= trimmedAwayTest(this.history);
+      this.flows.set(details, worthRecording(this.history, this.behind, details));
+    } catch {
+      // Walked again when the history is recorded.
+    }
+  }
+
+  /** Whether what it found still holds for `h`: the same rollouts (they are only added or trimmed) and horizon. */
+  validFor(h: History | undefined): boolean {
+    const same = h === this.history || (this.history === undefined && h !== undefined && h.rollouts.length === 0);
+    return same && h?.horizon === this.horizon && (h?.rollouts.length ?? 0) === this.rollouts;
+  }
+
+  of(details: V1FlowDetailsViewModel): Found[] | undefined {
+    return this.flows.get(details);
+  }
 }
 
 /** Returns true when the rollout was seen complete for the first time. */

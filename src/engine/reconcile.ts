@@ -31,7 +31,7 @@ import { digestContentDir } from '../manifests/content.js';
 import type { ContentFileDigest } from '../manifests/content.js';
 import { OP } from '../plan/ops.js';
 import { errorMessage } from '../util/errors.js';
-import { recordPassHistory } from './history-observer.js';
+import { RolloutScan, recordPassHistory } from './history-observer.js';
 
 export interface PlanPassInput {
   path: string;
@@ -76,6 +76,8 @@ export type PlannedPass = {
   warnings: Problem[];
   store: InventoryStore;
   live?: LiveState;
+  /** The rollouts found in the owned flows' details as they arrived, for the history (history-observer.ts). */
+  rollouts?: RolloutScan;
   /** The promote/resume requests this pass carried out before planning. */
   commands?: CarriedCommand[];
 };
@@ -115,8 +117,10 @@ export async function planPass(input: PlanPassInput): Promise<PlanPassOutput> {
   // promote/resume requests will change what they would read.
   const queued = !input.leaveRequests && (await requestsPending(input.state));
   let early: InventoryReads | undefined;
+  // The history's rollouts found in each owned flow as its answer arrives (history-observer.ts).
+  const rollouts = new RolloutScan(store.inventory.history);
   const onKnownValid = (): void => {
-    if (!queued) early ??= startInventoryReads(input.api, store.inventory, readOptions);
+    if (!queued) early ??= startInventoryReads(input.api, store.inventory, { ...readOptions, onFlowDetails: (d) => rollouts.see(d) });
   };
   // A directory source's revision is a digest of what was loaded (manifests/load-revision.ts).
   const wantRevision = input.revision === undefined || input.revision === null;
@@ -161,7 +165,7 @@ export async function planPass(input: PlanPassInput): Promise<PlanPassOutput> {
   p.reads = snap.reads + (await addReach(p, snap.live, input));
   if (input.signer) p.signer = input.signer;
   const warnings = loaded.problems.filter((x) => x.severity === 'warning');
-  return { kind: 'planned', plan: p, desired, warnings, store, live: snap.live, ...(commands.length > 0 ? { commands } : {}) };
+  return { kind: 'planned', plan: p, desired, warnings, store, live: snap.live, rollouts, ...(commands.length > 0 ? { commands } : {}) };
 }
 
 /**
@@ -215,7 +219,7 @@ async function addReach(p: Plan, live: LiveState, input: PlanPassInput): Promise
 export async function applyPlanned(planned: PlannedPass, api: PacksyncApi, options: ApplyOptions = {}): Promise<ApplyResult | undefined> {
   const { plan, store, live } = planned;
   if (plan.errors.length > 0) return undefined;
-  const reads = live ? await recordPassHistory(store, live, plan, api) : 0;
+  const reads = live ? await recordPassHistory(store, live, plan, api, planned.rollouts) : 0;
   letGoOfReads(planned);
   const result = await applyPlan(plan, api, store, { revision: plan.revision, ...options }).catch(async (e: unknown) => {
     await store.close().catch(() => undefined);
@@ -233,9 +237,10 @@ export async function applyPlanned(planned: PlannedPass, api: PacksyncApi, optio
  * afterwards takes them first, as `reconcile` does for the agent's status.
  */
 function letGoOfReads(planned: PlannedPass): void {
-  const pass = planned as { live?: LiveState; desired?: DesiredModel };
+  const pass = planned as { live?: LiveState; desired?: DesiredModel; rollouts?: RolloutScan };
   delete pass.live;
   delete pass.desired;
+  delete pass.rollouts;
 }
 
 /**

@@ -140,7 +140,14 @@ export interface InventoryReads {
   stop(): void;
 }
 
-export function startInventoryReads(api: PacksyncApi, inventory: Inventory, opts: SnapshotOptions = {}): InventoryReads {
+export function startInventoryReads(
+  api: PacksyncApi,
+  inventory: Inventory,
+  opts: SnapshotOptions & {
+    /** Told each owned flow's details as the pass will hold them, as they arrive (the history's scan, engine/history-observer.ts). */
+    onFlowDetails?: (d: V1FlowDetailsViewModel) => void;
+  } = {},
+): InventoryReads {
   let reads = 0;
   let stopped = false;
   // Up to --read-concurrency reads wait in the client for one of --api-concurrency slots; checking
@@ -177,7 +184,11 @@ export function startInventoryReads(api: PacksyncApi, inventory: Inventory, opts
     signal: r.signal,
     call: r.call,
     stopped: () => stopped,
-    details: (d) => tenants.details(d),
+    details: (read) => {
+      const d = tenants.details(read);
+      opts.onFlowDetails?.(d);
+      return d;
+    },
   });
   stopOnFailure(details);
   stopOnFailure(packages);
@@ -446,6 +457,8 @@ function gateTargets(
   inventory: Inventory,
   deployments: readonly V1DeploymentViewModel[],
 ): WaveTarget[] {
+  // No index of 15,000 deployments for a pass with no gate.
+  if (gated.length === 0) return [];
   const byId = new Map(deployments.map((d) => [d.id, d]));
   const targets: WaveTarget[] = [];
   for (const m of gated) {

@@ -1,0 +1,127 @@
+/**
+ * The history's rollouts found in each owned flow as its answer arrives (`RolloutScan`,
+ * engine/history-observer.ts; docs/architecture.md, "The engine"): a pass given the scan records
+ * exactly what a pass without it records, and a scan is trusted only while the history holds the
+ * rollouts and horizon it judged by. Real state directories and simulator (the count reads).
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createApiClient } from '../../src/api/client.js';
+import { RolloutScan, recordPassHistory } from '../../src/engine/history-observer.js';
+import type { LiveState } from '../../src/live/types.js';
+import type { Plan } from '../../src/plan/types.js';
+import { ROLLOUT_CAP, emptyHistory } from '../../src/state/history.js';
+import { InventoryStore, loadInventory } from '../../src/state/inventory-store.js';
+import { tempDir } from '../support/repo.js';
+import { startTestSimulator } from '../support/sim.js';
+import type { TestSim } from '../support/sim.js';
+
+const FLOWS = ROLLOUT_CAP + 200;
+const id = (kind: string, i: number): string => `00000000-0000-4000-8000-${kind}${String(i).padStart(11, '0')}`;
+const startedAt = (i: number): string => new Date(Date.UTC(2026, 9, 1) + i * 3_600_000).toISOString();
+
+/** FLOWS owned flows, each with one deployment: running ones, a completed one in ten, a not started one in seven. */
+function liveOf(): LiveState {
+  const flows = Array.from({ length: FLOWS }, (_, i) => {
+    const status = i % 10 === 0 ? 'Completed' : i % 7 === 0 ? 'NotStarted' : 'Running';
+    const deployment = {
+      id: id('d', i),
+      flowId: id('f', i),
+      packageId: id('p', i),
+      version: '1.0',
+      status,
+      currentWave: status === 'Running' ? 2 : 1,
+      waveCount: 2,
+      startedAt: status === 'NotStarted' ? null : startedAt(i),
+      completedAt: status === 'Completed' ? startedAt(i + 1) : null,
+    };
+    const waves = [2, 1].map((index) => ({ id: id('w', i * 2 + index), index, tenantIds: [id('t', index)], delayHours: 1 }));
+    return { id: id('f', i), name: `flow-${i}`, details: { id: id('f', i), name: `flow-${i}`, waves, deployments: [deployment] } };
+  });
+  return {
+    apps: [],
+    appVersions: {},
+    templates: [],
+    tenants: [],
+    packages: [],
+    flows,
+    deployments: flows.flatMap((f) => f.details.deployments),
+    uploads: {},
+    read: { apps: false, templates: false, tenants: false, packages: true, flows: true },
+    serviceTime: '2026-12-20T00:00:00.000Z',
+  } as unknown as LiveState;
+}
+
+const plan = { objects: [], generatedAt: '2026-12-20T00:00:00.000Z', revision: 'r1' } as unknown as Plan;
+
+describe('rollouts found as the answers arrive', () => {
+  let sim: TestSim;
+  beforeAll(async () => {
+    sim = await startTestSimulator();
+  });
+  afterAll(async () => sim.close());
+
+  async function owned(): Promise<{ dir: string; store: InventoryStore }> {
+    const dir = await tempDir('packsync-scan-');
+    const store = await InventoryStore.open(dir);
+    for (let i = 0; i < FLOWS; i++)
+      await store.put({ kind: 'Flow', name: `flow-${i}`, id: id('f', i), specHash: 'h', spec: {}, revision: 'r1', updatedAt: 'x' });
+    return { dir, store };
+  }
+
+  /** Two passes over the same live state; with `scanned`, each given a scan of the details as they arrive. */
+  async function twoPasses(scanned: boolean): Promise<{ history: unknown; reads: number[] }> {
+    const { dir, store } = await owned();
+    const api = createApiClient({ baseUrl: sim.url, apiKey: sim.key });
+    const reads: number[] = [];
+    for (let pass = 0; pass < 2; pass++) {
+      const live = liveOf();
+      let scan: RolloutScan | undefined;
+      if (scanned) {
+        scan = new RolloutScan(store.inventory.history);
+        for (const f of live.flows) scan.see(f.details!);
+      }
+      reads.push(await recordPassHistory(store, live, plan, api, scan));
+    }
+    await store.close();
+    return { history: (await loadInventory(dir)).history, reads };
+  }
+
+  it('a pass given the scan records exactly what a pass without it records, the cap and horizon included', async () => {
+    const without = await twoPasses(false);
+    const withScan = await twoPasses(true);
+    expect(withScan).toEqual(without);
+    // What was recorded: the newest cap's worth first seen at once, their counts read once.
+    const h = without.history as { rollouts: unknown[]; horizon?: string };
+    expect(h.rollouts.length).toBeGreaterThan(0);
+    expect(h.rollouts.length).toBeLessThanOrEqual(ROLLOUT_CAP);
+    expect(h.horizon).toBeDefined();
+    expect(without.reads[0]).toBeGreaterThan(0);
+    expect(without.reads[1]).toBe(0);
+  });
+
+  it('finds in each flow what the walk at recording finds: started, not trimmed away, waves in order', () => {
+    const live = liveOf();
+    const scan = new RolloutScan(undefined);
+    for (const f of live.flows) scan.see(f.details!);
+    const found = live.flows.map((f) => scan.of(f.details!)!);
+    expect(found.filter((x) => x.length === 1)).toHaveLength(live.flows.filter((f) => f.details!.deployments[0]!.startedAt).length);
+    expect(found.flat().every((x) => x.waves.map((w) => w.index).join() === '1,2')).toBe(true);
+    // Details it did not see (a flow read again) are not answered from it.
+    expect(scan.of(structuredClone(live.flows[1]!.details!))).toBeUndefined();
+  });
+
+  it('is trusted only while the history holds the rollouts and horizon it judged by', () => {
+    const h = emptyHistory();
+    const scan = new RolloutScan(h);
+    expect(scan.validFor(h)).toBe(true);
+    // A drift record (what a pass writes before the rollouts) changes neither.
+    h.drift.push({ at: 'x', key: 'Flow/a', what: 'w', action: 'reported', revision: null });
+    expect(scan.validFor(h)).toBe(true);
+    expect(new RolloutScan(undefined).validFor(emptyHistory())).toBe(true);
+    expect(scan.validFor({ ...h, horizon: startedAt(3) })).toBe(false);
+    expect(scan.validFor({ ...h, rollouts: [{} as never] })).toBe(false);
+    const withRollout = { ...emptyHistory(), rollouts: [{} as never] };
+    expect(new RolloutScan(withRollout).validFor(undefined)).toBe(false);
+    expect(new RolloutScan(withRollout).validFor(emptyHistory())).toBe(false);
+  });
+});
