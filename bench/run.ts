@@ -22,7 +22,7 @@ const { values } = parseArgs({
     flows: { type: 'string' }, // commit-latency: fleet size in flows, default 50; stop-latency: default 10; fleet-10x: default 3000
     'heap-snapshot': { type: 'boolean' }, // fleet-10x: write a heap snapshot after the converge
     'cpu-profile': { type: 'boolean' }, // fleet-10x: CPU profile of the no-op pass; fleet-cli: of both CLI runs; patch-tuesday: of the update and the apply
-    'sim-cpu-profile': { type: 'boolean' }, // fleet-cli: the simulator process's own CPU profile
+    'sim-cpu-profile': { type: 'boolean' }, // fleet-cli, patch-tuesday: the simulator process's own CPU profile
     'kill-after-s': { type: 'string' }, // crash-10x: seconds before the SIGKILL, default 45
     'cli-flags': { type: 'string' }, // fleet-cli: extra flags for both CLI runs, to try one
     'node-flags': { type: 'string' }, // fleet-cli, patch-tuesday: Node flags for the measured CLI runs (a heap policy), to try one

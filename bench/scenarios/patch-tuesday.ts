@@ -59,7 +59,10 @@ async function follow(dir: string): Promise<number> {
 export const patchTuesday: Scenario = async (log, args) => {
   const flows = typeof args.flows === 'string' ? Number(args.flows) : 3000;
   const shape = { flows, deploymentsPerFlow: 4, packages: Math.min(1000, flows * 2 - ((flows * 2) % 4)) };
-  const sim = await startSimulatorProcess({ fleet: 'large', latencyMs: LATENCY_MS, timeScale: 3600 });
+  // `--sim-cpu-profile`: the simulator's own V8 profile of the whole scenario (it shares the two cores with the CLI).
+  const simProfile =
+    args['sim-cpu-profile'] === true ? ['--cpu-prof', `--cpu-prof-dir=${keptPath('packsync-patch-tuesday-sim-profiles')}`] : [];
+  const sim = await startSimulatorProcess({ fleet: 'large', latencyMs: LATENCY_MS, timeScale: 3600 }, simProfile);
   try {
     const fleet = await writeFleet(shape);
     const repo = fleet.dir;
