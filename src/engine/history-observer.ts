@@ -143,8 +143,10 @@ function worthRecording(
  * while the history holds the rollouts and horizon it judged by (a drift record changes neither);
  * otherwise the flow is walked when the history is recorded, as before.
  */
+const NOTHING: readonly Found[] = [];
+
 export class RolloutScan {
-  private readonly flows = new WeakMap<V1FlowDetailsViewModel, Found[]>();
+  private readonly flows = new WeakMap<V1FlowDetailsViewModel, readonly Found[]>();
   private readonly horizon: string | undefined;
   private readonly rollouts: number;
 
@@ -159,7 +161,9 @@ export class RolloutScan {
   see(details: V1FlowDetailsViewModel): void {
     try {
       this.behind ??= trimmedAwayTest(this.history);
-      this.flows.set(details, worthRecording(this.history, this.behind, details));
+      const found = worthRecording(this.history, this.behind, details);
+      // Most flows of a large fleet have nothing worth recording: one shared empty list for them.
+      this.flows.set(details, found.length > 0 ? found : NOTHING);
     } catch {
       // Walked again when the history is recorded.
     }
@@ -171,7 +175,7 @@ export class RolloutScan {
     return same && h?.horizon === this.horizon && (h?.rollouts.length ?? 0) === this.rollouts;
   }
 
-  of(details: V1FlowDetailsViewModel): Found[] | undefined {
+  of(details: V1FlowDetailsViewModel): readonly Found[] | undefined {
     return this.flows.get(details);
   }
 }
