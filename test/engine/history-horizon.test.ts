@@ -12,6 +12,7 @@ import type { LiveState } from '../../src/live/types.js';
 import type { Plan } from '../../src/plan/types.js';
 import { ROLLOUT_CAP, findRollout } from '../../src/state/history.js';
 import { InventoryStore, loadInventory } from '../../src/state/inventory-store.js';
+import { liveStateOf } from '../support/live-state.js';
 import { tempDir } from '../support/repo.js';
 import { startTestSimulator } from '../support/sim.js';
 import type { TestSim } from '../support/sim.js';
@@ -37,18 +38,7 @@ function liveOf(count = FLOWS): LiveState {
     const wave = { id: id('w', i), index: 1, tenantIds: [id('t', 1)], delayHours: 0 };
     return { id: id('f', i), name: `flow-${i}`, details: { id: id('f', i), name: `flow-${i}`, waves: [wave], deployments: [deployment] } };
   });
-  return {
-    apps: [],
-    appVersions: {},
-    templates: [],
-    tenants: [],
-    packages: [],
-    flows,
-    deployments: flows.flatMap((f) => f.details.deployments),
-    uploads: {},
-    read: { apps: false, templates: false, tenants: false, packages: true, flows: true },
-    serviceTime: '2026-11-20T00:00:00.000Z',
-  } as unknown as LiveState;
+  return liveStateOf(flows, '2026-11-20T00:00:00.000Z');
 }
 
 const plan = { objects: [], generatedAt: '2026-11-20T00:00:00.000Z', revision: 'r1' } as unknown as Plan;

@@ -11,6 +11,7 @@ import type { LiveState } from '../../src/live/types.js';
 import type { Plan } from '../../src/plan/types.js';
 import { ROLLOUT_CAP, emptyHistory } from '../../src/state/history.js';
 import { InventoryStore, loadInventory } from '../../src/state/inventory-store.js';
+import { liveStateOf } from '../support/live-state.js';
 import { tempDir } from '../support/repo.js';
 import { startTestSimulator } from '../support/sim.js';
 import type { TestSim } from '../support/sim.js';
@@ -37,18 +38,7 @@ function liveOf(): LiveState {
     const waves = [2, 1].map((index) => ({ id: id('w', i * 2 + index), index, tenantIds: [id('t', index)], delayHours: 1 }));
     return { id: id('f', i), name: `flow-${i}`, details: { id: id('f', i), name: `flow-${i}`, waves, deployments: [deployment] } };
   });
-  return {
-    apps: [],
-    appVersions: {},
-    templates: [],
-    tenants: [],
-    packages: [],
-    flows,
-    deployments: flows.flatMap((f) => f.details.deployments),
-    uploads: {},
-    read: { apps: false, templates: false, tenants: false, packages: true, flows: true },
-    serviceTime: '2026-12-20T00:00:00.000Z',
-  } as unknown as LiveState;
+  return liveStateOf(flows, '2026-12-20T00:00:00.000Z');
 }
 
 const plan = { objects: [], generatedAt: '2026-12-20T00:00:00.000Z', revision: 'r1' } as unknown as Plan;
