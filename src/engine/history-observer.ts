@@ -136,6 +136,8 @@ function worthRecording(
   return found;
 }
 
+const NOTHING: readonly Found[] = [];
+
 /**
  * Each owned flow's rollouts worth recording, found as its details arrive, while the pass's other
  * reads are in flight (docs/architecture.md, "The engine"): the 15,000 deployments of a large
@@ -143,19 +145,16 @@ function worthRecording(
  * while the history holds the rollouts and horizon it judged by (a drift record changes neither);
  * otherwise the flow is walked when the history is recorded, as before.
  */
-const NOTHING: readonly Found[] = [];
-
 export class RolloutScan {
   private readonly flows = new WeakMap<V1FlowDetailsViewModel, readonly Found[]>();
   private readonly horizon: string | undefined;
   private readonly rollouts: number;
+  private behind: ((startedAt: string | null | undefined) => boolean) | undefined;
 
   constructor(private readonly history: History | undefined) {
     this.horizon = history?.horizon;
     this.rollouts = history?.rollouts.length ?? 0;
   }
-
-  private behind: ((startedAt: string | null | undefined) => boolean) | undefined;
 
   /** One flow's details, as the pass will hold them. Never throws: the history is evidence. */
   see(details: V1FlowDetailsViewModel): void {
