@@ -149,7 +149,7 @@ export async function planPass(input: PlanPassInput): Promise<PlanPassOutput> {
     snap = await readLiveState(input.api, desired, store.inventory, readOptions);
     revision = input.revision ?? loaded.revision ?? null;
   }
-  const { scope, prepared } = await settled(prep);
+  const { scope, prepared } = await prep;
   const p = computePlan({
     desired,
     live: snap.live,
@@ -171,32 +171,21 @@ export async function planPass(input: PlanPassInput): Promise<PlanPassOutput> {
 /**
  * The prune scope and the plan's state indexes: they need the files read and the state, not the
  * live state, so they are made while the reads are in flight (docs/architecture.md, "The engine").
- * Settled at once into a value or an error, so a failure waits for the pass to take it up after
- * its reads instead of being an unhandled rejection meanwhile.
+ * Awaited after the reads; until then a failure must not count as unhandled.
  */
 function prepareWhileReading(
   path: string,
   desired: DesiredModel,
   read: readonly string[],
   inventory: InventoryStore['inventory'],
-): Promise<Settled<{ scope: PlanScope; prepared: PlanPrep }>> {
+): Promise<{ scope: PlanScope; prepared: PlanPrep }> {
   const owned = Object.values(inventory.objects).map((e) => e.file);
   const made = (async (): Promise<{ scope: PlanScope; prepared: PlanPrep }> => ({
     scope: await planScope(path, desired.root, { read, owned }),
     prepared: await preparePlan(desired, inventory),
   }))();
-  return made.then(
-    (value) => ({ value }),
-    (error: unknown) => ({ error }),
-  );
-}
-
-type Settled<T> = { value: T } | { error: unknown };
-
-async function settled<T>(p: Promise<Settled<T>>): Promise<T> {
-  const s = await p;
-  if ('error' in s) throw s.error;
-  return s.value;
+  made.catch(() => undefined);
+  return made;
 }
 
 /** Blast radius (docs/policy.md): device counts of the waves of flows the plan moves; returns the reads made. */
