@@ -63,13 +63,8 @@ export class PlanContext {
   /** Packages and flows planned so far, by manifest name (lookups need no `Kind/name` string). */
   readonly packageRefs = new Map<string, RefState>();
   readonly flowRefs = new Map<string, RefState>();
-  // The state's indexes (entries, intents, owners by live id, superseded entries): plan/state-index.ts.
-  private readonly entries: Map<string, InventoryEntry>;
-  private readonly intents: Map<string, Intent>;
-  private readonly owners: Map<string, string>;
-  private readonly shared: Map<string, string[]>;
-  private readonly kept: Map<string, string>;
-  private readonly supersededOf: Map<string, [string, InventoryEntry][]>;
+  /** The state's indexes (entries, intents, owners by live id, superseded entries): plan/state-index.ts. */
+  private readonly state: StateIndex;
   /** Old key → new key, for renames detected this pass (prune leaves old keys alone). */
   readonly moves = new Map<string, string>();
   /** State keys whose fate a flow replacement decides this pass (destroyed with the old flow): prune leaves them alone. */
@@ -103,16 +98,10 @@ export class PlanContext {
     const isDesired = (this.isDesired = pass.isDesired ?? ((): boolean => true));
     this.scope = pass.scope;
     // An index built while the reads were in flight, when it is of this inventory and desired set.
-    const index =
+    this.state =
       pass.index && pass.index.inventory === inventory && pass.index.isDesired === isDesired
         ? pass.index
         : StateIndex.build(inventory, isDesired);
-    this.entries = index.entries;
-    this.intents = index.intents;
-    this.owners = index.owners;
-    this.shared = index.shared;
-    this.kept = index.kept;
-    this.supersededOf = index.supersededOf;
     this.apps = new NameIndex(
       'catalog app',
       live.apps,
@@ -162,46 +151,46 @@ export class PlanContext {
   }
 
   entry(key: string): InventoryEntry | undefined {
-    return this.entries.get(key);
+    return this.state.entries.get(key);
   }
 
   /** Every state entry by key, in the inventory's order. */
   allEntries(): ReadonlyMap<string, InventoryEntry> {
-    return this.entries;
+    return this.state.entries;
   }
 
   intent(key: string): Intent | undefined {
-    return this.intents.get(key);
+    return this.state.intents.get(key);
   }
 
   /** The state key owning a live id (superseded entries excluded). */
   ownerOf(id: string): string | undefined {
-    return this.owners.get(id);
+    return this.state.owners.get(id);
   }
 
   /** Every state key recording live id `id` (main and superseded), sorted; empty when none. */
   holdersOf(id: string): readonly string[] {
-    const keys = this.shared.get(id);
+    const keys = this.state.shared.get(id);
     if (keys) return keys;
-    const one = this.owners.get(id) ?? this.kept.get(id);
+    const one = this.state.owners.get(id) ?? this.state.kept.get(id);
     return one !== undefined ? [one] : [];
   }
 
   /** Ids recorded under more than one state key, with those keys (sorted). */
   sharedIds(): ReadonlyMap<string, readonly string[]> {
-    return this.shared;
+    return this.state.shared;
   }
 
   /** The state key owning a live id, a superseded entry's when no main key owns it. */
   stateKeyOf(id: string): string | undefined {
-    return this.owners.get(id) ?? this.kept.get(id);
+    return this.state.owners.get(id) ?? this.state.kept.get(id);
   }
 
   /** The deployment entries of the state on a live flow (what its delete destroys). */
   deploymentEntriesOn(flowId: string): readonly { key: string; id: string }[] {
     if (!this.onFlow) {
       this.onFlow = new Map();
-      for (const [key, e] of this.entries) {
+      for (const [key, e] of this.state.entries) {
         if (e.kind !== 'Deployment' || e.flowId === undefined) continue;
         const list = this.onFlow.get(e.flowId);
         if (list) list.push({ key, id: e.id });
@@ -213,7 +202,7 @@ export class PlanContext {
 
   /** Superseded entries kept for a main key (a revert reuses them). */
   superseded(key: string): readonly [string, InventoryEntry][] {
-    return this.supersededOf.get(key) ?? [];
+    return this.state.supersededOf.get(key) ?? [];
   }
 
   /**
@@ -221,9 +210,9 @@ export class PlanContext {
    * apply's scope); returns that key once, and remembers the move so prune leaves it alone.
    */
   claimMove(newKey: string, id: string): { from: string; entry: InventoryEntry } | undefined {
-    const from = this.owners.get(id);
+    const from = this.state.owners.get(id);
     if (!from || from === newKey || this.moves.has(from) || this.isDesired(from)) return undefined;
-    const entry = this.entries.get(from);
+    const entry = this.state.entries.get(from);
     if (!entry || !this.inScope(entry)) return undefined;
     this.moves.set(from, newKey);
     return { from, entry };

@@ -1,7 +1,7 @@
 /**
  * The plan's indexes over the state (who owns which live id, superseded entries, intents): built
  * from the inventory and the desired set alone, so a pass builds them while its reads are in
- * flight (`prepareIndex`, in slices of the event loop) instead of after the last answer
+ * flight (`preparePlan` in planner.ts, in slices of the event loop) instead of after the last answer
  * (docs/architecture.md, "The engine"). `PlanContext` asks them; nothing here changes them after.
  */
 import type { Intent, Inventory, InventoryEntry } from '../state/inventory-types.js';
