@@ -12,31 +12,32 @@ import type { LiveState } from '../../src/live/types.js';
 import type { Plan } from '../../src/plan/types.js';
 import { ROLLOUT_CAP, findRollout } from '../../src/state/history.js';
 import { InventoryStore, loadInventory } from '../../src/state/inventory-store.js';
-import { liveStateOf } from '../support/live-state.js';
-import { tempDir } from '../support/repo.js';
+import { handId, hourlyStart, liveStateOf, storeOwningFlows } from '../support/live-state.js';
 import { startTestSimulator } from '../support/sim.js';
 import type { TestSim } from '../support/sim.js';
 
 const FLOWS = ROLLOUT_CAP + 300;
-const id = (kind: string, i: number): string => `00000000-0000-4000-8000-${kind}${String(i).padStart(11, '0')}`;
-// Rollouts started an hour apart, all complete: the oldest are the ones the cap drops.
-const startedAt = (i: number): string => new Date(Date.UTC(2026, 9, 1) + i * 3_600_000).toISOString();
 
+/** Rollouts started an hour apart (`hourlyStart`), all complete: the oldest are the ones the cap drops. */
 function liveOf(count = FLOWS): LiveState {
   const flows = Array.from({ length: count }, (_, i) => {
     const deployment = {
-      id: id('d', i),
-      flowId: id('f', i),
-      packageId: id('p', i),
+      id: handId('d', i),
+      flowId: handId('f', i),
+      packageId: handId('p', i),
       version: '1.0',
       status: 'Completed',
       currentWave: 1,
       waveCount: 1,
-      startedAt: startedAt(i),
-      completedAt: startedAt(i + 1),
+      startedAt: hourlyStart(i),
+      completedAt: hourlyStart(i + 1),
     };
-    const wave = { id: id('w', i), index: 1, tenantIds: [id('t', 1)], delayHours: 0 };
-    return { id: id('f', i), name: `flow-${i}`, details: { id: id('f', i), name: `flow-${i}`, waves: [wave], deployments: [deployment] } };
+    const wave = { id: handId('w', i), index: 1, tenantIds: [handId('t', 1)], delayHours: 0 };
+    return {
+      id: handId('f', i),
+      name: `flow-${i}`,
+      details: { id: handId('f', i), name: `flow-${i}`, waves: [wave], deployments: [deployment] },
+    };
   });
   return liveStateOf(flows, '2026-11-20T00:00:00.000Z');
 }
@@ -50,22 +51,6 @@ describe('history beyond its cap', () => {
   });
   afterAll(async () => sim.close());
 
-  async function ownedFlows(): Promise<{ dir: string; store: InventoryStore }> {
-    const dir = await tempDir('packsync-horizon-');
-    const store = await InventoryStore.open(dir);
-    for (let i = 0; i < FLOWS; i++)
-      await store.put({
-        kind: 'Flow',
-        name: `flow-${i}`,
-        id: id('f', i),
-        specHash: 'h',
-        spec: {},
-        revision: 'r1',
-        updatedAt: '2026-10-01T00:00:00.000Z',
-      });
-    return { dir, store };
-  }
-
   /** Runs one pass's recording; returns its count reads, as the simulator's journal saw them, and the journal bytes it wrote. */
   async function pass(store: InventoryStore, live: LiveState): Promise<{ reads: number; journaled: number; bytes: number }> {
     const api = createApiClient({ baseUrl: sim.url, apiKey: sim.key });
@@ -77,7 +62,7 @@ describe('history beyond its cap', () => {
   }
 
   it('does not record trimmed rollouts again, nor read their counts, on the next pass', async () => {
-    const { dir, store } = await ownedFlows();
+    const { dir, store } = await storeOwningFlows(FLOWS, 'packsync-horizon-');
     // The history fills up to its cap, then more rollouts arrive: the oldest are trimmed away.
     expect((await pass(store, liveOf(ROLLOUT_CAP))).reads).toBe(ROLLOUT_CAP);
     const more = await pass(store, liveOf());
@@ -89,8 +74,8 @@ describe('history beyond its cap', () => {
     // The newest rollouts are the ones kept, and the horizon survives a restart.
     const h = (await loadInventory(dir)).history!;
     expect(h.rollouts.length).toBeLessThanOrEqual(ROLLOUT_CAP + ROLLOUT_CAP / 4);
-    expect(findRollout(h, id('d', FLOWS - 1))).toBeDefined();
-    expect(findRollout(h, id('d', 0))).toBeUndefined();
+    expect(findRollout(h, handId('d', FLOWS - 1))).toBeDefined();
+    expect(findRollout(h, handId('d', 0))).toBeUndefined();
     expect(h.horizon).toBeDefined();
     const reopened = await InventoryStore.open(dir);
     expect((await pass(reopened, liveOf())).reads).toBe(0);
@@ -98,7 +83,7 @@ describe('history beyond its cap', () => {
   });
 
   it('records only the newest cap of rollouts first seen all at once, and reads only their counts', async () => {
-    const { dir, store } = await ownedFlows();
+    const { dir, store } = await storeOwningFlows(FLOWS, 'packsync-horizon-');
     const first = await pass(store, liveOf());
     expect(first.reads).toBe(ROLLOUT_CAP);
     expect(first.journaled).toBe(ROLLOUT_CAP);
@@ -106,8 +91,8 @@ describe('history beyond its cap', () => {
     await store.close();
     const h = (await loadInventory(dir)).history!;
     expect(h.rollouts.map((r) => r.deploymentId).sort()).toEqual(
-      Array.from({ length: ROLLOUT_CAP }, (_, i) => id('d', FLOWS - ROLLOUT_CAP + i)).sort(),
+      Array.from({ length: ROLLOUT_CAP }, (_, i) => handId('d', FLOWS - ROLLOUT_CAP + i)).sort(),
     );
-    expect(h.horizon).toBe(startedAt(FLOWS - ROLLOUT_CAP - 1));
+    expect(h.horizon).toBe(hourlyStart(FLOWS - ROLLOUT_CAP - 1));
   });
 });

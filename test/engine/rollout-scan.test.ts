@@ -10,33 +10,30 @@ import { RolloutScan, recordPassHistory } from '../../src/engine/history-observe
 import type { LiveState } from '../../src/live/types.js';
 import type { Plan } from '../../src/plan/types.js';
 import { ROLLOUT_CAP, emptyHistory } from '../../src/state/history.js';
-import { InventoryStore, loadInventory } from '../../src/state/inventory-store.js';
-import { liveStateOf } from '../support/live-state.js';
-import { tempDir } from '../support/repo.js';
+import { loadInventory } from '../../src/state/inventory-store.js';
+import { handId, hourlyStart, liveStateOf, storeOwningFlows } from '../support/live-state.js';
 import { startTestSimulator } from '../support/sim.js';
 import type { TestSim } from '../support/sim.js';
 
 const FLOWS = ROLLOUT_CAP + 200;
-const id = (kind: string, i: number): string => `00000000-0000-4000-8000-${kind}${String(i).padStart(11, '0')}`;
-const startedAt = (i: number): string => new Date(Date.UTC(2026, 9, 1) + i * 3_600_000).toISOString();
 
 /** FLOWS owned flows, each with one deployment: running ones, a completed one in ten, a not started one in seven. */
 function liveOf(): LiveState {
   const flows = Array.from({ length: FLOWS }, (_, i) => {
     const status = i % 10 === 0 ? 'Completed' : i % 7 === 0 ? 'NotStarted' : 'Running';
     const deployment = {
-      id: id('d', i),
-      flowId: id('f', i),
-      packageId: id('p', i),
+      id: handId('d', i),
+      flowId: handId('f', i),
+      packageId: handId('p', i),
       version: '1.0',
       status,
       currentWave: status === 'Running' ? 2 : 1,
       waveCount: 2,
-      startedAt: status === 'NotStarted' ? null : startedAt(i),
-      completedAt: status === 'Completed' ? startedAt(i + 1) : null,
+      startedAt: status === 'NotStarted' ? null : hourlyStart(i),
+      completedAt: status === 'Completed' ? hourlyStart(i + 1) : null,
     };
-    const waves = [2, 1].map((index) => ({ id: id('w', i * 2 + index), index, tenantIds: [id('t', index)], delayHours: 1 }));
-    return { id: id('f', i), name: `flow-${i}`, details: { id: id('f', i), name: `flow-${i}`, waves, deployments: [deployment] } };
+    const waves = [2, 1].map((index) => ({ id: handId('w', i * 2 + index), index, tenantIds: [handId('t', index)], delayHours: 1 }));
+    return { id: handId('f', i), name: `flow-${i}`, details: { id: handId('f', i), name: `flow-${i}`, waves, deployments: [deployment] } };
   });
   return liveStateOf(flows, '2026-12-20T00:00:00.000Z');
 }
@@ -50,17 +47,9 @@ describe('rollouts found as the answers arrive', () => {
   });
   afterAll(async () => sim.close());
 
-  async function owned(): Promise<{ dir: string; store: InventoryStore }> {
-    const dir = await tempDir('packsync-scan-');
-    const store = await InventoryStore.open(dir);
-    for (let i = 0; i < FLOWS; i++)
-      await store.put({ kind: 'Flow', name: `flow-${i}`, id: id('f', i), specHash: 'h', spec: {}, revision: 'r1', updatedAt: 'x' });
-    return { dir, store };
-  }
-
   /** Two passes over the same live state; with `scanned`, each given a scan of the details as they arrive. */
   async function twoPasses(scanned: boolean): Promise<{ history: unknown; reads: number[] }> {
-    const { dir, store } = await owned();
+    const { dir, store } = await storeOwningFlows(FLOWS, 'packsync-scan-');
     const api = createApiClient({ baseUrl: sim.url, apiKey: sim.key });
     const reads: number[] = [];
     for (let pass = 0; pass < 2; pass++) {
@@ -108,7 +97,7 @@ describe('rollouts found as the answers arrive', () => {
     h.drift.push({ at: 'x', key: 'Flow/a', what: 'w', action: 'reported', revision: null });
     expect(scan.validFor(h)).toBe(true);
     expect(new RolloutScan(undefined).validFor(emptyHistory())).toBe(true);
-    expect(scan.validFor({ ...h, horizon: startedAt(3) })).toBe(false);
+    expect(scan.validFor({ ...h, horizon: hourlyStart(3) })).toBe(false);
     expect(scan.validFor({ ...h, rollouts: [{} as never] })).toBe(false);
     const withRollout = { ...emptyHistory(), rollouts: [{} as never] };
     expect(new RolloutScan(withRollout).validFor(undefined)).toBe(false);
