@@ -30,6 +30,11 @@ export function keptPath(name: string): string {
   return join(process.env.PACKSYNC_BENCH_KEEP || tmpdir(), name);
 }
 
+/** Node's flags that write a process's V8 CPU profile into the kept folder `name`, when `on` (`--cpu-profile`, `--sim-cpu-profile`). */
+export function profileFlags(on: boolean, name: string): string[] {
+  return on ? ['--cpu-prof', `--cpu-prof-dir=${keptPath(name)}`] : [];
+}
+
 export const rssMiB = (): number => Math.round((process.memoryUsage().rss / 1048576) * 10) / 10;
 
 /**

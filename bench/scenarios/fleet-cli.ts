@@ -12,7 +12,7 @@ import { join } from 'node:path';
 import { writeFleet } from '../../test/support/fleet.js';
 import { startSimulatorProcess } from '../../test/support/sim.js';
 import type { Scenario } from './types.js';
-import { callPhases, journalTimeline, keptPath, nodeFlagsOf, phaseMetrics, runCliProcess, simFloorMsPerCall } from '../support.js';
+import { callPhases, journalTimeline, nodeFlagsOf, phaseMetrics, profileFlags, runCliProcess, simFloorMsPerCall } from '../support.js';
 import type { CliRun } from '../support.js';
 import { round } from './types.js';
 
@@ -28,8 +28,7 @@ export const fleetCli: Scenario = async (log, args) => {
   const flows = typeof args.flows === 'string' ? Number(args.flows) : 3750;
   const shape = { flows, deploymentsPerFlow: 4, packages: Math.min(1000, flows * 2 - ((flows * 2) % 4)) };
   // `--sim-cpu-profile`: the simulator's own V8 profile of both runs (it shares the two cores with the CLI).
-  const simProfile =
-    args['sim-cpu-profile'] === true ? ['--cpu-prof', `--cpu-prof-dir=${keptPath('packsync-fleet-cli-sim-profiles')}`] : [];
+  const simProfile = profileFlags(args['sim-cpu-profile'] === true, 'packsync-fleet-cli-sim-profiles');
   const sim = await startSimulatorProcess({ fleet: 'large', latencyMs: LATENCY_MS, timeScale: 3600 }, simProfile);
   try {
     const repo = (await writeFleet(shape)).dir;
@@ -56,7 +55,7 @@ export const fleetCli: Scenario = async (log, args) => {
     const nodeFlags = nodeFlagsOf(args);
     const converge = await runCli(cliArgs('apply'), env, [
       ...nodeFlags,
-      ...(args['cpu-profile'] === true ? ['--cpu-prof', `--cpu-prof-dir=${keptPath('packsync-fleet-cli-profiles')}`] : []),
+      ...profileFlags(args['cpu-profile'] === true, 'packsync-fleet-cli-profiles'),
     ]);
     const convergeCalls = (await sim.journalCount()) - j0;
     // `--timeline`: each run's calls in two-second buckets (where it waits, and on what).
@@ -72,7 +71,7 @@ export const fleetCli: Scenario = async (log, args) => {
     );
     const j1 = await sim.journalCount();
     // `--cpu-profile`: V8's profile of each run, for docs/performance.md's "what dominates".
-    const prof = args['cpu-profile'] === true ? ['--cpu-prof', `--cpu-prof-dir=${keptPath('packsync-fleet-cli-profiles')}`] : [];
+    const prof = profileFlags(args['cpu-profile'] === true, 'packsync-fleet-cli-profiles');
     const noop = await runCli(cliArgs('apply'), env, [...nodeFlags, ...prof]);
     const noopAgain = async (): Promise<Record<string, number>> => {
       const j = await sim.journalCount();

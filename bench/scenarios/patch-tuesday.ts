@@ -15,7 +15,7 @@ import { fleetApps, writeFleet } from '../../test/support/fleet.js';
 import { startSimulatorProcess } from '../../test/support/sim.js';
 import { tempDir } from '../../test/support/temp-dir.js';
 import type { Scenario } from './types.js';
-import { callPhases, journalTimeline, keptPath, nodeFlagsOf, phaseMetrics, runCliProcess, simFloorMsPerCall } from '../support.js';
+import { callPhases, journalTimeline, nodeFlagsOf, phaseMetrics, profileFlags, runCliProcess, simFloorMsPerCall } from '../support.js';
 import type { CliRun } from '../support.js';
 import { round } from './types.js';
 
@@ -60,8 +60,7 @@ export const patchTuesday: Scenario = async (log, args) => {
   const flows = typeof args.flows === 'string' ? Number(args.flows) : 3000;
   const shape = { flows, deploymentsPerFlow: 4, packages: Math.min(1000, flows * 2 - ((flows * 2) % 4)) };
   // `--sim-cpu-profile`: the simulator's own V8 profile of the whole scenario (it shares the two cores with the CLI).
-  const simProfile =
-    args['sim-cpu-profile'] === true ? ['--cpu-prof', `--cpu-prof-dir=${keptPath('packsync-patch-tuesday-sim-profiles')}`] : [];
+  const simProfile = profileFlags(args['sim-cpu-profile'] === true, 'packsync-patch-tuesday-sim-profiles');
   const sim = await startSimulatorProcess({ fleet: 'large', latencyMs: LATENCY_MS, timeScale: 3600 }, simProfile);
   try {
     const fleet = await writeFleet(shape);
@@ -91,7 +90,7 @@ export const patchTuesday: Scenario = async (log, args) => {
     const nodeFlags = nodeFlagsOf(args);
     // `--cpu-profile`: V8's profiles of the measured update and apply (in that order of their names'
     // times), for docs/performance.md's "what dominates".
-    const prof = args['cpu-profile'] === true ? ['--cpu-prof', `--cpu-prof-dir=${keptPath('packsync-patch-tuesday-profiles')}`] : [];
+    const prof = profileFlags(args['cpu-profile'] === true, 'packsync-patch-tuesday-profiles');
     const j0 = await sim.journalCount();
     const update = await cli(['update', '.', '--commit', '--detailed-exitcode', ...common], env, repo, [2], [...nodeFlags, ...prof]);
     const updateReads = (await sim.journalCount()) - j0;
