@@ -32,7 +32,6 @@ import type { ContentFileDigest } from '../manifests/content.js';
 import { OP } from '../plan/ops.js';
 import { errorMessage } from '../util/errors.js';
 import { RolloutScan, recordPassHistory } from './history-observer.js';
-import { EarlyRead } from './early-read.js';
 
 export interface PlanPassInput {
   path: string;
@@ -123,43 +122,23 @@ export async function planPass(input: PlanPassInput): Promise<PlanPassOutput> {
   const onKnownValid = (): void => {
     if (!queued) early ??= startInventoryReads(input.api, store.inventory, { ...readOptions, onFlowDetails: (d) => rollouts.see(d) });
   };
-  // The rest of the live state is read as soon as the desired set is built, while the load writes
-  // its caches (a converge's catalog reads wait for nothing else).
-  const reading = new EarlyRead();
-  const onDesired = (d: DesiredModel): void => {
-    const started = early;
-    if (started)
-      reading.start(d, (signal) => readLiveState(input.api, d, store.inventory, { ...readOptions, signal }, started), input.signal);
-  };
   // A directory source's revision is a digest of what was loaded (manifests/load-revision.ts).
   const wantRevision = input.revision === undefined || input.revision === null;
-  let loaded = await loadManifests(input.path, {
-    cache,
-    now: loadedAt,
-    revision: wantRevision,
-    onKnownValid,
-    onDesired,
-    ...input.loadOptions,
-  });
+  let loaded = await loadManifests(input.path, { cache, now: loadedAt, revision: wantRevision, onKnownValid, ...input.loadOptions });
   const errors = loaded.problems.filter((p) => p.severity === 'error');
   if (errors.length > 0 || !loaded.desired) {
     early?.stop();
-    reading.stop();
     return { kind: 'invalid', problems: loaded.problems, revision: input.revision ?? null };
   }
   let desired = loaded.desired;
   // Requests queued for this process while it holds the lock (promote/resume), before planning.
   const commands = input.leaveRequests ? [] : await carryOutRequests(input.state, store, input.api);
   // A request carried out (one queued after the check above) moved what the early reads saw.
-  if (commands.length > 0) {
-    early?.stop();
-    reading.stop();
-  }
+  if (commands.length > 0) early?.stop();
   let revision = input.revision ?? loaded.revision ?? null;
   // What the plan needs of the files and the state alone is made while the reads are in flight.
   let prep = prepareWhileReading(input.path, desired, loaded.files, store.inventory);
-  let snap = await (reading.of(desired) ??
-    readLiveState(input.api, desired, store.inventory, readOptions, commands.length > 0 ? undefined : early));
+  let snap = await readLiveState(input.api, desired, store.inventory, readOptions, commands.length > 0 ? undefined : early);
   const clock = input.api.serviceTime?.() ?? loadedAt;
   if (exceptionsFlip(desired, loadedAt, clock)) {
     // The service's clock puts an exception on the other side of its expiry: expand again by it.

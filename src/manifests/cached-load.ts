@@ -154,17 +154,12 @@ export class CachedLoad {
     if (file !== undefined && snapshotEligible(s)) await writeSnapshot(file, identity(), key, s, turns);
   }
 
-  /**
-   * Keeps the entries of `files` (the load's files, after content files were set aside), and only
-   * those; giving way to the event loop when `turns` says (a cold load's 3,770 entries are ~0.2 s
-   * of JSON, made while the pass's first reads are in flight).
-   */
-  async commit(files: readonly ParsedFile[], turns?: Turns): Promise<void> {
+  /** Keeps the entries of `files` (the load's files, after content files were set aside), and only those. */
+  async commit(files: readonly ParsedFile[]): Promise<void> {
     const cache = this.cache;
     if (!cache) return;
     const next = new Map<string, string>();
     for (const f of files) {
-      if (turns?.due()) await turns.next();
       const sha = this.shaOf.get(f);
       if (sha === undefined) continue;
       const json = this.hits.has(f) ? cache.json(sha) : cacheEntry(f, this.checksOf.get(f) ?? []);

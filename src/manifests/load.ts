@@ -52,13 +52,6 @@ export interface LoadOptions {
    * it builds the desired set. An invalid repository is never said valid, so it makes no call.
    */
   onKnownValid?: (by: 'record' | 'checks') => void;
-  /**
-   * Called with a valid load's desired set as soon as it is built, before the load writes the parse
-   * cache, its record and the desired snapshot: a pass starts reading the live state then, and a
-   * cold load's writes (~0.4 s at fleet scale) overlap those reads (docs/architecture.md, "The
-   * engine"). Never called for an invalid load.
-   */
-  onDesired?: (desired: DesiredModel) => void;
 }
 
 export interface LoadResult {
@@ -95,7 +88,7 @@ export async function loadManifests(path: string, opts: LoadOptions = {}): Promi
     : await listManifestFiles(root, { followSymlinks: opts.followSymlinks ?? false, boundary: repo });
   const sources = walked.files.map((rel) => ({ file: rel, abs: single ? abs : resolve(root, rel), reported: true }));
   const how = single ? { contentFilter: false, contentRoot: repo } : { contentFilter: true, none: path, contentRoot: repo };
-  const loaded = await loadSources(root, sources, opts, { ...how, invalidAfter: walked.links.length > 0 });
+  const loaded = await loadSources(root, sources, opts, { ...how, linksRefused: walked.links.length > 0 });
   return withLinkProblems(loaded, walked.links);
 }
 
@@ -162,7 +155,7 @@ export async function loadRepository(paths: readonly string[], opts: RepositoryL
   const sources = all.map((abs) => ({ file: display(abs), abs, reported: reported.has(abs) }));
   const none = existing.map((g) => display(g.abs)).join(', ');
   const loaded = withLinkProblems(
-    await loadSources(root, sources, opts, { contentFilter: true, none, invalidAfter: walk.links.length > 0 || missing.length > 0 }),
+    await loadSources(root, sources, opts, { contentFilter: true, none, linksRefused: walk.links.length > 0 }),
     walk.links,
   );
   return { ...loaded, problems: sortProblems([...missing, ...loaded.problems]), root };
@@ -210,7 +203,7 @@ async function loadSources(
   root: string,
   sources: readonly Source[],
   opts: LoadOptions,
-  how: { contentFilter: boolean; none?: string; contentRoot?: string; invalidAfter?: boolean },
+  how: { contentFilter: boolean; none?: string; contentRoot?: string; linksRefused?: boolean },
 ): Promise<LoadResult> {
   const contentRoot = how.contentRoot ?? root;
   const rootReal = await realpath(contentRoot);
@@ -224,10 +217,9 @@ async function loadSources(
   // Long synchronous stretches give way to the event loop: a pass's first reads are in flight meanwhile.
   const turns = new Turns();
   const keeping: Keeping = { cached, opts, reported, turns };
-  // A symlink the walk refused (withLinkProblems) or a path given that does not exist makes the load
-  // invalid after it returns: such a load is never said valid, recorded as valid, or kept (its
-  // reads would be made for nothing).
-  const keyed = opts.cache !== undefined && !how.invalidAfter && sources.every((x) => x.reported);
+  // A symlink the walk refused makes the load invalid after it returns (withLinkProblems): such a
+  // load is never said valid, recorded as valid, or kept (its reads would be made for nothing).
+  const keyed = opts.cache !== undefined && !how.linksRefused && sources.every((x) => x.reported);
   const byStat = keyed ? await loadByStat(root, sources, keeping) : undefined;
   if (byStat) return byStat;
   const decodedFiles = await readDecoded(sources, opts.maxFileBytes ?? DEFAULT_MAX_FILE_BYTES, cached, {
@@ -284,19 +276,16 @@ async function loadSources(
     await cached.commit(parsed);
     return { desired: null, problems: sorted, files, documents, ...generated };
   }
-  // Known valid now: the reads the state names start, then the desired set is built and the reads
-  // of the live state start with it, while the parse cache and the record are written (the cache
-  // first: it makes the folder the record goes in). The cache, megabytes in 64 KiB writes, had held
-  // the first read back (docs/performance.md, patch-tuesday). desiredOf only refers to the parsed
-  // values the cache entries are made of; it changes none.
-  if (!how.invalidAfter) opts.onKnownValid?.('checks');
-  const desired = await desiredOf(root, checked.records, reported, { baselines: expansion.baselines, content: rules.content }, turns);
-  if (!how.invalidAfter) opts.onDesired?.(desired);
-  await cached.commit(parsed, turns);
+  // Known valid now: the reads start while the parse cache and the record are written (the cache
+  // first: it makes the folder the record goes in) and the desired set is built. The cache,
+  // megabytes in 64 KiB writes, had held the first read back (docs/performance.md, patch-tuesday).
+  if (!how.linksRefused) opts.onKnownValid?.('checks');
+  await cached.commit(parsed);
   if (key !== undefined) {
     await cached.markValid(key);
     await cached.keepStats(key, decodedFiles);
   }
+  const desired = await desiredOf(root, checked.records, reported, { baselines: expansion.baselines, content: rules.content }, turns);
   const revision = opts.revision === true ? { revision: revisionOf(decodedFiles, reported, desired, expansion.documents) } : {};
   if (key !== undefined) await cached.keepSnapshot(key, { desired, problems: sorted, files, documents }, turns);
   return { desired, problems: sorted, files, documents, ...generated, ...revision };
@@ -345,7 +334,6 @@ async function keptLoad(
   const kept = await c.cached.snapshot(key, c.turns);
   if (!kept) return undefined;
   c.opts.onKnownValid?.('checks');
-  c.opts.onDesired?.(kept.desired);
   const revision = c.opts.revision === true ? { revision: revisionOf(files, c.reported, kept.desired, []) } : {};
   return { ...kept, ...revision };
 }

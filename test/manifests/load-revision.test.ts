@@ -3,11 +3,10 @@
  * the manifest files' bytes, the content directories, and the documents Baselines generated at
  * the load's time. It replaced a digest of the whole desired set (docs/performance.md, fleet-cli).
  */
-import { existsSync } from 'node:fs';
 import { cp, readdir, readFile, symlink, utimes, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { loadManifests, loadRepository } from '../../src/manifests/load.js';
+import { loadManifests } from '../../src/manifests/load.js';
 import { ManifestCache } from '../../src/manifests/parse-cache.js';
 import { tempDir } from '../support/temp-dir.js';
 
@@ -132,42 +131,5 @@ describe('a load known valid early (onKnownValid)', () => {
     await loadManifests(dir, { now: BEFORE, onKnownValid: (by) => said.push(by) });
     await loadManifests(dir, { now: BEFORE, onKnownValid: (by) => said.push(by) });
     expect(said).toEqual(['checks', 'checks']);
-  });
-});
-
-describe("a valid load's desired set handed over before its writes (onDesired)", () => {
-  it('is the very desired set the load returns, handed over before the parse cache is written, cold or kept', async () => {
-    const dir = await copyExamples();
-    const file = join(await tempDir('packsync-desired-early-'), 'cache');
-    const seen: { desired: unknown; cacheWritten: boolean }[] = [];
-    const onDesired = (desired: unknown): void => void seen.push({ desired, cacheWritten: existsSync(file) });
-    const cold = await loadManifests(dir, { cache: new ManifestCache(file), now: BEFORE, onDesired });
-    const kept = await loadManifests(dir, { cache: new ManifestCache(file), now: BEFORE, onDesired });
-    expect(cold.desired).not.toBeNull();
-    expect(seen).toEqual([
-      // Cold: the reads of the live state start while the cache is still to be written.
-      { desired: cold.desired, cacheWritten: false },
-      { desired: kept.desired, cacheWritten: true },
-    ]);
-    expect(seen[0]!.desired).toBe(cold.desired);
-    expect(seen[1]!.desired).toBe(kept.desired);
-  });
-
-  it('is never handed over for an invalid load: a broken file, a refused symlink, a path given that does not exist', async () => {
-    const dir = await copyExamples();
-    const handed: unknown[] = [];
-    const onDesired = (d: unknown): number => handed.push(d);
-    const outside = await tempDir('packsync-desired-outside-');
-    await writeFile(join(outside, 'x.yaml'), 'apiVersion: packsync.io/v1\nkind: Flow\nmetadata:\n  name: outside\nspec:\n  app: 7-Zip\n');
-    await symlink(join(outside, 'x.yaml'), join(dir, 'flows', 'link.yaml'));
-    expect((await loadManifests(dir, { now: BEFORE, onDesired })).desired).toBeNull();
-    // Every file valid, one path missing: invalid once the load adds the missing path's problem.
-    const other = await copyExamples();
-    const missing = await loadRepository([other, join(other, 'nope.yaml')], { now: BEFORE, onDesired });
-    expect(missing.problems.some((p) => p.rule === 'file.not-found' && p.severity === 'error')).toBe(true);
-    const flow = join(other, 'flows', (await readdir(join(other, 'flows')))[0]!);
-    await writeFile(flow, `${await readFile(flow, 'utf8')}metadata: [broken\n`);
-    expect((await loadManifests(other, { now: BEFORE, onDesired })).desired).toBeNull();
-    expect(handed).toEqual([]);
   });
 });
