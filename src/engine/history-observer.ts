@@ -12,6 +12,8 @@ import type { Plan } from '../plan/types.js';
 import { ROLLOUT_CAP, findRollout, lastDrift, trimmedAway, trimmedAwayTest } from '../state/history.js';
 import type { History, RolloutHistory, TenantCounts } from '../state/history.js';
 import type { InventoryStore } from '../state/inventory-store.js';
+import type { Inventory } from '../state/inventory-types.js';
+import type { StateIndex } from '../plan/state-index.js';
 import { mapLimit } from '../util/map-limit.js';
 
 /** Returns the API reads it made (install counts of rollouts first seen complete). */
@@ -81,15 +83,7 @@ interface Observed {
 
 /** Deployments of owned flows (a Deployment manifest's, or started by the service), started at least once. */
 function ownedRollouts(store: InventoryStore, live: LiveState, scan: RolloutScan | undefined): Observed[] {
-  const objects = store.inventory.objects;
-  const byDeploymentId = new Map<string, string>();
-  const flowNames = new Map<string, string>();
-  // Keys, not Object.entries: no [key, entry] pair for each of 20,000 entries, every pass.
-  for (const key of Object.keys(objects)) {
-    const e = objects[key]!;
-    if (e.kind === 'Deployment') byDeploymentId.set(e.id, key);
-    if (e.kind === 'Flow') flowNames.set(e.id, e.name);
-  }
+  const { byDeploymentId, flowNames } = scan?.ownersOf(store.inventory) ?? walkOwners(store.inventory.objects);
   let packages: Map<string, LiveState['packages'][number]> | undefined;
   const h = store.inventory.history;
   const fresh = scan?.validFor(h) === true ? scan : undefined;
@@ -116,6 +110,46 @@ function ownedRollouts(store: InventoryStore, live: LiveState, scan: RolloutScan
 }
 
 type Found = { d: V1DeploymentViewModel; waves: V1WaveViewModel[] };
+
+/** Which state key records a live deployment id, and the name of the flow recorded under a live id. */
+interface Owners {
+  byDeploymentId: { get(id: string): string | undefined };
+  flowNames: { get(id: string): string | undefined };
+}
+
+/** The owners, from a walk of every state entry (a pass whose state index was not made for this inventory). */
+function walkOwners(objects: Inventory['objects']): Owners {
+  const byDeploymentId = new Map<string, string>();
+  const flowNames = new Map<string, string>();
+  // Keys, not Object.entries: no [key, entry] pair for each of 20,000 entries, every pass.
+  for (const key of Object.keys(objects)) {
+    const e = objects[key]!;
+    if (e.kind === 'Deployment') byDeploymentId.set(e.id, key);
+    if (e.kind === 'Flow') flowNames.set(e.id, e.name);
+  }
+  return { byDeploymentId, flowNames };
+}
+
+/**
+ * The owners, looked up in the plan's state index (live id → the key that owns it, else a
+ * superseded key recording it): no walk of 20,000 entries after the last read. A live id is one
+ * object's (ids are UUIDs), so the kind of the key found is checked, not assumed.
+ */
+function indexOwners(index: StateIndex): Owners {
+  const keyOf = (id: string, kind: string): string | undefined => {
+    const key = index.owners.get(id) ?? index.kept.get(id);
+    return key !== undefined && index.entries.get(key)?.kind === kind ? key : undefined;
+  };
+  return {
+    byDeploymentId: { get: (id) => keyOf(id, 'Deployment') },
+    flowNames: {
+      get: (id) => {
+        const key = keyOf(id, 'Flow');
+        return key === undefined ? undefined : index.entries.get(key)!.name;
+      },
+    },
+  };
+}
 
 /** The deployments of one flow's details worth recording: started, and not trimmed away long ago. */
 function worthRecording(
@@ -150,6 +184,7 @@ export class RolloutScan {
   private readonly horizon: string | undefined;
   private readonly rollouts: number;
   private behind: ((startedAt: string | null | undefined) => boolean) | undefined;
+  private index: StateIndex | undefined;
 
   constructor(private readonly history: History | undefined) {
     this.horizon = history?.horizon;
@@ -176,6 +211,16 @@ export class RolloutScan {
 
   of(details: V1FlowDetailsViewModel): readonly Found[] | undefined {
     return this.flows.get(details);
+  }
+
+  /** The plan's state index, made while the reads were in flight (`preparePlan`). */
+  useIndex(index: StateIndex): void {
+    this.index = index;
+  }
+
+  /** Owners from that index, when it was made of `inventory` (nothing writes its entries between the plan and the recording). */
+  ownersOf(inventory: Inventory): Owners | undefined {
+    return this.index?.inventory === inventory ? indexOwners(this.index) : undefined;
   }
 }
 

@@ -150,6 +150,7 @@ export async function planPass(input: PlanPassInput): Promise<PlanPassOutput> {
     revision = input.revision ?? loaded.revision ?? null;
   }
   const { scope, prepared } = await prep;
+  rollouts.useIndex(prepared.index);
   const p = computePlan({
     desired,
     live: snap.live,

@@ -10,7 +10,7 @@ import type {
   V1TenantViewModel,
 } from '../api/wire/index.js';
 import type { Intent, Inventory, InventoryEntry } from '../state/inventory-types.js';
-import type { Kind, SourcePosition } from '../manifests/model.js';
+import type { DeploymentManifest, Kind, SourcePosition } from '../manifests/model.js';
 import type { LiveFlow, LiveState } from '../live/types.js';
 import type { GateReport } from './gates/promotion.js';
 import type { WindowsSpec } from '../manifests/model.js';
@@ -87,16 +87,24 @@ export class PlanContext {
   /** Whether git describes a key (a key it does not is pruned or kept); every key unless told. */
   readonly isDesired: (key: string) => boolean;
   readonly scope: PlanScope | undefined;
+  /** Deployment manifests' identity hashes, made while the reads were in flight (`preparePlan`); for this desired set only. */
+  readonly identityHashes: ReadonlyMap<DeploymentManifest, string> | undefined;
 
   constructor(
     readonly live: LiveState,
     readonly inventory: Inventory,
     readonly options: PlanOptions,
     readonly now: Date,
-    pass: { isDesired?: (key: string) => boolean; scope?: PlanScope | undefined; index?: StateIndex | undefined } = {},
+    pass: {
+      isDesired?: (key: string) => boolean;
+      scope?: PlanScope | undefined;
+      index?: StateIndex | undefined;
+      identityHashes?: ReadonlyMap<DeploymentManifest, string> | undefined;
+    } = {},
   ) {
     const isDesired = (this.isDesired = pass.isDesired ?? ((): boolean => true));
     this.scope = pass.scope;
+    this.identityHashes = pass.identityHashes;
     // An index built while the reads were in flight, when it is of this inventory and desired set.
     this.state =
       pass.index && pass.index.inventory === inventory && pass.index.isDesired === isDesired

@@ -4,7 +4,7 @@
  */
 import type { Inventory } from '../state/inventory-types.js';
 import type { LiveState } from '../live/types.js';
-import type { DesiredModel, Kind, Manifest, ObjectKind } from '../manifests/model.js';
+import type { DeploymentManifest, DesiredModel, Kind, Manifest, ObjectKind } from '../manifests/model.js';
 import { OBJECT_KINDS } from '../manifests/model.js';
 import { OBJECT_KIND_SPECS, OBJECT_KINDS_IN_ORDER } from '../manifests/kinds/index.js';
 import { PlanContext } from './context.js';
@@ -12,6 +12,7 @@ import { StateIndex } from './state-index.js';
 import { KIND_PLANNERS } from './kinds/index.js';
 import type { KindPlanner, ManifestOf } from './kinds/index.js';
 import { planPrune } from './kinds/plan-prune.js';
+import { identityHashesInTurns } from './kinds/plan-deployments.js';
 import { listServiceStarted } from './kinds/service-driven.js';
 import { planServiceGates } from './gates/service-gates.js';
 import { planSuspended } from './not-planned.js';
@@ -38,18 +39,22 @@ export interface PlanInput {
 export interface PlanPrep {
   desired: DesiredModel;
   index: StateIndex;
+  /** Each of `desired`'s deployment manifests' identity hash (the hash the state records). */
+  identityHashes: ReadonlyMap<DeploymentManifest, string>;
 }
 
-/** Builds the plan's state indexes in slices of the event loop, for a pass whose reads are in flight. */
+/** Builds the plan's state indexes and hashes in slices of the event loop, for a pass whose reads are in flight. */
 export async function preparePlan(desired: DesiredModel, inventory: Inventory): Promise<PlanPrep> {
-  return { desired, index: await StateIndex.inTurns(inventory, desiredPredicate(desired)) };
+  const index = await StateIndex.inTurns(inventory, desiredPredicate(desired));
+  return { desired, index, identityHashes: await identityHashesInTurns(desired.deployments) };
 }
 
 export function plan(input: PlanInput): Plan {
   const { desired, live, inventory, options, now, revision, scope } = input;
-  const index = input.prepared?.desired === desired ? input.prepared.index : undefined;
+  const prepared = input.prepared?.desired === desired ? input.prepared : undefined;
+  const index = prepared?.index;
   const isDesired = index?.isDesired ?? desiredPredicate(desired);
-  const ctx = new PlanContext(live, inventory, options, now, { isDesired, scope, index });
+  const ctx = new PlanContext(live, inventory, options, now, { isDesired, scope, index, identityHashes: prepared?.identityHashes });
   const fileOf = (m: { source: { file: string } }): string | undefined =>
     scope ? (scope.single ? scope.path : joinKey(scope.rootKey, m.source.file)) : undefined;
   const errors: string[] = [];

@@ -5,6 +5,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { plan, preparePlan } from '../../src/plan/planner.js';
+import { identityHash } from '../../src/plan/kinds/plan-deployments.js';
 import type { PlanInput } from '../../src/plan/planner.js';
 import { DEFAULT_PLAN_OPTIONS } from '../../src/plan/types.js';
 import type { Inventory } from '../../src/state/inventory-types.js';
@@ -80,5 +81,32 @@ describe('plan: state indexes built while the reads are in flight', () => {
     const without = plan(input);
     expect(plan({ ...input, prepared })).toEqual(without);
     expect(without.objects.find((o) => o.key === 'Flow/zip-renamed')?.movedFrom).toBe('Flow/zip');
+  });
+
+  it("the deployments' identity hashes made while reading are those the plan records, and used only for the desired set they were made of", async () => {
+    // A first apply: the deployment is added, and its record carries the hash.
+    const input: PlanInput = {
+      desired: desired({ packages: [pkg('zip')], flows: [flow('zip')], deployments: [dep('zip', 'zip', 'zip')] }),
+      live: live({}),
+      inventory: emptyInventory(),
+      options: DEFAULT_PLAN_OPTIONS,
+      now: NOW,
+      revision: 'r1',
+    };
+    const prepared = await preparePlan(input.desired, input.inventory);
+    const [m] = input.desired.deployments;
+    expect(prepared.identityHashes.get(m!)).toBe(
+      identityHash({ flow: m!.spec.flow, package: m!.spec.package, version: m!.spec.version ?? null }),
+    );
+    // A hash the plan did not make shows which one it recorded.
+    const marked = { ...prepared, identityHashes: new Map([[m!, 'prepared']]) };
+    const recorded = (p: ReturnType<typeof plan>): unknown[] =>
+      p.actions.flatMap((a) => ('record' in a && a.key === 'Deployment/zip' ? [(a.record as { specHash?: string }).specHash] : []));
+    expect(recorded(plan(input))).toEqual([prepared.identityHashes.get(m!)]);
+    expect(recorded(plan({ ...input, prepared: marked }))).toEqual(['prepared']);
+    // The same manifests in another desired set object (a pass that loaded again): not used.
+    const other = { ...input, desired: { ...input.desired } };
+    expect(recorded(plan({ ...other, prepared: marked }))).not.toContain('prepared');
+    expect(recorded(plan({ ...other, prepared: marked }))).toEqual(recorded(plan(input)));
   });
 });

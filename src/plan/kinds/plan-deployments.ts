@@ -21,6 +21,7 @@ import { OP } from '../ops.js';
 import { otherHolder, planOwnedElsewhere } from '../ownership.js';
 import { markMoved, moveActions, recordAction, restoreActions, supersedeAction } from '../state-writes.js';
 import { serviceStarted, serviceSuccessor, supersededReason } from './service-driven.js';
+import { Turns } from '../../util/turns.js';
 
 /** What the plan knows of one deployment manifest once its flow and package resolve. */
 interface DeploymentCase {
@@ -93,14 +94,33 @@ function resolveRefs(ctx: PlanContext, m: DeploymentManifest, key: string): Reso
 
 function deploymentCase(ctx: PlanContext, m: DeploymentManifest, key: string, deps: string[]): DeploymentCase {
   const state = m.spec.state ?? DEFAULT_DEPLOYMENT_STATE;
-  const identity = { flow: m.spec.flow, package: m.spec.package, version: m.spec.version ?? null };
-  const specHash = identityHash(identity);
+  const identity = identityOf(m);
+  // Made while the pass's reads were in flight when the plan was prepared (preparePlan).
+  const specHash = ctx.identityHashes?.get(m) ?? identityHash(identity);
   // Optional fields assigned after the literal (same key order as spreading them in, without the
   // temporary objects and the runtime copy per deployment).
   const record: DeploymentRecord = { specHash, spec: identity, appliedState: state };
   if (m.spec.contentRevision !== undefined) record.contentRevision = m.spec.contentRevision;
   if (m.metadata.annotations) record.annotations = m.metadata.annotations;
   return { m, name: m.metadata.name, key, state, entry: ctx.entry(key), deps, record, specHash, identity, live: undefined };
+}
+
+function identityOf(m: DeploymentManifest): { flow: string; package: string; version: string | null } {
+  return { flow: m.spec.flow, package: m.spec.package, version: m.spec.version ?? null };
+}
+
+/**
+ * Each deployment manifest's identity hash, made in slices of the event loop: a pass makes them
+ * while its reads are in flight (`preparePlan`), ~40 ms of a 15,000-deployment plan after its last read.
+ */
+export async function identityHashesInTurns(ms: readonly DeploymentManifest[]): Promise<Map<DeploymentManifest, string>> {
+  const out = new Map<DeploymentManifest, string>();
+  const turns = new Turns();
+  for (const m of ms) {
+    out.set(m, identityHash(identityOf(m)));
+    if (turns.due()) await turns.next();
+  }
+  return out;
 }
 
 /**
