@@ -137,7 +137,7 @@ function walkOwners(objects: Inventory['objects']): Owners {
  */
 function indexOwners(index: StateIndex): Owners {
   const keyOf = (id: string, kind: string): string | undefined => {
-    const key = index.owners.get(id) ?? index.kept.get(id);
+    const key = index.keyOf(id);
     return key !== undefined && index.entries.get(key)?.kind === kind ? key : undefined;
   };
   return {

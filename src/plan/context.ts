@@ -180,7 +180,7 @@ export class PlanContext {
   holdersOf(id: string): readonly string[] {
     const keys = this.state.shared.get(id);
     if (keys) return keys;
-    const one = this.state.owners.get(id) ?? this.state.kept.get(id);
+    const one = this.state.keyOf(id);
     return one !== undefined ? [one] : [];
   }
 
@@ -191,7 +191,7 @@ export class PlanContext {
 
   /** The state key owning a live id, a superseded entry's when no main key owns it. */
   stateKeyOf(id: string): string | undefined {
-    return this.state.owners.get(id) ?? this.state.kept.get(id);
+    return this.state.keyOf(id);
   }
 
   /** The deployment entries of the state on a live flow (what its delete destroys). */

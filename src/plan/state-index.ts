@@ -33,6 +33,11 @@ export class StateIndex {
     this.intents = mapOf(inventory.intents);
   }
 
+  /** The state key recording live id `id`: the main key that owns it, else a superseded one. */
+  keyOf(id: string): string | undefined {
+    return this.owners.get(id) ?? this.kept.get(id);
+  }
+
   /** Built at once (a plan given no index). */
   static build(inventory: Inventory, isDesired: (key: string) => boolean): StateIndex {
     const index = new StateIndex(inventory, isDesired);
