@@ -4,6 +4,7 @@
  * CLI would take minutes. Lists a pass would not read are empty and marked unread.
  */
 import type { LiveState } from '../../src/live/types.js';
+import { emptyLiveState } from '../../src/live/types.js';
 import { InventoryStore } from '../../src/state/inventory-store.js';
 import { tempDir } from './repo.js';
 
@@ -15,14 +16,9 @@ export interface HandFlow {
 
 export function liveStateOf(flows: readonly HandFlow[], serviceTime: string): LiveState {
   return {
-    apps: [],
-    appVersions: {},
-    templates: [],
-    tenants: [],
-    packages: [],
+    ...emptyLiveState(),
     flows,
     deployments: flows.flatMap((f) => f.details.deployments),
-    uploads: {},
     read: { apps: false, templates: false, tenants: false, packages: true, flows: true },
     serviceTime,
   } as unknown as LiveState;
