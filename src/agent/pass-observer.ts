@@ -14,6 +14,7 @@ import type { AgentMetrics } from './http/metrics.js';
 import { ROLLOUT_SERIES_LIMIT } from './http/metrics.js';
 import { redactUrl } from './source/redact-url.js';
 import { buildRollouts, refreshRollouts } from './rollouts.js';
+import { expiredExceptionKey, expiredExceptionText } from './expired-exception.js';
 import type { Rollout } from './http/status-types.js';
 import type { StatusTracker } from './http/status.js';
 import type { PassResult } from './http/status-types.js';
@@ -130,15 +131,13 @@ export class PassObserver {
     const { status } = this.o;
     if (list.length > 0) status.status.expiredExceptions = [...list];
     else delete status.status.expiredExceptions;
-    for (const e of list) {
-      const where = e.ring !== undefined ? ` in ring ${e.ring}` : '';
+    for (const e of list)
       status.event({
         reason: 'ExceptionExpired',
-        object: `Baseline/${e.baseline}/${e.app}${e.ring !== undefined ? `/${e.ring}` : ''}`,
-        message: `the exception for ${e.app}${where} (${e.action}, owner ${e.owner}: ${e.reason}) expired on ${e.expires}; the baseline applies to it again (${e.at})`,
+        object: expiredExceptionKey(e),
+        message: `${expiredExceptionText(e)} (${e.at})`,
         revision: null,
       });
-    }
   }
 
   /** Writes made for the revision last applied: a repeated `ApplySucceeded` says what its count adds up to. */

@@ -6,6 +6,7 @@
  */
 import type { AgentStatus } from '../agent/http/status-types.js';
 import type { Rollout } from '../agent/http/status-types.js';
+import { expiredExceptionKey, expiredExceptionText } from '../agent/expired-exception.js';
 
 type Paint = (code: string, s: string) => string;
 
@@ -56,6 +57,12 @@ function needsAttention(s: AgentStatus): string[] {
     } else if (o.drift && o.driftHandling !== 'healed') lines.push(`${o.key} drifted (${o.driftHandling ?? 'reported'})`);
   }
   for (const g of s.gates ?? []) if (g.held) lines.push(`${g.deployment} held at wave ${g.held.wave}: ${g.held.reason}`);
+  // What the status page lists too: a failed rollout, one whose manifest left git, an expired exception.
+  for (const r of s.rollouts ?? []) {
+    if (r.status === 'Failed') lines.push(`${r.deployment} rollout failed at wave ${r.currentWave}/${r.waveCount}`);
+    else if (r.orphaned) lines.push(`${r.deployment} requires pruning: its manifest left git, yet it is ${r.status}`);
+  }
+  for (const e of s.expiredExceptions ?? []) lines.push(`${expiredExceptionKey(e)} (${e.at}): ${expiredExceptionText(e)}`);
   for (const c of s.conditions ?? [])
     if ((['SourceVerified', 'RolloutsHealthy'].includes(c.type) && c.status === 'False') || (c.type === 'Stalled' && c.status === 'True'))
       lines.push(`${c.type}: ${c.message}`);

@@ -57,6 +57,20 @@ describe('status --agent view', () => {
     expect(statusView(status(), true, NOW)).toContain('\x1b[31m✗\x1b[0m Contoso');
   });
 
+  it('lists what the status page lists under needs attention: a failed rollout, one whose manifest left git', () => {
+    const s = status();
+    const base = s.rollouts[0]!;
+    s.rollouts = [
+      { ...base, deployment: 'Deployment/failed', status: 'Failed', currentWave: 2 },
+      { ...base, deployment: 'Deployment/left', status: 'Running', orphaned: true },
+    ];
+    const plain = statusView(s, false, NOW);
+    const attention = plain.slice(plain.indexOf('Needs attention'), plain.indexOf('Rollouts ('));
+    expect(attention).toContain('Needs attention (4)');
+    expect(attention).toContain('! Deployment/failed rollout failed at wave 2/3');
+    expect(attention).toContain('! Deployment/left requires pruning: its manifest left git, yet it is Running');
+  });
+
   it('shows control characters from the agent as ?, never as terminal escapes', () => {
     const s = status();
     s.problems[0]!.message = 'bad \x1b]0;pwned\x07 value';

@@ -15,6 +15,8 @@ import { tempDir } from '../support/repo.js';
 import { startTestSimulator } from '../support/sim.js';
 import type { TestSim } from '../support/sim.js';
 import { spawnCli } from '../support/spawn-cli.js';
+import { cli } from '../support/cli.js';
+import { objectAnchor } from '../../src/agent/http/anchors.js';
 
 const BASELINE = `apiVersion: packsync.dev/v1
 kind: Baseline
@@ -67,9 +69,20 @@ describe('an expired Baseline exception', () => {
     ]);
     const page = await (await fetch(`${agent.base}/`)).text();
     expect(page).toMatch(
-      /Baseline\/standard-apps<\/code>.*the exception for VLC media player in ring broad \(owner jdoe: ticket 4711\) expired on 2026-01-31/,
+      /Baseline\/standard-apps<\/code>.*the exception for VLC media player in ring broad \(omit, owner jdoe: ticket 4711\) expired on 2026-01-31/,
     );
     expect(page).not.toContain('vendor bug');
+    // The item carries the id its ExceptionExpired notification's --external-url link points at.
+    expect(page).toContain(`id="${objectAnchor('Baseline/standard-apps/VLC media player/broad')}"`);
+  });
+
+  it('is under needs attention in the terminal view too (regression: status --agent said nothing)', async () => {
+    const r = await cli(['status', '--agent', agent.base], env);
+    expect(r.code, r.stderr).toBe(0);
+    const attention = r.stdout.slice(r.stdout.indexOf('Needs attention'), r.stdout.indexOf('Rollouts ('));
+    expect(attention).toMatch(/Needs attention \(1\)/);
+    expect(attention).toMatch(/Baseline\/standard-apps\/VLC media player\/broad .*expired on 2026-01-31/);
+    expect(attention).not.toContain('vendor bug');
   });
 
   it('is one ExceptionExpired event that notifications carry, not repeated by the next pass', async () => {

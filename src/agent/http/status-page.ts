@@ -14,6 +14,7 @@ export const PAGE_LIMITS = { rollouts: 200, attention: 100, events: 30, history:
 export const REFRESH_SECONDS = 10;
 
 import { esc } from './html-escape.js';
+import { expiredExceptionKey, expiredExceptionText } from '../expired-exception.js';
 
 export { esc };
 
@@ -151,12 +152,11 @@ function attention(s: AgentStatus, used: Set<string>): string {
       );
     // A hold git asked for (spec.wave) is intended: shown on the board as suspended by git, not here.
   }
-  for (const e of s.expiredExceptions ?? []) {
-    const where = e.ring !== undefined ? ` in ring ${e.ring}` : '';
+  // Anchored by the key its ExceptionExpired notification links to.
+  for (const e of s.expiredExceptions ?? [])
     items.push(
-      `<li class=w><code>Baseline/${esc(e.baseline)}</code> <span class=m>${esc(e.at)}</span>: the exception for ${esc(e.app)}${esc(where)} (owner ${esc(e.owner)}: ${esc(e.reason)}) expired on ${esc(e.expires)}; the baseline applies to it again`,
+      `<li class=w${anchorOnce(used, expiredExceptionKey(e))}><code>Baseline/${esc(e.baseline)}</code> <span class=m>${esc(e.at)}</span>: ${esc(expiredExceptionText(e))}`,
     );
-  }
   const body =
     items.length === 0
       ? '<p class=m>Nothing needs attention.</p>'
