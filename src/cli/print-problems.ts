@@ -12,6 +12,12 @@ export function problemLines(problems: readonly Problem[], command: 'validate' |
     (p) => `${visible(p.file, true)}:${p.line}:${p.column}: ${p.severity === 'warning' ? 'warning: ' : ''}${visible(p.message, true)}`,
   );
   const count = `${errors.length} error${errors.length === 1 ? '' : 's'}`;
+  // Warnings alone stop nothing: saying "nothing was changed" would contradict what the command then does.
+  if (errors.length === 0) {
+    const n = problems.length;
+    lines.push(`${count}, ${n} warning${n === 1 ? '' : 's'}.`);
+    return lines.join('\n');
+  }
   const tail = {
     validate: 'the manifests are not valid.',
     plan: 'nothing was planned.',
