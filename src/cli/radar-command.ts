@@ -33,7 +33,7 @@ export function registerRadarCommand(program: Command, io: CliIo): void {
     .option('--write <dir>', 'write a Package and a Flow manifest per app into DIR (packages/, flows/; never replaces a file)')
     .option(
       '--app <name>',
-      'with --write: only this app (radar or catalog name; repeatable); default every app with a catalog match',
+      'only this app (radar or catalog name; repeatable): listed, and with --write written; default every app (with --write: every app with a catalog match)',
       (v: string, acc: string[]) => [...acc, v],
       [] as string[],
     )
@@ -44,6 +44,8 @@ export function registerRadarCommand(program: Command, io: CliIo): void {
     const names = dir && existsSync(dir) ? await gitNames(dir) : [];
     const rt = await buildRuntime(opts, io);
     let result: RadarResult;
+    // The written files' date is the service's day, as every time packsync records (docs/reports.md#radar).
+    let today = new Date();
     try {
       const inventory = await rt.state.read();
       const [tenants, catalog, packages] = await Promise.all([
@@ -53,15 +55,17 @@ export function registerRadarCommand(program: Command, io: CliIo): void {
       ]);
       const flows = await ownedFlows(rt.api, inventory);
       result = await readUnmanagedRadar(rt.api, pickTenants(tenants, opts.tenant), catalog, coverage(flows, packages, names, catalog));
+      today = rt.api.serviceTime?.() ?? today;
     } finally {
       await rt.close();
     }
     for (const m of result.missing)
       io.stderr(`Warning: radar of tenant ${m.tenant} could not be read (${m.error}); the other tenants are listed`);
-    if (opts.output === 'json') io.stdout(JSON.stringify(result, null, 2));
-    else printApps(result, io);
+    const listed = dir ? result : onlyNamed(result, opts.app, io);
+    if (opts.output === 'json') io.stdout(JSON.stringify(listed, null, 2));
+    else printApps(listed, io);
     if (!dir) return;
-    const files = radarManifests(chooseApps(result.apps, opts.app), new Date().toISOString().slice(0, 10));
+    const files = radarManifests(chooseApps(result.apps, opts.app), today.toISOString().slice(0, 10));
     const written = await writeManifests(dir, files);
     io.stderr(
       written.length > 0
@@ -69,6 +73,16 @@ export function registerRadarCommand(program: Command, io: CliIo): void {
         : 'No unmanaged app with a catalog match: nothing written.',
     );
   });
+}
+
+/** The listing narrowed to the apps `--app` names (radar or catalog name, any case); a name that matches none is a warning. */
+function onlyNamed(r: RadarResult, names: readonly string[], io: CliIo): RadarResult {
+  if (names.length === 0) return r;
+  const named = (a: RadarResult['apps'][number], n: string): boolean =>
+    a.name.toLowerCase() === n.toLowerCase() || a.catalog?.name.toLowerCase() === n.toLowerCase();
+  for (const n of names)
+    if (!r.apps.some((a) => named(a, n))) io.stderr(`Warning: --app "${n}" is not an unmanaged radar app; nothing of it is listed`);
+  return { ...r, apps: r.apps.filter((a) => names.some((n) => named(a, n))) };
 }
 
 function printApps(r: RadarResult, io: CliIo): void {

@@ -7,7 +7,15 @@ import { describe, expect, it } from 'vitest';
 import { problemLines } from '../../src/cli/print-problems.js';
 import type { Problem } from '../../src/manifests/model.js';
 
-const warning: Problem = { file: 'base.yaml', line: 12, column: 14, message: 'skip "1.0" is not a version', severity: 'warning' };
+const warning: Problem = {
+  file: 'base.yaml',
+  line: 12,
+  column: 14,
+  pointer: '',
+  rule: 'update.unknown-skip',
+  message: 'skip "1.0" is not a version',
+  severity: 'warning',
+};
 const error: Problem = { ...warning, line: 3, message: 'catalog app "x" was not found', severity: 'error' };
 
 describe('problem lines', () => {

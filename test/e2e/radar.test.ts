@@ -61,6 +61,16 @@ describe('packsync radar', () => {
     expect(unknown.stderr).toMatch(/REPORT_UNKNOWN_TENANT: --tenant "nowhere.example" names no tenant/);
   });
 
+  it('--app narrows the listing too (regression: without --write it was ignored); a name radar did not find is a warning', async () => {
+    await ownSevenZip();
+    const out = await cli(['radar', '--output', 'json', '--app', 'notepad++', '--app', 'No Such App'], env());
+    expect(out.code, out.stderr).toBe(0);
+    const r = JSON.parse(out.stdout) as RadarResult;
+    expect(r.apps.length).toBeGreaterThan(0);
+    expect(new Set(r.apps.map((a) => a.name))).toEqual(new Set(['Notepad++']));
+    expect(out.stderr).toMatch(/--app "No Such App" is not an unmanaged radar app/);
+  });
+
   it('names a tenant whose radar read fails and lists the others', async () => {
     const tenants = await api<{ id: string; displayName: string }[]>('/tenant');
     const fabrikam = tenants.find((t) => t.displayName === 'Fabrikam')!;
@@ -100,6 +110,13 @@ describe('packsync radar', () => {
     expect(refused.stderr).toMatch(/RADAR_WRITE: .*google-chrome\.yaml already exist/);
     expect(await readdir(other)).toEqual(['flows']);
     expect(await readFile(join(other, 'flows', 'google-chrome.yaml'), 'utf8')).toBe('# mine\n');
+    // The header's date is the service's day, not this machine's (regression: the machine's date was written).
+    await s.sim.advance(3 * 86_400);
+    const serviceDay = ((await s.sim.admin('GET', '/_sim/clock')) as { now: string }).now.slice(0, 10);
+    const later = await tempDir('packsync-radar-');
+    expect((await cli(['radar', '--write', later, '--app', 'Mozilla Firefox'], env())).code).toBe(0);
+    const header = (await readFile(join(later, 'packages', 'mozilla-firefox.yaml'), 'utf8')).split('\n', 1)[0]!;
+    expect(header).toContain(`# Written by packsync radar on ${serviceDay}:`);
     const noMatch = await cli(['radar', '--write', other, '--app', 'Contoso Legacy CRM'], env());
     expect(noMatch.code).toBe(1);
     expect(noMatch.stderr).toMatch(/RADAR_WRITE: --app "Contoso Legacy CRM" has no catalog match/);
