@@ -26,10 +26,14 @@ export function findChromium(env: NodeJS.ProcessEnv): string | null {
 
 export async function printPdf(html: string, env: NodeJS.ProcessEnv): Promise<Buffer> {
   const exe = findChromium(env);
+  // A Chromium the user named is the one used: one that is missing is said, not replaced by another.
+  const looked = env.PACKSYNC_CHROMIUM
+    ? `PACKSYNC_CHROMIUM names ${env.PACKSYNC_CHROMIUM}, which does not exist; unset it to use /usr/bin/chromium or chromium on PATH`
+    : 'looked for PACKSYNC_CHROMIUM, /usr/bin/chromium and chromium on PATH';
   if (!exe)
     throw new PacksyncError(
       'REPORT_PDF_UNAVAILABLE',
-      'no local Chromium to print the PDF with (looked for PACKSYNC_CHROMIUM, /usr/bin/chromium and chromium on PATH); install one (apt-get install chromium) or use --format html and print that page',
+      `no local Chromium to print the PDF with (${looked}); install one (apt-get install chromium) or use --format html and print that page`,
     );
   const pw = await import('playwright-core').catch(() => null);
   return pw ? viaPlaywright(pw.chromium, exe, html) : viaBinary(exe, html);

@@ -256,6 +256,7 @@ describe('packsync report against a simulated month', () => {
       const none = await cli(['report', '--format', 'pdf', '--out', file], { ...env, PACKSYNC_CHROMIUM: '/nonexistent/chromium' });
       expect(none.code).toBe(1);
       expect(none.stderr).toMatch(/REPORT_PDF_UNAVAILABLE: no local Chromium/);
+      expect(none.stderr).toContain('PACKSYNC_CHROMIUM names /nonexistent/chromium, which does not exist');
     }, 60_000);
   });
 });
