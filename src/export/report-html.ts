@@ -6,7 +6,7 @@
 import type { ReportException } from './report-model.js';
 import type { DriftRecord } from '../state/history.js';
 import type { Report, ReportTenant, TenantRollout } from './report-model.js';
-import { gateText, hours, periodText, sharedDrift, when } from './report-text.js';
+import { gateText, hours, periodText, rolloutLabel, sharedDrift, when } from './report-text.js';
 import { formatCount } from '../util/count-format.js';
 
 export function esc(s: unknown): string {
@@ -96,10 +96,25 @@ function tenantSection(t: ReportTenant): string {
 
 function rolloutTable(rs: TenantRollout[]): string {
   return table(
-    ['App', 'Version', 'Released', 'Started', 'Waves reached', 'This tenant', 'Completed', 'Latency', 'Installed', 'Failed', 'Pending'],
+    [
+      'App',
+      'Version',
+      'Flow',
+      'Released',
+      'Started',
+      'Waves reached',
+      'This tenant',
+      'Completed',
+      'Latency',
+      'Installed',
+      'Failed',
+      'Pending',
+    ],
     rs.map((r) => [
       esc(r.app),
       esc(r.version),
+      // The flow tells rings apart: one app and version rolls out in each ring's flow.
+      esc(r.flow),
       esc(when(r.releasedAt)),
       esc(when(r.startedAt)),
       esc(r.waves.map((w) => `${w.wave}/${r.waveCount} ${when(w.reachedAt)}`).join('; ') || '–'),
@@ -110,12 +125,12 @@ function rolloutTable(rs: TenantRollout[]): string {
       r.installs && r.installs.failed > 0 ? `<span class="bad">${num(r.installs.failed)}</span>` : num(r.installs?.failed),
       num(r.installs?.pending),
     ]),
-    [8, 9, 10],
+    [9, 10, 11],
   );
 }
 
 function gatesTable(rs: TenantRollout[]): string {
-  const rows = rs.flatMap((r) => r.gates.map((g) => [esc(`${r.app} ${r.version}`), esc(when(g.at)), esc(gateText(g)), esc(g.reason)]));
+  const rows = rs.flatMap((r) => r.gates.map((g) => [esc(rolloutLabel(r)), esc(when(g.at)), esc(gateText(g)), esc(g.reason)]));
   if (rows.length === 0) return '<p class="muted">No gate verdicts or holds.</p>';
   return `<h3>Gate verdicts and holds</h3>${table(['Rollout', 'When', 'Verdict', 'Reason'], rows)}`;
 }

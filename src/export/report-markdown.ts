@@ -2,7 +2,7 @@
 import type { ReportException } from './report-model.js';
 import type { DriftRecord } from '../state/history.js';
 import type { Report, ReportTenant } from './report-model.js';
-import { gateText, hours, periodText, sharedDrift, when } from './report-text.js';
+import { gateText, hours, periodText, rolloutLabel, sharedDrift, when } from './report-text.js';
 
 /** Table cells: a pipe or a newline in a value (an app name, a reason) must not break the table. */
 function cell(v: unknown): string {
@@ -61,10 +61,24 @@ function tenantLines(t: ReportTenant): string[] {
   else {
     out.push(
       ...table(
-        ['App', 'Version', 'Released', 'Started', 'Waves reached', 'This tenant', 'Completed', 'Latency', 'Installed', 'Failed'],
+        [
+          'App',
+          'Version',
+          'Flow',
+          'Released',
+          'Started',
+          'Waves reached',
+          'This tenant',
+          'Completed',
+          'Latency',
+          'Installed',
+          'Failed',
+          'Pending',
+        ],
         t.rollouts.map((r) => [
           r.app,
           r.version,
+          r.flow,
           when(r.releasedAt),
           when(r.startedAt),
           r.waves.map((w) => `${w.wave}/${r.waveCount} ${when(w.reachedAt)}`).join('; ') || '–',
@@ -73,11 +87,12 @@ function tenantLines(t: ReportTenant): string[] {
           hours(r.patchLatencyHours),
           r.installs?.installed ?? '–',
           r.installs?.failed ?? '–',
+          r.installs?.pending ?? '–',
         ]),
       ),
       '',
     );
-    const gates = t.rollouts.flatMap((r) => r.gates.map((g) => [`${r.app} ${r.version}`, when(g.at), gateText(g), g.reason]));
+    const gates = t.rollouts.flatMap((r) => r.gates.map((g) => [rolloutLabel(r), when(g.at), gateText(g), g.reason]));
     if (gates.length > 0) out.push('### Gate verdicts and holds', '', ...table(['Rollout', 'When', 'Verdict', 'Reason'], gates), '');
   }
   if (t.drift.length > 0) out.push('### Drift', '', ...table(['When', 'Object', 'Found', 'Done'], t.drift.map(driftRow)), '');
@@ -86,8 +101,14 @@ function tenantLines(t: ReportTenant): string[] {
   else
     out.push(
       ...table(
-        ['App', 'Publisher', 'Devices', 'Catalog match'],
-        t.radar.map((a) => [a.name, a.publisher, a.deviceCount, a.catalog ? `${a.catalog.name} ${a.catalog.latestVersion}` : 'none']),
+        ['App', 'Publisher', 'Devices', 'Versions', 'Catalog match'],
+        t.radar.map((a) => [
+          a.name,
+          a.publisher,
+          a.deviceCount,
+          a.versions.map((v) => `${v.version} (${v.deviceCount})`).join(', '),
+          a.catalog ? `${a.catalog.name} ${a.catalog.latestVersion}` : 'none',
+        ]),
       ),
       '',
     );

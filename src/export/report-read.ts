@@ -179,7 +179,8 @@ async function readReleases(api: PacksyncApi, rollouts: RolloutFacts[]): Promise
   const out = new Map<string, string>();
   await mapLimit(appIds, 4, async (id) => {
     const app = await api.getApp(id).catch(() => null);
-    for (const v of app?.versions ?? []) out.set(releaseKey(id, v.version), v.createdDate);
+    // The catalog writes .NET times (7 fraction digits, +00:00): the report's times are all ISO UTC.
+    for (const v of app?.versions ?? []) out.set(releaseKey(id, v.version), isoUtc(v.createdDate));
   });
   return out;
 }
@@ -210,4 +211,10 @@ export function coverage(
 
 function inPeriod(r: RolloutFacts, from: Date, to: Date): boolean {
   return rolloutTimes(r).some((t) => t !== null && Date.parse(t) >= from.getTime() && Date.parse(t) <= to.getTime());
+}
+
+/** `2026-11-20T14:05:00.000Z` for any time the service wrote; a value that is no time is kept as written. */
+function isoUtc(t: string): string {
+  const ms = Date.parse(t);
+  return Number.isNaN(ms) ? t : new Date(ms).toISOString();
 }

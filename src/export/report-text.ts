@@ -43,3 +43,8 @@ export function sharedDrift(r: Report): DriftRecord[] {
   const shown = new Set(r.tenants.flatMap((t) => t.drift));
   return r.drift.filter((d) => !shown.has(d));
 }
+
+/** A rollout in the gate tables: app, version and its flow (one per ring, so rings are told apart). */
+export function rolloutLabel(r: { app: string; version: string; flow: string }): string {
+  return `${r.app} ${r.version} (${r.flow})`;
+}

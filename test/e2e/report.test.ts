@@ -102,6 +102,8 @@ describe('packsync report against a simulated month', () => {
     const row = contoso.rollouts.find((x) => x.deployment === KEY)!;
     expect(row).toMatchObject({ app: '7-Zip', version: '24.08', tenantWave: 1, waveCount: 3, status: 'Completed' });
     expect(Date.parse(row.releasedAt!)).toBe(Date.parse(released));
+    // Every time of the report is ISO UTC, the catalog's .NET-style release time too (regression: it was kept as the service wrote it).
+    expect(row.releasedAt).toBe(new Date(Date.parse(released)).toISOString());
     expect(Date.parse(row.startedAt!)).toBe(Date.parse(d.startedAt));
     expect(Date.parse(row.completedAt!)).toBe(Date.parse(d.completedAt));
     // Waves 2 and 3 were reached by the gate's skip-wave calls, at the service time of each call.
@@ -172,6 +174,14 @@ describe('packsync report against a simulated month', () => {
     const r = await report('--from', '2020-01-01', '--to', '2020-01-31');
     expect(r.empty).toBe(true);
     expect(r.totals.rollouts).toBe(0);
+    // The markdown has what the HTML has: the flow (rings told apart), pending installs, radar's versions.
+    const full = await cli(['report', '--from', '2020-01-01', '--format', 'markdown'], env);
+    expect(full.code, full.stderr).toBe(0);
+    expect(full.stdout).toContain(
+      '| App | Version | Flow | Released | Started | Waves reached | This tenant | Completed | Latency | Installed | Failed | Pending |',
+    );
+    expect(full.stdout).toContain('| App | Publisher | Devices | Versions | Catalog match |');
+    expect(full.stdout).toMatch(/\| 7-Zip \| 24\.08 \| seven-zip \|/);
     const md = await cli(['report', '--from', '2020-01-01', '--to', '2020-01-31', '--format', 'markdown'], env);
     expect(md.code).toBe(0);
     expect(md.stdout).toContain('Nothing was rolled out and no drift was found in this period.');
