@@ -9,6 +9,7 @@ import { resolve } from 'node:path';
 import { stringify } from 'yaml';
 import { loadRepository } from '../manifests/load.js';
 import type { GeneratedDocument } from '../manifests/generated-document.js';
+import type { BaselineSummary } from '../manifests/model.js';
 import { appSlug } from '../manifests/kinds/baseline-spec.js';
 import type { Segment } from '../manifests/yaml-types.js';
 import type { CliIo } from './io.js';
@@ -47,9 +48,24 @@ export function registerRenderCommand(program: Command, io: CliIo): void {
       return;
     }
     const docs = all.filter((d) => matches(d, opts));
+    const omitted = omittedApp(loaded.desired?.baselines ?? [], opts.app);
+    if (docs.length === 0 && omitted.length > 0) {
+      // An app every ring omits is still an app of the baseline: it renders nothing, and says why.
+      io.stderr(`--app "${opts.app}" renders nothing: omitted by the exception(s) at ${omitted.join(', ')}`);
+      return;
+    }
     checkFilters(all, opts);
     io.stdout(docs.map((d) => renderDocument(d, opts.explain === true)).join('\n'));
   });
+}
+
+/** Where the exceptions in force that omit `app` are (FILE:LINE:COL); none without --app. */
+function omittedApp(baselines: readonly BaselineSummary[], app: string | undefined): string[] {
+  if (app === undefined) return [];
+  return baselines
+    .flatMap((b) => b.exceptions)
+    .filter((e) => e.action === 'omit' && !e.expired && sameApp(e.app, app))
+    .map((e) => `${e.source.file}:${e.source.line}:${e.source.column}`);
 }
 
 function matches(d: GeneratedDocument, opts: RenderOptions): boolean {

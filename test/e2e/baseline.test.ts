@@ -103,6 +103,13 @@ describe('Baseline', () => {
     const unknown = await run(['render', repo, '--ring', 'nope'], {});
     expect(unknown.code).toBe(1);
     expect(unknown.stderr).toContain('--ring "nope"');
+
+    // An app every ring omits is an app of the baseline: nothing rendered, and why (regression: "not an app").
+    const omitted = await repoWith(baseline({ exceptions: '    - { app: VLC media player, action: omit, reason: r, owner: o }' }));
+    const none = await run(['render', omitted.repo, '--app', 'VLC media player'], {});
+    expect(none.code, none.stderr).toBe(0);
+    expect(none.stdout).toBe('');
+    expect(none.stderr).toMatch(/--app "VLC media player" renders nothing: omitted by the exception\(s\) at .*baseline\.yaml:\d+:\d+/);
   });
 
   it("a version policy in a baseline is the Package's (regression: skip and group were refused, and minAge took forms the generated Package then refused)", async () => {
