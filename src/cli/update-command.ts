@@ -110,10 +110,22 @@ async function written(top: string | undefined, changes: readonly UpdateChange[]
   const byGroup = await editedFilesByGroup(groups);
   const gitOps = await import('../update/git.js');
   const commits: Made[] = [];
-  for (const [group, of] of groups) {
-    const files = byGroup.get(group)!;
-    for (const [f, t] of files) await writeFile(f, t);
-    commits.push({ group, sha: await gitOps.commitFiles(top, [...files.keys()], gitOps.commitMessage(of), opts.signKey) });
+  // All groups or none: a commit that fails (a signing key, a hook) takes back the groups before it
+  // and every edit, so the branch and the work tree are as they were (docs/manifests.md, "Version policy").
+  const start = await gitOps.headCommit(top);
+  const edited = new Set<string>();
+  try {
+    for (const [group, of] of groups) {
+      const files = byGroup.get(group)!;
+      for (const [f, t] of files) {
+        edited.add(f);
+        await writeFile(f, t);
+      }
+      commits.push({ group, sha: await gitOps.commitFiles(top, [...files.keys()], gitOps.commitMessage(of), opts.signKey) });
+    }
+  } catch (e) {
+    await gitOps.restoreTo(top, start, [...edited]);
+    throw e;
   }
   return commits;
 }

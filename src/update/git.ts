@@ -55,3 +55,16 @@ export async function commitFiles(top: string, files: readonly string[], message
   });
   return (await git(top, ['rev-parse', 'HEAD'])).trim();
 }
+
+export async function headCommit(top: string): Promise<string> {
+  return (await git(top, ['rev-parse', 'HEAD'])).trim();
+}
+
+/**
+ * Takes back what a failed `--commit` made: the branch back to `start` (its earlier groups' commits
+ * undone) and the edited files as `start` has them. The tree was clean before, so nothing else moves.
+ */
+export async function restoreTo(top: string, start: string, files: readonly string[]): Promise<void> {
+  await git(top, ['reset', '-q', start]).catch(() => '');
+  if (files.length > 0) await git(top, ['checkout', '-q', start, '--', ...files]).catch(() => '');
+}

@@ -101,6 +101,32 @@ describe('packsync update', () => {
     expect(await git(repo.work, 'status', '--porcelain')).toBe('');
   });
 
+  it('a commit that fails half way takes back every group and edit (regression: the first group stayed committed, the rest edited)', async () => {
+    await release('7-Zip', '24.09', 3);
+    // Two groups (utilities, pwsh): a hook refuses the second commit, after the first has landed.
+    const repo = await repoWith(PACKAGES.replace('    update:\n      group: utilities', '    update: {}'));
+    const head = await git(repo.work, 'rev-parse', 'HEAD');
+    const hook = join(repo.work, '.git', 'hooks', 'pre-commit');
+    await writeFile(hook, `#!/bin/sh\n[ "$(git rev-list --count HEAD)" -lt 2 ] || { echo "hook: one commit is enough" >&2; exit 1; }\n`, {
+      mode: 0o755,
+    });
+    const r = await cli(['update', repo.work, '--commit'], env);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toMatch(/hook: one commit is enough/);
+    expect(await git(repo.work, 'rev-parse', 'HEAD')).toBe(head);
+    expect(await git(repo.work, 'status', '--porcelain')).toBe('');
+    expect(await readFile(join(repo.work, 'packages.yaml'), 'utf8')).toBe(
+      PACKAGES.replace('    update:\n      group: utilities', '    update: {}'),
+    );
+
+    // A signing key that cannot sign: the same, nothing edited, nothing committed.
+    const signed = await repoWith(PACKAGES);
+    const bad = await cli(['update', signed.work, '--commit', '--sign-key', join(signed.work, 'no-such-key')], env);
+    expect(bad.code).toBe(1);
+    expect(await git(signed.work, 'rev-list', '--count', 'HEAD')).toBe('1');
+    expect(await git(signed.work, 'status', '--porcelain')).toBe('');
+  });
+
   it('refuses a dirty work tree with --commit: exit 1, nothing written or committed', async () => {
     await release('7-Zip', '24.09', 3);
     const repo = await repoWith(PACKAGES);
