@@ -15,6 +15,7 @@ import { readLiveState, startInventoryReads } from '../live/snapshot.js';
 import type { InventoryReads } from '../live/snapshot.js';
 import type { LiveState } from '../live/types.js';
 import { loadManifests } from '../manifests/load.js';
+import { windowsClosedSince } from '../plan/windows/saved-plan-windows.js';
 import type { LoadOptions } from '../manifests/load.js';
 import { manifestCacheFor } from '../manifests/parse-cache.js';
 import type { DesiredModel, Problem } from '../manifests/model.js';
@@ -253,6 +254,15 @@ export async function applySavedPlan(
   ].filter(Boolean);
   if (moved.length > 0) {
     throw new ApplyError('STALE_PLAN', `stale plan: ${moved.join(' and ')} changed since the plan was made; run \`packsync plan\` again`);
+  }
+  // A window open when the plan was made may have closed since (docs/policy.md, "Saved plans").
+  const closed = windowsClosedSince(saved.plan, saved.desired, new Date(snap.live.serviceTime ?? Date.now()));
+  if (closed.length > 0) {
+    await store.close().catch(() => undefined);
+    throw new ApplyError(
+      'STALE_PLAN',
+      `stale plan: a change window closed since the plan was made (${closed.join('; ')}); nothing was applied: run \`packsync plan\` again (its moves then wait for the window)`,
+    );
   }
   const edited = await changedContent(saved.plan);
   if (edited.length > 0) {

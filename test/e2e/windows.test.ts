@@ -80,6 +80,25 @@ describe('change windows', () => {
     expect((await s.state()).deployments[0]).toMatchObject({ status: 'Running', currentWave: 1 });
   });
 
+  it('a saved plan made while the window was open is refused once it has closed (regression: its start went out after the window)', async () => {
+    // Monday 29 March 2027, 15:40 in Oslo: the window (until 16:00) is open when the plan is made.
+    const { sim: s, env, repo } = await setup('2027-03-29T13:40:00Z');
+    await writeFile(join(repo, 'all.yaml'), repoYaml(['windows:', '  timezone: Europe/Oslo', '  allow: ["Mon-Fri 08:00-16:00"]'], []));
+    const planFile = join(await tempDir('packsync-plan-'), 'plan.json');
+    const plan = await cli(['plan', repo, '--out', planFile], env);
+    expect(plan.code, plan.stderr).toBe(0);
+    const saved = JSON.parse(await readFile(planFile, 'utf8')) as { plan: Plan };
+    expect(saved.plan.windows).toEqual([expect.objectContaining({ key: 'Deployment/seven-zip-24-08', open: true })]);
+
+    await advanceTo(s, '2027-03-29T14:01:00Z');
+    const late = await cli(['apply', planFile], env);
+    expect(late.code).toBe(1);
+    expect(late.stderr).toMatch(
+      /STALE_PLAN: .*change window closed since the plan was made \(Deployment\/seven-zip-24-08: waits for window Tue 08:00 Europe\/Oslo/,
+    );
+    expect(await s.writes()).toEqual([]);
+  });
+
   it('a freeze across the new year holds skip-wave, never a stop; --ignore-windows breaks glass and is recorded with who and why', async () => {
     const { sim: s, env, repo, stateDir } = await setup('2026-12-30T10:00:00Z');
     await writeFile(join(repo, 'all.yaml'), repoYaml([], []));

@@ -1,0 +1,27 @@
+/**
+ * A saved plan's change windows at apply time (docs/policy.md, "Saved plans"): a plan made while a
+ * window was open holds none of its moves, so applying it after the window closed would start
+ * rollouts outside it. Each window the plan judged open is judged again by the service's clock now.
+ */
+import type { DesiredModel } from '../../manifests/model.js';
+import type { Plan } from '../types.js';
+import { windowVerdict } from './windows.js';
+
+/** `Deployment/x: waits for window …` for each deployment with actions whose window closed since the plan; empty when none. */
+export function windowsClosedSince(plan: Plan, desired: DesiredModel, now: Date): string[] {
+  // Break glass was asked for when the plan was made: its moves go through closed windows anyway.
+  if (plan.options.ignoreWindows || !plan.windows?.length) return [];
+  const moving = new Set(plan.actions.map((a) => a.key));
+  const flowWindows = new Map(desired.flows.map((f) => [f.metadata.name, f.spec.windows]));
+  const byKey = new Map(desired.deployments.map((d) => [`Deployment/${d.metadata.name}`, d]));
+  const closed: string[] = [];
+  for (const w of plan.windows) {
+    const m = byKey.get(w.key);
+    if (!w.open || !moving.has(w.key) || !m) continue;
+    const spec = m.spec.windows ?? flowWindows.get(m.spec.flow);
+    if (!spec) continue;
+    const verdict = windowVerdict(spec, now);
+    if (!verdict.open) closed.push(`${w.key}: ${verdict.reason ?? 'its window is closed'}`);
+  }
+  return closed;
+}
