@@ -33,6 +33,22 @@ describe('windowVerdict', () => {
     });
   });
 
+  it('keeps a window across a fall-back open through the repeated hour, and opens it at the first of two equal times (regression: it opened, closed and opened again, and until named the later one)', () => {
+    // Oslo, 31 October 2027: 03:00 CEST goes back to 02:00 CET at 01:00Z; 02:30 happens at 00:30Z and 01:30Z.
+    expect(zonedInstant(2027, 10, 31, 150, 'Europe/Oslo')).toBe(Date.parse('2027-10-31T00:30:00Z'));
+    const oslo = { timezone: 'Europe/Oslo', allow: ['Sun 02:30-04:00'] };
+    expect(windowVerdict(oslo, at('2027-10-31T00:00:01Z'))).toMatchObject({ open: false, until: '2027-10-31T00:30:00.000Z' });
+    for (const t of ['2027-10-31T00:30:01Z', '2027-10-31T01:00:01Z', '2027-10-31T01:30:01Z', '2027-10-31T02:59:00Z'])
+      expect(windowVerdict(oslo, at(t)), t).toEqual({ open: true });
+    expect(windowVerdict(oslo, at('2027-10-31T03:00:00Z')).open).toBe(false); // 04:00 CET
+    // New York, 7 November 2027: 02:00 EDT goes back to 01:00 EST at 06:00Z; 01:30-03:00 is 05:30Z to 08:00Z, whole.
+    const ny = { timezone: 'America/New_York', allow: ['Sun 01:30-03:00'] };
+    expect(windowVerdict(ny, at('2027-11-07T05:00:00Z'))).toMatchObject({ open: false, until: '2027-11-07T05:30:00.000Z' });
+    for (const t of ['2027-11-07T05:30:00Z', '2027-11-07T06:10:00Z', '2027-11-07T06:30:00Z', '2027-11-07T07:59:00Z'])
+      expect(windowVerdict(ny, at(t)), t).toEqual({ open: true });
+    expect(windowVerdict(ny, at('2027-11-07T08:00:00Z')).open).toBe(false);
+  });
+
   it('runs a window past midnight into the next day, and a day range around the weekend', () => {
     const night = { timezone: 'America/New_York', allow: ['Fri 22:00-06:00'] };
     expect(windowVerdict(night, at('2026-12-05T08:00:00Z'))).toEqual({ open: true }); // Sat 03:00 in New York

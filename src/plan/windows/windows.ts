@@ -62,16 +62,32 @@ function wall(t: number, zone: string): Wall {
 /** Wall time as one comparable number (day and minute). */
 const wallKey = (w: Wall): number => w.day * 10_000 + w.minute;
 
+/** The zone's offset from UTC at instant `t`, in ms (its wall clock minus UTC, to the minute). */
+function offsetAt(t: number, zone: string): number {
+  const w = wall(t, zone);
+  const asUtc = Date.UTC(w.y, w.m - 1, w.d, 0, w.minute);
+  return asUtc - Math.floor(t / 60_000) * 60_000;
+}
+
 /**
- * The first instant whose wall clock in `zone` reads (y, m, d, minute) or later: exact for a time
- * that exists; for a time skipped by a daylight-saving jump, the moment of the jump.
+ * The first instant whose wall clock in `zone` reads (y, m, d, minute): for a time that exists twice
+ * (the hour repeated when clocks go back) the earlier one; for a time skipped by a jump forward, the
+ * moment of the jump. `minute` may be 1440 (24:00: the next day's midnight). The zone's offsets
+ * around the day come from `Intl`: wall time runs backwards at a fall-back, so no search over wall
+ * time is used.
  */
 export function zonedInstant(y: number, m: number, d: number, minute: number, zone: string): number {
-  const target = (y * 10_000 + m * 100 + d) * 10_000 + minute;
-  const guess = Date.UTC(y, m - 1, d, 0, minute);
-  // The zone's offset is under a day either way: search a 2-day span around the naive guess.
-  let lo = guess - 86_400_000;
-  let hi = guess + 86_400_000;
+  const naive = Date.UTC(y, m - 1, d, 0, minute);
+  const n = new Date(naive);
+  const target =
+    (n.getUTCFullYear() * 10_000 + (n.getUTCMonth() + 1) * 100 + n.getUTCDate()) * 10_000 + n.getUTCHours() * 60 + n.getUTCMinutes();
+  // Offsets in force within a day and a half either side: one, or two around a change.
+  const offsets = new Set([offsetAt(naive - 129_600_000, zone), offsetAt(naive, zone), offsetAt(naive + 129_600_000, zone)]);
+  const exact = [...offsets].map((o) => naive - o).filter((c) => wallKey(wall(c, zone)) === target);
+  if (exact.length > 0) return Math.min(...exact);
+  // Skipped: the jump lies between the candidates; wall time only moves forward across it.
+  let lo = naive - Math.max(...offsets);
+  let hi = naive - Math.min(...offsets);
   while (hi - lo > 60_000) {
     const mid = lo + Math.floor((hi - lo) / 120_000) * 60_000;
     if (wallKey(wall(mid, zone)) >= target) hi = mid;
@@ -94,12 +110,23 @@ function parse(spec: WindowsSpec): Parsed {
   };
 }
 
-function allowed(p: Parsed, w: Wall, prevWeekday: number): boolean {
+/**
+ * Whether an allow rule holds instant `t`: each occurrence spans the instants from its start to its
+ * end on the wall clock, judged as instants, so a window across a fall-back stays open through the
+ * repeated hour instead of closing and opening again.
+ */
+function allowed(p: Parsed, t: number, w: Wall): boolean {
   if (!p.allow) return true;
+  // An occurrence that holds t began on t's wall day or the day before (one closing the next day).
+  const days = [-1, 0].map((i) => new Date(Date.UTC(w.y, w.m - 1, w.d + i)));
   return p.allow.some((r) =>
-    r.end > r.start
-      ? r.days.has(w.weekday) && w.minute >= r.start && w.minute < r.end
-      : (r.days.has(w.weekday) && w.minute >= r.start) || (r.days.has(prevWeekday) && w.minute < r.end),
+    days.some((day) => {
+      if (!r.days.has(day.getUTCDay())) return false;
+      const [y, m, d] = [day.getUTCFullYear(), day.getUTCMonth() + 1, day.getUTCDate()];
+      const start = zonedInstant(y, m, d, r.start, p.zone);
+      const end = zonedInstant(y, m, d + (r.end > r.start ? 0 : 1), r.end, p.zone);
+      return t >= start && t < end;
+    }),
   );
 }
 
@@ -107,7 +134,7 @@ function openAt(p: Parsed, t: number): { open: boolean; freeze?: Parsed['freezes
   const w = wall(t, p.zone);
   const freeze = p.freezes.find((f) => w.day >= f.from && w.day <= f.to);
   if (freeze) return { open: false, freeze };
-  return { open: allowed(p, w, (w.weekday + 6) % 7) };
+  return { open: allowed(p, t, w) };
 }
 
 /**
