@@ -15,6 +15,7 @@ import { DEFAULT_PLAN_OPTIONS } from '../plan/types.js';
 import type { CliIo } from './io.js';
 import type { Provider } from '../agent/notify/provider-types.js';
 import { UsageError } from './io.js';
+import { PacksyncError } from '../util/errors.js';
 import { problemLines } from './print-problems.js';
 
 interface UpdateOptions extends CommonOptions {
@@ -160,7 +161,10 @@ async function pushed(
             planMarkdownOf(top, commit, target, { api: rt.api, stateDir: rt.stateDir, state: rt.state, planOptions: DEFAULT_PLAN_OPTIONS }),
         }
       : {}),
-  }).catch((e: unknown) => fail(e));
+  }).catch((e: unknown) => {
+    // A remote or provider refusing is not a usage error (docs/errors.md): its own code.
+    throw new PacksyncError('UPDATE_PUSH', e instanceof Error ? e.message : String(e));
+  });
   for (const p of proposals) if (p.pullRequest) io.stdout(`Pull request ${p.pullRequest} for ${p.branch} (${provider!.name})`);
   return proposals.map((p) => ({ group: p.group, sha: p.commit, branch: p.branch, ...(p.pushed ? {} : { unchanged: true }) }));
 }

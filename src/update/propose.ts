@@ -145,7 +145,18 @@ export async function propose(i: ProposeInput): Promise<Proposal[]> {
     if (i.pullRequest && !i.pushRef && (i.needsPullRequest?.(m.branch, p.pushed) ?? true)) {
       const plan = i.planBody ? await i.planBody(p.commit, m.changes) : '';
       const body = `Planned change (packsync update):\n\n${changeTable(m.changes)}\n\n${plan}`;
-      p.pullRequest = await i.pullRequest({ branch: m.branch, base: i.base ?? 'main', title: p.title, body: bounded(body) });
+      p.pullRequest = await i
+        .pullRequest({ branch: m.branch, base: i.base ?? 'main', title: p.title, body: bounded(body) })
+        .catch((e: unknown) => {
+          // The branches are pushed by now: the error says so, so the user knows what is on the remote.
+          const on = made.map((x) => `${x.branch} (${pushed.commits.get(x.branch)!.slice(0, 12)})`).join(', ');
+          throw new Error(
+            `${e instanceof Error ? e.message : String(e)}; the branches are pushed: ${on}; run the same command again to retry the pull request`,
+            {
+              cause: e,
+            },
+          );
+        });
     }
     out.push(p);
   }

@@ -31,6 +31,7 @@ export const ERROR_CODES = {
   REPORT_UNKNOWN_TENANT: 'terminal',
   REPORT_PDF_UNAVAILABLE: 'terminal',
   RADAR_WRITE: 'terminal',
+  UPDATE_PUSH: 'terminal',
   AGENT_UNREACHABLE: 'transient',
   STATE_KEY: 'terminal',
   SIM_BAD_FAULT_SPEC: 'terminal',

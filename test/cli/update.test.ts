@@ -331,6 +331,8 @@ describe('packsync update', () => {
       const refused = await cli(args, env);
       expect(refused.code).toBe(1);
       expect(refused.stderr).toMatch(/answered 401/);
+      // A provider's refusal is not a usage error, and it says what is already on the remote (regression: it said neither).
+      expect(refused.stderr).toMatch(/UPDATE_PUSH: .*the branches are pushed: packsync\/update\/utilities \([0-9a-f]{12}\)/);
       expect(refused.stdout + refused.stderr).not.toContain('tok-SECRET-1');
     } finally {
       await rx.close();
