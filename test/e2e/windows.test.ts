@@ -191,6 +191,12 @@ describe('change windows', () => {
     expect(r.stdout + r.stderr).toMatch(/all\.yaml:\d+:\d+: .*"Europe\/Olso" is not an IANA time zone/);
     expect(r.stdout + r.stderr).toMatch(/all\.yaml:\d+:\d+: .*"Mon 09:00-09:00" opens and closes at the same minute/);
     expect(r.stdout + r.stderr).toMatch(/all\.yaml:\d+:\d+: .*freeze\[0\] ends \(2026-12-20\) before it starts \(2027-01-03\)/);
+
+    // An empty allow list would allow no hour ever (regression: it validated and held every start for good).
+    await writeFile(join(dir, 'all.yaml'), repoYaml(['windows:', '  timezone: Europe/Oslo', '  allow: []'], []));
+    const empty = await cli(['validate', dir], {});
+    expect(empty.code).toBe(1);
+    expect(empty.stdout + empty.stderr).toMatch(/all\.yaml:\d+:\d+: .*allow/);
   });
 
   it('promote outside the window is refused (WINDOW_CLOSED, no call); promote --ignore-windows --reason skips now and records who and why', async () => {
