@@ -6,7 +6,7 @@
 import type { ReportException } from './report-model.js';
 import type { DriftRecord } from '../state/history.js';
 import type { Report, ReportTenant, TenantRollout } from './report-model.js';
-import { gateText, hours, periodText, rolloutLabel, sharedDrift, when } from './report-text.js';
+import { gateText, hours, periodText, ROLLOUT_COLUMNS, rolloutLabel, sharedDrift, when } from './report-text.js';
 import { formatCount } from '../util/count-format.js';
 
 export function esc(s: unknown): string {
@@ -96,20 +96,7 @@ function tenantSection(t: ReportTenant): string {
 
 function rolloutTable(rs: TenantRollout[]): string {
   return table(
-    [
-      'App',
-      'Version',
-      'Flow',
-      'Released',
-      'Started',
-      'Waves reached',
-      'This tenant',
-      'Completed',
-      'Latency',
-      'Installed',
-      'Failed',
-      'Pending',
-    ],
+    ROLLOUT_COLUMNS,
     rs.map((r) => [
       esc(r.app),
       esc(r.version),
@@ -162,7 +149,7 @@ function num(n: number | undefined): string {
   return n === undefined ? '–' : esc(formatCount(n));
 }
 
-function table(head: string[], rows: string[][], numeric: number[] = []): string {
+function table(head: readonly string[], rows: string[][], numeric: number[] = []): string {
   const cell = (v: string, i: number): string => (numeric.includes(i) ? `<td class="n">${v}</td>` : `<td>${v}</td>`);
   return `<table><thead><tr>${head.map((h) => `<th>${esc(h)}</th>`).join('')}</tr></thead><tbody>${rows
     .map((r) => `<tr>${r.map(cell).join('')}</tr>`)

@@ -2,7 +2,7 @@
 import type { ReportException } from './report-model.js';
 import type { DriftRecord } from '../state/history.js';
 import type { Report, ReportTenant } from './report-model.js';
-import { gateText, hours, periodText, rolloutLabel, sharedDrift, when } from './report-text.js';
+import { gateText, hours, periodText, ROLLOUT_COLUMNS, rolloutLabel, sharedDrift, when } from './report-text.js';
 
 /** Table cells: a pipe or a newline in a value (an app name, a reason) must not break the table. */
 function cell(v: unknown): string {
@@ -12,11 +12,11 @@ function cell(v: unknown): string {
     .replace(/[\r\n]+/g, ' ');
 }
 
-function row(values: unknown[]): string {
+function row(values: readonly unknown[]): string {
   return `| ${values.map(cell).join(' | ')} |`;
 }
 
-function table(head: string[], rows: unknown[][]): string[] {
+function table(head: readonly string[], rows: unknown[][]): string[] {
   return [row(head), `|${head.map(() => '---').join('|')}|`, ...rows.map(row)];
 }
 
@@ -61,20 +61,7 @@ function tenantLines(t: ReportTenant): string[] {
   else {
     out.push(
       ...table(
-        [
-          'App',
-          'Version',
-          'Flow',
-          'Released',
-          'Started',
-          'Waves reached',
-          'This tenant',
-          'Completed',
-          'Latency',
-          'Installed',
-          'Failed',
-          'Pending',
-        ],
+        ROLLOUT_COLUMNS,
         t.rollouts.map((r) => [
           r.app,
           r.version,

@@ -48,3 +48,19 @@ export function sharedDrift(r: Report): DriftRecord[] {
 export function rolloutLabel(r: { app: string; version: string; flow: string }): string {
   return `${r.app} ${r.version} (${r.flow})`;
 }
+
+/** The rollout table's columns, the same in the HTML and the markdown report. */
+export const ROLLOUT_COLUMNS: readonly string[] = [
+  'App',
+  'Version',
+  'Flow',
+  'Released',
+  'Started',
+  'Waves reached',
+  'This tenant',
+  'Completed',
+  'Latency',
+  'Installed',
+  'Failed',
+  'Pending',
+];
