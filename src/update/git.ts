@@ -53,7 +53,7 @@ export async function commitFiles(top: string, files: readonly string[], message
     await git(top, ['reset', '-q', '--', ...files]).catch(() => '');
     throw e;
   });
-  return (await git(top, ['rev-parse', 'HEAD'])).trim();
+  return headCommit(top);
 }
 
 export async function headCommit(top: string): Promise<string> {
