@@ -9,7 +9,7 @@ import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { readUnmanagedRadar } from '../export/radar.js';
 import type { RadarResult } from '../export/radar.js';
-import { chooseApps, radarManifests, writeManifests } from '../export/radar-write.js';
+import { chooseApps, namesRadarApp, radarManifests, writeManifests } from '../export/radar-write.js';
 import { coverage, ownedFlows, pickTenants } from '../export/report-read.js';
 import { loadManifests } from '../manifests/load.js';
 import { addCommonOptions, buildRuntime } from './common.js';
@@ -78,11 +78,9 @@ export function registerRadarCommand(program: Command, io: CliIo): void {
 /** The listing narrowed to the apps `--app` names (radar or catalog name, any case); a name that matches none is a warning. */
 function onlyNamed(r: RadarResult, names: readonly string[], io: CliIo): RadarResult {
   if (names.length === 0) return r;
-  const named = (a: RadarResult['apps'][number], n: string): boolean =>
-    a.name.toLowerCase() === n.toLowerCase() || a.catalog?.name.toLowerCase() === n.toLowerCase();
   for (const n of names)
-    if (!r.apps.some((a) => named(a, n))) io.stderr(`Warning: --app "${n}" is not an unmanaged radar app; nothing of it is listed`);
-  return { ...r, apps: r.apps.filter((a) => names.some((n) => named(a, n))) };
+    if (!r.apps.some((a) => namesRadarApp(a, n))) io.stderr(`Warning: --app "${n}" is not an unmanaged radar app; nothing of it is listed`);
+  return { ...r, apps: r.apps.filter((a) => names.some((n) => namesRadarApp(a, n))) };
 }
 
 function printApps(r: RadarResult, io: CliIo): void {

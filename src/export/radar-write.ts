@@ -33,12 +33,18 @@ export function manifestName(app: string): string {
 }
 
 /** The apps to write: the named ones (radar or catalog name), else every unmanaged app with a catalog match. */
+/** Whether `name` (any case) names a radar app: its radar name or its catalog match's name. */
+export function namesRadarApp(a: RadarApp, name: string): boolean {
+  const n = name.toLowerCase();
+  return a.name.toLowerCase() === n || a.catalog?.name.toLowerCase() === n;
+}
+
 export function chooseApps(apps: RadarApp[], names: string[]): Chosen[] {
   const byCatalog = new Map<string, Chosen>();
   const wanted = names.map((n) => n.toLowerCase());
   for (const given of names) {
     const n = given.toLowerCase();
-    const hit = apps.filter((a) => a.name.toLowerCase() === n || a.catalog?.name.toLowerCase() === n);
+    const hit = apps.filter((a) => namesRadarApp(a, n));
     if (hit.length === 0)
       throw new PacksyncError('RADAR_WRITE', `--app "${given}" is not an unmanaged radar app (see packsync radar); nothing was written`);
     if (!hit.some((a) => a.catalog))
