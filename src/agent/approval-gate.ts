@@ -8,6 +8,7 @@
  */
 import { readFile, rename, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { windowHeldKeys } from '../plan/windows/window-types.js';
 import type { RolloutPolicy } from '../manifests/policy-file.js';
 import type { Plan } from '../plan/types.js';
 import type { ReconcileOutput } from '../engine/reconcile.js';
@@ -91,13 +92,16 @@ export class ApprovalGate {
 
 /**
  * The pass's outcome when the gate withheld its revision: not a failure (no retry backoff; the
- * approving commit triggers the next pass) but not applied either. After an applied pass the
- * range of the next one starts at its revision. Returns the message to show when withheld.
+ * approving commit triggers the next pass) but not applied either. After a pass that applied its
+ * revision whole, the range of the next one starts at its revision. A pass that left moves held by
+ * a closed change window did not: those moves are still to come, and when the window opens they
+ * are judged with the commits that made them (else the author's own signature fell out of the
+ * range and the change needed a third person). Returns the message to show when withheld.
  */
 export async function settleApprovals(gate: ApprovalGate | undefined, out: ReconcileOutput, outcome: PassOutcome): Promise<PassOutcome> {
   if (!gate) return outcome;
   gate.withheld = out.kind === 'planned' && out.withheld === true ? (gate.last?.message ?? 'waits for approval') : null;
   if (gate.withheld !== null) return { ...outcome, result: 'Aborted', message: gate.withheld };
-  if (out.kind === 'planned' && outcome.result === 'Succeeded') await gate.applied(outcome.revision);
+  if (out.kind === 'planned' && outcome.result === 'Succeeded' && windowHeldKeys(out.plan).size === 0) await gate.applied(outcome.revision);
   return outcome;
 }

@@ -5,6 +5,7 @@
  * service, and the code of a failure that ended the pass. Pure, so every branch is tested with a
  * built output; the loop does the telling (status, events, metrics, logs) and the scheduling.
  */
+import { windowHeldKeys } from '../plan/windows/window-types.js';
 import type { ReconcileOutput } from '../engine/reconcile.js';
 import type { Problem } from '../manifests/model.js';
 import { planVerdict } from '../plan/gates/verdict.js';
@@ -68,7 +69,7 @@ function plannedOutcome(out: Extract<ReconcileOutput, { kind: 'planned' }>): Pas
   const counts: PassRecord['counts'] = r ? { ...r.counts } : {};
   // The planner marks drift on the object (healed, reported or held); no message text is parsed.
   const planned = new Map(plan.objects.map((o) => [o.key, o]));
-  const windowHeld = new Set((plan.windows ?? []).filter((w) => (w.held?.length ?? 0) > 0).map((w) => w.key));
+  const windowHeld = windowHeldKeys(plan);
   const objects = (r?.objects ?? []).map((o): ObjectStatus => {
     const p = planned.get(o.key);
     return {

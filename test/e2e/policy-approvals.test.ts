@@ -167,4 +167,48 @@ describe('two-person rule', () => {
       await agent.stop();
     }
   });
+
+  it('a start held by a closed window is judged with the commit that made it once the window opens (regression: the held pass ended the range, the author’s signature fell out)', async () => {
+    // A window on one whole day two days ahead of the simulator's clock: closed now, open after advancing.
+    const now = ((await sim.admin('GET', '/_sim/clock')) as { epochMs: number }).epochMs;
+    const day = new Date(now + 2 * 86_400_000).toLocaleDateString('en-US', { weekday: 'short', timeZone: 'UTC' });
+    const windowed = (state: string): string =>
+      yamlDocs(
+        catalogPackageDoc('seven-zip-24-08', '7-Zip', '24.08'),
+        flowDoc('seven-zip', '7-Zip', [`patchGroup: ${PILOT_FIRST}`, 'windows:', '  timezone: UTC', `  allow: ["${day} 00:00-23:59"]`]),
+        deploymentDoc('seven-zip-24-08', 'seven-zip', state),
+      );
+    await writeFile(join(repo.work, 'all.yaml'), windowed('pending'));
+    await commitAs(repo.work, ALICE, alice, 'Window for 7-Zip');
+    await git(repo.work, 'push', '-q', 'origin', 'HEAD:main');
+    const agent = await startAgent(
+      ['--source', repo.fileUrl, '--policy', policy, '--trusted-keys', trusted, '--interval', '1h'],
+      env,
+      await tempDir('packsync-secret-'),
+    );
+    try {
+      await agent.until('the first pass', (s) => s.passes >= 1 && s.history[0]?.result === 'Succeeded');
+      const writes = (await sim.writes()).length;
+      await writeFile(join(repo.work, 'all.yaml'), windowed('running'));
+      await commitAs(repo.work, ALICE, alice, 'Start 7-Zip 24.08');
+      await git(repo.work, 'push', '-q', 'origin', 'HEAD:main');
+      // The window is closed: the start is held, nothing asks for approval yet and nothing is written.
+      const held = await agent.reconcile();
+      expect(held.history[0]?.result).toBe('Succeeded');
+      expect((await sim.writes()).slice(writes)).toEqual([]);
+
+      await sim.advance(2 * 86_400);
+      const waiting = await agent.reconcile();
+      expect(waiting.approvals).toMatchObject({ ok: false, signers: [ALICE.email], missing: 1 });
+      expect((await sim.writes()).slice(writes)).toEqual([]);
+
+      await commitAs(repo.work, BOB, bob, 'Approve');
+      await git(repo.work, 'push', '-q', 'origin', 'HEAD:main');
+      const approved = await agent.reconcile();
+      expect(approved.approvals).toMatchObject({ ok: true, signers: [ALICE.email, BOB.email], missing: 0 });
+      expect((await sim.writes()).slice(writes)).toEqual(['POST /v1/flow/deployment/{id}/start']);
+    } finally {
+      await agent.stop();
+    }
+  });
 });

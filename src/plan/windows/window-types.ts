@@ -14,3 +14,8 @@ export interface WindowState {
   /** Set when `--ignore-windows` moved it anyway (break glass). */
   ignored?: { actor: string; reason: string };
 }
+
+/** The keys of the deployments whose forward moves a closed window held this pass. */
+export function windowHeldKeys(plan: { windows?: WindowState[] }): Set<string> {
+  return new Set((plan.windows ?? []).filter((w) => (w.held?.length ?? 0) > 0).map((w) => w.key));
+}
