@@ -81,6 +81,7 @@ export async function checkRules(
       noisyGateWarning(r, problems);
       appMismatch(r, names, problems);
     } else if (r.kind === 'Package') {
+      pinnedUpdate(r, problems);
       await checkContent(r, { root, rootReal, from: o.folderOf?.(r.doc.file) }, problems, content);
     }
   }
@@ -187,6 +188,24 @@ async function checkContent(
   const check = await inspectContent(where.root, where.rootReal, dir, where.from);
   if (check.ok) out.set(r, check.content);
   else problems.push(problem(r, ['spec', 'custom', 'content'], check.rule, check.message));
+}
+
+/**
+ * A version policy on a package pinned by `versionId`: `packsync update` writes `version`, so it would
+ * never follow anything and the pin would look tracked (docs/manifests.md, "Version policy").
+ */
+function pinnedUpdate(r: DocRecord, problems: Problem[]): void {
+  const c = ['spec', 'catalog'];
+  if (valueAt(r.data, [...c, 'update']) === undefined || str(r.data, [...c, 'versionId']) === undefined) return;
+  problems.push(
+    problem(
+      r,
+      [...c, 'update'],
+      'package.update-pinned',
+      'spec.catalog.update needs spec.catalog.version: packsync update keeps `version` current and never changes a versionId pin; write the version instead of versionId, or remove update',
+      { mode: 'key' },
+    ),
+  );
 }
 
 /** docs/promotion.md "Choosing minDevices": below this, a 2 % failure rate trips a 10 % gate by chance. */
