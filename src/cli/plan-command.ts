@@ -30,7 +30,10 @@ export function registerPlanCommand(program: Command, io: CliIo): void {
     .description('show what apply would change, without changing anything')
     .argument('[path]', 'manifest directory or file', '.')
     .addOption(new Option('-o, --output <format>', 'output format').choices(['text', 'json', 'markdown']).default('text'))
-    .option('--detailed-exitcode', 'exit 0 when there is nothing to do, 2 when there are changes or reported drift, 1 on any error')
+    .option(
+      '--detailed-exitcode',
+      'exit 0 when the service matches git, 2 when there are changes, reported drift or moves a closed window holds, 1 on any error',
+    )
     .option('--out <file>', 'save the plan so `packsync apply FILE` executes exactly it');
   addPlanFlags(cmd);
   addPolicyFlags(cmd, false);

@@ -80,6 +80,20 @@ describe('change windows', () => {
     expect((await s.state()).deployments[0]).toMatchObject({ status: 'Running', currentWave: 1 });
   });
 
+  it('plan --detailed-exitcode exits 2 while a closed window holds a start (regression: it said 0, "in sync", though the service did not match git)', async () => {
+    const { sim: s, env, repo } = await setup('2027-03-27T12:00:00Z');
+    await writeFile(join(repo, 'all.yaml'), repoYaml(['windows:', '  timezone: Europe/Oslo', '  allow: ["Mon-Fri 08:00-16:00"]'], []));
+    expect((await cli(['apply', '--auto-approve', repo], env)).code).toBe(0);
+    const held = await cli(['plan', repo, '--detailed-exitcode'], env);
+    expect(held.code, held.stderr).toBe(2);
+    expect(await deploymentWrites(s)).toEqual([]);
+
+    await advanceTo(s, '2027-03-29T06:00:30Z');
+    expect((await cli(['apply', '--auto-approve', repo], env)).code).toBe(0);
+    const done = await cli(['plan', repo, '--detailed-exitcode'], env);
+    expect(done.code, done.stdout).toBe(0);
+  });
+
   it('a saved plan made while the window was open is refused once it has closed (regression: its start went out after the window)', async () => {
     // Monday 29 March 2027, 15:40 in Oslo: the window (until 16:00) is open when the plan is made.
     const { sim: s, env, repo } = await setup('2027-03-29T13:40:00Z');

@@ -5,6 +5,7 @@
  * exit 2.
  */
 import { isChangeAction } from '../types.js';
+import { windowHeldKeys } from '../windows/window-types.js';
 import type { Change, ObjectPlan, Plan } from '../types.js';
 
 /** Object changes that mean the repository cannot be converged as it stands. */
@@ -21,6 +22,8 @@ export interface PlanVerdict {
   drifted: ObjectPlan[];
   /** Owned live objects whose manifest left git (no --prune): out of sync, "requires pruning". */
   orphaned: ObjectPlan[];
+  /** Deployments whose forward moves a closed change window holds: git wants them, the window has not let them happen yet. */
+  held: string[];
 }
 
 export function planVerdict(p: Plan): PlanVerdict {
@@ -30,6 +33,7 @@ export function planVerdict(p: Plan): PlanVerdict {
     changes: p.actions.some(isChangeAction),
     drifted: p.objects.filter((o) => o.drift === 'reported' || o.drift === 'held'),
     orphaned: p.objects.filter((o) => o.requiresPruning === true),
+    held: [...windowHeldKeys(p)],
   };
 }
 
@@ -38,10 +42,13 @@ export function planFails(p: Plan): boolean {
   return v.planErrors.length > 0 || v.failing.length > 0;
 }
 
-/** `plan` exit code: 1 on any error; with --detailed-exitcode 2 for changes, reported drift or orphans. */
+/**
+ * `plan` exit code: 1 on any error; with --detailed-exitcode 2 for changes, reported drift, orphans or
+ * moves a closed window holds (the service does not match git yet, even if applying now writes nothing).
+ */
 export function planExitCode(p: Plan, detailed: boolean): 0 | 1 | 2 {
   const v = planVerdict(p);
   if (v.planErrors.length > 0 || v.failing.length > 0) return 1;
-  if (detailed && (v.changes || v.drifted.length > 0 || v.orphaned.length > 0)) return 2;
+  if (detailed && (v.changes || v.drifted.length > 0 || v.orphaned.length > 0 || v.held.length > 0)) return 2;
   return 0;
 }
