@@ -17,6 +17,7 @@ import { listServiceStarted } from './kinds/service-driven.js';
 import { planServiceGates } from './gates/service-gates.js';
 import { planSuspended } from './not-planned.js';
 import { targeted } from './target.js';
+import { flowWindowsOf } from './windows/windows.js';
 import { ownershipErrors, planSharedId, sharedDesiredKeys } from './ownership.js';
 import type { Dependents } from './not-planned.js';
 import { isChangeAction, PLAN_VERSION } from './types.js';
@@ -69,7 +70,7 @@ export function plan(input: PlanInput): Plan {
   } else {
     // Every record written for an object carries the manifest file it was planned from; a
     // suspended object is skipped here, the same way for every kind.
-    for (const f of desired.flows) if (f.spec.windows) ctx.flowWindows.set(f.metadata.name, f.spec.windows);
+    for (const [flow, spec] of flowWindowsOf(desired.flows)) ctx.flowWindows.set(flow, spec);
     const shared = sharedDesiredKeys(ctx);
     const each = <M extends Manifest>(ms: readonly M[], planOne: (c: PlanContext, m: M) => void, dependents?: Dependents): void => {
       for (const m of ms) {

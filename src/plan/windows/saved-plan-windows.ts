@@ -5,20 +5,20 @@
  */
 import type { DesiredModel } from '../../manifests/model.js';
 import type { Plan } from '../types.js';
-import { windowVerdict } from './windows.js';
+import { flowWindowsOf, windowVerdict, windowsFor } from './windows.js';
 
 /** `Deployment/x: waits for window …` for each deployment with actions whose window closed since the plan; empty when none. */
 export function windowsClosedSince(plan: Plan, desired: DesiredModel, now: Date): string[] {
   // Break glass was asked for when the plan was made: its moves go through closed windows anyway.
   if (plan.options.ignoreWindows || !plan.windows?.length) return [];
   const moving = new Set(plan.actions.map((a) => a.key));
-  const flowWindows = new Map(desired.flows.map((f) => [f.metadata.name, f.spec.windows]));
+  const flowWindows = flowWindowsOf(desired.flows);
   const byKey = new Map(desired.deployments.map((d) => [`Deployment/${d.metadata.name}`, d]));
   const closed: string[] = [];
   for (const w of plan.windows) {
     const m = byKey.get(w.key);
     if (!w.open || !moving.has(w.key) || !m) continue;
-    const spec = m.spec.windows ?? flowWindows.get(m.spec.flow);
+    const spec = windowsFor(m, flowWindows);
     if (!spec) continue;
     const verdict = windowVerdict(spec, now);
     if (!verdict.open) closed.push(`${w.key}: ${verdict.reason ?? 'its window is closed'}`);

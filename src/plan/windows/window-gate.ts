@@ -8,7 +8,7 @@
 import type { DeploymentManifest, WindowsSpec } from '../../manifests/model.js';
 import type { PlanContext } from '../context.js';
 import { OP } from '../ops.js';
-import { windowVerdict } from './windows.js';
+import { windowVerdict, windowsFor } from './windows.js';
 import type { WindowVerdict } from './windows.js';
 import type { WindowState } from './window-types.js';
 
@@ -17,9 +17,9 @@ export type { WindowState } from './window-types.js';
 /** Ops that move a rollout forward: held back outside a window (a stop never is). */
 export const FORWARD_OPS: ReadonlySet<string> = new Set([OP.start, OP.skipWave, OP.updateContent]);
 
-/** The windows that govern a deployment: its own, else its flow's (a Deployment's override as a whole). */
+/** The windows that govern a deployment this pass (windows.ts `windowsFor`). */
 export function windowsOf(ctx: PlanContext, m: DeploymentManifest): WindowsSpec | undefined {
-  return m.spec.windows ?? ctx.flowWindows.get(m.spec.flow);
+  return windowsFor(m, ctx.flowWindows);
 }
 
 const verdicts = new WeakMap<PlanContext, Map<WindowsSpec, WindowVerdict>>();

@@ -3,9 +3,21 @@
  * the service's clock, and if not, until when and why. Time zones and daylight saving come from
  * `Intl` (the runtime's IANA database): no offsets are written here. Pure: the instant is an argument.
  */
-import type { WindowsSpec } from '../../manifests/model.js';
+import type { DeploymentManifest, FlowManifest, WindowsSpec } from '../../manifests/model.js';
 import { WEEKDAYS, parseAllowRule, parseDay } from '../../manifests/window-values.js';
 import type { AllowRule } from '../../manifests/window-values.js';
+
+/** Each Flow manifest's `spec.windows` by flow name (flows without windows are left out). */
+export function flowWindowsOf(flows: readonly FlowManifest[]): Map<string, WindowsSpec> {
+  const out = new Map<string, WindowsSpec>();
+  for (const f of flows) if (f.spec.windows) out.set(f.metadata.name, f.spec.windows);
+  return out;
+}
+
+/** The windows that govern a deployment: its own, else its flow's (a Deployment's override as a whole). */
+export function windowsFor(m: DeploymentManifest, flowWindows: ReadonlyMap<string, WindowsSpec>): WindowsSpec | undefined {
+  return m.spec.windows ?? flowWindows.get(m.spec.flow);
+}
 
 export type WindowVerdict =
   | { open: true }
