@@ -92,7 +92,7 @@ export interface GateHold {
 export interface GateLogEntry {
   at: string;
   action: 'skip-wave' | 'stop' | 'hold' | 'promote' | 'resume' | 'ignore-windows';
-  /** The wave the action left (skip-wave, promote) or judged (stop, hold, resume). */
+  /** The wave the action left (skip-wave, promote, ignore-windows: 0 for a start) or judged (stop, hold, resume). */
   wave: number;
   /** The rollout's wave count when a command ran: a promote of the last wave completed it. */
   waveCount?: number;

@@ -113,7 +113,7 @@ describe('change windows', () => {
     expect(await s.writes()).toEqual([]);
   });
 
-  it('a freeze across the new year holds skip-wave, never a stop; --ignore-windows breaks glass and is recorded with who and why', async () => {
+  it('a freeze across the new year holds skip-wave, never a stop; --ignore-windows breaks glass and is recorded with who, why and the wave it moved from', async () => {
     const { sim: s, env, repo, stateDir } = await setup('2026-12-30T10:00:00Z');
     await writeFile(join(repo, 'all.yaml'), repoYaml([], []));
     expect((await cli(['apply', '--auto-approve', repo], env)).code).toBe(0);
@@ -167,8 +167,10 @@ describe('change windows', () => {
     expect(event.message).toContain('--ignore-windows by Ada <ada@example.com>, reason: CVE hotfix');
     expect((await s.state()).deployments[0]).toMatchObject({ status: 'Running', currentWave: 2 });
     const inv = JSON.parse(await readFile(join(stateDir, 'inventory.json'), 'utf8')) as Inventory;
+    // The entry names the wave the rollout moved from (regression: every break-glass move logged wave 0).
     expect(inv.objects['Deployment/seven-zip-24-08']?.gateLog?.at(-1)).toMatchObject({
       action: 'ignore-windows',
+      wave: 1,
       by: 'command',
       reason: expect.stringContaining('Ada <ada@example.com>: CVE hotfix') as unknown,
     });

@@ -145,7 +145,7 @@ function planSkip(
   t.reasons.push(`promotion gate passed on wave ${wave}/${live.waveCount}: ${reason}`);
   if (breakGlass) {
     t.reasons.push(breakGlassLine(breakGlass));
-    t.actions.push(breakGlassAction(c.ctx, c.key, c.prev, breakGlass));
+    t.actions.push(breakGlassAction(c.ctx, c.key, c.prev, breakGlass, wave));
   }
   t.change = 'update';
 }

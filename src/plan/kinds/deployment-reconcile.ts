@@ -102,7 +102,7 @@ export function reconcileExisting(
   // Recorded after the object's own record, which would otherwise write over the gate log.
   if (window.breakGlass && wrote) {
     out.reasons.push(breakGlassLine(window.breakGlass));
-    out.actions.push(breakGlassAction(ctx, key, out.actions.slice(-1), window.breakGlass));
+    out.actions.push(breakGlassAction(ctx, key, out.actions.slice(-1), window.breakGlass, live.currentWave));
   }
   return out;
 }

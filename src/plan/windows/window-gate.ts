@@ -91,19 +91,23 @@ export function breakGlassLine(b: { actor: string; reason: string; window: strin
   return `window closed (${b.window}): moved anyway, --ignore-windows by ${b.actor}: ${b.reason}`;
 }
 
-/** Records a break-glass move in the deployment's state entry (its gate log), after `after`. */
+/**
+ * Records a break-glass move in the deployment's state entry (its gate log), after `after`. `wave` is
+ * the wave the rollout moved from (its live current wave; 0 for a start), as `promote --ignore-windows` logs it.
+ */
 export function breakGlassAction(
   ctx: PlanContext,
   key: string,
   after: string[],
   b: { actor: string; reason: string; window: string },
+  wave: number,
 ): string {
   const at = ctx.live.serviceTime ?? ctx.timestamp();
   return ctx.action(key, {
     op: OP.gate,
     dependsOn: after,
     description: `record the break-glass move (--ignore-windows by ${b.actor})`,
-    set: { log: { at, action: 'ignore-windows', wave: 0, by: 'command', reason: `${b.actor}: ${b.reason} (${b.window})` } },
+    set: { log: { at, action: 'ignore-windows', wave, by: 'command', reason: `${b.actor}: ${b.reason} (${b.window})` } },
     quiet: false,
   });
 }
@@ -126,5 +130,6 @@ export function addBreakGlass(ctx: PlanContext, key: string, m: DeploymentManife
   const w = windowNow(ctx, m);
   const ignore = ctx.options.ignoreWindows;
   if (!w || w.verdict.open || !ignore) return;
-  actions.push(breakGlassAction(ctx, key, actions.slice(-1), { ...ignore, window: w.verdict.reason }));
+  // A new deployment has no wave yet: its start is made from wave 0.
+  actions.push(breakGlassAction(ctx, key, actions.slice(-1), { ...ignore, window: w.verdict.reason }, 0));
 }
