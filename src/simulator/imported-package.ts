@@ -1,5 +1,6 @@
 /** A catalog app's version as a package in the account: what an import creates, by a caller or by a flow that starts new versions itself. */
 import { randomUUID } from 'node:crypto';
+import { compareVersions } from '../util/version-order.js';
 import type { PackageRec } from './account.js';
 import { DURATIONS } from './account.js';
 import { dotnetTime } from './clock.js';
@@ -31,7 +32,7 @@ export function importedPackage(a: CatalogApp, version: string, o: ImportOptions
     fileName,
     size: 1_048_576 + ((a.name.length * 7919 + version.length * 104_729) % 50_000_000),
     downloadAvailable: false,
-    newVersionAvailable: version !== o.latest,
+    newVersionAvailable: compareVersions(o.latest, version) > 0,
     latestVersion: o.latest,
     source: PACKAGE_SOURCE.catalog,
     isCustom: false,

@@ -17,6 +17,7 @@ import type { CatalogApp } from './fixtures.js';
 import { importedPackage } from './imported-package.js';
 import { FLOW_FLAGS } from './vocabulary.js';
 import type { ReleaseRec } from './release-state.js';
+import { compareVersions } from '../util/version-order.js';
 
 /** The app's versions in this account, newest first: the catalog's and those released since. */
 export function versionsOf(account: Account, app: CatalogApp): V1AppVersionViewModel[] {
@@ -24,6 +25,22 @@ export function versionsOf(account: Account, app: CatalogApp): V1AppVersionViewM
   if (mine.length === 0) return app.versions;
   const added = mine.map((r) => versionView(app, r.version, r.releasedAt));
   return [...added, ...app.versions].sort((a, b) => parseDotnetTime(b.createdDate) - parseDotnetTime(a.createdDate));
+}
+
+/**
+ * The app's latest version in this account: the highest version (util/version-order.ts), the later
+ * release first when two compare equal. Not simply the newest release: a fix published for an older
+ * line (23.02 after 24.08) is not the app's latest (docs/api-model.md, "Releases").
+ */
+export function latestOf(versions: readonly V1AppVersionViewModel[]): V1AppVersionViewModel | undefined {
+  let best: V1AppVersionViewModel | undefined;
+  for (const v of versions) if (!best || compareVersions(v.version, best.version) > 0) best = v;
+  return best;
+}
+
+/** The app's latest version's name in this account (see `latestOf`). */
+export function latestVersionOf(account: Account, app: CatalogApp): string | undefined {
+  return latestOf(versionsOf(account, app))?.version;
 }
 
 function versionView(app: CatalogApp, version: string, releasedAt: string): V1AppVersionViewModel {
@@ -87,7 +104,8 @@ function settleReleases(account: Account, apps: ReadonlyMap<string, CatalogApp>,
   state.reactions = state.reactions.filter((r) => r.dueMs > now);
   for (const r of due) {
     const app = apps.get(r.appId);
-    if (!app) continue;
+    // Only the app's latest version is started: a release for an older line never rolls a flow back.
+    if (!app || latestVersionOf(account, app) !== r.version) continue;
     for (const flow of account.flows.values()) {
       if (flow.deleted || flow.appId !== app.id || (flow.flags & FLOW_FLAGS.startNewVersionsAutomatically) === 0) continue;
       startNewVersion(account, { flow, app, version: r.version, at: r.dueMs });
@@ -106,7 +124,7 @@ function startNewVersion(account: Account, o: { flow: FlowRec; app: CatalogApp; 
     now: at,
     machine: scope?.machineScope ?? true,
     user: scope?.userScope ?? false,
-    latest: versionsOf(account, o.app)[0]?.version ?? o.version,
+    latest: latestVersionOf(account, o.app) ?? o.version,
   });
   pkg.state = 'Completed';
   pkg.dueMs = null;
@@ -145,7 +163,7 @@ function tickReleases(account: Account, now: number): void {
     state.ticks++;
     const at = state.originMs + state.ticks * state.everyMs;
     const app = apps[pick(account.fixtures.seed, state.ticks, apps.length)]!;
-    let version = nextVersion(versionsOf(account, app)[0]?.version ?? '1.0');
+    let version = nextVersion(latestVersionOf(account, app) ?? '1.0');
     while (releaseProblem(account, app, version, at, at)) version = nextVersion(version);
     publishRelease(account, app, version, { releasedAtMs: at, nowMs: at, scheduled: true });
   }

@@ -125,6 +125,24 @@ describe('flows that start new versions automatically', () => {
     expect((await deploymentsOf(sim, flow)).map((d) => d.version)).toEqual(['24.09', '24.10']);
   });
 
+  it('never roll back: a release for an older line is listed but is not the latest, and no flow starts it (regression: 23.02 published after 24.08 replaced the running 24.08)', async () => {
+    const { sim, api } = await start();
+    const auto = await runningFlow(api, sim, ['startNewVersionsAutomatically', 'stopCurrentAndStartNew']);
+    const pkg = (await api.listPackages({ appId: SEVEN_ZIP })).items[0]!.id;
+    expect((await post(sim, { app: '7-Zip', version: '23.02' })).status).toBe(201);
+    await sim.advance(3600);
+    const details = await api.getApp(SEVEN_ZIP);
+    // Listed by release time, newest release first; the latest is still the highest version.
+    expect(details.versions.map((v) => v.version)).toEqual(['23.02', '24.08', '24.07', '23.01']);
+    expect(details.latestVersion).toBe('24.08');
+    expect((await api.searchApps({ search: '7-zip' })).items[0]!.latestVersion).toBe('24.08');
+    expect(await api.getPackage(pkg)).toMatchObject({ newVersionAvailable: false, latestVersion: '24.08' });
+    expect((await deploymentsOf(sim, auto)).map((d) => [d.version, d.status])).toEqual([['24.08', 'Running']]);
+    // An import without a version takes the latest, not the newest release.
+    const latest = await api.importApp(SEVEN_ZIP, { scope: 1 });
+    expect((await api.getPackage(latest)).productVersion).toBe('24.08');
+  });
+
   it('do nothing without the flag', async () => {
     const { sim, api } = await start();
     const manual = await runningFlow(api, sim, []);

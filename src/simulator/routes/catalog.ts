@@ -1,7 +1,7 @@
 /** Catalog apps (search, showcase, verified, details, import) and script templates. */
 import type { V1AppVersionViewModel, V1AppViewModel } from '../../api/wire/index.js';
 import { importedPackage } from '../imported-package.js';
-import { versionsOf } from '../releases.js';
+import { latestOf, versionsOf } from '../releases.js';
 import type { CatalogApp } from '../fixtures.js';
 import { solidPng } from '../media.js';
 import { paged, searchFilter } from '../paging.js';
@@ -30,7 +30,7 @@ function appView(a: CatalogApp, logo: boolean, versions: readonly V1AppVersionVi
     showcased: a.showcased,
     machineScope: a.machineScope,
     userScope: a.userScope,
-    latestVersion: versions[0]?.version ?? '',
+    latestVersion: latestOf(versions)?.version ?? '',
     tags: a.tags,
     flags: a.flags,
   };
@@ -99,7 +99,7 @@ export function registerCatalogRoutes(r: Router): void {
         ? versions.find((x) => x.id === versionId)
         : version !== undefined
           ? versions.find((x) => x.version === version)
-          : versions[0];
+          : latestOf(versions);
     if (!v) {
       const field = versionId !== undefined ? 'versionId' : 'version';
       throw badRequest(
@@ -113,7 +113,7 @@ export function registerCatalogRoutes(r: Router): void {
       now: ctx.now,
       machine: scope !== INSTALLER_SCOPE.user,
       user: scope !== INSTALLER_SCOPE.machine,
-      latest: versions[0]!.version,
+      latest: latestOf(versions)!.version,
       scriptTemplateId: tpl ?? null,
     });
     ctx.account.addPackage(p);

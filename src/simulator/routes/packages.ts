@@ -8,7 +8,8 @@
 import { randomUUID } from 'node:crypto';
 import type { MemDetectionRule, SourceType, UploadFileInfoViewModel } from '../../api/wire/index.js';
 import type { Account, PackageRec } from '../account.js';
-import { versionsOf } from '../releases.js';
+import { latestVersionOf } from '../releases.js';
+import { compareVersions } from '../../util/version-order.js';
 import { DURATIONS } from '../account.js';
 import { listPackageView, packageView } from '../views.js';
 import { dotnetTime } from '../clock.js';
@@ -74,8 +75,8 @@ function withLatest<
 >(account: Account, p: P): P {
   const app = p.appId ? account.fixtures.appsById.get(p.appId) : undefined;
   if (!app || p.source !== PACKAGE_SOURCE.catalog) return p;
-  const latest = versionsOf(account, app)[0]?.version ?? p.latestVersion;
-  return { ...p, latestVersion: latest, newVersionAvailable: latest !== null && latest !== p.productVersion };
+  const latest = latestVersionOf(account, app) ?? p.latestVersion;
+  return { ...p, latestVersion: latest, newVersionAvailable: latest !== null && compareVersions(latest, p.productVersion) > 0 };
 }
 
 /** Packages: one handler per operation (method, route, operation name, handler). */
