@@ -21,7 +21,7 @@ import { planMarkdownOf } from '../update/plan-body.js';
 import { errorMessage } from '../util/errors.js';
 import { GitSource } from './source/git-source.js';
 import type { Provider } from './notify/provider-types.js';
-import { openOrUpdate } from './notify/pull-request.js';
+import { openOrUpdate, pullRequestExists } from './notify/pull-request.js';
 import { gitSourceOptions } from './source/sources.js';
 import type { SourceSettings } from './source/sources.js';
 import type { StatusTracker } from './http/status.js';
@@ -155,7 +155,7 @@ export class Updater {
                   return 'failed' as const;
                 },
               ),
-            needsPullRequest: (branch, pushed) => pushed || owed.has(branch),
+            needsPullRequest: (branch, pushed) => pushed || owed.has(branch) || this.neverProposed(provider, branch, refused),
             planBody: (commit) =>
               planMarkdownOf(top, commit, rev.dir, {
                 api: o.api,
@@ -167,10 +167,24 @@ export class Updater {
           }
         : {}),
     });
-    for (const p of proposals) if (p.pushed) this.tell(p);
+    for (const p of proposals) if (p.pushed || p.pullRequest === 'opened') this.tell(p);
     if (s.pushRef && s.pushRef === o.source.ref && proposals.some((p) => p.pushed)) o.trigger('update');
     if (refused.length > 0) throw new Error(`pull request not opened for ${refused.join('; ')}`);
     return proposals;
+  }
+
+  /**
+   * An unchanged branch no pull request was ever made for (pushed by `packsync update --push` without
+   * one, or by an agent whose state directory is new) gets one; a branch whose pull request a person
+   * closed or merged does not. A forge that cannot be asked is told as refused and asked next run.
+   */
+  private async neverProposed(provider: Provider, branch: string, refused: string[]): Promise<boolean> {
+    try {
+      return !(await pullRequestExists(provider, branch));
+    } catch (e) {
+      refused.push(`${branch}: ${errorMessage(e)}`);
+      return false;
+    }
   }
 
   private tell(p: Proposal): void {

@@ -34,7 +34,7 @@ export interface ProposeInput {
   /** Open or update a pull request for a pushed branch (branch mode only). */
   pullRequest?: (pr: PullRequestInput) => Promise<'opened' | 'updated' | 'failed'>;
   /** Whether a branch's pull request is opened or updated (default: every branch, pushed or unchanged). */
-  needsPullRequest?: (branch: string, pushed: boolean) => boolean;
+  needsPullRequest?: (branch: string, pushed: boolean) => boolean | Promise<boolean>;
   /** The branch pull requests merge into. */
   base?: string;
   /** The body of a branch's pull request: the plan of its commit as markdown. */
@@ -142,7 +142,7 @@ export async function propose(i: ProposeInput): Promise<Proposal[]> {
       changes: m.changes,
       pushed: !pushed.unchanged.has(m.branch),
     };
-    if (i.pullRequest && !i.pushRef && (i.needsPullRequest?.(m.branch, p.pushed) ?? true)) {
+    if (i.pullRequest && !i.pushRef && ((await i.needsPullRequest?.(m.branch, p.pushed)) ?? true)) {
       const plan = i.planBody ? await i.planBody(p.commit, m.changes) : '';
       const body = `Planned change (packsync update):\n\n${changeTable(m.changes)}\n\n${plan}`;
       p.pullRequest = await i

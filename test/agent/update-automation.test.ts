@@ -166,6 +166,41 @@ describe('run --update-interval', () => {
     expect(r.stdout + r.stderr).not.toContain('SECRET');
   });
 
+  it('an unchanged branch that never had a pull request gets one; one whose pull request was closed does not (regression: a branch pushed by update --push was never proposed)', async () => {
+    const token = join(await tempDir('packsync-update-token-'), 'token');
+    await writeFile(token, 'ghp_update_SECRET_0123\n');
+    await writeFile(
+      notifications,
+      `providers:\n  - name: forge\n    type: github\n    address: ${rx.url}/gh\n    tokenFile: ${token}\n    repository: acme/fleet\n  - name: hook\n    type: webhook\n    address: ${rx.url}/hook\nalerts:\n  - provider: hook\n    reasons: [UpdateProposed]\n`,
+    );
+    // Someone ran `packsync update --push` without a pull request: the branch holds the update already.
+    const pushedByHand = await cli(['update', repo.work, '--push', 'origin'], env);
+    expect(pushedByHand.code, pushedByHand.stderr).toBe(0);
+    const branch = 'packsync/update/seven-zip-24-08';
+    const head = await git(repo.bare, 'rev-parse', branch);
+    const pulls = (): string[] =>
+      rx.requests.filter((q) => q.path.startsWith('/gh/repos/acme/fleet/pulls')).map((q) => `${q.method} ${q.path.replace('/gh', '')}`);
+
+    expect((await run('--update-pull-request', 'forge')).code).toBe(0);
+    expect(await git(repo.bare, 'rev-parse', branch)).toBe(head);
+    expect(pulls()).toEqual([
+      'GET /repos/acme/fleet/pulls?state=all&head=acme%3Apacksync%2Fupdate%2Fseven-zip-24-08',
+      'GET /repos/acme/fleet/pulls?state=open&head=acme%3Apacksync%2Fupdate%2Fseven-zip-24-08',
+      'POST /repos/acme/fleet/pulls',
+    ]);
+    await rx.waitFor(4);
+    expect(hooks()).toEqual([expect.objectContaining({ reason: 'UpdateProposed' })]);
+
+    // A person closed that pull request: the forge lists it, and it is not opened again.
+    rx.requests.length = 0;
+    rx.replies.push('[{"number":7,"state":"closed"}]');
+    expect((await run('--update-pull-request', 'forge')).code).toBe(0);
+    expect(pulls()).toEqual(['GET /repos/acme/fleet/pulls?state=all&head=acme%3Apacksync%2Fupdate%2Fseven-zip-24-08']);
+    expect(rx.requests.map((q) => q.path)).toEqual([
+      '/gh/repos/acme/fleet/pulls?state=all&head=acme%3Apacksync%2Fupdate%2Fseven-zip-24-08',
+    ]);
+  });
+
   it('a rejected push is an UpdateFailed event; the pass itself is unaffected and no branch is left', async () => {
     await writeFile(join(repo.bare, 'hooks', 'pre-receive'), '#!/bin/sh\necho "no bots" >&2\nexit 1\n', { mode: 0o755 });
     const r = await run();

@@ -68,6 +68,8 @@ export interface ProviderKind {
   apiHeaders?: (p: Provider) => Record<string, string>;
   /** Opens the pull/merge request of `pr.branch`, or updates the open one. */
   pullRequest?: (p: Provider, pr: PullRequestInput, call: ProviderCall) => Promise<'opened' | 'updated'>;
+  /** Whether the branch has ever had a pull/merge request, in any state (open, closed, merged). */
+  pullRequestExists?: (p: Provider, branch: string, call: ProviderCall) => Promise<boolean>;
 }
 
 export const JSON_HEADERS = { 'content-type': 'application/json; charset=utf-8', 'user-agent': 'packsync' };

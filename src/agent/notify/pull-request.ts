@@ -42,9 +42,20 @@ function caller(p: Provider, headers: Record<string, string>): ProviderCall {
 
 /** Opens or updates the pull request of `pr.branch`; returns "opened" or "updated". */
 export async function openOrUpdate(p: Provider, pr: PullRequestInput): Promise<'opened' | 'updated'> {
+  const { kind, call } = forge(p);
+  return kind.pullRequest!(p, pr, call);
+}
+
+/** Whether `branch` has had a pull request in any state: one a person closed is not opened again. */
+export async function pullRequestExists(p: Provider, branch: string): Promise<boolean> {
+  const { kind, call } = forge(p);
+  return kind.pullRequestExists!(p, branch, call);
+}
+
+function forge(p: Provider): { kind: (typeof PROVIDER_KINDS)[keyof typeof PROVIDER_KINDS]; call: ProviderCall } {
   const kind = PROVIDER_KINDS[p.type];
-  if (!kind.pullRequest || !kind.apiHeaders)
+  if (!kind.pullRequest || !kind.pullRequestExists || !kind.apiHeaders)
     throw new PullRequestError(`provider "${p.name}" is a ${p.type} provider; --pull-request needs github, gitlab or azuredevops`);
   if (!p.repository) throw new PullRequestError(`provider "${p.name}" needs repository: owner/repo for --pull-request`);
-  return kind.pullRequest(p, pr, caller(p, kind.apiHeaders(p)));
+  return { kind, call: caller(p, kind.apiHeaders(p)) };
 }

@@ -41,4 +41,10 @@ export const azuredevops: ProviderKind = {
       });
     return found === undefined ? 'opened' : 'updated';
   },
+  pullRequestExists: async (p, branch, call) => {
+    const [owner, name] = ownerRepo(p.repository!);
+    const prs = `${base(p)}/${encodeURIComponent(owner)}/_apis/git/repositories/${encodeURIComponent(name)}/pullrequests`;
+    const q = `searchCriteria.sourceRefName=${encodeURIComponent(`refs/heads/${branch}`)}&searchCriteria.status=all&api-version=7.1`;
+    return firstId(await call({ method: 'GET', url: `${prs}?${q}` }), 'pullRequestId') !== undefined;
+  },
 };

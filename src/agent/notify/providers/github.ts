@@ -34,4 +34,12 @@ export const github: ProviderKind = {
     else await call({ method: 'POST', url: pulls, body: { title: pr.title, head: pr.branch, base: pr.base, body: pr.body } });
     return found === undefined ? 'opened' : 'updated';
   },
+  pullRequestExists: async (p, branch, call) => {
+    const [owner, name] = ownerRepo(p.repository!);
+    const pulls = `${base(p)}/repos/${encodeURIComponent(owner)}/${encodeURIComponent(name)}/pulls`;
+    return (
+      firstId(await call({ method: 'GET', url: `${pulls}?state=all&head=${encodeURIComponent(`${owner}:${branch}`)}` }), 'number') !==
+      undefined
+    );
+  },
 };

@@ -30,4 +30,8 @@ export const gitlab: ProviderKind = {
       });
     return found === undefined ? 'opened' : 'updated';
   },
+  pullRequestExists: async (p, branch, call) => {
+    const mrs = `${base(p)}/projects/${encodeURIComponent(p.repository!)}/merge_requests`;
+    return firstId(await call({ method: 'GET', url: `${mrs}?state=all&source_branch=${encodeURIComponent(branch)}` }), 'iid') !== undefined;
+  },
 };
