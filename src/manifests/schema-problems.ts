@@ -14,6 +14,13 @@ export const NAME_PATTERN = '^[a-z0-9]([-a-z0-9.]*[a-z0-9])?$';
 /** `spec.promotion` durations and rates (schemas/v1/deployment.json). */
 export const DURATION_PATTERN = '^([0-9]+d)?([0-9]+h)?([0-9]+m)?$';
 export const RATE_PATTERN = '^(100|[0-9]{1,2}(\\.[0-9]+)?)%$';
+/**
+ * A day of the Gregorian calendar, YYYY-MM-DD, leap years included (a freeze's `from`/`to`, an
+ * exception's `expires`): checked by the schema, so a day that does not exist (2026-02-30) is reported
+ * with every other schema problem of the document, not only once they are fixed.
+ */
+export const DATE_PATTERN =
+  '^(?:[0-9]{4}-(?:(?:0[13578]|1[02])-(?:0[1-9]|[12][0-9]|3[01])|(?:0[469]|11)-(?:0[1-9]|[12][0-9]|30)|02-(?:0[1-9]|1[0-9]|2[0-8]))|(?:[0-9]{2}(?:0[48]|[2468][048]|[13579][26])|(?:[02468][048]|[13579][26])00)-02-29)$';
 
 export interface SchemaContext {
   doc: ParsedDocument;
@@ -309,6 +316,14 @@ function onPattern({ e, ctx, segs, path, rule, params }: KeywordError): Problem 
   if (pattern.includes('{8}-')) return make(ctx, segs, 'value', rule, `${path} must be a UUID (got ${describe(e.data)})`);
   if (pattern === DURATION_PATTERN)
     return make(ctx, segs, 'value', rule, `${path} must be a duration like 30m, 2h, 1h30m or 3d (got ${describe(e.data)})`);
+  if (pattern === DATE_PATTERN)
+    return make(
+      ctx,
+      segs,
+      'value',
+      rule,
+      `${path} is not a date: write a day of the calendar as YYYY-MM-DD, e.g. 2026-12-31 (got ${describe(e.data)})`,
+    );
   if (pattern === RATE_PATTERN)
     return make(ctx, segs, 'value', rule, `${path} must be a percentage from 0% to 100% like 95% (got ${describe(e.data)})`);
   return make(ctx, segs, 'value', rule, `${path} must match ${pattern} (got ${describe(e.data)})`);

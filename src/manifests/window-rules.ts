@@ -35,17 +35,16 @@ export function checkWindows(data: unknown, report: WindowProblem): void {
 function checkFreeze(f: unknown, at: Segment[], report: WindowProblem): void {
   if (f === null || typeof f !== 'object') return;
   const { from, to } = f as Record<string, unknown>;
-  const day = (v: unknown, field: string): number | undefined => {
-    if (typeof v !== 'string') return undefined;
+  // A day that is not one of the calendar is the schema's problem (schema-problems.ts DATE_PATTERN), reported once there.
+  const day = (v: unknown): number | undefined => {
     try {
-      return parseDay(v);
-    } catch (e) {
-      report([...at, field], 'windows.date', `spec.windows.freeze[${String(at.at(-1))}].${field}: ${(e as Error).message}`);
+      return typeof v === 'string' ? parseDay(v) : undefined;
+    } catch {
       return undefined;
     }
   };
-  const a = day(from, 'from');
-  const b = day(to, 'to');
+  const a = day(from);
+  const b = day(to);
   if (a !== undefined && b !== undefined && b < a)
     report(
       [...at, 'to'],
