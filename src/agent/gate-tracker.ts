@@ -19,7 +19,7 @@ import type { RolloutStatus } from './http/status-types.js';
  * although the hold enters the plan's gate report only at the next pass: the status says so at once.
  */
 export function rolloutStatus(g: GateReport, carriedOut = false): RolloutStatus {
-  const done = carriedOut && g.action !== 'none';
+  const done = carriedOut && g.action !== 'none' && g.windowHeld === undefined;
   const r: RolloutStatus = {
     deployment: g.key,
     deploymentId: g.deploymentId,
@@ -119,7 +119,7 @@ export class RolloutTracker {
           `held on wave ${g.held.wave}/${g.waveCount}${g.held.stopped ? ' (stopped)' : ' (no call)'}: ${g.held.reason}`,
           g.held.wave,
         );
-      if (g.action !== 'none' && done.get(g.key) === true) {
+      if (g.action !== 'none' && g.windowHeld === undefined && done.get(g.key) === true) {
         metrics.gateActions.inc({ action: g.action });
         if (g.action === 'skip-wave') {
           if (g.wave >= g.waveCount)

@@ -180,6 +180,7 @@ export class PassObserver {
         touched,
         desired: out.desired,
         live: out.live,
+        inventory: out.inventory,
         ...(signal ? { signal } : {}),
       });
     } catch {

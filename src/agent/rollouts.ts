@@ -122,24 +122,53 @@ export interface RefreshInput {
   touched: ReadonlySet<string>;
   desired: DesiredModel;
   live: LiveState;
+  /** The inventory as the pass left it: a deployment added this pass is in it, not yet in `live`. */
+  inventory?: Inventory;
   signal?: AbortSignal;
 }
 
+/** What a rollout is read again from: its key and id, and how the board names it. */
+type Candidate = Pick<Rollout, 'deployment' | 'id' | 'flow' | 'package' | 'app' | 'orphaned'>;
+
 /**
  * Reads the deployments that run or were written this pass again, and the current wave of each
- * running one (tenant statuses and install counts). Errors leave the snapshot's view in place.
+ * running one (tenant statuses and install counts). Errors leave the snapshot's view in place. A
+ * deployment this pass added (in the inventory, not in the snapshot read before the pass) is read
+ * too and joins the board at once (regression: it was missing until the next pass); if that read
+ * fails it is left out, as the snapshot does not know it.
  */
 export async function refreshRollouts(input: RefreshInput): Promise<Rollout[]> {
   const { rollouts, touched } = input;
   const gates = new Map(input.desired.deployments.map((m) => [`Deployment/${m.metadata.name}`, m.spec.wave]));
   const ctx = rolloutLive(input.live);
-  const pick = rollouts.filter((r) => r.status === 'Running' || touched.has(r.deployment)).slice(0, ROLLOUT_REFRESH_LIMIT);
-  const fresh = await mapLimit(pick, 4, (r) => refreshOne(input, r, gates.get(r.deployment), ctx).catch(() => r));
-  const byKey = new Map(fresh.map((r) => [r.deployment, r]));
-  return rollouts.map((r) => byKey.get(r.deployment) ?? r);
+  const added = addedThisPass(input);
+  const pick: Candidate[] = [...added, ...rollouts.filter((r) => r.status === 'Running' || touched.has(r.deployment))].slice(
+    0,
+    ROLLOUT_REFRESH_LIMIT,
+  );
+  const fresh = await mapLimit(pick, 4, (r) => refreshOne(input, r, gates.get(r.deployment), ctx).catch(() => undefined));
+  const byKey = new Map(fresh.filter((r) => r !== undefined).map((r) => [r.deployment, r]));
+  const known = rollouts.map((r) => byKey.get(r.deployment) ?? r);
+  return [...known, ...added.flatMap((c) => byKey.get(c.deployment) ?? [])];
 }
 
-async function refreshOne(input: RefreshInput, r: Rollout, gateWave: number | undefined, ctx: RolloutLive): Promise<Rollout> {
+/** Deployments of git written this pass whose id the inventory has and the pass's snapshot does not. */
+function addedThisPass(input: RefreshInput): Candidate[] {
+  const { inventory, touched } = input;
+  if (!inventory) return [];
+  const onBoard = new Set(input.rollouts.map((r) => r.deployment));
+  const apps = new Map(input.desired.packages.map((p) => [p.metadata.name, p.spec.catalog?.app ?? p.spec.custom?.name]));
+  const out: Candidate[] = [];
+  for (const m of input.desired.deployments) {
+    const key = `Deployment/${m.metadata.name}`;
+    const id = inventory.objects[key]?.id;
+    if (!touched.has(key) || onBoard.has(key) || !id) continue;
+    out.push({ deployment: key, id, flow: m.spec.flow, package: m.spec.package, app: apps.get(m.spec.package) ?? m.spec.package });
+  }
+  return out;
+}
+
+async function refreshOne(input: RefreshInput, r: Candidate, gateWave: number | undefined, ctx: RolloutLive): Promise<Rollout> {
   const { api } = input;
   const opts = input.signal ? { signal: input.signal } : {};
   const d = await api.getDeployment(r.id, opts);

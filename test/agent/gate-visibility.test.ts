@@ -161,6 +161,19 @@ describe('promotion gates on the agent’s status, events and notifications', ()
     expect(next.gates.find((g) => g.deployment === KEY)).toMatchObject({ wave: 2, carriedOut: false });
   });
 
+  it('a deployment the pass adds and starts is on the rollout board of that same pass (regression: missing until the next pass)', async () => {
+    const repo = await tempDir('packsync-repo-');
+    await writeFile(join(repo, 'all.yaml'), gatedYaml('soak: 6h'));
+    agent = await startAgent(['--source', repo, '--interval', '1h'], env, stateDir);
+    const s = await agent.until('the first pass', (x) => x.passes >= 1);
+    expect(s.history[0]).toMatchObject({ result: 'Succeeded' });
+    expect((await sim.writes()).filter((w) => w.endsWith('/add-deployment'))).toHaveLength(1);
+    const live = (await sim.state()).deployments[0]!;
+    expect(s.rollouts.find((r) => r.deployment === KEY)).toMatchObject({ id: live.id, status: 'Running', currentWave: 1, app: '7-Zip' });
+    const page = await (await fetch(`${agent.base}/`)).text();
+    expect(page).toContain('Rollouts (1 running of 1)');
+  });
+
   it('a pass that fails before judging leaves every gate Unknown, not its last verdict (regression: stale verdicts)', async () => {
     const a = await gatedAgent('soak: 6h');
     const before = await a.reconcile();

@@ -93,3 +93,38 @@ it('promote --ignore-windows handed to the running agent skips now and the agent
   expect(s.events.find((e) => e.reason === 'WindowIgnored')).toMatchObject({ object: key });
   expect(s.events.find((e) => e.reason === 'WindowIgnored')?.message).toContain('Ada <ada@example.com>: urgent fix');
 });
+
+it('a promotion gate that passes while the window is closed is not told as done: no skip, no WaveAdvanced, carriedOut false; in the window it is (regression: reported as skipped)', async () => {
+  sim = await startTestSimulator({ timeScale: 60, clockStart: Date.parse('2026-11-28T12:00:00Z') });
+  const stateDir = await tempDir('packsync-state-');
+  const env = { PACKSYNC_API_URL: sim.url, PACKSYNC_API_KEY: sim.key, PACKSYNC_STATE_DIR: stateDir };
+  await sim.admin('PUT', '/_sim/outcomes', { default: { failureRate: 0 } });
+  const repo = await tempDir('packsync-repo-');
+  await writeFile(join(repo, 'all.yaml'), yaml('running', []));
+  expect((await cli(['apply', '--auto-approve', repo], env)).code).toBe(0);
+  const gated = yaml('running').replace('state: running', 'state: running\n  promotion: { soak: 1h, minDevices: 5, successRate: 90% }');
+  await writeFile(join(repo, 'all.yaml'), gated);
+  agent = await startAgent(['--source', repo, '--interval', '1h'], env, await tempDir('packsync-secret-'));
+  await agent.until('the first pass', (x) => x.passes >= 1);
+  const key = 'Deployment/seven-zip-24-08';
+
+  await sim.advance(3 * 3600);
+  const held = await agent.reconcile();
+  expect((await sim.writes()).filter((w) => w.endsWith('/skip-wave'))).toEqual([]);
+  expect((await sim.state()).deployments[0]).toMatchObject({ currentWave: 1 });
+  const gate = held.gates.find((g) => g.deployment === key);
+  expect(gate).toMatchObject({ verdict: 'Pass', carriedOut: false });
+  expect(gate?.line).toContain('waits for window Mon 08:00 Europe/Oslo');
+  expect(held.events.filter((e) => e.object === key && e.reason === 'WaveAdvanced')).toEqual([]);
+
+  // Monday in the window: the service moved to wave 2 by itself over the weekend (wave 1 soaks 24 h);
+  // the gate judges wave 2 once its soak has run, and its skip is carried out and told.
+  const now = ((await sim.admin('GET', '/_sim/clock')) as { epochMs: number }).epochMs;
+  await sim.advance(Math.ceil((Date.parse('2026-11-30T07:00:30Z') - now) / 1000));
+  await agent.reconcile();
+  await sim.advance(2 * 3600);
+  const open = await agent.reconcile();
+  expect((await sim.writes()).filter((w) => w.endsWith('/skip-wave'))).toHaveLength(1);
+  expect(open.gates.find((g) => g.deployment === key)).toMatchObject({ wave: 2, carriedOut: true });
+  expect(open.events.filter((e) => e.object === key && e.reason === 'WaveAdvanced')).toHaveLength(1);
+});

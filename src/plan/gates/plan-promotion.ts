@@ -80,6 +80,9 @@ export function planGate(
   if (window.hold !== undefined) {
     // The gate passed, but the window is closed: the skip waits; the next pass in the window judges again.
     t.reasons.push(`promotion gate passed on wave ${wave}/${live.waveCount}: ${report.reason}; the skip ${window.hold}`);
+    // The report says so too: the agent must not tell the advance (WaveAdvanced, carriedOut) that did not happen.
+    report.windowHeld = window.hold;
+    report.line = `${report.line}; the skip ${window.hold}`;
     if (t.actions.length === 0) t.change = 'waiting';
     return undefined;
   }

@@ -57,6 +57,8 @@ export interface GateReport {
   readError?: { code: ErrorCode; message: string };
   /** The newest promote or resume a person ran (from the state), for status and events. */
   lastCommand?: GateLogEntry;
+  /** The gate passed but a closed change window holds its skip (`waits for window …`): nothing was done this pass. */
+  windowHeld?: string;
 }
 
 export interface GateInput {
