@@ -261,6 +261,8 @@ async function gate(a: ActionOf<typeof OP.gate>, c: ActionContext): Promise<void
   if (a.set.hold === null) delete next.hold;
   else if (a.set.hold) next.hold = a.set.hold;
   if (a.set.appliedState !== undefined) next.appliedState = a.set.appliedState;
+  if (a.set.annotations === null) delete next.annotations;
+  else if (a.set.annotations) next.annotations = a.set.annotations;
   if (a.set.log) next.gateLog = [...(e.gateLog ?? []), a.set.log].slice(-20);
   await store.put(next, false);
   if (a.set.log) await recordGate(store, e.id, a.set.log);

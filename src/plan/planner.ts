@@ -18,6 +18,7 @@ import { planServiceGates } from './gates/service-gates.js';
 import { planSuspended } from './not-planned.js';
 import { targeted } from './target.js';
 import { flowWindowsOf } from './windows/windows.js';
+import { recordAnnotations } from './annotations.js';
 import { ownershipErrors, planSharedId, sharedDesiredKeys } from './ownership.js';
 import type { Dependents } from './not-planned.js';
 import { isChangeAction, PLAN_VERSION } from './types.js';
@@ -78,7 +79,11 @@ export function plan(input: PlanInput): Plan {
         const sharing = shared.size > 0 ? shared.get(`${m.kind}/${m.metadata.name}`) : undefined;
         if (sharing) planSharedId(ctx, m, `${m.kind}/${m.metadata.name}`, sharing, dependents?.refs);
         else if (m.spec.suspend) planSuspended(ctx, m, dependents);
-        else planOne(ctx, m);
+        else {
+          const from = ctx.objects.length;
+          planOne(ctx, m);
+          recordAnnotations(ctx, m, from);
+        }
       }
     };
     // Kinds in the registry's order (referenced kinds first), each by its planner in plan/kinds/.

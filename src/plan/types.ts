@@ -191,6 +191,8 @@ export interface GateStateChange {
   hold?: GateHold | null;
   appliedState?: string;
   log?: GateLogEntry;
+  /** The manifest's annotations, recorded when they changed (null: none any more). */
+  annotations?: Record<string, string> | null;
 }
 
 /** Writes to the service or the state that a plan's actions make (waits and gate bookkeeping are not changes). */
