@@ -29,9 +29,20 @@ export async function resolveApiKey(opts: ResolveApiKeyOptions): Promise<string>
     const key = text.trim();
     if (!key) throw new ApiKeyError(`the API key file ${opts.apiKeyFile} is empty`);
     if (/[\r\n]/.test(key)) throw new ApiKeyError(`the API key file ${opts.apiKeyFile} must hold the key on one line`);
-    return key;
+    return headerSafe(key, `the API key file ${opts.apiKeyFile}`);
   }
   const fromEnv = opts.env.PACKSYNC_API_KEY?.trim();
-  if (fromEnv) return fromEnv;
+  if (fromEnv) return headerSafe(fromEnv, 'PACKSYNC_API_KEY');
   throw new ApiKeyError('no API key: pass --api-key-file or set PACKSYNC_API_KEY');
+}
+
+/**
+ * The key goes into a request header: a line break or another control character (or a character
+ * beyond Latin-1) cannot be sent, so it is a usage error naming where the key came from, never the
+ * key (regression: a key with a newline in PACKSYNC_API_KEY ended the process silently, exit 13).
+ */
+function headerSafe(key: string, from: string): string {
+  if (/[\u0000-\u0008\u000a-\u001f\u007f]|[^\u0000-\u00ff]/.test(key))
+    throw new ApiKeyError(`${from} must hold the key on one line, without control characters (it goes into the x-api-key header)`);
+  return key;
 }

@@ -25,6 +25,17 @@ describe('resolveApiKey', () => {
     expect(await resolveApiKey({ apiKeyFile: f, env: { PACKSYNC_API_KEY: 'env-key' } })).toBe('file-key-123');
   });
 
+  it('refuses a key that cannot go into a header (a line break, a control character), naming its source and not the key', async () => {
+    for (const bad of ['key\nSECRET', 'key\u0001SECRET', 'key\u2028SECRET']) {
+      const e = await rejection(resolveApiKey({ env: { PACKSYNC_API_KEY: bad } }));
+      expect(e.code).toBe('USAGE');
+      expect(e.message).toContain('PACKSYNC_API_KEY');
+      expect(e.message).not.toContain('SECRET');
+    }
+    const f = await keyFile('key\u0007SECRET\n');
+    expect((await rejection(resolveApiKey({ apiKeyFile: f, env: {} }))).message).toContain(f);
+  });
+
   it('falls back to PACKSYNC_API_KEY', async () => {
     expect(await resolveApiKey({ env: { PACKSYNC_API_KEY: 'env-key' } })).toBe('env-key');
   });

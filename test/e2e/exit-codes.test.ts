@@ -64,6 +64,16 @@ describe('usage errors exit 1, never 2 (2 means "changes")', () => {
     expect(r.stderr).toMatch(/no service URL: pass --api-url or set PACKSYNC_API_URL/);
   });
 
+  it('an API key with a line break exits 1 naming PACKSYNC_API_KEY, never the key (regression: exit 13 and no output)', async () => {
+    for (const command of [['plan'], ['apply', '--auto-approve']]) {
+      const r = await run([...command, await writeRepo()], { ...env, PACKSYNC_API_KEY: `${sim.key}\nSECRET-TAIL` });
+      expect(r.code, r.stderr).toBe(1);
+      expect(r.stderr).toMatch(/PACKSYNC_API_KEY must hold the key on one line/);
+      expect(r.stdout + r.stderr).not.toContain('SECRET-TAIL');
+    }
+    expect(await sim.journal()).toEqual([]);
+  });
+
   it('a non-numeric --api-timeout exits 1 before any call', async () => {
     const r = await run(['plan', await writeRepo(), '--detailed-exitcode', '--api-timeout', 'abc']);
     expect(r.code).toBe(1);
