@@ -66,8 +66,13 @@ export interface OncePass {
   ok: boolean;
 }
 
-/** Runs the agent; resolves after a stop signal (null), or after the single pass with its outcome. */
-export async function runAgent(o: AgentRunOptions): Promise<OncePass | null> {
+/** How a running agent was stopped: Ctrl-C (SIGINT) is an interruption, SIGTERM the orchestrator's normal stop. */
+export interface Stopped {
+  signal: 'SIGINT' | 'SIGTERM';
+}
+
+/** Runs the agent; resolves after a stop signal (with it), or after the single pass with its outcome. */
+export async function runAgent(o: AgentRunOptions): Promise<OncePass | Stopped> {
   const { logger, metrics } = o;
   const status = new StatusTracker(sourceIdentity(o.source));
   status.hidePaths(await privatePaths(o));
@@ -150,12 +155,13 @@ export async function runAgent(o: AgentRunOptions): Promise<OncePass | null> {
   logger.info({ source: status.status.source.source, ref: source.ref, ...(verifyMode ? { verifyMode } : {}) }, 'agent started');
   agent.trigger('startup');
   updater?.start();
-  logger.info({ signal: await stopSignal() }, 'shutting down: no new calls; waiting for the call in flight');
+  const signal = await stopSignal();
+  logger.info({ signal }, 'shutting down: no new calls; waiting for the call in flight');
   await Promise.all([...triggers.map((t) => t.stop()), updater?.stop()]);
   await agent.stop();
   await flushNotifications();
   await sidecar?.close();
-  return null;
+  return { signal };
 }
 
 /** The two-person rule's gate: its keys are loaded before anything is fetched, so bad keys fail the start. */
@@ -208,9 +214,9 @@ async function privatePaths(o: AgentRunOptions): Promise<{ path: string; shownAs
 }
 
 /** Resolves with the first SIGINT or SIGTERM, and stops listening for both. */
-function stopSignal(): Promise<string> {
+function stopSignal(): Promise<Stopped['signal']> {
   return new Promise((resolveStop) => {
-    const stop = (signal: string): void => {
+    const stop = (signal: Stopped['signal']): void => {
       process.off('SIGINT', onInt);
       process.off('SIGTERM', onTerm);
       resolveStop(signal);

@@ -19,5 +19,8 @@ if (argv.length === 1 && (argv[0] === '--version' || argv[0] === '-V')) {
   baselineWasmOnly();
   const { runCli } = await import('./run-cli.js');
   const { processIo } = await import('./io.js');
-  await runCli(process.argv, processIo(), version());
+  const { installDefaultInterrupt } = await import('./default-interrupt.js');
+  const io = processIo();
+  installDefaultInterrupt(argv, io.stderr);
+  await runCli(process.argv, io, version());
 }

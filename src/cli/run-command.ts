@@ -188,8 +188,13 @@ async function runCommand(f: RunFlags, io: CliIo): Promise<void> {
     throw e;
   }
   await rt.close();
-  if (!once) {
+  if ('signal' in once) {
     rt.logger.info('stopped');
+    // Ctrl-C is an interruption like any command's (exit 130); SIGTERM is how an orchestrator stops it (exit 0).
+    if (once.signal === 'SIGINT') {
+      io.stderr('Interrupted: the agent stopped after the calls in flight; the next run resumes from the state.');
+      io.setExitCode(130);
+    }
     return;
   }
   io.stdout(JSON.stringify({ revision: once.revision, result: once.result, message: once.message }));

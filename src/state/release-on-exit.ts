@@ -5,6 +5,8 @@
  * their normal path, so this handler then stays out of the way. Signal listeners exist only while
  * a lock is held: a listener would otherwise cancel the signal's default (exit).
  */
+import { handlersOf, onSignalFallback } from '../util/signal-fallbacks.js';
+
 type Release = () => void | Promise<void>;
 
 const releases = new Set<Release>();
@@ -14,6 +16,11 @@ const SIGNALS: [NodeJS.Signals, number][] = [
   ['SIGHUP', 129],
 ];
 const listeners = new Map<NodeJS.Signals, () => void>();
+
+/** Whether a held lock will be released (and the process ended) by this module's signal listener. */
+export function releasesPending(): boolean {
+  return releases.size > 0;
+}
 let exitHooked = false;
 
 export function onProcessEnd(release: Release): () => void {
@@ -34,7 +41,7 @@ export function onProcessEnd(release: Release): () => void {
   for (const [signal, code] of SIGNALS) {
     if (listeners.has(signal)) continue;
     const listener = (): void => {
-      if (process.listenerCount(signal) > 1) return;
+      if (handlersOf(signal) > 0) return;
       const all = [...releases].map((r) =>
         Promise.resolve()
           .then(r)
@@ -44,7 +51,7 @@ export function onProcessEnd(release: Release): () => void {
       void Promise.race([Promise.all(all), timeout]).finally(() => process.exit(code));
     };
     listeners.set(signal, listener);
-    process.on(signal, listener);
+    onSignalFallback(signal, listener);
   }
   return () => {
     releases.delete(release);

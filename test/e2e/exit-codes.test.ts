@@ -18,6 +18,7 @@ import { copyExamples, editFile, tempDir } from '../support/repo.js';
 import { countBy, startTestSimulator } from '../support/sim.js';
 import type { TestSim } from '../support/sim.js';
 import { useSim } from '../support/use-sim.js';
+import { startAgent } from '../support/agent-process.js';
 import { CLI_BIN, spawnCli } from '../support/spawn-cli.js';
 
 let sim: TestSim;
@@ -266,6 +267,49 @@ describe('Ctrl-C', () => {
     expect(writes['POST /v1/flow/create']).toBe(2); // flows made before the interrupt are not made twice
     expect(writes['POST /v1/flow/{id}/add-deployment']).toBe(2);
     expect((await sim.state()).packages.filter((p2) => p2.productName === '7-Zip' && p2.productVersion === '24.08')).toHaveLength(1);
+  });
+});
+
+describe('Ctrl-C in a command without its own handler', () => {
+  it('plan, export and run --once exit 130 with one line saying what stopped (regression: exit 130 and no line)', async () => {
+    const repo = await writeRepo();
+    const cases: [string[], RegExp][] = [
+      [['plan', repo], /^Interrupted: packsync plan stopped before it finished; it had changed nothing, so run it again\.$/],
+      [
+        ['export', '--out', join(await tempDir('packsync-export-'), 'out')],
+        /^Interrupted: packsync export stopped before it finished; run it again to finish/,
+      ],
+      [['run', '--source', repo, '--once'], /^Interrupted: the pass stopped; the next run resumes it from the state\.$/],
+    ];
+    for (const [args, line] of cases) {
+      await sim.admin('PUT', '/_sim/faults', 'latency=3000ms');
+      const p = spawnCli(args, env);
+      await until('a call on the wire', async () => (await sim.journalCount()) > 0);
+      p.child.kill('SIGINT');
+      const end = await p.done;
+      expect(end.code, `${args[0]}: ${end.stderr}`).toBe(130);
+      const lines = end.stderr.split('\n').filter((l) => l.trim() !== '' && !l.startsWith('{'));
+      expect(lines, args[0]).toHaveLength(1);
+      expect(lines[0]).toMatch(line);
+      await sim.admin('POST', '/_sim/reset');
+    }
+  });
+});
+
+describe('stopping the agent', () => {
+  it('Ctrl-C (SIGINT) stops run with exit 130 and one line; SIGTERM (an orchestrator) with exit 0 (regression: SIGINT exited 0)', async () => {
+    const repo = await writeRepo();
+    const interrupted = await startAgent(['--source', repo, '--interval', '1h'], env, await tempDir('packsync-secret-'));
+    await interrupted.until('the first pass', (x) => x.passes >= 1);
+    interrupted.spawned.child.kill('SIGINT');
+    const end = await interrupted.spawned.done;
+    expect(end.code, end.stderr).toBe(130);
+    expect(end.stderr).toMatch(/^Interrupted: the agent stopped after the calls in flight; the next run resumes from the state\.$/m);
+
+    const stopped = await startAgent(['--source', repo, '--interval', '1h'], env, await tempDir('packsync-secret-'));
+    await stopped.until('the first pass', (x) => x.passes >= 1);
+    expect(await stopped.stop()).toBe(0);
+    expect((await stopped.spawned.done).stderr).not.toMatch(/Interrupted/);
   });
 });
 

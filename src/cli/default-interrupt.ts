@@ -1,0 +1,30 @@
+/**
+ * Ctrl-C for a command that does not answer it itself (`plan`, `export`, `run --once`, `report`, …):
+ * one line on standard error saying what stopped and what the next run does, then exit 130, the one
+ * code for an interruption (docs/errors.md). `apply`, the agent's loop and the simulator have their
+ * own handlers and this stands aside; a held state lock is released first (state/release-on-exit.ts).
+ */
+import { releasesPending } from '../state/release-on-exit.js';
+import { handlersOf, onSignalFallback } from '../util/signal-fallbacks.js';
+
+/** Commands that change nothing: stopping them leaves nothing to resume. */
+const READ_ONLY = new Set(['validate', 'render', 'plan', 'report', 'radar', 'status']);
+
+/** The line for `packsync <argv…>` (argv without node and the script). */
+export function interruptLine(argv: readonly string[]): string {
+  const command = argv.find((a) => !a.startsWith('-')) ?? 'packsync';
+  if (command === 'run') return 'Interrupted: the pass stopped; the next run resumes it from the state.';
+  if (READ_ONLY.has(command))
+    return `Interrupted: packsync ${command} stopped before it finished; it had changed nothing, so run it again.`;
+  return `Interrupted: packsync ${command} stopped before it finished; run it again to finish (what it recorded is kept).`;
+}
+
+/** Installs the fallback for SIGINT; `say` writes the line. */
+export function installDefaultInterrupt(argv: readonly string[], say: (line: string) => void): void {
+  onSignalFallback('SIGINT', () => {
+    if (handlersOf('SIGINT') > 0) return;
+    say(interruptLine(argv));
+    // With a lock held, its release ends the process with 130 once released.
+    if (!releasesPending()) process.exit(130);
+  });
+}
