@@ -107,27 +107,7 @@ export async function runAgent(o: AgentRunOptions): Promise<OncePass | Stopped> 
   });
   // In `--once` the pass has run already: an update pushed to the followed ref waits for the next run.
   const updater = o.updates ? updaterOf(o, o.updates, status, (reason) => (o.once ? undefined : agent.trigger(reason))) : null;
-  if (o.once) {
-    agent.trigger('once');
-    await agent.idle();
-    // `--once` with `--update-interval`: one update run after the pass (nothing it pushes is applied by it).
-    await updater?.runOnce();
-    // One pass means one: a failed pass schedules its backoff retry, which would otherwise fire
-    // after the result was printed and the lock released (regression: a second pass after --once).
-    await agent.stop();
-    await flushNotifications();
-    const last = status.status.history[0];
-    // A directory source has its revision (the digest) only once the pass loaded it.
-    const revision = status.status.lastAttemptedRevision ?? last?.revision ?? null;
-    if (verified && !verified.headVerified && last?.result === 'Succeeded') {
-      // The pass applied the last verified revision, but the head it was run for was refused: the
-      // printed result agrees with exit 1 and names the refused revision (regression: "Succeeded").
-      const refusal = status.condition('SourceVerified')?.message ?? `revision ${revision ?? '?'} is not applied: refused`;
-      const kept = last.revision ? `; the last verified revision ${last.revision} stays applied` : '';
-      return { revision, result: 'Failed', message: `${refusal}${kept}`, ok: false };
-    }
-    return { revision, result: last?.result, message: last?.message, ok: last?.result === 'Succeeded' && (verified?.headVerified ?? true) };
-  }
+  if (o.once) return onePass({ agent, updater, status, verified, flushNotifications });
   const triggers: Trigger[] = [];
   const fire = (reason: string): void => agent.trigger(reason);
   if (o.schedule) triggers.push(scheduleTrigger(o.schedule, fire));
@@ -162,6 +142,36 @@ export async function runAgent(o: AgentRunOptions): Promise<OncePass | Stopped> 
   await flushNotifications();
   await sidecar?.close();
   return { signal };
+}
+
+/** `--once`: the single pass (and one update run), then its outcome. */
+async function onePass(p: {
+  agent: Agent;
+  updater: Updater | null;
+  status: StatusTracker;
+  verified: Awaited<ReturnType<typeof buildSource>>['verified'];
+  flushNotifications: () => Promise<unknown>;
+}): Promise<OncePass> {
+  const { agent, updater, status, verified, flushNotifications } = p;
+  agent.trigger('once');
+  await agent.idle();
+  // `--once` with `--update-interval`: one update run after the pass (nothing it pushes is applied by it).
+  await updater?.runOnce();
+  // One pass means one: a failed pass schedules its backoff retry, which would otherwise fire
+  // after the result was printed and the lock released (regression: a second pass after --once).
+  await agent.stop();
+  await flushNotifications();
+  const last = status.status.history[0];
+  // A directory source has its revision (the digest) only once the pass loaded it.
+  const revision = status.status.lastAttemptedRevision ?? last?.revision ?? null;
+  if (verified && !verified.headVerified && last?.result === 'Succeeded') {
+    // The pass applied the last verified revision, but the head it was run for was refused: the
+    // printed result agrees with exit 1 and names the refused revision (regression: "Succeeded").
+    const refusal = status.condition('SourceVerified')?.message ?? `revision ${revision ?? '?'} is not applied: refused`;
+    const kept = last.revision ? `; the last verified revision ${last.revision} stays applied` : '';
+    return { revision, result: 'Failed', message: `${refusal}${kept}`, ok: false };
+  }
+  return { revision, result: last?.result, message: last?.message, ok: last?.result === 'Succeeded' && (verified?.headVerified ?? true) };
 }
 
 /** The two-person rule's gate: its keys are loaded before anything is fetched, so bad keys fail the start. */
