@@ -19,8 +19,13 @@ export class TriggerError extends PacksyncError<'USAGE'> {
   }
 }
 
-export function scheduleTrigger(expr: string, fire: (reason: string) => void): Trigger {
+/** Refuses a `--schedule` that is not a cron expression (also with `--once`, where it never fires). */
+export function checkSchedule(expr: string): void {
   if (!validate(expr)) throw new TriggerError(`--schedule "${expr}" is not a valid cron expression (e.g. "*/5 * * * *")`);
+}
+
+export function scheduleTrigger(expr: string, fire: (reason: string) => void): Trigger {
+  checkSchedule(expr);
   const task = schedule(expr, () => fire('schedule'), { noOverlap: true });
   return {
     stop: async () => {

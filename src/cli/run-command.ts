@@ -119,7 +119,7 @@ function defineRunCommand(program: Command): Command {
 
 async function runCommand(f: RunFlags, io: CliIo): Promise<void> {
   // The agent's modules (git, chokidar, node-cron, prom-client) load only when `run` runs.
-  const [{ parseListen }, { createMetrics }, { parseDuration }, { VerifyConfigError }, { runAgent }] = await Promise.all([
+  const [{ parseListen }, { createMetrics }, { parseDuration, checkSchedule }, { VerifyConfigError }, { runAgent }] = await Promise.all([
     import('../agent/http/http-server.js'),
     import('../agent/http/metrics.js'),
     import('../agent/triggers.js'),
@@ -132,6 +132,8 @@ async function runCommand(f: RunFlags, io: CliIo): Promise<void> {
       'run needs a trigger: --interval DURATION, --schedule CRON, --watch (directory source), --listen HOST:PORT (webhook, /reconcile), or --once for a single pass',
     );
   }
+  // A typo in a flag is a usage error before anything runs, even where the flag would not be used (--once).
+  if (f.schedule !== undefined) checkSchedule(f.schedule);
   // Half-configured verification must not quietly become "verify nothing".
   if (f.verifyMode && !f.trustedKeys)
     throw new VerifyConfigError('--verify-mode needs --trusted-keys DIR (an allowed_signers file and/or *.asc public keys)');

@@ -75,6 +75,13 @@ describe('usage errors exit 1, never 2 (2 means "changes")', () => {
     expect(await sim.journal()).toEqual([]);
   });
 
+  it('an invalid --schedule exits 1 before any call, also with --once where it would not fire (regression: accepted)', async () => {
+    const r = await run(['run', '--source', await writeRepo(), '--once', '--schedule', 'not a cron']);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toMatch(/--schedule "not a cron" is not a valid cron expression/);
+    expect(await sim.journal()).toEqual([]);
+  });
+
   it('a non-numeric --api-timeout exits 1 before any call', async () => {
     const r = await run(['plan', await writeRepo(), '--detailed-exitcode', '--api-timeout', 'abc']);
     expect(r.code).toBe(1);
