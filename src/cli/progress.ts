@@ -99,14 +99,23 @@ class ProgressRenderer {
       w.printed = Date.now();
       this.out(visible(waitLine(e.key, w), true));
     }
-    this.beat ??= setInterval(() => this.heartbeat(), Math.max(10, Math.floor(this.heartbeatMs / 2)));
+    this.beat ??= setInterval(() => this.heartbeat(), this.tickMs());
     this.beat.unref();
+  }
+
+  /**
+   * The heartbeat looks often (a tenth of the bound) and speaks a tick early, so no silence exceeds
+   * the bound whenever the last line came (regression: checked every half bound from a fixed start, a
+   * line after a status change could be followed by 15 s of silence).
+   */
+  private tickMs(): number {
+    return Math.max(10, Math.floor(this.heartbeatMs / 10));
   }
 
   private heartbeat(): void {
     const now = Date.now();
     for (const [key, w] of this.waiting) {
-      if (now - w.printed < this.heartbeatMs - 5) continue;
+      if (now - w.printed < this.heartbeatMs - this.tickMs()) continue;
       w.printed = now;
       this.out(visible(waitLine(key, w), true));
     }

@@ -32,4 +32,24 @@ describe('progress without a terminal', () => {
     expect(lines.length).toBe(after);
     expect(lines.at(-1)).toBe('  ✓ Package/pwsh: ready (0.3 s)');
   });
+
+  it('no silence exceeds the heartbeat after a change of what waits, whenever it comes (regression: up to 1.5 heartbeats)', () => {
+    vi.useFakeTimers();
+    const at: number[] = [];
+    const render = createProgressRenderer(
+      () => at.push(Date.now()),
+      false,
+      () => undefined,
+      10_000,
+    );
+    const start = Date.now();
+    render({ type: 'wait', key: 'Package/pwsh', what: 'package Pending', elapsedMs: 0 });
+    // What it waits for changes between two looks of the heartbeat.
+    vi.advanceTimersByTime(2_900);
+    render({ type: 'wait', key: 'Package/pwsh', what: 'package Running', elapsedMs: 2_900 });
+    vi.advanceTimersByTime(60_000);
+    const gaps = at.map((t, i) => t - (i === 0 ? start : at[i - 1]!));
+    expect(at.length).toBeGreaterThan(6);
+    expect(Math.max(...gaps)).toBeLessThanOrEqual(10_000);
+  });
 });
