@@ -37,6 +37,9 @@ export function candidateText(d: Described): string {
   return `"${d.name}" (${d.detail})`;
 }
 
+/** An unknown name lists every candidate up to this many. */
+const LISTED = 20;
+
 /** An index over one list, built once per plan so resolution is O(1) per reference. */
 export class NameIndex<T extends Named> {
   private readonly byId = new Map<string, T>();
@@ -81,9 +84,24 @@ export class NameIndex<T extends Named> {
         .join(', ');
       throw new ResolveError('REF_AMBIGUOUS', `${this.what} "${ref}" is ambiguous; candidates: ${list}`, field);
     }
+    throw new ResolveError('REF_UNKNOWN', `unknown ${this.what} "${ref}"${this.candidates(ref)}`, field);
+  }
+
+  /**
+   * What an unknown name could have been: the close names, else every one when the list is short
+   * (tenants, templates), else how many there are (a thousand catalog apps are not listed).
+   */
+  private candidates(ref: string): string {
     const near = this.suggest(ref);
-    const hint = near.length ? `; did you mean ${near.join(' or ')}?` : '';
-    throw new ResolveError('REF_UNKNOWN', `unknown ${this.what} "${ref}"${hint}`, field);
+    if (near.length > 0) return `; did you mean ${near.join(' or ')}?`;
+    const all = [...this.byId.values()];
+    if (all.length === 0) return `; there is none`;
+    if (all.length <= LISTED)
+      return `; candidates: ${all
+        .map((i) => candidateText(this.describe(i)))
+        .sort()
+        .join(', ')}`;
+    return `; none of the ${all.length} is close (name one by its exact name or id)`;
   }
 
   private suggest(ref: string): string[] {

@@ -39,6 +39,19 @@ describe('plan checks against the simulator', () => {
     expect(await sim.writes()).toEqual([]);
   });
 
+  it('an unknown name with nothing close lists every candidate of a short list (tenants, templates) and counts a long one (catalog apps) (regression: no candidates)', async () => {
+    const repo = await writeRepo({ withCustom: true });
+    await editFile(join(repo, 'custom.yaml'), 'tenant: fabrikam.onmicrosoft.com', 'tenant: Wingtip');
+    await editFile(join(repo, 'flows.yaml'), 'app: PowerShell 7', 'app: Totally Unknown App\n  scriptTemplate: Xyz');
+    const r = await cli(['plan', repo], env);
+    expect(r.code).toBe(1);
+    expect(r.stdout).toMatch(
+      /REF_UNKNOWN: unknown tenant "Wingtip"; candidates: "contoso\.onmicrosoft\.com" \(Contoso, [0-9a-f-]{36}\), .*"tailspintoys\.onmicrosoft\.com"/,
+    );
+    expect(r.stdout).toMatch(/REF_UNKNOWN: unknown catalog app "Totally Unknown App"; none of the \d+ is close/);
+    expect(await sim.writes()).toEqual([]);
+  });
+
   it('a converged repository reads no catalog app; a version edited in place is checked again, and an unknown one fails the plan (regression: one app read per followed app on every pass)', async () => {
     const repo = await writeRepo();
     expect((await cli(['apply', '--auto-approve', repo], env)).code).toBe(0);
