@@ -95,7 +95,7 @@ export class NameIndex<T extends Named> {
     const near = this.suggest(ref);
     if (near.length > 0) return `; did you mean ${near.join(' or ')}?`;
     const all = [...this.byId.values()];
-    if (all.length === 0) return `; there is none`;
+    if (all.length === 0) return `; the account has none`;
     if (all.length <= LISTED)
       return `; candidates: ${all
         .map((i) => candidateText(this.describe(i)))

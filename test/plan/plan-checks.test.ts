@@ -200,7 +200,10 @@ describe('live-lookup errors point at the field and quote only the name (row 21)
     expect(object(p, 'Package/a').error?.message).toBe(
       'unknown catalog app "7-Zipp"; did you mean "7-Zip" (11111111-1111-4111-8111-111111111111)?',
     );
-    expect(object(p, 'Package/t')).toMatchObject({ error: { message: 'unknown script template "Nope"' }, source: { line: 9, column: 21 } });
+    expect(object(p, 'Package/t')).toMatchObject({
+      error: { message: 'unknown script template "Nope"; the account has none' },
+      source: { line: 9, column: 21 },
+    });
     expect(object(p, 'Flow/f').source).toMatchObject({ line: 8, column: 19 });
     expect(object(p, 'Flow/g').source).toMatchObject({ line: 7, column: 8 });
   });
