@@ -38,12 +38,12 @@ export class DirectoryBackend implements StateBackend {
   /** Set by the lock's holder: throws when the lease is lost, so no write follows a takeover (dir-lock.ts). */
   fence: ((deep: boolean) => Promise<void>) | null = null;
 
-  async append(text: string, sync: boolean): Promise<void> {
+  async append(text: string, sync: boolean, expectedBytes: number): Promise<void> {
     // A durable append is an intent before a create: the lock is re-read so a lost lease never creates twice.
     await this.fence?.(sync);
     const fh = await this.handle();
     if (text.length > 0) {
-      await fh.write(text);
+      await writeWhole(fh, Buffer.from(text, 'utf8'), expectedBytes);
       this.stats.appends++;
       this.stats.bytesAppended += Buffer.byteLength(text);
     }
@@ -83,6 +83,27 @@ export class DirectoryBackend implements StateBackend {
     // A new file's name must be durable too, or a power cut could lose the whole journal.
     if (!existed) await syncDir(this.dir);
     return this.fh;
+  }
+}
+
+/**
+ * Writes all of `buf` at the journal's end, or throws with the journal cut back to `before` bytes.
+ * A write may take only part of a buffer (a disk that fills up): taken for whole, the record was
+ * torn but counted as saved, and the create its intent guards went out with no readable record
+ * (regression: `--adopt` needed after a full disk). Nothing is acknowledged until every byte is written.
+ */
+async function writeWhole(fh: FileHandle, buf: Buffer, before: number): Promise<void> {
+  let done = 0;
+  try {
+    while (done < buf.length) {
+      const { bytesWritten } = await fh.write(buf, done, buf.length - done);
+      if (bytesWritten <= 0) throw Object.assign(new Error('no space left on the device (a write took 0 bytes)'), { code: 'ENOSPC' });
+      done += bytesWritten;
+    }
+  } catch (e) {
+    // Best effort: a torn tail would glue the next record to a broken one (the store also folds a torn journal on load).
+    await fh.truncate(before).catch(() => undefined);
+    throw e;
   }
 }
 

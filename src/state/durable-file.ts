@@ -41,8 +41,9 @@ export async function syncDir(dir: string): Promise<void> {
 /** Replaces `file` so that a crash at any moment leaves the old or the new content, never a torn one. */
 export async function writeAtomic(file: string, text: string | Iterable<string>): Promise<void> {
   const tmp = `${file}.tmp-${process.pid}-${Math.random().toString(36).slice(2)}`;
-  await writeDurably(tmp, text, 'w');
   try {
+    // A write that fails half way (a full disk) leaves no temporary file behind either.
+    await writeDurably(tmp, text, 'w');
     await rename(tmp, file);
   } catch (e) {
     await unlink(tmp).catch(() => undefined);

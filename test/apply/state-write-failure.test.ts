@@ -25,10 +25,10 @@ const WRITES = /^(create|import|add|start|stop|skip|update|delete|upload|finaliz
 function fullDisk(dir: string, failAt: number, events: string[], count: { appends: number }): State {
   const backend = new DirectoryBackend(dir);
   const append = backend.append.bind(backend);
-  backend.append = (text: string, sync: boolean) => {
+  backend.append = (text: string, sync: boolean, expectedBytes: number) => {
     if (++count.appends >= failAt)
       return Promise.reject(Object.assign(new Error('ENOSPC: no space left on device, write'), { code: 'ENOSPC' }));
-    return append(text, sync);
+    return append(text, sync, expectedBytes);
   };
   return {
     description: `state directory ${dir}`,
