@@ -76,4 +76,20 @@ describe('run --verify-mode tag', () => {
     expect(s.lastAppliedRevision).toBe(await git(repo.work, 'rev-parse', 'HEAD'));
     expect((await sim.writes()).slice(before)).toEqual(['POST /v1/flow/deployment/{id}/stop']);
   });
+
+  it('refuses a signed tag of another name pushed as the release (regression: a candidate tag moved to release was applied)', async () => {
+    const before = (await sim.writes()).length;
+    const applied = await git(repo.work, 'rev-parse', 'HEAD');
+    await writeFile(join(repo.work, 'deployments.yaml'), deploymentsYaml({ state: 'running' }));
+    const candidate = await commitAs(repo.work, alice, null, 'start 7-Zip again (candidate)');
+    // Signed by a trusted key, but as "v3-rc1": someone with push rights, without a key, stores it as release.
+    await gitAs(repo.work, alice, signed, 'tag', '-s', '-m', 'candidate', 'v3-rc1');
+    await git(repo.work, 'push', '-q', '--force', 'origin', 'HEAD:main', 'refs/tags/v3-rc1:refs/tags/release');
+    const s = await agent.reconcile();
+    expect(verified(s)).toMatchObject({ status: 'False', reason: 'VerificationFailed' });
+    expect(verified(s)?.message).toContain(`revision ${candidate} is not applied`);
+    expect(verified(s)?.message).toContain('signed as "v3-rc1", not as "release"');
+    expect(s.lastAppliedRevision).toBe(applied);
+    expect((await sim.writes()).length).toBe(before);
+  });
 });

@@ -142,6 +142,12 @@ export class VerifiedSource {
       if (type.code !== 0) return refuse(`--ref ${o.ref} has no tag in the repository`);
       if (type.stdout.trim() !== 'tag')
         return refuse(`--ref ${o.ref} is not an annotated, signed tag (it names a ${type.stdout.trim() || 'non-tag'})`);
+      // The signed tag object names itself: one stored under another name (a candidate tag pushed
+      // as \`release\`) is not the release a trusted key signed (security review 3 finding 7).
+      const named = /^tag (.+)$/m.exec((await runGit(o.keys, repoDir, ['cat-file', 'tag', o.source.tagRef], o.env)).stdout)?.[1];
+      const want = o.ref.replace(/^refs\/tags\//, '');
+      if (named !== want)
+        return refuse(`the tag at --ref ${o.ref} was signed as "${named ?? '?'}", not as "${want}" (a tag moved under another name)`);
       const peeled = await runGit(o.keys, repoDir, ['rev-parse', `${o.source.tagRef}^{commit}`], o.env);
       if (peeled.stdout.trim() !== head)
         return refuse(`tag ${o.ref} points at ${peeled.stdout.trim().slice(0, 40) || '?'}, not at the checked-out commit`);
