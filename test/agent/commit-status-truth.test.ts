@@ -3,7 +3,7 @@
  * agent wires them (status tracker → notifier) against a local receiver. Regression tests for: an
  * API outage on an applied commit turned it red; a commit refused by signature verification was first
  * told "applying"; a revision with an owned deployment still running after its manifest left git was
- * `success`; a rollout a gate stopped was shown green in Slack and Teams.
+ * `success`, then stayed "applying"; a rollout a gate stopped was shown green in Slack and Teams.
  */
 import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -89,12 +89,24 @@ describe('commit statuses', () => {
     expect(states(rx, NEXT)).toEqual(['failure']);
   });
 
-  it('a revision with objects that require pruning stays pending, never success', async () => {
+  it('a revision with objects that require pruning stays pending, never success, and says so instead of "applying" (regression: "applying" for ever)', async () => {
     const { status, notifier, rx } = await wired(GITHUB);
     status.startPass(SHA, 'interval');
     status.finishPass(pass('Succeeded', SHA, { orphaned: 1 }), [], []);
     await notifier.flush();
-    expect(states(rx, SHA)).toEqual(['pending']);
+    expect(states(rx, SHA)).toEqual(['pending', 'pending']);
+    const descriptions = rx.requests
+      .filter((q) => q.path.endsWith(`/statuses/${SHA}`))
+      .map((q) => (JSON.parse(q.body) as { description: string }).description);
+    expect(descriptions).toEqual([
+      'packsync is applying this revision',
+      'applied, but 1 object(s) require pruning (their manifests left git)',
+    ]);
+    // The next pass over the same commit tells nothing again.
+    status.startPass(SHA, 'interval');
+    status.finishPass(pass('Succeeded', SHA, { orphaned: 1 }), [], []);
+    await notifier.flush();
+    expect(states(rx, SHA)).toHaveLength(2);
   });
 });
 

@@ -170,11 +170,13 @@ export class Notifier {
    */
   passFinished(revision: string | null, ok: boolean, message: string, more: { notInEffect?: string; alreadyApplied?: boolean } = {}): void {
     if (!ok && more.alreadyApplied) return;
-    if (ok && more.notInEffect) this.commitState(revision, 'pending', more.notInEffect);
+    // Still pending, but a verdict of its own: it replaces "applying" (regression: the first pending kept it for ever).
+    if (ok && more.notInEffect) this.commitState(revision, 'pending', more.notInEffect, 'pending:applied');
     else this.commitState(revision, ok ? 'success' : 'failure', ok ? 'packsync applied this revision' : message);
   }
 
-  private commitState(revision: string | null, state: CommitState, description: string): void {
+  /** `verdict` is what is recorded per commit: `state`, or a pending that is a pass's verdict. */
+  private commitState(revision: string | null, state: CommitState, description: string, verdict: string = state): void {
     // Only a git commit has a status; a directory's digest has nowhere to go.
     if (revision === null || !/^[0-9a-f]{40}([0-9a-f]{24})?$/.test(revision)) return;
     const statuses = this.o.store.state.statuses;
@@ -191,12 +193,12 @@ export class Notifier {
       const key = `${p.name}|${revision}`;
       // A commit already judged is not set back to pending by a re-pass (interval, retry): only a
       // different verdict is posted, which keeps well under the hosts' per-sha status limits.
-      if (statuses[key] === state || (state === 'pending' && statuses[key] !== undefined)) continue;
+      if (statuses[key] === verdict || (verdict === 'pending' && statuses[key] !== undefined)) continue;
       const reason = state === 'failure' ? 'CommitStatusFailure' : state === 'success' ? 'CommitStatusSuccess' : 'CommitStatusPending';
       const before = statuses[key];
       // Recorded at once so a post queued meanwhile compares with the newest state; undone if it is not delivered.
       delete statuses[key];
-      statuses[key] = state;
+      statuses[key] = verdict;
       this.send(
         p,
         reason,
@@ -207,7 +209,7 @@ export class Notifier {
           }),
         () => undefined,
         () => {
-          if (statuses[key] !== state) return;
+          if (statuses[key] !== verdict) return;
           if (before === undefined) delete statuses[key];
           else statuses[key] = before;
         },
