@@ -26,6 +26,9 @@ function hint(status: number | undefined, code: string | undefined): string {
     return ': the storage account refused the credentials; check AZURE_STORAGE_CONNECTION_STRING (account name and key, or the SAS and its permissions)';
   if (code === 'ResourceNotFound' || code === 'AccountNotFound' || code === 'ENOTFOUND')
     return ': the storage account was not found; check the account in AZURE_STORAGE_CONNECTION_STRING';
+  // Azurite older than the SDK refuses its x-ms-version header this way (docs/reconcile.md, "Remote state").
+  if (status === 400 && code === 'InvalidHeaderValue')
+    return ': the storage endpoint refused a request header, which is how an Azurite older than the SDK refuses its API version; start Azurite with --skipApiVersionCheck, or use a newer one';
   if (status === undefined)
     return ': the storage endpoint did not answer; check the endpoint in AZURE_STORAGE_CONNECTION_STRING and the network';
   return '';
