@@ -33,9 +33,11 @@ ENV NODE_ENV=production \
 USER 10001:10001
 VOLUME ["/var/lib/packsync"]
 EXPOSE 8080
-# /healthz answers while the process is alive; readiness (/readyz) is for the orchestrator.
+# /healthz answers while the process is alive; readiness (/readyz) is for the orchestrator. A
+# container that runs --listen on another port sets PACKSYNC_HEALTH_PORT to it.
+ENV PACKSYNC_HEALTH_PORT=8080
 HEALTHCHECK --interval=30s --timeout=3s --start-period=10s --retries=3 \
-  CMD ["node", "-e", "fetch('http://127.0.0.1:8080/healthz').then(r=>process.exit(r.ok?0:1),()=>process.exit(1))"]
+  CMD ["node", "-e", "fetch('http://127.0.0.1:'+(process.env.PACKSYNC_HEALTH_PORT||8080)+'/healthz').then(r=>process.exit(r.ok?0:1),()=>process.exit(1))"]
 # The CLI's memory policy, as its bin's shebang sets it (docs/performance.md, "fleet-cli"), and
 # WebAssembly by V8's baseline compiler only (src/cli/wasm-policy.ts): on Node 24 the CLI cannot set
 # that flag at run time, so the image passes it here.

@@ -103,3 +103,16 @@ describe('bodies the agent reads before it knows the sender', () => {
     expect(triggers).toEqual(['webhook (github)']);
   });
 });
+
+describe('HEAD', () => {
+  it('answers the read routes as GET does, without a body (regression: 404 for monitors that probe with HEAD)', async () => {
+    for (const path of ['/', '/healthz', '/readyz', '/status']) {
+      const head = await fetch(`http://127.0.0.1:${sidecar.port}${path}`, { method: 'HEAD' });
+      const get = await fetch(`http://127.0.0.1:${sidecar.port}${path}`);
+      expect(head.status, path).toBe(get.status);
+      expect(head.headers.get('content-type'), path).toBe(get.headers.get('content-type'));
+      expect(await head.text(), path).toBe('');
+      await get.text();
+    }
+  });
+});

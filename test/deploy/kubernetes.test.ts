@@ -3,7 +3,10 @@
  * (kubernetes-models), every packsync flag they use exists in the CLI, and every container keeps
  * the restrictive security context and has probes, requests and limits.
  */
+import { spawn } from 'node:child_process';
 import { readdir, readFile } from 'node:fs/promises';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseAllDocuments } from 'yaml';
@@ -226,5 +229,30 @@ describe('deploy/kubernetes', () => {
     expect(df).toMatch(/^USER 10001/m);
     expect(df).toMatch(/^HEALTHCHECK /m);
     expect(df).toMatch(/npm prune --omit=dev/);
+  });
+
+  it("the image's healthcheck probes /healthz on PACKSYNC_HEALTH_PORT (regression: port 8080 whatever --listen said)", async () => {
+    const df = await readFile(fileURLToPath(new URL('../../Dockerfile', import.meta.url)), 'utf8');
+    const cmd = JSON.parse(/^HEALTHCHECK [^\n]*\\\n\s*CMD (\[.*\])$/m.exec(df)![1]!) as string[];
+    expect(cmd.slice(0, 2)).toEqual(['node', '-e']);
+    const seen: string[] = [];
+    const server = createServer((req, res) => {
+      seen.push(req.url ?? '');
+      res.writeHead(req.url === '/healthz' ? 200 : 404).end();
+    });
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+    const port = (server.address() as AddressInfo).port;
+    const probe = (env: Record<string, string>): Promise<number | null> =>
+      new Promise((resolve) =>
+        spawn(process.execPath, cmd.slice(1), { env: { ...process.env, ...env }, stdio: 'ignore' }).on('exit', resolve),
+      );
+    try {
+      expect(await probe({ PACKSYNC_HEALTH_PORT: String(port) })).toBe(0);
+      expect(seen).toEqual(['/healthz']);
+      server.closeAllConnections();
+    } finally {
+      await new Promise((r) => server.close(r));
+    }
+    expect(await probe({ PACKSYNC_HEALTH_PORT: String(port) })).toBe(1);
   });
 });

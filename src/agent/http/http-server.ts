@@ -50,7 +50,8 @@ export async function startSidecar(o: SidecarOptions): Promise<Sidecar> {
     const path = new URL(req.url ?? '/', 'http://agent').pathname;
     const route = `${req.method ?? 'GET'} ${path}`;
     if (route === 'POST /webhook' || route === 'POST /reconcile') return hooks(req, res, path);
-    if (req.method === 'GET' && path in READS) return READS[path]!(o, res);
+    // HEAD is GET without the body (Node leaves it out): monitors that probe with HEAD get the same status.
+    if ((req.method === 'GET' || req.method === 'HEAD') && path in READS) return READS[path]!(o, res);
     // A request nobody reads the body of: answered and closed, its body never buffered.
     req.resume();
     return json(res, 404, { error: `no route ${route}` });
