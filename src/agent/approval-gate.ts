@@ -53,15 +53,20 @@ export class ApprovalGate {
     }
     const to = plan.revision;
     const from = await this.lastApplied();
+    if (to !== null && from === to) return this.record(alreadyApproved(o.policy, plan, to));
     const range = to === null ? '(no git revision)' : from ? `${from.slice(0, 12)}..${to.slice(0, 12)}` : to.slice(0, 12);
     const found =
       to === null || to.startsWith('sha256:')
         ? { signers: [], error: 'approvals need a git source: a plain directory has no signed commits' }
         : await signersOf(o.keys, repoDir, from, to, o.env);
     const verdict = approvalVerdict(o.policy, plan, found, range);
-    this.last = verdict;
-    o.status.status.approvals = verdict;
     if (!verdict.ok) o.status.event({ reason: 'ApprovalPending', object: o.sourceObject, message: verdict.message, revision: to });
+    return this.record(verdict);
+  }
+
+  private record(verdict: ApprovalVerdict): boolean {
+    this.last = verdict;
+    this.o.status.status.approvals = verdict;
     return verdict.ok;
   }
 
@@ -88,6 +93,23 @@ export class ApprovalGate {
     await writeFile(`${path}.tmp`, `${JSON.stringify({ revision })}\n`);
     await rename(`${path}.tmp`, path);
   }
+}
+
+/**
+ * A plan over the revision the agent last applied whole: no commit is new, so nothing is there for
+ * a second person to sign. What it changes comes from that revision meeting time or the service (a
+ * Baseline exception that expired, a start after \`packsync resume\`, drift healed back to git), and
+ * that revision passed the rule when it was applied (regression: the agent waited for ever for
+ * signatures over an empty range, "found 0, 2 missing").
+ */
+function alreadyApproved(policy: RolloutPolicy, plan: Plan, revision: string): ApprovalVerdict {
+  const v = approvalVerdict(policy, plan, { signers: [] }, revision.slice(0, 12));
+  return {
+    ...v,
+    ok: true,
+    missing: 0,
+    message: `no new commits since ${revision.slice(0, 12)}, which was applied under the rule: what changes now (time, a resume, drift healed) needs no new approval`,
+  };
 }
 
 /**

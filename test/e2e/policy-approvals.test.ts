@@ -211,4 +211,31 @@ describe('two-person rule', () => {
       await agent.stop();
     }
   });
+
+  it('a change over the revision already applied under the rule (drift healed) needs no new signatures (regression: waited for ever over an empty range)', async () => {
+    const agent = await startAgent(
+      ['--source', repo.fileUrl, '--policy', policy, '--trusted-keys', trusted, '--interval', '1h', '--drift', 'heal'],
+      env,
+      await tempDir('packsync-secret-'),
+    );
+    try {
+      await agent.until('the first pass', (s) => s.passes >= 1 && s.history[0]?.result === 'Succeeded');
+      await writeFile(join(repo.work, 'all.yaml'), manifests('running'));
+      await commitAs(repo.work, ALICE, alice, 'Start 7-Zip 24.08');
+      await commitAs(repo.work, BOB, bob, 'Approve');
+      await git(repo.work, 'push', '-q', 'origin', 'HEAD:main');
+      expect((await agent.reconcile()).approvals).toMatchObject({ ok: true, signers: [ALICE.email, BOB.email] });
+      const id = (await sim.state()).deployments[0]!.id;
+      // Someone stops it in the console: the same revision, healed back to running.
+      const stop = await fetch(`${sim.url}/v1/flow/deployment/${id}/stop`, { method: 'POST', headers: { 'X-API-Key': sim.key } });
+      expect(stop.status).toBe(200);
+      const writes = (await sim.writes()).length;
+      const healed = await agent.reconcile();
+      expect(healed.approvals).toMatchObject({ ok: true, missing: 0 });
+      expect(healed.events.filter((e) => e.reason === 'ApprovalPending')).toEqual([]);
+      expect((await sim.writes()).slice(writes)).toEqual(['POST /v1/flow/deployment/{id}/start']);
+    } finally {
+      await agent.stop();
+    }
+  });
 });
