@@ -64,6 +64,9 @@ const CONNECT_WORDS: Record<string, string> = {
   UND_ERR_CONNECT_TIMEOUT: 'connect timeout',
 };
 
+/** Errors raised while building the request (a header value that cannot be sent): no byte left, and no repeat would differ. */
+const REQUEST_CODES = new Set(['UND_ERR_INVALID_ARG', 'ERR_INVALID_CHAR', 'ERR_INVALID_ARG_VALUE', 'ERR_INVALID_ARG_TYPE']);
+
 function isRetryableStatus(status: number): boolean {
   return status === 408 || status === 429 || (status >= 500 && status !== 501 && status !== 505);
 }
@@ -99,6 +102,10 @@ export function decide(req: DecisionRequest, outcome: AttemptOutcome, attempt: n
     });
   } else {
     if (outcome.aborted) return { retry: false, error: abortedError(req.operation, outcome.cause) };
+    if (REQUEST_CODES.has(outcome.code)) {
+      const message = `${req.operation}: the request could not be sent (${outcome.code}); nothing reached the service`;
+      return { retry: false, error: new ApiError('API_BAD_REQUEST', message, { operation: req.operation, cause: outcome.cause }) };
+    }
     const connectPhase = CONNECT_CODES.has(outcome.code);
     const canRepeat = req.idempotent || connectPhase;
     retry = canRepeat && policy.retry.canRetry(attempt);

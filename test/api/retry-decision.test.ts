@@ -186,3 +186,14 @@ describe('decide: attempts and jitter', () => {
     expect(d.error.code).toBe('API_UNAVAILABLE');
   });
 });
+
+describe('decide: a request that cannot be built', () => {
+  it('is not repeated: API_BAD_REQUEST at once, naming the code and not the key (regression: five attempts of an invalid header)', () => {
+    for (const req of [safe, unsafe]) {
+      const e = stop(decide(req, lost('UND_ERR_INVALID_ARG'), 1, policy()));
+      expect(e.code).toBe('API_BAD_REQUEST');
+      expect(e.message).toContain('UND_ERR_INVALID_ARG');
+      expect(e.message).not.toContain(KEY);
+    }
+  });
+});
