@@ -69,6 +69,16 @@ const run = (...args: string[]): ReturnType<typeof cli> =>
     },
   );
 
+/** Notifications with a GitHub forge on the receiver (for pull requests) and the UpdateProposed webhook. */
+async function forgeNotifications(): Promise<void> {
+  const token = join(await tempDir('packsync-update-token-'), 'token');
+  await writeFile(token, 'ghp_update_SECRET_0123\n');
+  await writeFile(
+    notifications,
+    `providers:\n  - name: forge\n    type: github\n    address: ${rx.url}/gh\n    tokenFile: ${token}\n    repository: acme/fleet\n  - name: hook\n    type: webhook\n    address: ${rx.url}/hook\nalerts:\n  - provider: hook\n    reasons: [UpdateProposed]\n`,
+  );
+}
+
 const hooks = (): { reason: string; object: { kind: string; name: string }; message: string }[] =>
   rx.requests
     .filter((r) => r.path === '/hook')
@@ -142,12 +152,7 @@ describe('run --update-interval', () => {
   });
 
   it('--update-pull-request opens a pull request per branch with the plan of its commit; a refused one is tried again', async () => {
-    const token = join(await tempDir('packsync-update-token-'), 'token');
-    await writeFile(token, 'ghp_update_SECRET_0123\n');
-    await writeFile(
-      notifications,
-      `providers:\n  - name: forge\n    type: github\n    address: ${rx.url}/gh\n    tokenFile: ${token}\n    repository: acme/fleet\n  - name: hook\n    type: webhook\n    address: ${rx.url}/hook\nalerts:\n  - provider: hook\n    reasons: [UpdateProposed]\n`,
-    );
+    await forgeNotifications();
     rx.answer.push(200, 500);
     const r = await run('--update-pull-request', 'forge');
     expect(r.code).toBe(0);
@@ -167,12 +172,7 @@ describe('run --update-interval', () => {
   });
 
   it('an unchanged branch that never had a pull request gets one; one whose pull request was closed does not (regression: a branch pushed by update --push was never proposed)', async () => {
-    const token = join(await tempDir('packsync-update-token-'), 'token');
-    await writeFile(token, 'ghp_update_SECRET_0123\n');
-    await writeFile(
-      notifications,
-      `providers:\n  - name: forge\n    type: github\n    address: ${rx.url}/gh\n    tokenFile: ${token}\n    repository: acme/fleet\n  - name: hook\n    type: webhook\n    address: ${rx.url}/hook\nalerts:\n  - provider: hook\n    reasons: [UpdateProposed]\n`,
-    );
+    await forgeNotifications();
     // Someone ran `packsync update --push` without a pull request: the branch holds the update already.
     const pushedByHand = await cli(['update', repo.work, '--push', 'origin'], env);
     expect(pushedByHand.code, pushedByHand.stderr).toBe(0);

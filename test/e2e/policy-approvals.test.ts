@@ -60,6 +60,14 @@ afterEach(async () => {
   await sim.close();
 });
 
+/** The agent on the repository with the two-person policy and both people's keys trusted. */
+const policyAgent = async (...extra: string[]): ReturnType<typeof startAgent> =>
+  startAgent(
+    ['--source', repo.fileUrl, '--policy', policy, '--trusted-keys', trusted, '--interval', '1h', ...extra],
+    env,
+    await tempDir('packsync-secret-'),
+  );
+
 /** What wave 1 of "Pilot first" reaches, from the simulator's fixtures (not from packsync). */
 async function wave1(): Promise<{ tenants: number; devices: number; waves: number }> {
   const fx = (await sim.admin('GET', '/_sim/fixtures')) as {
@@ -137,11 +145,7 @@ describe('two-person rule', () => {
   });
 
   it('the agent (run --policy) applies nothing of a revision until the commits since the last applied one carry two trusted signers', async () => {
-    const agent = await startAgent(
-      ['--source', repo.fileUrl, '--policy', policy, '--trusted-keys', trusted, '--interval', '1h'],
-      env,
-      await tempDir('packsync-secret-'),
-    );
+    const agent = await policyAgent();
     try {
       // The first pass changes nothing (no approval needed) and is the start of the next range.
       await agent.until('the first pass', (s) => s.passes >= 1 && s.history[0]?.result === 'Succeeded');
@@ -181,11 +185,7 @@ describe('two-person rule', () => {
     await writeFile(join(repo.work, 'all.yaml'), windowed('pending'));
     await commitAs(repo.work, ALICE, alice, 'Window for 7-Zip');
     await git(repo.work, 'push', '-q', 'origin', 'HEAD:main');
-    const agent = await startAgent(
-      ['--source', repo.fileUrl, '--policy', policy, '--trusted-keys', trusted, '--interval', '1h'],
-      env,
-      await tempDir('packsync-secret-'),
-    );
+    const agent = await policyAgent();
     try {
       await agent.until('the first pass', (s) => s.passes >= 1 && s.history[0]?.result === 'Succeeded');
       const writes = (await sim.writes()).length;
@@ -213,11 +213,7 @@ describe('two-person rule', () => {
   });
 
   it('a change over the revision already applied under the rule (drift healed) needs no new signatures (regression: waited for ever over an empty range)', async () => {
-    const agent = await startAgent(
-      ['--source', repo.fileUrl, '--policy', policy, '--trusted-keys', trusted, '--interval', '1h', '--drift', 'heal'],
-      env,
-      await tempDir('packsync-secret-'),
-    );
+    const agent = await policyAgent('--drift', 'heal');
     try {
       await agent.until('the first pass', (s) => s.passes >= 1 && s.history[0]?.result === 'Succeeded');
       await writeFile(join(repo.work, 'all.yaml'), manifests('running'));
