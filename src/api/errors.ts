@@ -60,6 +60,8 @@ export function codeForStatus(status: number): ApiErrorCode {
   if (status === 408) return 'API_TIMEOUT';
   if (status === 409) return 'API_CONFLICT';
   if (status === 429) return 'API_RATE_LIMITED';
+  // A redirect is not an answer of the interface: packsync does not follow one (a key must not travel to another host).
+  if (status >= 300 && status < 400) return 'API_INVALID_RESPONSE';
   if (status >= 500) return 'API_UNAVAILABLE';
   return 'API_BAD_REQUEST';
 }
@@ -118,6 +120,8 @@ export function httpError(
   const detail = describeProblem(problem);
   let message = `${operation}: ${statusLine(status)}${detail ? `: ${detail}` : ''}`;
   if (opts.note) message += ` (${opts.note})`;
+  if (status >= 300 && status < 400)
+    message += '; the service redirected, which packsync does not follow: check --api-url (http or https, host, no path beyond the base)';
   return new ApiError(code, redact(message, opts.secrets ?? []), {
     operation,
     status,
