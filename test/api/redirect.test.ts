@@ -34,7 +34,10 @@ describe('a redirect from the service', () => {
     const base = await serve((req, res) => res.writeHead(307, { location: `${target}${req.url ?? '/'}` }).end());
     const api = createApiClient({ baseUrl: `${base}/v1`, apiKey: 'key-SECRET-0123' });
     try {
-      const e = await api.listTemplates().catch((x: unknown) => x as Error & { code: string });
+      const e = await api.listTemplates().then(
+        () => new Error('no error') as Error & { code?: string },
+        (x: unknown) => x as Error & { code?: string },
+      );
       expect(e).toMatchObject({ code: 'API_INVALID_RESPONSE' });
       expect(e.message).toMatch(/307 Temporary Redirect.*redirected, which packsync does not follow: check --api-url/);
       expect(e.message).not.toContain('key-SECRET-0123');
