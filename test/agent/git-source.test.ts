@@ -1,7 +1,5 @@
 /** The git source against real repositories: branch, tag, pinned commit, sub-path, and refused input. */
 import { mkdir, writeFile } from 'node:fs/promises';
-import { createServer } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { GitSource, validateRef, validateRemote } from '../../src/agent/source/git-source.js';
@@ -64,28 +62,6 @@ describe('git source', () => {
       env: process.env,
     });
     await expect(badPath.sync()).rejects.toMatchObject({ code: 'SOURCE_PATH_INVALID' });
-  });
-
-  it('reports a web server that is no git repository as such, not as a missing ref (regression: SOURCE_REF_NOT_FOUND)', async () => {
-    const server = createServer((_req, res) => res.writeHead(200, { 'content-type': 'text/html' }).end('<html>hello</html>'));
-    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-    try {
-      const web = new GitSource({
-        url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/fleet.git`,
-        ref: 'main',
-        workDir: await tempDir('packsync-src-'),
-        env: process.env,
-      });
-      const e = await web.sync().then(
-        () => new Error('synced') as Error & { code?: string },
-        (x: unknown) => x as Error & { code?: string },
-      );
-      expect(e.code).toBe('SOURCE_FETCH_FAILED');
-      expect(e.message).toContain('lists no branch or tag at all: it is not a git repository');
-    } finally {
-      server.closeAllConnections();
-      await new Promise((r) => server.close(r));
-    }
   });
 
   it('reports an unreachable remote as a fetch failure, not a missing ref (regression)', async () => {

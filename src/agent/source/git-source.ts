@@ -180,16 +180,9 @@ export class GitSource {
         if (branch !== null) {
           // Only "no such ref" means try a tag; auth, network or server errors are fetch failures.
           if (!isMissingRef(branch)) throw branch;
-          await git.fetch([...depth, '--no-tags', 'origin', `+refs/tags/${ref}:refs/packsync/target`]).catch(async (e: unknown) => {
-            if (!isMissingRef(e)) throw e;
-            // A server that is no git repository (a web page answers git's dumb protocol) has no ref at all.
-            const refs = await git.listRemote(['origin']).catch(() => '');
-            if (refs.trim() === '')
-              throw new SourceError(
-                'SOURCE_FETCH_FAILED',
-                `${this.displayUrl} lists no branch or tag at all: it is not a git repository (or an empty one); check --source`,
-              );
-            throw new SourceError('SOURCE_REF_NOT_FOUND', `no branch or tag "${ref}" in ${this.displayUrl}`);
+          await git.fetch([...depth, '--no-tags', 'origin', `+refs/tags/${ref}:refs/packsync/target`]).catch((e: unknown) => {
+            if (isMissingRef(e)) throw new SourceError('SOURCE_REF_NOT_FOUND', `no branch or tag "${ref}" in ${this.displayUrl}`);
+            throw e;
           });
         }
         await git.raw(['checkout', '--force', '--detach', 'refs/packsync/target']);
