@@ -102,7 +102,8 @@ export class RolloutTracker {
     }
     let next: number | null = null;
     for (const g of gates) {
-      const r = rolloutStatus(g);
+      // Whether the gate's action landed this pass is decided once, by rolloutStatus (a window-held skip did not).
+      const r = rolloutStatus(g, done.get(g.key) === true);
       for (const v of VERDICTS) metrics.gateVerdict.set({ deployment: g.key, verdict: v }, v === r.verdict ? 1 : 0);
       for (const t of g.tenants)
         if (t.successRate !== null)
@@ -119,7 +120,7 @@ export class RolloutTracker {
           `held on wave ${g.held.wave}/${g.waveCount}${g.held.stopped ? ' (stopped)' : ' (no call)'}: ${g.held.reason}`,
           g.held.wave,
         );
-      if (g.action !== 'none' && g.windowHeld === undefined && done.get(g.key) === true) {
+      if (r.carriedOut) {
         metrics.gateActions.inc({ action: g.action });
         if (g.action === 'skip-wave') {
           if (g.wave >= g.waveCount)
