@@ -87,8 +87,7 @@ export class PassObserver {
     }
     this.expiredExceptions(out.plan.expiredExceptions ?? []);
     const started = out.plan.objects.flatMap((o) => (o.serviceStarted ?? []).map((d) => ({ flow: o.key, ...d })));
-    if (started.length > 0) status.status.serviceStarted = started;
-    else delete status.status.serviceStarted;
+    status.status.serviceStarted = started;
     // Owned live objects whose manifest left git: out of sync until pruned (docs/agent.md).
     const orphaned = out.plan.objects.filter((o) => o.requiresPruning === true).map((o) => o.key);
     status.drifted(unhealed, orphaned);
@@ -129,8 +128,7 @@ export class PassObserver {
    */
   private expiredExceptions(list: readonly ExpiredException[]): void {
     const { status } = this.o;
-    if (list.length > 0) status.status.expiredExceptions = [...list];
-    else delete status.status.expiredExceptions;
+    status.status.expiredExceptions = [...list];
     for (const e of list)
       status.event({
         reason: 'ExceptionExpired',

@@ -32,6 +32,12 @@ afterAll(async () => {
 });
 
 describe('a deployment the service started', () => {
+  it('status-lists-always-present: /status lists serviceStarted, expiredExceptions and windows as [] (approvals null) while there are none', async () => {
+    // Before, these keys were left out when empty, so `jq '.serviceStarted | length'` failed instead of saying 0.
+    const s = await agent.reconcile();
+    expect(s).toMatchObject({ serviceStarted: [], expiredExceptions: [], windows: [], approvals: null });
+  });
+
   it('is on /status and the page as started by the service, not on git’s rollout board', async () => {
     await sim.admin('POST', '/_sim/releases', { app: '7-Zip', version: '24.09' });
     await sim.advance(120);

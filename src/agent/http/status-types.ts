@@ -114,16 +114,16 @@ export interface AgentStatus {
   /** Running deployments with promotion gates, as the last pass judged them (gate-tracker.ts); each is also on its rollout as `promotion`. */
   gates: RolloutStatus[];
   /** Deployments under change windows as the last pass saw them: open, or what waits and the next window (docs/policy.md). */
-  windows?: WindowState[];
+  windows: WindowState[];
   /** With `--policy`: the approvals the tracked revision needs, found and missing (null when none are needed). */
-  approvals?: ApprovalVerdict | null;
+  approvals: ApprovalVerdict | null;
   /** Baseline exceptions past their `expires` date, as the last pass planned (docs/baselines.md). */
-  expiredExceptions?: ExpiredException[];
+  expiredExceptions: ExpiredException[];
   /**
    * Deployments the service started by itself in owned flows (`startNewVersionsAutomatically`), as
    * the last pass saw them: they belong to the service, not to git (docs/reconcile.md, "Service-driven flows").
    */
-  serviceStarted?: { flow: string; id: string; version: string; status: string; wave: string }[];
+  serviceStarted: { flow: string; id: string; version: string; status: string; wave: string }[];
 }
 
 export type PassListener = (

@@ -69,6 +69,11 @@ export class StatusTracker {
       noOpPasses: 0,
       events: this.log.events,
       gates: [],
+      // Always present, empty when nothing applies: a reader (jq, a dashboard) need not tell "none" from "not known".
+      windows: [],
+      approvals: null,
+      expiredExceptions: [],
+      serviceStarted: [],
     };
   }
 
