@@ -32,6 +32,7 @@ import { addPolicyFlags, enforceApprovals, notifyBreakGlass, policyFrom } from '
 import type { PolicyFlags } from './apply-policy.js';
 import { windowLines } from '../plan/windows/window-format.js';
 import { DEFAULT_ACTION_CONCURRENCY } from '../apply/defaults.js';
+import { withErrorDocument } from './error-document.js';
 
 interface ApplyCommandOptions extends CommonOptions, PlanFlags, BreakGlassFlags, PolicyFlags {
   output: 'text' | 'json';
@@ -53,75 +54,79 @@ export function registerApplyCommand(program: Command, io: CliIo): void {
   addBreakGlassFlags(cmd, true);
   addPolicyFlags(cmd, true);
   addCommonOptions(cmd);
-  cmd.action(async (path: string, opts: ApplyCommandOptions, self: Command) => {
-    const target = resolve(io.cwd, path);
-    const saved = await readSavedPlan(target, shownPath(io.cwd, target));
-    if (saved) refusePlanFlags(self);
-    const concurrency = intFlag(opts.concurrency, '--concurrency');
-    const readConcurrency = readConcurrencyOf(opts);
-    const waitTimeoutMs = intFlag(opts.waitTimeout, '--wait-timeout') * 1000;
-    // Rollout policy flags are checked before the state is locked or the service is read.
-    const glass = await breakGlassFrom(opts, io.cwd);
-    const policy = await policyFrom(opts, io);
-    const rt = await buildRuntime(opts, io, [], { lockState: true });
-    const text = opts.output === 'text';
-    // No colour (--no-color, NO_COLOR, TERM=dumb) means no cursor control either: plain progress lines and prompt.
-    const plain = !useColor(opts, io);
-    const { hard, onEvent, release } = progressAndInterrupt(io, text, plain);
-    const applyOptions: ApplyOptions = { concurrency, wait: { timeoutMs: waitTimeoutMs }, onEvent, signal: hard.signal };
-    try {
-      let plan: Plan;
-      let verdict: PlanVerdict;
-      let result: ApplyResult | undefined;
-      if (saved) {
-        plan = saved.plan;
-        verdict = planVerdict(plan);
-        if (text) io.stdout(formatPlanText(plan, { color: useColor(opts, io), show: showFile(io.cwd, saved.desired.root) }));
-        result = await applySavedPlan(saved, rt.api, rt.state, applyOptions, readConcurrency);
-      } else {
-        const planned = await planPass({
-          path: target,
-          api: rt.api,
-          stateDir: rt.stateDir,
-          state: rt.state,
-          planOptions: { ...planOptionsFrom(opts), ...(glass ? { ignoreWindows: glass } : {}) },
-          readConcurrency,
-        });
-        if (planned.kind === 'invalid') {
-          const problems = shownProblems(planned.problems, showFile(io.cwd, await manifestRoot(target)));
-          // A CI step parsing apply's JSON gets the problems, never an empty document (as plan).
-          if (!text) io.stdout(JSON.stringify({ valid: false, problems }, null, 2));
-          io.stderr(problemLines(problems));
-          io.setExitCode(1);
-          return;
-        }
-        plan = planned.plan;
-        if (text) io.stdout(formatPlanText(plan, { color: useColor(opts, io), show: showFile(io.cwd, planned.desired.root) }));
-        if (plan.errors.length > 0) {
-          if (!text) io.stdout(JSON.stringify({ plan }, null, 2));
-          io.setExitCode(1);
-          return;
-        }
-        verdict = planVerdict(plan);
-        await enforceApprovals(policy, plan, opts, io, await manifestRoot(target));
-        const approval = verdict.changes ? await approve(plan, io, opts.autoApprove === true, plain) : 'approved';
-        if (approval !== 'approved' || hard.signal.aborted) {
-          if (!text) io.stdout(JSON.stringify({ plan }, null, 2));
-          io.setExitCode(approval === 'interrupted' || hard.signal.aborted ? 130 : 1);
-          return;
-        }
-        result = await applyPlanned(planned, rt.api, applyOptions);
-        if (result) await notifyBreakGlass(plan, opts, io);
+  cmd.action((path: string, opts: ApplyCommandOptions, self: Command) =>
+    withErrorDocument(io, opts.output, 'packsync apply', (shown) => runApply(shown, path, opts, self)),
+  );
+}
+
+async function runApply(io: CliIo, path: string, opts: ApplyCommandOptions, self: Command): Promise<void> {
+  const target = resolve(io.cwd, path);
+  const saved = await readSavedPlan(target, shownPath(io.cwd, target));
+  if (saved) refusePlanFlags(self);
+  const concurrency = intFlag(opts.concurrency, '--concurrency');
+  const readConcurrency = readConcurrencyOf(opts);
+  const waitTimeoutMs = intFlag(opts.waitTimeout, '--wait-timeout') * 1000;
+  // Rollout policy flags are checked before the state is locked or the service is read.
+  const glass = await breakGlassFrom(opts, io.cwd);
+  const policy = await policyFrom(opts, io);
+  const rt = await buildRuntime(opts, io, [], { lockState: true });
+  const text = opts.output === 'text';
+  // No colour (--no-color, NO_COLOR, TERM=dumb) means no cursor control either: plain progress lines and prompt.
+  const plain = !useColor(opts, io);
+  const { hard, onEvent, release } = progressAndInterrupt(io, text, plain);
+  const applyOptions: ApplyOptions = { concurrency, wait: { timeoutMs: waitTimeoutMs }, onEvent, signal: hard.signal };
+  try {
+    let plan: Plan;
+    let verdict: PlanVerdict;
+    let result: ApplyResult | undefined;
+    if (saved) {
+      plan = saved.plan;
+      verdict = planVerdict(plan);
+      if (text) io.stdout(formatPlanText(plan, { color: useColor(opts, io), show: showFile(io.cwd, saved.desired.root) }));
+      result = await applySavedPlan(saved, rt.api, rt.state, applyOptions, readConcurrency);
+    } else {
+      const planned = await planPass({
+        path: target,
+        api: rt.api,
+        stateDir: rt.stateDir,
+        state: rt.state,
+        planOptions: { ...planOptionsFrom(opts), ...(glass ? { ignoreWindows: glass } : {}) },
+        readConcurrency,
+      });
+      if (planned.kind === 'invalid') {
+        const problems = shownProblems(planned.problems, showFile(io.cwd, await manifestRoot(target)));
+        // A CI step parsing apply's JSON gets the problems, never an empty document (as plan).
+        if (!text) io.stdout(JSON.stringify({ valid: false, problems }, null, 2));
+        io.stderr(problemLines(problems));
+        io.setExitCode(1);
+        return;
       }
-      if (opts.output === 'json') io.stdout(JSON.stringify({ plan, result }, null, 2));
-      else if (result && !hard.signal.aborted) io.stdout(resultText(result, plan, verdict));
-      if (hard.signal.aborted) return;
-      if (!result || result.failed > 0 || verdict.failing.length > 0) io.setExitCode(1);
-    } finally {
-      release?.();
-      await rt.close();
+      plan = planned.plan;
+      if (text) io.stdout(formatPlanText(plan, { color: useColor(opts, io), show: showFile(io.cwd, planned.desired.root) }));
+      if (plan.errors.length > 0) {
+        if (!text) io.stdout(JSON.stringify({ plan }, null, 2));
+        io.setExitCode(1);
+        return;
+      }
+      verdict = planVerdict(plan);
+      await enforceApprovals(policy, plan, opts, io, await manifestRoot(target));
+      const approval = verdict.changes ? await approve(plan, io, opts.autoApprove === true, plain) : 'approved';
+      if (approval !== 'approved' || hard.signal.aborted) {
+        if (!text) io.stdout(JSON.stringify({ plan }, null, 2));
+        io.setExitCode(approval === 'interrupted' || hard.signal.aborted ? 130 : 1);
+        return;
+      }
+      result = await applyPlanned(planned, rt.api, applyOptions);
+      if (result) await notifyBreakGlass(plan, opts, io);
     }
-  });
+    if (opts.output === 'json') io.stdout(JSON.stringify({ plan, result }, null, 2));
+    else if (result && !hard.signal.aborted) io.stdout(resultText(result, plan, verdict));
+    if (hard.signal.aborted) return;
+    if (!result || result.failed > 0 || verdict.failing.length > 0) io.setExitCode(1);
+  } finally {
+    release?.();
+    await rt.close();
+  }
 }
 
 /**

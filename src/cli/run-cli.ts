@@ -6,12 +6,9 @@
  */
 import { CommanderError } from 'commander';
 import type { Command } from 'commander';
-import { visible } from '../util/visible.js';
-import { errorCode, errorMessage } from '../util/errors.js';
 import { checkFlagValues } from './flag-values.js';
 import type { CliIo } from './io.js';
-import { connectionSecrets } from '../state/connection-secrets.js';
-import { scrub } from './scrub.js';
+import { shownError } from './error-document.js';
 import { programWith } from './program-shell.js';
 import type { Register } from './program-shell.js';
 
@@ -53,7 +50,6 @@ export async function runCli(argv: string[], io: CliIo, version: string): Promis
   const program = programWith(io, version, await registersFor(argv));
   // Before any command runs: a value that was really the next flag, an integer out of range.
   program.hook('preAction', (_program, action) => checkFlagValues(action, argv));
-  const secrets = [io.env.PACKSYNC_API_KEY ?? '', ...connectionSecrets(io.env.AZURE_STORAGE_CONNECTION_STRING)].filter((s) => s.length > 0);
   try {
     await program.parseAsync(argv);
   } catch (e) {
@@ -61,8 +57,8 @@ export async function runCli(argv: string[], io: CliIo, version: string): Promis
       if (e.exitCode !== 0) io.setExitCode(e.code === 'commander.helpDisplayed' || e.code === 'commander.version' ? 0 : 1);
       return;
     }
-    const code = errorCode(e);
-    io.stderr(scrub(`Error: ${code === 'INTERNAL' ? '' : `${code}: `}${visible(errorMessage(e))}`, secrets));
+    const { code, message } = shownError(e, io.env);
+    io.stderr(`Error: ${code === 'INTERNAL' ? '' : `${code}: `}${message}`);
     io.setExitCode(1);
   }
 }

@@ -117,6 +117,27 @@ describe('errors in the repository or the plan exit 1 with zero writes', () => {
     expect(await sim.journal()).toEqual([]);
   });
 
+  it('json-markdown-error-document: plan and apply --output json|markdown print the error as a document when the service refuses them, never an empty stdout', async () => {
+    // Before, a plan whose first read failed (a wrong key, the service down) printed nothing on
+    // stdout, and a CI step parsing it failed on empty input instead of reading the error.
+    const repo = await writeRepo();
+    const wrong = { ...env, PACKSYNC_API_KEY: 'not-the-key-0123456789' };
+    for (const args of [
+      ['plan', repo, '--output', 'json'],
+      ['apply', repo, '--auto-approve', '--output', 'json'],
+    ]) {
+      const r = await run(args, wrong);
+      expect(r.code, args.join(' ')).toBe(1);
+      const doc = JSON.parse(r.stdout) as { error: { code: string; message: string } };
+      expect(doc.error.code).toBe('API_UNAUTHORIZED');
+      expect(r.stdout).not.toContain('not-the-key-0123456789');
+    }
+    const md = await run(['plan', repo, '--output', 'markdown'], wrong);
+    expect(md.code).toBe(1);
+    expect(md.stdout).toMatch(/^### packsync plan: failed\n\n`API_UNAUTHORIZED`: /);
+    expect(await writeCount()).toBe(0);
+  });
+
   it('prune with an empty desired set is a plan error: plan and apply exit 1, zero writes', async () => {
     // Every manifest of the applied repository removed: everything in its prune scope would go.
     const empty = await writeRepo();
