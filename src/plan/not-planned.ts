@@ -35,7 +35,7 @@ export interface Dependents {
  */
 export function planSuspended(ctx: PlanContext, m: Manifest, dependents?: Dependents): void {
   const key = `${m.kind}/${m.metadata.name}`;
-  ctx.object(m.kind, m.metadata.name, 'skipped', { source: m.source, reasons: ['suspended'] }, key);
+  ctx.object(m.kind, m.metadata.name, 'skipped', { source: m.source, reasons: ['suspended'] }, key).suspended = true;
   if (!dependents) return;
   const id = ctx.entry(key)?.id;
   dependents.refs.set(m.metadata.name, asItIs(id !== undefined && dependents.live.has(id) ? id : undefined, `${key} is suspended`));

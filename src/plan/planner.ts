@@ -197,9 +197,22 @@ function bucketOf(o: ObjectPlan): keyof PlanSummary {
 }
 
 export function summarize(objects: readonly ObjectPlan[]): PlanSummary {
-  const s: PlanSummary = { create: 0, change: 0, delete: 0, unchanged: 0, waiting: 0, blocked: 0, drifted: 0, orphaned: 0, errors: 0 };
+  const s: PlanSummary = {
+    create: 0,
+    change: 0,
+    delete: 0,
+    unchanged: 0,
+    waiting: 0,
+    blocked: 0,
+    suspended: 0,
+    drifted: 0,
+    orphaned: 0,
+    errors: 0,
+  };
   for (const o of objects) {
-    s[bucketOf(o)]++;
+    // A suspended object is skipped by its own manifest's choice: nothing blocks it.
+    if (o.suspended) s.suspended!++;
+    else s[bucketOf(o)]++;
     if (o.requiresPruning) s.orphaned!++;
     if (o.change === 'error') s.errors!++;
     // Deployments a replacement destroys are deletes, whatever else the plan says (docs/reconcile.md).

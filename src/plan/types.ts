@@ -68,6 +68,8 @@ export interface ObjectPlan {
   reach?: string[];
   /** On a flow that starts new versions itself: the deployments the service started (plan/kinds/service-driven.ts). */
   serviceStarted?: ServiceStarted[];
+  /** `spec.suspend`: skipped by the manifest's own choice, counted as suspended, not blocked. */
+  suspended?: true;
 }
 
 /** A deployment the service started in an owned flow: listed, never pruned, never a conflict or an orphan. */
@@ -206,8 +208,10 @@ export interface PlanSummary {
   delete: number;
   unchanged: number;
   waiting: number;
-  /** Skipped, in conflict, needing a replacement, or in error. */
+  /** Skipped (but not suspended), in conflict, needing a replacement, or in error. */
   blocked: number;
+  /** Skipped because the manifest says `suspend: true` (a choice, not a blockage). Absent in older saved plans. */
+  suspended?: number;
   /** Live drift only reported (`--drift report`, or held by the agent's heal backoff), not healed. Added later: absent in older saved plans. */
   drifted: number;
   /** Owned live objects whose manifest left git, without --prune (`requiresPruning`). Absent in older saved plans. */

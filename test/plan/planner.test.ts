@@ -142,7 +142,7 @@ describe('planner', () => {
       expect(p.summary).toMatchObject({ blocked: 0, drifted: 1 });
       const line = formatPlanText(p).split('\n').at(-1);
       expect(line).toBe('Plan: 0 to create, 0 to change, 0 to delete, 2 unchanged, 1 drifted (reported, not healed).');
-      // The JSON keeps every field it had (with `blocked` counting only what is blocked) and adds `drifted`.
+      // The JSON keeps every field it had (with `blocked` counting only what is blocked) and adds `drifted` (and `suspended`).
       expect(Object.keys((JSON.parse(formatPlanJson(p)) as Plan).summary)).toEqual([
         'create',
         'change',
@@ -150,6 +150,7 @@ describe('planner', () => {
         'unchanged',
         'waiting',
         'blocked',
+        'suspended',
         'drifted',
         'orphaned',
         'errors',
@@ -401,6 +402,14 @@ describe('planner', () => {
     const p = run(d, live());
     expect(p.objects[0]!.change).toBe('skipped');
     expect(p.actions).toEqual([]);
+  });
+
+  it('suspended-not-blocked: a suspended object is counted as suspended in the summary, not as blocked', () => {
+    // Before, `suspend: true` read "1 blocked" in the plan's summary, as if something stopped it.
+    const d = desired({ packages: [pkg('zip', '7-Zip', '24.08', { suspend: true })] });
+    const p = run(d, live());
+    expect(p.summary).toMatchObject({ blocked: 0, suspended: 1 });
+    expect(formatPlanText(p, { color: false })).toMatch(/Plan: 0 to create, 0 to change, 0 to delete, 0 unchanged, 1 suspended\./);
   });
 
   it('resolves tenants by domain or display name, and lists candidates for unknown ones', () => {

@@ -77,6 +77,7 @@ export function summaryLine(s: PlanSummary): string {
   const extra = [
     s.waiting ? `${s.waiting} waiting` : '',
     s.blocked ? `${s.blocked} blocked` : '',
+    s.suspended ? `${s.suspended} suspended` : '',
     s.drifted ? `${s.drifted} drifted (reported, not healed)` : '',
     s.orphaned ? `${s.orphaned} orphaned (requires pruning)` : '',
   ].filter(Boolean);
