@@ -3,7 +3,7 @@
  * was (comments, order, quoting, line endings): the yaml package's parser gives the scalar's source
  * range, and only that range is replaced.
  */
-import { CST, isScalar, parse, parseAllDocuments, Parser } from 'yaml';
+import { CST, isScalar, parse, parseAllDocuments, Parser, Scalar } from 'yaml';
 import { isForeignApiVersion } from '../manifests/check-document.js';
 
 /** One version edit of a file: a Package by name, or a scalar at a path of a document (a Baseline's app entry). */
@@ -14,6 +14,8 @@ export interface VersionRange {
   start: number;
   end: number;
   version: string;
+  /** Written as is: the content of a block scalar, where quotes would be part of the value. */
+  raw?: true;
 }
 
 /**
@@ -103,9 +105,30 @@ function composedRanges(text: string, edits: readonly VersionEdit[]): VersionRan
           : `no version scalar at ${e.path.join('.')} of document ${e.index + 1}`;
       throw new Error(`${what} to update`);
     }
-    ranges.push({ start: node.range[0], end: node.range[1], version: e.version });
+    ranges.push(blockContent(text, node, e.version) ?? { start: node.range[0], end: node.range[1], version: e.version });
   }
   return ranges;
+}
+
+/**
+ * A block scalar (`version: >-` with the version on the next line): only its one content line is
+ * replaced, as written (`raw`), so the indicator, the indentation and the line breaks after it stay
+ * as they were (its range runs to the next key's line: replacing all of it joined the two lines).
+ * Undefined for any other scalar, and for a block of more than one line (the whole range then).
+ */
+function blockContent(text: string, node: Scalar, version: string): VersionRange | undefined {
+  if (node.type !== Scalar.BLOCK_FOLDED && node.type !== Scalar.BLOCK_LITERAL) return undefined;
+  const [start, valueEnd] = node.range!;
+  const header = text.indexOf('\n', start);
+  if (header === -1 || header >= valueEnd) return undefined;
+  const line = /[ \t]*([^\r\n]*?)[ \t]*(?:\r?\n|$)/y;
+  line.lastIndex = header + 1;
+  const m = line.exec(text);
+  if (!m || m[1] === '' || m[1] !== String(node.value).replace(/\r?\n+$/, '')) return undefined;
+  // Nothing but blank lines may follow the one content line inside the block.
+  if (!/^\s*$/.test(text.slice(line.lastIndex, valueEnd))) return undefined;
+  const at = header + 1 + m[0].indexOf(m[1]);
+  return { start: at, end: at + m[1].length, version, raw: true };
 }
 
 /**
@@ -115,7 +138,7 @@ function composedRanges(text: string, edits: readonly VersionEdit[]): VersionRan
 export function withVersions(text: string, ranges: readonly VersionRange[]): string {
   let out = text;
   for (const r of [...ranges].sort((a, b) => b.start - a.start))
-    out = out.slice(0, r.start) + scalarText(text[r.start], r.version) + out.slice(r.end);
+    out = out.slice(0, r.start) + (r.raw ? r.version : scalarText(text[r.start], r.version)) + out.slice(r.end);
   return out;
 }
 

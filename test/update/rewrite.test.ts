@@ -214,4 +214,24 @@ describe('versionRanges', () => {
     expect(tokenVersionRanges(text, [{ packageName: 'a', version: '24.10' }])).toEqual(ranges);
     expect(withVersions(text, ranges)).toBe(text.replace("'24.09'", "'24.10'"));
   });
+
+  it('block-scalar-version-kept: a version in a block scalar is replaced inside it, the next key kept on its own line (regression: `version: 6.3.6    scope: machine`)', () => {
+    const doc = (version: string, nl = '\n'): string =>
+      ['kind: Package', 'metadata: { name: w }', 'spec:', '  catalog:', '    app: WinSCP', version, '    scope: machine', ''].join(nl);
+    const cases = [
+      [doc('    version: >-\n      6.3.5'), doc('    version: >-\n      6.3.6')],
+      [doc('    version: |\n      6.3.5\n'), doc('    version: |\n      6.3.6\n')],
+      [doc('    version: >-  # pinned\r\n      6.3.5', '\r\n'), doc('    version: >-  # pinned\r\n      6.3.6', '\r\n')],
+      // A number-like version needs no quotes inside a block: quotes there would be part of it.
+      [doc('    version: >-\n      24.08'), doc('    version: >-\n      24.10')],
+    ];
+    for (const [before, after] of cases) {
+      const to = after!.includes('24.10') ? '24.10' : '6.3.6';
+      const edited = withVersions(before!, versionRanges(before!, [{ packageName: 'w', version: to }]));
+      expect(edited).toBe(after);
+      const parsed = parseAllDocuments(edited)[0]!.toJS() as { spec: { catalog: { version: string; scope: string } } };
+      expect(parsed.spec.catalog).toMatchObject({ scope: 'machine' });
+      expect(parsed.spec.catalog.version.trim()).toBe(to);
+    }
+  });
 });
