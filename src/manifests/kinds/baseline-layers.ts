@@ -4,6 +4,7 @@
  * overrides of one specificity that set one field differently for the same app and ring are an
  * error at both, never a silent pick.
  */
+import { isDeepStrictEqual } from 'node:util';
 import type { Origin } from '../generated-document.js';
 import type { Segment } from '../yaml-types.js';
 import type { BaselineProblems, BaselineSpec, ExceptionEntry, Settings } from './baseline-spec.js';
@@ -74,7 +75,8 @@ export function resolveSettings(
   for (const layer of layersFor(spec, where.app, where.ring, where.exception)) {
     for (const [field, value] of Object.entries(layer.settings)) {
       const before = setBy.get(field);
-      if (before && before.rank === layer.rank && layer.rank >= 2 && JSON.stringify(before.settings[field]) !== JSON.stringify(value)) {
+      // Equal values written with their keys in another order agree (`{track, minAge}` = `{minAge, track}`).
+      if (before && before.rank === layer.rank && layer.rank >= 2 && !isDeepStrictEqual(before.settings[field], value)) {
         contradiction(before, layer, field, problems, seen);
       }
       values[field] = value;
