@@ -90,7 +90,9 @@ function entryOf(
 
 /** Creates write an intent first, so a create whose result is lost is found, never repeated. */
 async function intent(a: PlanAction, c: ActionContext, match: Record<string, string>, knownIds: string[]): Promise<void> {
-  const i: Intent = { key: a.key, op: a.op, at: c.at(), knownIds, match };
+  // The manifest file goes with it: a create whose key then leaves git is pruned within its path only.
+  const file = 'record' in a ? a.record.file : undefined;
+  const i: Intent = { key: a.key, op: a.op, at: c.at(), knownIds, match, ...(file !== undefined ? { file } : {}) };
   await c.d.store.setIntent(i);
 }
 

@@ -171,6 +171,11 @@ export class PlanContext {
     return this.state.intents.get(key);
   }
 
+  /** Every pending create of the state (an interrupted run's), by key. */
+  pendingIntents(): ReadonlyMap<string, Intent> {
+    return this.state.intents;
+  }
+
   /** The state key owning a live id (superseded entries excluded). */
   ownerOf(id: string): string | undefined {
     return this.state.owners.get(id);
@@ -232,7 +237,7 @@ export class PlanContext {
   }
 
   /** Whether a state entry came from a file under the applied path (prune and moves stay inside it). */
-  inScope(e: InventoryEntry): boolean {
+  inScope(e: Pick<InventoryEntry, 'file'>): boolean {
     const sc = this.scope;
     if (!sc) return true;
     if (e.file === undefined) return sc.whole;

@@ -2,6 +2,7 @@
  * `plan(desired, live, inventory, options, now)`: pure. Data in, a versioned plan out; the clock is
  * an argument. An error in one object blocks only the objects that depend on it.
  */
+import { planLeftoverIntents } from './kinds/leftover-intents.js';
 import type { Inventory } from '../state/inventory-types.js';
 import type { LiveState } from '../live/types.js';
 import type { DeploymentManifest, DesiredModel, Kind, Manifest, ObjectKind } from '../manifests/model.js';
@@ -95,6 +96,7 @@ export function plan(input: PlanInput): Plan {
     for (const kind of OBJECT_KINDS_IN_ORDER) planKind(kind);
     ctx.setFile(undefined);
     planPrune(ctx, isDesired);
+    planLeftoverIntents(ctx);
     listServiceStarted(ctx, ctx.objects);
     planServiceGates(ctx, desired.flows);
   }

@@ -119,6 +119,8 @@ export interface Intent {
   knownIds: string[];
   /** The natural key used to find the object again (name/version/flow/package...). */
   match: Record<string, string>;
+  /** The manifest file of the create (absent in intents written before it was kept): prune scope. */
+  file?: string;
 }
 
 export interface Inventory {

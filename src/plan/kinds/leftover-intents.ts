@@ -1,0 +1,124 @@
+/**
+ * Pending creates whose key git no longer describes, and that no state entry records: a run was
+ * interrupted between a create's call and its record, then the manifest left git (the change was
+ * reverted). Without this the object the create made stayed live, unowned and never mentioned,
+ * and its intent stayed pending for ever (docs/reconcile.md, "Crash safety"). The intent's own
+ * natural key finds it again: it is recorded under its key (owned, so every later plan lists it
+ * as requiring pruning), or with --prune a flow is deleted at once; an intent that made nothing is
+ * dropped. Keys with an entry are prune's (plan-prune.ts); desired keys are their kind's.
+ */
+import { packageNaturalKey } from '../../live/identity.js';
+import type { Intent } from '../../state/inventory-types.js';
+import type { Kind } from '../../manifests/model.js';
+import type { PlanContext } from '../context.js';
+import { oldest, newest } from '../ownership.js';
+import { OP } from '../ops.js';
+
+interface Made {
+  kind: Kind;
+  id: string;
+  what: string;
+}
+
+export function planLeftoverIntents(ctx: PlanContext): void {
+  const claimed = idsClaimedByThisPlan(ctx);
+  for (const [key, intent] of ctx.pendingIntents()) {
+    if (ctx.entry(key) !== undefined || ctx.isDesired(key) || ctx.moves.has(key)) continue;
+    // Outside the applied path (or, for an intent older than its file, any partial path) git may still describe it.
+    if (!ctx.inScope(intent)) continue;
+    const made = madeBy(ctx, intent);
+    if (made && claimed.has(made.id)) continue;
+    planLeftover(ctx, key, made, intent.file);
+  }
+}
+
+function planLeftover(ctx: PlanContext, key: string, made: Made | undefined, file: string | undefined): void {
+  const kind = key.slice(0, key.indexOf('/')) as Kind;
+  const name = key.slice(key.indexOf('/') + 1);
+  const why = `an interrupted run's create of ${key}, which left git`;
+  if (!made) {
+    const id = ctx.action(key, { op: OP.forget, dependsOn: [], description: `drop the pending create of ${key}` });
+    ctx.object(kind, name, 'forget', {
+      reasons: [`${why}, left nothing packsync can find live: its pending create is dropped`],
+      actions: [id],
+    });
+    return;
+  }
+  if (ctx.options.prune && made.kind === 'Flow') {
+    const del = ctx.action(key, { op: OP.deleteFlow, dependsOn: [], description: `delete ${made.what} (made by ${why})`, flowId: made.id });
+    const forget = ctx.action(key, { op: OP.forget, dependsOn: [del], description: `drop the pending create of ${key}` });
+    ctx.object(kind, name, 'delete', { reasons: [`made by ${why}`], actions: [del, forget] });
+    return;
+  }
+  if (ctx.options.prune) {
+    // The API cannot delete packages: with --prune packsync stops managing it, as for any package that left git.
+    const id = ctx.action(key, { op: OP.forget, dependsOn: [], description: `drop the pending create of ${key}` });
+    ctx.object(kind, name, 'forget', { reasons: [`${made.what} made by ${why}; the API cannot delete packages`], actions: [id] });
+    return;
+  }
+  const id = ctx.action(key, {
+    op: OP.record,
+    dependsOn: [],
+    description: `record ${made.what}, made by ${why}`,
+    // No spec git wants: if the manifest comes back, its plan compares it with the live object.
+    entry: {
+      kind,
+      name,
+      id: made.id,
+      specHash: '',
+      spec: null,
+      revision: null,
+      ...(file !== undefined ? { file } : {}),
+      updatedAt: ctx.timestamp(),
+    },
+    resolvesIntent: true,
+  });
+  ctx.object(kind, name, 'adopt', {
+    reasons: [`${made.what} made by ${why}: recorded, so it is listed until pruned (apply with --prune)`],
+    actions: [id],
+  });
+}
+
+/** The live object the intent's create made: matching its natural key, not there before, owned by no key. */
+function madeBy(ctx: PlanContext, intent: Intent): Made | undefined {
+  const fresh = <T extends { id: string }>(xs: readonly T[] | undefined): T[] =>
+    (xs ?? []).filter((x) => !intent.knownIds.includes(x.id) && ctx.holdersOf(x.id).length === 0);
+  const m = intent.match;
+  if (intent.op === OP.createFlow && m['name'] !== undefined) {
+    const f = oldest(fresh(ctx.flowsByName.get(m['name'])));
+    return f && { kind: 'Flow', id: f.id, what: `flow ${f.id} ("${f.name}")` };
+  }
+  const natural = intent.op === OP.importPackage || intent.op === OP.createPackage ? packageKeyOf(intent) : undefined;
+  const p = natural === undefined ? undefined : newest(fresh(ctx.packagesByNaturalKey.get(natural)));
+  return p && { kind: 'Package', id: p.id, what: `package ${p.id}` };
+}
+
+/** The natural key of the package an import or create intent looked for (as package-targets.ts's naturalKeyOf). */
+function packageKeyOf(intent: Intent): string {
+  const m = intent.match;
+  if (intent.op === OP.createPackage)
+    return packageNaturalKey({
+      isCustom: true,
+      appId: null,
+      productName: m['name'] ?? '',
+      productVersion: m['version'] ?? '',
+      machineScope: true,
+      userScope: false,
+    });
+  const scope = Number(m['scope'] ?? 1);
+  return packageNaturalKey({
+    isCustom: false,
+    appId: m['appId'] ?? '',
+    productName: '',
+    productVersion: m['version'] ?? '',
+    machineScope: scope !== 2,
+    userScope: scope !== 1,
+  });
+}
+
+/** Live ids this plan already takes over for a key git describes (an intent or --adopt): never recorded twice. */
+function idsClaimedByThisPlan(ctx: PlanContext): Set<string> {
+  const ids = new Set<string>();
+  for (const a of ctx.actions) if (a.op === OP.record) ids.add(a.entry.id);
+  return ids;
+}

@@ -1,0 +1,56 @@
+/**
+ * Pending creates whose manifest left git (src/plan/kinds/leftover-intents.ts). Regression: a run
+ * interrupted between a create and its record, then the change reverted, left the created flow and
+ * package live, unowned and never listed (plan --prune said "No changes"), and the intents pending
+ * for ever.
+ */
+import { describe, expect, it } from 'vitest';
+import { APP_7ZIP, F1, P1, desired, emptyInventory, live, liveFlow, livePackage, ops, run } from './fixtures.js';
+
+const P2 = 'aaaaaaaa-0000-4000-8000-000000000002';
+
+function interrupted(): ReturnType<typeof emptyInventory> {
+  const inv = emptyInventory();
+  inv.intents['Flow/pwsh'] = { key: 'Flow/pwsh', op: 'create-flow', at: 'x', knownIds: [], match: { name: 'PowerShell 7' }, file: 'flows/pwsh.yaml' };
+  inv.intents['Package/pwsh'] = {
+    key: 'Package/pwsh',
+    op: 'import-package',
+    at: 'x',
+    knownIds: [P2],
+    match: { appId: APP_7ZIP.id, version: '24.08', scope: '1' },
+    file: 'packages/pwsh.yaml',
+  };
+  return inv;
+}
+
+const made = (): ReturnType<typeof live> =>
+  live({ flows: [liveFlow(F1, 'PowerShell 7')], packages: [livePackage(P2), livePackage(P1, { created: '2026-11-02T00:00:00+00:00' })] });
+
+describe('a create interrupted, then its manifest removed', () => {
+  it('leftover-intent-recorded: what the interrupted creates made is recorded under their keys, so every later plan lists it', () => {
+    const p = run(desired({}), made(), interrupted());
+    expect(ops(p).sort()).toEqual(['Flow/pwsh:record', 'Package/pwsh:record']);
+    const ids = Object.fromEntries(p.actions.map((a) => [a.key, a.op === 'record' && a.resolvesIntent ? a.entry.id : undefined]));
+    // P2 was there before the import (knownIds): the import made P1.
+    expect(ids).toEqual({ 'Flow/pwsh': F1, 'Package/pwsh': P1 });
+    const rec = p.actions.find((a) => a.key === 'Flow/pwsh');
+    expect(rec?.op === 'record' && rec.entry.file).toBe('flows/pwsh.yaml');
+    expect(p.objects.map((o) => [o.key, o.change])).toEqual(expect.arrayContaining([['Flow/pwsh', 'adopt']]));
+  });
+
+  it('with --prune the flow is deleted and the package forgotten (the API cannot delete packages); the intents go', () => {
+    const p = run(desired({}), made(), interrupted(), { prune: true });
+    expect(ops(p).sort()).toEqual(['Flow/pwsh:delete-flow', 'Flow/pwsh:forget', 'Package/pwsh:forget']);
+    const del = p.actions.find((a) => a.op === 'delete-flow');
+    expect(del?.op === 'delete-flow' && del.flowId).toBe(F1);
+  });
+
+  it('an intent that made nothing is dropped, and so is one whose match another key already records', () => {
+    expect(ops(run(desired({}), live(), interrupted())).sort()).toEqual(['Flow/pwsh:forget', 'Package/pwsh:forget']);
+    const owned = emptyInventory();
+    owned.objects['Flow/other'] = { kind: 'Flow', name: 'other', id: F1, specHash: 'h', spec: {}, revision: 'r0', updatedAt: 'x' };
+    owned.intents = interrupted().intents;
+    // F1 is another key's: the create made nothing this plan can tell apart.
+    expect(ops(run(desired({}), made(), owned))).toContain('Flow/pwsh:forget');
+  });
+});
