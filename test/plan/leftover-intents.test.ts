@@ -5,7 +5,7 @@
  * for ever.
  */
 import { describe, expect, it } from 'vitest';
-import { APP_7ZIP, F1, P1, desired, emptyInventory, live, liveFlow, livePackage, ops, run } from './fixtures.js';
+import { APP_7ZIP, F1, P1, desired, emptyInventory, flow, live, liveFlow, livePackage, ops, run } from './fixtures.js';
 
 const P2 = 'aaaaaaaa-0000-4000-8000-000000000002';
 
@@ -52,5 +52,14 @@ describe('a create interrupted, then its manifest removed', () => {
     owned.intents = interrupted().intents;
     // F1 is another key's: the create made nothing this plan can tell apart.
     expect(ops(run(desired({}), made(), owned))).toContain('Flow/pwsh:forget');
+  });
+
+  it('flow-renamed-after-interrupted-create: a flow whose manifest was renamed after an interrupted create adopts the flow it made, never a second one', () => {
+    const inv = emptyInventory();
+    inv.intents['Flow/zip'] = { key: 'Flow/zip', op: 'create-flow', at: 'x', knownIds: [], match: { name: 'Old name' } };
+    const p = run(desired({ flows: [flow('zip')] }), live({ flows: [liveFlow(F1, 'Old name')] }), inv);
+    expect(ops(p)).not.toContain('Flow/zip:create-flow');
+    const rec = p.actions.find((a) => a.key === 'Flow/zip' && a.op === 'record');
+    expect(rec?.op === 'record' && rec.resolvesIntent && rec.entry.id).toBe(F1);
   });
 });

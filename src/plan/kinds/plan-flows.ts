@@ -89,7 +89,8 @@ function planFlowEntry(ctx: PlanContext, m: FlowManifest): { from: string; actio
     const rename = claimRename(ctx, key, sameName);
     if (rename) ({ entry, live: liveNow, moved } = rename);
   }
-  const unowned = decideUnowned(ctx, key, sameName, oldest, entry !== undefined);
+  const madeEarlier = entry ? [] : madeUnderAnotherName(ctx, key, name);
+  const unowned = decideUnowned(ctx, key, madeEarlier.length > 0 ? [...sameName, ...madeEarlier] : sameName, oldest, entry !== undefined);
   if (unowned.kind === 'owned') {
     planOwnedElsewhere(ctx, m, key, { holder: unowned.holder, what: `the live flow "${name}" (${unowned.id})` }, ctx.flowRefs);
     return moved;
@@ -354,4 +355,18 @@ function patchGroupId(ctx: PlanContext, ref: string): string {
     );
   }
   return ctx.patchGroups.resolve(ref, 'spec.patchGroup').id;
+}
+
+/**
+ * Flows an interrupted create of `key` made under the name it had then, when git names the flow
+ * differently now (the manifest was edited before the next run): its pending create still finds
+ * them, so the key adopts the one it made (the plan after renames or replaces it) instead of
+ * creating a second flow and leaving the first live and unowned. Only flows no key records and
+ * that were not there before the create.
+ */
+function madeUnderAnotherName(ctx: PlanContext, key: string, name: string): LiveFlow[] {
+  const intent = ctx.intent(key);
+  const then = intent?.op === OP.createFlow ? intent.match['name'] : undefined;
+  if (then === undefined || then === name) return [];
+  return (ctx.flowsByName.get(then) ?? []).filter((f) => !intent!.knownIds.includes(f.id) && ctx.holdersOf(f.id).length === 0);
 }
