@@ -67,12 +67,15 @@ export function parseSnapshot(text: string | null, name: string): { inventory: I
       { cause: e },
     );
   }
-  const inv = data as Partial<Inventory> & { seq?: unknown };
+  const inv = (typeof data === 'object' && data !== null ? data : {}) as Partial<Inventory> & { seq?: unknown };
   if (inv.version !== INVENTORY_VERSION || typeof inv.objects !== 'object' || inv.objects === null) {
     throw new InventoryError(
-      `${name} has an unknown format (version ${String(inv.version)}; this packsync reads version ${INVENTORY_VERSION})`,
+      `${name} has an unknown format (version ${String(inv.version)}; this packsync reads version ${INVENTORY_VERSION}); restore it from a backup or move it away to start over`,
     );
   }
+  const bad = malformed(inv.objects, inv.intents);
+  if (bad !== undefined)
+    throw new InventoryError(`${name} has an unknown format (${bad}); restore it from a backup or move it away to start over`);
   const history = (data as { history?: unknown }).history;
   return {
     inventory: {
@@ -83,6 +86,28 @@ export function parseSnapshot(text: string | null, name: string): { inventory: I
     },
     seq: typeof inv.seq === 'number' ? inv.seq : 0,
   };
+}
+
+/**
+ * The first entry or intent that is not shaped as packsync writes it (a hand edit, another tool):
+ * refused as unreadable here, not met later as a JavaScript error in whatever reads it first.
+ */
+function malformed(objects: object, intents: unknown): string | undefined {
+  for (const [key, e] of Object.entries(objects)) {
+    const x = e as Partial<Record<'kind' | 'name' | 'id' | 'specHash', unknown>> | null;
+    if (typeof x !== 'object' || x === null || Array.isArray(x)) return `objects["${key}"] is not an object`;
+    for (const f of ['kind', 'name', 'id', 'specHash'] as const)
+      if (typeof x[f] !== 'string') return `objects["${key}"].${f} is not a string`;
+  }
+  if (intents === undefined) return undefined;
+  if (typeof intents !== 'object' || intents === null || Array.isArray(intents)) return 'intents is not an object';
+  for (const [key, i] of Object.entries(intents)) {
+    const x = i as Partial<Record<'key' | 'op' | 'knownIds' | 'match', unknown>> | null;
+    if (typeof x !== 'object' || x === null || typeof x.key !== 'string' || typeof x.op !== 'string')
+      return `intents["${key}"] is not an intent`;
+    if (!Array.isArray(x.knownIds) || typeof x.match !== 'object' || x.match === null) return `intents["${key}"] is not an intent`;
+  }
+  return undefined;
 }
 
 /**

@@ -144,6 +144,25 @@ describe('inventory store (snapshot + journal)', () => {
     expect(back.objects['Flow/f49']?.id).toBe('id-399');
   });
 
+  it('malformed-snapshot-unreadable: a snapshot that is JSON but not shaped as packsync writes it is INVENTORY_UNREADABLE, not a JavaScript error', async () => {
+    // Before: `null` gave "Cannot read properties of null (reading 'version')", an entry without a
+    // kind gave "… (reading 'toLowerCase')" in plan and "… (reading 'padEnd')" in state list.
+    const dir = await mkdtemp(join(tmpdir(), 'inv-'));
+    for (const text of [
+      'null',
+      '[]',
+      '{"version":1,"objects":{"Flow/pwsh":null}}',
+      '{"version":1,"objects":{"Flow/pwsh":{"kind":"Flow"}}}',
+      '{"version":1,"objects":{},"intents":{"Flow/a":{"key":"Flow/a"}}}',
+    ]) {
+      await writeFile(join(dir, 'inventory.json'), text);
+      await expect(loadInventory(dir), text).rejects.toMatchObject({
+        code: 'INVENTORY_UNREADABLE',
+        message: expect.stringMatching(/inventory\.json has an unknown format .*restore it from a backup or move it away/),
+      });
+    }
+  });
+
   it('refuses a corrupt snapshot or a corrupt journal line before the end, with a clear message', async () => {
     const dir = await mkdtemp(join(tmpdir(), 'inv-'));
     await writeFile(join(dir, 'inventory.json'), '{"version": 1, "objects": {');
