@@ -266,6 +266,8 @@ async function gate(a: ActionOf<typeof OP.gate>, c: ActionContext): Promise<void
   if (a.set.annotations === null) delete next.annotations;
   else if (a.set.annotations) next.annotations = a.set.annotations;
   if (a.set.log) next.gateLog = [...(e.gateLog ?? []), a.set.log].slice(-20);
+  if (a.set.leftGit === null) delete next.leftGit;
+  else if (a.set.leftGit) next.leftGit = a.set.leftGit;
   await store.put(next, false);
   if (a.set.log) await recordGate(store, e.id, a.set.log);
 }

@@ -163,7 +163,7 @@ export async function planPass(input: PlanPassInput): Promise<PlanPassOutput> {
     prepared,
   });
   if (input.digests) p.digests = planDigests(snap.live, store.inventory);
-  reviewBaselines(p, desired, clock, input.planOptions?.allowShrink === true);
+  reviewBaselines(p, desired, clock, { allowShrink: input.planOptions?.allowShrink === true, entries: store.inventory.objects });
   p.reads = snap.reads + (await addReach(p, snap.live, input));
   if (input.signer) p.signer = input.signer;
   const warnings = loaded.problems.filter((x) => x.severity === 'warning');

@@ -195,6 +195,8 @@ export interface GateStateChange {
   log?: GateLogEntry;
   /** The manifest's annotations, recorded when they changed (null: none any more). */
   annotations?: Record<string, string> | null;
+  /** When the object's manifest left git and an apply kept it (null: git describes it again). */
+  leftGit?: { at: string } | null;
 }
 
 /** Writes to the service or the state that a plan's actions make (waits and gate bookkeeping are not changes). */

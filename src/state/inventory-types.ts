@@ -58,6 +58,12 @@ export interface InventoryEntry {
   /** Gate actions and the promote/resume commands, oldest first, the last 20. */
   gateLog?: GateLogEntry[];
   /**
+   * Set by the first apply that found this owned object's manifest gone from git and kept the object
+   * (an orphan, no --prune): its removal was applied then, so a Baseline's blast guard counts it in
+   * that change only, not in every later one (docs/baselines.md). Cleared when git describes it again.
+   */
+  leftGit?: { at: string };
+  /**
    * A Flow with `promotion`: the gate state of each deployment the service started in it, by live
    * deployment id (no state key owns those deployments; docs/reconcile.md, "Service-driven flows").
    */

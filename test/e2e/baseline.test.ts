@@ -4,7 +4,7 @@
  * the blast guard (--allow-shrink), an exception that expires by the service's clock, and bad input
  * refused at FILE:LINE:COL with nothing written.
  */
-import { mkdir, readFile, writeFile } from 'node:fs/promises';
+import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { Inventory } from '../../src/state/inventory-types.js';
@@ -254,6 +254,45 @@ describe('Baseline', () => {
         .map((f) => f.name)
         .sort(),
     ).toEqual(['Notepad++ (broad)', 'Notepad++ (pilot)']);
+  });
+
+  it('shrink-counted-once: a shrink applied with --allow-shrink (the objects kept, no --prune) is not refused again by later plans; hand-written objects named like the baseline are not its own', async () => {
+    // Before: every later plan counted the kept orphans again ("removes 4 flows … more than
+    // maxRemoved"), so nothing could be applied without --allow-shrink until they were pruned; and a
+    // hand-written Flow `standard-apps.x` in another file counted as the baseline's.
+    const { sim: s, env } = await setup();
+    const { repo, file } = await repoWith(baseline({ maxRemoved: 1 }));
+    expect((await run(['apply', '--auto-approve', repo], env)).code).toBe(0);
+    await writeFile(file, baseline({ maxRemoved: 1, apps: APPS.slice(0, 1) }));
+    expect((await run(['plan', repo], env)).code).toBe(1);
+    const allowed = await run(['apply', '--auto-approve', '--allow-shrink', repo], env);
+    expect(allowed.code, allowed.stderr + allowed.stdout).toBe(0);
+    // An unrelated edit later: planned and applied without --allow-shrink, the orphans still listed.
+    await writeFile(file, baseline({ maxRemoved: 1, apps: ['{ app: Notepad++, version: 8.7.1, promotion: { soak: 1h } }'] }));
+    const later = await run(['plan', repo], env);
+    expect(later.code, later.stdout + later.stderr).toBe(0);
+    expect(later.stdout).toMatch(/requires? pruning|orphan/);
+    expect((await run(['apply', '--auto-approve', repo], env)).code).toBe(0);
+    // The prune of what the allowed shrink kept is not a new shrink either.
+    const writes = (await s.writes()).length;
+    const pruned = await run(['apply', '--auto-approve', '--prune', repo], env);
+    expect(pruned.code, pruned.stdout + pruned.stderr).toBe(0);
+    expect((await s.writes()).length).toBeGreaterThan(writes);
+    expect(
+      (await s.state()).flows
+        .filter((f) => !f.deleted)
+        .map((f) => f.name)
+        .sort(),
+    ).toEqual(['Notepad++ (broad)', 'Notepad++ (pilot)']);
+
+    // Hand-written flows named standard-apps.* in their own file, applied, then removed: not the baseline's shrink.
+    const hand = (n: number): string =>
+      `apiVersion: packsync.dev/v1\nkind: Flow\nmetadata:\n  name: standard-apps.legacy-${n}\nspec:\n  app: 7-Zip\n  name: Legacy ${n}\n`;
+    await writeFile(join(repo, 'hand.yaml'), [1, 2, 3].map(hand).join('---\n'));
+    expect((await run(['apply', '--auto-approve', repo], env)).code).toBe(0);
+    await rm(join(repo, 'hand.yaml'));
+    const handGone = await run(['plan', repo], env);
+    expect(handGone.code, handGone.stdout + handGone.stderr).toBe(0);
   });
 
   it('an exception ends after its expires date by the service clock: the plan says it expired and the baseline applies again', async () => {

@@ -4,6 +4,7 @@
  * one file prunes at most what came from that file), deployments before their flows; objects the
  * API cannot delete (packages, tenant uploads) are forgotten instead.
  */
+import { clearLeftGit, markLeftGit } from '../left-git.js';
 import type { InventoryEntry } from '../../state/inventory-types.js';
 import type { PlanContext } from '../context.js';
 import { OP } from '../ops.js';
@@ -54,8 +55,10 @@ function pruneFlow(ctx: PlanContext, key: string, e: InventoryEntry, after: stri
 
 export function planPrune(ctx: PlanContext, isDesired: (key: string) => boolean): void {
   const gone: [string, InventoryEntry][] = [];
+  const back: string[] = [];
   // forEach, not for-of: no [key, entry] pair per entry (20,000 of them at fleet scale).
   ctx.allEntries().forEach((e, key) => {
+    if (e.leftGit && isDesired(key)) back.push(key);
     const left =
       !isDesired(key) &&
       !ctx.moves.has(key) &&
@@ -67,6 +70,7 @@ export function planPrune(ctx: PlanContext, isDesired: (key: string) => boolean)
       !staleCopy(ctx, key, e);
     if (left) gone.push([key, e]);
   });
+  clearLeftGit(ctx, back);
   gone.sort(([a], [b]) => (a < b ? -1 : 1));
   if (gone.length === 0) return;
   const deploymentDeletes = new Map<string, string[]>();
@@ -78,6 +82,7 @@ export function planPrune(ctx: PlanContext, isDesired: (key: string) => boolean)
     if (!ctx.options.prune) {
       const o = ctx.object(e.kind, e.name, 'orphan', { reasons: [keeper ? sharedReason(e, key, keeper, 'orphan') : orphanReason(ctx, e)] });
       if (keeper === undefined && requiresPruning(ctx, e)) o.requiresPruning = true;
+      markLeftGit(ctx, key, o);
       continue;
     }
     if (e.file !== undefined && ctx.scope?.leftOut?.has(e.file)) {
