@@ -3,6 +3,7 @@ import type { Inventory, InventoryEntry } from '../../src/state/inventory-types.
 import { formatPlanJson, formatPlanMarkdown, formatPlanText } from '../../src/plan/render/format.js';
 import { hashValue } from '../../src/plan/hash.js';
 import type { Plan } from '../../src/plan/types.js';
+import { isChangeAction } from '../../src/plan/types.js';
 import {
   APP_7ZIP,
   D1,
@@ -211,7 +212,9 @@ describe('planner', () => {
     const inv = converged();
     const d = desired({ packages: [pkg('zip')] });
     const orphan = run(d, liveWith(), inv);
-    expect(orphan.actions).toEqual([]);
+    // No change: only the quiet record that their manifests left git (the Baseline blast guard counts a removal once).
+    expect(orphan.actions.filter(isChangeAction)).toEqual([]);
+    expect(orphan.actions.map((a) => a.op === 'gate' && a.quiet && a.set.leftGit !== undefined)).toEqual([true, true]);
     expect(orphan.objects.filter((o) => o.change === 'orphan').map((o) => o.key)).toEqual(['Deployment/zip', 'Flow/zip']);
     const p = run(d, liveWith(), inv, { prune: true });
     expect(ops(p)).toEqual(['Deployment/zip:delete-deployment', 'Flow/zip:delete-flow']);
