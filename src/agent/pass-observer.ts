@@ -13,7 +13,7 @@ import type { ReconcileOutput } from '../engine/reconcile.js';
 import type { AgentMetrics } from './http/metrics.js';
 import { ROLLOUT_SERIES_LIMIT } from './http/metrics.js';
 import { redactUrl } from './source/redact-url.js';
-import { buildRollouts, refreshRollouts } from './rollouts.js';
+import { buildRollouts, refreshRollouts, serviceRollouts } from './rollouts.js';
 import { expiredExceptionKey, expiredExceptionText } from './expired-exception.js';
 import type { Rollout } from './http/status-types.js';
 import type { StatusTracker } from './http/status.js';
@@ -168,23 +168,10 @@ export class PassObserver {
   }
 
   private async rollouts(out: Planned, revision: string | null, signal?: AbortSignal): Promise<void> {
-    if (!out.live || !out.inventory) return;
-    let list: Rollout[] = buildRollouts(out.desired, out.live, out.inventory);
-    const touched = new Set(out.plan.objects.filter((o) => o.kind === 'Deployment' && o.actions.length > 0).map((o) => o.key));
-    try {
-      list = await refreshRollouts({
-        api: this.o.api,
-        rollouts: list,
-        touched,
-        desired: out.desired,
-        live: out.live,
-        inventory: out.inventory,
-        ...(signal ? { signal } : {}),
-      });
-    } catch {
-      // The pass's own snapshot is shown instead.
-    }
     const { status } = this.o;
+    const read = await this.readRollouts(out, signal);
+    if (!read) return;
+    const { list, service } = read;
     // Deployments with a promotion gate are reported by the gate tracker (with the verdict's
     // figures); reporting their wave changes here too would say the same thing twice.
     const gated = new Set((out.plan.gates ?? []).map((g) => g.key));
@@ -229,10 +216,41 @@ export class PassObserver {
     }
     status.status.rollouts = list;
     status.status.windows = out.plan.windows ?? [];
-    this.rolloutMetrics(list);
+    this.rolloutMetrics([...list, ...service]);
   }
 
-  /** One series per rollout on the board, rebuilt each pass so a pruned deployment's series goes (docs/agent.md#metrics). */
+  /**
+   * Git's board (`list`) and the deployments the service started in owned flows (`service`, named
+   * `Flow/NAME@VERSION`), both read again after the pass in one bounded refresh (git's first). The
+   * service's are kept off the board (they are git's rollouts only once git names them) and are read
+   * for their metrics, the same series as a rollout of git's (regression: they had none).
+   */
+  private async readRollouts(out: Planned, signal?: AbortSignal): Promise<{ list: Rollout[]; service: Rollout[] } | undefined> {
+    if (!out.live || !out.inventory) return undefined;
+    const started = serviceRollouts(this.o.status.status.serviceStarted, out.live);
+    let all: Rollout[] = [...buildRollouts(out.desired, out.live, out.inventory), ...started];
+    const touched = new Set(out.plan.objects.filter((o) => o.kind === 'Deployment' && o.actions.length > 0).map((o) => o.key));
+    try {
+      all = await refreshRollouts({
+        api: this.o.api,
+        rollouts: all,
+        touched,
+        desired: out.desired,
+        live: out.live,
+        inventory: out.inventory,
+        ...(signal ? { signal } : {}),
+      });
+    } catch {
+      // The pass's own snapshot is shown instead.
+    }
+    const ofService = new Set(started.map((r) => r.deployment));
+    return { list: all.filter((r) => !ofService.has(r.deployment)), service: all.filter((r) => ofService.has(r.deployment)) };
+  }
+
+  /**
+   * One series per rollout on the board and per deployment the service started in an owned flow,
+   * rebuilt each pass so a pruned or removed deployment's series goes (docs/agent.md, HTTP).
+   */
   private rolloutMetrics(list: Rollout[]): void {
     const { rolloutWave, rolloutSuccessRatio } = this.o.metrics;
     rolloutWave.reset();

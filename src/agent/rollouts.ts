@@ -66,6 +66,25 @@ export function buildRollouts(desired: DesiredModel, live: LiveState, inventory:
   return out;
 }
 
+/**
+ * Pure: the deployments the service started in owned flows (`/status` `serviceStarted`) as rollouts,
+ * named `Flow/NAME@VERSION` as their gates, events and commands name them. They are never rows of
+ * git's board; the agent reads them with its rollouts only to export their series (docs/agent.md).
+ */
+export function serviceRollouts(started: readonly { flow: string; id: string; version: string }[], live: LiveState): Rollout[] {
+  const byId = new Map(live.deployments.map((d) => [d.id, d]));
+  for (const f of live.flows) for (const d of f.details?.deployments ?? []) if (!byId.has(d.id)) byId.set(d.id, d);
+  const packages = new Map(live.packages.map((p) => [p.id, p]));
+  const ctx = rolloutLive(live);
+  return started.flatMap((s) => {
+    const d = byId.get(s.id);
+    if (!d) return [];
+    const flow = s.flow.replace(/^Flow\//, '');
+    const app = packages.get(d.packageId)?.productName ?? d.packageId;
+    return [rolloutOf({ key: `${s.flow}@${s.version}`, flow, pkg: d.packageId, gateWave: undefined, app }, d, ctx)];
+  });
+}
+
 function rolloutOf(o: RolloutOf, d: V1DeploymentViewModel, ctx: RolloutLive): Rollout {
   const r: Rollout = {
     deployment: o.key,

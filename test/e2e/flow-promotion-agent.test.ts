@@ -64,4 +64,12 @@ describe('a flow gate under the agent', () => {
       expect.arrayContaining([expect.objectContaining({ reason: 'GateHeld', object: { kind: 'Flow', name: 'seven-zip@24.09' } })]),
     );
   });
+
+  it('service-started-rollout-metrics: the gated rollout has its wave series under the name its gate has on /status', async () => {
+    const gate = (await agent.status()).gates.find((g) => g.deployment.startsWith('Flow/seven-zip@'));
+    expect(gate?.deployment).toBe('Flow/seven-zip@24.09');
+    const text = await (await fetch(`${agent.base}/metrics`)).text();
+    // Held on wave 1 (stopped): its series stays until the service removes the deployment.
+    expect(text).toContain('packsync_rollout_wave{deployment="Flow/seven-zip@24.09",flow="seven-zip"} 1');
+  });
 });

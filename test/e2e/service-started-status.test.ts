@@ -5,6 +5,8 @@
  * service", and is never a rollout of git's nor something that needs attention.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { parsePrometheus } from '../agent/prometheus.js';
+import type { Sample } from '../agent/prometheus.js';
 import { startAgent } from '../support/agent-process.js';
 import type { RunningAgent } from '../support/agent-process.js';
 import { writeRepo } from '../support/manifests.js';
@@ -14,6 +16,13 @@ import type { TestSim } from '../support/sim.js';
 
 let sim: TestSim;
 let agent: RunningAgent;
+
+/** The samples of one metric family on the agent's /metrics (only that family is parsed). */
+async function family(name: string): Promise<Sample[]> {
+  const text = await (await fetch(`${agent.base}/metrics`)).text();
+  const lines = text.split('\n').filter((l) => l.startsWith(`# TYPE ${name} `) || l.startsWith(`${name}{`));
+  return parsePrometheus(lines.join('\n')).get(name) ?? [];
+}
 
 beforeAll(async () => {
   sim = await startTestSimulator();
@@ -46,5 +55,20 @@ describe('a deployment the service started', () => {
     expect(s.rollouts.map((r) => r.version)).not.toContain('24.09');
     const page = await (await fetch(`${agent.base}/`)).text();
     expect(page).toMatch(/Started by the service \(1\)[\s\S]*<code>Flow\/seven-zip<\/code><td>24\.09<td>Running/);
+  });
+
+  it('service-started-rollout-metrics: its wave and success ratio are exported as Flow/NAME@VERSION, as a rollout of git’s is', async () => {
+    // Before, the rollout series were built from git's board alone: the service's rollouts had none.
+    const wave = await family('packsync_rollout_wave');
+    expect(wave).toContainEqual({ labels: { deployment: 'Flow/seven-zip@24.09', flow: 'seven-zip' }, value: 1 });
+    // Reports arrive as the service's clock runs; the ratio is read from the current wave's live data.
+    await sim.advance(6 * 3600);
+    await agent.reconcile();
+    const ratio = (await family('packsync_rollout_success_ratio')).find((x) => x.labels.deployment === 'Flow/seven-zip@24.09');
+    expect(ratio?.labels).toEqual({ deployment: 'Flow/seven-zip@24.09', flow: 'seven-zip' });
+    expect(ratio?.value).toBeGreaterThan(0);
+    expect(ratio?.value).toBeLessThanOrEqual(1);
+    // Git's board is unchanged: the service's deployment is still not one of its rollouts.
+    expect((await agent.status()).rollouts.map((r) => r.deployment)).not.toContain('Flow/seven-zip@24.09');
   });
 });

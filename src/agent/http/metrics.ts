@@ -26,7 +26,7 @@ export interface AgentMetrics {
   rolloutSuccessRatio: Gauge<'deployment' | 'flow'>;
 }
 
-/** Most rollout series exported (one per deployment on the board): bounded cardinality whatever the fleet. */
+/** Most rollout series exported (one per deployment on the board, then per service-started one): bounded cardinality whatever the fleet. */
 export const ROLLOUT_SERIES_LIMIT = 500;
 
 export function createMetrics(withProcess = true): AgentMetrics {
@@ -134,13 +134,13 @@ function rolloutMetrics(
     }),
     rolloutWave: new Gauge({
       name: 'packsync_rollout_wave',
-      help: 'Current wave of each managed rollout on the board (0 before start; the wave count once completed), from the last pass',
+      help: 'Current wave of each managed rollout on the board and each one the service started in an owned flow (deployment Flow/NAME@VERSION) (0 before start; the wave count once completed), from the last pass',
       labelNames: ['deployment', 'flow'],
       registers,
     }),
     rolloutSuccessRatio: new Gauge({
       name: 'packsync_rollout_success_ratio',
-      help: 'installed / (installed + failed) of the current wave of each running rollout, when its live data was read',
+      help: "installed / (installed + failed) of the current wave of each running rollout (git's, or the service's as Flow/NAME@VERSION), when its live data was read",
       labelNames: ['deployment', 'flow'],
       registers,
     }),
