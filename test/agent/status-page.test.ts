@@ -15,7 +15,8 @@ import { startSidecar } from '../../src/agent/http/http-server.js';
 import type { Sidecar } from '../../src/agent/http/http-server.js';
 import { Agent } from '../../src/agent/loop.js';
 import { createMetrics } from '../../src/agent/http/metrics.js';
-import { renderStatusPage } from '../../src/agent/http/status-page.js';
+import { PAGE_LIMITS, renderStatusPage } from '../../src/agent/http/status-page.js';
+import { objectAnchor } from '../../src/agent/http/anchors.js';
 import { StatusTracker } from '../../src/agent/http/status.js';
 import type { AgentStatus } from '../../src/agent/http/status-types.js';
 import type { Rollout } from '../../src/agent/http/status-types.js';
@@ -107,6 +108,37 @@ describe('status page rendering', () => {
     expect(bytes).toBeLessThan(200 * 1024);
     expect(html).toContain('Rollouts (1000 running of 1000)');
     expect(html).toMatch(/… and 800 more in <a href=\/status>/);
+  });
+
+  it('notification-anchors-exist: every object an event on the page names has its id there, each id once', () => {
+    const s = bigStatus(1000);
+    const now = new Date().toISOString();
+    const event = (reason: 'RolloutCompleted' | 'GateHeld' | 'UpdateProposed' | 'ApplyFailed', object: string): void => {
+      s.events.unshift({
+        time: now,
+        lastTimestamp: now,
+        count: 1,
+        type: 'Normal',
+        severity: 'info',
+        reason,
+        object,
+        message: 'm',
+        revision: null,
+      });
+    };
+    // A completed rollout (off the board), the service's rollout, an update run, and a failed object
+    // whose needs-attention line is cut by the cap (the 102nd): before, none of them had an id.
+    event('RolloutCompleted', 'Deployment/done-24-08');
+    event('GateHeld', 'Flow/app-1@24.09');
+    event('UpdateProposed', 'Updates/weekly');
+    event('ApplyFailed', 'Deployment/app-707');
+    s.serviceStarted = [{ flow: 'Flow/app-1', id: 'd1', version: '24.09', status: 'Running', wave: '1/3' }];
+    const html = renderStatusPage({ status: s, ready: true });
+    const ids = [...html.matchAll(/\sid="?([^\s">]+)/g)].map((m) => m[1]!);
+    expect(new Set(ids).size).toBe(ids.length);
+    for (const e of s.events.slice(0, PAGE_LIMITS.events)) expect(ids).toContain(objectAnchor(e.object));
+    // The service's rollout is anchored on its own row under "Started by the service".
+    expect(html).toMatch(/<tr id="obj-Flow-app-1@24\.09"><td><code>Flow\/app-1<\/code><td>24\.09/);
   });
 
   it('escapes everything it prints', () => {

@@ -55,10 +55,10 @@ export function renderStatusPage({ status: s, ready, now = new Date() }: PageInp
   const used = new Set<string>();
   out.push(attention(s, used));
   out.push(board(s.rollouts, used));
-  out.push(serviceStarted(s));
+  out.push(serviceStarted(s, used));
   out.push(policySection(s.windows ?? [], s.approvals ?? null));
   out.push(counts(s));
-  out.push(events(s, t));
+  out.push(events(s, t, used));
   out.push(history(s, t));
   out.push(
     `<p class=m>Refreshes every ${REFRESH_SECONDS} s. The same data as JSON: <a href=/status>/status</a> · <a href=/metrics>/metrics</a></p></main></body></html>`,
@@ -125,52 +125,82 @@ function anchorOnce(used: Set<string>, key: string): string {
   return ` id="${esc(id)}"`;
 }
 
+/** One line of "needs attention": the object it anchors (when it names one) and its text. */
+interface AttentionItem {
+  key?: string;
+  cls?: string;
+  html: string;
+}
+
 function attention(s: AgentStatus, used: Set<string>): string {
-  const items: string[] = [];
-  for (const p of s.problems) {
-    items.push(`<li class=${p.severity === 'error' ? 'e' : 'w'}><code>${esc(`${p.file}:${p.line}:${p.column}`)}</code>: ${esc(p.message)}`);
-  }
-  for (const o of s.objects) {
-    const why = attentionOf(o);
-    if (why)
-      items.push(
-        `<li${anchorOnce(used, o.key)}><code>${esc(o.key)}</code>${o.source ? ` <span class=m>${esc(`${o.source.file}:${o.source.line}:${o.source.column}`)}</span>` : ''}: ${esc(why)}`,
-      );
-  }
-  for (const r of s.rollouts) {
-    if (r.status === 'Failed')
-      items.push(
-        `<li${anchorOnce(used, r.deployment)}><code>${esc(r.deployment)}</code>: rollout failed at wave ${r.currentWave}/${r.waveCount}`,
-      );
-    else if (r.promotion?.held)
-      items.push(
-        `<li${anchorOnce(used, r.deployment)}><code>${esc(r.deployment)}</code>: held by its promotion gate at wave ${r.promotion.held.wave}: ${esc(r.promotion.held.reason)} (packsync resume releases it)`,
-      );
-    else if (r.orphaned)
-      items.push(
-        `<li${anchorOnce(used, r.deployment)}><code>${esc(r.deployment)}</code>: requires pruning: its manifest left git, yet it is ${esc(r.status)} at wave ${r.currentWave}/${r.waveCount}`,
-      );
-    // A hold git asked for (spec.wave) is intended: shown on the board as suspended by git, not here.
-  }
-  // Anchored by the key its ExceptionExpired notification links to.
-  for (const e of s.expiredExceptions ?? [])
-    items.push(
-      `<li class=w${anchorOnce(used, expiredExceptionKey(e))}><code>Baseline/${esc(e.baseline)}</code> <span class=m>${esc(e.at)}</span>: ${esc(expiredExceptionText(e))}`,
-    );
+  const items = attentionItems(s);
+  // Only the lines shown take their object's id: one cut by the cap leaves it to a later appearance.
+  const shown = items
+    .slice(0, PAGE_LIMITS.attention)
+    .map((i) => `<li${i.cls ? ` class=${i.cls}` : ''}${i.key === undefined ? '' : anchorOnce(used, i.key)}>${i.html}`);
   const body =
     items.length === 0
       ? '<p class=m>Nothing needs attention.</p>'
-      : `<ul>${items.slice(0, PAGE_LIMITS.attention).join('')}</ul>${more(items.length, PAGE_LIMITS.attention)}`;
+      : `<ul>${shown.join('')}</ul>${more(items.length, PAGE_LIMITS.attention)}`;
   return `<h2>Needs attention (${items.length})</h2><div id=attention>${body}</div>`;
 }
 
+function attentionItems(s: AgentStatus): AttentionItem[] {
+  const items: AttentionItem[] = [];
+  for (const p of s.problems)
+    items.push({
+      cls: p.severity === 'error' ? 'e' : 'w',
+      html: `<code>${esc(`${p.file}:${p.line}:${p.column}`)}</code>: ${esc(p.message)}`,
+    });
+  for (const o of s.objects) {
+    const why = attentionOf(o);
+    if (why)
+      items.push({
+        key: o.key,
+        html: `<code>${esc(o.key)}</code>${o.source ? ` <span class=m>${esc(`${o.source.file}:${o.source.line}:${o.source.column}`)}</span>` : ''}: ${esc(why)}`,
+      });
+  }
+  for (const r of s.rollouts) {
+    const what =
+      r.status === 'Failed'
+        ? `rollout failed at wave ${r.currentWave}/${r.waveCount}`
+        : r.promotion?.held
+          ? `held by its promotion gate at wave ${r.promotion.held.wave}: ${esc(r.promotion.held.reason)} (packsync resume releases it)`
+          : r.orphaned
+            ? `requires pruning: its manifest left git, yet it is ${esc(r.status)} at wave ${r.currentWave}/${r.waveCount}`
+            : undefined;
+    // A hold git asked for (spec.wave) is intended: shown on the board as suspended by git, not here.
+    if (what) items.push({ key: r.deployment, html: `<code>${esc(r.deployment)}</code>: ${what}` });
+  }
+  // A rollout the service started, held by its flow's gate (Flow/NAME@VERSION): halted as a git one is.
+  const board = new Set(s.rollouts.map((r) => r.deployment));
+  for (const g of s.gates)
+    if (g.held && !board.has(g.deployment))
+      items.push({
+        key: g.deployment,
+        html: `<code>${esc(g.deployment)}</code>: held by its flow's promotion gate at wave ${g.held.wave}: ${esc(g.held.reason)} (packsync resume releases it)`,
+      });
+  // Anchored by the key its ExceptionExpired notification links to.
+  for (const e of s.expiredExceptions ?? [])
+    items.push({
+      key: expiredExceptionKey(e),
+      cls: 'w',
+      html: `<code>Baseline/${esc(e.baseline)}</code> <span class=m>${esc(e.at)}</span>: ${esc(expiredExceptionText(e))}`,
+    });
+  return items;
+}
+
 /** Rollouts the service began by itself in owned flows: shown, never counted as git's (docs/reconcile.md). */
-function serviceStarted(s: AgentStatus): string {
+function serviceStarted(s: AgentStatus, used: Set<string>): string {
   const list = s.serviceStarted ?? [];
   if (list.length === 0) return '';
+  // Each row carries the id of `Flow/NAME@VERSION`, the name its gate's events and commands use.
   const rows = list
     .slice(0, PAGE_LIMITS.rollouts)
-    .map((d) => `<tr><td><code>${esc(d.flow)}</code><td>${esc(d.version)}<td>${esc(d.status)}<td>${esc(d.wave)}`)
+    .map(
+      (d) =>
+        `<tr${anchorOnce(used, `${d.flow}@${d.version}`)}><td><code>${esc(d.flow)}</code><td>${esc(d.version)}<td>${esc(d.status)}<td>${esc(d.wave)}`,
+    )
     .join('');
   return `<h2>Started by the service (${list.length})</h2><table id=service-started><tr><th>Flow<th>Version<th>Status<th>Wave${rows}</table>${more(list.length, PAGE_LIMITS.rollouts)}`;
 }
@@ -231,12 +261,17 @@ function counts(s: AgentStatus): string {
   return `<h2>Objects</h2><table id=counts><tr><th>Kind<th>Total<th>Last pass${rows.join('') || '<tr><td colspan=3 class=m>No pass has finished yet.'}</table>`;
 }
 
-function events(s: AgentStatus, t: number): string {
+/**
+ * Recent events, newest first. A row whose object has no id higher up the page takes it, so a
+ * notification's link (anchors.ts) finds the event's object at least on the event's own row (an
+ * update run, a completed rollout no longer on the board, an object that recovered).
+ */
+function events(s: AgentStatus, t: number, used: Set<string>): string {
   const rows = s.events
     .slice(0, PAGE_LIMITS.events)
     .map(
       (e) =>
-        `<tr class=${e.severity === 'error' ? 'e' : ''}><td>${esc(age(e.lastTimestamp, t))}<td>${esc(e.reason)}<td><code>${esc(e.object ?? '')}</code>${e.wave !== undefined ? ` wave ${e.wave}` : ''}<td>${esc(e.message)}<td>${e.count}<td><code>${esc(short(e.revision))}</code>`,
+        `<tr class=${e.severity === 'error' ? 'e' : ''}${e.object && objectAnchor(e.object) !== 'banner' ? anchorOnce(used, e.object) : ''}><td>${esc(age(e.lastTimestamp, t))}<td>${esc(e.reason)}<td><code>${esc(e.object ?? '')}</code>${e.wave !== undefined ? ` wave ${e.wave}` : ''}<td>${esc(e.message)}<td>${e.count}<td><code>${esc(short(e.revision))}</code>`,
     );
   return `<h2>Recent events</h2><table id=events><tr><th>Last seen<th>Reason<th>Object<th>Message<th>Count<th>Revision${rows.join('') || '<tr><td colspan=6 class=m>None yet.'}</table>`;
 }
