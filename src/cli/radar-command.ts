@@ -9,7 +9,8 @@ import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { readUnmanagedRadar } from '../export/radar.js';
 import type { RadarResult } from '../export/radar.js';
-import { chooseApps, namesRadarApp, radarManifests, writeManifests } from '../export/radar-write.js';
+import { chooseApps, dirManifests, namesRadarApp, radarManifests, writeManifests } from '../export/radar-write.js';
+import type { DirManifests } from '../export/radar-write.js';
 import { coverage, ownedFlows, pickTenants } from '../export/report-read.js';
 import { loadManifests } from '../manifests/load.js';
 import { addCommonOptions, buildRuntime } from './common.js';
@@ -41,7 +42,8 @@ export function registerRadarCommand(program: Command, io: CliIo): void {
   addCommonOptions(cmd);
   cmd.action(async (opts: RadarOptions) => {
     const dir = opts.write ? resolve(io.cwd, opts.write) : undefined;
-    const names = dir && existsSync(dir) ? await gitNames(dir) : [];
+    const inDir = dir && existsSync(dir) ? await dirNames(dir) : { apps: [], existing: undefined };
+    const names = inDir.apps;
     const rt = await buildRuntime(opts, io);
     let result: RadarResult;
     // The written files' date is the service's day, as every time packsync records (docs/reports.md#radar).
@@ -66,7 +68,7 @@ export function registerRadarCommand(program: Command, io: CliIo): void {
     else printApps(listed, io);
     if (!dir) return;
     const files = radarManifests(chooseApps(result.apps, opts.app), today.toISOString().slice(0, 10));
-    const written = await writeManifests(dir, files);
+    const written = await writeManifests(dir, files, inDir.existing);
     io.stderr(
       written.length > 0
         ? `Wrote ${written.length} file(s) in ${opts.write}: ${written.join(', ')}. Next: packsync validate ${opts.write} && packsync plan ${opts.write}`
@@ -99,13 +101,21 @@ function printApps(r: RadarResult, io: CliIo): void {
   }
 }
 
-/** Catalog apps the manifests already in DIR name: not unmanaged for the purpose of writing. */
-async function gitNames(dir: string): Promise<string[]> {
+/**
+ * What the manifests already in DIR say: the catalog apps they name (not unmanaged for the purpose of
+ * writing), and the names and flow display names the written manifests must not repeat.
+ */
+async function dirNames(dir: string): Promise<{ apps: string[]; existing: DirManifests | undefined }> {
   const loaded = await loadManifests(dir).catch(() => null);
-  const d = loaded?.desired;
-  if (!d) return [];
-  return [
-    ...d.packages.flatMap((p) => (p.spec.catalog ? [p.spec.catalog.app] : [])),
-    ...d.flows.flatMap((f) => (f.spec.app ? [f.spec.app] : [])),
-  ];
+  if (!loaded) return { apps: [], existing: undefined };
+  const d = loaded.desired;
+  const existing = dirManifests(d, loaded.problems);
+  if (!d) return { apps: [], existing };
+  return {
+    apps: [
+      ...d.packages.flatMap((p) => (p.spec.catalog ? [p.spec.catalog.app] : [])),
+      ...d.flows.flatMap((f) => (f.spec.app ? [f.spec.app] : [])),
+    ],
+    existing,
+  };
 }

@@ -121,4 +121,22 @@ describe('packsync radar', () => {
     expect(noMatch.code).toBe(1);
     expect(noMatch.stderr).toMatch(/RADAR_WRITE: --app "Contoso Legacy CRM" has no catalog match/);
   });
+
+  it('radar-write-name-taken: a Package or Flow name DIR already uses stops --write with RADAR_WRITE, nothing written; DIR still validates', async () => {
+    await ownSevenZip();
+    const legacy = (kind: string, app: string): string =>
+      `apiVersion: packsync.dev/v1\nkind: ${kind}\nmetadata:\n  name: google-chrome\nspec:\n${kind === 'Package' ? `  catalog:\n    app: "${app}"\n    version: "latest"\n` : `  app: "${app}"\n`}`;
+    for (const kind of ['Package', 'Flow']) {
+      // The name google-chrome holds another app: before, packages/ (or flows/) google-chrome.yaml was
+      // written anyway (exit 0) and validate then failed on the duplicate name.
+      const dir = await tempDir('packsync-radar-taken-');
+      await writeFile(join(dir, 'legacy.yaml'), legacy(kind, 'Mozilla Firefox'));
+      expect((await cli(['validate', dir], env())).code).toBe(0);
+      const w = await cli(['radar', '--write', dir, '--app', 'Google Chrome'], env());
+      expect(w.code, w.stdout).toBe(1);
+      expect(w.stderr).toMatch(new RegExp(`RADAR_WRITE: .*would define ${kind}/google-chrome, which .*legacy\\.yaml:1:1 already defines`));
+      expect(await readdir(dir)).toEqual(['legacy.yaml']);
+      expect((await cli(['validate', dir], env())).code).toBe(0);
+    }
+  });
 });
