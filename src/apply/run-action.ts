@@ -209,7 +209,7 @@ async function skipWave(a: ActionOf<typeof OP.skipWave>, c: ActionContext): Prom
   const live = await api.getDeployment(id, c.opts);
   if (live.status !== 'Running' || live.currentWave >= a.untilWave) return;
   // skip-wave is not idempotent: after a lost answer it is sent again only if the first did not land.
-  return writeOnce({
+  await writeOnce({
     call: () => (c.d.countWrite(), api.skipWave(id, c.opts)),
     codes: ['API_OUTCOME_UNKNOWN'],
     landed: async () => {
@@ -218,6 +218,14 @@ async function skipWave(a: ActionOf<typeof OP.skipWave>, c: ActionContext): Prom
     },
     again: true,
   });
+  // The report's history (docs/reports.md#history): packsync moved the rollout into this wave now,
+  // on the service's clock (the skip's answer). Without it a skip by a manifest's `spec.wave` was
+  // taken for the service's own move, dated at the next pass. A promotion gate's skip records the
+  // same wave again with its verdict (recordGate), which the history keeps once.
+  if (a.untilWave <= live.waveCount) {
+    const at = (api.serviceTime?.() ?? c.d.now()).toISOString();
+    await c.d.store.history({ type: 'wave', deploymentId: id, wave: a.untilWave, at, by: 'gate' });
+  }
 }
 
 function updateContent(a: ActionOf<typeof OP.updateContent>, c: ActionContext): Promise<void> {

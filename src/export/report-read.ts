@@ -8,7 +8,7 @@
 import type { PacksyncApi } from '../api/operations.js';
 import type { V1DeploymentViewModel, V1FlowDetailsViewModel, V1PackageViewModel, V1TenantViewModel } from '../api/wire/index.js';
 import type { Inventory } from '../state/inventory-types.js';
-import type { RolloutHistory, TenantCounts } from '../state/history.js';
+import type { History, RolloutHistory, TenantCounts, WaveReached } from '../state/history.js';
 import { mapLimit } from '../util/map-limit.js';
 import { PacksyncError } from '../util/errors.js';
 import { readUnmanagedRadar, tenantName } from './radar.js';
@@ -90,16 +90,29 @@ function mergeRollouts(inventory: Inventory, flows: V1FlowDetailsViewModel[], pa
   for (const [key, e] of Object.entries(inventory.objects)) if (e.kind === 'Deployment') keys.set(e.id, key);
   const out = new Map<string, RolloutFacts>();
   for (const h of inventory.history?.rollouts ?? []) out.set(h.deploymentId, fromHistory(h));
+  const early = earlyWaves(inventory.history);
   for (const f of flows) {
     const waves = [...f.waves].sort((a, b) => a.index - b.index).map((w) => [...w.tenantIds]);
     for (const d of f.deployments) {
       if (!d.startedAt) continue;
       const known = out.get(d.id);
       if (known) Object.assign(known, liveFields(d));
-      else out.set(d.id, fromLive(d, f, waves, keys.get(d.id), packages.get(d.packageId)));
+      else {
+        const r = fromLive(d, f, waves, keys.get(d.id), packages.get(d.packageId));
+        // A wave packsync moved it into before the history recorded it keeps the skip's time.
+        for (const w of early.get(d.id) ?? []) r.reached.push({ wave: w.wave, at: w.at, by: w.by });
+        out.set(d.id, r);
+      }
     }
   }
   return [...out.values()];
+}
+
+/** The history's early waves (state/history.ts `History.early`) by deployment id. */
+function earlyWaves(h: History | undefined): Map<string, WaveReached[]> {
+  const by = new Map<string, WaveReached[]>();
+  for (const w of h?.early ?? []) by.set(w.deploymentId, [...(by.get(w.deploymentId) ?? []), w]);
+  return by;
 }
 
 function fromHistory(h: RolloutHistory): RolloutFacts {

@@ -13,6 +13,8 @@
 export const ROLLOUT_CAP = 1000;
 export const GATE_CAP = 40;
 export const DRIFT_CAP = 1000;
+/** Waves kept for rollouts the history has not recorded yet (`History.early`). */
+export const EARLY_CAP = 200;
 
 export interface RolloutHistory {
   deploymentId: string;
@@ -72,14 +74,23 @@ export interface History {
    * and not in `rollouts` is one that was trimmed, and is not recorded again (see `trimmedAway`).
    */
   horizon?: string;
+  /**
+   * Waves packsync moved a rollout into before the history recorded the rollout (a Deployment
+   * started and skipped forward by its `spec.wave` in one pass: its start is recorded at the next
+   * pass, which first sees it started). Folded into the rollout when it is recorded, so the wave
+   * keeps the skip's own time; the newest EARLY_CAP are kept (a rollout trimmed away never claims its own).
+   */
+  early?: WaveReached[];
 }
+
+export type WaveReached = { deploymentId: string; wave: number; at: string; by: 'service' | 'gate' | 'command' };
 
 export type RolloutStart = Omit<RolloutHistory, 'reached' | 'gates' | 'counts' | 'completedAt' | 'stoppedAt'>;
 
 /** One journal record's payload: each is O(1) to apply. */
 export type HistoryEvent =
   | { type: 'rollout'; rollout: RolloutStart }
-  | { type: 'wave'; deploymentId: string; wave: number; at: string; by: 'service' | 'gate' | 'command' }
+  | ({ type: 'wave' } & WaveReached)
   | { type: 'complete'; deploymentId: string; at: string }
   | { type: 'stop'; deploymentId: string; at: string }
   | { type: 'gate'; deploymentId: string; entry: HistoryGateEntry }
@@ -147,7 +158,7 @@ function advanceHorizon(h: History, at: string): void {
   if (!h.horizon || Date.parse(at) > Date.parse(h.horizon)) h.horizon = at;
 }
 
-/** Applies one event; unknown deployments are ignored (their `rollout` event was trimmed away). */
+/** Applies one event; other events of unknown deployments are ignored (their `rollout` event was trimmed away), a wave is kept early. */
 export function applyHistory(h: History, e: HistoryEvent): void {
   const ix = indexOf(h);
   if (e.type === 'rollout') {
@@ -155,6 +166,7 @@ export function applyHistory(h: History, e: HistoryEvent): void {
     const r: RolloutHistory = { ...e.rollout, reached: [], gates: [] };
     h.rollouts.push(r);
     ix.rollouts.set(r.deploymentId, r);
+    claimEarly(h, r);
     if (h.rollouts.length > ROLLOUT_CAP + ROLLOUT_CAP / 4) trimRollouts(h, ix.rollouts);
     return;
   }
@@ -171,10 +183,13 @@ export function applyHistory(h: History, e: HistoryEvent): void {
     return;
   }
   const r = ix.rollouts.get(e.deploymentId);
-  if (!r) return;
+  if (!r) {
+    if (e.type === 'wave') keepEarly(h, e);
+    return;
+  }
   switch (e.type) {
     case 'wave':
-      if (!r.reached.some((w) => w.wave === e.wave)) r.reached.push({ wave: e.wave, at: e.at, by: e.by });
+      addReached(r, e);
       return;
     case 'complete':
       r.completedAt ??= e.at;
@@ -192,6 +207,28 @@ export function applyHistory(h: History, e: HistoryEvent): void {
   }
 }
 
+/** A wave reached, once per wave, `reached` kept in wave order (an early wave is claimed before wave 1 is recorded). */
+function addReached(r: RolloutHistory, w: WaveReached): void {
+  if (r.reached.some((x) => x.wave === w.wave)) return;
+  r.reached.push({ wave: w.wave, at: w.at, by: w.by });
+  if (r.reached.length > 1 && r.reached[r.reached.length - 2]!.wave > w.wave) r.reached.sort((a, b) => a.wave - b.wave);
+}
+
+/** A wave of a rollout not recorded yet: kept until its rollout is (see `History.early`). */
+function keepEarly(h: History, e: WaveReached): void {
+  const early = (h.early ??= []);
+  early.push({ deploymentId: e.deploymentId, wave: e.wave, at: e.at, by: e.by });
+  if (early.length > EARLY_CAP + EARLY_CAP / 4) early.splice(0, early.length - EARLY_CAP);
+}
+
+/** Moves the early waves of a rollout just recorded into it. */
+function claimEarly(h: History, r: RolloutHistory): void {
+  if (!h.early?.some((w) => w.deploymentId === r.deploymentId)) return;
+  for (const w of h.early) if (w.deploymentId === r.deploymentId) addReached(r, w);
+  h.early = h.early.filter((w) => w.deploymentId !== r.deploymentId);
+  if (h.early.length === 0) delete h.early;
+}
+
 /** Reads `history` from a snapshot as stored; anything malformed is dropped rather than failing the state. */
 export function parseHistory(value: unknown): History {
   const h = value as Partial<History> | undefined;
@@ -199,5 +236,6 @@ export function parseHistory(value: unknown): History {
     rollouts: Array.isArray(h?.rollouts) ? h.rollouts : [],
     drift: Array.isArray(h?.drift) ? h.drift : [],
     ...(typeof h?.horizon === 'string' ? { horizon: h.horizon } : {}),
+    ...(Array.isArray(h?.early) && h.early.length > 0 ? { early: h.early } : {}),
   };
 }

@@ -1,0 +1,98 @@
+/**
+ * The report's history (docs/reports.md#history) as the CLI records it against the simulator:
+ * a wave a Deployment's `spec.wave` skipped to is recorded at the skip's own time, by packsync,
+ * also when the deployment started in the same pass; a rollout the service supersedes keeps the
+ * install counts packsync read while it ran, and a stopped one those it had when it stopped.
+ */
+import { readFile, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import type { Report } from '../../src/export/report-model.js';
+import type { Inventory } from '../../src/state/inventory-types.js';
+import { cli } from '../support/cli.js';
+import { PILOT_FIRST, SEVEN_ZIP_PACKAGE, deploymentDoc, flowDoc, yamlDocs } from '../support/manifests.js';
+import { tempDir } from '../support/repo.js';
+import type { SimEnv } from '../support/sim.js';
+import { useSim } from '../support/use-sim.js';
+
+const HOUR = 3600;
+const KEY = 'Deployment/seven-zip-24-08';
+
+let s: SimEnv;
+// A virtual minute a second: an import takes a second, a skip's time is known to the minute.
+useSim((x) => (s = x), { timeScale: 60 });
+
+/** 7-Zip 24.08 through "Pilot first" (3 waves: 24 h, 48 h, 72 h); `flow` and `deployment` add spec lines. */
+async function writeRepo(repo: string, o: { flow?: string[]; deployment?: string[] } = {}): Promise<void> {
+  const yaml = yamlDocs(
+    SEVEN_ZIP_PACKAGE,
+    flowDoc('seven-zip', '7-Zip', [`patchGroup: ${PILOT_FIRST}`, ...(o.flow ?? [])]),
+    deploymentDoc('seven-zip-24-08', 'seven-zip', 'running', o.deployment),
+  );
+  await writeFile(join(repo, 'all.yaml'), yaml);
+}
+
+async function apply(repo: string): Promise<void> {
+  const r = await cli(['apply', '--auto-approve', repo], s.env);
+  expect(r.code, r.stderr).toBe(0);
+}
+
+async function report(): Promise<Report> {
+  const r = await cli(['report', '--format', 'json', '--from', '2020-01-01'], s.env);
+  expect(r.code, r.stderr).toBe(0);
+  return JSON.parse(r.stdout) as Report;
+}
+
+/** The waves of the 24.08 rollout as the report shows them (the same for every tenant). */
+async function waves(): Promise<Report['tenants'][number]['rollouts'][number]['waves']> {
+  const row = (await report()).tenants[0]!.rollouts.find((r) => r.deployment === KEY)!;
+  return row.waves;
+}
+
+/** Service times of the skip-wave calls that landed. */
+async function skips(): Promise<string[]> {
+  return (await s.sim.journal(true)).filter((e) => e.path.endsWith('/skip-wave') && e.status === 200).map((e) => e.serviceTime);
+}
+
+const seconds = (a: string, b: string): number => Math.abs(Date.parse(a) - Date.parse(b)) / 1000;
+
+describe('report history', () => {
+  it('spec-wave-skip-recorded-at-skip: a running rollout skipped by spec.wave has the wave at the skip, by packsync, at once and after later passes', async () => {
+    const repo = await tempDir('packsync-repo-');
+    await writeRepo(repo);
+    await apply(repo);
+    await s.sim.advance(HOUR);
+    await apply(repo); // the rollout is in the history, at wave 1
+    await writeRepo(repo, { deployment: ['wave: 2'] });
+    await s.sim.advance(HOUR);
+    await apply(repo);
+    const [skip] = await skips();
+    expect(skip).toBeDefined();
+    // Right after the apply, before any other pass.
+    const now = await waves();
+    expect(now.map((w) => `${w.wave}:${w.by}`)).toEqual(['1:service', '2:gate']);
+    expect(seconds(now[1]!.reachedAt, skip!)).toBeLessThan(60);
+    // A later pass does not date it again (it was the service's move at that pass's time).
+    await s.sim.advance(HOUR);
+    await apply(repo);
+    expect(await waves()).toEqual(now);
+  });
+
+  it('spec-wave-skip-recorded-at-skip: a rollout started and skipped by spec.wave in one pass has the wave at the skip', async () => {
+    const repo = await tempDir('packsync-repo-');
+    await writeRepo(repo, { deployment: ['wave: 3'] });
+    await apply(repo);
+    const [to2, to3] = await skips();
+    expect(to3).toBeDefined();
+    // Reported from the live deployment and the skips kept for it, before the history recorded its start.
+    const first = await waves();
+    expect(first.map((w) => `${w.wave}:${w.by}`)).toEqual(['1:service', '2:gate', '3:gate']);
+    expect(seconds(first[1]!.reachedAt, to2!)).toBeLessThan(60);
+    expect(seconds(first[2]!.reachedAt, to3!)).toBeLessThan(60);
+    await s.sim.advance(HOUR);
+    await apply(repo); // first sight of the rollout: the history takes the skips over
+    expect(await waves()).toEqual(first);
+    const inv = JSON.parse(await readFile(join(s.stateDir, 'inventory.json'), 'utf8')) as Inventory;
+    expect(inv.history?.early).toBeUndefined();
+  });
+});
