@@ -16,7 +16,7 @@ import type { Inventory } from '../state/inventory-types.js';
 import type { StateIndex } from '../plan/state-index.js';
 import { mapLimit } from '../util/map-limit.js';
 
-/** Returns the API reads it made (install counts of rollouts first seen complete). */
+/** Returns the API reads it made (install counts of rollouts first seen in a wave, complete or stopped). */
 export async function recordPassHistory(
   store: InventoryStore,
   live: LiveState,
@@ -28,13 +28,15 @@ export async function recordPassHistory(
   try {
     const now = live.serviceTime ?? plan.generatedAt;
     await recordDrift(store, plan, now);
-    const completed: { d: V1DeploymentViewModel; waves: V1WaveViewModel[] }[] = [];
+    const counted: Counted[] = [];
     for (const o of await withinCap(store, ownedRollouts(store, live, scan))) {
-      if (await recordRollout(store, o, now)) completed.push(o);
+      const upTo = await recordRollout(store, o, now);
+      if (upTo > 0) counted.push({ d: o.d, waves: o.waves.slice(0, upTo), upTo });
     }
-    // Install counts once, when a rollout is first seen complete: the wave live data of a flow
-    // shows only its current deployment, so a later rollout would hide these figures.
-    reads = await recordCounts(store, api, completed, now);
+    // Install counts when a rollout is first seen in a wave, complete or stopped: the wave live
+    // data of a flow shows only its current deployment, so a later rollout would hide these figures
+    // (a superseded rollout keeps those of the last wave it was seen in).
+    reads = await recordCounts(store, api, counted, now);
   } catch {
     // Evidence only: a failed read or record never stops the pass.
   }
@@ -224,12 +226,23 @@ export class RolloutScan {
   }
 }
 
-/** Returns true when the rollout was seen complete for the first time. */
-async function recordRollout(store: InventoryStore, o: Observed, now: string): Promise<boolean> {
+/** A rollout whose install counts this pass reads: its waves up to `upTo` (those it reached). */
+interface Counted {
+  d: V1DeploymentViewModel;
+  waves: V1WaveViewModel[];
+  upTo: number;
+}
+
+/**
+ * Records what is new of one rollout. Returns the waves whose install counts to read (0: none):
+ * all of them when it is first seen complete, those it reached when first seen stopped or failed,
+ * or running in a wave (2 or later) its counts were not read in yet.
+ */
+async function recordRollout(store: InventoryStore, o: Observed, now: string): Promise<number> {
   const { d } = o;
   const history = store.inventory.history;
   let r = findRollout(history, d.id);
-  if (!r && trimmedAway(history, d.startedAt)) return false;
+  if (!r && trimmedAway(history, d.startedAt)) return 0;
   if (!r) {
     await store.history({
       type: 'rollout',
@@ -248,7 +261,7 @@ async function recordRollout(store: InventoryStore, o: Observed, now: string): P
       },
     });
     r = findRollout(store.inventory.history, d.id);
-    if (!r) return false;
+    if (!r) return 0;
     await store.history({ type: 'wave', deploymentId: d.id, wave: 1, at: d.startedAt!, by: 'service' });
   }
   const last = d.status === 'Completed' ? d.waveCount : d.currentWave;
@@ -256,13 +269,18 @@ async function recordRollout(store: InventoryStore, o: Observed, now: string): P
     if (r.reached.some((x) => x.wave === w)) continue;
     await store.history({ type: 'wave', deploymentId: d.id, wave: w, at: reachedAt(r, w, d, now), by: 'service' });
   }
-  if (d.status === 'Stopped' && d.stoppedAt && r.stoppedAt !== d.stoppedAt)
-    await store.history({ type: 'stop', deploymentId: d.id, at: d.stoppedAt });
+  const reached = Math.max(d.currentWave, 1);
+  // Failed ends a rollout as a stop does; it is recorded once, as the stop (no later stoppedAt moves it).
+  const stop = d.status === 'Stopped' ? d.stoppedAt : d.status === 'Failed' && !r.stoppedAt ? (d.stoppedAt ?? now) : null;
+  if (stop && r.stoppedAt !== stop) {
+    await store.history({ type: 'stop', deploymentId: d.id, at: stop });
+    return reached;
+  }
   if (d.status === 'Completed' && !r.completedAt) {
     await store.history({ type: 'complete', deploymentId: d.id, at: d.completedAt ?? now });
-    return true;
+    return o.waves.length;
   }
-  return false;
+  return d.status === 'Running' && d.currentWave >= 2 && (r.countsWave ?? 1) < d.currentWave ? reached : 0;
 }
 
 /**
@@ -280,16 +298,12 @@ function reachedAt(r: RolloutHistory, w: number, d: V1DeploymentViewModel, now: 
 }
 
 /**
- * Reads each wave of the completed rollouts' flows once (the deployments of one flow share its
- * waves, and a wave's live data names the one deployment it shows), then records each completed
- * rollout's counts from the waves that show it. Returns the reads made.
+ * Reads each wave of the counted rollouts once (the deployments of one flow share its waves, and a
+ * wave's live data names the one deployment it shows), then records each rollout's counts from
+ * the waves that show it, with the wave it was read in (also when none showed it: it is not read
+ * again in that wave). Returns the reads made.
  */
-async function recordCounts(
-  store: InventoryStore,
-  api: PacksyncApi,
-  completed: { d: V1DeploymentViewModel; waves: V1WaveViewModel[] }[],
-  now: string,
-): Promise<number> {
+async function recordCounts(store: InventoryStore, api: PacksyncApi, completed: Counted[], now: string): Promise<number> {
   const waveIds = [...new Set(completed.flatMap((c) => c.waves.map((w) => w.id)))];
   const wanted = new Set(completed.map((c) => c.d.id));
   const tenants = new Map<string, Record<string, TenantCounts>>();
@@ -302,9 +316,9 @@ async function recordCounts(
     for (const t of w.tenants) counts[t.tenantId] = { installed: t.installed, failed: t.failed, pending: t.pending };
     tenants.set(w.deploymentId, counts);
   });
-  for (const { d } of completed) {
-    const counts = tenants.get(d.id);
-    if (counts && Object.keys(counts).length > 0) await store.history({ type: 'counts', deploymentId: d.id, at: now, tenants: counts });
+  for (const { d, upTo } of completed) {
+    const counts = tenants.get(d.id) ?? {};
+    await store.history({ type: 'counts', deploymentId: d.id, at: now, tenants: counts, wave: upTo });
   }
   return waveIds.length;
 }

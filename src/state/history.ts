@@ -37,8 +37,13 @@ export interface RolloutHistory {
   completedAt?: string;
   stoppedAt?: string;
   gates: HistoryGateEntry[];
-  /** Install counts per tenant id, as last read (at completion or a gate read). */
+  /** Install counts per tenant id, as last read (a wave first seen, the end: completion or stop). */
   counts?: { at: string; tenants: Record<string, TenantCounts> };
+  /**
+   * The rollout's wave when its counts were last read, whether the wave live data still showed it
+   * or not: a running rollout's counts are read once per wave it is seen in, never again on every pass.
+   */
+  countsWave?: number;
 }
 
 export interface TenantCounts {
@@ -85,7 +90,7 @@ export interface History {
 
 export type WaveReached = { deploymentId: string; wave: number; at: string; by: 'service' | 'gate' | 'command' };
 
-export type RolloutStart = Omit<RolloutHistory, 'reached' | 'gates' | 'counts' | 'completedAt' | 'stoppedAt'>;
+export type RolloutStart = Omit<RolloutHistory, 'reached' | 'gates' | 'counts' | 'countsWave' | 'completedAt' | 'stoppedAt'>;
 
 /** One journal record's payload: each is O(1) to apply. */
 export type HistoryEvent =
@@ -94,7 +99,8 @@ export type HistoryEvent =
   | { type: 'complete'; deploymentId: string; at: string }
   | { type: 'stop'; deploymentId: string; at: string }
   | { type: 'gate'; deploymentId: string; entry: HistoryGateEntry }
-  | { type: 'counts'; deploymentId: string; at: string; tenants: Record<string, TenantCounts> }
+  /** `tenants` empty: read, but the wave live data showed another deployment (only `wave` is kept). */
+  | { type: 'counts'; deploymentId: string; at: string; tenants: Record<string, TenantCounts>; wave?: number }
   | { type: 'drift'; record: DriftRecord }
   /** Rollouts started at or before `at` are not recorded (more were seen at once than the cap keeps). */
   | { type: 'horizon'; at: string };
@@ -202,7 +208,8 @@ export function applyHistory(h: History, e: HistoryEvent): void {
       if (r.gates.length > GATE_CAP) r.gates.splice(0, r.gates.length - GATE_CAP);
       return;
     case 'counts':
-      r.counts = { at: e.at, tenants: { ...r.counts?.tenants, ...e.tenants } };
+      if (e.wave !== undefined) r.countsWave = Math.max(r.countsWave ?? 0, e.wave);
+      if (Object.keys(e.tenants).length > 0) r.counts = { at: e.at, tenants: { ...r.counts?.tenants, ...e.tenants } };
       return;
   }
 }

@@ -95,4 +95,81 @@ describe('report history', () => {
     const inv = JSON.parse(await readFile(join(s.stateDir, 'inventory.json'), 'utf8')) as Inventory;
     expect(inv.history?.early).toBeUndefined();
   });
+
+  it('superseded-rollout-keeps-counts: a rollout the service stops for a new release keeps the counts read in its last wave', async () => {
+    const repo = await tempDir('packsync-repo-');
+    const flow = ['flags: [startNewVersionsAutomatically, stopCurrentAndStartNew]', 'supersedenceHistoryCount: 1'];
+    await writeRepo(repo, { flow });
+    await apply(repo);
+    await s.sim.advance(25 * HOUR);
+    await apply(repo); // wave 2
+    // Wave 3 began at 72 h; at 79 h every device of every wave has reported (30 min to 6 h), so the figures stand still.
+    await s.sim.advance(54 * HOUR);
+    await apply(repo);
+    const d = (await s.sim.state()).deployments.find((x) => x.version === '24.08')!;
+    expect(d).toMatchObject({ status: 'Running', currentWave: 3 });
+    const seen = await waveCounts(d.flowId, d.id);
+
+    await s.sim.admin('POST', '/_sim/releases', { app: '7-Zip', version: '24.09' });
+    await s.sim.advance(HOUR);
+    await apply(repo);
+    await s.sim.advance(HOUR);
+    await apply(repo);
+    expect((await s.sim.state()).deployments.find((x) => x.id === d.id)?.status).toBe('Stopped');
+
+    const r = await report();
+    const rows = r.tenants.flatMap((t) => t.rollouts.filter((x) => x.deployment === KEY).map((x) => ({ t: t.id, x })));
+    expect(rows.length).toBe(Object.keys(seen).length);
+    for (const { t, x } of rows) {
+      expect(x.status).toBe('Stopped');
+      expect(x.installs).toMatchObject({ ...seen[t], source: 'recorded' });
+    }
+    expect(rows.some(({ x }) => x.installs!.installed > 0)).toBe(true);
+  });
+
+  it('stopped-rollout-keeps-counts: a rollout stopped in git has its counts recorded when first seen stopped, read once', async () => {
+    const repo = await tempDir('packsync-repo-');
+    await writeRepo(repo);
+    await apply(repo);
+    await s.sim.advance(31 * HOUR); // wave 2 for 7 h: wave 1 and 2 devices have all reported
+    await writeFile(join(repo, 'all.yaml'), (await readFile(join(repo, 'all.yaml'), 'utf8')).replace('state: running', 'state: stopped'));
+    await apply(repo); // stops it
+    const d = (await s.sim.state()).deployments[0]!;
+    expect(d).toMatchObject({ status: 'Stopped', currentWave: 2 });
+    const frozen = await waveCounts(d.flowId, d.id, 2);
+    await apply(repo); // first sees it stopped: reads its counts
+    const before = await s.sim.journalCount();
+    await apply(repo); // nothing new: no count read
+    const reads = (await s.sim.journal()).slice(before).filter((e) => e.path.endsWith('/live'));
+    expect(reads).toEqual([]);
+
+    const inv = JSON.parse(await readFile(join(s.stateDir, 'inventory.json'), 'utf8')) as Inventory;
+    const h = inv.history!.rollouts.find((x) => x.deploymentId === d.id)!;
+    expect(h.stoppedAt).toBeDefined();
+    // The waves it reached (wave 3's tenants were never reached: no figures kept for them).
+    expect(h.counts?.tenants).toEqual(frozen);
+  });
 });
+
+/** Install counts per tenant of the waves (up to `upTo`) that show deployment `id` now, as the report's history keeps them. */
+async function waveCounts(
+  flowId: string,
+  id: string,
+  upTo = 3,
+): Promise<Record<string, { installed: number; failed: number; pending: number }>> {
+  const get = async <T>(path: string): Promise<T> => {
+    const res = await fetch(`${s.sim.url}/v1${path}`, { headers: { 'X-API-Key': s.sim.key } });
+    expect(res.status).toBe(200);
+    return (await res.json()) as T;
+  };
+  const flow = await get<{ waves: { id: string; index: number }[] }>(`/flow/${flowId}`);
+  const out: Record<string, { installed: number; failed: number; pending: number }> = {};
+  for (const w of flow.waves.filter((x) => x.index <= upTo)) {
+    const live = await get<{ deploymentId: string; tenants: { tenantId: string; installed: number; failed: number; pending: number }[] }>(
+      `/flow/wave/${w.id}/live`,
+    );
+    if (live.deploymentId !== id) continue;
+    for (const t of live.tenants) out[t.tenantId] = { installed: t.installed, failed: t.failed, pending: t.pending };
+  }
+  return out;
+}
