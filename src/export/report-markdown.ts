@@ -1,15 +1,18 @@
 /** The report as markdown (docs/reports.md#markdown): for a ticket, a wiki page or a monthly mail. */
+import { markdownText } from '../plan/render/markdown.js';
 import type { ReportException } from './report-model.js';
 import type { DriftRecord } from '../state/history.js';
 import type { Report, ReportTenant } from './report-model.js';
 import { gateText, hours, periodText, ROLLOUT_COLUMNS, rolloutLabel, sharedDrift, when } from './report-text.js';
 
-/** Table cells: a pipe or a newline in a value (an app name, a reason) must not break the table. */
+/**
+ * Every value of a cell or heading (an app name, a tenant, a reason, an owner: from manifests, the
+ * API or people) is prose, escaped as the plan's markdown escapes it: HTML, links, emphasis and
+ * @mentions show as text (a resume reason of `<img src=…>` was markup in a ticket), and a pipe or a
+ * line break cannot end the table row.
+ */
 function cell(v: unknown): string {
-  return String(v)
-    .replace(/\\/g, '\\\\')
-    .replace(/\|/g, '\\|')
-    .replace(/[\r\n]+/g, ' ');
+  return markdownText(String(v).replace(/[\r\n]+/g, ' '));
 }
 
 function row(values: readonly unknown[]): string {
