@@ -14,10 +14,18 @@ function realDay(y: number, m: number, d: number): boolean {
   return at.getUTCFullYear() === y && at.getUTCMonth() === m - 1 && at.getUTCDate() === d;
 }
 
+/**
+ * A time without an offset is UTC, as the rest of the report is: `Date.parse` reads it in the
+ * machine's time zone (10:00 was 15:00Z under TZ=America/New_York).
+ */
+function utc(value: string): string {
+  return /(?:Z|[+-]\d{2}(?::?\d{2})?)$/i.test(value) ? value : `${value}Z`;
+}
+
 function parseDate(value: string, flag: '--from' | '--to'): Date {
   const ymd = /^(\d{4})-(\d{2})-(\d{2})(T.*)?$/.exec(value);
   const day = ymd !== null && ymd[4] === undefined;
-  const ms = ymd && realDay(Number(ymd[1]), Number(ymd[2]), Number(ymd[3])) ? Date.parse(day ? `${value}T00:00:00.000Z` : value) : NaN;
+  const ms = ymd && realDay(Number(ymd[1]), Number(ymd[2]), Number(ymd[3])) ? Date.parse(day ? `${value}T00:00:00.000Z` : utc(value)) : NaN;
   if (Number.isNaN(ms))
     throw new UsageError(`${flag} must be a date (2026-11-01) or an ISO timestamp (2026-11-01T08:00:00Z) (got "${value}")`);
   // A day given as --to includes the whole day.

@@ -32,6 +32,24 @@ describe('report --from / --to', () => {
     expect(alone(new Date('2026-12-02T00:00:00Z')).from.toISOString()).toBe('2026-12-01T00:00:00.000Z');
   });
 
+  it("report-time-without-offset-is-utc: --from 2026-11-29T10:00:00 is 10:00Z whatever the machine's time zone", () => {
+    const was = process.env.TZ;
+    // Node reads TZ again when it is assigned: the machine is in New York for this test.
+    process.env.TZ = 'America/New_York';
+    try {
+      expect(new Date(2026, 10, 29, 10).toISOString()).toBe('2026-11-29T15:00:00.000Z');
+      const p = reportPeriod('2026-11-29T10:00:00', '2026-11-29T12:30:00.250')(NOW);
+      expect(p.from.toISOString()).toBe('2026-11-29T10:00:00.000Z');
+      expect(p.to.toISOString()).toBe('2026-11-29T12:30:00.250Z');
+      // An offset given is kept.
+      expect(reportPeriod('2026-11-29T10:00:00-05:00', undefined)(NOW).from.toISOString()).toBe('2026-11-29T15:00:00.000Z');
+      expect(reportPeriod('2026-11-29T10:00:00+0100', undefined)(NOW).from.toISOString()).toBe('2026-11-29T09:00:00.000Z');
+    } finally {
+      if (was === undefined) delete process.env.TZ;
+      else process.env.TZ = was;
+    }
+  });
+
   it('without --from the period is the 30 days before its end', () => {
     const p = reportPeriod(undefined, undefined)(NOW);
     expect(p.to).toEqual(NOW);
