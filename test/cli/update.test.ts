@@ -411,4 +411,34 @@ describe('packsync update inside a Baseline', () => {
     // What was committed loads: a plan of it is not refused.
     expect((await cli(['validate', repo.work], env)).code).toBe(0);
   });
+
+  it("first-ring-pin-does-not-hide-entry: a pin of the first ring at the entry's version does not stop update bumping the entry the other rings follow", async () => {
+    // Before: the shared package took its version source from the first ring (the override), so
+    // update warned "comes from a Baseline's … override" and bumped nothing; with the pin on the
+    // second ring it bumped: the result hung on ring order.
+    await release('7-Zip', '24.09', 3);
+    const text = [
+      'apiVersion: packsync.dev/v1',
+      'kind: Baseline',
+      'metadata: { name: std }',
+      'spec:',
+      '  rings: { pilot: 2e346735-40e0-4c05-9733-4aece1ad5b00, broad: 76aae74d-9520-4027-a476-94b19bb0471e }',
+      '  defaults: { scope: machine, update: { track: latest } }',
+      '  apps:',
+      "    - { app: 7-Zip, version: '24.08' }",
+      '  overrides:',
+      "    - { rings: [pilot], apps: [7-Zip], version: '24.08' }",
+      '',
+    ].join('\n');
+    const repo = await repoWith(text);
+    const r = await cli(['update', repo.work, '--detailed-exitcode'], env);
+    expect(r.code, r.stdout + r.stderr).toBe(2);
+    expect(await readFile(join(repo.work, 'packages.yaml'), 'utf8')).toBe(
+      text.replace("{ app: 7-Zip, version: '24.08' }", "{ app: 7-Zip, version: '24.09' }"),
+    );
+    const rendered = await cli(['render', repo.work], env);
+    expect(rendered.code).toBe(0);
+    expect(rendered.stdout).toMatch(/version: "?24\.08"?[\s\S]*version: "?24\.09"?|version: "?24\.09"?[\s\S]*version: "?24\.08"?/);
+    expect((await cli(['update', repo.work, '--detailed-exitcode'], env)).code).toBe(0);
+  });
 });

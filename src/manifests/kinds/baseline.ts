@@ -57,7 +57,7 @@ function expandBaseline(r: AuthoredRecord, ctx: ExpandContext): Expansion {
   spec.apps.forEach((app, i) => {
     const slug = app.name ?? appSlug(app.app);
     const appAt: Origin = { at: ['spec', 'apps', i, 'app'], layer: `apps[${i}]` };
-    const packages = new Map<string, { name: string; rings: string[] }>();
+    const packages = new Map<string, { name: string; rings: string[]; origins: Map<string, Origin> }>();
     for (const ring of ringsOf(spec, app)) {
       const exception = active.get(exceptionSlot(i, ring)) ?? active.get(exceptionSlot(i, '*'));
       if (exception?.entry.action === 'omit') continue;
@@ -115,7 +115,7 @@ interface ObjectsInput {
   ring: string;
   resolved: Resolved;
   /** Package settings (JSON) → the package already generated for them (for this app) and its rings. */
-  packages: Map<string, { name: string; rings: string[] }>;
+  packages: Map<string, { name: string; rings: string[]; origins: Map<string, Origin> }>;
 }
 
 function objectsFor(o: ObjectsInput): GeneratedDocument[] {
@@ -137,8 +137,8 @@ function objectsFor(o: ObjectsInput): GeneratedDocument[] {
     // The first ring's package is `<baseline>.<app>`; a ring whose package settings differ gets its own.
     pkg = o.packages.size === 0 ? generatedName(o.name, o.slug) : key;
     const pkgRings = [o.ring];
-    o.packages.set(settings, { name: pkg, rings: pkgRings });
     const pkgOrigins = new Map(origins);
+    o.packages.set(settings, { name: pkg, rings: pkgRings, origins: pkgOrigins });
     for (const field of Object.keys(PACKAGE_FIELDS)) {
       const origin = o.resolved.origins.get(field);
       if (origin) pkgOrigins.set(`spec.catalog.${PACKAGE_FIELDS[field]!}`, origin);
@@ -155,7 +155,13 @@ function objectsFor(o: ObjectsInput): GeneratedDocument[] {
       }),
     );
   } else {
-    o.packages.get(settings)!.rings.push(o.ring);
+    const shared = o.packages.get(settings)!;
+    shared.rings.push(o.ring);
+    // A ring that takes the version from the app entry makes the entry the shared package's version
+    // source, whatever the first ring pinned: `packsync update` bumps that entry (the pinned ring then
+    // keeps its own package), whichever ring comes first.
+    const version = o.resolved.origins.get('version');
+    if (version && version.at[1] === 'apps' && version.at[3] === 'version') shared.origins.set('spec.catalog.version', version);
   }
 
   const flow: Record<string, unknown> = { name: flowName(values.flowName, o.app, o.ring), app: o.app, patchGroup: undefined };
