@@ -70,11 +70,14 @@ function omittedApp(baselines: readonly BaselineSummary[], app: string | undefin
 
 function matches(d: GeneratedDocument, opts: RenderOptions): boolean {
   if (opts.ring !== undefined && !d.about.rings.includes(opts.ring)) return false;
-  if (opts.app !== undefined && !sameApp(d.about.app, opts.app)) return false;
+  if (opts.app !== undefined && !ofApp(d, opts.app)) return false;
   return true;
 }
 
 const sameApp = (app: string, wanted: string): boolean => app.toLowerCase() === wanted.toLowerCase() || appSlug(app) === wanted;
+
+/** The app as written, its slug, or the entry's own name part (`name: npp`, as the keys carry it). */
+const ofApp = (d: GeneratedDocument, wanted: string): boolean => sameApp(d.about.app, wanted) || d.about.name === wanted;
 
 /** A --ring or --app no baseline has is a usage error naming the flag, not an empty output. */
 function checkFilters(all: readonly GeneratedDocument[], opts: RenderOptions): void {
@@ -82,7 +85,7 @@ function checkFilters(all: readonly GeneratedDocument[], opts: RenderOptions): v
     const rings = [...new Set(all.flatMap((d) => d.about.rings))].join(', ');
     throw new UsageError(`--ring "${opts.ring}" is not a ring of these baselines (rings: ${rings})`);
   }
-  if (opts.app !== undefined && !all.some((d) => sameApp(d.about.app, opts.app!))) {
+  if (opts.app !== undefined && !all.some((d) => ofApp(d, opts.app!))) {
     const apps = [...new Set(all.map((d) => d.about.app))].join(', ');
     throw new UsageError(`--app "${opts.app}" is not an app of these baselines (apps: ${apps})`);
   }

@@ -16,7 +16,8 @@ export interface GeneratedDocument extends ParsedDocument {
   /** Dotted path in the generated document → its origin. */
   origins: ReadonlyMap<string, Origin>;
   /** What generated it: the authored document's name, the app as written, the rings it serves. */
-  about: { by: string; app: string; rings: string[] };
+  /** `name`: the app entry's name part in the generated keys (its `name:`, or the app's slug). */
+  about: { by: string; app: string; name: string; rings: string[] };
   /** The origin of a path (its longest known prefix, else the generating entry). */
   originOf: (segments: readonly Segment[]) => Origin;
 }

@@ -132,7 +132,7 @@ function objectsFor(o: ObjectsInput): GeneratedDocument[] {
   for (const [field, target] of Object.entries(PACKAGE_FIELDS)) if (values[field] !== undefined) catalog[target] = values[field];
   const settings = JSON.stringify(catalog);
   let pkg = o.packages.get(settings)?.name;
-  const about = { by: o.name, app: o.app, rings: [o.ring] };
+  const about = { by: o.name, app: o.app, name: o.slug, rings: [o.ring] };
   if (pkg === undefined) {
     // The first ring's package is `<baseline>.<app>`; a ring whose package settings differ gets its own.
     pkg = o.packages.size === 0 ? generatedName(o.name, o.slug) : key;
