@@ -37,7 +37,7 @@ export function registerNotifyCommand(program: Command, io: CliIo): void {
       import('../agent/notify/notifier.js'),
       import('../agent/notify/providers/index.js'),
     ]);
-    const config = await loadNotificationConfig(resolve(io.cwd, f.notifications));
+    const config = await loadNotificationConfig(resolve(io.cwd, f.notifications), [f.provider]);
     const p = config.providers.find((x) => x.name === f.provider);
     if (!p)
       throw new UsageError(

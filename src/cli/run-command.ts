@@ -222,7 +222,9 @@ async function runSecrets(
   if (io.env.PACKSYNC_GIT_TOKEN) secrets.push(io.env.PACKSYNC_GIT_TOKEN);
   if (f.gitTokenFile) secrets.push(await secretFile(io, f.gitTokenFile, '--git-token-file'));
   const notifications = f.notifications
-    ? await (await import('../agent/notify/config.js')).loadNotificationConfig(resolve(io.cwd, f.notifications))
+    ? await (
+        await import('../agent/notify/config.js')
+      ).loadNotificationConfig(resolve(io.cwd, f.notifications), f.updatePullRequest !== undefined ? [f.updatePullRequest] : [])
     : null;
   // Webhook URLs and tokens are secrets: scrubbed from every log line.
   for (const p of notifications?.providers ?? [])

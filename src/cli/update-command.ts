@@ -82,7 +82,7 @@ async function providerOf(io: CliIo, file: string, name: string): Promise<Provid
     import('../agent/notify/config.js'),
     import('./update-provider.js'),
   ]);
-  return pullRequestProvider(await loadNotificationConfig(resolve(io.cwd, file)), name, '--pull-request', file);
+  return pullRequestProvider(await loadNotificationConfig(resolve(io.cwd, file), [name]), name, '--pull-request', file);
 }
 
 function fail(e: unknown): never {

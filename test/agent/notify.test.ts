@@ -373,4 +373,15 @@ describe('notifications file', () => {
       'loaded',
     );
   });
+
+  it('pull-request-provider-needs-no-alert: a file whose providers are all used directly (update --pull-request, notify) needs no alert', async () => {
+    // Before: `update --pull-request gh` refused a file with only its github provider ("needs at least one alert").
+    const { file } = await setup(() => 'providers:\n  - name: gh\n    type: github\n    tokenFile: secrets/url\n', {
+      url: 'tok-0123456789',
+    });
+    await expect(loadNotificationConfig(file, ['gh'])).resolves.toMatchObject({ alerts: [], providers: [{ name: 'gh' }] });
+    // A provider nothing uses directly still needs an alert, or it would receive nothing.
+    await expect(loadNotificationConfig(file)).rejects.toThrow(/needs at least one alert/);
+    await expect(loadNotificationConfig(file, ['other'])).rejects.toThrow(/needs at least one alert/);
+  });
 });

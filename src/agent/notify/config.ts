@@ -41,7 +41,12 @@ export function globToRegExp(glob: string): RegExp {
   );
 }
 
-export async function loadNotificationConfig(file: string): Promise<NotificationConfig> {
+/**
+ * `alertsFor`: the provider names the caller uses directly (a pull request's, a one-shot notify's).
+ * A file whose providers are all used that way needs no alert; otherwise a provider no alert names
+ * would receive nothing, so at least one alert is required.
+ */
+export async function loadNotificationConfig(file: string, usedDirectly: readonly string[] = []): Promise<NotificationConfig> {
   const text = await readFile(file, 'utf8').catch((e: unknown) => {
     throw new NotifyConfigError(
       `--notifications ${file}: ${(e as NodeJS.ErrnoException).code === 'ENOENT' ? 'no such file' : String((e as Error).message)}`,
@@ -72,7 +77,8 @@ export async function loadNotificationConfig(file: string): Promise<Notification
       objects: a.objects ? a.objects.map(globToRegExp) : null,
     };
   });
-  if (alerts.length === 0) throw new NotifyConfigError(where('needs at least one alert (providers without an alert receive nothing)'));
+  if (alerts.length === 0 && !providers.every((p) => usedDirectly.includes(p.name)))
+    throw new NotifyConfigError(where('needs at least one alert (providers without an alert receive nothing)'));
   return { providers, alerts };
 }
 
