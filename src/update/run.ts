@@ -3,6 +3,7 @@
  * `update` policy, the version to move to. Reads the catalog once (one list read, one detail read per
  * followed app) and the service's clock; writes nothing.
  */
+import { positionOf } from '../manifests/positions.js';
 import type { PacksyncApi } from '../api/operations.js';
 import type { V1AppViewModel } from '../api/wire/index.js';
 import { loadManifests } from '../manifests/load.js';
@@ -126,11 +127,15 @@ async function planPackage(m: PackageManifest, ctx: PlanContext): Promise<void> 
     minAgeMs: policy.minAge ? parseDuration(policy.minAge) : 0,
   });
   for (const s of choice.unknownSkips)
-    ctx.problems.push(problemAt(m, 'update.unknown-skip', `skip "${s}" is not a version of ${app.name}`, 'warning'));
+    ctx.problems.push(
+      problemAt(m, 'update.unknown-skip', `skip "${s}" is not a version of ${app.name}`, { severity: 'warning', field: 'skip' }),
+    );
   if (choice.noneOnTrack) {
     const there = choice.noneOnTrack.join(', ');
     ctx.problems.push(
-      problemAt(m, 'update.track', `track "${policy.track ?? 'latest'}" matches no version of ${app.name}; there are ${there}`),
+      problemAt(m, 'update.track', `track "${policy.track ?? 'latest'}" matches no version of ${app.name}; there are ${there}`, {
+        field: 'track',
+      }),
     );
     return;
   }
@@ -138,7 +143,7 @@ async function planPackage(m: PackageManifest, ctx: PlanContext): Promise<void> 
   const at = versionAt(m, ctx.generated.get(m.metadata.name));
   if (at === null) {
     const why = `the version of ${m.metadata.name} comes from a Baseline's defaults, override or exception; packsync update bumps only versions written in an app entry (${c.version!} → ${choice.next.version} is available)`;
-    ctx.problems.push(problemAt(m, 'update.baseline-layer', why, 'warning'));
+    ctx.problems.push(problemAt(m, 'update.baseline-layer', why, { severity: 'warning' }));
     return;
   }
   const absFile = resolveIn(ctx.root, m.source.file);
@@ -214,13 +219,21 @@ function keepApart(all: readonly PackageManifest[], ctx: PlanContext): void {
     const { m, other, what } = found;
     const where = `${other.source.file}:${other.source.line}:${other.source.column}`;
     const message = `${c.key} is not moved ${c.from} → ${c.to}: Package "${other.metadata.name}" (${where}) ${what}; remove or repoint one of them`;
-    ctx.problems.push(problemAt(m, 'update.duplicate', message, 'warning'));
+    ctx.problems.push(problemAt(m, 'update.duplicate', message, { severity: 'warning' }));
     return false;
   });
 }
 
-function problemAt(m: PackageManifest, rule: string, message: string, severity: Problem['severity'] = 'error'): Problem {
-  return { file: m.source.file, line: m.source.line, column: m.source.column, pointer: '/spec/catalog/update', rule, message, severity };
+/** A problem of the version policy, at its field (`track`, `skip`) when the load located it, else at the document. */
+function problemAt(
+  m: PackageManifest,
+  rule: string,
+  message: string,
+  o: { severity?: Problem['severity']; field?: 'track' | 'skip' } = {},
+): Problem {
+  const at = positionOf(m, o.field && `spec.catalog.update.${o.field}`);
+  const pointer = o.field ? `/spec/catalog/update/${o.field}` : '/spec/catalog/update';
+  return { file: at.file, line: at.line, column: at.column, pointer, rule, message, severity: o.severity ?? 'error' };
 }
 
 function resolveIn(root: string, file: string): string {

@@ -191,12 +191,13 @@ describe('packsync update', () => {
     }
   });
 
-  it('a track that matches no version is an error naming the versions there are; an unknown skip is a warning', async () => {
+  it('update-problems-at-field: a track that matches no version is an error naming the versions there are; an unknown skip is a warning; both at their fields', async () => {
     const repo = await repoWith(PACKAGES.replace('track: latest, minAge: 1d', "track: '25.x', skip: ['9.9']"));
     const r = await cli(['update', repo.work], env);
     expect(r.code).toBe(1);
-    expect(r.stderr).toMatch(/packages\.yaml:\d+:\d+: track "25\.x" matches no version of 7-Zip; there are 24\.08, 24\.07, 23\.01/);
-    expect(r.stderr).toMatch(/warning: skip "9\.9" is not a version of 7-Zip/);
+    // At the fields themselves (update-problems-at-field; before: the document's first line, 2:1).
+    expect(r.stderr).toMatch(/packages\.yaml:10:22: track "25\.x" matches no version of 7-Zip; there are 24\.08, 24\.07, 23\.01/);
+    expect(r.stderr).toMatch(/packages\.yaml:10:36: warning: skip "9\.9" is not a version of 7-Zip/);
     expect(await readFile(join(repo.work, 'packages.yaml'), 'utf8')).toBe(
       PACKAGES.replace('track: latest, minAge: 1d', "track: '25.x', skip: ['9.9']"),
     );

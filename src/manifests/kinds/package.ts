@@ -12,6 +12,9 @@ export const PACKAGE: ObjectKindSpec<'Package'> = {
     'spec.catalog.app',
     'spec.catalog.version',
     'spec.catalog.versionId',
+    // Not resolved live, but read against the catalog by `packsync update`: its problems point at them.
+    'spec.catalog.update.track',
+    'spec.catalog.update.skip',
     'spec.catalog.scriptTemplate',
     'spec.custom.scriptTemplate',
   ],
