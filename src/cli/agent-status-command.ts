@@ -81,7 +81,9 @@ async function fetchStatus(url: URL, shown: string, token: string | undefined, t
   try {
     res = await fetch(target, { headers, signal: AbortSignal.timeout(timeoutMs) });
   } catch (e) {
-    const cause = (e as { cause?: { code?: string } }).cause?.code ?? (e as Error).name;
+    // fetch's own refusals (a port it never dials, such as 1 or 6000) have a message but no code.
+    const c = (e as { cause?: { code?: string; message?: string } }).cause;
+    const cause = c?.code ?? c?.message ?? (e as Error).name;
     throw unreachable(`is unreachable (${cause === 'TimeoutError' ? `no answer in ${timeoutMs} ms` : cause})`);
   }
   if (!res.ok) throw unreachable(`answered ${res.status} ${res.statusText} for /status`);

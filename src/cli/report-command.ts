@@ -5,8 +5,8 @@
  */
 import type { Command } from 'commander';
 import { Option } from 'commander';
-import { writeFile } from 'node:fs/promises';
-import { extname, resolve } from 'node:path';
+import { stat, writeFile } from 'node:fs/promises';
+import { dirname, extname, resolve } from 'node:path';
 import { readReport } from '../export/report-read.js';
 import type { Report } from '../export/report-model.js';
 import { exceptionFacts, expiredAt } from '../plan/baselines.js';
@@ -54,6 +54,8 @@ export function registerReportCommand(program: Command, io: CliIo): void {
     const period = reportPeriod(opts.from, opts.to);
     const format = opts.format ?? (opts.out ? (BY_EXTENSION[extname(opts.out).toLowerCase()] ?? 'html') : 'markdown');
     if (format === 'pdf' && !opts.out) throw new UsageError('--format pdf needs --out FILE (a PDF is not written to a terminal)');
+    // Before any read: a report that cannot be written is not worth its API calls.
+    if (opts.out) await checkOutDir(resolve(io.cwd, opts.out), opts.out);
     const git = path ? await gitFacts(path, io) : { apps: [], exceptions: [] };
     if (git === null) return;
     const coveredNames = git.apps;
@@ -74,7 +76,9 @@ export function registerReportCommand(program: Command, io: CliIo): void {
       io.stderr(`Warning: radar of tenant ${m.tenant} could not be read (${m.error}); the report says so`);
     const body = await render(report, format, io);
     if (opts.out) {
-      await writeFile(resolve(io.cwd, opts.out), body);
+      await writeFile(resolve(io.cwd, opts.out), body).catch((e: unknown) => {
+        throw new UsageError(`--out ${opts.out}: cannot write it (${(e as NodeJS.ErrnoException).code ?? (e as Error).message})`);
+      });
       io.stderr(`Wrote ${opts.out} (${format}${report.empty ? ', no data in the period' : ''}).`);
     } else io.stdout(body.toString().trimEnd());
   });
@@ -116,4 +120,11 @@ function gitAppNames(d: DesiredModel): string[] {
     ...d.packages.flatMap((p) => (p.spec.catalog ? [p.spec.catalog.app] : [])),
     ...d.flows.flatMap((f) => (f.spec.app ? [f.spec.app] : [])),
   ];
+}
+
+/** `--out FILE` whose folder is missing or not a folder: a usage error naming the flag (not a raw ENOENT after the reads). */
+async function checkOutDir(file: string, given: string): Promise<void> {
+  const dir = dirname(file);
+  const st = await stat(dir).catch(() => undefined);
+  if (!st?.isDirectory()) throw new UsageError(`--out ${given}: the folder ${dir} does not exist`);
 }

@@ -194,6 +194,12 @@ describe('packsync report against a simulated month', () => {
     const bad = await cli(['report', '--from', 'last month'], env);
     expect(bad.code).toBe(1);
     expect(bad.stderr).toMatch(/--from must be a date/);
+    // report-out-folder-missing: named as the flag before any read (before: a raw ENOENT after the reads).
+    const reads = (await sim.journal()).length;
+    const nowhere = await cli(['report', '--out', '/nonexistent/packsync/report.html'], env);
+    expect(nowhere.code).toBe(1);
+    expect(nowhere.stderr).toMatch(/--out \/nonexistent\/packsync\/report\.html: the folder \/nonexistent\/packsync does not exist/);
+    expect((await sim.journal()).length).toBe(reads);
   });
 
   it("a tenant whose radar read fails is named, in the report too, and the others' radar is still reported", async () => {
