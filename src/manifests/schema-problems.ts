@@ -73,6 +73,9 @@ export function schemaProblems(errors: readonly ErrorObject[], ctx: SchemaContex
     skip.add(o);
     out.push(oneOfProblem(o, ctx));
   }
+  // A bad map key (propertyNames): its own error names the key; ajv's wrapper after it says only "must be valid".
+  const named = new Set(relevant.filter((e) => e.propertyName !== undefined).map((e) => e.instancePath));
+  for (const e of relevant) if (e.keyword === 'propertyNames' && named.has(e.instancePath)) skip.add(e);
   for (const e of relevant) {
     if (skip.has(e) || e.keyword === 'oneOf') continue;
     out.push(problemFor(e, ctx, conditions, data));
@@ -200,6 +203,7 @@ interface KeywordError {
 
 function problemFor(e: ErrorObject, ctx: SchemaContext, conditions: readonly ErrorObject[], data: unknown): Problem {
   const segs = fromPointer(e.instancePath, data);
+  if (e.propertyName !== undefined) return keyProblem(e, ctx, segs, e.propertyName);
   const k: KeywordError = {
     e,
     ctx,
@@ -210,6 +214,13 @@ function problemFor(e: ErrorObject, ctx: SchemaContext, conditions: readonly Err
     params: e.params as Record<string, unknown>,
   };
   return (BY_KEYWORD[e.keyword] ?? onOther)(k);
+}
+
+/** A map key the schema refuses (`rings: { Srv_1: … }`): at that key, naming it, not at the map's first key. */
+function keyProblem(e: ErrorObject, ctx: SchemaContext, segs: Segment[], key: string): Problem {
+  const params = e.params as Record<string, unknown>;
+  const why = e.keyword === 'pattern' ? `must match ${String(params.pattern)}` : (e.message ?? 'is not allowed');
+  return make(ctx, [...segs, key], 'key', RULES[e.keyword] ?? `schema.${e.keyword}`, `${displayPath(segs)} key "${key}" ${why}`);
 }
 
 const BY_KEYWORD: Record<string, (k: KeywordError) => Problem> = {
