@@ -137,6 +137,16 @@ export function buildReport(f: ReportFacts): Report {
   };
 }
 
+/**
+ * A moment as the report prints it: ISO 8601 in UTC (`…T04:23:34.040Z`), whether it came from the
+ * service's wire form (`…T04:23:34.0400000+00:00`) or from packsync's clock, so one report has one form.
+ */
+function iso<T extends string | null | undefined>(t: T): T {
+  if (!t) return t;
+  const ms = Date.parse(t);
+  return (Number.isNaN(ms) ? t : new Date(ms).toISOString()) as T;
+}
+
 /** Every moment of a rollout: it is in a period when one of them is. */
 export function rolloutTimes(r: RolloutFacts): (string | null)[] {
   return [r.startedAt, r.completedAt, r.stoppedAt, ...r.reached.map((w) => w.at), ...r.gates.map((g) => g.at)];
@@ -158,18 +168,18 @@ function tenantRollout(r: RolloutFacts, tenantId: string, releases: Map<string, 
       flow: r.flow,
       app: r.app,
       version: r.version,
-      releasedAt,
-      startedAt: r.startedAt,
-      waves: waves.map((w) => ({ wave: w.wave, reachedAt: w.at, by: w.by })),
+      releasedAt: iso(releasedAt),
+      startedAt: iso(r.startedAt),
+      waves: waves.map((w) => ({ wave: w.wave, reachedAt: iso(w.at), by: w.by })),
       waveCount: r.waveCount,
       tenantWave: index + 1,
-      tenantReachedAt,
-      completedAt: r.completedAt,
-      stoppedAt: r.stoppedAt,
+      tenantReachedAt: iso(tenantReachedAt),
+      completedAt: iso(r.completedAt),
+      stoppedAt: iso(r.stoppedAt),
       status: r.status,
       patchLatencyHours: latency,
       installs,
-      gates: r.gates,
+      gates: r.gates.map((g) => ({ ...g, at: iso(g.at) })),
     },
   ];
 }

@@ -106,6 +106,15 @@ describe('packsync report against a simulated month', () => {
     expect(row.releasedAt).toBe(new Date(Date.parse(released)).toISOString());
     expect(Date.parse(row.startedAt!)).toBe(Date.parse(d.startedAt));
     expect(Date.parse(row.completedAt!)).toBe(Date.parse(d.completedAt));
+    // report-times-one-form: the start and wave 1 came as the service writes them (…0000000+00:00): ISO UTC too.
+    for (const t of [
+      row.startedAt,
+      row.completedAt,
+      row.tenantReachedAt,
+      ...row.waves.map((w) => w.reachedAt),
+      ...row.gates.map((g) => g.at),
+    ])
+      expect(t).toBe(new Date(Date.parse(t!)).toISOString());
     // Waves 2 and 3 were reached by the gate's skip-wave calls, at the service time of each call.
     expect(row.waves.map((w) => w.wave)).toEqual([1, 2, 3]);
     expect(minutes(row.waves[1]!.reachedAt, skips[0]!)).toBeLessThan(2);
