@@ -101,10 +101,21 @@ export function jsonObject(body: Buffer, contentType: string | undefined): Recor
     throw badRequest('body', 'The request body is not valid JSON.');
   }
   if (v === null || typeof v !== 'object' || Array.isArray(v)) throw badRequest('body', 'The request body must be a JSON object.');
-  // ASP.NET Core binds JSON properties case-insensitively too.
-  const out: Record<string, unknown> = {};
-  for (const [k, val] of Object.entries(v)) out[k.charAt(0).toLowerCase() + k.slice(1)] = val;
-  return out;
+  return caseless(v as Record<string, unknown>);
+}
+
+/**
+ * ASP.NET Core binds a body's JSON properties to the model case-insensitively (`sourcetype`,
+ * `SOURCETYPE` and `sourceType` alike): a field is read by its name in any case. (Only the first
+ * letter was folded before, so `{"sourcetype": "msi"}` was refused as a missing field.)
+ */
+function caseless(v: Record<string, unknown>): Record<string, unknown> {
+  const byLower = new Map<string, unknown>();
+  for (const [k, val] of Object.entries(v)) byLower.set(k.toLowerCase(), val);
+  return new Proxy(v, {
+    get: (_t, k) => (typeof k === 'string' ? byLower.get(k.toLowerCase()) : undefined),
+    has: (_t, k) => typeof k === 'string' && byLower.has(k.toLowerCase()),
+  });
 }
 
 export function optString(body: Record<string, unknown>, field: string, max = 256): string | undefined {

@@ -21,6 +21,20 @@ describe('simulator protocol', () => {
     }
   });
 
+  it('body-binding-any-case: binds a JSON body\'s fields in any case, as ASP.NET Core does (regression: only the first letter was folded)', async () => {
+    const s = await rawSim();
+    try {
+      for (const body of [{ name: 'A', sourcetype: 'msi' }, { NAME: 'B', SOURCETYPE: 'msi' }, { Name: 'C', SourceType: 'msi' }]) {
+        const r = await s.call('POST', '/v1/package/create', body);
+        expect(r.status, JSON.stringify(body)).toBeLessThan(300);
+      }
+      const pkgs = await s.ok<{ productName: string; name?: string }[]>('GET', '/v1/package?disablePaging=true');
+      expect(pkgs).toHaveLength(3);
+    } finally {
+      await s.sim.close();
+    }
+  });
+
   it('keeps accounts isolated: one key never sees another key’s objects or journal', async () => {
     const s = await rawSim({ apiKeys: ['other'] });
     try {
