@@ -5,13 +5,20 @@
  * for ever.
  */
 import { describe, expect, it } from 'vitest';
-import { APP_7ZIP, F1, P1, desired, emptyInventory, flow, live, liveFlow, livePackage, ops, run } from './fixtures.js';
+import { APP_7ZIP, D1, F1, P1, desired, emptyInventory, flow, live, liveDeployment, liveFlow, livePackage, ops, run } from './fixtures.js';
 
 const P2 = 'aaaaaaaa-0000-4000-8000-000000000002';
 
 function interrupted(): ReturnType<typeof emptyInventory> {
   const inv = emptyInventory();
-  inv.intents['Flow/pwsh'] = { key: 'Flow/pwsh', op: 'create-flow', at: 'x', knownIds: [], match: { name: 'PowerShell 7' }, file: 'flows/pwsh.yaml' };
+  inv.intents['Flow/pwsh'] = {
+    key: 'Flow/pwsh',
+    op: 'create-flow',
+    at: 'x',
+    knownIds: [],
+    match: { name: 'PowerShell 7' },
+    file: 'flows/pwsh.yaml',
+  };
   inv.intents['Package/pwsh'] = {
     key: 'Package/pwsh',
     op: 'import-package',
@@ -27,15 +34,38 @@ const made = (): ReturnType<typeof live> =>
   live({ flows: [liveFlow(F1, 'PowerShell 7')], packages: [livePackage(P2), livePackage(P1, { created: '2026-11-02T00:00:00+00:00' })] });
 
 describe('a create interrupted, then its manifest removed', () => {
-  it('leftover-intent-recorded: what the interrupted creates made is recorded under their keys, so every later plan lists it', () => {
+  it('leftover-intent-listed: what the interrupted creates made is listed as requiring pruning, the intents kept (no state write)', () => {
     const p = run(desired({}), made(), interrupted());
-    expect(ops(p).sort()).toEqual(['Flow/pwsh:record', 'Package/pwsh:record']);
-    const ids = Object.fromEntries(p.actions.map((a) => [a.key, a.op === 'record' && a.resolvesIntent ? a.entry.id : undefined]));
+    expect(ops(p)).toEqual([]);
+    const listed = Object.fromEntries(p.objects.map((o) => [o.key, [o.change, o.requiresPruning === true]]));
+    expect(listed).toEqual({ 'Flow/pwsh': ['orphan', true], 'Package/pwsh': ['orphan', false] });
     // P2 was there before the import (knownIds): the import made P1.
-    expect(ids).toEqual({ 'Flow/pwsh': F1, 'Package/pwsh': P1 });
-    const rec = p.actions.find((a) => a.key === 'Flow/pwsh');
-    expect(rec?.op === 'record' && rec.entry.file).toBe('flows/pwsh.yaml');
-    expect(p.objects.map((o) => [o.key, o.change])).toEqual(expect.arrayContaining([['Flow/pwsh', 'adopt']]));
+    expect(p.objects.find((o) => o.key === 'Package/pwsh')!.reasons[0]).toContain(`package ${P1}`);
+    expect(p.objects.find((o) => o.key === 'Flow/pwsh')!.reasons[0]).toContain(`flow ${F1}`);
+  });
+
+  it('leftover-intent-back-adopts: a manifest that comes back adopts the object as it is live, never a replacement', () => {
+    // A record with no spec (the first version of this fix) made the next plan replace the flow and re-import the package.
+    const p = run(desired({ flows: [flow('pwsh', { app: '7-Zip', name: 'PowerShell 7' })] }), made(), interrupted());
+    const f = p.objects.find((o) => o.key === 'Flow/pwsh')!;
+    expect(f.change).toBe('adopt');
+    expect(ops(p)).toContain('Flow/pwsh:record');
+    expect(ops(p)).not.toContain('Flow/pwsh:create-flow');
+  });
+
+  it('an add-deployment intent finds the deployment it added on its flow and package', () => {
+    const inv = emptyInventory();
+    inv.intents['Deployment/zip'] = {
+      key: 'Deployment/zip',
+      op: 'add-deployment',
+      at: 'x',
+      knownIds: [],
+      match: { flowId: F1, packageId: P1 },
+    };
+    const l = live({ flows: [liveFlow(F1, 'Other')], deployments: [liveDeployment(D1, F1, P1)], packages: [livePackage(P1)] });
+    const listed = run(desired({}), l, inv);
+    expect(listed.objects.find((o) => o.key === 'Deployment/zip')).toMatchObject({ change: 'orphan', requiresPruning: true });
+    expect(ops(run(desired({}), l, inv, { prune: true }))).toEqual(['Deployment/zip:delete-deployment', 'Deployment/zip:forget']);
   });
 
   it('with --prune the flow is deleted and the package forgotten (the API cannot delete packages); the intents go', () => {

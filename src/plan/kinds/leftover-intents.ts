@@ -1,10 +1,10 @@
 /**
  * Pending creates whose key git no longer describes, and that no state entry records: a run was
  * interrupted between a create's call and its record, then the manifest left git (the change was
- * reverted). Without this the object the create made stayed live, unowned and never mentioned,
- * and its intent stayed pending for ever (docs/reconcile.md, "Crash safety"). The intent's own
- * natural key finds it again: it is recorded under its key (owned, so every later plan lists it
- * as requiring pruning), or with --prune a flow is deleted at once; an intent that made nothing is
+ * reverted). Without this the object the create made stayed live, unowned and never mentioned.
+ * The intent's own natural key finds it again: every plan lists it as requiring pruning (the
+ * intent kept, so a manifest that comes back adopts it as it is live); with --prune a flow or
+ * deployment is deleted (a package forgotten) and the intent goes; an intent that made nothing is
  * dropped. Keys with an entry are prune's (plan-prune.ts); desired keys are their kind's.
  */
 import { packageNaturalKey } from '../../live/identity.js';
@@ -20,63 +20,61 @@ interface Made {
   what: string;
 }
 
+/** The creates whose object a plan can look up by the intent alone (an upload task's intent stays pending, as before). */
+const LOOKED_UP: ReadonlySet<string> = new Set([OP.createFlow, OP.importPackage, OP.createPackage, OP.addDeployment]);
+
 export function planLeftoverIntents(ctx: PlanContext): void {
   const claimed = idsClaimedByThisPlan(ctx);
   for (const [key, intent] of ctx.pendingIntents()) {
+    if (!LOOKED_UP.has(intent.op)) continue;
     if (ctx.entry(key) !== undefined || ctx.isDesired(key) || ctx.moves.has(key)) continue;
     // Outside the applied path (or, for an intent older than its file, any partial path) git may still describe it.
     if (!ctx.inScope(intent)) continue;
     const made = madeBy(ctx, intent);
     if (made && claimed.has(made.id)) continue;
-    planLeftover(ctx, key, made, intent.file);
+    planLeftover(ctx, key, made);
   }
 }
 
-function planLeftover(ctx: PlanContext, key: string, made: Made | undefined, file: string | undefined): void {
+function planLeftover(ctx: PlanContext, key: string, made: Made | undefined): void {
   const kind = key.slice(0, key.indexOf('/')) as Kind;
   const name = key.slice(key.indexOf('/') + 1);
   const why = `an interrupted run's create of ${key}, which left git`;
+  const drop = (dependsOn: string[]): string =>
+    ctx.action(key, { op: OP.forget, dependsOn, description: `drop the pending create of ${key}` });
   if (!made) {
-    const id = ctx.action(key, { op: OP.forget, dependsOn: [], description: `drop the pending create of ${key}` });
     ctx.object(kind, name, 'forget', {
       reasons: [`${why}, left nothing packsync can find live: its pending create is dropped`],
-      actions: [id],
+      actions: [drop([])],
     });
     return;
   }
-  if (ctx.options.prune && made.kind === 'Flow') {
-    const del = ctx.action(key, { op: OP.deleteFlow, dependsOn: [], description: `delete ${made.what} (made by ${why})`, flowId: made.id });
-    const forget = ctx.action(key, { op: OP.forget, dependsOn: [del], description: `drop the pending create of ${key}` });
-    ctx.object(kind, name, 'delete', { reasons: [`made by ${why}`], actions: [del, forget] });
+  if (ctx.options.prune && made.kind !== 'Package') {
+    const del =
+      made.kind === 'Flow'
+        ? ctx.action(key, { op: OP.deleteFlow, dependsOn: [], description: `delete ${made.what} (made by ${why})`, flowId: made.id })
+        : ctx.action(key, {
+            op: OP.deleteDeployment,
+            dependsOn: [],
+            description: `delete ${made.what} (made by ${why})`,
+            deploymentId: made.id,
+          });
+    ctx.object(kind, name, 'delete', { reasons: [`made by ${why}`], actions: [del, drop([del])] });
     return;
   }
   if (ctx.options.prune) {
     // The API cannot delete packages: with --prune packsync stops managing it, as for any package that left git.
-    const id = ctx.action(key, { op: OP.forget, dependsOn: [], description: `drop the pending create of ${key}` });
-    ctx.object(kind, name, 'forget', { reasons: [`${made.what} made by ${why}; the API cannot delete packages`], actions: [id] });
+    ctx.object(kind, name, 'forget', { reasons: [`${made.what} made by ${why}; the API cannot delete packages`], actions: [drop([])] });
     return;
   }
-  const id = ctx.action(key, {
-    op: OP.record,
-    dependsOn: [],
-    description: `record ${made.what}, made by ${why}`,
-    // No spec git wants: if the manifest comes back, its plan compares it with the live object.
-    entry: {
-      kind,
-      name,
-      id: made.id,
-      specHash: '',
-      spec: null,
-      revision: null,
-      ...(file !== undefined ? { file } : {}),
-      updatedAt: ctx.timestamp(),
-    },
-    resolvesIntent: true,
+  // Listed, the intent kept: if the manifest comes back, its kind's plan adopts the object from the
+  // intent as it is live (a record with no spec would be read as a change of every field).
+  const o = ctx.object(kind, name, 'orphan', {
+    reasons: [
+      `${made.what} made by ${why}; ${made.kind === 'Package' ? 'the API cannot delete packages: apply with --prune to stop tracking it' : 'apply with --prune to delete it'}`,
+    ],
   });
-  ctx.object(kind, name, 'adopt', {
-    reasons: [`${made.what} made by ${why}: recorded, so it is listed until pruned (apply with --prune)`],
-    actions: [id],
-  });
+  if (made.kind !== 'Package') o.requiresPruning = true;
 }
 
 /** The live object the intent's create made: matching its natural key, not there before, owned by no key. */
@@ -87,6 +85,10 @@ function madeBy(ctx: PlanContext, intent: Intent): Made | undefined {
   if (intent.op === OP.createFlow && m['name'] !== undefined) {
     const f = oldest(fresh(ctx.flowsByName.get(m['name'])));
     return f && { kind: 'Flow', id: f.id, what: `flow ${f.id} ("${f.name}")` };
+  }
+  if (intent.op === OP.addDeployment) {
+    const d = ctx.deploymentsByFlowPackage.get(`${m['flowId'] ?? ''}|${m['packageId'] ?? ''}`);
+    return d && fresh([d])[0] && { kind: 'Deployment', id: d.id, what: `deployment ${d.id}` };
   }
   const natural = intent.op === OP.importPackage || intent.op === OP.createPackage ? packageKeyOf(intent) : undefined;
   const p = natural === undefined ? undefined : newest(fresh(ctx.packagesByNaturalKey.get(natural)));
