@@ -111,6 +111,8 @@ function progress(s: AgentStatus, t: number): string {
 /** Why an object needs a human, or null. */
 export function attentionOf(o: ObjectStatus): string | null {
   if (o.outcome === 'failed') return `failed: ${o.error ? `${o.error.code}: ${o.error.message}` : (o.reasons[0] ?? '')}`;
+  // A suspended object is paused by its manifest's choice (spec.suspend), not blocked: said so, still listed.
+  if (o.outcome === 'skipped' && o.reasons[0] === 'suspended') return 'suspended: spec.suspend is true, nothing is changed';
   if (o.outcome === 'skipped') return `blocked: ${o.reasons[0] ?? 'skipped'}`;
   if (o.drift && o.driftHandling !== 'healed')
     return `drifted${o.driftHandling ? ` (${o.driftHandling})` : ''}: ${o.reasons[0] ?? 'changed outside packsync'}`;
