@@ -21,10 +21,14 @@ describe('simulator protocol', () => {
     }
   });
 
-  it('body-binding-any-case: binds a JSON body\'s fields in any case, as ASP.NET Core does (regression: only the first letter was folded)', async () => {
+  it("body-binding-any-case: binds a JSON body's fields in any case, as ASP.NET Core does (regression: only the first letter was folded)", async () => {
     const s = await rawSim();
     try {
-      for (const body of [{ name: 'A', sourcetype: 'msi' }, { NAME: 'B', SOURCETYPE: 'msi' }, { Name: 'C', SourceType: 'msi' }]) {
+      for (const body of [
+        { name: 'A', sourcetype: 'msi' },
+        { NAME: 'B', SOURCETYPE: 'msi' },
+        { Name: 'C', SourceType: 'msi' },
+      ]) {
         const r = await s.call('POST', '/v1/package/create', body);
         expect(r.status, JSON.stringify(body)).toBeLessThan(300);
       }
