@@ -7,7 +7,7 @@
  * deployment is deleted (a package forgotten) and the intent goes; an intent that made nothing is
  * dropped. Keys with an entry are prune's (plan-prune.ts); desired keys are their kind's.
  */
-import { packageNaturalKey } from '../../live/identity.js';
+import { catalogNaturalKey, customNaturalKey } from './package-targets.js';
 import type { Intent } from '../../state/inventory-types.js';
 import type { Kind } from '../../manifests/model.js';
 import type { PlanContext } from '../context.js';
@@ -95,27 +95,12 @@ function madeBy(ctx: PlanContext, intent: Intent): Made | undefined {
   return p && { kind: 'Package', id: p.id, what: `package ${p.id}` };
 }
 
-/** The natural key of the package an import or create intent looked for (as package-targets.ts's naturalKeyOf). */
+/** The natural key of the package an import or create intent looked for (the match its action wrote). */
 function packageKeyOf(intent: Intent): string {
   const m = intent.match;
-  if (intent.op === OP.createPackage)
-    return packageNaturalKey({
-      isCustom: true,
-      appId: null,
-      productName: m['name'] ?? '',
-      productVersion: m['version'] ?? '',
-      machineScope: true,
-      userScope: false,
-    });
-  const scope = Number(m['scope'] ?? 1);
-  return packageNaturalKey({
-    isCustom: false,
-    appId: m['appId'] ?? '',
-    productName: '',
-    productVersion: m['version'] ?? '',
-    machineScope: scope !== 2,
-    userScope: scope !== 1,
-  });
+  return intent.op === OP.createPackage
+    ? customNaturalKey(m['name'] ?? '', m['version'] ?? '')
+    : catalogNaturalKey(m['appId'] ?? '', m['version'] ?? '', Number(m['scope'] ?? 1));
 }
 
 /** Live ids this plan already takes over for a key git describes (an intent or --adopt): never recorded twice. */

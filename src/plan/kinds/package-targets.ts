@@ -87,23 +87,31 @@ export function customTarget(ctx: PlanContext, m: PackageManifest): CustomTarget
 }
 
 export function naturalKeyOf(t: CatalogTarget | CustomTarget): string {
-  return t.kind === 'catalog'
-    ? packageNaturalKey({
-        isCustom: false,
-        appId: t.appId,
-        productName: '',
-        productVersion: t.version,
-        machineScope: t.query.scope !== 2,
-        userScope: t.query.scope !== 1,
-      })
-    : packageNaturalKey({
-        isCustom: true,
-        appId: null,
-        productName: t.body.name,
-        productVersion: t.body.version ?? '',
-        machineScope: true,
-        userScope: false,
-      });
+  return t.kind === 'catalog' ? catalogNaturalKey(t.appId, t.version, t.query.scope) : customNaturalKey(t.body.name, t.body.version ?? '');
+}
+
+/** A catalog import's natural key: app, version and installer scope (1 machine, 2 user, 4 both). */
+export function catalogNaturalKey(appId: string, version: string, scope: number | undefined): string {
+  return packageNaturalKey({
+    isCustom: false,
+    appId,
+    productName: '',
+    productVersion: version,
+    machineScope: scope !== 2,
+    userScope: scope !== 1,
+  });
+}
+
+/** A custom package's natural key: its name and version. */
+export function customNaturalKey(name: string, version: string): string {
+  return packageNaturalKey({
+    isCustom: true,
+    appId: null,
+    productName: name,
+    productVersion: version,
+    machineScope: true,
+    userScope: false,
+  });
 }
 
 /** A superseded package can be reused while it exists live and did not fail processing. */
