@@ -7,7 +7,8 @@
  * belongs to one key, so it is an error naming that key, never adopted.
  */
 import type { Manifest } from '../manifests/model.js';
-import type { InventoryEntry } from '../state/inventory-types.js';
+import type { Intent, InventoryEntry } from '../state/inventory-types.js';
+import type { LiveFlow } from '../live/types.js';
 import type { PlanContext, RefState } from './context.js';
 import { blockedRef } from './not-planned.js';
 import { OP } from './ops.js';
@@ -207,4 +208,14 @@ export function ownershipErrors(objects: readonly { error?: { code: string } }[]
       `${shared} key(s) in packsync's state share a live object with another key git describes; nothing was changed: forget one of each with \`packsync state rm KEY\``,
     );
   return lines;
+}
+
+/**
+ * The live flows a pending create-flow intent made: of the name it created, not there before the
+ * create (`knownIds`), recorded by no key. Empty for any other intent.
+ */
+export function flowsMadeBy(ctx: PlanContext, intent: Intent | undefined): LiveFlow[] {
+  const name = intent?.op === OP.createFlow ? intent.match['name'] : undefined;
+  if (name === undefined) return [];
+  return (ctx.flowsByName.get(name) ?? []).filter((f) => !intent!.knownIds.includes(f.id) && ctx.holdersOf(f.id).length === 0);
 }

@@ -11,7 +11,7 @@ import { catalogNaturalKey, customNaturalKey } from './package-targets.js';
 import type { Intent } from '../../state/inventory-types.js';
 import type { Kind } from '../../manifests/model.js';
 import type { PlanContext } from '../context.js';
-import { oldest, newest } from '../ownership.js';
+import { flowsMadeBy, oldest, newest } from '../ownership.js';
 import { OP } from '../ops.js';
 
 interface Made {
@@ -82,8 +82,8 @@ function madeBy(ctx: PlanContext, intent: Intent): Made | undefined {
   const fresh = <T extends { id: string }>(xs: readonly T[] | undefined): T[] =>
     (xs ?? []).filter((x) => !intent.knownIds.includes(x.id) && ctx.holdersOf(x.id).length === 0);
   const m = intent.match;
-  if (intent.op === OP.createFlow && m['name'] !== undefined) {
-    const f = oldest(fresh(ctx.flowsByName.get(m['name'])));
+  if (intent.op === OP.createFlow) {
+    const f = oldest(flowsMadeBy(ctx, intent));
     return f && { kind: 'Flow', id: f.id, what: `flow ${f.id} ("${f.name}")` };
   }
   if (intent.op === OP.addDeployment) {

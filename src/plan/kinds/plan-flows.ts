@@ -10,7 +10,7 @@ import type { LiveFlow } from '../../live/types.js';
 import { isUuid, ResolveError } from '../../live/resolve.js';
 import type { PlanContext, RefState } from '../context.js';
 import { diffFields, hashValue } from '../hash.js';
-import { adoptReason, adoptRecord, decideUnowned, oldest, planOwnedElsewhere } from '../ownership.js';
+import { adoptReason, adoptRecord, decideUnowned, flowsMadeBy, oldest, planOwnedElsewhere } from '../ownership.js';
 import type { Unowned } from '../ownership.js';
 import type { InventoryEntry } from '../../state/inventory-types.js';
 import type { ObjectPlan, RecordSpec } from '../types.js';
@@ -366,7 +366,5 @@ function patchGroupId(ctx: PlanContext, ref: string): string {
  */
 function madeUnderAnotherName(ctx: PlanContext, key: string, name: string): LiveFlow[] {
   const intent = ctx.intent(key);
-  const then = intent?.op === OP.createFlow ? intent.match['name'] : undefined;
-  if (then === undefined || then === name) return [];
-  return (ctx.flowsByName.get(then) ?? []).filter((f) => !intent!.knownIds.includes(f.id) && ctx.holdersOf(f.id).length === 0);
+  return intent?.match['name'] === name ? [] : flowsMadeBy(ctx, intent);
 }

@@ -5,6 +5,7 @@
  * API cannot delete (packages, tenant uploads) are forgotten instead.
  */
 import { clearLeftGit, markLeftGit } from '../left-git.js';
+import { flowsMadeBy } from '../ownership.js';
 import type { InventoryEntry } from '../../state/inventory-types.js';
 import type { PlanContext } from '../context.js';
 import { OP } from '../ops.js';
@@ -131,11 +132,7 @@ export function planPrune(ctx: PlanContext, isDesired: (key: string) => boolean)
  * else listed; the intent goes with the key's own delete or forget.
  */
 function pruneInterruptedCreate(ctx: PlanContext, key: string, e: InventoryEntry): void {
-  const intent = ctx.intent(key);
-  const name = intent?.match['name'];
-  if (intent?.op !== OP.createFlow || name === undefined) return;
-  const made = (ctx.flowsByName.get(name) ?? []).filter((f) => !intent.knownIds.includes(f.id) && ctx.holdersOf(f.id).length === 0);
-  for (const f of made) {
+  for (const f of flowsMadeBy(ctx, ctx.intent(key))) {
     const why = `made by an interrupted create of ${key}, which left git`;
     if (!ctx.options.prune) {
       ctx.object('Flow', `${e.name}#${f.id}`, 'orphan', { reasons: [`${why}; apply with --prune to delete it`] });
