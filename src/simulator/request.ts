@@ -70,6 +70,14 @@ export class Query {
     return v.toLowerCase();
   }
 
+  /** A repeated or comma-separated list of ids (`tenants[]=…&tenants[]=…`); one that is not a GUID is a 400, as model binding answers. */
+  uuidList(name: string): string[] {
+    return this.list(name).map((v) => {
+      if (!isUuid(v)) throw badRequest(name, `The value '${v}' is not valid for ${name}.`);
+      return v.toLowerCase();
+    });
+  }
+
   requiredUuid(name: string): string {
     const v = this.uuid(name);
     if (v === undefined) throw badRequest(name, `The ${name} field is required.`);

@@ -78,6 +78,20 @@ describe('simulator protocol', () => {
     }
   });
 
+  it('flow-list-tenants-not-a-guid: answers 400 naming tenants for an id that is not a GUID (regression: 200 with an empty list)', async () => {
+    const s = await rawSim();
+    try {
+      const bad = await s.call('GET', '/v1/flow?tenants[]=not-a-uuid');
+      expect(bad.status).toBe(400);
+      expect(bad.json).toMatchObject({ errors: { tenants: [expect.stringContaining('not-a-uuid')] } });
+      const tenants = await s.ok<{ id: string }[]>('GET', '/v1/tenant?disablePaging=true');
+      const good = await s.call('GET', `/v1/flow?tenants[]=${tenants[0]!.id.toUpperCase()}`);
+      expect(good.status).toBe(200);
+    } finally {
+      await s.sim.close();
+    }
+  });
+
   it('returns 404 problem for unknown ids and routes, 405 for a wrong method', async () => {
     const s = await rawSim();
     try {

@@ -116,7 +116,7 @@ function listFlows(ctx: RouteContext): RouteResult {
   const q = ctx.query;
   const showDeleted = q.bool('showDeleted') ?? false;
   const appId = q.uuid('appId');
-  const tenants = new Set(q.list('tenants').map((t) => t.toLowerCase()));
+  const tenants = new Set(q.uuidList('tenants'));
   let flows = [...ctx.account.flows.values()].filter((f) => showDeleted || !f.deleted);
   if (appId) flows = flows.filter((f) => f.appId === appId);
   if (tenants.size > 0) flows = flows.filter((f) => f.tenantIds.some((t) => tenants.has(t)));
