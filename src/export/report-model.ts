@@ -14,6 +14,8 @@ export interface RolloutFacts {
   deploymentId: string;
   key: string;
   flow: string;
+  /** The flow's live id, when the history recorded it (a rollout the service removed is told by it). */
+  flowId?: string;
   app: string;
   appId?: string;
   version: string;

@@ -105,7 +105,21 @@ function mergeRollouts(inventory: Inventory, flows: V1FlowDetailsViewModel[], pa
       }
     }
   }
+  markRemoved(out, flows);
   return [...out.values()];
+}
+
+/**
+ * A recorded rollout that its flow, read now, no longer lists was removed by the service (a newer
+ * version superseded it past `supersedenceHistoryCount`); said as such rather than left unknown.
+ * A flow not read (deleted since) says nothing, so its rollouts stay unknown.
+ */
+function markRemoved(out: Map<string, RolloutFacts>, flows: V1FlowDetailsViewModel[]): void {
+  const read = new Map(flows.map((f) => [f.id, new Set(f.deployments.map((d) => d.id))]));
+  for (const r of out.values()) {
+    const live = r.flowId ? read.get(r.flowId) : undefined;
+    if (r.status === null && live && !live.has(r.deploymentId)) r.status = 'Removed';
+  }
 }
 
 /** The history's early waves (state/history.ts `History.early`) by deployment id. */
@@ -120,6 +134,7 @@ function fromHistory(h: RolloutHistory): RolloutFacts {
     deploymentId: h.deploymentId,
     key: h.key,
     flow: h.flow,
+    flowId: h.flowId,
     app: h.app,
     ...(h.appId ? { appId: h.appId } : {}),
     version: h.version,

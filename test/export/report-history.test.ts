@@ -127,6 +127,24 @@ describe('report history', () => {
     expect(rows.some(({ x }) => x.installs!.installed > 0)).toBe(true);
   });
 
+  it('removed-rollout-status: a rollout the service removed before any pass saw it stopped reports status Removed, not unknown', async () => {
+    const repo = await tempDir('packsync-repo-');
+    const flow = ['flags: [startNewVersionsAutomatically, stopCurrentAndStartNew]', 'supersedenceHistoryCount: 0'];
+    await writeRepo(repo, { flow });
+    await apply(repo);
+    await s.sim.advance(HOUR);
+    await apply(repo); // the 24.08 rollout is in the history, running
+    await s.sim.admin('POST', '/_sim/releases', { app: '7-Zip', version: '24.09' });
+    await s.sim.advance(HOUR);
+    expect((await s.sim.state()).deployments.map((x) => x.version)).not.toContain('24.08');
+
+    const rows = (await report()).tenants.flatMap((t) => t.rollouts.filter((x) => x.deployment === KEY));
+    expect(rows.length).toBeGreaterThan(0);
+    for (const x of rows) expect(x).toMatchObject({ status: 'Removed', version: '24.08', stoppedAt: null, completedAt: null });
+    const md = await cli(['report', '--format', 'markdown', '--from', '2020-01-01'], s.env);
+    expect(md.stdout).toMatch(/24\.08[^\n]*Removed/);
+  });
+
   it('stopped-rollout-keeps-counts: a rollout stopped in git has its counts recorded when first seen stopped, read once', async () => {
     const repo = await tempDir('packsync-repo-');
     await writeRepo(repo);
