@@ -126,6 +126,9 @@ export interface FreezeSpec {
 
 export type DeploymentState = 'pending' | 'running' | 'stopped';
 
+/** Default when a manifest leaves `state` out: deploying is the point of a Deployment. */
+export const DEFAULT_DEPLOYMENT_STATE: DeploymentState = 'running';
+
 export interface DeploymentSpec {
   suspend?: boolean;
   flow: string;

@@ -59,6 +59,8 @@ export class PlanContext {
   readonly gates: GateReport[] = [];
   /** Change windows (docs/policy.md): each Flow manifest's `spec.windows` by name, and each governed deployment's state this pass. */
   readonly flowWindows = new Map<string, WindowsSpec>();
+  /** The desired deployments, for a flow replacement that must wait while one of them would start through a closed window. */
+  desiredDeployments: readonly DeploymentManifest[] = [];
   readonly windows: WindowState[] = [];
   /** Packages and flows planned so far, by manifest name (lookups need no `Kind/name` string). */
   readonly packageRefs = new Map<string, RefState>();

@@ -73,6 +73,7 @@ export function plan(input: PlanInput): Plan {
     // Every record written for an object carries the manifest file it was planned from; a
     // suspended object is skipped here, the same way for every kind.
     for (const [flow, spec] of flowWindowsOf(desired.flows)) ctx.flowWindows.set(flow, spec);
+    ctx.desiredDeployments = desired.deployments;
     const shared = sharedDesiredKeys(ctx);
     const each = <M extends Manifest>(ms: readonly M[], planOne: (c: PlanContext, m: M) => void, dependents?: Dependents): void => {
       for (const m of ms) {

@@ -192,6 +192,47 @@ describe('change windows', () => {
     expect((await s.state()).deployments[0]).toMatchObject({ status: 'Running', currentWave: 3 });
   });
 
+  it('flow-replacement-waits-for-window: a flow replaced while the window is closed keeps the old flow and its rollout (regression: the old flow was deleted, the add held)', async () => {
+    // Friday 26 March 2027, 11:00 in Oslo: inside Mon-Fri 08:00-16:00.
+    const { sim: s, env, repo } = await setup('2027-03-26T10:00:00Z');
+    const windows = ['windows:', '  timezone: Europe/Oslo', '  allow: ["Mon-Fri 08:00-16:00"]'];
+    await writeFile(join(repo, 'all.yaml'), repoYaml(windows, []));
+    expect((await cli(['apply', '--auto-approve', repo], env)).code).toBe(0);
+    const [running] = (await s.state()).deployments;
+    expect(running).toMatchObject({ status: 'Running' });
+
+    // Saturday: the window is closed, and git changes a field the API can only change by replacing the flow.
+    await advanceTo(s, '2027-03-27T10:00:00Z');
+    await writeFile(join(repo, 'all.yaml'), repoYaml([...windows, 'flags: [radarTracking]'], []));
+    const plan = await cli(['plan', repo, '--allow-replace', '--output', 'json'], env);
+    expect(plan.code, plan.stderr).toBe(0);
+    const p = JSON.parse(plan.stdout) as Plan;
+    expect(p.objects.find((o) => o.key === 'Flow/seven-zip')).toMatchObject({ change: 'waiting', actions: [] });
+    expect(p.actions).toEqual([]);
+    expect(p.windows?.map((w) => [w.key, w.open, w.until])).toEqual(
+      expect.arrayContaining([
+        ['Flow/seven-zip', false, '2027-03-29T06:00:00.000Z'],
+        ['Deployment/seven-zip-24-08', false, '2027-03-29T06:00:00.000Z'],
+      ]),
+    );
+    const before = (await s.writes()).length;
+    const held = await cli(['apply', '--auto-approve', '--allow-replace', repo], env);
+    expect(held.code, held.stderr).toBe(0);
+    expect((await s.writes()).slice(before)).toEqual([]);
+    const live = await s.state();
+    expect(live.flows.filter((f) => !f.deleted)).toHaveLength(1);
+    expect(live.deployments).toEqual([expect.objectContaining({ id: running!.id, status: 'Running' })]);
+
+    // Monday 08:00 Oslo: the replacement goes through whole, the deployment on the new flow before the old flow's delete.
+    await advanceTo(s, '2027-03-29T06:00:30Z');
+    expect((await cli(['apply', '--auto-approve', '--allow-replace', repo], env)).code).toBe(0);
+    expect((await s.writes()).slice(before)).toEqual(['POST /v1/flow/create', 'POST /v1/flow/{id}/add-deployment', 'DELETE /v1/flow/{id}']);
+    const after = await s.state();
+    const flows = after.flows.filter((f) => !f.deleted);
+    expect(flows).toHaveLength(1);
+    expect(after.deployments.filter((d) => d.flowId === flows[0]!.id)).toEqual([expect.objectContaining({ status: 'Running' })]);
+  });
+
   it('validation names FILE:LINE:COL for an unknown zone, a malformed range and a freeze that ends before it starts', async () => {
     const dir = await tempDir('packsync-windows-');
     const bad = [

@@ -8,9 +8,6 @@ import type { InventoryEntry } from '../../state/inventory-types.js';
 import { OP } from '../ops.js';
 import { addBreakGlass, windowsRecord } from '../windows/window-gate.js';
 
-/** Default when a manifest leaves `state` out: deploying is the point of a Deployment. */
-export const DEFAULT_DEPLOYMENT_STATE: DeploymentState = 'running';
-
 /** Where a new deployment goes: after `deps`, into the flow and of the package named (live ids or keys planned here). */
 export interface AddTarget {
   deps: string[];

@@ -12,6 +12,7 @@ import type { LiveFlow } from '../../live/types.js';
 import type { PlanContext, RefState } from '../context.js';
 import { blockedRef } from '../not-planned.js';
 import { OP } from '../ops.js';
+import { holdReplacement } from '../windows/window-gate.js';
 import type { ObjectPlan } from '../types.js';
 
 type Destroyed = NonNullable<ObjectPlan['destroys']>[number];
@@ -119,6 +120,15 @@ export function wouldDestroy(ctx: PlanContext, flowIds: readonly string[]): Dest
  */
 export function finishReplacement(ctx: PlanContext, o: ObjectPlan, ref: RefState, olds: readonly OldFlow[]): void {
   if (olds.length === 0) return;
+  const held = holdReplacement(ctx, o.key, o.name);
+  if (held !== undefined) {
+    // The deployments' adds wait for the window (their plans say so); the old flow keeps its rollouts until then.
+    if (o.actions.length === 0) o.change = 'waiting';
+    o.reasons.push(
+      `finishing the replacement an earlier apply began waits: ${held}; the old flow ${olds.map((x) => x.entry.id).join(', ')} keeps its rollouts until the deployments are added to the new flow`,
+    );
+    return;
+  }
   const after = (ref.replaces ??= ref.readyAfter ? [ref.readyAfter] : []);
   const { actions, destroys } = deleteOldFlows(
     ctx,

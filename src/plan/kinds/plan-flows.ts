@@ -29,6 +29,7 @@ import {
   wouldDestroy,
 } from './flow-replacement.js';
 import type { PendingReplacement } from './flow-replacement.js';
+import { holdReplacement } from '../windows/window-gate.js';
 
 interface FlowTarget {
   body: V1FlowCreateViewModel;
@@ -197,6 +198,15 @@ function replaceFlow(
 ): void {
   const { m, key } = c;
   const { liveNow } = o;
+  const held = holdReplacement(ctx, key, m.metadata.name);
+  if (held !== undefined) {
+    // Nothing half-done: the new flow would get its deployments only when the window opens, and the
+    // old flow's delete would have taken its rollouts long before (docs/policy.md).
+    const why = `${o.forces} (--allow-replace); the replacement waits: ${held}, because the old flow and its rollouts are deleted only after its deployments are added and started on the new flow`;
+    ctx.object('Flow', m.metadata.name, 'waiting', { source: m.source, fields: o.fields, reasons: [why] }, key);
+    ctx.flowRefs.set(m.metadata.name, { ref: { id: liveNow.id }, readyAfter: null, blockedBy: null, isNew: false });
+    return;
+  }
   const keep = replacingAction(ctx, key, o.entry);
   const create = createFlowAction(ctx, key, { target: c.target, record: c.record, pkg: c.pkg, sameName: c.sameName, first: [keep] });
   const deleteAfter = [create];

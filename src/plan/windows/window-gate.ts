@@ -5,6 +5,7 @@
  * held back. Time is the service's clock (`LiveState.serviceTime`); the planner refuses to plan at
  * all when windows exist and that clock is unknown (planner.ts), so "no clock" is never "open".
  */
+import { DEFAULT_DEPLOYMENT_STATE } from '../../manifests/model.js';
 import type { DeploymentManifest, WindowsSpec } from '../../manifests/model.js';
 import type { PlanContext } from '../context.js';
 import { OP } from '../ops.js';
@@ -132,4 +133,27 @@ export function addBreakGlass(ctx: PlanContext, key: string, m: DeploymentManife
   if (!w || w.verdict.open || !ignore) return;
   // A new deployment has no wave yet: its start is made from wave 0.
   actions.push(breakGlassAction(ctx, key, actions.slice(-1), { ...ignore, window: w.verdict.reason }, 0));
+}
+
+const REPLACE_MOVE = 'add deployment and start it on the new flow';
+
+/**
+ * A flow replacement deletes the old flow, and its rollouts with it, once the deployments are added
+ * (and started) on the new flow. While one of them may not start (a closed window, glass not
+ * broken), the whole replacement waits: deleting the old flow would leave its rollouts gone until
+ * the window opens. Returns the first hold's reason, after recording each held deployment and the
+ * flow itself as held (so the agent wakes at the window's start), or undefined.
+ */
+export function holdReplacement(ctx: PlanContext, flowKey: string, flowName: string): string | undefined {
+  let first: { reason: string; state: WindowState } | undefined;
+  for (const m of ctx.desiredDeployments) {
+    if (m.spec.flow !== flowName || m.spec.suspend || (m.spec.state ?? DEFAULT_DEPLOYMENT_STATE) !== 'running') continue;
+    const key = `Deployment/${m.metadata.name}`;
+    const hold = gateForward(ctx, key, m, [REPLACE_MOVE]).hold;
+    if (hold !== undefined && !first) first = { reason: hold, state: windowState(ctx, key) };
+  }
+  if (!first) return undefined;
+  const { timezone, until, reason } = first.state;
+  Object.assign(windowState(ctx, flowKey), { timezone, open: false, until, reason, held: ['replace the flow'] });
+  return first.reason;
 }
