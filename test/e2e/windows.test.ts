@@ -113,6 +113,24 @@ describe('change windows', () => {
     expect(await s.writes()).toEqual([]);
   });
 
+  it('saved-stop-after-window-closed: a saved plan that only stops a deployment is applied after its window closed (regression: STALE_PLAN, no stop)', async () => {
+    // Monday 29 March 2027, 15:40 in Oslo: the window (until 16:00) is open.
+    const { sim: s, env, repo } = await setup('2027-03-29T13:40:00Z');
+    const windows = ['windows:', '  timezone: Europe/Oslo', '  allow: ["Mon-Fri 08:00-16:00"]'];
+    await writeFile(join(repo, 'all.yaml'), repoYaml(windows, []));
+    expect((await cli(['apply', '--auto-approve', repo], env)).code).toBe(0);
+    await writeFile(join(repo, 'all.yaml'), repoYaml(windows, [], 'stopped'));
+    const planFile = join(await tempDir('packsync-plan-'), 'plan.json');
+    expect((await cli(['plan', repo, '--out', planFile], env)).code).toBe(0);
+
+    await advanceTo(s, '2027-03-29T14:01:00Z');
+    const before = (await s.writes()).length;
+    const late = await cli(['apply', planFile], env);
+    expect(late.code, late.stderr).toBe(0);
+    expect((await s.writes()).slice(before)).toEqual(['POST /v1/flow/deployment/{id}/stop']);
+    expect((await s.state()).deployments[0]).toMatchObject({ status: 'Stopped' });
+  });
+
   it('a freeze across the new year holds skip-wave, never a stop; --ignore-windows breaks glass and is recorded with who, why and the wave it moved from', async () => {
     const { sim: s, env, repo, stateDir } = await setup('2026-12-30T10:00:00Z');
     await writeFile(join(repo, 'all.yaml'), repoYaml([], []));
