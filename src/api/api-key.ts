@@ -4,6 +4,7 @@
  */
 import { readFile } from 'node:fs/promises';
 import { PacksyncError } from '../util/errors.js';
+import { rememberSecret } from '../util/secrets.js';
 
 export class ApiKeyError extends PacksyncError<'USAGE'> {
   constructor(message: string, options?: { cause?: unknown }) {
@@ -29,11 +30,17 @@ export async function resolveApiKey(opts: ResolveApiKeyOptions): Promise<string>
     const key = text.trim();
     if (!key) throw new ApiKeyError(`the API key file ${opts.apiKeyFile} is empty`);
     if (/[\r\n]/.test(key)) throw new ApiKeyError(`the API key file ${opts.apiKeyFile} must hold the key on one line`);
-    return headerSafe(key, `the API key file ${opts.apiKeyFile}`);
+    return remembered(headerSafe(key, `the API key file ${opts.apiKeyFile}`));
   }
   const fromEnv = opts.env.PACKSYNC_API_KEY?.trim();
-  if (fromEnv) return headerSafe(fromEnv, 'PACKSYNC_API_KEY');
+  if (fromEnv) return remembered(headerSafe(fromEnv, 'PACKSYNC_API_KEY'));
   throw new ApiKeyError('no API key: pass --api-key-file or set PACKSYNC_API_KEY');
+}
+
+/** The key, kept among the process's secrets: standard output and error never show it (util/secrets.ts). */
+function remembered(key: string): string {
+  rememberSecret(key);
+  return key;
 }
 
 /**

@@ -9,6 +9,7 @@ import { STATUS_CODES } from 'node:http';
 import type { OperationName } from './operations.js';
 import type { ProblemDetails } from './wire/index.js';
 import { PacksyncError } from '../util/errors.js';
+import { redactSecrets } from '../util/secrets.js';
 
 export const API_ERROR_CODES = [
   'API_UNAUTHORIZED',
@@ -102,13 +103,6 @@ export function describeProblem(problem: ProblemDetails | null): string {
   return text.length > MAX_DETAIL ? `${text.slice(0, MAX_DETAIL)}…` : text;
 }
 
-/** Removes every occurrence of each secret from a text (defence in depth: a server may echo the key). */
-export function redact(text: string, secrets: readonly string[]): string {
-  let out = text;
-  for (const s of secrets) if (s.length > 0) out = out.split(s).join('[redacted]');
-  return out;
-}
-
 /** The error for an HTTP error answer. */
 export function httpError(
   operation: OperationLabel,
@@ -122,7 +116,8 @@ export function httpError(
   if (opts.note) message += ` (${opts.note})`;
   if (status >= 300 && status < 400)
     message += '; the service redirected, which packsync does not follow: check --api-url (http or https, host, no path beyond the base)';
-  return new ApiError(code, redact(message, opts.secrets ?? []), {
+  // Defence in depth: a server may echo the key in its problem.
+  return new ApiError(code, redactSecrets(message, opts.secrets ?? []), {
     operation,
     status,
     problem,

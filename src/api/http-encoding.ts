@@ -13,6 +13,8 @@ export interface HttpResponse {
   status: number;
   headers: IncomingHttpHeaders;
   body: Buffer;
+  /** Set when the body carries a secret (the key echoed in a 200 answer): its JSON readers redact every string. */
+  echoes?: readonly string[];
 }
 
 /** What an attempt puts on the wire besides the path: the key, content negotiation, and the body. */

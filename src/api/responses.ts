@@ -6,6 +6,7 @@
  * operation. Whether a request is safe to repeat is the operation table's to say (`operation-table.ts`).
  */
 import { ApiError } from './errors.js';
+import { redactValue } from '../util/secrets.js';
 import { firstHeader, parseContentDisposition } from './http-encoding.js';
 import type { HttpMethod, HttpResponse } from './http-encoding.js';
 import type { BinaryResponse, CallOptions, OperationName, Page } from './operations.js';
@@ -25,7 +26,8 @@ export function readJson(operation: OperationName, res: HttpResponse): unknown {
   if (text.trim() === '')
     throw new ApiError('API_INVALID_RESPONSE', `${operation}: invalid response: empty body`, { operation, status: res.status });
   try {
-    return JSON.parse(text) as unknown;
+    const parsed = JSON.parse(text) as unknown;
+    return res.echoes ? redactValue(parsed, res.echoes) : parsed;
   } catch (e) {
     throw new ApiError('API_INVALID_RESPONSE', `${operation}: invalid response: body is not JSON`, {
       operation,

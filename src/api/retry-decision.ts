@@ -11,7 +11,8 @@
  *   answer after the request may have reached the server (5xx, 408, reset, timeout) is
  *   `API_OUTCOME_UNKNOWN`, and the caller looks the object up instead of creating it twice.
  */
-import { ApiError, httpError, redact } from './errors.js';
+import { ApiError, httpError } from './errors.js';
+import { redactSecrets } from '../util/secrets.js';
 import type { ApiErrorCode } from './errors.js';
 import { readProblem } from './http-encoding.js';
 import type { HttpResponse } from './http-encoding.js';
@@ -132,6 +133,6 @@ function networkError(
     return new ApiError('API_TIMEOUT', `${op}: timed out after ${policy.timeoutMs} ms${tail}`, { operation: op, cause: o.cause });
   }
   const words = CONNECT_WORDS[o.code] ?? 'connection failed';
-  const message = redact(`${op}: service unavailable: ${words} (${o.code})${tail}`, policy.secrets);
+  const message = redactSecrets(`${op}: service unavailable: ${words} (${o.code})${tail}`, policy.secrets);
   return new ApiError('API_UNAVAILABLE', message, { operation: op, cause: o.cause });
 }

@@ -195,7 +195,11 @@ export class HttpTransport {
     const signal = spec.signal;
     for (let attempt = 1; ; attempt++) {
       const outcome = await this.attempt(spec, fullPath, attempt);
-      if (outcome.kind === 'response' && outcome.response.status >= 200 && outcome.response.status < 300) return outcome.response;
+      if (outcome.kind === 'response' && outcome.response.status >= 200 && outcome.response.status < 300) {
+        // One byte search per answer: a field that echoes the key (an error text in a 200 body) never reaches a message.
+        if (outcome.response.body.includes(this.apiKey)) outcome.response.echoes = [this.apiKey];
+        return outcome.response;
+      }
       // A huge answer is huge again: never repeated.
       if (outcome.kind === 'error' && outcome.cause instanceof ResponseTooLarge) {
         const what = `${spec.operation} (${spec.method} ${spec.path})`;

@@ -9,16 +9,19 @@ import { visible } from '../util/visible.js';
 import { connectionSecrets } from '../state/connection-secrets.js';
 import { codeSpan, markdownText } from '../plan/render/markdown.js';
 import type { CliIo } from './io.js';
-import { scrub } from './scrub.js';
+import { knownSecrets, redactSecrets } from '../util/secrets.js';
 
 /** The secrets a shown error must not carry: the API key and the storage connection string's parts. */
 export function shownSecrets(env: NodeJS.ProcessEnv): string[] {
-  return [env.PACKSYNC_API_KEY ?? '', ...connectionSecrets(env.AZURE_STORAGE_CONNECTION_STRING)].filter((s) => s.length > 0);
+  // The key read from --api-key-file is among the process's known secrets.
+  return [env.PACKSYNC_API_KEY ?? '', ...connectionSecrets(env.AZURE_STORAGE_CONNECTION_STRING), ...knownSecrets()].filter(
+    (s) => s.length > 0,
+  );
 }
 
 /** An error as the CLI shows it: its code (INTERNAL for an unexpected one) and its scrubbed message. */
 export function shownError(e: unknown, env: NodeJS.ProcessEnv): { code: string; message: string } {
-  return { code: errorCode(e), message: scrub(visible(errorMessage(e)), shownSecrets(env)) };
+  return { code: errorCode(e), message: redactSecrets(visible(errorMessage(e)), shownSecrets(env)) };
 }
 
 /**

@@ -1,4 +1,6 @@
 import { PacksyncError } from '../util/errors.js';
+import { knownSecrets, redactSecrets } from '../util/secrets.js';
+import { connectionSecrets } from '../state/connection-secrets.js';
 
 /** What a command may touch of the process; injected so commands run in-process in tests. */
 export interface CliIo {
@@ -24,12 +26,15 @@ export function processIo(): CliIo {
   const line = (s: string): string => (s.endsWith('\n') ? s : `${s}\n`);
   const out = process.stdout.isTTY === true ? undefined : gatheredStdout();
   if (out) process.once('exit', out.flush);
+  // No secret the process knows is ever shown, whatever text carried it (util/secrets.ts).
+  const fixed = [process.env.PACKSYNC_API_KEY?.trim() ?? '', ...connectionSecrets(process.env.AZURE_STORAGE_CONNECTION_STRING)];
+  const shown = (s: string): string => line(redactSecrets(redactSecrets(s, fixed), knownSecrets()));
   const io: CliIo = {
-    stdout: out ? (s) => out.write(line(s)) : (s) => process.stdout.write(line(s)),
+    stdout: out ? (s) => out.write(shown(s)) : (s) => process.stdout.write(shown(s)),
     stderr: (s) => {
       // What stdout said before stays before it in a log that holds both.
       out?.flush();
-      process.stderr.write(line(s));
+      process.stderr.write(shown(s));
     },
     setExitCode: (code) => {
       process.exitCode = code;

@@ -8,7 +8,7 @@ import { Writable } from 'node:stream';
 import { pino } from 'pino';
 import type { Logger } from 'pino';
 import type PinoPretty from 'pino-pretty';
-import { scrub } from './scrub.js';
+import { redactSecrets } from '../util/secrets.js';
 
 export type LogFormat = 'json' | 'pretty';
 
@@ -22,7 +22,7 @@ export interface LoggerOptions {
 export function createLogger(opts: LoggerOptions): Logger {
   const sink = new Writable({
     write(chunk: Buffer, _enc, cb) {
-      opts.write(scrub(chunk.toString('utf8'), opts.secrets()));
+      opts.write(redactSecrets(chunk.toString('utf8'), opts.secrets()));
       cb();
     },
   });

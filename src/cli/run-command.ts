@@ -21,6 +21,7 @@ import { DEFAULT_ACTION_CONCURRENCY } from '../apply/defaults.js';
 import type { NotificationConfig } from '../agent/notify/config.js';
 import type { UpdateSettings } from '../agent/updater.js';
 import type { AgentRunOptions } from '../agent/start.js';
+import { rememberSecret } from '../util/secrets.js';
 
 interface RunFlags extends CommonOptions, PlanFlags {
   source: string;
@@ -229,6 +230,7 @@ async function runSecrets(
   // Webhook URLs and tokens are secrets: scrubbed from every log line.
   for (const p of notifications?.providers ?? [])
     secrets.push(...[p.address, p.token, p.secret].filter((x): x is string => x !== null && x.length >= 8));
+  for (const s of secrets) rememberSecret(s);
   return { secrets, webhookSecret, notifications };
 }
 

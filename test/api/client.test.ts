@@ -50,12 +50,22 @@ describe('auth and request shape', () => {
     expect(s.requests).toHaveLength(1);
   });
 
+  it('key-echoed-in-200-answer: redacts the key in every string of a 200 answer, lists included (regression: errorDetails carried it into messages and /status)', async () => {
+    const { c } = await setup((req, res) =>
+      req.path === '/v1/package'
+        ? json(res, 200, [pkg({ productName: `Dice ${KEY}` })])
+        : json(res, 200, pkg({ state: 'Error', errorDetails: `upload refused for key ${KEY}` })),
+    );
+    expect((await c.getPackage(UUID)).errorDetails).toBe('upload refused for key [REDACTED]');
+    expect((await c.listPackages({ disablePaging: true })).items[0]!.productName).toBe('Dice [REDACTED]');
+  });
+
   it('scrubs the key when a server echoes it in the problem detail', async () => {
     const { c } = await setup((_req, res) => problem(res, 403, 'Forbidden', {}, { detail: `key ${KEY} may not do this` }));
     const e = await rejection(c.getFlow(UUID));
     expect(e.code).toBe('API_FORBIDDEN');
     expect(e.message).not.toContain(KEY);
-    expect(e.message).toBe('getFlow: 403 Forbidden: Forbidden: key [redacted] may not do this');
+    expect(e.message).toBe('getFlow: 403 Forbidden: Forbidden: key [REDACTED] may not do this');
   });
 
   it('gives stable messages: problem title and detail, no trace ids', async () => {

@@ -101,7 +101,7 @@ describe('decide: 5xx and 408', () => {
     const e = stop(decide(safe, answer(400, { 'content-type': 'application/problem+json' }, body), 1, policy()));
     expect(e.code).toBe('API_BAD_REQUEST');
     expect(e.problem).toMatchObject({ title: 'Bad' });
-    expect(e.message).toBe('getFlow: 400 Bad Request: Bad: echoed [redacted]');
+    expect(e.message).toBe('getFlow: 400 Bad Request: Bad: echoed [REDACTED]');
   });
 
   it('does not repeat a 4xx answer other than 408 and 429', () => {

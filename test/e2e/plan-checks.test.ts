@@ -3,6 +3,7 @@
  * 20, 21, 22): mistakes that used to pass `plan` and fail in the middle of `apply` now fail the
  * plan, pointing at FILE:LINE:COL of the field.
  */
+import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { cli } from '../support/cli.js';
@@ -105,5 +106,27 @@ describe('plan checks against the simulator', () => {
     expect(r.stdout).toContain(
       `PACKAGE_FAILED: live package ${zip.id} is in state Error: MSI analysis failed: not a valid MSI; change the spec to create a new one`,
     );
+  });
+
+  it('key-echoed-in-200-answer: a service text that echoes the key (errorDetails of a 200 answer) never shows it, with the key from --api-key-file too in plan text, JSON and markdown and apply (regression: they printed it; /status shows the same messages)', async () => {
+    const repo = await writeRepo();
+    expect((await cli(['apply', '--auto-approve', repo], env)).code).toBe(0);
+    const zip = (await sim.state()).packages.find((p) => p.productName === '7-Zip')!;
+    await sim.admin('POST', `/_sim/packages/${zip.id}/state`, { state: 'Error', errorDetails: `rejected for key ${sim.key} at import` });
+    const keyFile = join(await tempDir('packsync-key-'), 'key');
+    await writeFile(keyFile, `${sim.key}\n`);
+    const { PACKSYNC_API_KEY: _key, ...fromFile } = env;
+    for (const [args, e] of [
+      [['plan', repo], env],
+      [['apply', '--auto-approve', repo], env],
+      [['plan', repo, '--output', 'json'], env],
+      [['plan', repo, '--api-key-file', keyFile], fromFile],
+      [['plan', repo, '--output', 'markdown', '--api-key-file', keyFile], fromFile],
+    ] as const) {
+      const r = await cli([...args], e);
+      expect(r.code, args.join(' ')).toBe(1);
+      expect(`${r.stdout}${r.stderr}`, args.join(' ')).not.toContain(sim.key);
+      expect(r.stdout, args.join(' ')).toMatch(/rejected for key \\?\[REDACTED\\?\] at import/);
+    }
   });
 });

@@ -1,0 +1,42 @@
+/**
+ * The one way a known secret value (API key, webhook secret, token, connection string part) is
+ * taken out of a text before it is shown, logged or sent: every occurrence, whatever its length
+ * (a short secret mangles the text around it, which is better than printing it).
+ */
+export const REDACTED = '[REDACTED]';
+
+export function redactSecrets(text: string, secrets: readonly string[]): string {
+  let out = text;
+  for (const s of secrets) if (s.length > 0 && out.includes(s)) out = out.split(s).join(REDACTED);
+  return out;
+}
+
+/** A JSON value with every string redacted (a service that echoes the key in a field of a 200 answer). */
+export function redactValue(v: unknown, secrets: readonly string[]): unknown {
+  if (typeof v === 'string') return redactSecrets(v, secrets);
+  if (Array.isArray(v)) return v.map((x) => redactValue(x, secrets));
+  if (v !== null && typeof v === 'object') {
+    const out: Record<string, unknown> = {};
+    for (const [k, x] of Object.entries(v)) out[redactSecrets(k, secrets)] = redactValue(x, secrets);
+    return out;
+  }
+  return v;
+}
+
+/**
+ * The secrets this process was given (the API key once resolved, the agent's webhook secret, git
+ * and notification tokens): the CLI's standard output and error take every one of them out, so a
+ * message that carries one from anywhere (a service's free text, a provider's answer) never shows it.
+ */
+const known = new Set<string>();
+let knownList: readonly string[] = [];
+
+export function rememberSecret(s: string | null | undefined): void {
+  if (!s || known.has(s)) return;
+  known.add(s);
+  knownList = [...known];
+}
+
+export function knownSecrets(): readonly string[] {
+  return knownList;
+}
