@@ -215,6 +215,20 @@ export class PlanContext {
     return this.onFlow.get(flowId) ?? [];
   }
 
+  /**
+   * Two manifests of this plan that resolve to one live identity (a catalog app named by name in one
+   * Package and by id in another, a tenant named by domain in one TenantUpload and by name in
+   * another): the first key to claim it keeps it; the second learns the first's key.
+   */
+  claimIdentity(identity: string, key: string): string | undefined {
+    const first = this.identities.get(identity);
+    if (first !== undefined && first !== key) return first;
+    this.identities.set(identity, key);
+    return undefined;
+  }
+
+  private readonly identities = new Map<string, string>();
+
   /** Superseded entries kept for a main key (a revert reuses them). */
   superseded(key: string): readonly [string, InventoryEntry][] {
     return this.state.supersededOf.get(key) ?? [];

@@ -190,13 +190,28 @@ export function planSharedId(
   refs?.set(m.metadata.name, blockedRef(`${key} has an error`));
 }
 
+/** The second of two manifests that resolve to one live identity: an error naming the first; the plan stops. */
+export function planSameIdentity(
+  ctx: PlanContext,
+  m: Manifest,
+  key: string,
+  twin: { first: string; what: string },
+  refs?: Map<string, RefState>,
+): void {
+  const message = `${key} and ${twin.first} both describe ${twin.what}: one live object belongs to one manifest, so applying both would make it twice; remove one of them`;
+  ctx.object(m.kind, m.metadata.name, 'error', { source: m.source, error: { code: 'SAME_LIVE_IDENTITY', message } }, key);
+  refs?.set(m.metadata.name, blockedRef(`${key} has an error`));
+}
+
 /** Plan-wide lines for ownership errors: like conflicts, they stop the whole plan with zero writes. */
 export function ownershipErrors(objects: readonly { error?: { code: string } }[]): string[] {
   let owned = 0;
   let shared = 0;
+  let twins = 0;
   for (const o of objects) {
     if (o.error?.code === 'OWNED_BY_ANOTHER_KEY') owned++;
     else if (o.error?.code === 'STATE_SHARED_ID') shared++;
+    else if (o.error?.code === 'SAME_LIVE_IDENTITY') twins++;
   }
   const lines: string[] = [];
   if (owned > 0)
@@ -206,6 +221,10 @@ export function ownershipErrors(objects: readonly { error?: { code: string } }[]
   if (shared > 0)
     lines.push(
       `${shared} key(s) in packsync's state share a live object with another key git describes; nothing was changed: forget one of each with \`packsync state rm KEY\``,
+    );
+  if (twins > 0)
+    lines.push(
+      `${twins} manifest(s) of this repository describe the same live object as another manifest; nothing was changed: remove one of each pair`,
     );
   return lines;
 }

@@ -42,6 +42,7 @@ export const ERROR_CODES = {
   WAVE_OUT_OF_RANGE: 'terminal',
   PROMOTION_TO_WAVE: 'terminal',
   OWNED_BY_ANOTHER_KEY: 'terminal',
+  SAME_LIVE_IDENTITY: 'terminal',
   // Applying.
   APPLY_MISSING_DEPENDENCY: 'terminal',
   DEPENDENCY_FAILED: 'terminal',

@@ -7,7 +7,7 @@ import type { PackageManifest } from '../../manifests/model.js';
 import type { InventoryEntry } from '../../state/inventory-types.js';
 import type { PlanContext, RefState } from '../context.js';
 import { hashValue } from '../hash.js';
-import { adoptReason, adoptRecord, decideUnowned, newest, otherHolder, planOwnedElsewhere } from '../ownership.js';
+import { adoptReason, adoptRecord, decideUnowned, newest, otherHolder, planOwnedElsewhere, planSameIdentity } from '../ownership.js';
 import { importedByService } from './service-driven.js';
 import { catalogTarget, customTarget, naturalKeyOf, packageFields, usable } from './package-targets.js';
 import type { CatalogTarget, CustomTarget } from './package-targets.js';
@@ -54,7 +54,13 @@ export function planPackage(ctx: PlanContext, m: PackageManifest): void {
   const specHash = hashValue({ spec: target.spec, content: m.content?.digest ?? null });
   const record: RecordSpec = { specHash, spec: target.spec };
   if (m.metadata.annotations) record.annotations = m.metadata.annotations;
-  const matches = ctx.packagesByNaturalKey.get(naturalKeyOf(target)) ?? [];
+  const natural = naturalKeyOf(target);
+  const twin = ctx.claimIdentity(`Package|${natural}`, key);
+  if (twin !== undefined) {
+    planSameIdentity(ctx, m, key, { first: twin, what: `one live package (${describeTarget(target)})` }, ctx.packageRefs);
+    return;
+  }
+  const matches = ctx.packagesByNaturalKey.get(natural) ?? [];
   if (!entry) {
     // A rename: the live package is owned under a key that left git (docs/reconcile.md).
     for (const p of matches) {
@@ -67,6 +73,13 @@ export function planPackage(ctx: PlanContext, m: PackageManifest): void {
     }
   }
   planPackageEntry(ctx, { m, key, target, record, entry, matches });
+}
+
+/** `7-Zip 24.08, machine scope` or `Dice 1.1`: the identity two manifests share, in words. */
+function describeTarget(t: CatalogTarget | CustomTarget): string {
+  if (t.kind === 'custom') return `${t.body.name} ${t.body.version ?? ''}`.trim();
+  const scope = t.query.scope === 2 ? 'user' : t.query.scope === 1 ? 'machine' : 'machine and user';
+  return `catalog app ${t.appName} ${t.version}, ${scope} scope`;
 }
 
 function planPackageEntry(ctx: PlanContext, c: PackageCase): void {

@@ -6,7 +6,7 @@ import type { TenantUploadManifest } from '../../manifests/model.js';
 import { idOf } from '../context.js';
 import type { PlanContext } from '../context.js';
 import { hashValue } from '../hash.js';
-import { newest, otherHolder, planOwnedElsewhere } from '../ownership.js';
+import { newest, otherHolder, planOwnedElsewhere, planSameIdentity } from '../ownership.js';
 import { OP } from '../ops.js';
 import { planResolveError } from '../not-planned.js';
 
@@ -29,6 +29,12 @@ export function planTenantUpload(ctx: PlanContext, m: TenantUploadManifest): voi
       { source: m.source, reasons: [`not planned: ${pkg?.blockedBy ?? `Package/${m.spec.package} is not in the desired set`}`] },
       key,
     );
+    return;
+  }
+  // Design §3: uploaded once per (tenant, package), however each manifest names the tenant.
+  const twin = ctx.claimIdentity(`TenantUpload|${tenantId}|${m.spec.package}`, key);
+  if (twin !== undefined) {
+    planSameIdentity(ctx, m, key, { first: twin, what: `one upload of ${m.spec.package} to tenant ${tenantId}` });
     return;
   }
   const msixAsWin32 = m.spec.uploadMsixAsWin32 ?? true;
