@@ -142,7 +142,8 @@ export function waitForUpload(
     done: (t) =>
       t.state === 'Completed' ||
       (t.state === 'Error' || t.state === 'Canceled'
-        ? new ApplyError('UPLOAD_FAILED', `upload task ${taskId} ended ${t.state}: ${t.errorDetails ?? 'no details'}`)
+        ? // No task id in the text: each retry makes a new task, and an unchanged failure must read the same (design §4a).
+          new ApplyError('UPLOAD_FAILED', `the upload task ended ${t.state}: ${t.errorDetails ?? 'no details'}`)
         : false),
     label: (t) => t.state,
     what: `upload task ${taskId}`,

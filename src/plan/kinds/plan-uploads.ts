@@ -69,6 +69,8 @@ export function planTenantUpload(ctx: PlanContext, m: TenantUploadManifest): voi
   } else if (!entry && forPackage.length > 0) {
     planUnownedUpload(ctx, c, forPackage);
     return;
+  } else if (entry && !same(entry.packageId, packageId) && planEarlierUpload(ctx, c, forPackage)) {
+    return;
   } else if (entry) {
     reasons.push(
       !same(entry.packageId, packageId) ? 'the package has a new live version' : 'upload task not found live (a read by id answered 404)',
@@ -114,12 +116,13 @@ function planOwnedUpload(ctx: PlanContext, c: UploadCase, owned: UploadTask, spe
   }
   // Only uploadMsixAsWin32 changed: a manual upload is not kept up to date, so upload again.
   if (owned.state === 'Completed') return 'uploadMsixAsWin32 changed';
-  return `previous upload task ${owned.id} ended ${owned.state}; uploading again`;
+  // Stable across retries (each makes a new task): the task's id is in the state (`packsync state show`).
+  return `the previous upload task ended ${owned.state}; uploading again`;
 }
 
 /** Tasks of this package nobody records: adopted (an interrupted run's, or with --adopt), else a conflict. */
 function planUnownedUpload(ctx: PlanContext, c: UploadCase, forPackage: readonly UploadTask[]): void {
-  const { m, key, record, tenantId } = c;
+  const { m, key } = c;
   const name = m.metadata.name;
   const intent = ctx.intent(key);
   const fresh = newest(forPackage.filter((t) => !intent?.knownIds.includes(t.id)));
@@ -130,22 +133,7 @@ function planUnownedUpload(ctx: PlanContext, c: UploadCase, forPackage: readonly
     ctx.object('TenantUpload', name, 'conflict', { source: m.source, reasons }, key);
     return;
   }
-  const rec = ctx.action(key, {
-    op: OP.record,
-    dependsOn: [],
-    description: `adopt upload task ${found.id}`,
-    entry: {
-      kind: 'TenantUpload',
-      name,
-      id: found.id,
-      ...record,
-      revision: null,
-      tenantId,
-      packageId: found.packageId,
-      updatedAt: ctx.timestamp(),
-    },
-    resolvesIntent: intent !== undefined,
-  });
+  const rec = recordTask(ctx, c, found, { description: `adopt upload task ${found.id}`, resolvesIntent: intent !== undefined });
   // A task adopted while still running is followed to its end, as if this run had started it
   // (regression: after a crash between the upload call and its record, the re-run ended
   // with the task Running where an uninterrupted run ends with it Completed).
@@ -157,4 +145,41 @@ function planUnownedUpload(ctx: PlanContext, c: UploadCase, forPackage: readonly
     );
   const reasons = ['upload of this package to this tenant exists live', ...(running ? [`upload task is ${found.state}`] : [])];
   ctx.object('TenantUpload', name, 'adopt', { source: m.source, reasons, actions }, key);
+}
+
+/** The record that makes `task` this key's upload. */
+function recordTask(ctx: PlanContext, c: UploadCase, task: UploadTask, o: { description: string; resolvesIntent: boolean }): string {
+  const { key, record, tenantId } = c;
+  return ctx.action(key, {
+    op: OP.record,
+    dependsOn: [],
+    description: o.description,
+    entry: {
+      kind: 'TenantUpload',
+      name: c.m.metadata.name,
+      id: task.id,
+      ...record,
+      revision: null,
+      tenantId,
+      packageId: task.packageId,
+      updatedAt: ctx.timestamp(),
+    },
+    resolvesIntent: o.resolvesIntent,
+  });
+}
+
+/**
+ * The package went back to one this tenant already has (a revert reuses the earlier live package):
+ * its completed upload, held by no other key, is recorded again instead of uploading it a second
+ * time (design §3: once per tenant and live package). False when there is none.
+ */
+function planEarlierUpload(ctx: PlanContext, c: UploadCase, forPackage: readonly UploadTask[]): boolean {
+  const done = newest(forPackage.filter((t) => t.state === 'Completed'));
+  if (!done) return false;
+  const rec = recordTask(ctx, c, done, { description: `record upload task ${done.id} again`, resolvesIntent: false });
+  const reasons = [
+    `the package went back to ${done.packageId ?? 'a live package'}, already uploaded to this tenant: recorded, not uploaded again`,
+  ];
+  ctx.object('TenantUpload', c.m.metadata.name, 'update', { source: c.m.source, reasons, actions: [rec] }, c.key);
+  return true;
 }
