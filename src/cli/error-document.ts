@@ -55,3 +55,30 @@ function errorDocument(error: { code: string; message: string }, format: 'json' 
   if (format === 'json') return JSON.stringify({ error }, null, 2);
   return [`### ${title}: failed`, '', `${codeSpan(error.code)}: ${markdownText(error.message)}`].join('\n');
 }
+
+/** The commands that print an error document (their actions run inside `withErrorDocument`). */
+const DOCUMENTED = new Set(['plan', 'apply']);
+
+/**
+ * The document of an error before the command's action ran (a flag's value refused, an unknown
+ * option): printed when the command line asks plan or apply for json or markdown.
+ */
+export function earlyErrorDocument(argv: readonly string[], io: CliIo, error: { code: string; message: string }): void {
+  const command = argv[2] ?? '';
+  if (!DOCUMENTED.has(command)) return;
+  const format = outputOf(argv.slice(3));
+  if (format === 'json' || format === 'markdown') io.stdout(errorDocument(error, format, `packsync ${command}`));
+}
+
+/** The value of `--output`/`-o` as written (`--output json`, `--output=json`, `-o json`, `-ojson`), the last one winning. */
+function outputOf(words: readonly string[]): string | undefined {
+  let out: string | undefined;
+  for (let i = 0; i < words.length; i++) {
+    const w = words[i]!;
+    if (w === '--') break;
+    if (w === '--output' || w === '-o') out = words[++i];
+    else if (w.startsWith('--output=')) out = w.slice('--output='.length);
+    else if (w.startsWith('-o') && !w.startsWith('--') && w.length > 2) out = w.slice(2);
+  }
+  return out;
+}

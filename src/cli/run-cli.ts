@@ -8,7 +8,8 @@ import { CommanderError } from 'commander';
 import type { Command } from 'commander';
 import { checkFlagValues } from './flag-values.js';
 import type { CliIo } from './io.js';
-import { shownError } from './error-document.js';
+import { UsageError } from './io.js';
+import { earlyErrorDocument, shownError } from './error-document.js';
 import { programWith } from './program-shell.js';
 import type { Register } from './program-shell.js';
 
@@ -49,16 +50,24 @@ export async function buildProgram(io: CliIo, version: string): Promise<Command>
 export async function runCli(argv: string[], io: CliIo, version: string): Promise<void> {
   const program = programWith(io, version, await registersFor(argv));
   // Before any command runs: a value that was really the next flag, an integer out of range.
-  program.hook('preAction', (_program, action) => checkFlagValues(action, argv));
+  let actionRan = false;
+  program.hook('preAction', (_program, action) => {
+    checkFlagValues(action, argv);
+    actionRan = true;
+  });
   try {
     await program.parseAsync(argv);
   } catch (e) {
     if (e instanceof CommanderError) {
-      if (e.exitCode !== 0) io.setExitCode(e.code === 'commander.helpDisplayed' || e.code === 'commander.version' ? 0 : 1);
+      const fine = e.exitCode === 0 || e.code === 'commander.helpDisplayed' || e.code === 'commander.version';
+      if (!fine) earlyErrorDocument(argv, io, { code: 'USAGE', message: e.message.replace(/^error: /, '') });
+      if (e.exitCode !== 0) io.setExitCode(fine ? 0 : 1);
       return;
     }
-    const { code, message } = shownError(e, io.env);
-    io.stderr(`Error: ${code === 'INTERNAL' ? '' : `${code}: `}${message}`);
+    const shown = shownError(e, io.env);
+    // A refused flag value fails before the action, so before the action's own error document.
+    if (e instanceof UsageError && !actionRan) earlyErrorDocument(argv, io, shown);
+    io.stderr(`Error: ${shown.code === 'INTERNAL' ? '' : `${shown.code}: `}${shown.message}`);
     io.setExitCode(1);
   }
 }

@@ -138,6 +138,24 @@ describe('errors in the repository or the plan exit 1 with zero writes', () => {
     expect(await writeCount()).toBe(0);
   });
 
+  it('error-document-bad-flag: plan and apply --output json|markdown print the document for a refused flag value or an unknown option too (regression: empty stdout)', async () => {
+    const repo = await writeRepo();
+    for (const args of [
+      ['plan', repo, '-o', 'json', '--api-timeout', 'abc'],
+      ['plan', repo, '--output=json', '--bogus'],
+      ['apply', repo, '--auto-approve', '-ojson', '--concurrency', '0'],
+    ]) {
+      const r = await run(args);
+      expect(r.code, args.join(' ')).toBe(1);
+      expect((JSON.parse(r.stdout) as { error: { code: string } }).error.code, args.join(' ')).toBe('USAGE');
+    }
+    const md = await run(['plan', repo, '--output', 'markdown', '--api-timeout', 'abc']);
+    expect(md.code).toBe(1);
+    expect(md.stdout).toMatch(/^### packsync plan: failed\n\n`USAGE`: .*--api-timeout/);
+    expect((await run(['plan', repo, '--api-timeout', 'abc'])).stdout).toBe('');
+    expect(await writeCount()).toBe(0);
+  });
+
   it('prune with an empty desired set is a plan error: plan and apply exit 1, zero writes', async () => {
     // Every manifest of the applied repository removed: everything in its prune scope would go.
     const empty = await writeRepo();
