@@ -66,6 +66,26 @@ describe('plan under change windows', () => {
     expect(ops(run(d, liveAt('2026-11-30T07:30:00Z', 'Stopped'), inv))).toContain('Deployment/zip:start');
   });
 
+  it('break-glass-add-reason: a new deployment added through a closed window with --ignore-windows says so on the object (regression: no reason line)', () => {
+    const d = desired({
+      packages: [pkg('zip')],
+      flows: [flow('zip', { app: '7-Zip', windows: CLOSED })],
+      deployments: [dep('zip', 'zip', 'zip')],
+    });
+    const inv = convergedZip({ state: 'running' });
+    delete inv.objects['Deployment/zip'];
+    const empty = live({
+      packages: [livePackage(P1)],
+      flows: [{ ...liveFlow(F1, 'zip', []), details: liveFlow(F1, 'zip', []) }],
+      deployments: [],
+      serviceTime: '2026-11-28T12:00:00Z',
+    });
+    const p = run(d, empty, inv, { ignoreWindows: { actor: 'Ada', reason: 'CVE hotfix' } });
+    const o = p.objects.find((x) => x.key === 'Deployment/zip');
+    expect(o?.change).toBe('create');
+    expect(o?.reasons).toEqual([expect.stringMatching(/^window closed \(.*\): moved anyway, --ignore-windows by Ada: CVE hotfix$/)]);
+  });
+
   it('never holds a stop back', () => {
     const d = desired({
       packages: [pkg('zip')],

@@ -13,7 +13,7 @@ import { planGate, promotionTargetError } from '../gates/plan-promotion.js';
 import { waveGateError } from '../gates/wave-gate.js';
 import { addActions, present } from './deployment-add.js';
 import { DEFAULT_DEPLOYMENT_STATE } from '../../manifests/model.js';
-import { holdAdd } from '../windows/window-gate.js';
+import { addBreakGlassLine, holdAdd } from '../windows/window-gate.js';
 import type { DeploymentRecord } from './deployment-add.js';
 import { reconcileExisting, versionAlreadyLive } from './deployment-reconcile.js';
 import { statusAsState } from './deployment-decisions.js';
@@ -163,6 +163,8 @@ function planAdd(ctx: PlanContext, c: DeploymentCase, refs: ResolvedRefs): void 
   });
   // A flow replacement deletes the old flow only after its deployments are added to the new one.
   if (flow.replaces && actions[0]) flow.replaces.push(actions[0]);
+  const glass = addBreakGlassLine(ctx, m, state);
+  if (glass) reasons.push(glass);
   const o = ctx.object('Deployment', name, 'create', { source: m.source, reasons, actions: [...first, ...actions] }, key);
   if (deletedOutside) o.drift = 'healed';
 }
@@ -414,7 +416,12 @@ function planVersionChange(ctx: PlanContext, c: LiveDeploymentCase & { entry: In
     'Deployment',
     name,
     'replace',
-    { source: m.source, fields, reasons: ['deployment identity changed (--allow-replace)'], actions: [del, ...actions] },
+    {
+      source: m.source,
+      fields,
+      reasons: ['deployment identity changed (--allow-replace)', ...[addBreakGlassLine(ctx, m, state)].filter((x) => x !== undefined)],
+      actions: [del, ...actions],
+    },
     key,
   );
   // The live deployment is deleted, a new one added: one to delete, one to create (docs/reconcile.md).

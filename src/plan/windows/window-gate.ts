@@ -126,6 +126,14 @@ export function holdAdd(ctx: PlanContext, key: string, m: DeploymentManifest, st
   return hold !== undefined;
 }
 
+/** The reason line of an add that starts through a closed window (break glass), for the object's reasons; undefined otherwise. */
+export function addBreakGlassLine(ctx: PlanContext, m: DeploymentManifest, state: string): string | undefined {
+  const w = windowNow(ctx, m);
+  const ignore = ctx.options.ignoreWindows;
+  if (state !== 'running' || !w || w.verdict.open || !ignore) return undefined;
+  return breakGlassLine({ ...ignore, window: w.verdict.reason });
+}
+
 /** After an add that starts through a closed window (break glass): its record in the state. */
 export function addBreakGlass(ctx: PlanContext, key: string, m: DeploymentManifest, actions: string[]): void {
   const w = windowNow(ctx, m);
