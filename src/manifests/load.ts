@@ -5,7 +5,7 @@
  * at all).
  */
 import { closeSync, fstatSync, openSync, readFileSync } from 'node:fs';
-import type { BigIntStats } from 'node:fs';
+import type { BigIntStats, Stats } from 'node:fs';
 import { realpath, stat } from 'node:fs/promises';
 import { dirname, relative, resolve, sep } from 'node:path';
 import { isInside } from '../api/content-files.js';
@@ -20,7 +20,7 @@ import { checkRules } from './rules.js';
 import type { DocRecord } from './doc-record.js';
 import { decodeManifest } from './encoding.js';
 import { fieldPositions } from './positions.js';
-import { commonParent, repositoryRoot } from './repository-root.js';
+import { commonParent, markedRoot, repositoryRoot } from './repository-root.js';
 import { listManifestFiles, listYamlFiles, walkSkips } from './walk.js';
 import type { SkippedLink } from './walk.js';
 import type { ManifestCache } from './parse-cache.js';
@@ -105,8 +105,14 @@ export interface RepositoryLoadOptions extends LoadOptions {
 }
 
 export interface RepositoryLoadResult extends LoadResult {
-  /** The repository root the names were resolved against. */
+  /** The repository root the names were resolved against (of the first given path, when several). */
   root: string;
+}
+
+/** A given path: where it is, and whether it exists (and is a folder). */
+interface Given {
+  abs: string;
+  st: Stats | undefined;
 }
 
 /**
@@ -114,29 +120,58 @@ export interface RepositoryLoadResult extends LoadResult {
  * their repository (see `repositoryRoot`) is read too, so a single file resolves its references,
  * and a name defined twice is found, whichever files were given. Problems of the files that were
  * not given are not reported; `desired`, `files` and `documents` cover the given files only.
+ * Each path is checked against its own repository (the root it alone would get): paths of two
+ * repositories, or of two roots of one git repository (a `.packsyncignore` per environment), are
+ * two loads reported together. Paths with no `.git` or `.packsyncignore` above them share one
+ * root, the folder holding them all.
  */
 export async function loadRepository(paths: readonly string[], opts: RepositoryLoadOptions = {}): Promise<RepositoryLoadResult> {
-  const given = await Promise.all(
-    (paths.length > 0 ? paths : ['.']).map(async (p) => {
-      const abs = resolve(p);
-      return { abs, st: await stat(abs).catch(() => undefined) };
-    }),
-  );
+  const unique = [...new Set((paths.length > 0 ? paths : ['.']).map((p) => resolve(p)))];
+  const given: Given[] = await Promise.all(unique.map(async (abs) => ({ abs, st: await stat(abs).catch(() => undefined) })));
   const existing = given.filter((g) => g.st !== undefined);
-  const dirs = existing.map((g) => (g.st!.isDirectory() ? g.abs : dirname(g.abs)));
-  const root = await repositoryRoot(commonParent(dirs.length > 0 ? dirs : given.map((g) => dirname(g.abs))));
-  const display = opts.display ?? ((abs: string): string => relative(root, abs).split(sep).join('/'));
+  const groups = await byRoot(existing);
+  const first = groups.keys().next().value ?? commonParent(given.map((g) => dirname(g.abs)));
+  const shownFrom = (root: string) => opts.display ?? ((abs: string): string => relative(root, abs).split(sep).join('/'));
   const missing = given
     .filter((g) => g.st === undefined)
-    .map((g) => at(display(g.abs), 'file.not-found', `${display(g.abs)} does not exist`));
-  if (existing.length === 0) return { desired: null, problems: missing, files: [], documents: 0, root };
+    .map((g) => shownFrom(first)(g.abs))
+    .map((shown) => at(shown, 'file.not-found', `${shown} does not exist`));
+  if (existing.length === 0) return { desired: null, problems: missing, files: [], documents: 0, root: first };
+  const loads: LoadResult[] = [];
+  for (const [root, group] of groups) loads.push(await loadFromRoot(root, group, { ...opts, display: shownFrom(root) }));
+  const merged = mergeLoads(loads, first);
+  return { ...merged, problems: sortProblems([...missing, ...merged.problems]), root: first };
+}
 
+/**
+ * The given paths by the root each alone would get (`repositoryRoot` of its folder), in the order
+ * given; the paths no marker is found above for share the folder holding them all.
+ */
+async function byRoot(existing: readonly Given[]): Promise<Map<string, Given[]>> {
+  const marked = await Promise.all(existing.map((g) => markedRoot(g.st!.isDirectory() ? g.abs : dirname(g.abs))));
+  const unmarked = existing.filter((_, i) => marked[i] === undefined);
+  const loose = commonParent(unmarked.map((g) => (g.st!.isDirectory() ? g.abs : dirname(g.abs))));
+  const groups = new Map<string, Given[]>();
+  existing.forEach((g, i) => {
+    const root = marked[i] ?? loose;
+    groups.set(root, [...(groups.get(root) ?? []), g]);
+  });
+  return groups;
+}
+
+/** One repository's load: every manifest under `root` read, the `given` paths' files reported. */
+async function loadFromRoot(
+  root: string,
+  given: readonly Given[],
+  opts: RepositoryLoadOptions & { display: (abs: string) => string },
+): Promise<LoadResult> {
+  const { display } = opts;
   const followSymlinks = opts.followSymlinks ?? false;
   const walk = await listManifestFiles(root, { followSymlinks, boundary: root });
   const walked = walk.files.map((rel) => resolve(root, rel));
   const reported = new Set<string>();
   const extra: string[] = [];
-  for (const g of existing) {
+  for (const g of given) {
     if (!g.st!.isDirectory()) {
       reported.add(g.abs);
       extra.push(g.abs);
@@ -153,12 +188,55 @@ export async function loadRepository(paths: readonly string[], opts: RepositoryL
   }
   const all = [...new Set([...walked, ...extra])].sort(compare);
   const sources = all.map((abs) => ({ file: display(abs), abs, reported: reported.has(abs) }));
-  const none = existing.map((g) => display(g.abs)).join(', ');
-  const loaded = withLinkProblems(
+  const none = given.map((g) => display(g.abs)).join(', ');
+  return withLinkProblems(
     await loadSources(root, sources, opts, { contentFilter: true, none, linksRefused: walk.links.length > 0 }),
     walk.links,
   );
-  return { ...loaded, problems: sortProblems([...missing, ...loaded.problems]), root };
+}
+
+/**
+ * Several roots' loads as one result: every problem (a file two given paths reach is said once),
+ * the desired sets together while none has an error.
+ */
+function mergeLoads(loads: readonly LoadResult[], root: string): LoadResult {
+  if (loads.length === 1) return loads[0]!;
+  const seen = new Set<string>();
+  const problems = loads
+    .flatMap((l) => l.problems)
+    .filter((p) => {
+      const key = JSON.stringify([p.file, p.line, p.column, p.rule, p.message]);
+      return seen.has(key) ? false : (seen.add(key), true);
+    });
+  const files = [...new Set(loads.flatMap((l) => l.files))];
+  const documents = loads.reduce((n, l) => n + l.documents, 0);
+  const generated = loads.some((l) => l.generated) ? { generated: loads.flatMap((l) => l.generated ?? []) } : {};
+  const valid = loads.every((l) => l.desired !== null) && !problems.some((p) => p.severity === 'error');
+  return {
+    desired: valid
+      ? mergeDesired(
+          loads.map((l) => l.desired!),
+          root,
+        )
+      : null,
+    problems,
+    files,
+    documents,
+    ...generated,
+  };
+}
+
+function mergeDesired(all: readonly DesiredModel[], root: string): DesiredModel {
+  const desired: DesiredModel = {
+    root,
+    packages: all.flatMap((d) => d.packages),
+    flows: all.flatMap((d) => d.flows),
+    deployments: all.flatMap((d) => d.deployments),
+    tenantUploads: all.flatMap((d) => d.tenantUploads),
+  };
+  const baselines = all.flatMap((d) => d.baselines ?? []);
+  if (baselines.length > 0) desired.baselines = baselines;
+  return desired;
 }
 
 /**

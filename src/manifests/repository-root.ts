@@ -29,10 +29,15 @@ export function commonParent(dirs: readonly string[]): string {
  * `.packsyncignore`, hidden) is a repository of its own, as each of `examples/invalid/*` is.
  */
 export async function repositoryRoot(dir: string): Promise<string> {
+  return (await markedRoot(dir)) ?? dir;
+}
+
+/** `repositoryRoot`, or undefined when no folder from `dir` upwards holds `.git` or `.packsyncignore`. */
+export async function markedRoot(dir: string): Promise<string | undefined> {
   for (let d = dir; ; d = dirname(d)) {
     if ((await exists(join(d, '.git'))) || (await exists(join(d, '.packsyncignore')))) {
       return d !== dir && (await walkSkips(d, relative(d, dir))) ? dir : d;
     }
-    if (dirname(d) === d) return dir;
+    if (dirname(d) === d) return undefined;
   }
 }

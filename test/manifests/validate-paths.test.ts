@@ -8,6 +8,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { loadRepository, repositoryRoot } from '../../src/manifests/load.js';
 import { cli } from '../support/cli.js';
+import { git } from '../support/git.js';
 import { tempDir } from '../support/repo.js';
 
 const pkg = (name: string, version = '"24.08"'): string =>
@@ -131,6 +132,65 @@ describe('validate PATH...', () => {
     expect(r.stderr).toMatch(/^manifests\/d\.yaml:6:9: Deployment "d": spec\.flow "f" does not name a Flow/);
     expect(r.stderr).toMatch(/\nmanifests\/d\.yaml:7:12: Deployment "d": spec\.package "p" does not name a Package/);
     expect(r.stderr).not.toMatch(/chart\//);
+  });
+
+  it('validate-two-roots: paths of two environment roots of one git repository are each checked against their own root', async () => {
+    const env = (name: string): Record<string, string> => ({
+      [`${name}/.packsyncignore`]: '',
+      [`${name}/flow.yaml`]: flow('seven-zip'),
+      [`${name}/pkg.yaml`]: pkg('seven-zip'),
+      [`${name}/dep.yaml`]: dep('seven-zip', 'seven-zip', 'seven-zip'),
+    });
+    const mono = await repo({ ...env('prod'), ...env('staging') }, null);
+    await git(mono, 'init', '-q');
+    const one = await cli(['validate', 'prod/flow.yaml'], {}, mono);
+    expect(one).toEqual({
+      code: 0,
+      stdout: '1 file, 1 document valid (0 packages, 1 flow, 0 deployments, 0 tenant uploads)\n',
+      stderr: '',
+    });
+    const both = await cli(['validate', 'prod/flow.yaml', 'staging/dep.yaml', './prod/flow.yaml'], {}, mono);
+    expect(both).toEqual({
+      code: 0,
+      stdout: '2 files, 2 documents valid (0 packages, 1 flow, 1 deployment, 0 tenant uploads)\n',
+      stderr: '',
+    });
+    // Each root's problems are reported, together, with one exit code; a file named twice is said once.
+    await writeFile(join(mono, 'staging', 'dep.yaml'), dep('seven-zip', 'seven-zp', 'seven-zip'));
+    await writeFile(join(mono, 'prod', 'flow.yaml'), `${flow('seven-zip')}  flgs: []\n`);
+    const bad = await cli(['validate', 'staging/dep.yaml', 'prod/flow.yaml', 'prod/flow.yaml', 'prod/pkg.yaml'], {}, mono);
+    expect(bad.code).toBe(1);
+    expect(bad.stderr.split('\n')).toEqual([
+      'prod/flow.yaml:7:3: Flow "seven-zip": unknown field spec.flgs (did you mean "flags"?)',
+      'staging/dep.yaml:6:9: Deployment "seven-zip": spec.flow "seven-zp" does not name a Flow in this repository (did you mean "seven-zip"?)',
+      '2 errors: the manifests are not valid.',
+      '',
+    ]);
+  });
+
+  it('validate-two-roots: files of two unrelated git repositories read neither the other nor their shared parent', async () => {
+    const parent = await repo({ 'stray.yaml': 'kind: [' }, null);
+    const one = join(parent, 'one');
+    const two = join(parent, 'two');
+    for (const [dir, f] of [
+      [one, 'a'],
+      [two, 'b'],
+    ] as const) {
+      await mkdir(dir);
+      await git(dir, 'init', '-q');
+      await writeFile(join(dir, 'flow.yaml'), flow('seven-zip'));
+      await writeFile(join(dir, 'pkg.yaml'), pkg('seven-zip'));
+      await writeFile(join(dir, `${f}.yaml`), dep(f, 'seven-zip', 'seven-zip'));
+    }
+    const r = await cli(['validate', 'one/a.yaml', 'two/b.yaml'], {}, parent);
+    expect(r).toEqual({
+      code: 0,
+      stdout: '2 files, 2 documents valid (0 packages, 0 flows, 2 deployments, 0 tenant uploads)\n',
+      stderr: '',
+    });
+    const loaded = await loadRepository([join(two, 'b.yaml'), join(one, 'a.yaml')]);
+    expect(loaded.root).toBe(two);
+    expect(loaded.files).toEqual(['b.yaml', 'a.yaml']);
   });
 
   it('reports a missing path and still validates the others', async () => {
