@@ -5,9 +5,9 @@
  *
  * A manifest finds its live object by identity (package: name + version, or app + version + scope;
  * flow: display name; deployment: flow + package; upload: tenant + package). When several live
- * objects share one identity, `--adopt` takes one of them (the newest package, the oldest flow), so
- * only that one is exported and the others are reported as skipped: a second manifest would adopt
- * the same object again.
+ * objects share one identity, `--adopt` takes one of them (the newest package, the oldest flow, the
+ * newest deployment), so only that one is exported and the others are reported as skipped: a second
+ * manifest would adopt the same object again.
  */
 import { stringify } from 'yaml';
 import type { Inventory } from '../state/inventory-types.js';
@@ -283,12 +283,37 @@ function exportFlows(ctx: ExportContext): { flows: ExportedManifest[]; deploymen
         flows.push({ apiVersion: API_VERSION, kind: 'Flow', metadata: { name: flowName }, spec: flowSpec(f, ctx) });
       }
     }
-    for (const d of f.details?.deployments ?? []) {
+    for (const d of deploymentsToExport(ctx, f)) {
       const dep = exportDeployment(ctx, { flowName, flow: f.name, d, p: packagesById.get(d.packageId) });
       if (dep) deployments.push({ ...dep, metadata: { name: depNamer(dep.metadata.name) } });
     }
   }
   return { flows, deployments };
+}
+
+/**
+ * A flow's deployments to write (or count as owned): one per package. A manifest finds its live
+ * deployment by (flow, package), and the service allows several of one package in a flow; `--adopt`
+ * takes the newest (a flow lists its deployments oldest first), so only that one is written, unless
+ * packsync already owns one of them. The others are reported as skipped: a second manifest of the
+ * same (flow, package) does not validate.
+ */
+function deploymentsToExport(ctx: ExportContext, f: LiveState['flows'][number]): LiveDeployment[] {
+  const out: LiveDeployment[] = [];
+  for (const group of groupBy(f.details?.deployments ?? [], (d) => d.packageId.toLowerCase()).values()) {
+    const ownedOne = group.find((d) => ctx.owned.name('Deployment', d.id));
+    const taken = ownedOne ?? group.at(-1);
+    for (const d of group) {
+      if (d === taken || ctx.owned.name('Deployment', d.id)) out.push(d);
+      else {
+        const why = ownedOne
+          ? 'packsync already owns a deployment of the same flow and package'
+          : 'a newer live deployment of the same flow and package exists, and --adopt takes the newest';
+        skip(ctx, 'Deployment', d.id, `${f.name} / ${d.packageId}`, why);
+      }
+    }
+  }
+  return out;
 }
 
 function flowSpec(f: LiveState['flows'][number], ctx: ExportContext): Record<string, unknown> {

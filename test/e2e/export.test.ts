@@ -328,6 +328,42 @@ describe('export', () => {
     ]);
   });
 
+  it('export-duplicate-deployments: writes one Deployment per (flow, package), the newest --adopt takes, and names the others skipped', async () => {
+    const { sim: s, api: a, env } = await start();
+    const sevenZip = (await a.searchApps({ disablePaging: true })).items.find((x) => x.name === '7-Zip');
+    if (!sevenZip) throw new Error('no 7-Zip in the catalog');
+    const pkg = await a.importApp(sevenZip.id, { version: '24.07', scope: 1 });
+    await s.advance(600);
+    const flow = await a.createFlow({ name: 'Twice' });
+    const first = await a.addDeployment(flow, { packageId: pkg, startNow: true });
+    await s.advance(60);
+    const second = await a.addDeployment(flow, { packageId: pkg, startNow: false });
+    const out = await tempDir('packsync-export-');
+    const r = await cli(['export', '--out', out], env);
+    expect(r.code).toBe(0);
+    expect(r.stdout).toMatch(/Exported 1 packages, 1 flows, 1 deployments and 0 tenant uploads .* and 1 others skipped\./);
+    expect(r.stdout).toContain(
+      `skipped 1 Deployment: a newer live deployment of the same flow and package exists, and --adopt takes the newest: Twice / ${pkg} (${first})`,
+    );
+    expect((await docs(join(out, 'deployments.yaml'))).map((d) => [d.metadata.name, d.spec])).toEqual([
+      ['twice-24.07', { flow: 'twice', package: '7-zip-24.07', state: 'pending' }],
+    ]);
+    const valid = await cli(['validate', out], env);
+    expect(valid.stderr).toBe('');
+    expect(valid.code).toBe(0);
+    // Adopted as written: the newest deployment, with no API write, and nothing left to plan.
+    const fresh = { ...env, PACKSYNC_STATE_DIR: await tempDir('packsync-state-') };
+    const writes = (await s.journal(true)).length;
+    expect((await apply([out, '--adopt'], fresh)).code).toBe(0);
+    expect((await s.journal(true)).length).toBe(writes);
+    const inventory = JSON.parse(await readFile(join(fresh.PACKSYNC_STATE_DIR, 'inventory.json'), 'utf8')) as {
+      objects: Record<string, { id: string }>;
+    };
+    expect(inventory.objects['Deployment/twice-24.07']?.id).toBe(second);
+    const plan = await cli(['plan', out, '--detailed-exitcode'], fresh);
+    expect(plan.code).toBe(0);
+  });
+
   it('warns when the state holds a create an interrupted apply never recorded', async () => {
     const { env } = await start();
     const stateDir = await tempDir('packsync-state-');
