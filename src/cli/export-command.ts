@@ -6,6 +6,7 @@ import type { ExportedFiles } from '../export/export-manifests.js';
 import { foldIntoBaseline } from '../export/as-baseline.js';
 import type { BaselineFold } from '../export/as-baseline.js';
 import { checkTargetDir, writeNewFile } from '../export/target-dir.js';
+import { nextStep } from '../export/next-step.js';
 import { readLiveState } from '../live/snapshot.js';
 import { repositoryRoot } from '../manifests/load.js';
 import { addCommonOptions, buildRuntime } from './common.js';
@@ -88,12 +89,7 @@ export function registerExportCommand(program: Command, io: CliIo): void {
         );
       }
       if (Object.keys(out.files).length > 0) {
-        // plan and apply read only the folder they are given, with it as the root: content paths
-        // (relative to the repository root) and references to owned objects (defined elsewhere in
-        // the repository) resolve only when the whole repository is given.
-        const whole = root !== dir && (out.contentDirs.length > 0 || out.refersToOwned);
-        const next = shownPath(io.cwd, whole ? root : dir);
-        io.stdout(`Next: packsync validate ${next} && packsync apply ${next} --adopt`);
+        io.stdout(await nextStep({ out, dir, root, inventory, shown: (abs) => shownPath(io.cwd, abs) }));
       }
     } finally {
       await rt.close();

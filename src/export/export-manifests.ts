@@ -69,6 +69,8 @@ export interface ExportedFiles {
    * export then validates and plans only together with the manifests that define those.
    */
   refersToOwned: boolean;
+  /** The owned objects (`Kind/name`, sorted) exported objects refer to: their manifests are defined elsewhere. */
+  ownedRefs: string[];
   counts: { packages: number; flows: number; deployments: number; tenantUploads: number };
   /** Live objects not written because packsync already owns them. */
   owned: number;
@@ -155,6 +157,7 @@ interface ExportContext {
   /** Owned objects' manifest names (`Kind/name`), and whether an exported object refers to one. */
   ownedNames: Set<string>;
   refersToOwned: boolean;
+  ownedRefs: Set<string>;
   /** Live package id → manifest name (exported or owned), or why it has none. */
   pkgName: Map<string, string>;
   pkgWhyNot: Map<string, string>;
@@ -166,7 +169,10 @@ function skip(ctx: ExportContext, kind: Kind, id: string, label: string, reason:
 
 /** A reference to another manifest, noting when it names one packsync already owns. */
 function ref(ctx: ExportContext, kind: Kind, name: string): string {
-  if (ctx.ownedNames.has(`${kind}/${name}`)) ctx.refersToOwned = true;
+  if (ctx.ownedNames.has(`${kind}/${name}`)) {
+    ctx.refersToOwned = true;
+    ctx.ownedRefs.add(`${kind}/${name}`);
+  }
   return name;
 }
 
@@ -181,6 +187,7 @@ export function exportObjects(input: ExportInput): ExportedObjects {
     ownedCount: 0,
     ownedNames: new Set(),
     refersToOwned: false,
+    ownedRefs: new Set(),
     pkgName: new Map(),
     pkgWhyNot: new Map(),
   };
@@ -194,6 +201,7 @@ export function exportObjects(input: ExportInput): ExportedObjects {
     uploads,
     contentDirs,
     refersToOwned: ctx.refersToOwned,
+    ownedRefs: [...ctx.ownedRefs].sort(),
     owned: ctx.ownedCount,
     skipped: ctx.skipped,
   };

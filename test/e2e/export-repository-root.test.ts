@@ -150,6 +150,37 @@ describe('export into a folder inside a repository', () => {
     await onboard(s, target, process.cwd(), env);
   });
 
+  it('export-next-outside-root: an export beside the managed folder, in no repository, says its references are defined outside it', async () => {
+    const { sim: s, api: a, env } = await start();
+    const parent = await tempDir('packsync-plain-');
+    const managed = join(parent, 'on1');
+    await mkdir(managed);
+    await writeRepo().then((r) => cp(r, managed, { recursive: true }));
+    expect((await cli(['apply', '--auto-approve', 'on1'], env, parent)).code).toBe(0);
+    const inventory = JSON.parse(await readFile(join(env.PACKSYNC_STATE_DIR!, 'inventory.json'), 'utf8')) as {
+      objects: Record<string, { id: string }>;
+    };
+    const sevenZip = (await a.searchApps({ disablePaging: true })).items.find((x) => x.name === '7-Zip');
+    if (!sevenZip) throw new Error('fixture app missing');
+    const older = await a.importApp(sevenZip.id, { version: '24.07', scope: 1 });
+    await s.advance(600);
+    await a.addDeployment(inventory.objects['Flow/seven-zip']!.id, { packageId: older, startNow: false });
+
+    const r = await cli(['export', '--out', 'on2'], env, parent);
+    expect(r.stderr).toBe('');
+    expect(r.code).toBe(0);
+    expect(await readFile(join(parent, 'on2', 'deployments.yaml'), 'utf8')).toMatch(/flow: seven-zip\n/);
+    // `validate on2` cannot pass: the flow it deploys to is defined in on1. Next says so instead of naming on2.
+    expect((await cli(['validate', 'on2'], env, parent)).code).toBe(1);
+    expect(r.stdout).not.toMatch(/^Next: packsync validate/m);
+    expect(r.stdout).toContain(
+      'Next: on2 refers to objects packsync owns whose manifests are outside on2 (Flow/seven-zip in on1/flows.yaml): move the exported files into the repository that defines them, then run packsync validate and packsync apply --adopt on that repository.\n',
+    );
+    // Following it: the files moved into on1 validate, are adopted with no write, and plan nothing.
+    for (const f of ['packages.yaml', 'deployments.yaml']) await cp(join(parent, 'on2', f), join(managed, `exported-${f}`));
+    await onboard(s, 'on1', parent, env);
+  });
+
   it('keeps content paths and Next on --out when --out is the repository root', async () => {
     const { sim: s, api: a, env } = await start();
     await unownedCustomPackage(s, a);

@@ -74,6 +74,7 @@ function account(): ExportedObjects {
     uploads: [m('TenantUpload', 'u1', { tenant: 'contoso.example', package: 'pwsh-t' })],
     contentDirs: [],
     refersToOwned: false,
+    ownedRefs: [],
     owned: 0,
     skipped: [],
   };
