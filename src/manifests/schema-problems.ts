@@ -160,14 +160,30 @@ const TYPE_WORDS: Record<string, string> = {
   null: 'empty',
 };
 
-/** `spec.promotion` rates: percentages written as strings like `95%` (schemas/v1/deployment.json). */
+/**
+ * `spec.promotion` rates of a Deployment or a Flow (and a Baseline's, which generates those):
+ * percentages written as strings like `95%` (schemas/v1/deployment.json, flow.json).
+ */
 const RATE_FIELDS = new Set(['successRate', 'maxFailureRate']);
+
+/**
+ * What a rate written as a number should be: `95` is "95%", while `0.95` is a fraction, 95 %
+ * (appending `%` to it would validate and mean 0.95 %, a hundred times less).
+ */
+function rateHint(n: number, text: string): string {
+  if (n > 0 && n <= 1) {
+    const percent = Number((n * 100).toPrecision(12));
+    return `; ${text} reads as a fraction: write it as the percentage "${percent}%"`;
+  }
+  return `; quote it: "${text}%"`;
+}
 
 function typeHint(expected: string, data: unknown, source: string | undefined, field?: string | number): string {
   if (expected === 'string' && (typeof data === 'number' || typeof data === 'boolean')) {
-    // A rate (successRate: 95) is a percentage string: suggest what validates, "95%".
     const text = source ?? String(data);
-    return `; quote it: "${typeof field === 'string' && RATE_FIELDS.has(field) && typeof data === 'number' ? `${text}%` : text}"`;
+    // A rate (successRate: 95) is a percentage string: suggest what validates, "95%".
+    if (typeof field === 'string' && RATE_FIELDS.has(field) && typeof data === 'number') return rateHint(data, text);
+    return `; quote it: "${text}"`;
   }
   if (expected === 'boolean' && typeof data === 'string' && /^(true|false|yes|no|on|off|y|n)$/i.test(data)) {
     return '; write true or false, without quotes';
