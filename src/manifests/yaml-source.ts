@@ -221,7 +221,7 @@ function yamlProblem(src: FileSource, e: YAMLError, severity: Problem['severity'
   // that opens it instead (`version: "7.4.6` is reported where `"` is, not past the last line).
   const quote = /^Missing closing (["'])quote/.exec(e.message)?.[1];
   const opening = quote === undefined ? undefined : src.quoted().find((q) => q.quote === quote && q.start <= e.pos[0] && e.pos[0] <= q.end);
-  const at = pos(opening ? opening.start : e.pos[0]);
+  const at = pos(opening ? opening.start : pastIndent(text, e.pos[0]));
   const base = problemBase(file, at);
   if (opening) {
     return { ...base, rule: 'yaml.syntax', message: `YAML: Missing closing ${quote}quote for the string that starts here`, severity };
@@ -246,6 +246,20 @@ function yamlProblem(src: FileSource, e: YAMLError, severity: Problem['severity'
   }
   const message = e.message.replace(/ at line \d+, column \d+:?[\s\S]*$/, '').trim();
   return { ...base, rule: severity === 'error' ? 'yaml.syntax' : 'yaml.warning', message: `YAML: ${message}`, severity };
+}
+
+/**
+ * An error the library places in a line's indentation (BAD_INDENT, a block sequence item indented
+ * too little: column 1 of `  scope: machine`) is reported at the token it is about, the line's
+ * first character after the spaces. Any other offset is kept.
+ */
+function pastIndent(text: string, offset: number): number {
+  if (text[offset] !== ' ') return offset;
+  const lineStart = text.lastIndexOf('\n', offset - 1) + 1;
+  for (let i = lineStart; i < offset; i++) if (text[i] !== ' ') return offset;
+  let end = offset;
+  while (text[end] === ' ') end++;
+  return end < text.length && text[end] !== '\n' && text[end] !== '\r' ? end : offset;
 }
 
 function keyAt(text: string, offset: number): string {
