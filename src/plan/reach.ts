@@ -29,6 +29,8 @@ export interface Reach {
 class Index {
   /** Flow id of each deployment key this plan adds (with a known flow). */
   readonly addedOn = new Map<string, string>();
+  /** The highest wave this plan's skip-waves take each deployment to (by `refKey`). */
+  readonly skippedTo = new Map<string, number>();
   #deployments: Map<string, LiveState['deployments'][number]> | undefined;
   #flows: Map<string, LiveState['flows'][number]> | undefined;
 
@@ -36,7 +38,13 @@ class Index {
     plan: Plan,
     private readonly live: LiveState,
   ) {
-    for (const a of plan.actions) if (a.op === OP.addDeployment && 'id' in a.flowRef) this.addedOn.set(a.key, a.flowRef.id);
+    for (const a of plan.actions) {
+      if (a.op === OP.addDeployment && 'id' in a.flowRef) this.addedOn.set(a.key, a.flowRef.id);
+      else if (a.op === OP.skipWave) {
+        const k = refKey(a.deploymentRef);
+        this.skippedTo.set(k, Math.max(this.skippedTo.get(k) ?? 0, a.untilWave));
+      }
+    }
   }
 
   deployment(id: string): LiveState['deployments'][number] | undefined {
@@ -46,6 +54,11 @@ class Index {
   flow(id: string): LiveState['flows'][number] | undefined {
     return (this.#flows ??= byId(this.live.flows)).get(id);
   }
+}
+
+/** One deployment as its actions name it: a live id, or the key of one this plan adds. */
+function refKey(ref: { id: string } | { key: string }): string {
+  return 'id' in ref ? `id:${ref.id}` : `key:${ref.key}`;
 }
 
 function byId<T extends { id: string }>(items: readonly T[]): Map<string, T> {
@@ -94,9 +107,12 @@ function wavesOf(a: PlanAction, ix: Index): [number, number] | undefined {
     }
     case OP.skipWave:
       return [a.untilWave, a.untilWave];
-    case OP.updateContent:
-      // New content goes to every tenant the rollout already reached.
-      return [1, Math.max(current?.currentWave ?? 1, 1)];
+    case OP.updateContent: {
+      // New content goes to every tenant the rollout has reached when it runs: after this plan's
+      // skip-waves of the same deployment (it runs after them), not only the live wave.
+      const skipped = ix.skippedTo.get(refKey(a.deploymentRef)) ?? 0;
+      return [1, Math.max(current?.currentWave ?? 1, skipped, 1)];
+    }
     default:
       return undefined;
   }
