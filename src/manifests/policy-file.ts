@@ -7,7 +7,7 @@
  *   approvals:
  *     required: 2            # distinct trusted signers
  *     when:
- *       tenantsAbove: 10     # only for changes that reach more tenants than this (default: always)
+ *       tenantsAbove: 10     # only for changes that reach more tenants than this (default 0: any that reaches a tenant)
  */
 import { readFile } from 'node:fs/promises';
 import type { Problem } from './model.js';
@@ -74,10 +74,11 @@ function approvals(value: unknown, say: (at: Segment[], message: string, mode?: 
     else {
       for (const k of Object.keys(value.when))
         if (k !== 'tenantsAbove') say(['approvals', 'when', k], `unknown field "${k}" (when has: tenantsAbove)`, 'key');
+      // Absent (`when: {}`, or only a misspelt key, told once above) is the default, 0.
       const t = value.when.tenantsAbove;
-      if (!Number.isInteger(t) || (t as number) < 0)
+      if (t !== undefined && (!Number.isInteger(t) || (t as number) < 0))
         say(['approvals', 'when', 'tenantsAbove'], 'approvals.when.tenantsAbove must be a whole number, 0 or more');
-      else tenantsAbove = t as number;
+      else if (t !== undefined) tenantsAbove = t as number;
     }
   }
   return okRequired ? { required: required as number, tenantsAbove } : undefined;
