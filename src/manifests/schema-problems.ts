@@ -8,6 +8,7 @@ import type { AnySchemaObject, ErrorObject } from 'ajv/dist/2020.js';
 import type { Problem } from './model.js';
 import { displayPath, fromPointer, toPointer } from './paths.js';
 import { didYouMean, suggestion } from './suggest.js';
+import { WINDOW_PATTERN, windowMistake } from './window-values.js';
 import type { LocateMode, ParsedDocument, Position, Segment } from './yaml-types.js';
 
 export const NAME_PATTERN = '^[a-z0-9]([-a-z0-9.]*[a-z0-9])?$';
@@ -351,6 +352,8 @@ function onPattern({ e, ctx, segs, path, rule, params }: KeywordError): Problem 
       rule,
       `${path} is not a date: write a day of the calendar as YYYY-MM-DD, e.g. 2026-12-31 (got ${describe(e.data)})`,
     );
+  // A window entry is told once, here, in words: window-rules.ts checks only entries the schema accepts.
+  if (pattern === WINDOW_PATTERN) return make(ctx, segs, 'value', rule, `${path}: ${windowMistake(e.data)}`);
   if (pattern === RATE_PATTERN)
     return make(ctx, segs, 'value', rule, `${path} must be a percentage from 0% to 100% like 95% (got ${describe(e.data)})`);
   return make(ctx, segs, 'value', rule, `${path} must match ${pattern} (got ${describe(e.data)})`);

@@ -17,11 +17,34 @@ export interface AllowRule {
   end: number;
 }
 
+/** Read loosely, so that a wrong day or hour can be named (`parseAllowRule`'s messages). */
 const RULE = /^([A-Z][a-z]{2})(?:-([A-Z][a-z]{2}))? (\d{2}):(\d{2})-(\d{2}):(\d{2})$/;
 
-/** The shape the schema checks; only an entry of this shape gets the range checks (no second message). */
+/**
+ * The `allow` item pattern of schemas/v1/flow.json and deployment.json (test/manifests pins them
+ * equal): a real day, a start 00:00 to 23:59, an end 00:00 to 23:59 or 24:00.
+ */
+export const WINDOW_PATTERN =
+  '^(Mon|Tue|Wed|Thu|Fri|Sat|Sun)(-(Mon|Tue|Wed|Thu|Fri|Sat|Sun))? ([01][0-9]|2[0-3]):[0-5][0-9]-(([01][0-9]|2[0-3]):[0-5][0-9]|24:00)$';
+const WINDOW = new RegExp(WINDOW_PATTERN);
+
+/**
+ * Whether the schema accepts the entry. The schema reports every other entry (schema-problems.ts,
+ * with `windowMistake`'s words), so only these get window-rules.ts' range check: one message per entry.
+ */
 export function looksLikeWindow(text: string): boolean {
-  return RULE.test(text);
+  return WINDOW.test(text);
+}
+
+/** What is wrong with an `allow` entry the schema refused, in words (the schema's message for it). */
+export function windowMistake(value: unknown): string {
+  const text = typeof value === 'string' ? value : JSON.stringify(value);
+  try {
+    parseAllowRule(text);
+  } catch (e) {
+    return (e as Error).message;
+  }
+  return `"${text}" is not a window: write days and hours like "Mon-Thu 08:00-16:00" or "Sat 10:00-12:00"`;
 }
 
 /** Parses one `allow` entry; throws a TypeError that says what is wrong. */
@@ -53,8 +76,10 @@ function minutes(h: string, m: string, text: string, isEnd: boolean): number {
   const hh = Number(h);
   const mm = Number(m);
   const total = hh * 60 + mm;
-  if (mm > 59 || hh > 24 || (hh === 24 && (mm !== 0 || !isEnd)))
-    throw new TypeError(`"${text}": ${h}:${m} is not a time of day (00:00 to 24:00)`);
+  if (mm > 59 || hh > 24 || (hh === 24 && mm !== 0))
+    throw new TypeError(`"${text}": ${h}:${m} is not a time of day (00:00 to 23:59, or 24:00 to end a window)`);
+  if (hh === 24 && !isEnd)
+    throw new TypeError(`"${text}": 24:00 can only end a window (it is the end of the day); a window starts at 00:00 to 23:59`);
   return total;
 }
 

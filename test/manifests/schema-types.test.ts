@@ -25,6 +25,7 @@ import type {
 } from '../../src/manifests/model.js';
 import { KINDS, SOURCE_KINDS } from '../../src/manifests/model.js';
 import { COMBINED_SCHEMA, KIND_SCHEMAS, validators } from '../../src/manifests/schemas.js';
+import { WINDOW_PATTERN } from '../../src/manifests/window-values.js';
 
 type RequiredKeys<T> = { [K in keyof T]-?: object extends Pick<T, K> ? never : K }[keyof T];
 type Keys<T> = Record<keyof T, true>;
@@ -229,6 +230,13 @@ describe('schemas and model types agree', () => {
 
   it('metadata is defined identically in every kind', () => {
     for (const k of KINDS) expect(schema(k).$defs?.metadata).toEqual(pkg.$defs?.metadata);
+  });
+
+  it('window-pattern-matches-schema: the allow pattern the schema checks is the one window-values.ts tells in words (one message per bad entry)', () => {
+    for (const k of ['Flow', 'Deployment'] as const) {
+      const windows = prop(schema(k), prop(schema(k), schema(k), 'spec'), 'windows');
+      expect(windows.properties?.allow?.items?.pattern).toBe(WINDOW_PATTERN);
+    }
   });
 });
 
