@@ -32,12 +32,25 @@ export interface ApprovalVerdict {
   message: string;
 }
 
+/** The reach the rule judges: the plan's tenants; `unknown`: some move's reach cannot be told. */
+export function judgedReach(plan: Plan): { tenants: number; unknown: boolean } {
+  return { tenants: plan.summary.tenants ?? 0, unknown: unknownReach(plan) > 0 };
+}
+
+/** `reaches 4 tenants`, or `reaches an unknown number of tenants`: the one wording of plan, apply and the agent. */
+export function reachWords(plan: Plan): string {
+  const r = judgedReach(plan);
+  return `reaches ${r.unknown ? 'an unknown number of' : r.tenants} tenants`;
+}
+
 /** Whether the policy's approvals apply to this plan (it changes something and reaches more than `tenantsAbove` tenants). */
 export function approvalsNeeded(policy: RolloutPolicy, plan: Plan): boolean {
   const a = policy.approvals;
+  if (a === undefined || !hasChanges(plan)) return false;
   // A move whose reach cannot be told (a new flow's waves are not readable before it exists) is
   // treated as reaching too many: a one-line commit must not pass with one person by being new.
-  return a !== undefined && hasChanges(plan) && ((plan.summary.tenants ?? 0) > a.tenantsAbove || unknownReach(plan) > 0);
+  const r = judgedReach(plan);
+  return r.tenants > a.tenantsAbove || r.unknown;
 }
 
 /** Distinct trusted signers of the commits in `from..to` (every commit reachable from `to` when `from` is null: its head only). */
@@ -77,7 +90,7 @@ export function approvalVerdict(
 ): ApprovalVerdict {
   const a = policy.approvals ?? { required: 0, tenantsAbove: 0 };
   const needed = approvalsNeeded(policy, plan);
-  const tenants = plan.summary.tenants ?? 0;
+  const tenants = judgedReach(plan).tenants;
   const missing = needed ? Math.max(0, a.required - found.signers.length) : 0;
   const who = found.signers.length > 0 ? found.signers.join(', ') : 'none';
   const base = { needed, required: a.required, signers: found.signers, range, tenants, tenantsAbove: a.tenantsAbove };
@@ -86,11 +99,11 @@ export function approvalVerdict(
       ...base,
       ok: true,
       missing: 0,
-      message: `no approvals needed (reaches ${tenants} tenant(s), policy asks above ${a.tenantsAbove})`,
+      message: `no approvals needed (${reachWords(plan)}, policy asks above ${a.tenantsAbove})`,
     };
   const message =
     missing === 0
       ? `approved by ${who} (${a.required} distinct trusted signer(s) required for changes reaching more than ${a.tenantsAbove} tenants)`
-      : `waits for approval: reaches ${unknownReach(plan) > 0 ? 'an unknown number of' : tenants} tenants (more than ${a.tenantsAbove}), needs ${a.required} distinct trusted signers in ${range}; found ${found.signers.length} (${who}), ${missing} missing${found.error ? ` (${found.error})` : ''}; a second person approves with a signed commit, e.g. \`git commit --allow-empty -S -m Approve\``;
+      : `waits for approval: ${reachWords(plan)} (more than ${a.tenantsAbove}), needs ${a.required} distinct trusted signers in ${range}; found ${found.signers.length} (${who}), ${missing} missing${found.error ? ` (${found.error})` : ''}; a second person approves with a signed commit, e.g. \`git commit --allow-empty -S -m Approve\``;
   return { ...base, ok: missing === 0, missing, message };
 }

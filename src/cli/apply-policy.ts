@@ -55,7 +55,7 @@ export async function enforceApprovals(
   if (verdict === 'no-range')
     throw new PacksyncError(
       'APPROVALS_MISSING',
-      `this change reaches ${plan.summary.tenants ?? 0} tenants and the policy needs ${policy?.approvals?.required ?? 0} distinct trusted signers above ${policy?.approvals?.tenantsAbove ?? 0}: give --approvals-range A..B and --trusted-keys DIR; nothing was applied`,
+      `this change ${await reachWordsOf(plan)} and the policy needs ${policy?.approvals?.required ?? 0} distinct trusted signers above ${policy?.approvals?.tenantsAbove ?? 0}: give --approvals-range A..B and --trusted-keys DIR; nothing was applied`,
     );
   if (verdict && !verdict.ok) throw new PacksyncError('APPROVALS_MISSING', `${verdict.message}; nothing was applied`);
   if (verdict) io.stderr(verdict.message);
@@ -73,9 +73,14 @@ export async function tellApprovals(
   const verdict = await checkApprovals(policy, plan, f, io, repoDir);
   if (verdict === 'no-range')
     io.stderr(
-      `Approvals: this change reaches ${plan.summary.tenants ?? 0} tenants (more than ${policy?.approvals?.tenantsAbove ?? 0}): apply needs ${policy?.approvals?.required ?? 0} distinct trusted signers (--approvals-range A..B --trusted-keys DIR)`,
+      `Approvals: this change ${await reachWordsOf(plan)} (more than ${policy?.approvals?.tenantsAbove ?? 0}): apply needs ${policy?.approvals?.required ?? 0} distinct trusted signers (--approvals-range A..B --trusted-keys DIR)`,
     );
   else if (verdict) io.stderr(`Approvals: ${verdict.message}`);
+}
+
+/** The agent's wording of a plan's reach (agent/approvals.ts), loaded only with a policy as the rest of it. */
+async function reachWordsOf(plan: Plan): Promise<string> {
+  return (await import('../agent/approvals.js')).reachWords(plan);
 }
 
 /** The verdict on `--approvals-range`; undefined when no approval is needed, 'no-range' when one is and no range was given. */
