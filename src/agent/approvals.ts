@@ -32,9 +32,17 @@ export interface ApprovalVerdict {
   message: string;
 }
 
-/** The reach the rule judges: the plan's tenants; `unknown`: some move's reach cannot be told. */
+/**
+ * The reach the rule judges: the revision's whole, the moves a closed window holds included
+ * (`Plan.reachIfOpen`): a revision is applied whole or not at all, so a window must not let part of
+ * it through with one person. `unknown`: some move's reach cannot be told.
+ */
 export function judgedReach(plan: Plan): { tenants: number; unknown: boolean } {
-  return { tenants: plan.summary.tenants ?? 0, unknown: unknownReach(plan) > 0 };
+  const open = plan.reachIfOpen;
+  return {
+    tenants: Math.max(plan.summary.tenants ?? 0, open?.tenants ?? 0),
+    unknown: unknownReach(plan) > 0 || (open?.unknown ?? 0) > 0,
+  };
 }
 
 /** `reaches 4 tenants`, or `reaches an unknown number of tenants`: the one wording of plan, apply and the agent. */

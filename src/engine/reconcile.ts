@@ -21,12 +21,14 @@ import { manifestCacheFor } from '../manifests/parse-cache.js';
 import type { DesiredModel, Problem } from '../manifests/model.js';
 import { planDigests } from '../plan/hash.js';
 import { plan as computePlan, preparePlan } from '../plan/planner.js';
-import type { PlanPrep } from '../plan/planner.js';
+import type { PlanInput, PlanPrep } from '../plan/planner.js';
 import type { Plan, PlanOptions, PlanScope } from '../plan/types.js';
 import { carryOutRequests, requestsPending } from './gate-requests.js';
 import type { CarriedCommand } from './gate-requests.js';
 import { planScope } from './scope.js';
 import { annotateReach, movingFlowIds } from '../plan/reach.js';
+import type { TenantDevices } from '../plan/reach.js';
+import { addReachIfOpen } from '../plan/reach-if-open.js';
 import { readTenantDevices } from '../live/wave-devices.js';
 import { digestContentDir } from '../manifests/content.js';
 import type { ContentFileDigest } from '../manifests/content.js';
@@ -152,7 +154,7 @@ export async function planPass(input: PlanPassInput): Promise<PlanPassOutput> {
   }
   const { scope, prepared } = await prep;
   rollouts.useIndex(prepared.index);
-  const p = computePlan({
+  const planInput: PlanInput = {
     desired,
     live: snap.live,
     inventory: store.inventory,
@@ -161,10 +163,11 @@ export async function planPass(input: PlanPassInput): Promise<PlanPassOutput> {
     revision,
     scope,
     prepared,
-  });
+  };
+  const p = computePlan(planInput);
   if (input.digests) p.digests = planDigests(snap.live, store.inventory);
   reviewBaselines(p, desired, clock, { allowShrink: input.planOptions?.allowShrink === true, entries: store.inventory.objects });
-  p.reads = snap.reads + (await addReach(p, snap.live, input));
+  p.reads = snap.reads + (await addReach(p, planInput, input));
   if (input.signer) p.signer = input.signer;
   const warnings = loaded.problems.filter((x) => x.severity === 'warning');
   return { kind: 'planned', plan: p, desired, warnings, store, live: snap.live, rollouts, ...(commands.length > 0 ? { commands } : {}) };
@@ -190,16 +193,26 @@ function prepareWhileReading(
   return made;
 }
 
-/** Blast radius (docs/policy.md): device counts of the waves of flows the plan moves; returns the reads made. */
-async function addReach(p: Plan, live: LiveState, input: PlanPassInput): Promise<number> {
+/**
+ * Blast radius (docs/policy.md): device counts of the waves of flows the plan moves, and the
+ * revision's reach as if every window were open when one holds moves (the two-person rule judges
+ * that); returns the reads made.
+ */
+async function addReach(p: Plan, planned: PlanInput, input: PlanPassInput): Promise<number> {
+  const { live } = planned;
   const flows = movingFlowIds(p, live);
-  if (flows.length === 0) return 0;
-  const read = await readTenantDevices(input.api, live, flows, {
-    ...(input.readConcurrency ? { concurrency: input.readConcurrency } : {}),
-    ...(input.signal ? { signal: input.signal } : {}),
-  });
-  annotateReach(p, live, read.devices);
-  return read.reads;
+  let devices: TenantDevices = new Map();
+  let reads = 0;
+  if (flows.length > 0) {
+    const read = await readTenantDevices(input.api, live, flows, {
+      ...(input.readConcurrency ? { concurrency: input.readConcurrency } : {}),
+      ...(input.signal ? { signal: input.signal } : {}),
+    });
+    annotateReach(p, live, read.devices);
+    ({ devices, reads } = read);
+  }
+  addReachIfOpen(p, planned, devices);
+  return reads;
 }
 
 /**

@@ -250,6 +250,13 @@ export interface Plan {
   gates?: GateReport[];
   /** Deployments under change windows (docs/policy.md): open or closed, and what waits until when. */
   windows?: WindowState[];
+  /**
+   * The revision's reach as if every change window were open (plan/reach-if-open.ts): set only when a
+   * window holds moves back. The two-person rule judges this, not `summary.tenants`: a revision is
+   * applied whole or not at all, so the moves a window holds count too. `unknown`: moves whose
+   * reach cannot be told (a flow the revision creates).
+   */
+  reachIfOpen?: { tenants: number; unknown: number };
   /** Header lines about each Baseline: its summary and expired exceptions (plan/baselines.ts). */
   baselines?: string[];
   /** The `--target` keys this plan was narrowed to; every other change waits for a later plan. */

@@ -7,6 +7,7 @@ import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { Plan } from '../../src/plan/types.js';
+import { fixtureId } from '../../src/simulator/fixture-ids.js';
 import { cli } from '../support/cli.js';
 import { spawnCli } from '../support/spawn-cli.js';
 import { startAgent } from '../support/agent-process.js';
@@ -21,6 +22,8 @@ import { startTestSimulator } from '../support/sim.js';
 import type { TestSim } from '../support/sim.js';
 
 const BOB: Person = { name: 'Bob', email: 'bob@example.com' };
+/** The small fleet's one-wave patch group: all four tenants at once. */
+const EVERYONE = fixtureId(1, 'patch-group', 'Everyone at once');
 
 let sim: TestSim;
 let env: Record<string, string>;
@@ -207,6 +210,53 @@ describe('two-person rule', () => {
       const approved = await agent.reconcile();
       expect(approved.approvals).toMatchObject({ ok: true, signers: [ALICE.email, BOB.email], missing: 0 });
       expect((await sim.writes()).slice(writes)).toEqual(['POST /v1/flow/deployment/{id}/start']);
+    } finally {
+      await agent.stop();
+    }
+  });
+
+  it('closed-window-agent-withholds-whole-revision: a start held by a closed window still counts, so the agent applies nothing of a one-signer revision (regression: the package import applied, approvals None)', async () => {
+    // A window on one whole day two days ahead of the simulator's clock: closed now.
+    const now = ((await sim.admin('GET', '/_sim/clock')) as { epochMs: number }).epochMs;
+    const day = new Date(now + 2 * 86_400_000).toLocaleDateString('en-US', { weekday: 'short', timeZone: 'UTC' });
+    const flow = flowDoc('seven-zip-all', '7-Zip', [
+      `patchGroup: ${EVERYONE}`,
+      'windows:',
+      '  timezone: UTC',
+      `  allow: ["${day} 00:00-23:59"]`,
+    ]);
+    await writeFile(join(repo.work, 'all.yaml'), yamlDocs(manifests('pending'), flow));
+    await commitAs(repo.work, ALICE, alice, 'A flow for everyone, with its window');
+    await git(repo.work, 'push', '-q', 'origin', 'HEAD:main');
+    await writeFile(policy, 'approvals:\n  required: 2\n  when:\n    tenantsAbove: 1\n');
+    const agent = await policyAgent();
+    try {
+      await agent.until('the first pass', (s) => s.passes >= 1 && s.history[0]?.result === 'Succeeded');
+      const writes = (await sim.writes()).length;
+      // One signed commit adds a package and a running deployment that reaches all four tenants.
+      await writeFile(
+        join(repo.work, 'all.yaml'),
+        yamlDocs(
+          manifests('pending'),
+          flow,
+          catalogPackageDoc('seven-zip-24-07', '7-Zip', '24.07'),
+          deploymentDoc('seven-zip-24-07', 'seven-zip-all', 'running'),
+        ),
+      );
+      await commitAs(repo.work, ALICE, alice, 'Add and start 7-Zip 24.07');
+      await git(repo.work, 'push', '-q', 'origin', 'HEAD:main');
+      const waiting = await agent.reconcile();
+      expect(waiting.approvals).toMatchObject({ needed: true, ok: false, tenants: 4, signers: [ALICE.email], missing: 1 });
+      expect(agent.condition(waiting, 'Ready')).toMatchObject({ status: 'False', reason: 'ApprovalPending' });
+      expect((await sim.writes()).slice(writes)).toEqual([]);
+
+      // Bob approves: the package goes in, the add and start still wait for the window.
+      await commitAs(repo.work, BOB, bob, 'Approve');
+      await git(repo.work, 'push', '-q', 'origin', 'HEAD:main');
+      const approved = await agent.reconcile();
+      expect(approved.approvals).toMatchObject({ ok: true, signers: [ALICE.email, BOB.email] });
+      expect((await sim.state()).packages.some((x) => x.productName === '7-Zip' && x.productVersion === '24.07')).toBe(true);
+      expect((await sim.state()).deployments.filter((d) => d.version === '24.07')).toEqual([]);
     } finally {
       await agent.stop();
     }
