@@ -32,7 +32,16 @@ export class PassObserver {
   private readonly lastRollouts = new Map<string, { id: string; wave: number; status: string }>();
   private readonly source: string;
 
-  constructor(private readonly o: { api: PacksyncApi; status: StatusTracker; metrics: AgentMetrics; logger: Logger }) {
+  constructor(
+    private readonly o: {
+      api: PacksyncApi;
+      status: StatusTracker;
+      metrics: AgentMetrics;
+      logger: Logger;
+      /** False while signature verification refuses the tracked head (the last verified revision is applied instead). */
+      sourceReady?: () => boolean;
+    },
+  ) {
     this.source = sourceObject(o.status.status.source.source ?? '');
   }
 
@@ -141,8 +150,15 @@ export class PassObserver {
   /** Writes made for the revision last applied: a repeated `ApplySucceeded` says what its count adds up to. */
   private applied: { revision: string | null; passes: number; writes: number } = { revision: null, passes: 0, writes: 0 };
 
-  /** After the pass: `ApplySucceeded` when something changed, `Recovered` once a revision-wide failure clears. */
+  /**
+   * After the pass: `ApplySucceeded` when something changed, `Recovered` once a revision-wide failure clears.
+   * A refused head is such a failure although the pass applies the last verified revision and succeeds:
+   * its `VerificationFailed` is answered only by a pass that applies a trusted head (regression: a
+   * trusted commit after a refused one was applied, and no `Recovered` ever came).
+   */
   finished(result: PassResult, revision: string | null, writes: number): void {
+    const refused = this.o.sourceReady?.() === false;
+    if (refused) this.failing.add(this.source);
     if (result !== 'Succeeded') return;
     const name = `revision ${revision ?? '(directory)'}`;
     if (writes > 0) {
@@ -157,7 +173,7 @@ export class PassObserver {
           : `${name} applied again: ${writes} write(s) in the latest pass, ${a.writes} in ${a.passes} passes`;
       this.o.status.event({ reason: 'ApplySucceeded', object: this.source, message, revision });
     }
-    if (this.failing.delete(this.source)) {
+    if (!refused && this.failing.delete(this.source)) {
       // "In sync" only when it is: reported drift (`--drift report`) leaves the revision applied, not in sync.
       const drifted = this.o.status.condition('Drifted')?.status === 'True';
       const message = drifted
