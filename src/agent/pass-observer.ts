@@ -120,15 +120,31 @@ export class PassObserver {
         });
       }
     }
-    // An object that failed before and has a result now without failing has recovered.
+    this.recoverObjects(out, failedNow, revision);
+    await this.rollouts(out, revision, signal);
+  }
+
+  /** Failing objects that left the plan (their manifest left git), answered once the pass succeeds (`finished`). */
+  private left: string[] = [];
+
+  /**
+   * An object that failed before and has a result now without failing has recovered. One that is in
+   * neither the plan nor the result any more left git: it recovers too, once the pass succeeds
+   * (regression: its failure stayed open for ever, the key being skipped as unseen).
+   */
+  private recoverObjects(out: Planned, failedNow: ReadonlySet<string>, revision: string | null): void {
+    this.left = [];
     const seen = new Set([...(out.result?.objects ?? []).map((o) => o.key), ...out.plan.objects.map((o) => o.key)]);
     for (const key of [...this.failing]) {
-      if (key === this.source || failedNow.has(key) || !seen.has(key) || out.result?.aborted) continue;
+      if (key === this.source || failedNow.has(key) || out.result?.aborted) continue;
+      if (!seen.has(key)) {
+        this.left.push(key);
+        continue;
+      }
       this.failing.delete(key);
-      status.event({ reason: 'Recovered', object: key, message: `${key} applies again`, revision });
+      this.o.status.event({ reason: 'Recovered', object: key, message: `${key} applies again`, revision });
     }
     for (const k of failedNow) this.failing.add(k);
-    await this.rollouts(out, revision, signal);
   }
 
   /**
@@ -159,7 +175,12 @@ export class PassObserver {
   finished(result: PassResult, revision: string | null, writes: number): void {
     const refused = this.o.sourceReady?.() === false;
     if (refused) this.failing.add(this.source);
+    const left = this.left;
+    this.left = [];
     if (result !== 'Succeeded') return;
+    for (const key of left)
+      if (this.failing.delete(key))
+        this.o.status.event({ reason: 'Recovered', object: key, message: `${key} is no longer in git: its failure is over`, revision });
     const name = `revision ${revision ?? '(directory)'}`;
     if (writes > 0) {
       const a = this.applied.revision === revision ? this.applied : { revision, passes: 0, writes: 0 };

@@ -15,6 +15,8 @@ export interface NotifiedAgent {
   agent: RunningAgent;
   /** The notifications file the agent runs with (for `packsync notify test`). */
   notifications: string;
+  /** Its state directory (`notifications.json` is there); a restart with the same one continues it. */
+  stateDir: string;
 }
 
 /** `config` is the notifications YAML; `secrets` maps file names under `secrets/` (as it names them) to their contents. */
@@ -35,5 +37,5 @@ export async function startNotifiedAgent(
     { PACKSYNC_API_URL: sim.url, PACKSYNC_API_KEY: sim.key, PACKSYNC_STATE_DIR: stateDir, HOME: stateDir },
     stateDir,
   );
-  return { agent, notifications };
+  return { agent, notifications, stateDir };
 }
