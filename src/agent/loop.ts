@@ -69,6 +69,8 @@ export interface AgentOptions {
   now?: () => number;
   /** False while the source refuses the tracked revision (signature verification); `run --once` exits 1 then. */
   sourceReady?: () => boolean;
+  /** Failures told before a restart and not answered yet (`Notifier.openFailures`): answered once they clear. */
+  openFailures?: readonly { object: string; reason: string }[];
   /** `run --policy` with approvals: the two-person rule checked before each apply (docs/policy.md). */
   approvals?: ApprovalGate;
 }

@@ -26,6 +26,9 @@ export function sourceObject(source: string): string {
   return `Source/${redactUrl(source)}`;
 }
 
+/** The failures this observer reports, and so answers with `Recovered` (gates and updates answer their own). */
+const OBSERVED_FAILURES: ReadonlySet<string> = new Set(['ValidationFailed', 'ApplyFailed', 'VerificationFailed']);
+
 export class PassObserver {
   /** Failing objects (and `Source/…` for a whole revision) not yet answered by `Recovered`. */
   private readonly failing = new Set<string>();
@@ -40,9 +43,17 @@ export class PassObserver {
       logger: Logger;
       /** False while signature verification refuses the tracked head (the last verified revision is applied instead). */
       sourceReady?: () => boolean;
+      /** Failures told before a restart and not answered yet (the notifications store's open records). */
+      openFailures?: readonly { object: string; reason: string }[];
     },
   ) {
     this.source = sourceObject(o.status.status.source.source ?? '');
+    // A failure that cleared while the agent was down is answered by the first pass that finds it gone
+    // (regression: `failing` was memory-only, so it stayed open for ever after a restart).
+    for (const f of o.openFailures ?? []) {
+      if (!OBSERVED_FAILURES.has(f.reason)) continue;
+      if (f.object === this.source || !f.object.startsWith('Source/')) this.failing.add(f.object);
+    }
   }
 
   /** Apply events become per-object progress in `/status` while the pass runs. */

@@ -101,6 +101,7 @@ export async function runAgent(o: AgentRunOptions): Promise<OncePass | Stopped> 
     passTimeoutMs: o.passTimeoutMs,
     ...(o.intervalMs !== undefined ? { expectedIntervalMs: o.intervalMs } : {}),
     ...(verified ? { sourceReady: () => verified.headVerified } : {}),
+    ...(notifier ? { openFailures: notifier.openFailures() } : {}),
     ...(approvals ? { approvals } : {}),
     // One pass and exit: nothing would continue a deferred wait, so `once` waits like apply does.
     ...(o.once ? { waitBudgetMs: Infinity } : {}),

@@ -17,6 +17,8 @@ export interface NotifiedAgent {
   notifications: string;
   /** Its state directory (`notifications.json` is there); a restart with the same one continues it. */
   stateDir: string;
+  /** Starts another agent with the same source, notifications and state directory (after `agent.stop()`): a restart. */
+  restart: () => Promise<RunningAgent>;
 }
 
 /** `config` is the notifications YAML; `secrets` maps file names under `secrets/` (as it names them) to their contents. */
@@ -32,10 +34,11 @@ export async function startNotifiedAgent(
   const notifications = join(dir, 'notifications.yaml');
   await writeFile(notifications, config);
   const stateDir = await tempDir('packsync-agent-state-');
-  const agent = await startAgent(
-    ['--source', repo.fileUrl, '--ref', 'main', '--notifications', notifications],
-    { PACKSYNC_API_URL: sim.url, PACKSYNC_API_KEY: sim.key, PACKSYNC_STATE_DIR: stateDir, HOME: stateDir },
-    stateDir,
-  );
-  return { agent, notifications, stateDir };
+  const start = (): Promise<RunningAgent> =>
+    startAgent(
+      ['--source', repo.fileUrl, '--ref', 'main', '--notifications', notifications],
+      { PACKSYNC_API_URL: sim.url, PACKSYNC_API_KEY: sim.key, PACKSYNC_STATE_DIR: stateDir, HOME: stateDir },
+      stateDir,
+    );
+  return { agent: await start(), notifications, stateDir, restart: start };
 }

@@ -157,6 +157,16 @@ export class Notifier {
     }
   }
 
+  /**
+   * Failures some provider was told of and that no `Recovered` answered yet, as the store kept them
+   * across restarts: the agent answers those that cleared while it was down (docs/agent.md "Notifications").
+   */
+  openFailures(): { object: string; reason: string }[] {
+    return Object.values(this.o.store.state.sent)
+      .filter((r) => r.open)
+      .map((r) => ({ object: r.object, reason: r.reason }));
+  }
+
   /** A pass started on `revision`: `pending` on the commit. */
   passStarted(revision: string | null): void {
     this.commitState(revision, 'pending', 'packsync is applying this revision');
