@@ -1,7 +1,8 @@
 /**
  * Agent events (docs/agent.md): a closed set of reasons, an identity of (object, reason, revision,
  * wave) that never includes the message text, and Kubernetes-style aggregation: an event seen
- * again bumps its count and lastTimestamp instead of adding a line. Listeners (notifications) hear
+ * again bumps its count and lastTimestamp instead of adding a line, unless a `Recovered` answered it
+ * in between (then it is a new outage, a new line). Listeners (notifications) hear
  * every occurrence, new or repeated, and decide themselves what to send.
  */
 
@@ -98,13 +99,16 @@ export class EventLog {
     this.listeners.push(l);
   }
 
-  /** Records an occurrence. Returns true when the identity is new (not in the bounded log). */
+  /**
+   * Records an occurrence. Returns true when it starts a new event: its identity is not in the bounded
+   * log, or the event there was answered since (below).
+   */
   record(input: EventInput): boolean {
     const id = eventIdentity(input);
     const t = this.now().toISOString();
     const i = this.events.findIndex((e) => eventIdentity(e) === id);
     let e: AgentEvent;
-    const isNew = i < 0;
+    const isNew = i < 0 || this.answeredSince(i, input);
     if (isNew) {
       e = {
         time: t,
@@ -129,5 +133,18 @@ export class EventLog {
     this.events.length = Math.min(this.events.length, EVENT_LIMIT);
     for (const l of this.listeners) l(e, isNew);
     return isNew;
+  }
+
+  /**
+   * Whether the event at `i` was answered after its last occurrence: a failure by a `Recovered` of
+   * its object, a `Recovered` by a new failure of it. Then the occurrence is a new outage (or a new
+   * recovery), a new event with its own time and a count from 1 (regression: a second outage was
+   * merged into the first, already recovered one, and its notification carried both counts).
+   */
+  private answeredSince(i: number, input: EventInput): boolean {
+    const answers = (later: AgentEvent): boolean =>
+      input.reason === 'Recovered' ? ERROR_REASONS.has(later.reason) : ERROR_REASONS.has(input.reason) && later.reason === 'Recovered';
+    // Newest first: everything before `i` happened after the event's last occurrence.
+    return this.events.slice(0, i).some((later) => (later.object ?? '') === (input.object ?? '') && answers(later));
   }
 }
