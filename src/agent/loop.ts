@@ -279,7 +279,6 @@ export class Agent {
     metrics.reconcileDuration.observe({ result }, durationMs / 1000);
     this.lastResult = result;
     this.lastCompletedAt = this.now();
-    metrics.ready.set(this.ready() ? 1 : 0);
     this.observer.finished(result, revision, writes);
     if (result === 'Succeeded') {
       metrics.lastApplied.set(Math.floor(this.now() / 1000));

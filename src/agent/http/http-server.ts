@@ -109,6 +109,9 @@ const READS: Record<string, (o: SidecarOptions, res: ServerResponse) => void | P
   },
   '/status': (o, res) => json(res, 200, o.status.publicView()),
   '/metrics': async (o, res) => {
+    // `packsync_ready` is `/readyz` at the time of the scrape, from the same function (regression: it was
+    // set only when a pass finished, so it read 0 through a long first pass while /readyz said ready).
+    o.metrics.ready.set(o.ready() ? 1 : 0);
     const text = await o.metrics.registry.metrics();
     res.writeHead(200, { 'content-type': o.metrics.registry.contentType }).end(text);
   },
