@@ -1,7 +1,8 @@
 /**
  * Webhook verification: GitHub (`X-Hub-Signature-256`), GitLab (`X-Gitlab-Token`) and a generic
  * HMAC header (`X-Packsync-Signature: sha256=<hex>`). Every comparison is constant-time. Only a push
- * to the tracked ref triggers a pass; a delivery id seen before is ignored (providers redeliver).
+ * to the tracked ref triggers a pass; a delivery id accepted before is ignored (providers redeliver).
+ * GitHub's pushes come as JSON or, its default, as a form with the JSON in `payload`.
  */
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import type { IncomingHttpHeaders } from 'node:http';
@@ -71,51 +72,89 @@ export class WebhookVerifier {
     return undefined;
   }
 
+  /**
+   * The verdict on a request whose body was read. A delivery id counts as seen only once its request
+   * was accepted (a 2xx): a redelivery of one refused (a body it could not read) is judged again
+   * (regression: the id was used up by the refusal, and the redelivery was "duplicate delivery ignored").
+   */
   verify(headers: IncomingHttpHeaders, body: Buffer): WebhookVerdict {
+    const auth = this.authenticate(headers, body);
+    if ('status' in auth) return auth;
+    const delivery =
+      header(headers, 'x-github-delivery') ?? header(headers, 'x-gitlab-event-uuid') ?? header(headers, 'x-packsync-delivery');
+    if (delivery !== undefined && this.seen.includes(delivery))
+      return { status: 200, reason: 'duplicate delivery ignored', trigger: false };
+    const v = this.judge(headers, body, auth.provider);
+    if (delivery !== undefined && v.status !== 400) {
+      this.seen.push(delivery);
+      if (this.seen.length > 1000) this.seen.shift();
+    }
+    return v;
+  }
+
+  /** Who signed the request, or the refusal (constant-time comparisons). */
+  private authenticate(headers: IncomingHttpHeaders, body: Buffer): { provider: string } | { status: 401; reason: string } {
     const gh = header(headers, 'x-hub-signature-256');
     const gl = header(headers, 'x-gitlab-token');
     const generic = header(headers, 'x-packsync-signature');
-    let provider: string;
     if (gh !== undefined) {
       if (!safeEqual(gh, hmac(this.secret, body)))
         return { status: 401, reason: 'invalid signature: X-Hub-Signature-256 is not the HMAC-SHA256 of the body with the webhook secret' };
-      provider = 'github';
-    } else if (gl !== undefined) {
+      return { provider: 'github' };
+    }
+    if (gl !== undefined) {
       if (!safeEqual(gl, this.secret)) return { status: 401, reason: 'wrong token: X-Gitlab-Token is not the webhook secret' };
-      provider = 'gitlab';
-    } else if (generic !== undefined) {
+      return { provider: 'gitlab' };
+    }
+    if (generic !== undefined) {
       if (!safeEqual(generic, hmac(this.secret, body)))
         return {
           status: 401,
           reason: 'invalid signature: X-Packsync-Signature is not sha256=<HMAC-SHA256 of the body with the webhook secret>',
         };
-      provider = 'generic';
-    } else {
-      return { status: 401, reason: `missing signature: send ${SIGNATURE_HEADERS}` };
+      return { provider: 'generic' };
     }
-    const delivery =
-      header(headers, 'x-github-delivery') ?? header(headers, 'x-gitlab-event-uuid') ?? header(headers, 'x-packsync-delivery');
-    if (delivery !== undefined) {
-      if (this.seen.includes(delivery)) return { status: 200, reason: 'duplicate delivery ignored', trigger: false };
-      this.seen.push(delivery);
-      if (this.seen.length > 1000) this.seen.shift();
-    }
+    return { status: 401, reason: `missing signature: send ${SIGNATURE_HEADERS}` };
+  }
+
+  /** What an authenticated delivery asks for: a push to the tracked ref triggers a pass. */
+  private judge(headers: IncomingHttpHeaders, body: Buffer, provider: string): Exclude<WebhookVerdict, { status: 401 }> {
     const event = header(headers, 'x-github-event') ?? header(headers, 'x-gitlab-event');
     if (event === 'ping') return { status: 200, reason: 'ping', trigger: false };
     if (event !== undefined && !/^(push|push hook|tag push hook)$/i.test(event))
       return { status: 200, reason: `event ${event} ignored`, trigger: false };
-    let ref: string | undefined;
-    if (body.length > 0) {
-      try {
-        const parsed = JSON.parse(body.toString('utf8')) as { ref?: unknown };
-        if (typeof parsed.ref === 'string') ref = parsed.ref;
-      } catch {
-        if (provider !== 'generic') return { status: 400, reason: 'body is not JSON' };
-      }
-    }
+    const pushed = pushedRef(headers, body, provider);
+    if ('error' in pushed) return { status: 400, reason: pushed.error };
+    const ref = pushed.ref;
     if (!refMatches(this.trackedRef, ref)) return { status: 200, reason: `push to ${ref ?? '?'} is not the tracked ref`, trigger: false };
     return { status: 202, reason: 'push accepted', trigger: true, provider };
   }
+}
+
+/**
+ * The ref a push names. JSON, or for GitHub also its default content type,
+ * `application/x-www-form-urlencoded` with the JSON in the `payload` field (the signature covers the
+ * form as sent; regression: such a push was 400 "body is not JSON"). A generic sender's body need not
+ * be JSON (any push of it is news); GitLab sends JSON only.
+ */
+function pushedRef(headers: IncomingHttpHeaders, body: Buffer, provider: string): { ref?: string } | { error: string } {
+  if (body.length === 0) return {};
+  let text = body.toString('utf8');
+  const form = provider === 'github' && /^application\/x-www-form-urlencoded\s*(;|$)/i.test(header(headers, 'content-type') ?? '');
+  if (form) {
+    const payload = new URLSearchParams(text).get('payload');
+    if (payload === null) return { error: 'form body has no payload field (GitHub sends the push as payload=<JSON>)' };
+    text = payload;
+  }
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text);
+  } catch {
+    if (provider === 'generic') return {};
+    return { error: form ? 'the payload field is not JSON' : 'body is not JSON' };
+  }
+  const ref = typeof parsed === 'object' && parsed !== null ? (parsed as { ref?: unknown }).ref : undefined;
+  return typeof ref === 'string' ? { ref } : {};
 }
 
 /** For tests and docs: the signature a sender puts in `X-Hub-Signature-256`. */
