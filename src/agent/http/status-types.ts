@@ -90,6 +90,7 @@ export interface ObjectProgress {
 export interface AgentStatus {
   source: Record<string, string>;
   lastAppliedRevision: string | null;
+  /** When `lastAppliedRevision` came into force (the pass that applied it; after a restart, this process's first pass over it). */
   lastAppliedAt: string | null;
   /** Who signed the applied revision (only with `--verify-mode`). */
   lastAppliedSigner: string | null;

@@ -263,8 +263,11 @@ export class StatusTracker {
     this.set('Reconciling', 'False', rec.result === 'Succeeded' ? 'ReconciliationSucceeded' : 'ReconciliationFailed', rec.message);
     switch (rec.result) {
       case 'Succeeded':
+        // The age of the revision in force: set when it comes into force, not moved by every no-op pass
+        // over it (regression: "Applied: … 8 s ago" was the age of the last pass). After a restart it is
+        // when this process first found it in force (the status is not kept across restarts).
+        if (s.lastAppliedRevision !== rec.revision || s.lastAppliedAt === null) s.lastAppliedAt = s.lastPassAt;
         s.lastAppliedRevision = rec.revision;
-        s.lastAppliedAt = s.lastPassAt;
         s.lastAppliedSigner = (rec.revision !== null ? this.signers.get(rec.revision) : null) ?? null;
         this.set('Ready', 'True', 'ReconciliationSucceeded', rec.message);
         this.set('Stalled', 'False', 'Healthy', '');
