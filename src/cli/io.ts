@@ -26,9 +26,17 @@ export function processIo(): CliIo {
   const line = (s: string): string => (s.endsWith('\n') ? s : `${s}\n`);
   const out = process.stdout.isTTY === true ? undefined : gatheredStdout();
   if (out) process.once('exit', out.flush);
-  // No secret the process knows is ever shown, whatever text carried it (util/secrets.ts).
-  const fixed = [process.env.PACKSYNC_API_KEY?.trim() ?? '', ...connectionSecrets(process.env.AZURE_STORAGE_CONNECTION_STRING)];
-  const shown = (s: string): string => line(redactSecrets(redactSecrets(s, fixed), knownSecrets()));
+  // No secret the process was given is ever shown, whatever text carried it (util/secrets.ts): the
+  // ones it resolved for use, so the simulator and the demo, which print keys of their own, and help
+  // are left alone; only values long enough never to be an ordinary word of the output.
+  const fixed = connectionSecrets(process.env.AZURE_STORAGE_CONNECTION_STRING);
+  const shown = (s: string): string =>
+    line(
+      redactSecrets(
+        s,
+        [...fixed, ...knownSecrets()].filter((x) => x.length >= OUTPUT_SECRET_MIN),
+      ),
+    );
   const io: CliIo = {
     stdout: out ? (s) => out.write(shown(s)) : (s) => process.stdout.write(shown(s)),
     stderr: (s) => {
@@ -64,6 +72,9 @@ export function processIo(): CliIo {
     };
   return io;
 }
+
+/** The shortest secret the output net takes out of every line (a shorter one is still redacted from errors and API answers). */
+const OUTPUT_SECRET_MIN = 8;
 
 /** At most this much text waits for the end of the event loop's turn. */
 const GATHER_MAX_CHARS = 64 * 1024;

@@ -17,7 +17,14 @@ export function redactValue(v: unknown, secrets: readonly string[]): unknown {
   if (Array.isArray(v)) return v.map((x) => redactValue(x, secrets));
   if (v !== null && typeof v === 'object') {
     const out: Record<string, unknown> = {};
-    for (const [k, x] of Object.entries(v)) out[redactSecrets(k, secrets)] = redactValue(x, secrets);
+    // defineProperty: a key named `__proto__` stays a field, as JSON.parse made it.
+    for (const [k, x] of Object.entries(v))
+      Object.defineProperty(out, redactSecrets(k, secrets), {
+        value: redactValue(x, secrets),
+        enumerable: true,
+        writable: true,
+        configurable: true,
+      });
     return out;
   }
   return v;

@@ -60,6 +60,16 @@ describe('auth and request shape', () => {
     expect((await c.listPackages({ disablePaging: true })).items[0]!.productName).toBe('Dice [REDACTED]');
   });
 
+  it('key-echoed-proto-field: a redacted answer keeps a field named __proto__ as a field', async () => {
+    const { c } = await setup((_req, res) => {
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.end(`{"id":"${UUID}","state":"Error","errorDetails":"key ${KEY}","__proto__":{"polluted":true}}`);
+    });
+    const p = (await c.getPackage(UUID)) as unknown as Record<string, unknown>;
+    expect(Object.getPrototypeOf(p)).toBe(Object.prototype);
+    expect(Object.keys(p)).toContain('__proto__');
+  });
+
   it('scrubs the key when a server echoes it in the problem detail', async () => {
     const { c } = await setup((_req, res) => problem(res, 403, 'Forbidden', {}, { detail: `key ${KEY} may not do this` }));
     const e = await rejection(c.getFlow(UUID));

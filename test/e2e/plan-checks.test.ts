@@ -7,6 +7,7 @@ import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { cli } from '../support/cli.js';
+import { spawnCli } from '../support/spawn-cli.js';
 import { writeRepo } from '../support/manifests.js';
 import { editFile, tempDir } from '../support/repo.js';
 import { normalisePath, startTestSimulator } from '../support/sim.js';
@@ -106,6 +107,21 @@ describe('plan checks against the simulator', () => {
     expect(r.stdout).toContain(
       `PACKAGE_FAILED: live package ${zip.id} is in state Error: MSI analysis failed: not a valid MSI; change the spec to create a new one`,
     );
+  });
+
+  it("help-not-redacted: a short or default key in the environment leaves help and the simulator's own key alone (regression: --api-[REDACTED]-file)", async () => {
+    // The built CLI as a process: the output net is the process's standard output.
+    const help = await spawnCli(['plan', '--help'], { ...env, PACKSYNC_API_KEY: 'key' }).done;
+    expect(help.stdout).toContain('--api-key-file');
+    const simHelp = await spawnCli(['simulator', '--help'], { ...env, PACKSYNC_API_KEY: 'sim-key' }).done;
+    expect(simHelp.stdout).toContain('(default: sim-key)');
+    // A key the command used is taken out of all it prints: here a manifest names the key as an app.
+    const repo = await writeRepo();
+    await editFile(join(repo, 'flows.yaml'), 'app: 7-Zip', `app: ${sim.key}`);
+    const used = await spawnCli(['plan', repo], env).done;
+    expect(used.code).toBe(1);
+    expect(used.stdout + used.stderr).not.toContain(sim.key);
+    expect(used.stdout).toContain('[REDACTED]');
   });
 
   it('key-echoed-in-200-answer: a service text that echoes the key (errorDetails of a 200 answer) never shows it, with the key from --api-key-file too in plan text, JSON and markdown and apply (regression: they printed it; /status shows the same messages)', async () => {

@@ -51,6 +51,28 @@ function stoppedAfter(step: 'record' | 'create' | 'created'): Inventory {
 
 const byOp = (actions: PlanAction[], op: string): PlanAction[] => actions.filter((a) => a.op === op);
 
+/** The flow's change window, closed at CLOSED_AT (a Saturday). */
+const WINDOWS = { timezone: 'Europe/Oslo', allow: ['Mon 08:00-09:00'] };
+const CLOSED_AT = '2026-11-28T12:00:00Z';
+const windowed = desired({
+  packages: [pkg('zip')],
+  flows: [flow('zip', { app: '7-Zip', flags: ['radarTracking'], windows: WINDOWS })],
+  deployments: [dep('zip', 'zip', 'zip')],
+});
+
+/** A replacement begun through the closed window (break glass) and killed after the new flow was recorded. */
+function windowedStoppedAfterCreated(): Inventory {
+  const inv = convergedZip();
+  const glass = { ignoreWindows: { actor: 'Ada', reason: 'hotfix' }, allowReplace: true };
+  const replaced = run(windowed, { ...account(), serviceTime: CLOSED_AT }, inv, glass);
+  const keep = replaced.actions.find((a) => a.op === 'record' && a.key === `Flow/zip#${F1}`);
+  const create = replaced.actions.find((a) => a.op === 'create-flow');
+  if (keep?.op !== 'record' || create?.op !== 'create-flow') throw new Error('no replacement planned');
+  inv.objects[keep.key] = keep.entry;
+  inv.objects['Flow/zip'] = { ...inv.objects['Flow/zip']!, id: F2, specHash: create.record.specHash, spec: create.record.spec };
+  return inv;
+}
+
 describe('flow replacement in progress', () => {
   it('records the old flow as being replaced, not as a superseded version kept for a revert', () => {
     const p = run(changed, account(), convergedZip(), { allowReplace: true });
@@ -93,6 +115,23 @@ describe('flow replacement in progress', () => {
     expect(ops(p)).toEqual([`Flow/zip#${F1}:delete-flow`]);
     const [del] = byOp(p.actions, 'delete-flow');
     expect(del?.dependsOn).toEqual([]);
+  });
+
+  it("finish-replacement-window-held: a replacement to finish waits while the closed window holds its deployment's add; the old flow keeps its rollout", () => {
+    const p = run(windowed, { ...account({ f2: true }), serviceTime: CLOSED_AT }, windowedStoppedAfterCreated(), { allowReplace: true });
+    expect(ops(p)).toEqual([]);
+    expect(p.objects.find((o) => o.key === 'Flow/zip')?.change).toBe('waiting');
+    expect(p.objects.find((o) => o.key === 'Deployment/zip')?.change).toBe('waiting');
+  });
+
+  it("finish-replacement-window-not-held: once its deployment is on the new flow, only the old flow's delete is left and a closed window does not hold it (regression: held, both flows kept)", () => {
+    const inv = windowedStoppedAfterCreated();
+    inv.objects['Deployment/zip'] = { ...inv.objects['Deployment/zip']!, id: D2, flowId: F2 };
+    const p = run(windowed, { ...account({ f2: true, onF2: [D2] }), serviceTime: CLOSED_AT }, inv, { allowReplace: true });
+    // (The deployment's entry also records its windows, for `promote`.)
+    expect(ops(p).filter((o) => !o.endsWith(':record'))).toEqual([`Flow/zip#${F1}:delete-flow`]);
+    expect(p.objects.find((o) => o.key === 'Flow/zip')?.change).not.toBe('waiting');
+    expect(p.windows?.filter((w) => (w.held?.length ?? 0) > 0)).toEqual([]);
   });
 
   it('killed after the old flow was deleted: its entry and the deployment entries on it are forgotten, no API call', () => {

@@ -9,6 +9,7 @@
 import type { InventoryEntry } from '../../state/inventory-types.js';
 import type { FlowManifest } from '../../manifests/model.js';
 import type { LiveFlow } from '../../live/types.js';
+import { idOf } from '../context.js';
 import type { PlanContext, RefState } from '../context.js';
 import { blockedRef } from '../not-planned.js';
 import { OP } from '../ops.js';
@@ -120,7 +121,8 @@ export function wouldDestroy(ctx: PlanContext, flowIds: readonly string[]): Dest
  */
 export function finishReplacement(ctx: PlanContext, o: ObjectPlan, ref: RefState, olds: readonly OldFlow[]): void {
   if (olds.length === 0) return;
-  const held = holdReplacement(ctx, o.key, o.name);
+  // Only deployments not yet live on the new flow still need their add (an earlier apply may have made them).
+  const held = holdReplacement(ctx, o.key, o.name, ref.isNew ? undefined : idOf(ref.ref));
   if (held !== undefined) {
     // The deployments' adds wait for the window (their plans say so); the old flow keeps its rollouts until then.
     if (o.actions.length === 0) o.change = 'waiting';

@@ -7,6 +7,7 @@
  */
 import { DEFAULT_DEPLOYMENT_STATE } from '../../manifests/model.js';
 import type { DeploymentManifest, WindowsSpec } from '../../manifests/model.js';
+import { idOf } from '../context.js';
 import type { PlanContext } from '../context.js';
 import { OP } from '../ops.js';
 import { windowVerdict, windowsFor } from './windows.js';
@@ -152,10 +153,11 @@ const REPLACE_MOVE = 'add deployment and start it on the new flow';
  * the window opens. Returns the first hold's reason, after recording each held deployment and the
  * flow itself as held (so the agent wakes at the window's start), or undefined.
  */
-export function holdReplacement(ctx: PlanContext, flowKey: string, flowName: string): string | undefined {
+export function holdReplacement(ctx: PlanContext, flowKey: string, flowName: string, newFlowId?: string): string | undefined {
   let first: { reason: string; state: WindowState } | undefined;
   for (const m of ctx.desiredDeployments) {
     if (m.spec.flow !== flowName || m.spec.suspend || (m.spec.state ?? DEFAULT_DEPLOYMENT_STATE) !== 'running') continue;
+    if (newFlowId !== undefined && liveOn(ctx, newFlowId, m)) continue;
     const key = `Deployment/${m.metadata.name}`;
     const hold = gateForward(ctx, key, m, [REPLACE_MOVE]).hold;
     if (hold !== undefined && !first) first = { reason: hold, state: windowState(ctx, key) };
@@ -164,4 +166,11 @@ export function holdReplacement(ctx: PlanContext, flowKey: string, flowName: str
   const { timezone, until, reason } = first.state;
   Object.assign(windowState(ctx, flowKey), { timezone, open: false, until, reason, held: ['replace the flow'] });
   return first.reason;
+}
+
+/** Whether the deployment is live on `flowId` already (its package as planned this pass): no add is left to hold. */
+function liveOn(ctx: PlanContext, flowId: string, m: DeploymentManifest): boolean {
+  const pkg = ctx.packageRefs.get(m.spec.package);
+  const packageId = pkg && !pkg.isNew ? idOf(pkg.ref) : undefined;
+  return packageId !== undefined && ctx.deploymentsByFlowPackage.has(`${flowId}|${packageId}`);
 }
