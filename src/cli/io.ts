@@ -30,13 +30,16 @@ export function processIo(): CliIo {
   // ones it resolved for use, so the simulator and the demo, which print keys of their own, and help
   // are left alone; only values long enough never to be an ordinary word of the output.
   const fixed = connectionSecrets(process.env.AZURE_STORAGE_CONNECTION_STRING);
-  const shown = (s: string): string =>
-    line(
-      redactSecrets(
-        s,
-        [...fixed, ...knownSecrets()].filter((x) => x.length >= OUTPUT_SECRET_MIN),
-      ),
-    );
+  // The list is made again only when the process learns a secret, not for each of an apply's many lines.
+  let known: readonly string[] | undefined;
+  let secrets: string[] = [];
+  const shown = (s: string): string => {
+    if (knownSecrets() !== known) {
+      known = knownSecrets();
+      secrets = [...fixed, ...known].filter((x) => x.length >= OUTPUT_SECRET_MIN);
+    }
+    return line(redactSecrets(s, secrets));
+  };
   const io: CliIo = {
     stdout: out ? (s) => out.write(shown(s)) : (s) => process.stdout.write(shown(s)),
     stderr: (s) => {

@@ -412,18 +412,10 @@ function planVersionChange(ctx: PlanContext, c: LiveDeploymentCase & { entry: In
     flowRef: { id: live.flowId },
     packageRef: { id: live.packageId },
   });
-  const o = ctx.object(
-    'Deployment',
-    name,
-    'replace',
-    {
-      source: m.source,
-      fields,
-      reasons: ['deployment identity changed (--allow-replace)', ...[addBreakGlassLine(ctx, m, state)].filter((x) => x !== undefined)],
-      actions: [del, ...actions],
-    },
-    key,
-  );
+  const reasons = ['deployment identity changed (--allow-replace)'];
+  const glass = addBreakGlassLine(ctx, m, state);
+  if (glass) reasons.push(glass);
+  const o = ctx.object('Deployment', name, 'replace', { source: m.source, fields, reasons, actions: [del, ...actions] }, key);
   // The live deployment is deleted, a new one added: one to delete, one to create (docs/reconcile.md).
   o.destroys = [{ key, id: live.id, status: live.status, wave: `${live.currentWave}/${live.waveCount}` }];
 }

@@ -127,21 +127,24 @@ export function holdAdd(ctx: PlanContext, key: string, m: DeploymentManifest, st
   return hold !== undefined;
 }
 
-/** The reason line of an add that starts through a closed window (break glass), for the object's reasons; undefined otherwise. */
-export function addBreakGlassLine(ctx: PlanContext, m: DeploymentManifest, state: string): string | undefined {
+/** `--ignore-windows` moving a deployment through its closed window now: who, why and the window; undefined otherwise. */
+function glassThroughClosed(ctx: PlanContext, m: DeploymentManifest): { actor: string; reason: string; window: string } | undefined {
   const w = windowNow(ctx, m);
   const ignore = ctx.options.ignoreWindows;
-  if (state !== 'running' || !w || w.verdict.open || !ignore) return undefined;
-  return breakGlassLine({ ...ignore, window: w.verdict.reason });
+  return w && !w.verdict.open && ignore ? { ...ignore, window: w.verdict.reason } : undefined;
+}
+
+/** The reason line of an add that starts through a closed window (break glass), for the object's reasons; undefined otherwise. */
+export function addBreakGlassLine(ctx: PlanContext, m: DeploymentManifest, state: string): string | undefined {
+  const glass = state === 'running' ? glassThroughClosed(ctx, m) : undefined;
+  return glass && breakGlassLine(glass);
 }
 
 /** After an add that starts through a closed window (break glass): its record in the state. */
 export function addBreakGlass(ctx: PlanContext, key: string, m: DeploymentManifest, actions: string[]): void {
-  const w = windowNow(ctx, m);
-  const ignore = ctx.options.ignoreWindows;
-  if (!w || w.verdict.open || !ignore) return;
+  const glass = glassThroughClosed(ctx, m);
   // A new deployment has no wave yet: its start is made from wave 0.
-  actions.push(breakGlassAction(ctx, key, actions.slice(-1), { ...ignore, window: w.verdict.reason }, 0));
+  if (glass) actions.push(breakGlassAction(ctx, key, actions.slice(-1), glass, 0));
 }
 
 const REPLACE_MOVE = 'add deployment and start it on the new flow';
@@ -155,8 +158,8 @@ const REPLACE_MOVE = 'add deployment and start it on the new flow';
  */
 export function holdReplacement(ctx: PlanContext, flowKey: string, flowName: string, newFlowId?: string): string | undefined {
   let first: { reason: string; state: WindowState } | undefined;
-  for (const m of ctx.desiredDeployments) {
-    if (m.spec.flow !== flowName || m.spec.suspend || (m.spec.state ?? DEFAULT_DEPLOYMENT_STATE) !== 'running') continue;
+  for (const m of deploymentsOfFlow(ctx, flowName)) {
+    if (m.spec.suspend || (m.spec.state ?? DEFAULT_DEPLOYMENT_STATE) !== 'running') continue;
     if (newFlowId !== undefined && liveOn(ctx, newFlowId, m)) continue;
     const key = `Deployment/${m.metadata.name}`;
     const hold = gateForward(ctx, key, m, [REPLACE_MOVE]).hold;
@@ -166,6 +169,23 @@ export function holdReplacement(ctx: PlanContext, flowKey: string, flowName: str
   const { timezone, until, reason } = first.state;
   Object.assign(windowState(ctx, flowKey), { timezone, open: false, until, reason, held: ['replace the flow'] });
   return first.reason;
+}
+
+const byFlow = new WeakMap<PlanContext, Map<string, DeploymentManifest[]>>();
+
+/** The desired deployments of a flow, indexed once per plan when a replacement first asks (a fleet may replace many flows at once). */
+function deploymentsOfFlow(ctx: PlanContext, flowName: string): readonly DeploymentManifest[] {
+  let index = byFlow.get(ctx);
+  if (!index) {
+    index = new Map();
+    for (const m of ctx.desiredDeployments) {
+      const list = index.get(m.spec.flow);
+      if (list) list.push(m);
+      else index.set(m.spec.flow, [m]);
+    }
+    byFlow.set(ctx, index);
+  }
+  return index.get(flowName) ?? [];
 }
 
 /** Whether the deployment is live on `flowId` already (its package as planned this pass): no add is left to hold. */
