@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RunningAgent } from '../support/agent-process.js';
 import { deploymentsYaml, flowDoc, manifestRepo } from '../support/manifests.js';
-import { startNotifiedAgent } from '../support/notified-agent.js';
+import { ERROR_HOOK_CONFIG, startNotifiedAgent } from '../support/notified-agent.js';
 import { until as poll } from '../support/poll.js';
 import { startReceiver } from '../support/receiver.js';
 import type { Receiver } from '../support/receiver.js';
@@ -33,8 +33,7 @@ interface Hook {
 const hooks = (path: string): Hook[] => rx.requests.filter((r) => r.path === path).map((r) => JSON.parse(r.body) as Hook);
 const until = <T>(what: string, probe: () => T | undefined | false | Promise<T | undefined | false>): Promise<T> =>
   poll(what, probe, 30_000, { intervalMs: 50, detail: () => rx.requests.map((r) => `${r.path} ${r.body.slice(0, 80)}`) });
-const CONFIG =
-  'providers:\n  - name: hook\n    type: webhook\n    addressFile: secrets/hook-url\nalerts:\n  - provider: hook\n    severity: error\n';
+const CONFIG = ERROR_HOOK_CONFIG;
 
 /** The store's records once none is open any more (the Recovered was delivered and saved). */
 async function closedRecords(stateDir: string): Promise<{ object: string; reason: string; open: boolean }[]> {

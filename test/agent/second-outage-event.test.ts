@@ -11,15 +11,11 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RunningAgent } from '../support/agent-process.js';
 import { git } from '../support/git.js';
 import type { TestRepo } from '../support/git.js';
-import { manifestRepo } from '../support/manifests.js';
-import { startNotifiedAgent } from '../support/notified-agent.js';
+import { startHookedAgent } from '../support/notified-agent.js';
+import type { HookedAgent } from '../support/notified-agent.js';
 import { until as poll } from '../support/poll.js';
-import { startReceiver } from '../support/receiver.js';
 import type { Receiver } from '../support/receiver.js';
-import { startTestSimulator } from '../support/sim.js';
-import type { TestSim } from '../support/sim.js';
 
-let sim: TestSim;
 let repo: TestRepo;
 let rx: Receiver;
 let agent: RunningAgent;
@@ -35,23 +31,14 @@ const count = (reason: string): number => hooks().filter((h) => h.reason === rea
 const until = <T>(what: string, probe: () => T | undefined | false): Promise<T> =>
   poll(what, probe, 30_000, { intervalMs: 50, detail: () => hooks().map((h) => `${h.reason} ${h.metadata.count}`) });
 
+let h: HookedAgent | undefined;
 beforeAll(async () => {
-  sim = await startTestSimulator();
-  rx = await startReceiver();
-  repo = await manifestRepo();
-  ({ agent } = await startNotifiedAgent(
-    sim,
-    repo,
-    'providers:\n  - name: hook\n    type: webhook\n    addressFile: secrets/hook-url\nalerts:\n  - provider: hook\n    severity: error\n',
-    { 'hook-url': `${rx.url}/hook` },
-  ));
-  await agent.until('first apply', (s) => s.lastAppliedRevision !== null);
+  h = await startHookedAgent();
+  ({ repo, rx, agent } = h);
 });
 
 afterAll(async () => {
-  await agent?.stop();
-  await rx?.close();
-  await sim?.close();
+  await h?.close();
 });
 
 describe('a second outage after a Recovered', () => {

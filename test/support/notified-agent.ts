@@ -9,6 +9,10 @@ import { startAgent } from './agent-process.js';
 import type { RunningAgent } from './agent-process.js';
 import type { TestRepo } from './git.js';
 import { tempDir } from './repo.js';
+import { manifestRepo } from './manifests.js';
+import { startReceiver } from './receiver.js';
+import type { Receiver } from './receiver.js';
+import { startTestSimulator } from './sim.js';
 import type { TestSim } from './sim.js';
 
 export interface NotifiedAgent {
@@ -41,4 +45,34 @@ export async function startNotifiedAgent(
       stateDir,
     );
   return { agent: await start(), notifications, stateDir, restart: start };
+}
+
+/** A webhook provider `hook` (its URL in `secrets/hook-url`) that gets every error-severity event: failures and their Recovered. */
+export const ERROR_HOOK_CONFIG =
+  'providers:\n  - name: hook\n    type: webhook\n    addressFile: secrets/hook-url\nalerts:\n  - provider: hook\n    severity: error\n';
+
+export interface HookedAgent extends NotifiedAgent {
+  sim: TestSim;
+  rx: Receiver;
+  repo: TestRepo;
+  /** Stops the agent, the receiver and the simulator. */
+  close: () => Promise<void>;
+}
+
+/**
+ * A simulator, a receiver, a manifest repository and an agent sending error events to `${rx.url}/hook`
+ * (ERROR_HOOK_CONFIG), returned after its first apply: the start-up of the failure and Recovered tests.
+ */
+export async function startHookedAgent(): Promise<HookedAgent> {
+  const sim = await startTestSimulator();
+  const rx = await startReceiver();
+  const repo = await manifestRepo();
+  const n = await startNotifiedAgent(sim, repo, ERROR_HOOK_CONFIG, { 'hook-url': `${rx.url}/hook` });
+  await n.agent.until('first apply', (s) => s.lastAppliedRevision !== null);
+  const close = async (): Promise<void> => {
+    await n.agent.stop();
+    await rx.close();
+    await sim.close();
+  };
+  return { ...n, sim, rx, repo, close };
 }
