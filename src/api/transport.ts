@@ -115,6 +115,8 @@ export class HttpTransport {
   private readonly origin: string;
   private readonly prefix: string;
   private readonly apiKey: string;
+  /** The key as a JSON body carries it (a `"` or `\\` in it escaped): what an echo looks like on the wire. */
+  private readonly apiKeyInJson: string;
   private readonly timeoutMs: number;
   private readonly policy: RetryPolicy;
   private readonly sleep: Sleep;
@@ -140,6 +142,7 @@ export class HttpTransport {
     // The documented base address ends in /v1 while operation paths start with /v1: do not double it.
     this.prefix = url.pathname.replace(/\/+$/, '').replace(/\/v1$/i, '');
     this.apiKey = opts.apiKey;
+    this.apiKeyInJson = JSON.stringify(opts.apiKey).slice(1, -1);
     this.timeoutMs = opts.timeoutMs ?? 30_000;
     this.policy = new RetryPolicy(opts.retry ?? {}, opts.random ?? Math.random);
     this.sleep = opts.sleep ?? defaultSleep;
@@ -196,8 +199,11 @@ export class HttpTransport {
     for (let attempt = 1; ; attempt++) {
       const outcome = await this.attempt(spec, fullPath, attempt);
       if (outcome.kind === 'response' && outcome.response.status >= 200 && outcome.response.status < 300) {
-        // One byte search per answer: a field that echoes the key (an error text in a 200 body) never reaches a message.
-        if (outcome.response.body.includes(this.apiKey)) outcome.response.echoes = [this.apiKey];
+        // One byte search per answer (two for a key JSON escapes): a field that echoes the key (an
+        // error text in a 200 body) never reaches a message.
+        const body = outcome.response.body;
+        const echoed = body.includes(this.apiKey) || (this.apiKeyInJson !== this.apiKey && body.includes(this.apiKeyInJson));
+        if (echoed) outcome.response.echoes = [this.apiKey];
         return outcome.response;
       }
       // A huge answer is huge again: never repeated.

@@ -40,7 +40,9 @@ let knownList: readonly string[] = [];
 
 export function rememberSecret(s: string | null | undefined): void {
   if (!s || known.has(s)) return;
-  known.add(s);
+  // The forms a secret takes once written out: inside a JSON string (`-o json`, a provider's
+  // echoed body) a `"` or `\` is escaped; inside a URL (a link, a query) it is percent-encoded.
+  for (const form of [s, JSON.stringify(s).slice(1, -1), encodeURIComponent(s)]) known.add(form);
   knownList = [...known];
 }
 

@@ -124,6 +124,32 @@ describe('plan checks against the simulator', () => {
     expect(used.stdout).toContain('[REDACTED]');
   });
 
+  it('key-with-json-escapes-shown-in-json: a key holding `"` and `\\` is taken out of `-o json` whether the service echoes it or a manifest names it (regression: its escaped form went through)', async () => {
+    const key = 'sec"ret\\key-4242';
+    const quoted = JSON.stringify(key).slice(1, -1);
+    const own = await startTestSimulator({ key });
+    try {
+      const keyEnv = { ...env, PACKSYNC_API_URL: own.url, PACKSYNC_API_KEY: key };
+      const repo = await writeRepo();
+      expect((await cli(['apply', '--auto-approve', repo], keyEnv)).code).toBe(0);
+      const zip = (await own.state()).packages.find((p) => p.productName === '7-Zip')!;
+      // The service echoes the key in a 200 answer: its JSON body carries the escaped form.
+      await own.admin('POST', `/_sim/packages/${zip.id}/state`, { state: 'Error', errorDetails: `rejected for key ${key} at import` });
+      const echoed = await spawnCli(['plan', repo, '--output', 'json'], keyEnv).done;
+      expect(echoed.code).toBe(1);
+      for (const form of [key, quoted]) expect(echoed.stdout + echoed.stderr).not.toContain(form);
+      expect(echoed.stdout).toContain('rejected for key [REDACTED] at import');
+      // A manifest names the key (no service text involved): the process's output net takes out its JSON form.
+      await editFile(join(repo, 'flows.yaml'), 'app: 7-Zip', `app: '${key}'`);
+      const named = await spawnCli(['plan', repo, '--output', 'json'], keyEnv).done;
+      expect(named.code).toBe(1);
+      for (const form of [key, quoted]) expect(named.stdout + named.stderr).not.toContain(form);
+      expect(named.stdout).toContain('[REDACTED]');
+    } finally {
+      await own.close();
+    }
+  });
+
   it('key-echoed-in-200-answer: a service text that echoes the key (errorDetails of a 200 answer) never shows it, with the key from --api-key-file too in plan text, JSON and markdown and apply (regression: they printed it; /status shows the same messages)', async () => {
     const repo = await writeRepo();
     expect((await cli(['apply', '--auto-approve', repo], env)).code).toBe(0);
