@@ -68,6 +68,23 @@ describe('a create interrupted, then its manifest removed', () => {
     expect(ops(run(desired({}), l, inv, { prune: true }))).toEqual(['Deployment/zip:delete-deployment', 'Deployment/zip:forget']);
   });
 
+  it('upload-intent-pending-forever: an interrupted upload whose manifest left git is dropped, with or without --prune (regression: it stayed pending for ever)', () => {
+    const inv = emptyInventory();
+    inv.intents['TenantUpload/zip-contoso'] = {
+      key: 'TenantUpload/zip-contoso',
+      op: 'tenant-upload',
+      at: 'x',
+      knownIds: [],
+      match: { tenantId: 'bbbbbbbb-0000-4000-8000-000000000001', packageId: P1 },
+      file: 'uploads.yaml',
+    };
+    for (const prune of [false, true]) {
+      const p = run(desired({}), live({ packages: [livePackage(P1)] }), inv, { prune });
+      expect(ops(p)).toEqual(['TenantUpload/zip-contoso:forget']);
+      expect(p.objects.find((o) => o.key === 'TenantUpload/zip-contoso')).toMatchObject({ change: 'forget' });
+    }
+  });
+
   it('with --prune the flow is deleted and the package forgotten (the API cannot delete packages); the intents go', () => {
     const p = run(desired({}), made(), interrupted(), { prune: true });
     expect(ops(p).sort()).toEqual(['Flow/pwsh:delete-flow', 'Flow/pwsh:forget', 'Package/pwsh:forget']);

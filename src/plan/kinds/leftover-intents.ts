@@ -20,20 +20,40 @@ interface Made {
   what: string;
 }
 
-/** The creates whose object a plan can look up by the intent alone (an upload task's intent stays pending, as before). */
+/** The creates whose object a plan can look up by the intent alone (an upload task's intent is dropped: planLeftoverUpload). */
 const LOOKED_UP: ReadonlySet<string> = new Set([OP.createFlow, OP.importPackage, OP.createPackage, OP.addDeployment]);
 
 export function planLeftoverIntents(ctx: PlanContext): void {
   const claimed = idsClaimedByThisPlan(ctx);
   for (const [key, intent] of ctx.pendingIntents()) {
-    if (!LOOKED_UP.has(intent.op)) continue;
+    if (!LOOKED_UP.has(intent.op) && intent.op !== OP.tenantUpload) continue;
     if (ctx.entry(key) !== undefined || ctx.isDesired(key) || ctx.moves.has(key)) continue;
     // Outside the applied path (or, for an intent older than its file, any partial path) git may still describe it.
     if (!ctx.inScope(intent)) continue;
+    if (intent.op === OP.tenantUpload) {
+      planLeftoverUpload(ctx, key);
+      continue;
+    }
     const made = madeBy(ctx, intent);
     if (made && claimed.has(made.id)) continue;
     planLeftover(ctx, key, made);
   }
+}
+
+/**
+ * An upload task cannot be deleted or undone through the API, and nothing else refers to it: the
+ * pending record goes whatever the task became (a manifest that comes back finds the task live
+ * and adopts it, plan-uploads.ts). Before, it stayed pending for ever.
+ */
+function planLeftoverUpload(ctx: PlanContext, key: string): void {
+  const name = key.slice(key.indexOf('/') + 1);
+  const drop = ctx.action(key, { op: OP.forget, dependsOn: [], description: `drop the pending upload of ${key}` });
+  ctx.object('TenantUpload', name, 'forget', {
+    reasons: [
+      `an interrupted run's upload of ${key}, which left git: an upload is not undone through the API; its pending record is dropped`,
+    ],
+    actions: [drop],
+  });
 }
 
 function planLeftover(ctx: PlanContext, key: string, made: Made | undefined): void {
