@@ -161,6 +161,9 @@ describe('inventory store (snapshot + journal)', () => {
         message: expect.stringMatching(/inventory\.json has an unknown format .*restore it from a backup or move it away/),
       });
     }
+    // The first field that is not a string is named.
+    await writeFile(join(dir, 'inventory.json'), '{"version":1,"objects":{"Flow/pwsh":{"kind":"Flow","name":"pwsh","id":7}}}');
+    await expect(loadInventory(dir)).rejects.toThrow('objects["Flow/pwsh"].id is not a string');
   });
 
   it('refuses a corrupt snapshot or a corrupt journal line before the end, with a clear message', async () => {
