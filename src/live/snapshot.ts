@@ -21,6 +21,7 @@ import type { Inventory, InventoryEntry } from '../state/inventory-types.js';
 import type { DeploymentManifest, FlowManifest, DesiredModel } from '../manifests/model.js';
 import { isUuid, NameIndex } from './resolve.js';
 import { mapLimit } from '../util/map-limit.js';
+import { onTrack } from '../util/version-order.js';
 import type { LiveFlow, LiveState, WaveLiveRead } from './types.js';
 import { errorCode, errorMessage } from '../util/errors.js';
 import { lowerId, withOwned } from './confirm-owned.js';
@@ -571,11 +572,14 @@ class TenantIds {
  * per followed app before: +200 reads at 3,000 flows). No version named: the app list's latest.
  */
 function needsVersions(
-  c: { version?: string | undefined; versionId?: string | undefined },
+  c: { version?: string | undefined; versionId?: string | undefined; update?: { track?: string | undefined } | undefined },
   appId: string,
   owned: InventoryEntry | undefined,
 ): boolean {
   if (c.version === undefined) return c.versionId !== undefined;
+  // A `track` the pinned version is not on may match no version at all: a plan error naming those
+  // there are (plan/kinds/package-targets.ts). One the pinned version is on matches it: nothing to read.
+  if (c.update?.track !== undefined && !onTrack(c.version, c.update.track)) return true;
   const was = (owned?.spec as { catalog?: { appId?: unknown; version?: unknown } } | undefined)?.catalog;
   return !(
     typeof was?.version === 'string' &&

@@ -3,23 +3,9 @@
  * Versions are ordered by util/version-order.ts (not semver).
  */
 import type { UpdatePolicy } from '../manifests/model.js';
-import { compareVersions } from '../util/version-order.js';
+import { compareVersions, onTrack } from '../util/version-order.js';
 
-export { compareVersions };
-
-/** True when `version` is on the track: `latest`, a prefix `24.x`, or comparators `>=24.0 <25`. */
-export function onTrack(version: string, track = 'latest'): boolean {
-  const t = track.trim();
-  if (t === 'latest') return true;
-  if (t.endsWith('.x')) return version.startsWith(t.slice(0, -1));
-  const parts = t.match(/(>=|<=|>|<|=)\s*[^\s<>=]+/g) ?? [];
-  return parts.every((c) => {
-    const m = /^(>=|<=|>|<|=)\s*(.+)$/.exec(c);
-    if (!m) return false;
-    const cmp = compareVersions(version, m[2]!);
-    return m[1] === '>=' ? cmp >= 0 : m[1] === '<=' ? cmp <= 0 : m[1] === '>' ? cmp > 0 : m[1] === '<' ? cmp < 0 : cmp === 0;
-  });
-}
+export { compareVersions, onTrack };
 
 export interface CatalogVersion {
   version: string;

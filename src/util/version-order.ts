@@ -25,3 +25,17 @@ export function compareVersions(a: string, b: string): number {
   }
   return 0;
 }
+
+/** True when `version` is on the track: `latest`, a prefix `24.x`, or comparators `>=24.0 <25`. */
+export function onTrack(version: string, track = 'latest'): boolean {
+  const t = track.trim();
+  if (t === 'latest') return true;
+  if (t.endsWith('.x')) return version.startsWith(t.slice(0, -1));
+  const parts = t.match(/(>=|<=|>|<|=)\s*[^\s<>=]+/g) ?? [];
+  return parts.every((c) => {
+    const m = /^(>=|<=|>|<|=)\s*(.+)$/.exec(c);
+    if (!m) return false;
+    const cmp = compareVersions(version, m[2]!);
+    return m[1] === '>=' ? cmp >= 0 : m[1] === '<=' ? cmp <= 0 : m[1] === '>' ? cmp > 0 : m[1] === '<' ? cmp < 0 : cmp === 0;
+  });
+}

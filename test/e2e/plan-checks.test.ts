@@ -71,6 +71,33 @@ describe('plan checks against the simulator', () => {
     expect(await appReads()).toBe(before + 1);
   });
 
+  it('track-matching-no-version-passes-plan: a version policy whose track matches no version of the app fails plan at the track, naming the versions there are; a track the pinned version is on reads nothing (regression: only `update` said so)', async () => {
+    const repo = await writeRepo();
+    const policy = (track: string): string => `version: "24.08"\n    update:\n      track: "${track}"`;
+    await editFile(join(repo, 'packages.yaml'), 'version: "24.08"', policy('24.x'));
+    expect((await cli(['apply', '--auto-approve', repo], env)).code).toBe(0);
+    const appReads = async (): Promise<number> =>
+      (await sim.journal()).filter((e) => e.method === 'GET' && normalisePath(e.path) === '/v1/app/{id}').length;
+    const before = await appReads();
+    const onTrack = await cli(['plan', '--detailed-exitcode', repo], env);
+    expect(onTrack.code, onTrack.stdout).toBe(0);
+    expect(await appReads()).toBe(before);
+    const writes = (await sim.writes()).length;
+
+    await editFile(join(repo, 'packages.yaml'), 'track: "24.x"', 'track: "25.x"');
+    for (const args of [
+      ['plan', '--detailed-exitcode', repo],
+      ['apply', '--auto-approve', repo],
+    ]) {
+      const r = await cli(args, env);
+      expect(r.code, args[0]).toBe(1);
+      expect(r.stdout, args[0]).toContain(
+        'packages.yaml:10:14: REF_UNKNOWN: track "25.x" matches no version of 7-Zip; there are 24.08, 24.07, 23.01',
+      );
+    }
+    expect((await sim.writes()).length).toBe(writes);
+  });
+
   it("a wave gate beyond the live flow's waves fails plan at spec.wave; a version already live is recorded, not replaced", async () => {
     const repo = await writeRepo({ wave: 2 });
     const first = await cli(['apply', '--auto-approve', repo], env);

@@ -11,6 +11,7 @@ import type { PackageManifest } from '../../manifests/model.js';
 import type { InventoryEntry } from '../../state/inventory-types.js';
 import type { PlanContext } from '../context.js';
 import { diffFields } from '../hash.js';
+import { onTrack } from '../../util/version-order.js';
 import type { ObjectPlan } from '../types.js';
 
 export interface CatalogTarget {
@@ -51,6 +52,15 @@ export function catalogTarget(ctx: PlanContext, m: PackageManifest): CatalogTarg
     version = v.version;
   }
   version ??= app.latestVersion;
+  // A version policy's track that matches no version the catalog offers (read whenever the pinned
+  // version is off the track, live/snapshot.ts): a plan error, as `packsync update` says it.
+  const track = c.update?.track;
+  if (track !== undefined && offered && offered.length > 0 && !offered.some((x) => onTrack(x.version, track)))
+    throw new ResolveError(
+      'REF_UNKNOWN',
+      `track "${track}" matches no version of ${app.name}; there are ${available()}`,
+      'spec.catalog.update.track',
+    );
   const scope = INSTALLER_SCOPE[c.scope ?? 'machine'];
   const templateId = c.scriptTemplate ? ctx.templates.resolve(c.scriptTemplate, 'spec.catalog.scriptTemplate').id : undefined;
   const query: ImportQuery = { scope, ...(c.versionId ? { versionId: c.versionId } : { version }) };
