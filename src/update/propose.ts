@@ -106,15 +106,6 @@ function editOf(c: UpdateChange): VersionEdit {
   return c.at ? { index: c.at.index, path: c.at.path, version: c.to } : { packageName: c.name, version: c.to };
 }
 
-/** A pull request body stays under the providers' limits (GitHub: 65,536 characters). */
-const BODY_LIMIT = 60_000;
-
-function bounded(body: string): string {
-  return body.length <= BODY_LIMIT
-    ? body
-    : `${body.slice(0, BODY_LIMIT)}\n\n… (the plan was cut here; run \`packsync plan\` on the branch for all of it)\n`;
-}
-
 export async function propose(i: ProposeInput): Promise<Proposal[]> {
   const made: (GroupCommit & { group: string; changes: UpdateChange[] })[] = [];
   for (const [group, changes] of groupChanges(i.changes)) {
@@ -145,18 +136,16 @@ export async function propose(i: ProposeInput): Promise<Proposal[]> {
     if (i.pullRequest && !i.pushRef && ((await i.needsPullRequest?.(m.branch, p.pushed)) ?? true)) {
       const plan = i.planBody ? await i.planBody(p.commit, m.changes) : '';
       const body = `Planned change (packsync update):\n\n${changeTable(m.changes)}\n\n${plan}`;
-      p.pullRequest = await i
-        .pullRequest({ branch: m.branch, base: i.base ?? 'main', title: p.title, body: bounded(body) })
-        .catch((e: unknown) => {
-          // The branches are pushed by now: the error says so, so the user knows what is on the remote.
-          const on = made.map((x) => `${x.branch} (${pushed.commits.get(x.branch)!.slice(0, 12)})`).join(', ');
-          throw new Error(
-            `${e instanceof Error ? e.message : String(e)}; the branches are pushed: ${on}; run the same command again to retry the pull request`,
-            {
-              cause: e,
-            },
-          );
-        });
+      p.pullRequest = await i.pullRequest({ branch: m.branch, base: i.base ?? 'main', title: p.title, body }).catch((e: unknown) => {
+        // The branches are pushed by now: the error says so, so the user knows what is on the remote.
+        const on = made.map((x) => `${x.branch} (${pushed.commits.get(x.branch)!.slice(0, 12)})`).join(', ');
+        throw new Error(
+          `${e instanceof Error ? e.message : String(e)}; the branches are pushed: ${on}; once that is fixed, run the same command again to open the pull request`,
+          {
+            cause: e,
+          },
+        );
+      });
     }
     out.push(p);
   }

@@ -70,6 +70,8 @@ export interface ProviderKind {
   pullRequest?: (p: Provider, pr: PullRequestInput, call: ProviderCall) => Promise<'opened' | 'updated'>;
   /** Whether the branch has ever had a pull/merge request, in any state (open, closed, merged). */
   pullRequestExists?: (p: Provider, branch: string, call: ProviderCall) => Promise<boolean>;
+  /** The longest pull request description the forge accepts, in characters (a longer body is cut to fit). */
+  bodyLimit?: number;
 }
 
 export const JSON_HEADERS = { 'content-type': 'application/json; charset=utf-8', 'user-agent': 'packsync' };

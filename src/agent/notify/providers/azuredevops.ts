@@ -10,6 +10,8 @@ const apiHeaders = (p: Provider): Record<string, string> => ({
 
 export const azuredevops: ProviderKind = {
   type: 'azuredevops',
+  // Azure DevOps refuses a pull request description over 4,000 characters (HTTP 400).
+  bodyLimit: 4_000,
   check: (p) =>
     !p.address
       ? `provider "${p.name}" (azuredevops) needs address: the organization URL, e.g. https://dev.azure.com/ORG`

@@ -13,6 +13,8 @@ const apiHeaders = (p: Provider): Record<string, string> => ({
 
 export const github: ProviderKind = {
   type: 'github',
+  // GitHub's pull request body: 65,536 characters.
+  bodyLimit: 65_536,
   check: (p) => (p.token ? null : `provider "${p.name}" (github) needs tokenFile`),
   apiHeaders,
   commitStatus: (p, repository, sha, state, { description, targetUrl }) => {

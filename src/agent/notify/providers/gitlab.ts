@@ -7,6 +7,8 @@ const apiHeaders = (p: Provider): Record<string, string> => ({ ...JSON_HEADERS, 
 
 export const gitlab: ProviderKind = {
   type: 'gitlab',
+  // GitLab's merge request description: 1,048,576 characters.
+  bodyLimit: 1_000_000,
   check: (p) => (p.token ? null : `provider "${p.name}" (gitlab) needs tokenFile`),
   apiHeaders,
   commitStatus: (p, repository, sha, state, { description, targetUrl }) => {
