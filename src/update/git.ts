@@ -8,14 +8,28 @@ import type { UpdateChange } from './run.js';
 
 export class UpdateGitError extends Error {}
 
-export function git(cwd: string, args: string[]): Promise<string> {
+/**
+ * Runs git for `packsync update` (commits, pushes, ls-remote): never at a terminal prompt (a remote
+ * that needs credentials fails at once, saying how to give them), and no token of a remote URL
+ * (https://user:TOKEN@host) in an error. `env` goes on top of this process's (the agent's source credentials).
+ */
+export function git(cwd: string, args: string[], env: Record<string, string> = {}): Promise<string> {
+  const childEnv = { ...process.env, GIT_TERMINAL_PROMPT: '0', ...env };
   return new Promise((resolve, reject) => {
-    execFile('git', args, { cwd, timeout: 60_000, maxBuffer: 16 * 1024 * 1024 }, (err, stdout, stderr) => {
-      if (err) reject(new UpdateGitError(`git ${args[0] ?? ''} failed: ${stderr.trim() || err.message}`));
-      else resolve(stdout);
+    execFile('git', args, { cwd, env: childEnv, timeout: 120_000, maxBuffer: 16 * 1024 * 1024 }, (err, out, stderr) => {
+      if (!err) return resolve(out);
+      const why = (stderr.trim() || err.message).replace(/:\/\/[^/@\s]+@/g, '://***@');
+      const what = args.find((a) => !a.startsWith('-') && !a.includes('=')) ?? '';
+      reject(new UpdateGitError(`git ${what} failed: ${why}${NEEDS_CREDENTIALS.test(why) ? CREDENTIALS_HINT : ''}`));
     });
   });
 }
+
+/** What git says when a remote wants credentials it was not given. */
+const NEEDS_CREDENTIALS =
+  /could not read (Username|Password)|terminal prompts disabled|Authentication failed|Permission denied \(publickey/i;
+const CREDENTIALS_HINT =
+  '; the remote needs credentials: set up a git credential helper, an SSH key or a token for it (packsync never prompts for them)';
 
 /** The work tree root of `dir`; refuses a dirty tree (anything but the edits would be committed) and a detached HEAD. */
 export async function cleanWorkTree(dir: string): Promise<string> {

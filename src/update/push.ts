@@ -10,8 +10,7 @@
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
-import { execFile } from 'node:child_process';
-import { UpdateGitError } from './git.js';
+import { git, UpdateGitError } from './git.js';
 
 export interface GroupCommit {
   /** Branch name without refs/heads/. */
@@ -36,17 +35,6 @@ export interface PushResult {
   unchanged: Set<string>;
 }
 
-function gitEnv(cwd: string, args: string[], env: Record<string, string> = {}): Promise<string> {
-  return new Promise((resolve, reject) => {
-    execFile('git', args, { cwd, env: { ...process.env, ...env }, timeout: 120_000, maxBuffer: 16 * 1024 * 1024 }, (err, out, stderr) => {
-      // A remote URL may carry a token (https://user:TOKEN@host): never let it reach an error.
-      const why = (stderr.trim() || err?.message || '').replace(/:\/\/[^/@\s]+@/g, '://***@');
-      if (err) reject(new UpdateGitError(`git ${args.find((a) => !a.startsWith('-') && !a.includes('=')) ?? ''} failed: ${why}`));
-      else resolve(out);
-    });
-  });
-}
-
 /** The branch of a group: PREFIX/GROUP (the package's name when it has no group). */
 export function branchName(prefix: string, group: string): string {
   return `${prefix.replace(/\/+$/, '')}/${group}`;
@@ -55,17 +43,17 @@ export function branchName(prefix: string, group: string): string {
 async function commitOn(top: string, scratch: string, parent: string, g: GroupCommit, o: PushOptions): Promise<string> {
   const index = join(scratch, `index-${Math.random().toString(36).slice(2)}`);
   const env = { ...o.env, GIT_INDEX_FILE: index };
-  await gitEnv(top, ['read-tree', parent], env);
+  await git(top, ['read-tree', parent], env);
   for (const [abs, text] of g.files) {
     const rel = relative(top, abs).split('\\').join('/');
     const tmp = join(scratch, 'blob');
     await writeFile(tmp, text);
-    const blob = (await gitEnv(top, ['hash-object', '-w', `--path=${rel}`, tmp], o.env)).trim();
-    await gitEnv(top, ['update-index', '--add', '--cacheinfo', `100644,${blob},${rel}`], env);
+    const blob = (await git(top, ['hash-object', '-w', `--path=${rel}`, tmp], o.env)).trim();
+    await git(top, ['update-index', '--add', '--cacheinfo', `100644,${blob},${rel}`], env);
   }
-  const tree = (await gitEnv(top, ['write-tree'], env)).trim();
+  const tree = (await git(top, ['write-tree'], env)).trim();
   const sign = o.signKey ? ['-c', 'gpg.format=ssh', '-c', `user.signingkey=${o.signKey}`] : [];
-  return (await gitEnv(top, [...sign, 'commit-tree', ...(o.signKey ? ['-S'] : []), tree, '-p', parent, '-m', g.message], o.env)).trim();
+  return (await git(top, [...sign, 'commit-tree', ...(o.signKey ? ['-S'] : []), tree, '-p', parent, '-m', g.message], o.env)).trim();
 }
 
 /**
@@ -80,20 +68,20 @@ async function unchangedOnRemote(
   env?: Record<string, string>,
 ): Promise<Set<string>> {
   const refs = [...made.keys()].map((b) => `refs/heads/${b}`);
-  const listed = (await gitEnv(top, ['ls-remote', '--', remote, ...refs], env)).trim();
+  const listed = (await git(top, ['ls-remote', '--', remote, ...refs], env)).trim();
   const existing = listed ? listed.split('\n').map((l) => l.split('\t')[1]!.replace(/^refs\/heads\//, '')) : [];
   if (existing.length === 0) return new Set();
-  const shallow = (await gitEnv(top, ['rev-parse', '--is-shallow-repository'], env)).trim() === 'true';
+  const shallow = (await git(top, ['rev-parse', '--is-shallow-repository'], env)).trim() === 'true';
   const specs = existing.map((b) => `+refs/heads/${b}:refs/packsync/proposed/${b}`);
-  await gitEnv(top, ['fetch', '--no-tags', ...(shallow ? ['--depth', '1'] : []), '--', remote, ...specs], env);
+  await git(top, ['fetch', '--no-tags', ...(shallow ? ['--depth', '1'] : []), '--', remote, ...specs], env);
   const same = new Set<string>();
   for (const b of existing) {
-    const theirs = (await gitEnv(top, ['rev-parse', `refs/packsync/proposed/${b}^{tree}`], env)).trim();
-    const ours = (await gitEnv(top, ['rev-parse', `${made.get(b)!}^{tree}`], env)).trim();
+    const theirs = (await git(top, ['rev-parse', `refs/packsync/proposed/${b}^{tree}`], env)).trim();
+    const ours = (await git(top, ['rev-parse', `${made.get(b)!}^{tree}`], env)).trim();
     if (theirs === ours) {
       same.add(b);
       // The branch keeps its commit: what a pull request shows is the commit people see.
-      made.set(b, (await gitEnv(top, ['rev-parse', `refs/packsync/proposed/${b}`], env)).trim());
+      made.set(b, (await git(top, ['rev-parse', `refs/packsync/proposed/${b}`], env)).trim());
     }
   }
   return same;
@@ -106,7 +94,7 @@ async function unchangedOnRemote(
 export async function pushGroups(top: string, remote: string, groups: readonly GroupCommit[], o: PushOptions = {}): Promise<PushResult> {
   const scratch = await mkdtemp(join(tmpdir(), 'packsync-update-'));
   try {
-    const head = (await gitEnv(top, ['rev-parse', 'HEAD'], o.env)).trim();
+    const head = (await git(top, ['rev-parse', 'HEAD'], o.env)).trim();
     const commits = new Map<string, string>();
     let parent = head;
     for (const g of groups) {
@@ -120,11 +108,11 @@ export async function pushGroups(top: string, remote: string, groups: readonly G
       ? [`${parent}:refs/heads/${o.pushRef}`]
       : [...commits].filter(([b]) => !unchanged.has(b)).map(([b, sha]) => `+${sha}:refs/heads/${b}`);
     if (specs.length > 0)
-      await gitEnv(top, ['push', '--atomic', '--porcelain', '--', remote, ...specs], o.env).catch((e: unknown) => {
+      await git(top, ['push', '--atomic', '--porcelain', '--', remote, ...specs], o.env).catch((e: unknown) => {
         const what = o.pushRef ? `${o.pushRef} was not changed` : 'no branch was pushed';
         throw new UpdateGitError(`push to ${remote} was rejected, ${what}: ${e instanceof Error ? e.message : String(e)}`);
       });
-    if (!o.pushRef) for (const [b, sha] of commits) if (!unchanged.has(b)) await gitEnv(top, ['update-ref', `refs/heads/${b}`, sha], o.env);
+    if (!o.pushRef) for (const [b, sha] of commits) if (!unchanged.has(b)) await git(top, ['update-ref', `refs/heads/${b}`, sha], o.env);
     return { commits, unchanged };
   } finally {
     await rm(scratch, { recursive: true, force: true });

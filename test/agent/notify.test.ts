@@ -382,6 +382,12 @@ describe('notifications file', () => {
     await expect(loadNotificationConfig(file, ['gh'])).resolves.toMatchObject({ alerts: [], providers: [{ name: 'gh' }] });
     // A provider nothing uses directly still needs an alert, or it would receive nothing.
     await expect(loadNotificationConfig(file)).rejects.toThrow(/needs at least one alert/);
-    await expect(loadNotificationConfig(file, ['other'])).rejects.toThrow(/needs at least one alert/);
+  });
+
+  it('mistyped-pull-request-provider-blamed-alerts: a provider name the command gives that the file lacks is named, not "needs at least one alert"', async () => {
+    const { file } = await setup(() => 'providers:\n  - name: gh\n    type: github\n    tokenFile: secrets/url\n', {
+      url: 'tok-0123456789',
+    });
+    await expect(loadNotificationConfig(file, ['nope'])).rejects.toThrow(/no provider "nope"; there are: gh$/);
   });
 });

@@ -250,6 +250,22 @@ describe('packsync update', () => {
       PACKAGES.replace('    update:\n      group: utilities', '    update: {}'),
     );
   });
+  it('push-without-credentials-prompts: a remote that wants credentials fails at once saying how to give them, never at a prompt (exit 1, nothing pushed)', async () => {
+    await release('7-Zip', '24.09', 3);
+    const repo = await repoWith(PACKAGES);
+    const asked = createServer((_req, res) => res.writeHead(401, { 'www-authenticate': 'Basic realm="git"' }).end());
+    await new Promise<void>((r) => asked.listen(0, '127.0.0.1', r));
+    try {
+      const remote = `http://127.0.0.1:${(asked.address() as AddressInfo).port}/acme/manifests.git`;
+      const r = await cli(['update', repo.work, '--push', remote], env);
+      expect(r.code).toBe(1);
+      expect(r.stderr).toMatch(/the remote needs credentials: set up a git credential helper, an SSH key or a token/);
+      expect(await git(repo.work, 'status', '--porcelain')).toBe('');
+    } finally {
+      asked.close();
+    }
+  });
+
   it("--pull-request opens a pull request per pushed branch with the providers' real request shapes and auth, and updates it later", async () => {
     await release('7-Zip', '24.09', 3);
     const repo = await repoWith(PACKAGES);

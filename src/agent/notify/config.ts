@@ -77,6 +77,11 @@ export async function loadNotificationConfig(file: string, usedDirectly: readonl
       objects: a.objects ? a.objects.map(globToRegExp) : null,
     };
   });
+  // A name the command gives (`--pull-request NAME`, `notify test NAME`) that the file lacks is the
+  // error to show, not the missing alerts its absence would otherwise explain.
+  const unknown = usedDirectly.find((n) => !providers.some((p) => p.name === n));
+  if (unknown !== undefined)
+    throw new NotifyConfigError(where(`no provider "${unknown}"; there are: ${providers.map((p) => p.name).join(', ')}`));
   if (alerts.length === 0 && !providers.every((p) => usedDirectly.includes(p.name)))
     throw new NotifyConfigError(where('needs at least one alert (providers without an alert receive nothing)'));
   return { providers, alerts };
