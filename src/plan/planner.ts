@@ -214,9 +214,11 @@ export function summarize(objects: readonly ObjectPlan[]): PlanSummary {
   };
   for (const o of objects) {
     // A suspended object is skipped by its own manifest's choice: nothing blocks it.
+    // An orphan that requires pruning is counted there only: once per object, so the counts add up
+    // to the objects listed (it was also "unchanged", which git no longer describes).
     if (o.suspended) s.suspended!++;
+    else if (o.requiresPruning) s.orphaned!++;
     else s[bucketOf(o)]++;
-    if (o.requiresPruning) s.orphaned!++;
     if (o.change === 'error') s.errors!++;
     // Deployments a replacement destroys are deletes, whatever else the plan says (docs/reconcile.md).
     if (o.destroys) s.delete += o.destroys.length;

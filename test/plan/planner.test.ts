@@ -160,6 +160,18 @@ describe('planner', () => {
     expect(run(d, liveWith('Stopped'), converged()).summary).toMatchObject({ change: 1, blocked: 0, drifted: 0 });
   });
 
+  it('orphan-counted-twice: an orphan that requires pruning is counted as orphaned only, so the counts add up to the objects (regression: also "unchanged")', () => {
+    const d = desired({ packages: [pkg('zip')], flows: [flow('zip')] });
+    const p = run(d, liveWith('Running'), converged());
+    expect(p.objects.find((x) => x.key === 'Deployment/zip')).toMatchObject({ change: 'orphan', requiresPruning: true });
+    expect(p.summary).toMatchObject({ unchanged: 2, orphaned: 1 });
+    const counted = (['create', 'change', 'delete', 'unchanged', 'waiting', 'blocked', 'suspended', 'drifted', 'orphaned'] as const).reduce(
+      (n, k) => n + (p.summary[k] ?? 0),
+      0,
+    );
+    expect(counted).toBe(p.objects.length);
+  });
+
   it('marks drift on the object as healed, reported or held (the agent reads this, never the message)', () => {
     const d = desired({ packages: [pkg('zip')], flows: [flow('zip')], deployments: [dep('zip', 'zip', 'zip', { state: 'running' })] });
     const drift = (o: Partial<Parameters<typeof run>[3]>): unknown =>
