@@ -277,33 +277,52 @@ export const MAX_EXPANDED_BYTES = 1024 * 1024;
  * of aliases is bounded by `maxAliasCount`; this bounds what they expand to (900 aliases of a 960 KB
  * scalar pass any count limit and become 860 MB when the spec is hashed). Sizes are source bytes, an
  * alias counted as the size of what it names, computed once per node.
+ *
+ * An alias inside the collection its anchor names (`spec: &a {x: *a}`) expands without end: toJS
+ * would give a value that contains itself, and every later walk of it (schema, hashing) overflows
+ * the stack. It is reported at the alias, as the same rule, before the value is built.
  */
 function aliasBlowUp(doc: Document.Parsed, contents: Node): { at: number; message: string } | null {
   let firstAlias: number | null = null;
+  let cycle: { at: number; message: string } | null = null;
   const memo = new Map<Node, number>();
+  // The collections being sized, from the root down: an alias that resolves to one of them is a cycle.
+  const open = new Set<Node>();
   const size = (node: unknown): number => {
-    if (!node || typeof node !== 'object') return 0;
+    if (!node || typeof node !== 'object' || cycle) return 0;
     const n = node as Node;
+    if (open.has(n)) return 0;
     const known = memo.get(n);
     if (known !== undefined) return known;
-    memo.set(n, 0); // an alias of an enclosing anchor counts once, not forever
     let total = 0;
+    open.add(n);
     if (isAlias(n)) {
       firstAlias ??= n.range?.[0] ?? 0;
-      total = size(n.resolve(doc));
+      const target = n.resolve(doc);
+      if (target && open.has(target)) cycle = selfAlias(n.source, n.range?.[0] ?? 0);
+      else total = size(target);
     } else if (isScalar(n)) {
       total = n.range ? n.range[1] - n.range[0] : String(n.value).length;
     } else if (isMap(n) || isSeq(n)) {
       for (const item of n.items as unknown[]) total += isPair(item) ? size(item.key) + size(item.value) + 2 : size(item) + 1;
     }
+    open.delete(n);
     total = Math.min(total, Number.MAX_SAFE_INTEGER);
     memo.set(n, total);
     return total;
   };
   const total = size(contents);
+  if (cycle) return cycle;
   if (firstAlias === null || total <= MAX_EXPANDED_BYTES) return null;
   return {
     at: firstAlias,
     message: `aliases expand this document to about ${total} bytes, more than the ${MAX_EXPANDED_BYTES} a manifest may have; write the values out instead of repeating them with aliases`,
+  };
+}
+
+function selfAlias(anchor: string, at: number): { at: number; message: string } {
+  return {
+    at,
+    message: `alias *${anchor} is inside the value its anchor &${anchor} names, so it expands without end; write the values out instead of referring to the enclosing value`,
   };
 }
