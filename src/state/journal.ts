@@ -99,26 +99,82 @@ function malformed(objects: object, intents: unknown): string | undefined {
   // state before the first call (~50 ms cold at 20,000 entries, docs/performance.md).
   const all = objects as Record<string, unknown>;
   for (const key in all) {
-    const x = all[key] as Partial<Record<(typeof ENTRY_STRINGS)[number], unknown>> | null;
-    if (typeof x !== 'object' || x === null || Array.isArray(x)) return `objects["${key}"] is not an object`;
-    if (typeof x.kind !== 'string' || typeof x.name !== 'string' || typeof x.id !== 'string' || typeof x.specHash !== 'string')
-      return `objects["${key}"].${ENTRY_STRINGS.find((f) => typeof x[f] !== 'string')!} is not a string`;
+    const bad = malformedEntry(all[key]);
+    if (bad !== undefined) return `objects["${key}"]${bad}`;
   }
   if (intents === undefined) return undefined;
   if (typeof intents !== 'object' || intents === null || Array.isArray(intents)) return 'intents is not an object';
-  for (const [key, i] of Object.entries(intents)) {
-    const x = i as Partial<Record<'key' | 'op' | 'knownIds' | 'match', unknown>> | null;
-    if (typeof x !== 'object' || x === null || typeof x.key !== 'string' || typeof x.op !== 'string')
-      return `intents["${key}"] is not an intent`;
-    if (!Array.isArray(x.knownIds) || typeof x.match !== 'object' || x.match === null) return `intents["${key}"] is not an intent`;
-  }
+  for (const [key, i] of Object.entries(intents)) if (notIntent(i)) return `intents["${key}"] is not an intent`;
   return undefined;
+}
+
+/** What is wrong with an inventory entry (` is not an object`, `.id is not a string`), or undefined. */
+function malformedEntry(entry: unknown): string | undefined {
+  const x = entry as Partial<Record<(typeof ENTRY_STRINGS)[number], unknown>> | null;
+  if (typeof x !== 'object' || x === null || Array.isArray(x)) return ' is not an object';
+  if (typeof x.kind !== 'string' || typeof x.name !== 'string' || typeof x.id !== 'string' || typeof x.specHash !== 'string')
+    return `.${ENTRY_STRINGS.find((f) => typeof x[f] !== 'string')!} is not a string`;
+  return undefined;
+}
+
+function notIntent(intent: unknown): boolean {
+  const x = intent as Partial<Record<'key' | 'op' | 'knownIds' | 'match', unknown>> | null;
+  if (typeof x !== 'object' || x === null || typeof x.key !== 'string' || typeof x.op !== 'string') return true;
+  return !Array.isArray(x.knownIds) || typeof x.match !== 'object' || x.match === null;
+}
+
+const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
+
+/**
+ * What is wrong with a journal record that parsed as JSON (a hand edit, another tool, a packsync
+ * newer than this one), or undefined: the same checks as the snapshot's, so a bad record is
+ * INVENTORY_UNREADABLE at its line, not a JavaScript error where it is first read, and an unknown
+ * op is refused rather than silently dropped.
+ */
+function malformedRecord(r: unknown): string | undefined {
+  if (!isObject(r) || typeof r.seq !== 'number' || typeof r.op !== 'string') return 'not a journal record';
+  switch (r.op) {
+    case 'object': {
+      if (typeof r.key !== 'string') return 'key is not a string';
+      const bad = malformedEntry(r.entry);
+      return bad === undefined ? undefined : `entry${bad}`;
+    }
+    case 'remove':
+    case 'clear-intent':
+      return typeof r.key === 'string' ? undefined : 'key is not a string';
+    case 'intent':
+      return notIntent(r.intent) ? 'intent is not an intent' : undefined;
+    case 'history':
+      return malformedEvent(r.event);
+    default:
+      return `unknown op ${JSON.stringify(r.op)}`;
+  }
+}
+
+/** The least each history event needs for applyHistory to apply it (history.ts); anything more is read leniently there. */
+const EVENT_SHAPES: Record<string, (x: Record<string, unknown>) => boolean> = {
+  rollout: (x) => isObject(x.rollout) && typeof x.rollout.deploymentId === 'string',
+  horizon: (x) => typeof x.at === 'string',
+  drift: (x) => isObject(x.record) && typeof x.record.key === 'string',
+  wave: (x) => typeof x.deploymentId === 'string' && typeof x.wave === 'number',
+  complete: (x) => typeof x.deploymentId === 'string',
+  stop: (x) => typeof x.deploymentId === 'string',
+  gate: (x) => typeof x.deploymentId === 'string' && isObject(x.entry),
+  counts: (x) => typeof x.deploymentId === 'string' && isObject(x.tenants),
+};
+
+function malformedEvent(e: unknown): string | undefined {
+  if (!isObject(e) || typeof e.type !== 'string') return 'event is not a history event';
+  const check = Object.hasOwn(EVENT_SHAPES, e.type) ? EVENT_SHAPES[e.type] : undefined;
+  if (!check) return `unknown history event ${JSON.stringify(e.type)}`;
+  return check(e) ? undefined : `history event "${e.type}" is not shaped as packsync writes it`;
 }
 
 /**
  * Replays the journal over the snapshot. A last line that does not parse (or has no newline) is a
  * write cut short by a crash and is ignored: the change it held was never acknowledged. A bad line
- * before a good one is corruption, and is refused rather than silently skipped.
+ * before a good one is corruption, and is refused rather than silently skipped; so is a whole line
+ * (JSON, newline) that is not a record this packsync writes, wherever it is.
  */
 export function loadState(snapshot: string | null, journal: string | null, names: { snapshot: string; journal: string }): LoadedState {
   const { inventory, seq: snapSeq } = parseSnapshot(snapshot, names.snapshot);
@@ -131,22 +187,23 @@ export function loadState(snapshot: string | null, journal: string | null, names
   for (let i = 0; i < lines.length; i++) {
     const line = lines[i]!;
     if (line.trim() === '' && i === last) break;
-    let r: JournalRecord;
+    let parsed: unknown;
     try {
       if (i === last) throw new Error('no newline');
-      r = JSON.parse(line) as JournalRecord;
-      if (typeof r.seq !== 'number' || typeof r.op !== 'string') throw new Error('not a journal record');
+      parsed = JSON.parse(line);
     } catch (e) {
       const rest = lines.slice(i + 1).join('\n');
       if (rest.replace(/[\s\0]/g, '') === '') {
         torn = true;
         break;
       }
-      throw new InventoryError(
-        `${names.journal} line ${i + 1} is corrupt (${(e as Error).message}); restore the state from a backup or move it away to start over`,
-        { cause: e },
-      );
+      throw corruptLine(names.journal, i, (e as Error).message, e);
     }
+    // A line that parsed, newline and all, was written whole: a bad shape is an edit, never a torn
+    // write, so it is refused even as the last line (not dropped as a crash's leftover).
+    const bad = malformedRecord(parsed);
+    if (bad !== undefined) throw corruptLine(names.journal, i, bad);
+    const r = parsed as JournalRecord;
     if (r.seq <= snapSeq) continue;
     applyRecord(inventory, r);
     seq = Math.max(seq, r.seq);
@@ -158,6 +215,13 @@ export function loadState(snapshot: string | null, journal: string | null, names
     torn,
     snapshotBytes: snapshot === null ? 0 : Buffer.byteLength(snapshot),
   };
+}
+
+function corruptLine(journal: string, index: number, what: string, cause?: unknown): InventoryError {
+  return new InventoryError(
+    `${journal} line ${index + 1} is corrupt (${what}); restore the state from a backup or move it away to start over`,
+    cause === undefined ? undefined : { cause },
+  );
 }
 
 /**

@@ -186,4 +186,54 @@ describe('inventory store (snapshot + journal)', () => {
       message: expect.stringMatching(/journal\.jsonl line 2 is corrupt/),
     });
   });
+
+  it('malformed-journal-record-unreadable: a journal record that is JSON but not shaped as packsync writes it is INVENTORY_UNREADABLE at its line, before a good line or as the last', async () => {
+    // Before: `entry: null` gave "Cannot read properties of null", a number id "id.toLowerCase is
+    // not a function" in plan, and an unknown op was silently dropped.
+    const bad = [
+      ['{"seq":54,"op":"object","key":"Flow/pwsh","entry":null}', 'entry is not an object'],
+      ['{"seq":54,"op":"object","key":"Flow/pwsh","entry":{"kind":"Flow","name":"pwsh","id":42}}', 'entry.id is not a string'],
+      ['{"seq":54,"op":"object","key":7,"entry":{"kind":"Flow","name":"pwsh","id":"42","specHash":"h"}}', 'key is not a string'],
+      ['{"seq":54,"op":"remove"}', 'key is not a string'],
+      ['{"seq":54,"op":"intent","intent":null}', 'intent is not an intent'],
+      ['{"seq":54,"op":"frobnicate"}', 'unknown op "frobnicate"'],
+      ['{"seq":54,"op":"history","event":null}', 'event is not a history event'],
+      ['{"seq":54,"op":"history","event":{"type":"counts","deploymentId":"d","tenants":null}}', 'history event "counts"'],
+      ['{"seq":54,"op":"history","event":{"type":"replay"}}', 'unknown history event "replay"'],
+      ['{"op":"remove","key":"Flow/a"}', 'not a journal record'],
+    ] as const;
+    for (const [record, what] of bad) {
+      for (const [where, after] of [
+        ['before a good line', '{"seq":55,"op":"remove","key":"Flow/b"}\n'],
+        ['as the last line', ''],
+      ] as const) {
+        const dir = await mkdtemp(join(tmpdir(), 'inv-'));
+        const store = await InventoryStore.open(dir);
+        await store.put(entry('a', 'id-a'));
+        await store.close();
+        await appendFile(join(dir, 'journal.jsonl'), '{"seq":53,"op":"remove","key":"Flow/x"}\n' + record + '\n' + after);
+        await expect(loadInventory(dir), `${record} ${where}`).rejects.toMatchObject({
+          code: 'INVENTORY_UNREADABLE',
+          message: expect.stringMatching(/journal\.jsonl line 2 is corrupt \(.*restore the state from a backup or move it away/),
+        });
+        await expect(loadInventory(dir), `${record} ${where}`).rejects.toThrow(what);
+      }
+    }
+  });
+
+  it('malformed-journal-record-unreadable: every record packsync writes still loads, and a torn last line is still ignored', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'inv-'));
+    const store = await InventoryStore.open(dir);
+    await store.setIntent(intent('a'));
+    await store.put(entry('a', 'id-a'));
+    await store.setIntent(intent('b'));
+    await store.clearIntent('Flow/b');
+    await store.remove('Flow/a');
+    await store.flush();
+    await appendFile(join(dir, 'journal.jsonl'), '{"seq":99,"op":"object","key":"Flow/c","entry":null');
+    const back = await loadInventory(dir);
+    expect(back.objects).toEqual({});
+    expect(back.intents).toEqual({});
+    await store.close();
+  });
 });
