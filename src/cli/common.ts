@@ -157,7 +157,8 @@ export function openCommandState(
   const stateDir = resolveStateDir(opts, io);
   const stateUrl = opts.stateUrl ?? io.env.PACKSYNC_STATE_URL;
   if (stateUrl) secrets.push(...connectionSecrets(io.env.AZURE_STORAGE_CONNECTION_STRING));
-  return { stateDir, state: openState({ stateDir, stateUrl, env: io.env, warn, existing }) };
+  const dirGiven = (opts.stateDir ?? io.env.PACKSYNC_STATE_DIR) !== undefined;
+  return { stateDir, state: openState({ stateDir, stateUrl, env: io.env, warn, existing, dirGiven }) };
 }
 
 /** `--state-dir`, else env `PACKSYNC_STATE_DIR`, else `./.packsync`; offline commands (`state`) use it too. */

@@ -4,6 +4,7 @@
  * goes through here: the engine opens a store per pass, `plan` and `export` read without the lock,
  * `apply` and `run` hold the lock for the whole process.
  */
+import { stat } from 'node:fs/promises';
 import { lockDirectory } from './dir-lock.js';
 import type { HeldLock } from './dir-lock.js';
 import type { ContainerClient } from '@azure/storage-blob';
@@ -54,11 +55,18 @@ export interface StateOptions {
    * whose container is missing is an error, never read as empty or created (a typo in --state-url).
    */
   existing?: boolean;
+  /**
+   * The state directory was named (`--state-dir`, `PACKSYNC_STATE_DIR`), not the default
+   * `./.packsync`. With `existing`, a named directory that does not exist is an error, as a missing
+   * container is (a typo in --state-dir); the default missing is a repository with no state yet
+   * (an account exported to bring it under git), read as empty.
+   */
+  dirGiven?: boolean;
 }
 
 export function openState(o: StateOptions): State {
   if (o.stateUrl) return remoteState(o.stateUrl, o);
-  return directoryState(o.stateDir, o.warn);
+  return directoryState(o.stateDir, o.warn, o.existing === true && o.dirGiven === true);
 }
 
 /** The store for a pass: from a State, or (tests, benchmarks, the demo) a bare directory, unlocked. */
@@ -66,16 +74,27 @@ export function openStore(state: State | string): Promise<InventoryStore> {
   return typeof state === 'string' ? InventoryStore.open(state) : state.openStore();
 }
 
-function directoryState(dir: string, warn: (message: string) => void): State {
+function directoryState(dir: string, warn: (message: string) => void, mustExist: boolean): State {
   const backend = new DirectoryBackend(dir);
   let held: HeldLock | null = null;
+  // Checked before anything reads or creates the directory (the lock creates it): a mistyped
+  // --state-dir must not list nothing, export every owned object again as unowned, or make a new state.
+  let found: Promise<void> | null = null;
+  const present = (): Promise<void> => (mustExist ? (found ??= requireDirectory(dir)) : Promise.resolve());
   return {
     description: backend.description,
     location: dir,
     localDir: dir,
-    read: async () => (await readBackend(backend)).inventory,
-    openStore: () => InventoryStore.openOn(backend),
+    read: async () => {
+      await present();
+      return (await readBackend(backend)).inventory;
+    },
+    openStore: async () => {
+      await present();
+      return InventoryStore.openOn(backend);
+    },
     lock: async () => {
+      await present();
       held ??= await lockDirectory(dir, warn);
       const lease = held;
       backend.fence = (deep) => lease.assertHeld(deep);
@@ -88,6 +107,20 @@ function directoryState(dir: string, warn: (message: string) => void): State {
     held: () => held !== null,
     requests: new DirectoryRequestQueue(dir),
   };
+}
+
+async function requireDirectory(dir: string): Promise<void> {
+  const st = await stat(dir).catch((e: unknown) => {
+    if ((e as NodeJS.ErrnoException).code === 'ENOENT') return null;
+    throw e;
+  });
+  if (st?.isDirectory()) return;
+  throw new StateError(
+    'STATE_NOT_FOUND',
+    st
+      ? `${dir} is not a directory, so there is no state there; check --state-dir (or PACKSYNC_STATE_DIR)`
+      : `the state directory ${dir} does not exist, so there is no state there; check --state-dir (or PACKSYNC_STATE_DIR): a new state is made by the first apply, which creates the directory`,
+  );
 }
 
 export interface AzblobLocation {

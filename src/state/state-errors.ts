@@ -19,6 +19,8 @@ export type StateErrorCode =
   | 'STATE_REMOTE_ERROR'
   /** `--state-url` or its credentials are missing or malformed. */
   | 'STATE_CONFIG'
+  /** A command that needs an existing state was given a state directory that does not exist. */
+  | 'STATE_NOT_FOUND'
   /** Remote state was opened for writing without its lock (a bug, never a user error). */
   | 'STATE_NOT_LOCKED';
 

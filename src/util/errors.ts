@@ -61,6 +61,7 @@ export const ERROR_CODES = {
   STATE_WRITE_FAILED: 'transient',
   STATE_REMOTE_ERROR: 'transient',
   STATE_CONFIG: 'terminal',
+  STATE_NOT_FOUND: 'terminal',
   STATE_NOT_LOCKED: 'terminal',
   STATE_SHARED_ID: 'terminal',
   // Promotion gates.

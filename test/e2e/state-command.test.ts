@@ -4,7 +4,7 @@
  * without touching the live object (the next plan reports it as a conflict naming --adopt), and a
  * refused edit leaves the state file byte for byte as it was.
  */
-import { readFile, writeFile } from 'node:fs/promises';
+import { readdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { lockDirectory } from '../../src/state/dir-lock.js';
@@ -360,14 +360,29 @@ describe('packsync state', () => {
     expect(Object.keys((await inventory(c.stateDir)).objects)).not.toContain('Package/pwsh');
   });
 
-  it('an empty or missing state lists as empty and creates nothing', async () => {
-    const dir = join(await tempDir('packsync-state-'), 'never-written');
-    const list = await cli(['state', 'list'], { PACKSYNC_STATE_DIR: dir });
+  it('an empty state, or the default ./.packsync not made yet, lists as empty; a named directory that does not exist is STATE_NOT_FOUND; nothing is created', async () => {
+    const parent = await tempDir('packsync-state-');
+    const list = await cli(['state', 'list'], { PACKSYNC_STATE_DIR: parent });
     expect(list.code).toBe(0);
     expect(list.stdout).toContain('is empty');
-    const rm = await cli(['state', 'rm', 'Flow/pwsh'], { PACKSYNC_STATE_DIR: dir });
+    const rm = await cli(['state', 'rm', 'Flow/pwsh'], { PACKSYNC_STATE_DIR: parent });
     expect(rm.code).toBe(1);
     expect(rm.stderr).toContain('the state in');
-    await expect(readFile(join(dir, 'inventory.json'))).rejects.toThrow();
+    await expect(readFile(join(parent, 'inventory.json'))).rejects.toThrow();
+    // No --state-dir and no PACKSYNC_STATE_DIR: ./.packsync may not exist yet.
+    const byDefault = await cli(['state', 'list'], {}, parent);
+    expect(byDefault.code).toBe(0);
+    expect(byDefault.stdout).toContain('is empty');
+    // A named one that does not exist is a typo, as a missing container is for --state-url.
+    const dir = join(parent, 'never-written');
+    for (const args of [
+      ['state', 'list'],
+      ['state', 'rm', 'Flow/pwsh'],
+    ]) {
+      const r = await cli(args, { PACKSYNC_STATE_DIR: dir });
+      expect(r.code).toBe(1);
+      expect(r.stderr).toContain('STATE_NOT_FOUND');
+    }
+    expect(await readdir(parent)).toEqual([]);
   });
 });
