@@ -98,7 +98,7 @@ function requireDeployment(inv: Inventory, key: string, location: string): void 
     if (!inv.objects[flow]) throw new GateCommandError('GATE_NO_DEPLOYMENT', `${flow} is not in the state in ${location}`);
     return;
   }
-  requireKnown(inv, parseStateKey(key, 'DEPLOYMENT'), 'Deployment', location, (m) => new GateCommandError('GATE_NO_DEPLOYMENT', m));
+  requireKnown(inv, parseStateKey(key, 'DEPLOYMENT'), location, (m) => new GateCommandError('GATE_NO_DEPLOYMENT', m));
 }
 
 async function runLocked(input: GateCommandInput, rt: Runtime, io: CliIo): Promise<void> {

@@ -83,7 +83,7 @@ function registerShow({ state, io, stateDir, output }: StateSubcommands): void {
     const { state: st } = openCommandState(opts, io);
     const inv = await st.read();
     const k = parseStateKey(arg, 'KEY');
-    requireKnown(inv, k, 'KEY', st.location);
+    requireKnown(inv, k, st.location);
     const entry = inv.objects[k.key];
     const intent = inv.intents[k.key];
     if (opts.output === 'json')
@@ -107,7 +107,7 @@ function registerMv({ state, io, stateDir }: StateSubcommands): void {
     const r = await editLocked(
       opts,
       io,
-      (inv, where) => requireKnown(inv, from, 'OLD', where),
+      (inv, where) => requireKnown(inv, from, where),
       (inv) => moveEntry(inv, from, to, new Date().toISOString()),
     );
     io.stdout(`Moved ${from.key} to ${to.key}.`);
@@ -139,7 +139,7 @@ function registerRm({ state, io, stateDir }: StateSubcommands): void {
       opts,
       io,
       // Every key is checked before anything is forgotten: a typo in the third key forgets nothing.
-      (inv, where) => keys.forEach((k) => requireKnown(inv, k, 'KEY', where)),
+      (inv, where) => keys.forEach((k) => requireKnown(inv, k, where)),
       (inv) => ({
         forgotten: forgetEntries(inv, keys),
         left: keys.filter((k) => !k.superseded).flatMap((k) => supersededKeys(inv, k.key).map(([key]) => key)),

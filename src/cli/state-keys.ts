@@ -78,14 +78,14 @@ export function knownKeys(inv: Inventory): Set<string> {
 export function requireKnown(
   inv: Inventory,
   k: StateKey,
-  label: string,
   stateDir: string,
   fail: (message: string) => Error = (message) => new StateKeyError(message),
 ): void {
   const known = knownKeys(inv);
   if (known.has(k.key)) return;
-  // Named by its kind (`Deployment "zoomm"`) when the label is the kind, else by the argument's label.
-  const subject = label === k.kind ? `${k.kind} "${k.name}"` : `${label} "${k.key}"`;
+  // Named as a person says it (`Deployment "zoomm"`), not by the argument's placeholder (`KEY "…"`
+  // read as shouting); a superseded entry by its whole key, whose `#id` is part of what was typed.
+  const subject = k.superseded ? `the superseded entry "${k.key}"` : `${k.kind} "${k.name}"`;
   if (known.size === 0) throw fail(`${subject} is not in the state: the state in ${stateDir} is empty`);
   throw fail(`${subject} is not in the state in ${stateDir}${suggestion(k.key, known)}; \`packsync state list\` shows every key`);
 }

@@ -68,14 +68,17 @@ export function parseSnapshot(text: string | null, name: string): { inventory: I
     );
   }
   const inv = (typeof data === 'object' && data !== null ? data : {}) as Partial<Inventory> & { seq?: unknown };
-  if (inv.version !== INVENTORY_VERSION || typeof inv.objects !== 'object' || inv.objects === null) {
+  if (inv.version !== INVENTORY_VERSION) {
     throw new InventoryError(
       `${name} has an unknown format (version ${String(inv.version)}; this packsync reads version ${INVENTORY_VERSION}); restore it from a backup or move it away to start over`,
     );
   }
+  // The right version with no objects map is a damaged file, not a format from another packsync: say what is wrong.
+  const unknown = (bad: string): InventoryError =>
+    new InventoryError(`${name} has an unknown format (${bad}); restore it from a backup or move it away to start over`);
+  if (typeof inv.objects !== 'object' || inv.objects === null || Array.isArray(inv.objects)) throw unknown('objects is not an object');
   const bad = malformed(inv.objects, inv.intents);
-  if (bad !== undefined)
-    throw new InventoryError(`${name} has an unknown format (${bad}); restore it from a backup or move it away to start over`);
+  if (bad !== undefined) throw unknown(bad);
   const history = (data as { history?: unknown }).history;
   return {
     inventory: {

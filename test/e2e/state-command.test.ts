@@ -112,7 +112,7 @@ describe('packsync state', () => {
 
     const typo = await cli(['state', 'show', 'Deployment/pwsh-7-4-7'], c.offline);
     expect(typo.code).toBe(1);
-    expect(typo.stderr).toContain('KEY "Deployment/pwsh-7-4-7" is not in the state');
+    expect(typo.stderr).toContain('STATE_KEY: Deployment "pwsh-7-4-7" is not in the state in');
     expect(typo.stderr).toContain('did you mean "Deployment/pwsh-7-4-6"?');
 
     const badKind = await cli(['state', 'show', 'deployment/pwsh-7-4-6'], c.offline);
@@ -208,7 +208,7 @@ describe('packsync state', () => {
 
     const unknownOld = await cli(['state', 'mv', 'Deployment/pwsh', 'Deployment/powershell'], c.offline);
     expect(unknownOld.code).toBe(1);
-    expect(unknownOld.stderr).toContain('OLD "Deployment/pwsh" is not in the state');
+    expect(unknownOld.stderr).toContain('STATE_KEY: Deployment "pwsh" is not in the state in');
 
     const rm = await cli(['state', 'rm', 'Deployment/pwsh-7-4-6', 'Flow/pwsj'], c.offline);
     expect(rm.code).toBe(1);
