@@ -117,6 +117,15 @@ export function appIndex(spec: BaselineSpec, written: string): number {
   return spec.apps.findIndex((a) => a.app.toLowerCase() === w || (a.name ?? appSlug(a.app)) === w);
 }
 
+/**
+ * Two entries whose objects would share one name part (`<baseline>.<part>.<ring>`): says which entry
+ * has it already and what to write in one of them, so the message can be acted on as it stands.
+ */
+function duplicateApp(first: AppEntry, index: number, slug: string): string {
+  const from = first.name ? 'by its `name:`' : `from app "${first.app}"`;
+  return `apps[${index}] already names its objects "${slug}" (${from}): give this entry or apps[${index}] another name part with \`name:\` (for example \`name: ${slug}-2\`), so their flows, packages and deployments get distinct names`;
+}
+
 /** Rings an app is rolled to, in the order `rings` lists them. */
 export function ringsOf(spec: BaselineSpec, app: AppEntry): string[] {
   const all = Object.keys(spec.rings);
@@ -142,12 +151,7 @@ export function checkReferences(spec: BaselineSpec, out: BaselineProblems): void
     const slug = a.name ?? appSlug(a.app);
     const first = slugs.get(slug);
     if (first === undefined) slugs.set(slug, i);
-    else
-      out.at(
-        ['spec', 'apps', i, a.name ? 'name' : 'app'],
-        'baseline.duplicate-app',
-        `apps[${first}] already names objects "${slug}"; give one of them another name:`,
-      );
+    else out.at(['spec', 'apps', i, a.name ? 'name' : 'app'], 'baseline.duplicate-app', duplicateApp(spec.apps[first]!, first, slug));
   });
   spec.overrides?.forEach((o, i) => {
     o.rings?.forEach((r, j) => ring(r, ['spec', 'overrides', i, 'rings', j]));
