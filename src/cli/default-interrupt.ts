@@ -19,12 +19,21 @@ export function interruptLine(argv: readonly string[]): string {
   return `Interrupted: packsync ${command} stopped before it finished; run it again to finish (what it recorded is kept).`;
 }
 
-/** Installs the fallback for SIGINT; `say` writes the line. */
+/**
+ * Installs the fallbacks for SIGINT and SIGTERM (a cancelled CI job, `kill`); `say` writes the line.
+ * SIGTERM's says which signal it was and exits 143, as its default would have, but not silently.
+ */
 export function installDefaultInterrupt(argv: readonly string[], say: (line: string) => void): void {
-  onSignalFallback('SIGINT', () => {
-    if (handlersOf('SIGINT') > 0) return;
-    say(interruptLine(argv));
-    // With a lock held, its release ends the process with 130 once released.
-    if (!releasesPending()) process.exit(130);
-  });
+  for (const [signal, code] of [
+    ['SIGINT', 130],
+    ['SIGTERM', 143],
+  ] as const) {
+    onSignalFallback(signal, () => {
+      if (handlersOf(signal) > 0) return;
+      const line = interruptLine(argv);
+      say(signal === 'SIGINT' ? line : line.replace(/^Interrupted/, 'Stopped by SIGTERM'));
+      // With a lock held, its release ends the process with the signal's code once released.
+      if (!releasesPending()) process.exit(code);
+    });
+  }
 }

@@ -42,8 +42,6 @@ export function onProcessEnd(release: Release): () => void {
     if (listeners.has(signal)) continue;
     const listener = (): void => {
       if (handlersOf(signal) > 0) return;
-      // One line, as a Ctrl-C's: a CI job cancelled with SIGTERM otherwise ends with no word of why.
-      process.stderr.write(`Stopped by ${signal} (exit ${code}): the state lock is released; run the same command again to go on\n`);
       const all = [...releases].map((r) =>
         Promise.resolve()
           .then(r)

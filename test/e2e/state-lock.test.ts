@@ -123,7 +123,7 @@ describe('state lock', () => {
       const end = await p.done;
       expect(end.code, end.stderr).toBe(code);
       // sigterm-silent: a SIGTERM (a cancelled CI job) says so in one line, as apply's own Ctrl-C does (regression: nothing on stderr).
-      expect(end.stderr).toMatch(signal === 'SIGTERM' ? /Stopped by SIGTERM \(exit 143\)/ : /Interrupted/);
+      expect(end.stderr).toMatch(signal === 'SIGTERM' ? /Stopped by SIGTERM: packsync apply stopped before it finished/ : /Interrupted/);
       expect(await exists(join(stateDir, 'lock'))).toBe(false);
       // What it recorded before the stop is whole, and the next apply resumes from it.
       const next = await finish(spawnCli(['apply', '--auto-approve', repo, '--log-level', 'silent'], env(stateDir)));
