@@ -11,7 +11,7 @@ import { readUnmanagedRadar } from '../export/radar.js';
 import type { RadarResult } from '../export/radar.js';
 import { chooseApps, dirManifests, namesRadarApp, radarManifests, writeManifests } from '../export/radar-write.js';
 import type { DirManifests } from '../export/radar-write.js';
-import { coverage, ownedFlows, pickTenants } from '../export/report-read.js';
+import { coverUnread, coverage, ownedFlows, pickTenants } from '../export/report-read.js';
 import { loadManifests } from '../manifests/load.js';
 import { addCommonOptions, buildRuntime } from './common.js';
 import type { CommonOptions } from './common.js';
@@ -55,8 +55,12 @@ export function registerRadarCommand(program: Command, io: CliIo): void {
         rt.api.searchApps({ disablePaging: true }).then((p) => p.items),
         rt.api.listPackages({ disablePaging: true }).then((p) => p.items),
       ]);
-      const flows = await ownedFlows(rt.api, inventory);
-      result = await readUnmanagedRadar(rt.api, pickTenants(tenants, opts.tenant), catalog, coverage(flows, packages, names, catalog));
+      const { flows, unread } = await ownedFlows(rt.api, inventory);
+      // A flow whose read failed still covers what the state says it does (never listed, nor written, as unmanaged).
+      const covered = coverage(flows, packages, names, catalog);
+      coverUnread(covered, unread, inventory, catalog);
+      for (const u of unread) io.stderr(`Warning: flow ${u.flow} could not be read (${u.error}); its apps are taken from the state`);
+      result = await readUnmanagedRadar(rt.api, pickTenants(tenants, opts.tenant), catalog, covered);
       today = rt.api.serviceTime?.() ?? today;
     } finally {
       await rt.close();

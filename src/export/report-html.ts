@@ -39,6 +39,12 @@ export function renderReportHtml(r: Report): string {
         .map((m) => `${esc(m.tenant)} (${esc(m.error)})`)
         .join('; ')}. Their unmanaged apps are missing from this report.</div>`,
     );
+  if (r.missingFlows.length > 0)
+    parts.push(
+      `<div class="warn" id="missing-flows"><b>Flows could not be read:</b> ${r.missingFlows
+        .map((m) => `${esc(m.flow)} (${esc(m.error)})`)
+        .join('; ')}. Their rollouts' status is Unknown, and a rollout of theirs the history never recorded is missing.</div>`,
+    );
   if (r.empty) parts.push('<p class="empty" id="no-data">Nothing was rolled out and no drift was found in this period.</p>');
   const shared = sharedDrift(r);
   if (shared.length > 0)

@@ -37,6 +37,12 @@ export function renderReportMarkdown(r: Report): string {
       `> **Radar could not be read for:** ${r.missingTenants.map((m) => `${cell(m.tenant)} (${cell(m.error)})`).join('; ')}. Their unmanaged apps are missing.`,
       '',
     );
+  if (r.missingFlows.length > 0)
+    out.push(
+      `> **Flows could not be read:** ${r.missingFlows.map((m) => `${cell(m.flow)} (${cell(m.error)})`).join('; ')}. ` +
+        `Their rollouts' status is Unknown, and a rollout of theirs the history never recorded is missing.`,
+      '',
+    );
   if (r.empty) out.push('_Nothing was rolled out and no drift was found in this period._', '');
   const shared = sharedDrift(r);
   if (shared.length > 0)

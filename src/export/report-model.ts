@@ -9,6 +9,14 @@ import type { MissingTenant, RadarApp } from './radar.js';
 
 export const REPORT_SCHEMA = 'packsync.dev/report/v1';
 
+/** An owned flow whose details could not be read (after the client's retries): neither live nor deleted. */
+export interface UnreadFlow {
+  flowId: string;
+  /** The state's manifest name of the flow (its id when no Flow key owns it any more). */
+  flow: string;
+  error: string;
+}
+
 /** One rollout as known from the state's history merged with the live deployment. */
 export interface RolloutFacts {
   deploymentId: string;
@@ -72,6 +80,8 @@ export interface Report {
   tenants: ReportTenant[];
   /** Tenants whose radar could not be read. */
   missingTenants: MissingTenant[];
+  /** Owned flows whose details could not be read: their rollouts' status is `Unknown`, one the history never recorded is missing. */
+  missingFlows: UnreadFlow[];
   drift: DriftRecord[];
   totals: { rollouts: number; completed: number; installed: number; failed: number; holds: number; radarApps: number };
   /**
@@ -95,6 +105,7 @@ export interface ReportFacts {
   releases: Map<string, string>;
   drift: DriftRecord[];
   radar: { apps: RadarApp[]; missing: MissingTenant[] };
+  missingFlows: UnreadFlow[];
 }
 
 const HOUR = 3_600_000;
@@ -127,6 +138,7 @@ export function buildReport(f: ReportFacts): Report {
     empty: tenants.every((t) => t.rollouts.length === 0) && drift.length === 0,
     tenants,
     missingTenants: f.radar.missing,
+    missingFlows: f.missingFlows,
     drift,
     totals: {
       rollouts: rollouts.length,

@@ -10,11 +10,11 @@ import type { V1DeploymentViewModel, V1FlowDetailsViewModel, V1PackageViewModel,
 import type { Inventory } from '../state/inventory-types.js';
 import type { History, RolloutHistory, TenantCounts, WaveReached } from '../state/history.js';
 import { mapLimit } from '../util/map-limit.js';
-import { PacksyncError } from '../util/errors.js';
+import { PacksyncError, errorCode, errorMessage } from '../util/errors.js';
 import { readUnmanagedRadar, tenantName } from './radar.js';
 import type { Coverage } from './radar.js';
 import { buildReport, releaseKey, rolloutTimes } from './report-model.js';
-import type { Report, RolloutFacts } from './report-model.js';
+import type { Report, RolloutFacts, UnreadFlow } from './report-model.js';
 
 export class ReportError extends PacksyncError<'REPORT_UNKNOWN_TENANT'> {}
 
@@ -55,12 +55,14 @@ export async function readReport(input: ReportInput): Promise<Report> {
   // outside it cost no wave live or catalog read.
   const now = api.serviceTime?.() ?? input.now;
   const { from, to } = input.period(now);
-  const flows = await ownedFlows(api, inventory);
+  const { flows, unread } = await ownedFlows(api, inventory);
   const all = mergeRollouts(inventory, flows, new Map(packages.map((p) => [p.id, p])));
+  markUnread(all, unread, inventory);
   const rollouts = all.filter((r) => inPeriod(r, from, to));
   await addLiveCounts(api, flows, rollouts);
   const releases = await readReleases(api, rollouts);
   const covered = coverage(flows, packages, input.coveredNames ?? [], catalog);
+  coverUnread(covered, unread, inventory, catalog);
   const radar = await readUnmanagedRadar(api, tenants, catalog, covered);
   return buildReport({
     generatedAt: now.toISOString(),
@@ -71,18 +73,38 @@ export async function readReport(input: ReportInput): Promise<Report> {
     releases,
     drift: inventory.history?.drift ?? [],
     radar,
+    missingFlows: unread,
   });
 }
 
-export async function ownedFlows(api: PacksyncApi, inventory: Inventory): Promise<V1FlowDetailsViewModel[]> {
+export interface OwnedFlows {
+  flows: V1FlowDetailsViewModel[];
+  /** Flows whose read failed: what they would have said is unknown, never taken as a deletion. */
+  unread: UnreadFlow[];
+}
+
+export async function ownedFlows(api: PacksyncApi, inventory: Inventory): Promise<OwnedFlows> {
   const ids = new Set<string>();
+  const names = new Map<string, string>();
   for (const e of Object.values(inventory.objects)) {
-    if (e.kind === 'Flow') ids.add(e.id);
+    if (e.kind === 'Flow') {
+      ids.add(e.id);
+      names.set(e.id, e.name);
+    }
     if (e.kind === 'Deployment' && e.flowId) ids.add(e.flowId);
   }
-  // A flow deleted since (pruned, replaced) has no details any more; its history still reports.
-  const got = await mapLimit([...ids], 4, (id) => api.getFlow(id).catch(() => null));
-  return got.filter((f): f is V1FlowDetailsViewModel => f !== null && !f.deleted);
+  const unread: UnreadFlow[] = [];
+  const got = await mapLimit([...ids], 4, (id) =>
+    api.getFlow(id).catch((e: unknown) => {
+      // Only a 404 says the flow was deleted since (pruned, replaced); its history still reports. Any
+      // other failure is a read that did not happen (docs/reports.md#a-flow-read-that-fails).
+      if (errorCode(e) !== 'API_NOT_FOUND')
+        unread.push({ flowId: id, flow: names.get(id) ?? id, error: `${errorCode(e)}: ${errorMessage(e)}` });
+      return null;
+    }),
+  );
+  unread.sort((a, b) => a.flow.localeCompare(b.flow));
+  return { flows: got.filter((f): f is V1FlowDetailsViewModel => f !== null && !f.deleted), unread };
 }
 
 function mergeRollouts(inventory: Inventory, flows: V1FlowDetailsViewModel[], packages: Map<string, V1PackageViewModel>): RolloutFacts[] {
@@ -119,6 +141,39 @@ function markRemoved(out: Map<string, RolloutFacts>, flows: V1FlowDetailsViewMod
   for (const r of out.values()) {
     const live = r.flowId ? read.get(r.flowId) : undefined;
     if (r.status === null && live && !live.has(r.deploymentId)) r.status = 'Removed';
+  }
+}
+
+/**
+ * A recorded rollout of a flow whose read failed: its status is `Unknown`, not the `null` of a flow
+ * deleted since (the read says nothing either way). A rollout the history never recorded cannot be
+ * told at all: the report names the flow (`missingFlows`) so its absence is not read as "none".
+ */
+function markUnread(rollouts: RolloutFacts[], unread: UnreadFlow[], inventory: Inventory): void {
+  if (unread.length === 0) return;
+  const ids = new Set(unread.map((u) => u.flowId));
+  for (const r of rollouts) {
+    // An older history has no flow id: the owning Deployment key's flow says which flow it is.
+    const flowId = r.flowId ?? inventory.objects[r.key]?.flowId;
+    if (r.status === null && flowId && ids.has(flowId)) r.status = 'Unknown';
+  }
+}
+
+/**
+ * What a flow whose read failed covers for radar, from the state: the catalog apps of its recorded
+ * rollouts and the app its applied spec names. Without it an owned app would be listed as unmanaged.
+ */
+export function coverUnread(covered: Coverage, unread: UnreadFlow[], inventory: Inventory, catalog: { id: string; name: string }[]): void {
+  if (unread.length === 0) return;
+  const ids = new Set(unread.map((u) => u.flowId));
+  for (const h of inventory.history?.rollouts ?? []) if (h.appId && ids.has(h.flowId)) covered.appIds.add(h.appId);
+  const byName = new Map(catalog.map((a) => [a.name.toLowerCase(), a.id]));
+  for (const e of Object.values(inventory.objects)) {
+    const app = (e.spec as { app?: unknown } | null)?.app;
+    if (e.kind !== 'Flow' || !ids.has(e.id) || typeof app !== 'string') continue;
+    covered.names.add(app.toLowerCase());
+    const id = byName.get(app.toLowerCase());
+    if (id) covered.appIds.add(id);
   }
 }
 

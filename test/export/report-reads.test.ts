@@ -1,0 +1,73 @@
+/**
+ * What the report makes of its reads (docs/reports.md#what-it-reads) against the simulator: an owned
+ * flow whose read fails is named and its rollouts are unknown, never taken for deleted.
+ */
+import { readFile, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import type { Report } from '../../src/export/report-model.js';
+import type { Inventory } from '../../src/state/inventory-types.js';
+import { cli } from '../support/cli.js';
+import { PILOT_FIRST, SEVEN_ZIP_PACKAGE, deploymentDoc, flowDoc, yamlDocs } from '../support/manifests.js';
+import { tempDir } from '../support/repo.js';
+import type { SimEnv } from '../support/sim.js';
+import { useSim } from '../support/use-sim.js';
+
+const HOUR = 3600;
+const KEY = 'Deployment/seven-zip-24-08';
+
+let s: SimEnv;
+useSim((x) => (s = x), { timeScale: 60 });
+
+async function applied(): Promise<string> {
+  const repo = await tempDir('packsync-repo-');
+  const yaml = yamlDocs(
+    SEVEN_ZIP_PACKAGE,
+    flowDoc('seven-zip', '7-Zip', [`patchGroup: ${PILOT_FIRST}`, 'flags: [radarTracking]']),
+    deploymentDoc('seven-zip-24-08', 'seven-zip', 'running'),
+  );
+  await writeFile(join(repo, 'all.yaml'), yaml);
+  for (let i = 0; i < 2; i++) {
+    const r = await cli(['apply', '--auto-approve', repo], s.env);
+    expect(r.code, r.stderr).toBe(0);
+    await s.sim.advance(HOUR);
+  }
+  return repo;
+}
+
+async function inventory(): Promise<Inventory> {
+  return JSON.parse(await readFile(join(s.stateDir, 'inventory.json'), 'utf8')) as Inventory;
+}
+
+describe('report reads', () => {
+  it('failed-flow-read-not-deleted: a flow whose read fails is named, its rollouts are Unknown (not deleted), its app is not unmanaged', async () => {
+    await applied();
+    const flowId = Object.values((await inventory()).objects).find((e) => e.kind === 'Flow')!.id;
+    const run = async (): Promise<{ r: Report; stderr: string }> => {
+      const out = await cli(['report', '--format', 'json', '--from', '2020-01-01'], s.env);
+      expect(out.code, out.stderr).toBe(0);
+      return { r: JSON.parse(out.stdout) as Report, stderr: out.stderr };
+    };
+    const good = (await run()).r;
+    const radar = async (): Promise<string[]> => {
+      const out = await cli(['radar', '--output', 'json'], s.env);
+      expect(out.code, out.stderr).toBe(0);
+      return (JSON.parse(out.stdout) as { apps: { tenant: string; name: string }[] }).apps.map((a) => `${a.tenant} ${a.name}`);
+    };
+    const goodRadar = await radar();
+    await s.sim.admin('PUT', '/_sim/faults', `5xx=1,method=GET,path=/flow/${flowId}`);
+    const { r, stderr } = await run();
+    expect(r.missingFlows).toEqual([{ flowId, flow: 'seven-zip', error: expect.stringContaining('API_UNAVAILABLE') as string }]);
+    expect(stderr).toContain('flow seven-zip could not be read');
+    const rows = r.tenants.flatMap((t) => t.rollouts);
+    expect(rows.length).toBe(good.tenants.flatMap((t) => t.rollouts).length);
+    for (const x of rows) expect(x).toMatchObject({ deployment: KEY, status: 'Unknown' });
+    // Its app is still covered by an owned flow: radar does not call it unmanaged.
+    expect(r.tenants.flatMap((t) => t.radar).map((a) => a.name)).toEqual(good.tenants.flatMap((t) => t.radar).map((a) => a.name));
+    expect(r.totals.rollouts).toBe(good.totals.rollouts);
+    const md = await cli(['report', '--format', 'markdown', '--from', '2020-01-01'], s.env);
+    expect(md.stdout).toContain('Flows could not be read');
+    // `packsync radar` reads the owned flows the same way: an unread one's app is not listed as unmanaged.
+    expect(await radar()).toEqual(goodRadar);
+  });
+});
