@@ -8,7 +8,7 @@
 import type { PacksyncApi } from '../api/operations.js';
 import type { V1DeploymentViewModel, V1FlowDetailsViewModel, V1PackageViewModel, V1TenantViewModel } from '../api/wire/index.js';
 import type { Inventory } from '../state/inventory-types.js';
-import type { History, RolloutHistory, TenantCounts, WaveReached } from '../state/history.js';
+import type { History, HistoryGateEntry, RolloutHistory, TenantCounts, WaveReached } from '../state/history.js';
 import { mapLimit } from '../util/map-limit.js';
 import { PacksyncError, errorCode, errorMessage } from '../util/errors.js';
 import { readUnmanagedRadar, tenantName } from './radar.js';
@@ -113,6 +113,8 @@ function mergeRollouts(inventory: Inventory, flows: V1FlowDetailsViewModel[], pa
   const out = new Map<string, RolloutFacts>();
   for (const h of inventory.history?.rollouts ?? []) out.set(h.deploymentId, fromHistory(h));
   const early = earlyWaves(inventory.history);
+  const earlyGates = new Map<string, HistoryGateEntry[]>();
+  for (const g of inventory.history?.earlyGates ?? []) earlyGates.set(g.deploymentId, [...(earlyGates.get(g.deploymentId) ?? []), g.entry]);
   for (const f of flows) {
     const waves = [...f.waves].sort((a, b) => a.index - b.index).map((w) => [...w.tenantIds]);
     for (const d of f.deployments) {
@@ -123,6 +125,8 @@ function mergeRollouts(inventory: Inventory, flows: V1FlowDetailsViewModel[], pa
         const r = fromLive(d, f, waves, keys.get(d.id), packages.get(d.packageId));
         // A wave packsync moved it into before the history recorded it keeps the skip's time.
         for (const w of early.get(d.id) ?? []) r.reached.push({ wave: w.wave, at: w.at, by: w.by });
+        // A promote (with its reason) made before the history recorded the rollout is shown too.
+        r.gates.push(...(earlyGates.get(d.id) ?? []));
         out.set(d.id, r);
       }
     }

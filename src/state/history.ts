@@ -86,7 +86,15 @@ export interface History {
    * keeps the skip's own time; the newest EARLY_CAP are kept (a rollout trimmed away never claims its own).
    */
   early?: WaveReached[];
+  /**
+   * Gate entries made before the history recorded the rollout: a `packsync promote` (its reason and
+   * `by`), a break glass or a gate's skip of a deployment started in the same pass. Claimed like
+   * `early` when the rollout is recorded; without them the report lost the promote's reason.
+   */
+  earlyGates?: EarlyGate[];
 }
+
+export type EarlyGate = { deploymentId: string; entry: HistoryGateEntry };
 
 export type WaveReached = { deploymentId: string; wave: number; at: string; by: 'service' | 'gate' | 'command' };
 
@@ -191,6 +199,7 @@ export function applyHistory(h: History, e: HistoryEvent): void {
   const r = ix.rollouts.get(e.deploymentId);
   if (!r) {
     if (e.type === 'wave') keepEarly(h, e);
+    if (e.type === 'gate') keepEarlyGate(h, e);
     return;
   }
   switch (e.type) {
@@ -204,8 +213,7 @@ export function applyHistory(h: History, e: HistoryEvent): void {
       r.stoppedAt = e.at;
       return;
     case 'gate':
-      r.gates.push(e.entry);
-      if (r.gates.length > GATE_CAP) r.gates.splice(0, r.gates.length - GATE_CAP);
+      addGate(r, e.entry);
       return;
     case 'counts':
       if (e.wave !== undefined) r.countsWave = Math.max(r.countsWave ?? 0, e.wave);
@@ -228,12 +236,30 @@ function keepEarly(h: History, e: WaveReached): void {
   if (early.length > EARLY_CAP + EARLY_CAP / 4) early.splice(0, early.length - EARLY_CAP);
 }
 
-/** Moves the early waves of a rollout just recorded into it. */
+function addGate(r: RolloutHistory, entry: HistoryGateEntry): void {
+  r.gates.push(entry);
+  if (r.gates.length > GATE_CAP) r.gates.splice(0, r.gates.length - GATE_CAP);
+}
+
+/** A gate entry of a rollout not recorded yet: kept until its rollout is (see `History.earlyGates`). */
+function keepEarlyGate(h: History, e: EarlyGate): void {
+  const early = (h.earlyGates ??= []);
+  early.push({ deploymentId: e.deploymentId, entry: e.entry });
+  if (early.length > EARLY_CAP + EARLY_CAP / 4) early.splice(0, early.length - EARLY_CAP);
+}
+
+/** Moves the early waves and gate entries of a rollout just recorded into it. */
 function claimEarly(h: History, r: RolloutHistory): void {
-  if (!h.early?.some((w) => w.deploymentId === r.deploymentId)) return;
-  for (const w of h.early) if (w.deploymentId === r.deploymentId) addReached(r, w);
-  h.early = h.early.filter((w) => w.deploymentId !== r.deploymentId);
-  if (h.early.length === 0) delete h.early;
+  if (h.early?.some((w) => w.deploymentId === r.deploymentId)) {
+    for (const w of h.early) if (w.deploymentId === r.deploymentId) addReached(r, w);
+    h.early = h.early.filter((w) => w.deploymentId !== r.deploymentId);
+    if (h.early.length === 0) delete h.early;
+  }
+  if (h.earlyGates?.some((g) => g.deploymentId === r.deploymentId)) {
+    for (const g of h.earlyGates) if (g.deploymentId === r.deploymentId) addGate(r, g.entry);
+    h.earlyGates = h.earlyGates.filter((g) => g.deploymentId !== r.deploymentId);
+    if (h.earlyGates.length === 0) delete h.earlyGates;
+  }
 }
 
 /** Reads `history` from a snapshot as stored; anything malformed is dropped rather than failing the state. */
@@ -244,5 +270,6 @@ export function parseHistory(value: unknown): History {
     drift: Array.isArray(h?.drift) ? h.drift : [],
     ...(typeof h?.horizon === 'string' ? { horizon: h.horizon } : {}),
     ...(Array.isArray(h?.early) && h.early.length > 0 ? { early: h.early } : {}),
+    ...(Array.isArray(h?.earlyGates) && h.earlyGates.length > 0 ? { earlyGates: h.earlyGates } : {}),
   };
 }

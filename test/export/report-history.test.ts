@@ -96,6 +96,30 @@ describe('report history', () => {
     expect(inv.history?.early).toBeUndefined();
   });
 
+  it('early-promote-keeps-reason: a promote before the history recorded the rollout keeps its reason, before and after the next pass', async () => {
+    const repo = await tempDir('packsync-repo-');
+    await writeRepo(repo);
+    await apply(repo); // started: the history records it at the next pass
+    const p = await cli(['promote', KEY, '--reason', 'pilot looks fine (ticket 42)'], s.env);
+    expect(p.code, p.stderr).toBe(0);
+    const gate = { action: 'promote', wave: 1, by: 'command', reason: 'pilot looks fine (ticket 42)' };
+    const row = async (): Promise<Report['tenants'][number]['rollouts'][number]> =>
+      (await report()).tenants[0]!.rollouts.find((r) => r.deployment === KEY)!;
+    // Reported from the live deployment and what the history kept for it.
+    const before = await row();
+    expect(before.gates).toEqual([expect.objectContaining(gate)]);
+    expect(before.waves.map((w) => `${w.wave}:${w.by}`)).toEqual(['1:service', '2:command']);
+    await s.sim.advance(HOUR);
+    await apply(repo); // first sight of the rollout: the history takes the promote over
+    const after = await row();
+    expect(after.gates).toEqual([expect.objectContaining(gate)]);
+    expect(after.waves).toEqual(before.waves);
+    const inv = JSON.parse(await readFile(join(s.stateDir, 'inventory.json'), 'utf8')) as Inventory;
+    expect(inv.history?.earlyGates).toBeUndefined();
+    const md = await cli(['report', '--format', 'markdown', '--from', '2020-01-01'], s.env);
+    expect(md.stdout).toContain('ticket 42');
+  });
+
   it('superseded-rollout-keeps-counts: a rollout the service stops for a new release keeps the counts read in its last wave', async () => {
     const repo = await tempDir('packsync-repo-');
     const flow = ['flags: [startNewVersionsAutomatically, stopCurrentAndStartNew]', 'supersedenceHistoryCount: 1'];

@@ -68,6 +68,32 @@ describe('history in the state', () => {
     expect((await loadInventory(dir)).history).toEqual(fromJournal.history);
   });
 
+  it('early-promote-keeps-reason: a gate entry before its rollout is recorded survives a restart and is claimed by the rollout', async () => {
+    const dir = await tempDir('packsync-history-');
+    const store = await InventoryStore.open(dir);
+    const entry = {
+      at: '2026-11-01T01:00:00.000Z',
+      action: 'promote',
+      wave: 1,
+      by: 'command',
+      reason: 'pilot looks fine (ticket 42)',
+    } as const;
+    await record(store, [
+      { type: 'gate', deploymentId: 'd-1', entry },
+      { type: 'wave', deploymentId: 'd-1', wave: 2, at: entry.at, by: 'command' },
+    ]);
+    await store.close();
+    // Compacted into the snapshot and read back before the rollout is recorded.
+    const reopened = await InventoryStore.open(dir);
+    expect(reopened.inventory.history?.earlyGates).toEqual([{ deploymentId: 'd-1', entry }]);
+    await record(reopened, [{ type: 'rollout', rollout: rollout(1) }]);
+    const r = findRollout(reopened.inventory.history, 'd-1')!;
+    expect(r.gates).toEqual([entry]);
+    expect(r.reached).toEqual([{ wave: 2, at: entry.at, by: 'command' }]);
+    expect(reopened.inventory.history?.earlyGates).toBeUndefined();
+    await reopened.close();
+  });
+
   it('is bounded: the newest rollouts, gate entries and drift records are kept, trimmed in batches', async () => {
     const dir = await tempDir('packsync-history-');
     const store = await InventoryStore.open(dir);
