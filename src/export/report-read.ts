@@ -109,7 +109,14 @@ export async function ownedFlows(api: PacksyncApi, inventory: Inventory): Promis
 
 function mergeRollouts(inventory: Inventory, flows: V1FlowDetailsViewModel[], packages: Map<string, V1PackageViewModel>): RolloutFacts[] {
   const keys = new Map<string, string>();
-  for (const [key, e] of Object.entries(inventory.objects)) if (e.kind === 'Deployment') keys.set(e.id, key);
+  // A flow's manifest name, as the history and the agent's /status name it (its display name only
+  // for a flow no state key owns): the report's `deployment` and `flow` do not change when the
+  // history records a rollout it showed from the live deployment until then.
+  const flowNames = new Map<string, string>();
+  for (const [key, e] of Object.entries(inventory.objects)) {
+    if (e.kind === 'Deployment') keys.set(e.id, key);
+    if (e.kind === 'Flow') flowNames.set(e.id, e.name);
+  }
   const out = new Map<string, RolloutFacts>();
   for (const h of inventory.history?.rollouts ?? []) out.set(h.deploymentId, fromHistory(h));
   const early = earlyWaves(inventory.history);
@@ -122,7 +129,8 @@ function mergeRollouts(inventory: Inventory, flows: V1FlowDetailsViewModel[], pa
       const known = out.get(d.id);
       if (known) Object.assign(known, liveFields(d));
       else {
-        const r = fromLive(d, f, waves, keys.get(d.id), packages.get(d.packageId));
+        const owner = { key: keys.get(d.id), flow: flowNames.get(f.id) ?? f.name };
+        const r = fromLive(d, f, waves, owner, packages.get(d.packageId));
         // A wave packsync moved it into before the history recorded it keeps the skip's time.
         for (const w of early.get(d.id) ?? []) r.reached.push({ wave: w.wave, at: w.at, by: w.by });
         // A promote (with its reason) made before the history recorded the rollout is shown too.
@@ -223,15 +231,16 @@ function fromLive(
   d: V1DeploymentViewModel,
   f: V1FlowDetailsViewModel,
   waves: string[][],
-  key: string | undefined,
+  owner: { key: string | undefined; flow: string },
   p: V1PackageViewModel | undefined,
 ): RolloutFacts {
   // Without history only the start (wave 1) and, when complete, the end are known.
   const reached = [{ wave: 1, at: d.startedAt!, by: 'service' }];
   return {
     deploymentId: d.id,
-    key: key ?? `Flow/${f.name}@${d.version}`,
-    flow: f.name,
+    key: owner.key ?? `Flow/${owner.flow}@${d.version}`,
+    flow: owner.flow,
+    flowId: f.id,
     app: p?.productName ?? f.name,
     ...(p?.appId ? { appId: p.appId } : {}),
     version: d.version,

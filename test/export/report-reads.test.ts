@@ -19,20 +19,31 @@ const KEY = 'Deployment/seven-zip-24-08';
 let s: SimEnv;
 useSim((x) => (s = x), { timeScale: 60 });
 
-async function applied(): Promise<string> {
+/** 7-Zip 24.08 through "Pilot first", its flow displayed as `display`; applied `passes` times, an hour apart. */
+async function applied(o: { flags?: string; display?: string; passes?: number; more?: string[] } = {}): Promise<string> {
   const repo = await tempDir('packsync-repo-');
-  const yaml = yamlDocs(
-    SEVEN_ZIP_PACKAGE,
-    flowDoc('seven-zip', '7-Zip', [`patchGroup: ${PILOT_FIRST}`, 'flags: [radarTracking]']),
-    deploymentDoc('seven-zip-24-08', 'seven-zip', 'running'),
-  );
+  const flow = [
+    `patchGroup: ${PILOT_FIRST}`,
+    `flags: [${o.flags ?? 'radarTracking'}]`,
+    ...(o.display ? [`name: ${o.display}`] : []),
+    ...(o.more ?? []),
+  ];
+  const yaml = yamlDocs(SEVEN_ZIP_PACKAGE, flowDoc('seven-zip', '7-Zip', flow), deploymentDoc('seven-zip-24-08', 'seven-zip', 'running'));
   await writeFile(join(repo, 'all.yaml'), yaml);
-  for (let i = 0; i < 2; i++) {
-    const r = await cli(['apply', '--auto-approve', repo], s.env);
-    expect(r.code, r.stderr).toBe(0);
-    await s.sim.advance(HOUR);
-  }
+  for (let i = 0; i < (o.passes ?? 2); i++) await apply(repo);
   return repo;
+}
+
+async function apply(repo: string): Promise<void> {
+  const r = await cli(['apply', '--auto-approve', repo], s.env);
+  expect(r.code, r.stderr).toBe(0);
+  await s.sim.advance(HOUR);
+}
+
+async function reportJson(): Promise<Report> {
+  const out = await cli(['report', '--format', 'json', '--from', '2020-01-01'], s.env);
+  expect(out.code, out.stderr).toBe(0);
+  return JSON.parse(out.stdout) as Report;
 }
 
 async function inventory(): Promise<Inventory> {
@@ -43,12 +54,7 @@ describe('report reads', () => {
   it('failed-flow-read-not-deleted: a flow whose read fails is named, its rollouts are Unknown (not deleted), its app is not unmanaged', async () => {
     await applied();
     const flowId = Object.values((await inventory()).objects).find((e) => e.kind === 'Flow')!.id;
-    const run = async (): Promise<{ r: Report; stderr: string }> => {
-      const out = await cli(['report', '--format', 'json', '--from', '2020-01-01'], s.env);
-      expect(out.code, out.stderr).toBe(0);
-      return { r: JSON.parse(out.stdout) as Report, stderr: out.stderr };
-    };
-    const good = (await run()).r;
+    const good = await reportJson();
     const radar = async (): Promise<string[]> => {
       const out = await cli(['radar', '--output', 'json'], s.env);
       expect(out.code, out.stderr).toBe(0);
@@ -56,9 +62,11 @@ describe('report reads', () => {
     };
     const goodRadar = await radar();
     await s.sim.admin('PUT', '/_sim/faults', `5xx=1,method=GET,path=/flow/${flowId}`);
-    const { r, stderr } = await run();
+    const out = await cli(['report', '--format', 'json', '--from', '2020-01-01'], s.env);
+    expect(out.code, out.stderr).toBe(0);
+    expect(out.stderr).toContain('flow seven-zip could not be read');
+    const r = JSON.parse(out.stdout) as Report;
     expect(r.missingFlows).toEqual([{ flowId, flow: 'seven-zip', error: expect.stringContaining('API_UNAVAILABLE') as string }]);
-    expect(stderr).toContain('flow seven-zip could not be read');
     const rows = r.tenants.flatMap((t) => t.rollouts);
     expect(rows.length).toBe(good.tenants.flatMap((t) => t.rollouts).length);
     for (const x of rows) expect(x).toMatchObject({ deployment: KEY, status: 'Unknown' });
@@ -69,5 +77,23 @@ describe('report reads', () => {
     expect(md.stdout).toContain('Flows could not be read');
     // `packsync radar` reads the owned flows the same way: an unread one's app is not listed as unmanaged.
     expect(await radar()).toEqual(goodRadar);
+  });
+
+  it('report-names-stable: deployment and flow name the manifest (not the display name) before and after the history records a rollout', async () => {
+    const repo = await applied({
+      flags: 'startNewVersionsAutomatically',
+      display: '7-Zip (broad)',
+      passes: 1,
+      more: ['supersedenceHistoryCount: 2'],
+    });
+    await s.sim.admin('POST', '/_sim/releases', { app: '7-Zip', version: '24.09' });
+    await s.sim.advance(HOUR);
+    const rows = async (): Promise<string[]> =>
+      [...new Set((await reportJson()).tenants.flatMap((t) => t.rollouts.map((x) => `${x.deployment} ${x.flow} ${x.version}`)))].sort();
+    // Neither rollout is in the history yet: both are told from the live deployments.
+    const before = await rows();
+    expect(before).toEqual(['Deployment/seven-zip-24-08 seven-zip 24.08', 'Flow/seven-zip@24.09 seven-zip 24.09']);
+    await apply(repo); // the history records both
+    expect(await rows()).toEqual(before);
   });
 });
