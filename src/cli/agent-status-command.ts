@@ -10,6 +10,7 @@ import { readFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import type { AgentStatus } from '../agent/http/status-types.js';
 import { PacksyncError } from '../util/errors.js';
+import { isAgentStatus } from './agent-status-shape.js';
 import { statusView } from './agent-status-view.js';
 import { addOutputOptions, useColor } from './common.js';
 import { intFlag } from './flag-values.js';
@@ -35,15 +36,17 @@ export function registerAgentStatusCommand(program: Command, io: CliIo): void {
       new Option('--output <format>', 'text or json (the /status document as the agent sent it)').choices(['text', 'json']).default('text'),
     );
   addOutputOptions(cmd, { colour: true });
-  cmd.action(async (opts: StatusOptions) => {
-    const url = parseAgentUrl(opts.agent);
-    const shown = redacted(url);
-    const token = opts.tokenFile ? (await readFile(resolve(io.cwd, opts.tokenFile), 'utf8')).replace(/\r?\n$/, '') : undefined;
-    const timeout = intFlag(opts.timeout, '--timeout');
-    const status = await fetchStatus(new URL('status', url), shown, token, timeout);
-    if (opts.output === 'json') io.stdout(JSON.stringify(status, null, 2));
-    else io.stdout(statusView(visibleDeep(status), useColor(opts, io)));
-  });
+  cmd.action((opts: StatusOptions) => showStatus(opts, io));
+}
+
+async function showStatus(opts: StatusOptions, io: CliIo): Promise<void> {
+  const url = parseAgentUrl(opts.agent);
+  const shown = redacted(url);
+  const token = opts.tokenFile ? (await readFile(resolve(io.cwd, opts.tokenFile), 'utf8')).replace(/\r?\n$/, '') : undefined;
+  const timeout = intFlag(opts.timeout, '--timeout');
+  const status = await fetchStatus(new URL('status', url), shown, token, timeout);
+  if (opts.output === 'json') io.stdout(JSON.stringify(status, null, 2));
+  else io.stdout(statusView(visibleDeep(status), useColor(opts, io)));
 }
 
 function parseAgentUrl(raw: string): URL {
@@ -94,7 +97,8 @@ async function fetchStatus(url: URL, shown: string, token: string | undefined, t
   } catch {
     throw notAgent;
   }
-  // Tolerant of an older agent's missing fields, but not of something else entirely.
-  if (typeof body !== 'object' || body === null || !Array.isArray((body as { conditions?: unknown }).conditions)) throw notAgent;
+  // Tolerant of an older agent's missing fields, but not of something else: a list the view walks
+  // that is not a list of objects (a crash of the view before) is no agent's status.
+  if (!isAgentStatus(body)) throw notAgent;
   return body as AgentStatus;
 }

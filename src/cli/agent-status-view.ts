@@ -80,7 +80,8 @@ const TENANT_MARK: Record<string, [string, string]> = {
 };
 
 function rolloutLines(r: Rollout, paint: Paint): string[] {
-  const filled = r.waveCount > 0 ? Math.round((Math.min(r.currentWave, r.waveCount) / r.waveCount) * 10) : 0;
+  // Clamped to the bar: a wave below 0 made a negative repeat count (a RangeError, not a view).
+  const filled = r.waveCount > 0 ? Math.max(0, Math.min(10, Math.round((Math.min(r.currentWave, r.waveCount) / r.waveCount) * 10))) : 0;
   const bar = `[${'#'.repeat(filled)}${'.'.repeat(10 - filled)}]`;
   const rate = r.successRate !== undefined ? `  success ${r.successRate} %` : '';
   const verdict = r.promotion ? `  gate ${r.promotion.verdict}` : r.gate ? `  gate wave ${r.gate.wave} ${r.gate.verdict}` : '';
