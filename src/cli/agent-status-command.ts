@@ -13,6 +13,7 @@ import { PacksyncError } from '../util/errors.js';
 import { isAgentStatus } from './agent-status-shape.js';
 import { statusView } from './agent-status-view.js';
 import { addOutputOptions, useColor } from './common.js';
+import { withErrorDocument } from './error-document.js';
 import { intFlag } from './flag-values.js';
 import type { CliIo } from './io.js';
 import { UsageError } from './io.js';
@@ -36,7 +37,9 @@ export function registerAgentStatusCommand(program: Command, io: CliIo): void {
       new Option('--output <format>', 'text or json (the /status document as the agent sent it)').choices(['text', 'json']).default('text'),
     );
   addOutputOptions(cmd, { colour: true });
-  cmd.action((opts: StatusOptions) => showStatus(opts, io));
+  // `--output json` prints a document also when the agent is unreachable (`{"error": …}`, as plan and
+  // apply do): a script parsing stdout never gets an empty one (docs/errors.md).
+  cmd.action((opts: StatusOptions) => withErrorDocument(io, opts.output, 'packsync status', (shown) => showStatus(opts, shown)));
 }
 
 async function showStatus(opts: StatusOptions, io: CliIo): Promise<void> {

@@ -56,17 +56,17 @@ function errorDocument(error: { code: string; message: string }, format: 'json' 
   return [`### ${title}: failed`, '', `${codeSpan(error.code)}: ${markdownText(error.message)}`].join('\n');
 }
 
-/** The commands that print an error document (their actions run inside `withErrorDocument`). */
-const DOCUMENTED = new Set(['plan', 'apply']);
+/** The commands that print an error document (their actions run inside `withErrorDocument`), with the formats they have. */
+const DOCUMENTED: Record<string, readonly string[]> = { plan: ['json', 'markdown'], apply: ['json', 'markdown'], status: ['json'] };
 
 /**
  * The document of an error before the command's action ran (a flag's value refused, an unknown
- * option): printed when the command line asks plan or apply for json or markdown.
+ * option): printed when the command line asks plan or apply for json or markdown, or status for json.
  */
 export function earlyErrorDocument(argv: readonly string[], io: CliIo, error: { code: string; message: string }): void {
   const command = argv[2] ?? '';
-  if (!DOCUMENTED.has(command)) return;
   const format = outputOf(argv.slice(3));
+  if (!Object.hasOwn(DOCUMENTED, command) || !DOCUMENTED[command]!.includes(format ?? '')) return;
   if (format === 'json' || format === 'markdown') io.stdout(errorDocument(error, format, `packsync ${command}`));
 }
 

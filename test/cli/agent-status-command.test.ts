@@ -1,7 +1,7 @@
 /**
  * `packsync status --agent URL` against a local server standing in for the agent
  * (docs/reports.md#packsync-status---agent): an answer that is not an agent's status is
- * AGENT_UNREACHABLE, never a crash of the view.
+ * AGENT_UNREACHABLE, never a crash of the view; `--output json` prints an error document when it fails.
  */
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -54,5 +54,25 @@ describe('packsync status --agent', () => {
     const r = await cli(['status', '--agent', url], {});
     expect(r.code, r.stderr).toBe(0);
     expect(r.stdout).toContain('wave -5/3 [..........]');
+  });
+
+  it('status-json-error-document: --output json prints {"error"} on stdout when the agent is unreachable or not an agent', async () => {
+    const dead = await cli(['status', '--agent', 'http://127.0.0.1:9/', '--output', 'json'], {});
+    expect(dead.code).toBe(1);
+    expect(JSON.parse(dead.stdout)).toEqual({
+      error: { code: 'AGENT_UNREACHABLE', message: expect.stringContaining('127.0.0.1:9') as string },
+    });
+    expect(dead.stderr).toContain('AGENT_UNREACHABLE');
+    body = 'not json';
+    const viaFlag = await cli(['status', '--agent', url, '--output=json'], {});
+    expect(viaFlag.code).toBe(1);
+    expect((JSON.parse(viaFlag.stdout) as { error: { code: string } }).error.code).toBe('AGENT_UNREACHABLE');
+    // A refused flag value, before the action: the document too; text output prints none.
+    const early = await cli(['status', '--agent', url, '--output', 'json', '--timeout', 'abc'], {});
+    expect(early.code).toBe(1);
+    expect((JSON.parse(early.stdout) as { error: { code: string } }).error.code).toBe('USAGE');
+    const text = await cli(['status', '--agent', 'http://127.0.0.1:9/'], {});
+    expect(text.code).toBe(1);
+    expect(text.stdout).toBe('');
   });
 });
