@@ -76,6 +76,7 @@ export function registerReportCommand(program: Command, io: CliIo): void {
       io.stderr(`Warning: radar of tenant ${m.tenant} could not be read (${m.error}); the report says so`);
     for (const m of report.missingFlows)
       io.stderr(`Warning: flow ${m.flow} could not be read (${m.error}); its rollouts are reported with status Unknown`);
+    for (const m of report.missingReads) io.stderr(`Warning: ${m.what} could not be read (${m.error}); the report says so`);
     const body = await render(report, format, io);
     if (opts.out) {
       await writeFile(resolve(io.cwd, opts.out), body).catch((e: unknown) => {

@@ -45,6 +45,12 @@ export function renderReportHtml(r: Report): string {
         .map((m) => `${esc(m.flow)} (${esc(m.error)})`)
         .join('; ')}. Their rollouts' status is Unknown, and a rollout of theirs the history never recorded is missing.</div>`,
     );
+  if (r.missingReads.length > 0)
+    parts.push(
+      `<div class="warn" id="missing-reads"><b>Could not be read:</b> ${r.missingReads
+        .map((m) => `${esc(m.what)} (${esc(m.error)})`)
+        .join('; ')}. Recorded counts (or none) and no release time are shown for them.</div>`,
+    );
   if (r.empty) parts.push('<p class="empty" id="no-data">Nothing was rolled out and no drift was found in this period.</p>');
   const shared = sharedDrift(r);
   if (shared.length > 0)

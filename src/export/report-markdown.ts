@@ -43,6 +43,12 @@ export function renderReportMarkdown(r: Report): string {
         `Their rollouts' status is Unknown, and a rollout of theirs the history never recorded is missing.`,
       '',
     );
+  if (r.missingReads.length > 0)
+    out.push(
+      `> **Could not be read:** ${r.missingReads.map((m) => `${cell(m.what)} (${cell(m.error)})`).join('; ')}. ` +
+        `Recorded counts (or none) and no release time are shown for them.`,
+      '',
+    );
   if (r.empty) out.push('_Nothing was rolled out and no drift was found in this period._', '');
   const shared = sharedDrift(r);
   if (shared.length > 0)

@@ -17,6 +17,12 @@ export interface UnreadFlow {
   error: string;
 }
 
+/** Another read of the report that failed (wave live counts, an app's release times): what it left out. */
+export interface UnreadLive {
+  what: string;
+  error: string;
+}
+
 /** One rollout as known from the state's history merged with the live deployment. */
 export interface RolloutFacts {
   deploymentId: string;
@@ -82,6 +88,8 @@ export interface Report {
   missingTenants: MissingTenant[];
   /** Owned flows whose details could not be read: their rollouts' status is `Unknown`, one the history never recorded is missing. */
   missingFlows: UnreadFlow[];
+  /** Wave live counts and release times that could not be read: recorded counts (or none) and no release time shown instead. */
+  missingReads: UnreadLive[];
   drift: DriftRecord[];
   totals: { rollouts: number; completed: number; installed: number; failed: number; holds: number; radarApps: number };
   /**
@@ -106,6 +114,7 @@ export interface ReportFacts {
   drift: DriftRecord[];
   radar: { apps: RadarApp[]; missing: MissingTenant[] };
   missingFlows: UnreadFlow[];
+  missingReads: UnreadLive[];
 }
 
 const HOUR = 3_600_000;
@@ -139,6 +148,7 @@ export function buildReport(f: ReportFacts): Report {
     tenants,
     missingTenants: f.radar.missing,
     missingFlows: f.missingFlows,
+    missingReads: f.missingReads,
     drift,
     totals: {
       rollouts: rollouts.length,

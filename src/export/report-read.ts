@@ -14,7 +14,7 @@ import { PacksyncError, errorCode, errorMessage } from '../util/errors.js';
 import { readUnmanagedRadar, tenantName } from './radar.js';
 import type { Coverage } from './radar.js';
 import { buildReport, releaseKey, rolloutTimes } from './report-model.js';
-import type { Report, RolloutFacts, UnreadFlow } from './report-model.js';
+import type { Report, RolloutFacts, UnreadFlow, UnreadLive } from './report-model.js';
 
 export class ReportError extends PacksyncError<'REPORT_UNKNOWN_TENANT'> {}
 
@@ -59,8 +59,8 @@ export async function readReport(input: ReportInput): Promise<Report> {
   const all = mergeRollouts(inventory, flows, new Map(packages.map((p) => [p.id, p])));
   markUnread(all, unread, inventory);
   const rollouts = all.filter((r) => inPeriod(r, from, to));
-  await addLiveCounts(api, flows, rollouts);
-  const releases = await readReleases(api, rollouts);
+  const missingReads = await addLiveCounts(api, flows, rollouts);
+  const releases = await readReleases(api, rollouts, missingReads);
   const covered = coverage(flows, packages, input.coveredNames ?? [], catalog);
   coverUnread(covered, unread, inventory, catalog);
   const radar = await readUnmanagedRadar(api, tenants, catalog, covered);
@@ -74,6 +74,7 @@ export async function readReport(input: ReportInput): Promise<Report> {
     drift: inventory.history?.drift ?? [],
     radar,
     missingFlows: unread,
+    missingReads,
   });
 }
 
@@ -256,11 +257,27 @@ function fromLive(
   };
 }
 
-/** Wave live data shows a flow's current deployment only: its counts replace the recorded ones. */
-async function addLiveCounts(api: PacksyncApi, flows: V1FlowDetailsViewModel[], rollouts: RolloutFacts[]): Promise<void> {
+/** A failed read's words in the report: code and message; a 404 (nothing there to read) is no failure. */
+function failedRead(e: unknown): string | null {
+  return errorCode(e) === 'API_NOT_FOUND' ? null : `${errorCode(e)}: ${errorMessage(e)}`;
+}
+
+/**
+ * Wave live data shows a flow's current deployment only: its counts replace the recorded ones. A
+ * wave whose read fails is named (the recorded counts, or none, stand), never silently left out.
+ */
+async function addLiveCounts(api: PacksyncApi, flows: V1FlowDetailsViewModel[], rollouts: RolloutFacts[]): Promise<UnreadLive[]> {
   const byId = new Map(rollouts.map((r) => [r.deploymentId, r]));
-  const waves = flows.flatMap((f) => (f.deployments.some((d) => byId.has(d.id)) ? f.waves : []));
-  const reads = await mapLimit(waves, 4, (w) => api.getWaveLive(w.id).catch(() => null));
+  const flowOf = new Map(rollouts.flatMap((r) => (r.flowId ? [[r.flowId, r.flow] as const] : [])));
+  const waves = flows.flatMap((f) => (f.deployments.some((d) => byId.has(d.id)) ? f.waves.map((w) => ({ w, f })) : []));
+  const unread: UnreadLive[] = [];
+  const reads = await mapLimit(waves, 4, ({ w, f }) =>
+    api.getWaveLive(w.id).catch((e: unknown) => {
+      const error = failedRead(e);
+      if (error) unread.push({ what: `live counts of wave ${w.index} of flow ${flowOf.get(f.id) ?? f.name}`, error });
+      return null;
+    }),
+  );
   for (const data of reads) {
     const r = data?.deploymentId ? byId.get(data.deploymentId) : undefined;
     if (!r || !data) continue;
@@ -268,13 +285,18 @@ async function addLiveCounts(api: PacksyncApi, flows: V1FlowDetailsViewModel[], 
     for (const t of data.tenants) tenants[t.tenantId] = { installed: t.installed, failed: t.failed, pending: t.pending };
     r.counts = { source: 'live', at: data.updated, tenants: { ...r.counts?.tenants, ...tenants } };
   }
+  return unread.sort((a, b) => a.what.localeCompare(b.what));
 }
 
-async function readReleases(api: PacksyncApi, rollouts: RolloutFacts[]): Promise<Map<string, string>> {
-  const appIds = [...new Set(rollouts.flatMap((r) => (r.appId ? [r.appId] : [])))];
+async function readReleases(api: PacksyncApi, rollouts: RolloutFacts[], unread: UnreadLive[]): Promise<Map<string, string>> {
+  const apps = new Map(rollouts.flatMap((r) => (r.appId ? [[r.appId, r.app] as const] : [])));
   const out = new Map<string, string>();
-  await mapLimit(appIds, 4, async (id) => {
-    const app = await api.getApp(id).catch(() => null);
+  await mapLimit([...apps.keys()], 4, async (id) => {
+    const app = await api.getApp(id).catch((e: unknown) => {
+      const error = failedRead(e);
+      if (error) unread.push({ what: `release times of ${apps.get(id) ?? id}`, error });
+      return null;
+    });
     // The catalog writes .NET times (7 fraction digits, +00:00): the report's times are all ISO UTC.
     for (const v of app?.versions ?? []) out.set(releaseKey(id, v.version), isoUtc(v.createdDate));
   });

@@ -51,6 +51,24 @@ async function inventory(): Promise<Inventory> {
 }
 
 describe('report reads', () => {
+  it('failed-live-reads-silent: wave live counts and release times that cannot be read are named (stderr, missingReads, markdown), not silently left out', async () => {
+    await applied();
+    const good = await reportJson();
+    expect(good.missingReads).toEqual([]);
+    await s.sim.admin('PUT', '/_sim/faults', '5xx=1,method=GET,path=/live');
+    const live = await cli(['report', '--format', 'json', '--from', '2020-01-01'], s.env);
+    expect(live.code, live.stderr).toBe(0);
+    expect(live.stderr).toMatch(/live counts of wave 1 of flow seven-zip could not be read/);
+    expect((JSON.parse(live.stdout) as Report).missingReads).toContainEqual({
+      what: 'live counts of wave 1 of flow seven-zip',
+      error: expect.stringContaining('API_UNAVAILABLE') as string,
+    });
+    await s.sim.admin('PUT', '/_sim/faults', '5xx=1,method=GET,path=/v1/app/');
+    const md = await cli(['report', '--format', 'markdown', '--from', '2020-01-01'], s.env);
+    expect(md.code, md.stderr).toBe(0);
+    expect(md.stdout).toMatch(/\*\*Could not be read:\*\* release times of 7-Zip \(API\\_UNAVAILABLE/);
+  });
+
   it('failed-flow-read-not-deleted: a flow whose read fails is named, its rollouts are Unknown (not deleted), its app is not unmanaged', async () => {
     await applied();
     const flowId = Object.values((await inventory()).objects).find((e) => e.kind === 'Flow')!.id;
