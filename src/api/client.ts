@@ -29,7 +29,7 @@ import { iterateAll } from './paging.js';
 import { readPatchGroups } from './patch-groups.js';
 import type { IterateOptions } from './paging.js';
 import { Calls, readCreated } from './responses.js';
-import { normalizeDeployment, normalizeFlowDetails, normalizePackage, normalizeTask } from './tolerant.js';
+import { normalizeAppDetails, normalizeDeployment, normalizeFlowDetails, normalizePackage, normalizeTask } from './tolerant.js';
 import { HttpTransport } from './transport.js';
 import type { TransportOptions } from './transport.js';
 import { uploadContentDirectory } from './upload.js';
@@ -136,8 +136,8 @@ export class ApiClient implements PacksyncApi {
     return this.calls.getList('listVerifiedApps', '/v1/app/verified', query, opts);
   }
 
-  getApp(id: Uuid, opts?: CallOptions): Promise<V1AppDetailsViewModel> {
-    return this.calls.getObject('getApp', `/v1/app/${enc(id)}`, opts);
+  async getApp(id: Uuid, opts?: CallOptions): Promise<V1AppDetailsViewModel> {
+    return normalizeAppDetails(await this.calls.getObject<V1AppDetailsViewModel>('getApp', `/v1/app/${enc(id)}`, opts), 'getApp');
   }
 
   importApp(appId: Uuid, query?: ImportQuery, opts?: CallOptions): Promise<Uuid> {

@@ -6,6 +6,7 @@
  */
 import { ApiError } from './errors.js';
 import type {
+  V1AppDetailsViewModel,
   V1DeploymentCurrentViewModel,
   V1DeploymentViewModel,
   V1FlowDetailsViewModel,
@@ -138,4 +139,23 @@ export function normalizeFlowDetails<P extends Partial<V1FlowDetailsViewModel>>(
   if (Array.isArray(f.deployments)) out = { ...out, deployments: f.deployments.map((d) => normalizeDeployment(d)) };
   if (isObject(f.currentDeployment)) out = { ...out, currentDeployment: normalizeDeploymentCurrent(f.currentDeployment) };
   return out;
+}
+
+/**
+ * An app's details with its versions as callers read them: a list, each with a `version` and its
+ * release time in `createdDate` (RoboPackCLI reads `createdDate` or `timestamp`, docs/api-model.md).
+ * Anything else is API_INVALID_RESPONSE naming the operation, never a TypeError where it is read.
+ */
+export function normalizeAppDetails(d: V1AppDetailsViewModel, operation: string): V1AppDetailsViewModel {
+  if (!isObject(d)) throw invalid(operation, 'not an object');
+  const raw = (d as { versions?: unknown }).versions;
+  if (!Array.isArray(raw)) throw invalid(operation, 'versions is not a list');
+  const versions = raw.map((v: unknown, i) => {
+    const x = isObject(v) ? (v as Record<string, unknown>) : undefined;
+    if (!x || typeof x.version !== 'string') throw invalid(operation, `versions[${i}] has no version`);
+    const created = typeof x.createdDate === 'string' ? x.createdDate : x.timestamp;
+    if (typeof created !== 'string') throw invalid(operation, `versions[${i}] has no createdDate or timestamp`);
+    return { ...(x as unknown as V1AppDetailsViewModel['versions'][number]), createdDate: created };
+  });
+  return { ...d, versions };
 }

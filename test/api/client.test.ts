@@ -104,7 +104,7 @@ describe('auth and request shape', () => {
   });
 
   it('encodes query keys camelCase, booleans lowercase, tenants[] repeated, undefined skipped, ids escaped', async () => {
-    const { s, c } = await setup((req, res) => json(res, 200, req.path.startsWith('/v1/app/') ? { id: UUID } : []));
+    const { s, c } = await setup((req, res) => json(res, 200, req.path.startsWith('/v1/app/') ? { id: UUID, versions: [] } : []));
     await c.listFlows({ search: 'a b&c', showDeleted: false, tenants: [UUID, UUID2], page: 2, itemsPerPage: 10 });
     await c.listPackages({ search: undefined, appId: UUID, sortDesc: true } as never);
     await c.getApp('a/b?c');
@@ -425,7 +425,7 @@ describe('responses', () => {
       if (req.path.includes('/import/') || req.path.endsWith('/create') || req.path.endsWith('/add-deployment')) {
         return json(res, 200, req.path === '/v1/package/create' ? { id: UUID, state: 'WaitingForContent' } : UUID);
       }
-      return json(res, 200, { id: UUID, state: 'Running' });
+      return json(res, 200, { id: UUID, state: 'Running', ...(req.path.startsWith('/v1/app/') ? { versions: [] } : {}) });
     });
     const t = UUID;
     await c.searchApps({ search: 'x', logo: true });

@@ -1,7 +1,15 @@
 import { describe, expect, it } from 'vitest';
-import { normalizeDeployment, normalizePackage, readId, readIdText, readList, readState } from '../../src/api/tolerant.js';
+import {
+  normalizeAppDetails,
+  normalizeDeployment,
+  normalizePackage,
+  readId,
+  readIdText,
+  readList,
+  readState,
+} from '../../src/api/tolerant.js';
 import { DEPLOYMENT_STATUS_CODES, PACKAGE_STATE_CODES, TASK_STATE_CODES } from '../../src/api/wire/index.js';
-import type { V1DeploymentViewModel, V1PackageViewModel } from '../../src/api/wire/index.js';
+import type { V1AppDetailsViewModel, V1DeploymentViewModel, V1PackageViewModel } from '../../src/api/wire/index.js';
 
 const ID = '3c8574eb-c0f6-426f-e557-08de6eb82a5e';
 
@@ -79,5 +87,31 @@ describe('readList', () => {
     expect(readList({ items: [2] }, 'x')).toEqual([2]);
     expect(readList({ Items: [3] }, 'x')).toEqual([3]);
     expect(codeOf(() => readList({}, 'x'))).toBe('API_INVALID_RESPONSE');
+  });
+});
+
+describe('normalizeAppDetails', () => {
+  const app = (versions: unknown): V1AppDetailsViewModel => ({ id: ID, name: '7-Zip', versions }) as unknown as V1AppDetailsViewModel;
+
+  it("app-versions-shape-crashed-update: reads a version's release time from createdDate or timestamp (RoboPackCLI reads either)", () => {
+    const v = normalizeAppDetails(
+      app([
+        { id: ID, version: '24.09', createdDate: '2026-11-20T00:00:00+00:00' },
+        { id: ID, version: '24.08', timestamp: '2026-10-01T00:00:00+00:00' },
+      ]),
+      'getApp',
+    ).versions;
+    expect(v.map((x) => [x.version, x.createdDate])).toEqual([
+      ['24.09', '2026-11-20T00:00:00+00:00'],
+      ['24.08', '2026-10-01T00:00:00+00:00'],
+    ]);
+  });
+
+  it('app-versions-shape-crashed-update: versions that are not a list, or a version without a version or time, are API_INVALID_RESPONSE (was a TypeError in update)', () => {
+    for (const bad of [null, undefined, 'x', [null], [{ id: ID }], [{ id: ID, version: '1.0' }]])
+      expect(
+        codeOf(() => normalizeAppDetails(app(bad), 'getApp')),
+        JSON.stringify(bad),
+      ).toBe('API_INVALID_RESPONSE');
   });
 });
