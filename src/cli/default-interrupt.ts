@@ -20,18 +20,20 @@ export function interruptLine(argv: readonly string[]): string {
 }
 
 /**
- * Installs the fallbacks for SIGINT and SIGTERM (a cancelled CI job, `kill`); `say` writes the line.
- * SIGTERM's says which signal it was and exits 143, as its default would have, but not silently.
+ * Installs the fallbacks for SIGINT, SIGTERM (a cancelled CI job, `kill`) and SIGHUP (a closed
+ * terminal); `say` writes the line. The other two say which signal it was and exit 143 or 129, as
+ * their defaults would have, but not silently.
  */
 export function installDefaultInterrupt(argv: readonly string[], say: (line: string) => void): void {
   for (const [signal, code] of [
     ['SIGINT', 130],
     ['SIGTERM', 143],
+    ['SIGHUP', 129],
   ] as const) {
     onSignalFallback(signal, () => {
       if (handlersOf(signal) > 0) return;
       const line = interruptLine(argv);
-      say(signal === 'SIGINT' ? line : line.replace(/^Interrupted/, 'Stopped by SIGTERM'));
+      say(signal === 'SIGINT' ? line : line.replace(/^Interrupted/, `Stopped by ${signal}`));
       // With a lock held, its release ends the process with the signal's code once released.
       if (!releasesPending()) process.exit(code);
     });

@@ -1,5 +1,5 @@
 import { PacksyncError } from '../util/errors.js';
-import { knownSecrets, redactSecrets } from '../util/secrets.js';
+import { knownSecrets, longestFirst, redactSecrets } from '../util/secrets.js';
 import { connectionSecrets } from '../state/connection-secrets.js';
 
 /** What a command may touch of the process; injected so commands run in-process in tests. */
@@ -36,7 +36,7 @@ export function processIo(): CliIo {
   const shown = (s: string): string => {
     if (knownSecrets() !== known) {
       known = knownSecrets();
-      secrets = [...fixed, ...known].filter((x) => x.length >= OUTPUT_SECRET_MIN);
+      secrets = longestFirst([...fixed, ...known].filter((x) => x.length >= OUTPUT_SECRET_MIN));
     }
     return line(redactSecrets(s, secrets));
   };

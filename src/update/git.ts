@@ -9,11 +9,14 @@ import type { UpdateChange } from './run.js';
 export class UpdateGitError extends Error {}
 
 /**
- * Runs git for `packsync update` (commits, pushes, ls-remote): never at a terminal prompt (a remote
- * that needs credentials fails at once, saying how to give them), and no token of a remote URL
+ * Runs git for `packsync update` (commits, pushes, ls-remote): never at git's credential prompt (a
+ * remote that needs a username or password fails at once, saying how to give them), and no token of a remote URL
  * (https://user:TOKEN@host) in an error. `env` goes on top of this process's (the agent's source credentials).
  */
 export function git(cwd: string, args: string[], env: Record<string, string> = {}): Promise<string> {
+  // git's own username/password prompt never waits on a terminal. ssh's passphrase or host-key
+  // question still can, on a terminal only: BatchMode is not forced, since GIT_SSH_COMMAND would
+  // override the user's core.sshCommand (where their key is chosen).
   const childEnv = { ...process.env, GIT_TERMINAL_PROMPT: '0', ...env };
   return new Promise((resolve, reject) => {
     execFile('git', args, { cwd, env: childEnv, timeout: 120_000, maxBuffer: 16 * 1024 * 1024 }, (err, out, stderr) => {
@@ -27,7 +30,7 @@ export function git(cwd: string, args: string[], env: Record<string, string> = {
 
 /** What git says when a remote wants credentials it was not given. */
 const NEEDS_CREDENTIALS =
-  /could not read (Username|Password)|terminal prompts disabled|Authentication failed|Permission denied \(publickey/i;
+  /could not read (Username|Password)|terminal prompts disabled|Authentication failed|Permission denied \(publickey|Host key verification failed/i;
 const CREDENTIALS_HINT =
   '; the remote needs credentials: set up a git credential helper, an SSH key or a token for it (packsync never prompts for them)';
 

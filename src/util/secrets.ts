@@ -43,9 +43,15 @@ export function rememberSecret(s: string | null | undefined): void {
   // The forms a secret takes once written out: inside a JSON string (`-o json`, a provider's
   // echoed body) a `"` or `\` is escaped; inside a URL (a link, a query) it is percent-encoded.
   for (const form of [s, JSON.stringify(s).slice(1, -1), encodeURIComponent(s)]) known.add(form);
-  knownList = [...known];
+  // Longest first: a key ending in `\` is a prefix of its own JSON form, which must go whole.
+  knownList = longestFirst([...known]);
 }
 
 export function knownSecrets(): readonly string[] {
   return knownList;
+}
+
+/** Secrets to take out, longest first: one that is part of another (its raw form inside its JSON form) goes whole. */
+export function longestFirst(secrets: string[]): string[] {
+  return secrets.sort((a, b) => b.length - a.length);
 }

@@ -341,16 +341,22 @@ describe('Ctrl-C in a command without its own handler', () => {
     }
   });
 
-  it('sigterm-silent: plan stopped by SIGTERM (a cancelled CI job) exits 143 with one line naming it (regression: nothing on stderr)', async () => {
+  it('sigterm-silent: plan stopped by SIGTERM (a cancelled CI job) or SIGHUP exits 143 or 129 with one line naming it (regression: nothing on stderr)', async () => {
     const repo = await writeRepo();
-    await sim.admin('PUT', '/_sim/faults', 'latency=3000ms');
-    const p = spawnCli(['plan', repo], env);
-    await until('a call on the wire', async () => (await sim.journalCount()) > 0);
-    p.child.kill('SIGTERM');
-    const end = await p.done;
-    expect(end.code, end.stderr).toBe(143);
-    const lines = end.stderr.split('\n').filter((l) => l.trim() !== '');
-    expect(lines).toEqual(['Stopped by SIGTERM: packsync plan stopped before it finished; it had changed nothing, so run it again.']);
+    for (const [signal, code] of [
+      ['SIGTERM', 143],
+      ['SIGHUP', 129],
+    ] as const) {
+      await sim.admin('PUT', '/_sim/faults', 'latency=3000ms');
+      const p = spawnCli(['plan', repo], env);
+      await until('a call on the wire', async () => (await sim.journalCount()) > 0);
+      p.child.kill(signal);
+      const end = await p.done;
+      expect(end.code, end.stderr).toBe(code);
+      const lines = end.stderr.split('\n').filter((l) => l.trim() !== '');
+      expect(lines).toEqual([`Stopped by ${signal}: packsync plan stopped before it finished; it had changed nothing, so run it again.`]);
+      await sim.admin('POST', '/_sim/reset');
+    }
   });
 });
 
