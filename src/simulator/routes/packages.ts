@@ -53,8 +53,9 @@ function detectionRules(value: unknown): MemDetectionRule[] {
   });
 }
 
-/** A name in any case, or a number looked up in the table (never a position in a list). */
-function sourceType(value: unknown): SourceType {
+/** A name in any case, or a number looked up in the table (never a position in a list); optional, `null` when absent. */
+function sourceType(value: unknown): SourceType | null {
+  if (value === undefined || value === null) return null;
   const names = Object.keys(SOURCE_TYPES) as (keyof typeof SOURCE_TYPES)[];
   const hit =
     typeof value === 'string'
