@@ -11,6 +11,7 @@
  */
 import type { PaginationHeader } from '../api/wire/index.js';
 import { badRequest } from './problems.js';
+import { INT32_MAX } from './request.js';
 import type { Query } from './request.js';
 import type { RouteResult } from './router.js';
 
@@ -40,7 +41,7 @@ export function paged<T extends object>(items: T[], q: Query, defaultSort?: stri
   const disable = q.bool('disablePaging') ?? false;
   const perPage = q.int('itemsPerPage', 1, 1000) ?? 50;
   // 0 and 1 both name the first page; the header always answers in the simulator's own 1-based terms.
-  const page = Math.max(1, q.int('page', 0) ?? 1);
+  const page = Math.max(1, q.int('page', 0, INT32_MAX) ?? 1);
   const totalCount = list.length;
   const header: PaginationHeader = disable
     ? { totalCount, itemsPerPage: totalCount, page: 1, totalPages: totalCount > 0 ? 1 : 0, hasNext: false, hasPrevious: false }

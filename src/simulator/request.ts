@@ -11,6 +11,9 @@ export function isUuid(s: string): boolean {
   return UUID_RE.test(s);
 }
 
+/** The largest `int32`, the bound of the interface's `int32` query parameters (`Page`, `chunk`). */
+export const INT32_MAX = 2_147_483_647;
+
 export class Query {
   private readonly values = new Map<string, string[]>();
 
@@ -48,6 +51,7 @@ export class Query {
     throw badRequest(name, `The value '${v}' is not valid for ${name}.`);
   }
 
+  /** `min`/`max` default to the JavaScript safe range: pass `INT32_MAX` for an `int32` parameter. */
   int(name: string, min = Number.MIN_SAFE_INTEGER, max = Number.MAX_SAFE_INTEGER): number | undefined {
     const v = this.str(name);
     if (v === undefined || v === '') return undefined;

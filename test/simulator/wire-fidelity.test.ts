@@ -19,3 +19,20 @@ describe('simulator wire fidelity', () => {
     }
   });
 });
+
+describe('simulator paging bounds', () => {
+  it('page-int32-bound: answers 400 for a page beyond int32 and names the int32 bound (regression: page=2147483648 answered 200)', async () => {
+    const s = await rawSim();
+    try {
+      const over = await s.call('GET', '/v1/app?page=2147483648&itemsPerPage=1');
+      expect(over.status).toBe(400);
+      expect(over.text).toMatch(/between 0 and 2147483647/);
+      const negative = await s.call('GET', '/v1/app?page=-1');
+      expect(negative.status).toBe(400);
+      expect(negative.text).toMatch(/between 0 and 2147483647/);
+      expect((await s.call('GET', '/v1/app?page=2147483647&itemsPerPage=1')).status).toBe(200);
+    } finally {
+      await s.sim.close();
+    }
+  });
+});

@@ -16,7 +16,7 @@ import { dotnetTime } from '../clock.js';
 import { storedZip, textPdf } from '../media.js';
 import { paged, searchFilter } from '../paging.js';
 import { badRequest, conflict, HttpProblem, notFound } from '../problems.js';
-import { enumInput, isUuid, jsonObject, optBool, optString } from '../request.js';
+import { INT32_MAX, enumInput, isUuid, jsonObject, optBool, optString } from '../request.js';
 import type { RouteContext, RouteResult, RouteSpec, Router } from '../router.js';
 import { DETECTION_OPERATORS, DOWNLOAD_FORMATS, PACKAGE_SOURCE, SOURCE_TYPES } from '../vocabulary.js';
 import { templateId } from './catalog.js';
@@ -190,7 +190,7 @@ function uploadContentChunk(ctx: RouteContext): RouteResult {
   const index = q.requiredInt('index', 0, 99_999);
   const size = q.requiredInt('size', 0, MAX_CHUNK);
   const offset = q.int('offset', 0) ?? 0;
-  const chunk = q.int('chunk', 0) ?? 0;
+  const chunk = q.int('chunk', 0, INT32_MAX) ?? 0;
   if (!p.isCustom) throw conflict(`Package ${p.id} is a catalog package; only custom packages take content.`);
   if (p.state !== 'WaitingForContent')
     throw badRequest('id', `Package ${p.id} is ${p.state}; content can only be uploaded before finalize.`);
