@@ -59,8 +59,11 @@ export async function handleRequest(rt: SimRuntime, req: IncomingMessage, res: S
   res.setHeader('date', serviceNow.toUTCString());
   const path = url.pathname.replace(/\/+$/, '') || '/';
   const method = (req.method ?? 'GET').toUpperCase();
+  // Literal path segments match in any case, as ASP.NET Core routing does (`/V1/TENANT` is `/v1/tenant`).
+  // The admin surface is the simulator's own and keeps its exact spelling.
+  const lower = path.toLowerCase();
   const isAdmin = path === '/_sim' || path.startsWith('/_sim/');
-  if (!isAdmin && path !== '/v1' && !path.startsWith('/v1/')) return serveRoot(rt, res, method, path);
+  if (!isAdmin && lower !== '/v1' && !lower.startsWith('/v1/')) return serveRoot(rt, res, method, path);
   const slot = authenticate(rt, req, res, path);
   if (!slot) return;
   let body: Buffer;

@@ -16,7 +16,7 @@ export interface FaultSpec {
   reset: number;
   latencyMs: number;
   slow: number;
-  /** When set, only requests whose path contains it are faulted. */
+  /** When set, only requests whose path contains it (in any case, as routes match) are faulted. */
   path?: string;
   /** When set, only requests of this HTTP method are faulted (a read and a delete share a path). */
   method?: string;
@@ -151,7 +151,7 @@ export class FaultInjector {
   /** Whether the spec's faults apply to a request for `path`. */
   applies(path: string, method?: string): boolean {
     if (this.spec.method !== undefined && method !== undefined && method !== this.spec.method) return false;
-    return this.spec.path === undefined || path.includes(this.spec.path);
+    return this.spec.path === undefined || path.toLowerCase().includes(this.spec.path.toLowerCase());
   }
 
   delayMs(path = '', method?: string): number {

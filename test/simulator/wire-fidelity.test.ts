@@ -36,3 +36,18 @@ describe('simulator paging bounds', () => {
     }
   });
 });
+
+describe('simulator route case', () => {
+  it('route-prefix-any-case: matches /V1/... as /v1/... (regression: /V1/tenant answered 404 "No route")', async () => {
+    const s = await rawSim();
+    try {
+      const lower = await s.call('GET', '/v1/tenant');
+      const upper = await s.call('GET', '/V1/TENANT');
+      expect(upper.status, upper.text).toBe(200);
+      expect(upper.json).toEqual(lower.json);
+      expect((await s.call('GET', '/V1/nothing')).status).toBe(404);
+    } finally {
+      await s.sim.close();
+    }
+  });
+});
