@@ -213,7 +213,9 @@ function injectedBeforeRoute(r: SimRequest, entry: JournalEntry, fault: FaultDec
 async function route(rt: SimRuntime, r: SimRequest): Promise<RouteResult | HttpProblem> {
   const match = rt.router.match(r.method, r.path);
   if (match === null) return new HttpProblem(404, `No route ${r.method} ${r.path}.`);
-  if (match === 'method') return new HttpProblem(405, `${r.method} is not allowed on ${r.path}.`);
+  // RFC 9110 §15.5.6: a 405 names the methods the path supports.
+  if ('allowed' in match)
+    return new HttpProblem(405, `${r.method} is not allowed on ${r.path}.`, undefined, { allow: match.allowed.join(', ') });
   try {
     return await match.route.handler({
       account: r.slot.account,

@@ -60,11 +60,14 @@ export class Router {
     return this.routes.map((r) => ({ method: r.method, pattern: `/${r.segments.join('/')}`, operation: r.operation }));
   }
 
-  /** `null` when no route has this path; `'method'` when the path exists with another method. */
-  match(method: string, path: string): { route: Route; params: Record<string, string> } | null | 'method' {
+  /**
+   * `null` when no route has this path; `{ allowed }` when the path exists with other methods only
+   * (the methods it has, for a 405's `Allow` header).
+   */
+  match(method: string, path: string): { route: Route; params: Record<string, string> } | null | { allowed: string[] } {
     const parts = path.split('/').filter(Boolean).map(decodeSegment);
     let best: { route: Route; params: Record<string, string>; score: number } | null = null;
-    let pathExists = false;
+    const allowed = new Set<string>();
     for (const route of this.routes) {
       if (route.segments.length !== parts.length) continue;
       const params: Record<string, string> = {};
@@ -81,12 +84,12 @@ export class Router {
         }
       }
       if (!ok) continue;
-      pathExists = true;
+      allowed.add(route.method);
       if (route.method !== method) continue;
       if (!best || score > best.score) best = { route, params, score };
     }
     if (best) return { route: best.route, params: best.params };
-    return pathExists ? 'method' : null;
+    return allowed.size > 0 ? { allowed: [...allowed].sort() } : null;
   }
 }
 

@@ -51,3 +51,21 @@ describe('simulator route case', () => {
     }
   });
 });
+
+describe('simulator 405', () => {
+  it('method-not-allowed-allow-header: a 405 carries Allow with the methods the path supports (regression: no Allow header)', async () => {
+    const s = await rawSim();
+    try {
+      const put = await s.call('PUT', '/v1/flow/create', {});
+      expect(put.status).toBe(405);
+      const allow = (put.headers.get('allow') ?? '').split(/,\s*/);
+      expect(allow).toContain('POST');
+      expect(allow).not.toContain('PUT');
+      const del = await s.call('DELETE', '/v1/tenant');
+      expect(del.status).toBe(405);
+      expect(del.headers.get('allow')).toBe('GET');
+    } finally {
+      await s.sim.close();
+    }
+  });
+});
