@@ -88,9 +88,12 @@ function withIdParam(method: string, parts: string[]): string {
   return parts.length === 3 ? `${method} /${parts[0]}/:id/${parts[2]}` : '';
 }
 
+/** The mutating methods `?writes=true` keeps: HEAD and OPTIONS read like GET. */
+const WRITE_METHODS = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
+
 function journal(req: AdminRequest, d: AdminDeps): RouteResult {
   const writes = req.query.bool('writes') ?? false;
-  const entries = writes ? d.journal.filter((e) => e.method !== 'GET') : d.journal;
+  const entries = writes ? d.journal.filter((e) => WRITE_METHODS.has(e.method)) : d.journal;
   // `?count=true`: just the length, so a benchmark counting 20,000 calls does not have to
   // download and parse them (that would count in the RSS it measures).
   return { json: req.query.bool('count') ? { count: entries.length } : entries };

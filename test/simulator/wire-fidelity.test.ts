@@ -69,3 +69,21 @@ describe('simulator 405', () => {
     }
   });
 });
+
+describe('simulator journal', () => {
+  it('journal-writes-excludes-head-options: ?writes=true keeps only POST/PUT/PATCH/DELETE (regression: HEAD and OPTIONS were listed)', async () => {
+    const s = await rawSim();
+    try {
+      await s.call('HEAD', '/v1/tenant');
+      await s.call('OPTIONS', '/v1/tenant');
+      await s.call('GET', '/v1/tenant');
+      await s.call('POST', '/v1/flow/create', { name: 'W' });
+      const writes = await s.ok<{ method: string }[]>('GET', '/_sim/journal?writes=true');
+      expect(writes.map((e) => e.method)).toEqual(['POST']);
+      const all = await s.ok<{ method: string }[]>('GET', '/_sim/journal');
+      expect(all.map((e) => e.method)).toEqual(['HEAD', 'OPTIONS', 'GET', 'POST']);
+    } finally {
+      await s.sim.close();
+    }
+  });
+});
