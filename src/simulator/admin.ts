@@ -16,7 +16,7 @@ import { jsonObject } from './request.js';
 import type { RouteResult } from './router.js';
 import { DEPLOYMENT_STATUSES, PACKAGE_STATES } from './vocabulary.js';
 import { DEFAULT_OUTCOMES, OutcomeSpecError, parseOutcomes } from './wave-reports.js';
-import { settleAccount } from './releases.js';
+import { settleAccount, withLatest } from './releases.js';
 import { releaseRoute } from './release-routes.js';
 
 export interface JournalEntry {
@@ -143,7 +143,7 @@ function stateDump(_req: AdminRequest, d: AdminDeps): RouteResult {
   settleAccount(a, d.clock.now());
   return {
     json: {
-      packages: [...a.packages.values()].map(({ uploads: _u, dueMs: _d, createdMs: _c, failure: _f, ...p }) => p),
+      packages: [...a.packages.values()].map(({ uploads: _u, dueMs: _d, createdMs: _c, failure: _f, ...p }) => withLatest(a, p)),
       flows: [...a.flows.values()],
       deployments: [...a.deployments.values()].map(deploymentView),
       uploads: [...a.tasks.values()].map(taskView),

@@ -15,7 +15,7 @@ import { dotnetTime, parseDotnetTime } from './clock.js';
 import { fixtureId } from './fixture-ids.js';
 import type { CatalogApp } from './fixtures.js';
 import { importedPackage } from './imported-package.js';
-import { FLOW_FLAGS } from './vocabulary.js';
+import { FLOW_FLAGS, PACKAGE_SOURCE } from './vocabulary.js';
 import type { ReleaseRec } from './release-state.js';
 import { compareVersions } from '../util/version-order.js';
 
@@ -41,6 +41,20 @@ export function latestOf(versions: readonly V1AppVersionViewModel[]): V1AppVersi
 /** The app's latest version's name in this account (see `latestOf`). */
 export function latestVersionOf(account: Account, app: CatalogApp): string | undefined {
   return latestOf(versionsOf(account, app))?.version;
+}
+
+/**
+ * A catalog package's `newVersionAvailable`/`latestVersion` as of now: a release after the import
+ * shows on the package, as the service shows it (docs/api-model.md, "Releases"). Every view of a package uses it: the
+ * API's reads and the admin state dump alike.
+ */
+export function withLatest<
+  P extends { appId?: string | null; productVersion: string; source: number; newVersionAvailable: boolean; latestVersion: string | null },
+>(account: Account, p: P): P {
+  const app = p.appId ? account.fixtures.appsById.get(p.appId) : undefined;
+  if (!app || p.source !== PACKAGE_SOURCE.catalog) return p;
+  const latest = latestVersionOf(account, app) ?? p.latestVersion;
+  return { ...p, latestVersion: latest, newVersionAvailable: latest !== null && compareVersions(latest, p.productVersion) > 0 };
 }
 
 function versionView(app: CatalogApp, version: string, releasedAt: string): V1AppVersionViewModel {

@@ -1,5 +1,6 @@
 /** Small wire-fidelity regressions: each test is named after what broke. */
 import { describe, expect, it } from 'vitest';
+import { fixtureId } from '../../src/simulator/fixture-ids.js';
 import { rawSim } from './http.js';
 
 describe('simulator wire fidelity', () => {
@@ -82,6 +83,25 @@ describe('simulator journal', () => {
       expect(writes.map((e) => e.method)).toEqual(['POST']);
       const all = await s.ok<{ method: string }[]>('GET', '/_sim/journal');
       expect(all.map((e) => e.method)).toEqual(['HEAD', 'OPTIONS', 'GET', 'POST']);
+    } finally {
+      await s.sim.close();
+    }
+  });
+});
+
+describe('simulator state dump', () => {
+  it("state-dump-computed-latest: /_sim/state shows a package's latestVersion as GET /v1/package/{id} does (regression: stale stored value after a release)", async () => {
+    const s = await rawSim();
+    try {
+      const appId = fixtureId(1, 'app', '7-Zip');
+      const imported = await s.call('POST', `/v1/app/import/${appId}?version=24.08&scope=1`);
+      expect(imported.status, imported.text).toBe(200);
+      const pkg = { id: typeof imported.json === 'string' ? imported.json : (imported.json as { id: string }).id };
+      expect((await s.call('POST', '/_sim/releases', { app: '7-Zip', version: '24.10' })).status).toBe(201);
+      const api = await s.ok<{ latestVersion: string; newVersionAvailable: boolean }>('GET', `/v1/package/${pkg.id}`);
+      expect(api).toMatchObject({ latestVersion: '24.10', newVersionAvailable: true });
+      const state = await s.ok<{ packages: { id: string; latestVersion: string; newVersionAvailable: boolean }[] }>('GET', '/_sim/state');
+      expect(state.packages.find((p) => p.id === pkg.id)).toMatchObject({ latestVersion: '24.10', newVersionAvailable: true });
     } finally {
       await s.sim.close();
     }

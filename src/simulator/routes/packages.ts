@@ -7,9 +7,8 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { MemDetectionRule, SourceType, UploadFileInfoViewModel } from '../../api/wire/index.js';
-import type { Account, PackageRec } from '../account.js';
-import { latestVersionOf } from '../releases.js';
-import { compareVersions } from '../../util/version-order.js';
+import type { PackageRec } from '../account.js';
+import { withLatest } from '../releases.js';
 import { DURATIONS } from '../account.js';
 import { listPackageView, packageView } from '../views.js';
 import { dotnetTime } from '../clock.js';
@@ -65,19 +64,6 @@ function sourceType(value: unknown): SourceType | null {
         : undefined;
   if (!hit) throw badRequest('sourceType', `sourceType must be one of ${names.join(', ')}.`);
   return hit;
-}
-
-/**
- * A catalog package's `newVersionAvailable`/`latestVersion` as of now: a release after the import
- * shows on the package, as the service shows it (docs/api-model.md, "Releases").
- */
-function withLatest<
-  P extends { appId?: string | null; productVersion: string; source: number; newVersionAvailable: boolean; latestVersion: string | null },
->(account: Account, p: P): P {
-  const app = p.appId ? account.fixtures.appsById.get(p.appId) : undefined;
-  if (!app || p.source !== PACKAGE_SOURCE.catalog) return p;
-  const latest = latestVersionOf(account, app) ?? p.latestVersion;
-  return { ...p, latestVersion: latest, newVersionAvailable: latest !== null && compareVersions(latest, p.productVersion) > 0 };
 }
 
 /** Packages: one handler per operation (method, route, operation name, handler). */
