@@ -62,6 +62,8 @@ export interface DeploymentRec extends V1DeploymentViewModel {
   runs?: [number, number | null][];
   /** Virtual time each wave (by index - 1) became current. */
   waveEnteredMs?: number[];
+  /** Indexes (1-based) of the waves left by `skip-wave`: their tenants show `Skipped`. */
+  skippedWaves?: number[];
 }
 
 export interface TaskRec extends V1TaskViewModel {

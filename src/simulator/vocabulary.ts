@@ -51,3 +51,6 @@ export const PACKAGE_SOURCE = { custom: 1, catalog: 2 } as const;
 
 /** Download formats: RobopackPS sends an int, RoboPackCLI a name; the mapping is chosen. */
 export const DOWNLOAD_FORMATS = { IntuneWin: 0, PSADT: 1, SourceFiles: 2, AppV: 3, MSIX: 4, CIM: 5, VHD: 6, VHDX: 7 } as const;
+
+/** WaveFlags (docs/api-model.md, all chosen): the stored `requireApproval`, and what a wave is to its deployment. */
+export const WAVE_FLAGS = { requireApproval: 1, completed: 2, current: 4, skipped: 8 } as const;

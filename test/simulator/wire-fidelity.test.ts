@@ -107,3 +107,28 @@ describe('simulator state dump', () => {
     }
   });
 });
+
+describe('simulator skipped waves', () => {
+  it('skip-wave-marks-skipped: a skipped wave shows tenants Skipped and WaveFlags skipped/current (regression: Completed and flags 0)', async () => {
+    const s = await rawSim();
+    try {
+      const app = fixtureId(1, 'app', '7-Zip');
+      const pkg = await s.ok<string>('POST', `/v1/app/import/${app}?version=24.08&scope=1`);
+      await s.ok('POST', '/_sim/clock', { advanceSeconds: 60 });
+      const patchGroupId = fixtureId(1, 'patch-group', 'Pilot first');
+      const flowId = await s.ok<string>('POST', '/v1/flow/create', { appId: app, patchGroupId });
+      const flow = await s.ok<{ waves: { id: string }[] }>('GET', `/v1/flow/${flowId}`);
+      const depId = await s.ok<string>('POST', `/v1/flow/${flowId}/add-deployment`, { packageId: pkg, startNow: true });
+      await s.ok('POST', `/v1/flow/deployment/${depId}/skip-wave`);
+      const waves = await Promise.all(
+        flow.waves.map((w) => s.ok<{ flags: number; tenants: { status: string }[] }>('GET', `/v1/flow/wave/${w.id}`)),
+      );
+      expect(waves.map((w) => w.flags)).toEqual([8, 4, 0]);
+      expect(waves[0]!.tenants.every((t) => t.status === 'Skipped')).toBe(true);
+      expect(waves[1]!.tenants.every((t) => t.status === 'InProgress')).toBe(true);
+      expect(waves[2]!.tenants.every((t) => t.status === 'Pending')).toBe(true);
+    } finally {
+      await s.sim.close();
+    }
+  });
+});

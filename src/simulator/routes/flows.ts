@@ -23,7 +23,7 @@ import { paged, searchFilter } from '../paging.js';
 import { badRequest, conflict, notFound } from '../problems.js';
 import { enumInput, isUuid, jsonObject, optBool, optString, optUuid } from '../request.js';
 import type { RouteContext, RouteResult, RouteSpec, Router } from '../router.js';
-import { FLOW_FLAGS, INSTALLER_SCOPE } from '../vocabulary.js';
+import { FLOW_FLAGS, INSTALLER_SCOPE, WAVE_FLAGS } from '../vocabulary.js';
 import { tenantCounts } from '../wave-reports.js';
 import { idResponse, templateId } from './catalog.js';
 
@@ -85,9 +85,19 @@ function waveDeployment(a: Account, flow: FlowRec): DeploymentRec | undefined {
 
 function waveStatus(d: DeploymentRec | undefined, wave: V1WaveViewModel): V1WaveDetailsViewModel['tenants'][number]['status'] {
   if (!d || d.currentWave === 0) return 'Pending';
+  if (d.skippedWaves?.includes(wave.index)) return 'Skipped';
   if (d.status === 'Completed' || wave.index < d.currentWave) return 'Completed';
   if (wave.index === d.currentWave) return d.status === 'Failed' ? 'Failed' : d.status === 'Stopped' ? 'Pending' : 'InProgress';
   return 'Pending';
+}
+
+/** The wave's flags for the deployment: `requireApproval` as stored, then skipped, else completed, else current (docs/api-model.md). */
+function waveFlags(d: DeploymentRec | undefined, wave: V1WaveViewModel): number {
+  const stored = wave.flags & WAVE_FLAGS.requireApproval;
+  if (!d || d.currentWave === 0) return stored;
+  if (d.skippedWaves?.includes(wave.index)) return stored | WAVE_FLAGS.skipped;
+  if (d.status === 'Completed' || wave.index < d.currentWave) return stored | WAVE_FLAGS.completed;
+  return wave.index === d.currentWave ? stored | WAVE_FLAGS.current : stored;
 }
 
 /** Flows, deployments and waves: one handler per operation (method, route, operation name, handler). */
@@ -246,6 +256,7 @@ function refreshDeployment(ctx: RouteContext): RouteResult {
 function skipWave(ctx: RouteContext): RouteResult {
   const d = findDeployment(ctx);
   if (d.status !== 'Running') throw conflict(`Deployment ${d.id} is ${d.status}; only a Running deployment can skip a wave.`);
+  (d.skippedWaves ??= []).push(d.currentWave);
   ctx.account.enterWave(d, d.currentWave + 1, ctx.now, ctx.account.flows.get(d.flowId)?.waves ?? []);
   return {};
 }
@@ -266,6 +277,7 @@ function getWave(ctx: RouteContext): RouteResult {
   const fx = ctx.account.fixtures;
   const body: V1WaveDetailsViewModel = {
     ...wave,
+    flags: waveFlags(d, wave),
     tenants: wave.tenantIds.map((tenantId) => ({
       tenantId,
       flags: 0,
