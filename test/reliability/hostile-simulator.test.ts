@@ -442,7 +442,9 @@ describe('the simulator under hostile requests', () => {
       ['GET', '/v1/package?itemsPerPage=-5', undefined, undefined, 400],
       ['GET', '/v1/package?page=1e400', undefined, undefined, 400],
       ['GET', '/v1/package?page=99999999999999999999', undefined, undefined, 400],
-      ['GET', '/v1/package?page=9007199254740991&itemsPerPage=1000', undefined, undefined, 200],
+      // `Page` is int32 on the wire: its largest value is an empty page, one beyond it a 400.
+      ['GET', '/v1/package?page=2147483647&itemsPerPage=1000', undefined, undefined, 200],
+      ['GET', '/v1/package?page=9007199254740991&itemsPerPage=1000', undefined, undefined, 400],
       ['GET', '/v1/app?sortBy=__proto__', undefined, undefined, 400],
       ['PATCH', '/v1/package', undefined, undefined, 405],
     ];
