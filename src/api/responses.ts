@@ -15,10 +15,7 @@ import { readIdText, readList } from './tolerant.js';
 import type { HttpTransport } from './transport.js';
 import { OPERATIONS } from './operation-table.js';
 import type { Uuid } from './wire/index.js';
-
-function isObject(v: unknown): v is Record<string, unknown> {
-  return v !== null && typeof v === 'object' && !Array.isArray(v);
-}
+import { isRecord } from '../util/records.js';
 
 /** The body as JSON; an empty or non-JSON body is an invalid response. */
 export function readJson(operation: OperationName, res: HttpResponse): unknown {
@@ -40,7 +37,7 @@ export function readJson(operation: OperationName, res: HttpResponse): unknown {
 /** The body as a JSON object (fields are not checked: readers downstream are tolerant). */
 export function readObject<T>(operation: OperationName, res: HttpResponse): T {
   const body = readJson(operation, res);
-  if (!isObject(body))
+  if (!isRecord(body))
     throw new ApiError('API_INVALID_RESPONSE', `${operation}: invalid response: expected a JSON object`, { operation, status: res.status });
   return body as T;
 }

@@ -6,17 +6,18 @@
  * `AGENT_UNREACHABLE` like any answer that is not an agent's (docs/reports.md), never a crash of the view.
  */
 
+import { isRecord } from '../util/records.js';
+
 type Obj = Record<string, unknown>;
 
-const isObj = (v: unknown): v is Obj => typeof v === 'object' && v !== null && !Array.isArray(v);
 const absent = (v: unknown): boolean => v === undefined || v === null;
-const optObj = (v: unknown): boolean => absent(v) || isObj(v);
+const optObj = (v: unknown): boolean => absent(v) || isRecord(v);
 const optString = (v: unknown): boolean => absent(v) || typeof v === 'string';
 const optNumber = (v: unknown): boolean => absent(v) || (typeof v === 'number' && Number.isFinite(v));
 
 /** A list field: absent, or an array of objects each passing `each`. */
 function optList(v: unknown, each: (o: Obj) => boolean = () => true): boolean {
-  return absent(v) || (Array.isArray(v) && v.every((x) => isObj(x) && each(x)));
+  return absent(v) || (Array.isArray(v) && v.every((x) => isRecord(x) && each(x)));
 }
 
 function condition(c: Obj): boolean {
@@ -35,7 +36,7 @@ function rollout(r: Obj): boolean {
 }
 
 export function isAgentStatus(body: unknown): boolean {
-  if (!isObj(body) || !Array.isArray(body.conditions) || !optList(body.conditions, condition)) return false;
+  if (!isRecord(body) || !Array.isArray(body.conditions) || !optList(body.conditions, condition)) return false;
   const times = [body.lastAppliedRevision, body.lastAppliedAt, body.lastAppliedSigner, body.nextPassAt];
   return (
     times.every(optString) &&

@@ -10,6 +10,7 @@ import { OBJECT_KIND_SPECS } from '../manifests/kinds/index.js';
 import { hashValue } from '../plan/hash.js';
 import type { StateKey } from './state-keys.js';
 import { StateKeyError } from './state-keys.js';
+import { isRecord } from '../util/records.js';
 
 /**
  * Fields of a spec kept in the state that name another manifest by its `metadata.name`. The planner
@@ -112,8 +113,4 @@ function rewriteReferences(inv: Inventory, from: StateKey, to: StateKey): { refe
     references.push(key);
   }
   return { references, unchangedReferences };
-}
-
-function isRecord(v: unknown): v is Record<string, unknown> {
-  return v !== null && typeof v === 'object' && !Array.isArray(v);
 }

@@ -99,8 +99,8 @@ export async function ownedFlows(api: PacksyncApi, inventory: Inventory): Promis
     api.getFlow(id).catch((e: unknown) => {
       // Only a 404 says the flow was deleted since (pruned, replaced); its history still reports. Any
       // other failure is a read that did not happen (docs/reports.md#a-flow-read-that-fails).
-      if (errorCode(e) !== 'API_NOT_FOUND')
-        unread.push({ flowId: id, flow: names.get(id) ?? id, error: `${errorCode(e)}: ${errorMessage(e)}` });
+      const error = failedRead(e);
+      if (error) unread.push({ flowId: id, flow: names.get(id) ?? id, error });
       return null;
     }),
   );

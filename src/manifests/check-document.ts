@@ -14,10 +14,7 @@ import { schemaProblems } from './schema-problems.js';
 import { KIND_SCHEMAS, validators } from './schemas.js';
 import { didYouMean } from './suggest.js';
 import type { ParsedDocument } from './yaml-types.js';
-
-function isPlainObject(v: unknown): v is Record<string, unknown> {
-  return v !== null && typeof v === 'object' && !Array.isArray(v);
-}
+import { isRecord } from '../util/records.js';
 
 /** How messages about a manifest begin: `Flow "pwsh": `. */
 export function manifestPrefix(kind: SourceKind, name: string | undefined): string {
@@ -39,10 +36,10 @@ export function isForeignApiVersion(av: unknown): av is string {
 
 /** Another group's document is not a packsync manifest: skipped with a warning. */
 function foreignDocument(d: ParsedDocument): CheckResult['foreign'] {
-  const av = isPlainObject(d.value) ? d.value.apiVersion : undefined;
+  const av = isRecord(d.value) ? d.value.apiVersion : undefined;
   if (!isForeignApiVersion(av)) return undefined;
   const p = d.locate(['apiVersion'], 'value');
-  const kind = isPlainObject(d.value) && typeof d.value.kind === 'string' ? ` ${d.value.kind}` : '';
+  const kind = isRecord(d.value) && typeof d.value.kind === 'string' ? ` ${d.value.kind}` : '';
   return { file: d.file, line: p.line, column: p.column, what: `${av}${kind}` };
 }
 
@@ -120,14 +117,14 @@ export function checkDocument(d: ParsedDocument): CheckResult {
   if (foreign) return { problems: [], foreign };
   const here = problemAt(d);
   const v = d.value;
-  if (!isPlainObject(v)) {
+  if (!isRecord(v)) {
     const got = Array.isArray(v) ? 'a list' : JSON.stringify(v);
     return {
       problems: [here([], 'value', 'schema.type', `a manifest must be a mapping with apiVersion, kind, metadata and spec (got ${got})`)],
     };
   }
   const meta = v.metadata;
-  const name = isPlainObject(meta) && typeof meta.name === 'string' ? meta.name : undefined;
+  const name = isRecord(meta) && typeof meta.name === 'string' ? meta.name : undefined;
   const header = checkHeader(v, name, here);
   if (!header.kind) return { problems: header.problems };
   const k = header.kind;

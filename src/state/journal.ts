@@ -10,6 +10,7 @@ import type { Intent, Inventory, InventoryEntry } from './inventory-types.js';
 import { InventoryError } from './state-errors.js';
 import { applyHistory, emptyHistory, parseHistory } from './history.js';
 import type { HistoryEvent } from './history.js';
+import { isRecord } from '../util/records.js';
 
 export type JournalRecord =
   | { seq: number; op: 'object'; key: string; entry: InventoryEntry; resolvesIntent?: true }
@@ -126,8 +127,6 @@ function notIntent(intent: unknown): boolean {
   return !Array.isArray(x.knownIds) || typeof x.match !== 'object' || x.match === null;
 }
 
-const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
-
 /**
  * What is wrong with a journal record that parsed as JSON (a hand edit, another tool, a packsync
  * newer than this one), or undefined: the same checks as the snapshot's, so a bad record is
@@ -135,7 +134,7 @@ const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'obj
  * op is refused rather than silently dropped.
  */
 function malformedRecord(r: unknown): string | undefined {
-  if (!isObject(r) || typeof r.seq !== 'number' || typeof r.op !== 'string') return 'not a journal record';
+  if (!isRecord(r) || typeof r.seq !== 'number' || typeof r.op !== 'string') return 'not a journal record';
   switch (r.op) {
     case 'object': {
       if (typeof r.key !== 'string') return 'key is not a string';
@@ -156,18 +155,18 @@ function malformedRecord(r: unknown): string | undefined {
 
 /** The least each history event needs for applyHistory to apply it (history.ts); anything more is read leniently there. */
 const EVENT_SHAPES: Record<string, (x: Record<string, unknown>) => boolean> = {
-  rollout: (x) => isObject(x.rollout) && typeof x.rollout.deploymentId === 'string',
+  rollout: (x) => isRecord(x.rollout) && typeof x.rollout.deploymentId === 'string',
   horizon: (x) => typeof x.at === 'string',
-  drift: (x) => isObject(x.record) && typeof x.record.key === 'string',
+  drift: (x) => isRecord(x.record) && typeof x.record.key === 'string',
   wave: (x) => typeof x.deploymentId === 'string' && typeof x.wave === 'number',
   complete: (x) => typeof x.deploymentId === 'string',
   stop: (x) => typeof x.deploymentId === 'string',
-  gate: (x) => typeof x.deploymentId === 'string' && isObject(x.entry),
-  counts: (x) => typeof x.deploymentId === 'string' && isObject(x.tenants),
+  gate: (x) => typeof x.deploymentId === 'string' && isRecord(x.entry),
+  counts: (x) => typeof x.deploymentId === 'string' && isRecord(x.tenants),
 };
 
 function malformedEvent(e: unknown): string | undefined {
-  if (!isObject(e) || typeof e.type !== 'string') return 'event is not a history event';
+  if (!isRecord(e) || typeof e.type !== 'string') return 'event is not a history event';
   const check = Object.hasOwn(EVENT_SHAPES, e.type) ? EVENT_SHAPES[e.type] : undefined;
   if (!check) return `unknown history event ${JSON.stringify(e.type)}`;
   return check(e) ? undefined : `history event "${e.type}" is not shaped as packsync writes it`;
