@@ -8,7 +8,7 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { fitBody, openOrUpdate } from '../../src/agent/notify/pull-request.js';
-import type { Provider } from '../../src/agent/notify/provider-types.js';
+import { forgeProvider } from '../support/forge.js';
 
 interface Forge {
   url: string;
@@ -51,16 +51,6 @@ async function startForge(): Promise<Forge> {
   };
 }
 
-const provider = (type: Provider['type'], address: string): Provider => ({
-  name: 'forge',
-  type,
-  address,
-  token: 'tok-SECRET-1',
-  secret: null,
-  channel: null,
-  repository: 'acme/manifests',
-});
-
 const LONG = `| Package | From | To |\n|---|---|---|\n${'| Package/app | 1.0 | 1.1 |\n'.repeat(400)}`;
 
 let forge: Forge;
@@ -75,19 +65,19 @@ describe('a pull request body each forge accepts', () => {
   it('ado-description-over-4000: Azure DevOps gets at most 4,000 characters, cut at a line with a note; GitHub the whole body', async () => {
     expect(LONG.length).toBeGreaterThan(10_000);
     const pr = { branch: 'packsync/update/apps', base: 'main', title: 'Update apps', body: LONG };
-    expect(await openOrUpdate(provider('azuredevops', `${forge.url}/org`), pr)).toBe('opened');
+    expect(await openOrUpdate(forgeProvider('azuredevops', `${forge.url}/org`), pr)).toBe('opened');
     const description = forge.posted[0]!.description as string;
     expect(description.length).toBeLessThanOrEqual(4000);
     expect(description.startsWith('| Package | From | To |\n')).toBe(true);
     expect(description).toMatch(
       /\| 1\.1 \|\n\n… \(cut at this forge's limit of 4,000 characters; run `packsync plan` on the branch for all of it\)\n$/,
     );
-    expect(await openOrUpdate(provider('github', forge.url), pr)).toBe('opened');
+    expect(await openOrUpdate(forgeProvider('github', forge.url), pr)).toBe('opened');
     expect(forge.posted[1]!.body).toBe(LONG);
   });
 
   it("a refusal quotes the forge's message (GitHub's errors too), never the token", async () => {
-    const e = await openOrUpdate(provider('github', forge.url), { branch: 'taken', base: 'main', title: 't', body: 'b' }).catch(
+    const e = await openOrUpdate(forgeProvider('github', forge.url), { branch: 'taken', base: 'main', title: 't', body: 'b' }).catch(
       (x: unknown) => x as Error,
     );
     expect(e).toBeInstanceOf(Error);

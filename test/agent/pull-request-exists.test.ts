@@ -5,7 +5,7 @@
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { pullRequestExists } from '../../src/agent/notify/pull-request.js';
-import type { Provider } from '../../src/agent/notify/provider-types.js';
+import { forgeProvider } from '../support/forge.js';
 import { startReceiver } from '../support/receiver.js';
 import type { Receiver } from '../support/receiver.js';
 
@@ -15,16 +15,6 @@ beforeEach(async () => {
 });
 afterEach(async () => {
   await rx.close();
-});
-
-const forge = (type: Provider['type'], address: string): Provider => ({
-  name: 'forge',
-  type,
-  address,
-  token: 'tok-SECRET-1',
-  secret: null,
-  channel: null,
-  repository: 'acme/manifests',
 });
 
 describe('pullRequestExists', () => {
@@ -43,7 +33,7 @@ describe('pullRequestExists', () => {
       '{"value":[{"pullRequestId":12,"status":"abandoned"}],"count":1}',
     ],
   ] as const)('%s: asks for every state; a listed one (even closed) exists, an empty list does not', async (type, prefix, path, listed) => {
-    const p = forge(type, `${rx.url}${prefix}`);
+    const p = forgeProvider(type, `${rx.url}${prefix}`);
     rx.replies.push(listed, type === 'azuredevops' ? '{"value":[],"count":0}' : '[]');
     expect(await pullRequestExists(p, 'packsync/update/utilities')).toBe(true);
     expect(await pullRequestExists(p, 'packsync/update/utilities')).toBe(false);
@@ -52,7 +42,7 @@ describe('pullRequestExists', () => {
 
   it('a forge that refuses is an error naming the status, never the token', async () => {
     rx.answer.push(401);
-    const e = await pullRequestExists(forge('github', rx.url), 'packsync/update/utilities').catch((x: unknown) => x);
+    const e = await pullRequestExists(forgeProvider('github', rx.url), 'packsync/update/utilities').catch((x: unknown) => x);
     expect(e).toBeInstanceOf(Error);
     expect((e as Error).message).toContain('401');
     expect((e as Error).message).not.toContain('tok-SECRET-1');
